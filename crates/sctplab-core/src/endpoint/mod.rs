@@ -1,0 +1,105 @@
+//! Protocol endpoints: sans-IO state machines driven by the run loop.
+//!
+//! An endpoint has no clock and no I/O. The simulator (or any other driver) feeds it
+//! packets and timer expiries, then polls it for packets to send, its next deadline and
+//! the events it wants traced — the shape of quinn-proto's `Connection`.
+
+pub mod cbr;
+
+use crate::net::Packet;
+use crate::sim::SimTime;
+
+/// How a data unit was sent (sends.csv `kind`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SendKind {
+    New,
+    FastRtx,
+    RtoRtx,
+}
+
+impl SendKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SendKind::New => "new",
+            SendKind::FastRtx => "fast_rtx",
+            SendKind::RtoRtx => "rto_rtx",
+        }
+    }
+}
+
+/// Something an endpoint did that traces record.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EndpointEvent {
+    /// A data unit (TCP segment, SCTP DATA chunk, UDP datagram) was handed to the network.
+    Sent { seq: u32, kind: SendKind },
+    /// The sender processed an acknowledgement. Gaps are inclusive ranges of packet
+    /// numbers; only built when ack tracing is on.
+    AckReceived {
+        cum_ack: u32,
+        gaps: Vec<(u32, u32)>,
+        dups: u32,
+        rwnd_bytes: u64,
+    },
+}
+
+/// The interface every protocol machine implements.
+pub trait Endpoint {
+    /// A packet addressed to this endpoint arrived.
+    fn handle_packet(&mut self, now: SimTime, pkt: &Packet);
+    /// The deadline last returned by `poll_timeout` has passed. Spurious calls are no-ops.
+    fn handle_timeout(&mut self, now: SimTime);
+    /// Writes the next packet to send into `pkt` (transport header, payload length, kind,
+    /// data number); the driver fills in addresses and sizes. Returns false if there is
+    /// nothing to send now.
+    fn poll_transmit(&mut self, now: SimTime, pkt: &mut Packet) -> bool;
+    /// The next time `handle_timeout` must be called, if any.
+    fn poll_timeout(&self) -> Option<SimTime>;
+    /// The next event for the traces, if any.
+    fn poll_event(&mut self) -> Option<EndpointEvent> {
+        None
+    }
+    /// Whether this endpoint's part of the flow is over (finite transfer delivered,
+    /// source stopped).
+    fn is_done(&self) -> bool;
+    /// Current values of sampled variables (`cwnd`, `ssthresh`, ...).
+    fn sample(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
+}
+
+/// Every endpoint kind, for static dispatch on the hot path.
+pub enum AnyEndpoint {
+    CbrSource(cbr::CbrSource),
+    UdpSink(cbr::UdpSink),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $e:ident => $body:expr) => {
+        match $self {
+            AnyEndpoint::CbrSource($e) => $body,
+            AnyEndpoint::UdpSink($e) => $body,
+        }
+    };
+}
+
+impl Endpoint for AnyEndpoint {
+    fn handle_packet(&mut self, now: SimTime, pkt: &Packet) {
+        dispatch!(self, e => e.handle_packet(now, pkt))
+    }
+    fn handle_timeout(&mut self, now: SimTime) {
+        dispatch!(self, e => e.handle_timeout(now))
+    }
+    fn poll_transmit(&mut self, now: SimTime, pkt: &mut Packet) -> bool {
+        dispatch!(self, e => e.poll_transmit(now, pkt))
+    }
+    fn poll_timeout(&self) -> Option<SimTime> {
+        dispatch!(self, e => e.poll_timeout())
+    }
+    fn poll_event(&mut self) -> Option<EndpointEvent> {
+        dispatch!(self, e => e.poll_event())
+    }
+    fn is_done(&self) -> bool {
+        dispatch!(self, e => e.is_done())
+    }
+    fn sample(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        dispatch!(self, e => e.sample(out))
+    }
+}

@@ -1,0 +1,45 @@
+//! Errors a run can end with. Each displays as one line for the user.
+
+use crate::scenario::ScenarioError;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug)]
+pub enum Error {
+    /// The scenario or an override is wrong (exit status 2 in the CLI).
+    Scenario(ScenarioError),
+    /// An option outside the scenario is wrong (`--trace` kind, `--series` name).
+    Usage(String),
+    /// Writing an output file failed.
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    pub fn io(path: &Path, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Scenario(e) => write!(f, "{e}"),
+            Error::Usage(m) => write!(f, "{m}"),
+            Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<ScenarioError> for Error {
+    fn from(e: ScenarioError) -> Self {
+        Error::Scenario(e)
+    }
+}

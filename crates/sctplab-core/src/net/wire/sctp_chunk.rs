@@ -1,0 +1,889 @@
+//! SCTP chunks (RFC 9260 §3.2, §3.3).
+//!
+//! Every chunk starts with type (1 byte), flags (1) and length (2). The
+//! length counts the header and value but not the trailing zero padding that
+//! brings every chunk, the last one included, to a multiple of 4 bytes
+//! (§3.2). Padding counts in the packet size: see [`Chunk::padded_len`].
+//!
+//! Parse policy:
+//! - Chunk types not listed in [`chunk_type`] are refused with
+//!   [`WireError::UnsupportedChunk`] rather than skipped: the simulator only
+//!   emits these types, so an unknown one means a bug or a foreign capture,
+//!   and silently dropping it would hide that.
+//! - Padding must be present, even after the last chunk (the sender MUST
+//!   pad, §3.2); its content is ignored.
+//! - Fixed-size chunks must have exactly their size; reserved flag bits are
+//!   ignored (§3.3: "ignored on receipt").
+//! - Optional INIT / INIT ACK parameters are bounds-checked and skipped; an
+//!   ABORT's error causes are bounds-checked by the length only and dropped.
+
+use std::fmt;
+use std::ops::BitOr;
+
+use super::{WireError, len_u16, read_u8, read_u16, read_u32, write_u16, write_u32};
+
+/// Type, flags and length.
+pub const CHUNK_HEADER_LEN: usize = 4;
+
+/// Chunk type codes (RFC 9260 §3.2).
+pub mod chunk_type {
+    pub const DATA: u8 = 0;
+    pub const INIT: u8 = 1;
+    pub const INIT_ACK: u8 = 2;
+    pub const SACK: u8 = 3;
+    pub const HEARTBEAT: u8 = 4;
+    pub const HEARTBEAT_ACK: u8 = 5;
+    pub const ABORT: u8 = 6;
+    pub const SHUTDOWN: u8 = 7;
+    pub const SHUTDOWN_ACK: u8 = 8;
+    pub const COOKIE_ECHO: u8 = 10;
+    pub const COOKIE_ACK: u8 = 11;
+    pub const SHUTDOWN_COMPLETE: u8 = 14;
+}
+
+/// Heartbeat Info parameter (§3.3.5).
+const PARAM_HEARTBEAT_INFO: u16 = 1;
+/// State Cookie parameter of INIT ACK (§3.3.3.1).
+const PARAM_STATE_COOKIE: u16 = 7;
+/// Type and length of a parameter (§3.2.1).
+const PARAM_HEADER_LEN: usize = 4;
+/// The T bit of ABORT and SHUTDOWN COMPLETE (§3.3.7, §3.3.13): set when
+/// the sender reflected the peer's tag instead of using its own.
+const FLAG_T: u8 = 0x01;
+/// Initiate Tag, a_rwnd, outbound/inbound streams, initial TSN.
+const INIT_FIXED_LEN: usize = 16;
+
+const fn pad4(len: usize) -> usize {
+    len.next_multiple_of(4)
+}
+
+/// DATA chunk flags (RFC 9260 §3.3.1; I bit from RFC 7053). The upper four
+/// bits are reserved and dropped by [`DataFlags::from_bits`].
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct DataFlags(u8);
+
+impl DataFlags {
+    /// E: last fragment of a user message.
+    pub const END: DataFlags = DataFlags(0x01);
+    /// B: first fragment of a user message.
+    pub const BEGIN: DataFlags = DataFlags(0x02);
+    /// U: unordered delivery; the SSN is ignored.
+    pub const UNORDERED: DataFlags = DataFlags(0x04);
+    /// I: the receiver should SACK immediately (RFC 7053).
+    pub const IMMEDIATE: DataFlags = DataFlags(0x08);
+    /// B and E: a whole message in one chunk.
+    pub const UNFRAGMENTED: DataFlags = DataFlags(0x03);
+
+    const MASK: u8 = 0x0f;
+
+    pub const fn empty() -> DataFlags {
+        DataFlags(0)
+    }
+
+    pub const fn from_bits(bits: u8) -> DataFlags {
+        DataFlags(bits & DataFlags::MASK)
+    }
+
+    pub const fn bits(self) -> u8 {
+        self.0
+    }
+
+    pub const fn contains(self, other: DataFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    pub const fn union(self, other: DataFlags) -> DataFlags {
+        DataFlags(self.0 | other.0)
+    }
+}
+
+impl BitOr for DataFlags {
+    type Output = DataFlags;
+    fn bitor(self, rhs: DataFlags) -> DataFlags {
+        self.union(rhs)
+    }
+}
+
+/// Prints the letters RFC 9260 uses, e.g. `DataFlags(UBE)`.
+impl fmt::Debug for DataFlags {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("DataFlags(")?;
+        for (flag, letter) in [
+            (DataFlags::IMMEDIATE, "I"),
+            (DataFlags::UNORDERED, "U"),
+            (DataFlags::BEGIN, "B"),
+            (DataFlags::END, "E"),
+        ] {
+            if self.contains(flag) {
+                f.write_str(letter)?;
+            }
+        }
+        f.write_str(")")
+    }
+}
+
+/// DATA chunk (§3.3.1). The user data is `payload_len` zero bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DataChunk {
+    pub tsn: u32,
+    pub stream: u16,
+    pub ssn: u16,
+    pub ppid: u32,
+    pub flags: DataFlags,
+    pub payload_len: u32,
+}
+
+impl DataChunk {
+    /// Chunk header plus TSN, stream id, SSN and PPID.
+    pub const HEADER_LEN: usize = 16;
+
+    /// Length field of a DATA chunk carrying `payload_len` bytes.
+    pub const fn len_for(payload_len: usize) -> usize {
+        DataChunk::HEADER_LEN + payload_len
+    }
+}
+
+/// INIT chunk (§3.3.2) without optional parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InitChunk {
+    pub init_tag: u32,
+    pub a_rwnd: u32,
+    pub outbound_streams: u16,
+    pub inbound_streams: u16,
+    pub initial_tsn: u32,
+}
+
+/// INIT ACK chunk (§3.3.3): the INIT fields plus the mandatory State
+/// Cookie parameter; no other parameters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InitAckChunk {
+    pub init_tag: u32,
+    pub a_rwnd: u32,
+    pub outbound_streams: u16,
+    pub inbound_streams: u16,
+    pub initial_tsn: u32,
+    pub state_cookie: Vec<u8>,
+}
+
+/// SACK chunk (§3.3.4).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SackChunk {
+    pub cum_tsn_ack: u32,
+    pub a_rwnd: u32,
+    /// Gap Ack Blocks `(start, end)`, offsets relative to `cum_tsn_ack`.
+    pub gaps: Vec<(u16, u16)>,
+    /// Duplicate TSNs received since the last SACK.
+    pub dups: Vec<u32>,
+}
+
+impl SackChunk {
+    /// Fixed part: chunk header, cumulative TSN ack, a_rwnd, two counts.
+    pub const FIXED_LEN: usize = 16;
+    /// The largest SACK chunk a 16-bit length can describe, rounded down
+    /// to whole 4-byte entries.
+    const MAX_LEN: usize = 65532;
+
+    /// Length of a SACK with `n_gaps` gap blocks and `n_dups` duplicate
+    /// TSNs: 16 + 4 * n_gaps + 4 * n_dups (always a multiple of 4).
+    pub const fn len_with(n_gaps: usize, n_dups: usize) -> usize {
+        SackChunk::FIXED_LEN + 4 * n_gaps + 4 * n_dups
+    }
+
+    /// How many gap blocks fit in a SACK chunk of at most `room` bytes that
+    /// also reports `n_dups` duplicates. Protocol code passes what is left of
+    /// the path MTU after the IP and SCTP common headers (and any bundled
+    /// chunks); 0 if not even the fixed part and the duplicates fit.
+    pub const fn max_gaps_fitting(room: usize, n_dups: usize) -> usize {
+        let room = if room < SackChunk::MAX_LEN {
+            room
+        } else {
+            SackChunk::MAX_LEN
+        };
+        let fixed = SackChunk::len_with(0, n_dups);
+        if room < fixed { 0 } else { (room - fixed) / 4 }
+    }
+}
+
+/// One SCTP chunk. See the module docs for the parse policy.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Chunk {
+    Data(DataChunk),
+    Init(InitChunk),
+    InitAck(InitAckChunk),
+    Sack(SackChunk),
+    /// HEARTBEAT (§3.3.5) with its Heartbeat Info parameter's value.
+    Heartbeat {
+        info: Vec<u8>,
+    },
+    /// HEARTBEAT ACK (§3.3.6), echoing the Heartbeat Info.
+    HeartbeatAck {
+        info: Vec<u8>,
+    },
+    /// ABORT (§3.3.7) without error causes.
+    Abort {
+        t_bit: bool,
+    },
+    /// SHUTDOWN (§3.3.8).
+    Shutdown {
+        cum_tsn_ack: u32,
+    },
+    /// SHUTDOWN ACK (§3.3.9).
+    ShutdownAck,
+    /// COOKIE ECHO (§3.3.11): the cookie from the INIT ACK, verbatim.
+    CookieEcho {
+        cookie: Vec<u8>,
+    },
+    /// COOKIE ACK (§3.3.12).
+    CookieAck,
+    /// SHUTDOWN COMPLETE (§3.3.13).
+    ShutdownComplete {
+        t_bit: bool,
+    },
+}
+
+// A chunk always has at least its 4-byte header, so an `is_empty` to go
+// with `len` would be meaningless.
+#[allow(clippy::len_without_is_empty)]
+impl Chunk {
+    /// The chunk type code (see [`chunk_type`]).
+    pub fn chunk_type(&self) -> u8 {
+        match self {
+            Chunk::Data(_) => chunk_type::DATA,
+            Chunk::Init(_) => chunk_type::INIT,
+            Chunk::InitAck(_) => chunk_type::INIT_ACK,
+            Chunk::Sack(_) => chunk_type::SACK,
+            Chunk::Heartbeat { .. } => chunk_type::HEARTBEAT,
+            Chunk::HeartbeatAck { .. } => chunk_type::HEARTBEAT_ACK,
+            Chunk::Abort { .. } => chunk_type::ABORT,
+            Chunk::Shutdown { .. } => chunk_type::SHUTDOWN,
+            Chunk::ShutdownAck => chunk_type::SHUTDOWN_ACK,
+            Chunk::CookieEcho { .. } => chunk_type::COOKIE_ECHO,
+            Chunk::CookieAck => chunk_type::COOKIE_ACK,
+            Chunk::ShutdownComplete { .. } => chunk_type::SHUTDOWN_COMPLETE,
+        }
+    }
+
+    fn flags(&self) -> u8 {
+        match self {
+            Chunk::Data(d) => d.flags.bits(),
+            Chunk::Abort { t_bit } | Chunk::ShutdownComplete { t_bit } => u8::from(*t_bit) * FLAG_T,
+            _ => 0,
+        }
+    }
+
+    /// The value of the chunk length field: header and value, no padding.
+    ///
+    /// For chunks ending in a variable-length parameter (INIT ACK's cookie,
+    /// the Heartbeat Info) the final parameter's padding is not counted
+    /// either, following §3.2: "it does include any padding of
+    /// variable-length parameters other than the last parameter".
+    pub fn len(&self) -> usize {
+        CHUNK_HEADER_LEN
+            + match self {
+                Chunk::Data(d) => DataChunk::HEADER_LEN - CHUNK_HEADER_LEN + d.payload_len as usize,
+                Chunk::Init(_) => INIT_FIXED_LEN,
+                Chunk::InitAck(ia) => INIT_FIXED_LEN + PARAM_HEADER_LEN + ia.state_cookie.len(),
+                Chunk::Sack(s) => {
+                    SackChunk::len_with(s.gaps.len(), s.dups.len()) - CHUNK_HEADER_LEN
+                }
+                Chunk::Heartbeat { info } | Chunk::HeartbeatAck { info } => {
+                    PARAM_HEADER_LEN + info.len()
+                }
+                Chunk::Shutdown { .. } => 4,
+                Chunk::CookieEcho { cookie } => cookie.len(),
+                Chunk::Abort { .. }
+                | Chunk::ShutdownAck
+                | Chunk::CookieAck
+                | Chunk::ShutdownComplete { .. } => 0,
+            }
+    }
+
+    /// Bytes the chunk takes in a packet: `len()` rounded up to 4.
+    pub fn padded_len(&self) -> usize {
+        pad4(self.len())
+    }
+
+    /// Writes the chunk and its zero padding into `buf[..padded_len()]` and
+    /// returns `padded_len()`. DATA payload is written as zeros.
+    ///
+    /// # Panics
+    /// If `buf` is too short, or the chunk (or its cookie / info parameter)
+    /// is longer than a 16-bit length field allows.
+    pub fn emit(&self, buf: &mut [u8]) -> usize {
+        let len = self.len();
+        let padded = pad4(len);
+        let out = &mut buf[..padded];
+        out[0] = self.chunk_type();
+        out[1] = self.flags();
+        write_u16(out, 2, len_u16(len, "SCTP chunk"));
+        let value = &mut out[CHUNK_HEADER_LEN..len];
+        match self {
+            Chunk::Data(d) => {
+                write_u32(value, 0, d.tsn);
+                write_u16(value, 4, d.stream);
+                write_u16(value, 6, d.ssn);
+                write_u32(value, 8, d.ppid);
+                value[12..].fill(0);
+            }
+            Chunk::Init(i) => emit_init_fields(
+                value,
+                i.init_tag,
+                i.a_rwnd,
+                i.outbound_streams,
+                i.inbound_streams,
+                i.initial_tsn,
+            ),
+            Chunk::InitAck(ia) => {
+                emit_init_fields(
+                    value,
+                    ia.init_tag,
+                    ia.a_rwnd,
+                    ia.outbound_streams,
+                    ia.inbound_streams,
+                    ia.initial_tsn,
+                );
+                emit_param(
+                    &mut value[INIT_FIXED_LEN..],
+                    PARAM_STATE_COOKIE,
+                    &ia.state_cookie,
+                );
+            }
+            Chunk::Sack(s) => {
+                write_u32(value, 0, s.cum_tsn_ack);
+                write_u32(value, 4, s.a_rwnd);
+                write_u16(value, 8, len_u16(s.gaps.len(), "SACK gap count"));
+                write_u16(value, 10, len_u16(s.dups.len(), "SACK dup count"));
+                let mut at = 12;
+                for &(start, end) in &s.gaps {
+                    write_u16(value, at, start);
+                    write_u16(value, at + 2, end);
+                    at += 4;
+                }
+                for &tsn in &s.dups {
+                    write_u32(value, at, tsn);
+                    at += 4;
+                }
+            }
+            Chunk::Heartbeat { info } | Chunk::HeartbeatAck { info } => {
+                emit_param(value, PARAM_HEARTBEAT_INFO, info);
+            }
+            Chunk::Shutdown { cum_tsn_ack } => write_u32(value, 0, *cum_tsn_ack),
+            Chunk::CookieEcho { cookie } => value.copy_from_slice(cookie),
+            Chunk::Abort { .. }
+            | Chunk::ShutdownAck
+            | Chunk::CookieAck
+            | Chunk::ShutdownComplete { .. } => {}
+        }
+        out[len..].fill(0);
+        padded
+    }
+
+    /// Parses one chunk at the start of `buf` and returns it with the bytes
+    /// it occupies including padding.
+    pub fn parse(buf: &[u8]) -> Result<(Chunk, usize), WireError> {
+        let kind = read_u8(buf, 0)?;
+        let flags = read_u8(buf, 1)?;
+        let len = usize::from(read_u16(buf, 2)?);
+        if len < CHUNK_HEADER_LEN {
+            return Err(WireError::BadLength);
+        }
+        let padded = pad4(len);
+        if buf.len() < padded {
+            return Err(WireError::Truncated);
+        }
+        let value = &buf[CHUNK_HEADER_LEN..len];
+        let chunk = match kind {
+            chunk_type::DATA => {
+                if value.len() < DataChunk::HEADER_LEN - CHUNK_HEADER_LEN {
+                    return Err(WireError::BadLength);
+                }
+                Chunk::Data(DataChunk {
+                    tsn: read_u32(value, 0)?,
+                    stream: read_u16(value, 4)?,
+                    ssn: read_u16(value, 6)?,
+                    ppid: read_u32(value, 8)?,
+                    flags: DataFlags::from_bits(flags),
+                    // len <= 65535, so this cannot truncate.
+                    payload_len: (len - DataChunk::HEADER_LEN) as u32,
+                })
+            }
+            chunk_type::INIT => {
+                let (init, params) = parse_init_fields(value)?;
+                walk_params(params, |_, _| {})?;
+                Chunk::Init(init)
+            }
+            chunk_type::INIT_ACK => {
+                let (init, params) = parse_init_fields(value)?;
+                let mut cookie = None;
+                walk_params(params, |ptype, pvalue| {
+                    if ptype == PARAM_STATE_COOKIE && cookie.is_none() {
+                        cookie = Some(pvalue);
+                    }
+                })?;
+                let cookie = cookie.ok_or(WireError::Malformed("INIT ACK without State Cookie"))?;
+                Chunk::InitAck(InitAckChunk {
+                    init_tag: init.init_tag,
+                    a_rwnd: init.a_rwnd,
+                    outbound_streams: init.outbound_streams,
+                    inbound_streams: init.inbound_streams,
+                    initial_tsn: init.initial_tsn,
+                    state_cookie: cookie.to_vec(),
+                })
+            }
+            chunk_type::SACK => Chunk::Sack(parse_sack(value)?),
+            chunk_type::HEARTBEAT => Chunk::Heartbeat {
+                info: parse_heartbeat_info(value)?,
+            },
+            chunk_type::HEARTBEAT_ACK => Chunk::HeartbeatAck {
+                info: parse_heartbeat_info(value)?,
+            },
+            chunk_type::ABORT => Chunk::Abort {
+                t_bit: flags & FLAG_T != 0,
+            },
+            chunk_type::SHUTDOWN => {
+                expect_value_len(value, 4)?;
+                Chunk::Shutdown {
+                    cum_tsn_ack: read_u32(value, 0)?,
+                }
+            }
+            chunk_type::SHUTDOWN_ACK => {
+                expect_value_len(value, 0)?;
+                Chunk::ShutdownAck
+            }
+            chunk_type::COOKIE_ECHO => Chunk::CookieEcho {
+                cookie: value.to_vec(),
+            },
+            chunk_type::COOKIE_ACK => {
+                expect_value_len(value, 0)?;
+                Chunk::CookieAck
+            }
+            chunk_type::SHUTDOWN_COMPLETE => {
+                expect_value_len(value, 0)?;
+                Chunk::ShutdownComplete {
+                    t_bit: flags & FLAG_T != 0,
+                }
+            }
+            other => return Err(WireError::UnsupportedChunk(other)),
+        };
+        Ok((chunk, padded))
+    }
+}
+
+fn emit_init_fields(value: &mut [u8], tag: u32, a_rwnd: u32, os: u16, mis: u16, tsn: u32) {
+    write_u32(value, 0, tag);
+    write_u32(value, 4, a_rwnd);
+    write_u16(value, 8, os);
+    write_u16(value, 10, mis);
+    write_u32(value, 12, tsn);
+}
+
+/// Writes a parameter header and value. The caller's slice ends at the
+/// parameter's unpadded end; chunk padding covers the rest.
+fn emit_param(buf: &mut [u8], ptype: u16, value: &[u8]) {
+    write_u16(buf, 0, ptype);
+    write_u16(
+        buf,
+        2,
+        len_u16(PARAM_HEADER_LEN + value.len(), "SCTP parameter"),
+    );
+    buf[PARAM_HEADER_LEN..PARAM_HEADER_LEN + value.len()].copy_from_slice(value);
+}
+
+fn expect_value_len(value: &[u8], len: usize) -> Result<(), WireError> {
+    if value.len() == len {
+        Ok(())
+    } else {
+        Err(WireError::BadLength)
+    }
+}
+
+/// Returns the INIT / INIT ACK fixed fields and the parameter area.
+fn parse_init_fields(value: &[u8]) -> Result<(InitChunk, &[u8]), WireError> {
+    if value.len() < INIT_FIXED_LEN {
+        return Err(WireError::BadLength);
+    }
+    let init = InitChunk {
+        init_tag: read_u32(value, 0)?,
+        a_rwnd: read_u32(value, 4)?,
+        outbound_streams: read_u16(value, 8)?,
+        inbound_streams: read_u16(value, 10)?,
+        initial_tsn: read_u32(value, 12)?,
+    };
+    Ok((init, &value[INIT_FIXED_LEN..]))
+}
+
+/// Walks the TLV parameters of a chunk value (§3.2.1), calling `visit` with
+/// each type and value. Each parameter is padded to 4 bytes, but the last
+/// one's padding may lie outside the chunk length (§3.2), so a missing
+/// final pad is accepted.
+fn walk_params<'a>(
+    mut params: &'a [u8],
+    mut visit: impl FnMut(u16, &'a [u8]),
+) -> Result<(), WireError> {
+    while !params.is_empty() {
+        let ptype = read_u16(params, 0)?;
+        let plen = usize::from(read_u16(params, 2)?);
+        if plen < PARAM_HEADER_LEN {
+            return Err(WireError::BadLength);
+        }
+        let pvalue = params
+            .get(PARAM_HEADER_LEN..plen)
+            .ok_or(WireError::BadLength)?;
+        visit(ptype, pvalue);
+        params = params.get(pad4(plen)..).unwrap_or(&[]);
+    }
+    Ok(())
+}
+
+fn parse_heartbeat_info(value: &[u8]) -> Result<Vec<u8>, WireError> {
+    let mut info = None;
+    walk_params(value, |ptype, pvalue| {
+        if ptype == PARAM_HEARTBEAT_INFO && info.is_none() {
+            info = Some(pvalue);
+        }
+    })?;
+    info.map(<[u8]>::to_vec)
+        .ok_or(WireError::Malformed("HEARTBEAT without Heartbeat Info"))
+}
+
+fn parse_sack(value: &[u8]) -> Result<SackChunk, WireError> {
+    let n_gaps = usize::from(read_u16(value, 8)?);
+    let n_dups = usize::from(read_u16(value, 10)?);
+    // The counts and the chunk length must agree exactly (§3.3.4).
+    if value.len() + CHUNK_HEADER_LEN != SackChunk::len_with(n_gaps, n_dups) {
+        return Err(WireError::BadLength);
+    }
+    let mut gaps = Vec::with_capacity(n_gaps);
+    let mut at = 12;
+    for _ in 0..n_gaps {
+        gaps.push((read_u16(value, at)?, read_u16(value, at + 2)?));
+        at += 4;
+    }
+    let mut dups = Vec::with_capacity(n_dups);
+    for _ in 0..n_dups {
+        dups.push(read_u32(value, at)?);
+        at += 4;
+    }
+    Ok(SackChunk {
+        cum_tsn_ack: read_u32(value, 0)?,
+        a_rwnd: read_u32(value, 4)?,
+        gaps,
+        dups,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample_chunks() -> Vec<Chunk> {
+        vec![
+            Chunk::Data(DataChunk {
+                tsn: 0xdead_beef,
+                stream: 3,
+                ssn: 7,
+                ppid: 51,
+                flags: DataFlags::UNFRAGMENTED | DataFlags::UNORDERED,
+                payload_len: 1448,
+            }),
+            Chunk::Data(DataChunk {
+                tsn: 1,
+                stream: 0,
+                ssn: 0,
+                ppid: 0,
+                flags: DataFlags::IMMEDIATE,
+                payload_len: 1,
+            }),
+            Chunk::Init(InitChunk {
+                init_tag: 0x1234_5678,
+                a_rwnd: 106_496,
+                outbound_streams: 10,
+                inbound_streams: 65535,
+                initial_tsn: 42,
+            }),
+            Chunk::InitAck(InitAckChunk {
+                init_tag: 0x8765_4321,
+                a_rwnd: 65536,
+                outbound_streams: 5,
+                inbound_streams: 5,
+                initial_tsn: 1000,
+                state_cookie: vec![0xc0; 13],
+            }),
+            Chunk::Sack(SackChunk {
+                cum_tsn_ack: 100,
+                a_rwnd: 50_000,
+                gaps: vec![(2, 3), (5, 9)],
+                dups: vec![99],
+            }),
+            Chunk::Sack(SackChunk {
+                cum_tsn_ack: 7,
+                a_rwnd: 1,
+                gaps: vec![],
+                dups: vec![],
+            }),
+            Chunk::Heartbeat {
+                info: vec![1, 2, 3, 4, 5, 6, 7],
+            },
+            Chunk::HeartbeatAck { info: vec![9; 8] },
+            Chunk::Abort { t_bit: true },
+            Chunk::Abort { t_bit: false },
+            Chunk::Shutdown {
+                cum_tsn_ack: 0xffff_fffe,
+            },
+            Chunk::ShutdownAck,
+            Chunk::CookieEcho {
+                cookie: vec![0xc0; 13],
+            },
+            Chunk::CookieAck,
+            Chunk::ShutdownComplete { t_bit: true },
+            Chunk::ShutdownComplete { t_bit: false },
+        ]
+    }
+
+    fn emit_vec(chunk: &Chunk) -> Vec<u8> {
+        let mut buf = vec![0xee; chunk.padded_len()];
+        assert_eq!(chunk.emit(&mut buf), chunk.padded_len());
+        buf
+    }
+
+    #[test]
+    fn every_chunk_round_trips() {
+        for chunk in sample_chunks() {
+            let buf = emit_vec(&chunk);
+            assert_eq!(buf.len() % 4, 0);
+            assert_eq!(
+                usize::from(u16::from_be_bytes([buf[2], buf[3]])),
+                chunk.len()
+            );
+            assert!(
+                buf[chunk.len()..].iter().all(|&b| b == 0),
+                "padding of {chunk:?}"
+            );
+            let (parsed, used) = Chunk::parse(&buf).expect("parse");
+            assert_eq!(parsed, chunk);
+            assert_eq!(used, chunk.padded_len());
+        }
+    }
+
+    #[test]
+    fn sizes() {
+        let data = |payload_len| {
+            Chunk::Data(DataChunk {
+                tsn: 0,
+                stream: 0,
+                ssn: 0,
+                ppid: 0,
+                flags: DataFlags::UNFRAGMENTED,
+                payload_len,
+            })
+        };
+        assert_eq!(data(1448).len(), 1464);
+        assert_eq!(data(1448).padded_len(), 1464);
+        assert_eq!(data(1).len(), 17);
+        assert_eq!(data(1).padded_len(), 20);
+        assert_eq!(DataChunk::len_for(1448), 1464);
+        for n in 0..5 {
+            for m in 0..4 {
+                let sack = Chunk::Sack(SackChunk {
+                    cum_tsn_ack: 0,
+                    a_rwnd: 0,
+                    gaps: vec![(1, 1); n],
+                    dups: vec![0; m],
+                });
+                assert_eq!(sack.len(), 16 + 4 * n + 4 * m);
+                assert_eq!(SackChunk::len_with(n, m), 16 + 4 * n + 4 * m);
+                assert_eq!(emit_vec(&sack).len(), 16 + 4 * n + 4 * m);
+            }
+        }
+        let init_ack = Chunk::InitAck(InitAckChunk {
+            init_tag: 1,
+            a_rwnd: 1,
+            outbound_streams: 1,
+            inbound_streams: 1,
+            initial_tsn: 1,
+            state_cookie: vec![0; 13],
+        });
+        // 20 fixed + 4 parameter header + 13 cookie; 3 bytes of padding.
+        assert_eq!(init_ack.len(), 37);
+        assert_eq!(init_ack.padded_len(), 40);
+        assert_eq!(Chunk::Heartbeat { info: vec![0; 5] }.len(), 13);
+        assert_eq!(Chunk::Shutdown { cum_tsn_ack: 0 }.len(), 8);
+        assert_eq!(Chunk::CookieAck.len(), 4);
+    }
+
+    #[test]
+    fn max_gaps_fitting() {
+        // 1500-byte MTU minus 20 (IPv4) and 12 (common header): 1468 bytes.
+        assert_eq!(SackChunk::max_gaps_fitting(1468, 0), 363);
+        assert!(SackChunk::len_with(363, 0) <= 1468);
+        assert!(SackChunk::len_with(364, 0) > 1468);
+        assert_eq!(SackChunk::max_gaps_fitting(1468, 10), 353);
+        assert_eq!(SackChunk::max_gaps_fitting(15, 0), 0);
+        assert_eq!(SackChunk::max_gaps_fitting(20, 2), 0);
+        assert_eq!(SackChunk::max_gaps_fitting(usize::MAX, 0), (65532 - 16) / 4);
+    }
+
+    #[test]
+    fn known_answer_data_chunk() {
+        // §3.3.1 layout: type 0, flags (B|E = 0x03), length 17 = 16 + 1,
+        // TSN, stream id, SSN, PPID, one payload byte, three padding bytes.
+        let chunk = Chunk::Data(DataChunk {
+            tsn: 1,
+            stream: 2,
+            ssn: 3,
+            ppid: 4,
+            flags: DataFlags::UNFRAGMENTED,
+            payload_len: 1,
+        });
+        assert_eq!(
+            emit_vec(&chunk),
+            [0, 3, 0, 17, 0, 0, 0, 1, 0, 2, 0, 3, 0, 0, 0, 4, 0, 0, 0, 0]
+        );
+    }
+
+    #[test]
+    fn known_answer_init_ack_and_sack() {
+        let init_ack = Chunk::InitAck(InitAckChunk {
+            init_tag: 0x0a0b_0c0d,
+            a_rwnd: 0x0001_0000,
+            outbound_streams: 10,
+            inbound_streams: 11,
+            initial_tsn: 0x0102_0304,
+            state_cookie: vec![0xaa, 0xbb],
+        });
+        // §3.3.3: type 2, flags 0, length 26 = 20 + (4 + 2); State Cookie
+        // parameter type 7, length 6, cookie, 2 bytes of padding.
+        assert_eq!(
+            emit_vec(&init_ack),
+            [
+                2, 0, 0, 26, 0x0a, 0x0b, 0x0c, 0x0d, 0, 1, 0, 0, 0, 10, 0, 11, 1, 2, 3, 4, 0, 7, 0,
+                6, 0xaa, 0xbb, 0, 0
+            ]
+        );
+        let sack = Chunk::Sack(SackChunk {
+            cum_tsn_ack: 9,
+            a_rwnd: 0x100,
+            gaps: vec![(2, 4)],
+            dups: vec![5],
+        });
+        // §3.3.4: type 3, length 24 = 16 + 4 + 4, one gap, one dup.
+        assert_eq!(
+            emit_vec(&sack),
+            [
+                3, 0, 0, 24, 0, 0, 0, 9, 0, 0, 1, 0, 0, 1, 0, 1, 0, 2, 0, 4, 0, 0, 0, 5
+            ]
+        );
+    }
+
+    #[test]
+    fn t_bit_and_reserved_flags() {
+        assert_eq!(
+            emit_vec(&Chunk::ShutdownComplete { t_bit: true }),
+            [14, 1, 0, 4]
+        );
+        assert_eq!(emit_vec(&Chunk::Abort { t_bit: false }), [6, 0, 0, 4]);
+        // Reserved DATA flag bits are ignored on receipt.
+        let mut buf = emit_vec(&sample_chunks()[1]);
+        buf[1] |= 0xf0;
+        let (chunk, _) = Chunk::parse(&buf).expect("parse");
+        assert_eq!(chunk, sample_chunks()[1]);
+        assert_eq!(
+            format!("{:?}", DataFlags::from_bits(0xff)),
+            "DataFlags(IUBE)"
+        );
+    }
+
+    #[test]
+    fn foreign_encodings_accepted() {
+        // INIT with an optional parameter (Supported Address Types, type 12,
+        // length 6, padded to 8) is parsed and the parameter skipped.
+        let mut init = emit_vec(&sample_chunks()[2]);
+        init.extend_from_slice(&[0, 12, 0, 6, 0, 5, 0, 0]);
+        init[3] = 28;
+        let (chunk, used) = Chunk::parse(&init).expect("parse");
+        assert_eq!((chunk, used), (sample_chunks()[2].clone(), 28));
+        // Heartbeat whose chunk length includes the final parameter padding.
+        let mut hb = emit_vec(&Chunk::Heartbeat {
+            info: vec![1, 2, 3, 4, 5, 6, 7],
+        });
+        hb[3] = 16;
+        let (chunk, _) = Chunk::parse(&hb).expect("parse");
+        assert_eq!(
+            chunk,
+            Chunk::Heartbeat {
+                info: vec![1, 2, 3, 4, 5, 6, 7]
+            }
+        );
+        // ABORT with an error cause (User-Initiated Abort, code 12, len 4).
+        let (chunk, used) = Chunk::parse(&[6, 0, 0, 8, 0, 12, 0, 4]).expect("parse");
+        assert_eq!((chunk, used), (Chunk::Abort { t_bit: false }, 8));
+    }
+
+    #[test]
+    fn rejects_inconsistent_chunks() {
+        let unsupported = Chunk::parse(&[9, 0, 0, 4]);
+        assert_eq!(unsupported, Err(WireError::UnsupportedChunk(9)));
+        assert_eq!(Chunk::parse(&[0, 0, 0, 3]), Err(WireError::BadLength));
+        assert_eq!(
+            Chunk::parse(&[0, 0, 0, 8, 0, 0, 0, 0]),
+            Err(WireError::BadLength)
+        );
+        assert_eq!(
+            Chunk::parse(&[11, 0, 0, 8, 0, 0, 0, 0]),
+            Err(WireError::BadLength)
+        );
+        assert_eq!(Chunk::parse(&[7, 0, 0, 4]), Err(WireError::BadLength));
+        // SACK whose counts disagree with its length.
+        let mut sack = emit_vec(&sample_chunks()[4]);
+        sack[15] = 3; // duplicate count 1 -> 3
+        assert_eq!(Chunk::parse(&sack), Err(WireError::BadLength));
+        // INIT ACK without a State Cookie.
+        let mut init_ack = emit_vec(&sample_chunks()[2]);
+        init_ack[0] = chunk_type::INIT_ACK;
+        assert!(matches!(
+            Chunk::parse(&init_ack),
+            Err(WireError::Malformed(_))
+        ));
+        // HEARTBEAT whose only parameter is not Heartbeat Info.
+        let hb = [4, 0, 0, 8, 0, 2, 0, 4];
+        assert!(matches!(Chunk::parse(&hb), Err(WireError::Malformed(_))));
+        // Parameter longer than the chunk.
+        let hb = [4, 0, 0, 8, 0, 1, 0, 9];
+        assert_eq!(Chunk::parse(&hb), Err(WireError::BadLength));
+    }
+
+    #[test]
+    fn every_prefix_is_an_error() {
+        for chunk in sample_chunks() {
+            let buf = emit_vec(&chunk);
+            for len in 0..buf.len() {
+                assert!(Chunk::parse(&buf[..len]).is_err(), "{chunk:?} prefix {len}");
+            }
+        }
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..50_000 {
+            let len = (next() % 64) as usize;
+            let mut buf = vec![0u8; len];
+            for b in &mut buf {
+                *b = next() as u8;
+            }
+            // Keep types and lengths plausible so deeper paths are reached.
+            if len >= 4 {
+                buf[0] = (next() % 16) as u8;
+                buf[2] = 0;
+                buf[3] = (next() % 72) as u8;
+            }
+            let _ = Chunk::parse(&buf);
+        }
+    }
+}

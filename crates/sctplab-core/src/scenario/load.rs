@@ -1,0 +1,467 @@
+//! Loading: TOML (or JSON) text -> overrides -> typed schema -> cross-reference checks.
+
+use super::error::ScenarioError;
+use super::overrides;
+use super::schema::{CbrCfg, FLOW_TYPES, FlowSpec, LossCfg, ScenarioFile};
+use crate::net::routing::shortest_paths;
+use crate::net::{IfaceId, NodeId};
+use crate::sim::{SimDuration, SimTime};
+use serde::de::DeserializeOwned;
+use std::collections::{BTreeMap, BTreeSet};
+use toml::{Table, Value};
+
+/// A validated scenario.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub name: String,
+    pub file: ScenarioFile,
+    pub flows: Vec<FlowSpec>,
+    /// The scenario after overrides, as TOML: running it again gives the same run.
+    pub resolved_toml: String,
+}
+
+impl Scenario {
+    pub fn duration(&self) -> Option<SimDuration> {
+        self.file.duration.map(|d| d.0)
+    }
+    /// Measurement window [start, end); end defaults to the end of the run.
+    pub fn window(&self) -> (SimTime, Option<SimTime>) {
+        let start = self
+            .file
+            .measure
+            .start
+            .map_or(SimTime::ZERO, |d| SimTime::ZERO + d.0);
+        let end = self.file.measure.end.map(|d| SimTime::ZERO + d.0);
+        (start, end)
+    }
+}
+
+/// `source` names the input in messages (a file path, or `<string>`); `default_name` is
+/// the scenario name when the file sets none (the file stem).
+pub fn load_toml(
+    text: &str,
+    source: &str,
+    default_name: &str,
+    sets: &[(String, String)],
+) -> Result<Scenario, ScenarioError> {
+    let table: Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| {
+            ScenarioError::new(source, "", format!("invalid TOML: {}", e.message()))
+        })
+        .map_err(|e| with_toml_line(e, text))?;
+    load_table(table, source, default_name, sets)
+}
+
+/// Same as `load_toml` for a JSON object (the Python API's dict form).
+pub fn load_json(
+    json: &str,
+    source: &str,
+    default_name: &str,
+    sets: &[(String, String)],
+) -> Result<Scenario, ScenarioError> {
+    let value: serde_json::Value = serde_json::from_str(json)
+        .map_err(|e| ScenarioError::new(source, "", format!("invalid scenario dict: {e}")))?;
+    let table: Table = serde_json::from_value::<Table>(value)
+        .map_err(|e| ScenarioError::new(source, "", format!("not representable as TOML: {e}")))?;
+    load_table(table, source, default_name, sets)
+}
+
+fn with_toml_line(mut e: ScenarioError, _text: &str) -> ScenarioError {
+    // toml's message carries no position once reduced to message(); keep it short.
+    e.message = e.message.trim().to_string();
+    e
+}
+
+fn load_table(
+    mut table: Table,
+    source: &str,
+    default_name: &str,
+    sets: &[(String, String)],
+) -> Result<Scenario, ScenarioError> {
+    for (key, value) in sets {
+        overrides::apply(&mut table, key, overrides::parse_value(value)).map_err(|mut e| {
+            e.source = format!("--set {key}={value}");
+            e
+        })?;
+    }
+    let root = Value::Table(table);
+    let file: ScenarioFile = typed(&root, source, "")?;
+    let mut flows = Vec::with_capacity(file.flows.len());
+    for (i, raw) in file.flows.iter().enumerate() {
+        flows.push(typed_flow(raw, i, source)?);
+    }
+    let resolved_toml = toml::to_string(&root).map_err(|e| {
+        ScenarioError::new(source, "", format!("cannot write resolved scenario: {e}"))
+    })?;
+    let name = file
+        .name
+        .clone()
+        .unwrap_or_else(|| default_name.to_string());
+    let scenario = Scenario {
+        name,
+        file,
+        flows,
+        resolved_toml,
+    };
+    validate(&scenario, source)?;
+    Ok(scenario)
+}
+
+/// Deserialises `value` into `T`, turning serde's path (`links[1].delay`) into the named
+/// path users write (`links.bottleneck.delay`).
+fn typed<T: DeserializeOwned>(
+    value: &Value,
+    source: &str,
+    prefix: &str,
+) -> Result<T, ScenarioError> {
+    serde_path_to_error::deserialize(value.clone()).map_err(|e| {
+        let path = named_path(value, e.path());
+        let full = match (prefix.is_empty(), path.is_empty()) {
+            (true, _) => path,
+            (false, true) => prefix.to_string(),
+            (false, false) => format!("{prefix}.{path}"),
+        };
+        ScenarioError::new(source, full, e.into_inner().message().to_string())
+    })
+}
+
+fn named_path(root: &Value, path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out: Vec<String> = Vec::new();
+    let mut cur = Some(root);
+    for seg in path.iter() {
+        match seg {
+            Segment::Map { key } => {
+                out.push(key.clone());
+                cur = cur.and_then(|v| v.get(key.as_str()));
+            }
+            Segment::Seq { index } => {
+                let item = cur.and_then(|v| v.get(*index));
+                match item.and_then(|v| v.get("name")).and_then(Value::as_str) {
+                    Some(name) => out.push(name.to_string()),
+                    None => out.push(index.to_string()),
+                }
+                cur = item;
+            }
+            Segment::Enum { variant } => out.push(variant.clone()),
+            Segment::Unknown => out.push("?".into()),
+        }
+    }
+    out.join(".")
+}
+
+fn typed_flow(raw: &Table, index: usize, source: &str) -> Result<FlowSpec, ScenarioError> {
+    let label = match raw.get("name").and_then(Value::as_str) {
+        Some(n) => format!("flows.{n}"),
+        None => format!("flows.{index}"),
+    };
+    let mut body = raw.clone();
+    let kind = match body.remove("type") {
+        Some(Value::String(s)) => s,
+        Some(other) => {
+            return Err(ScenarioError::new(
+                source,
+                format!("{label}.type"),
+                format!(
+                    "expected a string, one of {FLOW_TYPES:?}, got {}",
+                    other.type_str()
+                ),
+            ));
+        }
+        None => {
+            return Err(ScenarioError::new(
+                source,
+                format!("{label}.type"),
+                format!("missing; expected one of {FLOW_TYPES:?}"),
+            ));
+        }
+    };
+    let body = Value::Table(body);
+    match kind.as_str() {
+        "cbr" => Ok(FlowSpec::Cbr(typed::<CbrCfg>(&body, source, &label)?)),
+        other => Err(ScenarioError::new(
+            source,
+            format!("{label}.type"),
+            format!("unknown flow type {other:?}; expected one of {FLOW_TYPES:?}"),
+        )),
+    }
+}
+
+fn check_name(source: &str, path: &str, name: &str) -> Result<(), ScenarioError> {
+    let ok = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if ok {
+        Ok(())
+    } else {
+        Err(ScenarioError::new(
+            source,
+            path,
+            format!("invalid name {name:?}: expected letters, digits, '_' or '-'"),
+        ))
+    }
+}
+
+fn check_unique<'a>(
+    source: &str,
+    list: &str,
+    names: impl Iterator<Item = &'a str>,
+) -> Result<BTreeMap<&'a str, usize>, ScenarioError> {
+    let mut seen = BTreeMap::new();
+    for (i, n) in names.enumerate() {
+        check_name(source, &format!("{list}.{i}.name"), n)?;
+        if seen.insert(n, i).is_some() {
+            return Err(ScenarioError::new(
+                source,
+                format!("{list}.{n}"),
+                format!("duplicate name {n:?} in {list}"),
+            ));
+        }
+    }
+    Ok(seen)
+}
+
+fn check_probability(source: &str, path: String, p: f64) -> Result<(), ScenarioError> {
+    if (0.0..=1.0).contains(&p) {
+        Ok(())
+    } else {
+        Err(ScenarioError::new(
+            source,
+            path,
+            format!("{p} is not a probability; expected a number from 0 to 1"),
+        ))
+    }
+}
+
+fn validate(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
+    let f = &s.file;
+    let err = |path: String, msg: String| ScenarioError::new(source, path, msg);
+    let nodes = check_unique(source, "nodes", f.nodes.iter().map(|n| n.name.as_str()))?;
+    if nodes.is_empty() {
+        return Err(err(
+            "nodes".into(),
+            "expected at least one [[nodes]] entry".into(),
+        ));
+    }
+    check_unique(source, "links", f.links.iter().map(|l| l.name.as_str()))?;
+    let flows = check_unique(source, "flows", s.flows.iter().map(FlowSpec::name))?;
+    let node_list = || nodes.keys().copied().collect::<Vec<_>>().join(", ");
+
+    let mut adjacency: Vec<Vec<(IfaceId, NodeId)>> = vec![Vec::new(); f.nodes.len()];
+    for link in &f.links {
+        let p = format!("links.{}", link.name);
+        let mut ends = [0usize; 2];
+        for (k, (key, node)) in [("a", &link.a), ("b", &link.b)].into_iter().enumerate() {
+            ends[k] = *nodes.get(node.as_str()).ok_or_else(|| {
+                err(
+                    format!("{p}.{key}"),
+                    format!("unknown node {node:?}; expected one of: {}", node_list()),
+                )
+            })?;
+        }
+        if ends[0] == ends[1] {
+            return Err(err(
+                format!("{p}.b"),
+                "a link must join two different nodes".into(),
+            ));
+        }
+        if link.bandwidth.0 == 0 {
+            return Err(err(
+                format!("{p}.bandwidth"),
+                "must be greater than zero".into(),
+            ));
+        }
+        if link.queue == 0 {
+            return Err(err(
+                format!("{p}.queue"),
+                "expected at least 1 packet".into(),
+            ));
+        }
+        let iface = IfaceId::from_idx(adjacency.iter().map(Vec::len).sum());
+        adjacency[ends[0]].push((iface, NodeId::from_idx(ends[1])));
+        adjacency[ends[1]].push((iface, NodeId::from_idx(ends[0])));
+        if let Some(loss) = &link.loss {
+            validate_loss(s, loss, &format!("{p}.loss"), source, &flows)?;
+        }
+    }
+    let routes = shortest_paths(&adjacency);
+
+    for flow in &s.flows {
+        let p = format!("flows.{}", flow.name());
+        let (from, to) = flow.endpoints();
+        let mut ends = [0usize; 2];
+        for (k, (key, node)) in [("from", from), ("to", to)].into_iter().enumerate() {
+            ends[k] = *nodes.get(node).ok_or_else(|| {
+                err(
+                    format!("{p}.{key}"),
+                    format!("unknown node {node:?}; expected one of: {}", node_list()),
+                )
+            })?;
+        }
+        if ends[0] == ends[1] {
+            return Err(err(
+                format!("{p}.to"),
+                "a flow must join two different nodes".into(),
+            ));
+        }
+        for (a, b) in [(ends[0], ends[1]), (ends[1], ends[0])] {
+            if !routes.reachable(NodeId::from_idx(a), NodeId::from_idx(b)) {
+                return Err(err(
+                    p.clone(),
+                    format!(
+                        "no path between {from:?} and {to:?}: the nodes are not connected by links"
+                    ),
+                ));
+            }
+        }
+        match flow {
+            FlowSpec::Cbr(c) => validate_cbr(c, &p, source)?,
+        }
+    }
+
+    let infinite: Vec<&str> = s
+        .flows
+        .iter()
+        .filter(|f| !f.is_finite())
+        .map(FlowSpec::name)
+        .collect();
+    if f.duration.is_none() && (!infinite.is_empty() || s.flows.is_empty()) {
+        let why = if s.flows.is_empty() {
+            "there are no flows".to_string()
+        } else {
+            format!("flow(s) {} never finish", infinite.join(", "))
+        };
+        return Err(err(
+            "duration".into(),
+            format!("required because {why}; expected a time like \"10s\""),
+        ));
+    }
+    if let Some(d) = f.duration {
+        if d.0 == SimDuration::ZERO {
+            return Err(err("duration".into(), "must be greater than zero".into()));
+        }
+    }
+    let (start, end) = s.window();
+    if let Some(end) = end {
+        if end <= start {
+            return Err(err(
+                "measure.end".into(),
+                "must be later than measure.start".into(),
+            ));
+        }
+        if let Some(d) = f.duration {
+            if end > SimTime::ZERO + d.0 {
+                return Err(err(
+                    "measure.end".into(),
+                    "must not be later than duration".into(),
+                ));
+            }
+        }
+    }
+    if let Some(i) = f.series.interval {
+        if i.0 == SimDuration::ZERO {
+            return Err(err(
+                "series.interval".into(),
+                "must be greater than zero".into(),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn validate_loss(
+    s: &Scenario,
+    loss: &LossCfg,
+    p: &str,
+    source: &str,
+    flows: &BTreeMap<&str, usize>,
+) -> Result<(), ScenarioError> {
+    if let Some(r) = loss.rate {
+        check_probability(source, format!("{p}.rate"), r)?;
+    }
+    if let Some(b) = loss.ber {
+        check_probability(source, format!("{p}.ber"), b)?;
+    }
+    if let Some(g) = &loss.gilbert {
+        for (k, v) in [
+            ("p_good_bad", g.p_good_bad),
+            ("p_bad_good", g.p_bad_good),
+            ("loss_good", g.loss_good),
+            ("loss_bad", g.loss_bad),
+        ] {
+            check_probability(source, format!("{p}.gilbert.{k}"), v)?;
+        }
+    }
+    if let Some(drops) = &loss.drops {
+        if drops.contains(&0) {
+            return Err(ScenarioError::new(
+                source,
+                format!("{p}.drops"),
+                "packet numbers start at 1 (CONTRACTS numbering)",
+            ));
+        }
+        match &loss.flow {
+            Some(name) if !flows.contains_key(name.as_str()) => {
+                let have: BTreeSet<&str> = flows.keys().copied().collect();
+                return Err(ScenarioError::new(
+                    source,
+                    format!("{p}.flow"),
+                    format!(
+                        "unknown flow {name:?}; expected one of: {}",
+                        have.into_iter().collect::<Vec<_>>().join(", ")
+                    ),
+                ));
+            }
+            None if s.flows.len() != 1 => {
+                return Err(ScenarioError::new(
+                    source,
+                    format!("{p}.flow"),
+                    format!(
+                        "a drop list needs the name of the flow whose packets it drops (the scenario has {} flows)",
+                        s.flows.len()
+                    ),
+                ));
+            }
+            _ => {}
+        }
+    } else if loss.flow.is_some() {
+        return Err(ScenarioError::new(
+            source,
+            format!("{p}.flow"),
+            "only used with a drop list (drops = [...])",
+        ));
+    }
+    Ok(())
+}
+
+fn validate_cbr(c: &CbrCfg, p: &str, source: &str) -> Result<(), ScenarioError> {
+    if c.rate.0 == 0 {
+        return Err(ScenarioError::new(
+            source,
+            format!("{p}.rate"),
+            "must be greater than zero",
+        ));
+    }
+    if let Some(size) = c.packet_size {
+        // Largest UDP payload in one IPv4 datagram: 65535 - 20 - 8.
+        if size.0 == 0 || size.0 > 65_507 {
+            return Err(ScenarioError::new(
+                source,
+                format!("{p}.packet_size"),
+                "expected a UDP payload from 1B to 65507B",
+            ));
+        }
+    }
+    if let (Some(start), Some(stop)) = (c.start, c.stop) {
+        if stop <= start {
+            return Err(ScenarioError::new(
+                source,
+                format!("{p}.stop"),
+                "must be later than start",
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,10 @@
+//! Scenario files: TOML parsed and validated once, here, into typed structures.
+mod error;
+mod load;
+pub mod overrides;
+pub mod schema;
+pub mod units;
+
+pub use error::ScenarioError;
+pub use load::{Scenario, load_json, load_toml};
+pub use schema::FlowSpec;

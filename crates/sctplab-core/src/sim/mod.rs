@@ -1,0 +1,8 @@
+//! The discrete-event kernel: clock, event queue and random streams.
+mod queue;
+mod rng;
+mod time;
+
+pub use queue::EventQueue;
+pub use rng::{RngStream, stream_id};
+pub use time::{SimDuration, SimTime};

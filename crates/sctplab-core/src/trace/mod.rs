@@ -1,0 +1,68 @@
+//! Collectors that write what a run asked for: pcap files, the ns-2 text trace,
+//! sends/acks CSV and sampled series. Nothing is recorded unless asked.
+pub mod csv;
+pub mod ns2;
+pub mod pcap;
+pub mod series;
+
+use std::path::PathBuf;
+
+/// What to record, and where. Paths follow CONTRACTS.md (`DIR/pcap/<node>-<iface>.pcap`,
+/// `DIR/trace.tr`, `DIR/sends.csv`, `DIR/acks.csv`).
+#[derive(Clone, Debug, Default)]
+pub struct TraceConfig {
+    pub out_dir: Option<PathBuf>,
+    pub pcap: bool,
+    pub ns2: bool,
+    pub sends: bool,
+    pub acks: bool,
+    /// Variable names to sample (`cwnd`, `queue`, ...); empty for none.
+    pub series: Vec<String>,
+}
+
+/// Trace kinds accepted by `--trace`.
+pub const TRACE_KINDS: &[&str] = &["ns2", "sends", "acks"];
+
+impl TraceConfig {
+    /// Parses `--trace` kinds; the error names the offending kind.
+    pub fn set_traces<S: AsRef<str>>(&mut self, kinds: &[S]) -> Result<(), String> {
+        for k in kinds {
+            match k.as_ref().trim() {
+                "ns2" => self.ns2 = true,
+                "sends" => self.sends = true,
+                "acks" => self.acks = true,
+                "" => {}
+                other => {
+                    return Err(format!(
+                        "unknown trace kind {other:?}; expected one of {TRACE_KINDS:?}"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Parses `--series` variable names.
+    pub fn set_series<S: AsRef<str>>(&mut self, names: &[S]) -> Result<(), String> {
+        for n in names {
+            let n = n.as_ref().trim();
+            if n.is_empty() {
+                continue;
+            }
+            if !series::VARIABLES.contains(&n) {
+                return Err(format!(
+                    "unknown series variable {n:?}; expected one of {:?}",
+                    series::VARIABLES
+                ));
+            }
+            if !self.series.iter().any(|s| s == n) {
+                self.series.push(n.to_string());
+            }
+        }
+        Ok(())
+    }
+
+    pub fn needs_dir(&self) -> bool {
+        self.pcap || self.ns2 || self.sends || self.acks
+    }
+}

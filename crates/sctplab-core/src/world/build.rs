@@ -1,0 +1,245 @@
+//! Builds the world's arenas from a validated scenario.
+
+use super::tracer::Tracer;
+use super::{EndpointSlot, Event, Flow, FlowKind, Iface, Node, World};
+use crate::endpoint::AnyEndpoint;
+use crate::endpoint::cbr::{CbrSource, UdpSink};
+use crate::error::Error;
+use crate::metrics::Window;
+use crate::net::link::{LinkCounters, LinkDir};
+use crate::net::loss::{DropList, GilbertElliott, LossModel};
+use crate::net::queue::DropTail;
+use crate::net::routing::shortest_paths;
+use crate::net::wire::IpProtocol;
+use crate::net::{EndpointId, FlowId, IfaceId, LinkDirId, NodeId, PacketPool};
+use crate::scenario::schema::{LinkCfg, LossCfg, LossDirection};
+use crate::scenario::{FlowSpec, Scenario};
+use crate::sim::{EventQueue, RngStream, SimDuration, SimTime};
+use crate::trace::TraceConfig;
+use std::collections::HashMap;
+
+/// Default sampling interval for `--series`.
+pub const DEFAULT_SERIES_INTERVAL: SimDuration = SimDuration::from_millis(10);
+
+/// First port handed to flows: flow `i` binds port `FIRST_PORT + i` at both ends.
+const FIRST_PORT: u16 = 5000;
+
+fn node_addr(i: usize) -> [u8; 4] {
+    let n = (i + 1) as u32;
+    [10, (n >> 16) as u8, (n >> 8) as u8, n as u8]
+}
+
+fn loss_model(
+    cfg: &LossCfg,
+    link: &str,
+    dir: &str,
+    seed: u64,
+    flow_ids: &HashMap<&str, FlowId>,
+    only_flow: Option<FlowId>,
+) -> LossModel {
+    let stream = |model: &str| RngStream::new(seed, &format!("link:{link}:{dir}:loss:{model}"));
+    LossModel {
+        data_only: cfg.data_only,
+        bernoulli: cfg.rate.map(|p| (p, stream("bernoulli"))),
+        ber: cfg.ber.map(|b| (b, stream("ber"))),
+        gilbert: cfg.gilbert.as_ref().map(|g| {
+            GilbertElliott::new(
+                g.p_good_bad,
+                g.p_bad_good,
+                g.loss_good,
+                g.loss_bad,
+                stream("gilbert"),
+            )
+        }),
+        drops: cfg.drops.as_ref().and_then(|nums| {
+            let flow = match &cfg.flow {
+                Some(name) => flow_ids.get(name.as_str()).copied(),
+                None => only_flow,
+            }?;
+            Some(DropList::new(flow, nums.clone()))
+        }),
+    }
+}
+
+impl World {
+    pub(crate) fn build(s: &Scenario, seed: u64, trace: &TraceConfig) -> Result<World, Error> {
+        let f = &s.file;
+        let node_ids: HashMap<&str, NodeId> = f
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.name.as_str(), NodeId::from_idx(i)))
+            .collect();
+        let flow_ids: HashMap<&str, FlowId> = s
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, fl)| (fl.name(), FlowId::from_idx(i)))
+            .collect();
+        let only_flow = (s.flows.len() == 1).then_some(FlowId(0));
+        let mut nodes: Vec<Node> = f
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| Node {
+                name: n.name.clone(),
+                addr: node_addr(i),
+                ports: Vec::new(),
+            })
+            .collect();
+
+        let mut ifaces: Vec<Iface> = Vec::new();
+        let mut links: Vec<LinkDir> = Vec::new();
+        let mut per_node_ifaces = vec![0usize; nodes.len()];
+        let mut adjacency: Vec<Vec<(IfaceId, NodeId)>> = vec![Vec::new(); nodes.len()];
+        for l in &f.links {
+            let a = node_ids[l.a.as_str()];
+            let b = node_ids[l.b.as_str()];
+            // Interfaces a-side then b-side; link direction k is transmitted by interface k.
+            let ia = IfaceId::from_idx(ifaces.len());
+            let ib = IfaceId::from_idx(ifaces.len() + 1);
+            for (node, out) in [
+                (a, LinkDirId::from_idx(links.len())),
+                (b, LinkDirId::from_idx(links.len() + 1)),
+            ] {
+                let k = per_node_ifaces[node.idx()];
+                per_node_ifaces[node.idx()] += 1;
+                ifaces.push(Iface {
+                    node,
+                    out,
+                    name: format!("eth{k}"),
+                });
+            }
+            adjacency[a.idx()].push((ia, b));
+            adjacency[b.idx()].push((ib, a));
+            for (from, to, fi, ti, dir) in [
+                (a, b, ia, ib, LossDirection::AToB),
+                (b, a, ib, ia, LossDirection::BToA),
+            ] {
+                links.push(link_dir(
+                    l, &nodes, from, to, fi, ti, dir, seed, &flow_ids, only_flow,
+                ));
+            }
+        }
+        let routes = shortest_paths(&adjacency);
+
+        let (w_start, w_end) = s.window();
+        let window = Window {
+            start: w_start,
+            end: w_end.unwrap_or(SimTime::MAX),
+        };
+        let trace_events = trace.sends || trace.acks;
+        let mut flows = Vec::new();
+        let mut endpoints = Vec::new();
+        for (i, spec) in s.flows.iter().enumerate() {
+            let flow = FlowId::from_idx(i);
+            let port = FIRST_PORT + i as u16;
+            let (from, to) = spec.endpoints();
+            let (src, dst) = (node_ids[from], node_ids[to]);
+            let (sender, receiver, kind, proto) = match spec {
+                FlowSpec::Cbr(c) => {
+                    let start = SimTime::ZERO + c.start.map_or(SimDuration::ZERO, |d| d.0);
+                    let stop = c.stop.map(|d| SimTime::ZERO + d.0);
+                    let payload = c.packet_size.map_or(1000, |b| b.0 as u32);
+                    (
+                        AnyEndpoint::CbrSource(CbrSource::new(
+                            (port, port),
+                            payload,
+                            c.rate.0,
+                            start,
+                            stop,
+                            window,
+                            trace_events,
+                        )),
+                        AnyEndpoint::UdpSink(UdpSink::new(window)),
+                        FlowKind::Cbr,
+                        IpProtocol::UDP,
+                    )
+                }
+            };
+            let sid = EndpointId::from_idx(endpoints.len());
+            let rid = EndpointId::from_idx(endpoints.len() + 1);
+            for (ep, node, peer) in [(sender, src, dst), (receiver, dst, src)] {
+                endpoints.push(EndpointSlot {
+                    ep,
+                    node,
+                    peer,
+                    flow,
+                    timer_at: None,
+                    timer_gen: 0,
+                });
+            }
+            nodes[src.idx()].ports.push((proto, port, sid));
+            nodes[dst.idx()].ports.push((proto, port, rid));
+            flows.push(Flow {
+                name: spec.name().to_string(),
+                kind,
+                sender: sid,
+                receiver: rid,
+                in_flight: 0,
+                finished: false,
+            });
+        }
+
+        let tracer = Tracer::open(trace, &nodes, &ifaces)?;
+        let unfinished = flows.len();
+        Ok(World {
+            scenario: s.name.clone(),
+            seed,
+            nodes,
+            ifaces,
+            links,
+            routes,
+            flows,
+            endpoints,
+            pool: PacketPool::default(),
+            queue: EventQueue::with_capacity(4096),
+            window,
+            stop_at: s.duration().map(|d| SimTime::ZERO + d),
+            series_interval: f.series.interval.map_or(DEFAULT_SERIES_INTERVAL, |d| d.0),
+            tracer,
+            unfinished,
+        })
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn link_dir(
+    l: &LinkCfg,
+    nodes: &[Node],
+    from: NodeId,
+    to: NodeId,
+    from_iface: IfaceId,
+    to_iface: IfaceId,
+    dir: LossDirection,
+    seed: u64,
+    flow_ids: &HashMap<&str, FlowId>,
+    only_flow: Option<FlowId>,
+) -> LinkDir {
+    let dir_name = match dir {
+        LossDirection::AToB => "a->b",
+        _ => "b->a",
+    };
+    let loss = match &l.loss {
+        Some(cfg) if cfg.direction == dir || cfg.direction == LossDirection::Both => {
+            loss_model(cfg, &l.name, dir_name, seed, flow_ids, only_flow)
+        }
+        _ => LossModel::default(),
+    };
+    LinkDir {
+        name: format!("{}->{}", nodes[from.idx()].name, nodes[to.idx()].name),
+        from,
+        to,
+        from_iface,
+        to_iface,
+        rate_bps: l.bandwidth.0,
+        delay: l.delay.0,
+        queue: DropTail::new(l.queue, l.queue_bytes.map(|b| b.0)),
+        loss,
+        transmitting: None,
+        counters: LinkCounters::default(),
+    }
+}
+
+// Keeps the Event type's size in check: the heap moves it on every push and pop.
+const _: () = assert!(std::mem::size_of::<Event>() <= 16);

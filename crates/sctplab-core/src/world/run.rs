@@ -1,0 +1,344 @@
+//! The run loop: pops events in (time, sequence) order and drives links and endpoints.
+
+use super::{Event, World};
+use crate::endpoint::Endpoint;
+use crate::error::Error;
+use crate::net::link::overlap_ns;
+use crate::net::{EndpointId, LinkDirId, NodeId, PacketId};
+use crate::scenario::Scenario;
+use crate::sim::SimTime;
+use crate::trace::TraceConfig;
+use crate::trace::series::Series;
+use std::io::Write;
+use std::time::Instant;
+
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    pub seed: u64,
+    pub trace: TraceConfig,
+    /// Print a heartbeat (simulated time, events/s) to stderr about once a second.
+    pub progress: bool,
+}
+
+/// What a run hands back. `summary_json` is deterministic; the rest is not.
+#[derive(Debug)]
+pub struct RunResult {
+    pub summary_json: String,
+    pub series: Series,
+    pub events: u64,
+    pub sim_time_s: f64,
+    pub wall_s: f64,
+    /// Packet slots the pool ever created: stays flat in steady state.
+    pub packet_slots: usize,
+}
+
+pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> Result<RunResult, Error> {
+    let started = Instant::now();
+    let mut world = World::build(s, opts.seed, &opts.trace)?;
+    let end = world.run(opts.progress);
+    world.tracer.finish().map_err(|e| {
+        Error::io(
+            opts.trace
+                .out_dir
+                .as_deref()
+                .unwrap_or(std::path::Path::new(".")),
+            e,
+        )
+    })?;
+    let summary_json = world.summary_json(end);
+    let series = std::mem::take(&mut world.tracer.series);
+    Ok(RunResult {
+        summary_json,
+        series,
+        events: world.queue.events_processed(),
+        sim_time_s: end.as_secs_f64(),
+        wall_s: started.elapsed().as_secs_f64(),
+        packet_slots: world.pool.capacity(),
+    })
+}
+
+/// Events between checks of the wall clock for the heartbeat.
+const HEARTBEAT_EVERY: u64 = 1 << 16;
+
+impl World {
+    /// Runs until the stop time, until every flow has finished, or until nothing is left
+    /// to happen. Returns the simulated time at which the run ended.
+    pub(crate) fn run(&mut self, progress: bool) -> SimTime {
+        if let Some(t) = self.stop_at {
+            self.queue.schedule(t, Event::Stop);
+        }
+        if !self.tracer.series_vars.is_empty() {
+            self.queue.schedule(SimTime::ZERO, Event::Sample);
+        }
+        for i in 0..self.endpoints.len() {
+            self.service(EndpointId::from_idx(i), SimTime::ZERO);
+        }
+        let wall = Instant::now();
+        let mut last_beat = wall;
+        let mut end = SimTime::ZERO;
+        while let Some((now, ev)) = self.queue.pop() {
+            end = now;
+            match ev {
+                Event::Stop => break,
+                Event::TxDone(dir) => self.tx_done(now, dir),
+                Event::Arrive(dir, pkt, lost) => self.arrive(now, dir, pkt, lost),
+                Event::Timer(ep, generation) => self.timer(now, ep, generation),
+                Event::Sample => self.sample(now),
+            }
+            if !self.flows.is_empty() && self.unfinished == 0 {
+                break;
+            }
+            if progress && self.queue.events_processed() % HEARTBEAT_EVERY == 0 {
+                let t = Instant::now();
+                if t.duration_since(last_beat).as_secs_f64() >= 1.0 {
+                    last_beat = t;
+                    self.heartbeat(now, wall);
+                }
+            }
+        }
+        if progress && wall.elapsed().as_secs_f64() >= 1.0 {
+            self.heartbeat(end, wall);
+            eprintln!();
+        }
+        end
+    }
+
+    fn heartbeat(&self, now: SimTime, wall: Instant) {
+        let secs = wall.elapsed().as_secs_f64().max(1e-9);
+        let rate = self.queue.events_processed() as f64 / secs;
+        let of = self
+            .stop_at
+            .map(|t| format!(" of {:.1} s", t.as_secs_f64()))
+            .unwrap_or_default();
+        eprint!(
+            "\r[sctplab] {}: simulated {:.1} s{of}, {:.2} M events/s ",
+            self.scenario,
+            now.as_secs_f64(),
+            rate / 1e6
+        );
+        let _ = std::io::stderr().flush();
+    }
+
+    /// Lets an endpoint act after an input: sends what it wants to send, forwards its
+    /// trace events, and (re)schedules its timer.
+    fn service(&mut self, id: EndpointId, now: SimTime) {
+        loop {
+            let pid = self.pool.alloc();
+            let slot = &mut self.endpoints[id.idx()];
+            let pkt = self.pool.get_mut(pid);
+            if !slot.ep.poll_transmit(now, pkt) {
+                self.pool.release(pid);
+                break;
+            }
+            let (src, dst, flow) = (slot.node, slot.peer, slot.flow);
+            self.pool.stamp(pid);
+            let pkt = self.pool.get_mut(pid);
+            pkt.flow = flow;
+            pkt.src = src;
+            pkt.dst = dst;
+            pkt.created = now;
+            pkt.ip.src = self.nodes[src.idx()].addr;
+            pkt.ip.dst = self.nodes[dst.idx()].addr;
+            pkt.ip.ttl = 64;
+            pkt.ip.ident = pkt.uid as u16;
+            pkt.finalize();
+            self.flows[flow.idx()].in_flight += 1;
+            self.forward(now, src, pid);
+        }
+        let slot = &mut self.endpoints[id.idx()];
+        if self.tracer.wants_events() {
+            let flow = &self.flows[slot.flow.idx()].name;
+            while let Some(ev) = slot.ep.poll_event() {
+                self.tracer.endpoint_event(now, flow, &ev);
+            }
+        }
+        let next = slot.ep.poll_timeout();
+        if next != slot.timer_at {
+            slot.timer_gen = slot.timer_gen.wrapping_add(1);
+            slot.timer_at = next;
+            if let Some(t) = next {
+                self.queue
+                    .schedule(t.max(now), Event::Timer(id, slot.timer_gen));
+            }
+        }
+        let flow = slot.flow;
+        self.check_finished(flow);
+    }
+
+    fn timer(&mut self, now: SimTime, id: EndpointId, generation: u32) {
+        let slot = &mut self.endpoints[id.idx()];
+        if slot.timer_gen != generation {
+            return;
+        }
+        slot.timer_at = None;
+        slot.ep.handle_timeout(now);
+        self.service(id, now);
+    }
+
+    fn check_finished(&mut self, flow: crate::net::FlowId) {
+        let f = &mut self.flows[flow.idx()];
+        if f.finished || f.in_flight > 0 {
+            return;
+        }
+        if self.endpoints[f.sender.idx()].ep.is_done()
+            && self.endpoints[f.receiver.idx()].ep.is_done()
+        {
+            f.finished = true;
+            self.unfinished -= 1;
+        }
+    }
+
+    /// Sends a packet from `node` towards its destination (or delivers it, if it is there).
+    fn forward(&mut self, now: SimTime, node: NodeId, pid: PacketId) {
+        let dst = self.pool.get(pid).dst;
+        if dst == node {
+            self.deliver(now, node, pid);
+            return;
+        }
+        match self.routes.next_hop(node, dst) {
+            Some(iface) => {
+                let dir = self.ifaces[iface.idx()].out;
+                self.enqueue(now, dir, pid);
+            }
+            // Validation rejects flows between disconnected nodes, so this is unreachable
+            // for scenario traffic; drop rather than panic.
+            None => self.discard(pid),
+        }
+    }
+
+    fn enqueue(&mut self, now: SimTime, dir: LinkDirId, pid: PacketId) {
+        let link = &mut self.links[dir.idx()];
+        let pkt = self.pool.get(pid);
+        let (from, to) = (link.from.0, link.to.0);
+        if self.tracer.ns2_on() {
+            self.tracer.ns2('+', now, from, to, pkt);
+        }
+        if link.queue.would_drop(pkt.size, link.transmitting.is_some()) {
+            if self.window.contains(now) {
+                link.counters.queue_drops += 1;
+            }
+            if self.tracer.ns2_on() {
+                self.tracer.ns2('d', now, from, to, pkt);
+            }
+            self.discard(pid);
+            return;
+        }
+        if link.transmitting.is_none() {
+            self.start_tx(now, dir, pid);
+        } else {
+            link.queue.push(pid, pkt.size);
+        }
+    }
+
+    fn start_tx(&mut self, now: SimTime, dir: LinkDirId, pid: PacketId) {
+        let link = &mut self.links[dir.idx()];
+        let pkt = self.pool.get(pid);
+        if self.tracer.ns2_on() {
+            self.tracer.ns2('-', now, link.from.0, link.to.0, pkt);
+        }
+        if self.tracer.pcap_on() {
+            self.tracer.pcap(link.from_iface.idx(), now, pkt);
+        }
+        link.transmitting = Some(pid);
+        let tx_end = now + link.tx_time(pkt.size);
+        if self.window.contains(now) {
+            link.counters.tx_packets += 1;
+            link.counters.tx_bytes += u64::from(pkt.size);
+        }
+        link.counters.busy_ns += overlap_ns(now, tx_end, self.window.start, self.window.end);
+        // The loss is decided as the packet goes onto the wire and takes effect at the far
+        // end: a lost packet still occupies the link for its full transmission time.
+        let lost = link.loss.is_active() && link.loss.lose(pkt);
+        let arrive = tx_end + link.delay;
+        self.queue.schedule(tx_end, Event::TxDone(dir));
+        self.queue.schedule(arrive, Event::Arrive(dir, pid, lost));
+    }
+
+    fn tx_done(&mut self, now: SimTime, dir: LinkDirId) {
+        let link = &mut self.links[dir.idx()];
+        link.transmitting = None;
+        if let Some(next) = link.queue.pop() {
+            self.start_tx(now, dir, next);
+        }
+    }
+
+    fn arrive(&mut self, now: SimTime, dir: LinkDirId, pid: PacketId, lost: bool) {
+        let link = &mut self.links[dir.idx()];
+        let (from, to, to_iface) = (link.from, link.to, link.to_iface);
+        if lost {
+            if self.window.contains(now) {
+                link.counters.loss_drops += 1;
+            }
+            if self.tracer.ns2_on() {
+                self.tracer.ns2('d', now, from.0, to.0, self.pool.get(pid));
+            }
+            self.discard(pid);
+            return;
+        }
+        if self.tracer.ns2_on() {
+            self.tracer.ns2('r', now, from.0, to.0, self.pool.get(pid));
+        }
+        if self.tracer.pcap_on() {
+            self.tracer.pcap(to_iface.idx(), now, self.pool.get(pid));
+        }
+        self.forward(now, to, pid);
+    }
+
+    fn deliver(&mut self, now: SimTime, node: NodeId, pid: PacketId) {
+        let pkt = self.pool.get(pid);
+        let proto = pkt.ip.protocol;
+        let port = pkt.ports().1;
+        let target = self.nodes[node.idx()]
+            .ports
+            .iter()
+            .find(|&&(p, l, _)| p == proto && l == port)
+            .map(|&(_, _, ep)| ep);
+        match target {
+            Some(ep) => {
+                self.endpoints[ep.idx()].ep.handle_packet(now, pkt);
+                self.discard(pid);
+                self.service(ep, now);
+            }
+            None => self.discard(pid),
+        }
+    }
+
+    /// Returns a packet to the pool and updates its flow's in-flight count.
+    fn discard(&mut self, pid: PacketId) {
+        let flow = self.pool.get(pid).flow;
+        self.pool.release(pid);
+        let f = &mut self.flows[flow.idx()];
+        f.in_flight = f.in_flight.saturating_sub(1);
+        if f.in_flight == 0 {
+            self.check_finished(flow);
+        }
+    }
+
+    fn sample(&mut self, now: SimTime) {
+        let t = now.as_secs_f64();
+        let vars = &self.tracer.series_vars;
+        let series = &mut self.tracer.series;
+        if vars.iter().any(|v| v == "queue") {
+            let var = series.variable_id("queue");
+            for link in &self.links {
+                let ent = series.entity_id(&link.name);
+                series.push(t, ent, var, link.queue.len() as f64);
+            }
+        }
+        for flow in &self.flows {
+            let ent = series.entity_id(&flow.name);
+            for ep in [flow.sender, flow.receiver] {
+                self.endpoints[ep.idx()].ep.sample(&mut |name, value| {
+                    if vars.iter().any(|v| v == name) {
+                        let var = series.variable_id(name);
+                        series.push(t, ent, var, value);
+                    }
+                });
+            }
+        }
+        let next = now + self.series_interval;
+        if self.stop_at.is_none_or(|s| next < s) {
+            self.queue.schedule(next, Event::Sample);
+        }
+    }
+}

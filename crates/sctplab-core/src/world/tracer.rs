@@ -1,0 +1,163 @@
+//! The run's collectors, opened once before the run and flushed after it. The first I/O
+//! error is kept and reported when the run ends, so the hot path never branches on it.
+
+use super::{Iface, Node};
+use crate::endpoint::EndpointEvent;
+use crate::error::Error;
+use crate::net::Packet;
+use crate::net::wire::emit_ipv4_packet;
+use crate::sim::SimTime;
+use crate::trace::TraceConfig;
+use crate::trace::csv::{AcksCsv, SendsCsv};
+use crate::trace::ns2::Ns2Trace;
+use crate::trace::pcap::PcapWriter;
+use crate::trace::series::Series;
+use std::fs::{self, File};
+use std::io::{self, BufWriter};
+use std::path::{Path, PathBuf};
+
+type Out = BufWriter<File>;
+
+pub(crate) struct Tracer {
+    ns2: Option<Ns2Trace<Out>>,
+    pcap: Vec<Option<PcapWriter<Out>>>,
+    sends: Option<SendsCsv<Out>>,
+    acks: Option<AcksCsv<Out>>,
+    scratch: Vec<u8>,
+    error: Option<io::Error>,
+    pub series_vars: Vec<String>,
+    pub series: Series,
+}
+
+fn create(path: &Path) -> Result<Out, Error> {
+    File::create(path)
+        .map(|f| BufWriter::with_capacity(1 << 16, f))
+        .map_err(|e| Error::io(path, e))
+}
+
+impl Tracer {
+    pub fn open(cfg: &TraceConfig, nodes: &[Node], ifaces: &[Iface]) -> Result<Tracer, Error> {
+        let mut t = Tracer {
+            ns2: None,
+            pcap: Vec::new(),
+            sends: None,
+            acks: None,
+            scratch: Vec::with_capacity(2048),
+            error: None,
+            series_vars: cfg.series.clone(),
+            series: Series::default(),
+        };
+        if !cfg.needs_dir() {
+            return Ok(t);
+        }
+        let dir: PathBuf = cfg
+            .out_dir
+            .clone()
+            .ok_or_else(|| Error::Usage("traces and pcap need an output folder".into()))?;
+        fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        if cfg.ns2 {
+            t.ns2 = Some(Ns2Trace::new(create(&dir.join("trace.tr"))?));
+        }
+        if cfg.sends {
+            let p = dir.join("sends.csv");
+            t.sends = Some(SendsCsv::new(create(&p)?).map_err(|e| Error::io(&p, e))?);
+        }
+        if cfg.acks {
+            let p = dir.join("acks.csv");
+            t.acks = Some(AcksCsv::new(create(&p)?).map_err(|e| Error::io(&p, e))?);
+        }
+        if cfg.pcap {
+            let pdir = dir.join("pcap");
+            fs::create_dir_all(&pdir).map_err(|e| Error::io(&pdir, e))?;
+            for iface in ifaces {
+                let node = &nodes[iface.node.idx()];
+                let p = pdir.join(format!("{}-{}.pcap", node.name, iface.name));
+                let w = PcapWriter::new(create(&p)?).map_err(|e| Error::io(&p, e))?;
+                t.pcap.push(Some(w));
+            }
+        }
+        Ok(t)
+    }
+
+    fn keep(&mut self, r: io::Result<()>) {
+        if let Err(e) = r {
+            self.error.get_or_insert(e);
+        }
+    }
+
+    #[inline]
+    pub fn ns2_on(&self) -> bool {
+        self.ns2.is_some()
+    }
+
+    pub fn ns2(&mut self, ev: char, t: SimTime, from: u32, to: u32, p: &Packet) {
+        if let Some(w) = &mut self.ns2 {
+            let r = w.event(ev, t, from, to, p);
+            self.keep(r);
+        }
+    }
+
+    #[inline]
+    pub fn pcap_on(&self) -> bool {
+        !self.pcap.is_empty()
+    }
+
+    pub fn pcap(&mut self, iface: usize, t: SimTime, p: &Packet) {
+        if let Some(Some(w)) = self.pcap.get_mut(iface) {
+            emit_ipv4_packet(
+                &p.ip,
+                &p.transport,
+                p.payload_len as usize,
+                &mut self.scratch,
+            );
+            let r = w.write_packet(t.as_nanos(), &self.scratch);
+            if let Err(e) = r {
+                self.error.get_or_insert(e);
+            }
+        }
+    }
+
+    pub fn endpoint_event(&mut self, t: SimTime, flow: &str, ev: &EndpointEvent) {
+        let r = match ev {
+            EndpointEvent::Sent { seq, kind } => match &mut self.sends {
+                Some(w) => w.row(t, flow, *seq, kind.as_str()),
+                None => Ok(()),
+            },
+            EndpointEvent::AckReceived {
+                cum_ack,
+                gaps,
+                dups,
+                rwnd_bytes,
+            } => match &mut self.acks {
+                Some(w) => w.row(t, flow, *cum_ack, gaps, *dups, *rwnd_bytes),
+                None => Ok(()),
+            },
+        };
+        self.keep(r);
+    }
+
+    pub fn wants_events(&self) -> bool {
+        self.sends.is_some() || self.acks.is_some()
+    }
+
+    /// Flushes every file; returns the first error met during the run or now.
+    pub fn finish(&mut self) -> io::Result<()> {
+        let mut results = Vec::new();
+        if let Some(w) = &mut self.ns2 {
+            results.push(w.flush());
+        }
+        if let Some(w) = &mut self.sends {
+            results.push(w.flush());
+        }
+        if let Some(w) = &mut self.acks {
+            results.push(w.flush());
+        }
+        for w in self.pcap.iter_mut().flatten() {
+            results.push(w.flush());
+        }
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        results.into_iter().collect()
+    }
+}

@@ -1,0 +1,133 @@
+//! sctplab._core: thin bindings. All modelling lives in sctplab-core; this crate only
+//! converts arguments and results and maps errors to Python exceptions.
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use sctplab_core::trace::TraceConfig;
+use sctplab_core::{Error, RunOptions, Scenario, load_json, load_toml, run_scenario};
+use std::path::PathBuf;
+
+create_exception!(
+    _core,
+    ScenarioError,
+    PyValueError,
+    "A scenario file, dict or override is invalid."
+);
+create_exception!(
+    _core,
+    UsageError,
+    PyValueError,
+    "An option outside the scenario is invalid."
+);
+
+fn to_py(e: Error) -> PyErr {
+    match e {
+        Error::Scenario(s) => ScenarioError::new_err(s.to_string()),
+        Error::Usage(m) => UsageError::new_err(m),
+        Error::Io { .. } => PyOSError::new_err(e.to_string()),
+    }
+}
+
+fn load(
+    text: &str,
+    is_json: bool,
+    source: &str,
+    default_name: &str,
+    sets: Vec<(String, String)>,
+) -> PyResult<Scenario> {
+    let r = if is_json {
+        load_json(text, source, default_name, &sets)
+    } else {
+        load_toml(text, source, default_name, &sets)
+    };
+    r.map_err(|e| ScenarioError::new_err(e.to_string()))
+}
+
+/// Validates a scenario and returns (name, resolved TOML).
+#[pyfunction]
+#[pyo3(signature = (text, *, is_json=false, source="<string>", default_name="scenario", sets=Vec::new()))]
+fn resolve(
+    text: &str,
+    is_json: bool,
+    source: &str,
+    default_name: &str,
+    sets: Vec<(String, String)>,
+) -> PyResult<(String, String)> {
+    let s = load(text, is_json, source, default_name, sets)?;
+    Ok((s.name, s.resolved_toml))
+}
+
+/// Runs one scenario. Returns a dict: summary_json, resolved_toml, name, events,
+/// sim_time_s, wall_s, and series columns (little-endian f64/u32 bytes plus names).
+#[pyfunction]
+#[pyo3(signature = (text, *, is_json=false, source="<string>", default_name="scenario", sets=Vec::new(), seed=1, out_dir=None, pcap=false, traces=Vec::new(), series=Vec::new(), progress=false))]
+#[allow(clippy::too_many_arguments)]
+fn run<'py>(
+    py: Python<'py>,
+    text: &str,
+    is_json: bool,
+    source: &str,
+    default_name: &str,
+    sets: Vec<(String, String)>,
+    seed: u64,
+    out_dir: Option<PathBuf>,
+    pcap: bool,
+    traces: Vec<String>,
+    series: Vec<String>,
+    progress: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let scenario = load(text, is_json, source, default_name, sets)?;
+    let mut trace = TraceConfig {
+        out_dir,
+        pcap,
+        ..TraceConfig::default()
+    };
+    trace
+        .set_traces(&traces)
+        .map_err(|m| UsageError::new_err(format!("--trace: {m}")))?;
+    trace
+        .set_series(&series)
+        .map_err(|m| UsageError::new_err(format!("--series: {m}")))?;
+    let opts = RunOptions {
+        seed,
+        trace,
+        progress,
+    };
+    let result = py
+        .detach(|| run_scenario(&scenario, &opts))
+        .map_err(to_py)?;
+
+    let out = PyDict::new(py);
+    out.set_item("name", &scenario.name)?;
+    out.set_item("resolved_toml", &scenario.resolved_toml)?;
+    out.set_item("summary_json", &result.summary_json)?;
+    out.set_item("events", result.events)?;
+    out.set_item("sim_time_s", result.sim_time_s)?;
+    out.set_item("wall_s", result.wall_s)?;
+    let s = &result.series;
+    let f64s = |v: &[f64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let u32s = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let cols = PyDict::new(py);
+    cols.set_item("time_s", PyBytes::new(py, &f64s(&s.time_s)))?;
+    cols.set_item("entity", PyBytes::new(py, &u32s(&s.entity)))?;
+    cols.set_item("variable", PyBytes::new(py, &u32s(&s.variable)))?;
+    cols.set_item("value", PyBytes::new(py, &f64s(&s.value)))?;
+    cols.set_item("entity_names", s.entity_names.clone())?;
+    cols.set_item("variable_names", s.variable_names.clone())?;
+    out.set_item("series", cols)?;
+    Ok(out)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", sctplab_core::VERSION)?;
+    m.add("__git_commit__", env!("SCTPLAB_GIT_COMMIT"))?;
+    m.add("__git_dirty__", env!("SCTPLAB_GIT_DIRTY") == "true")?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("UsageError", m.py().get_type::<UsageError>())?;
+    m.add_function(wrap_pyfunction!(resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    Ok(())
+}

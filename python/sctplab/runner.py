@@ -1,0 +1,152 @@
+"""One run: call the Rust core, write the run folder (CONTRACTS.md), return the results."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import socket
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from sctplab import _core
+from sctplab.scenario_input import overrides, read_scenario
+
+
+@dataclass
+class RunResult:
+    """What `run` returns. `summary` is summary.json as a dict."""
+
+    summary: dict[str, Any]
+    scenario_toml: str
+    out_dir: Path | None
+    wall_s: float
+    events: int
+    series: pd.DataFrame = field(repr=False)
+
+    def flows(self) -> pd.DataFrame:
+        """One row per flow with its summary metrics."""
+        return pd.DataFrame.from_dict(self.summary["flows"], orient="index")
+
+    def links(self) -> pd.DataFrame:
+        """One row per link direction with its summary metrics."""
+        return pd.DataFrame.from_dict(self.summary["links"], orient="index")
+
+
+def _series_table(cols: _core.SeriesColumns) -> pa.Table:
+    time_s = np.frombuffer(cols["time_s"], dtype="<f8")
+    value = np.frombuffer(cols["value"], dtype="<f8")
+    entity = np.frombuffer(cols["entity"], dtype="<u4").astype(np.int32)
+    variable = np.frombuffer(cols["variable"], dtype="<u4").astype(np.int32)
+    return pa.table(
+        {
+            "time_s": pa.array(time_s, pa.float64()),
+            "entity": pa.DictionaryArray.from_arrays(
+                pa.array(entity, pa.int32()), pa.array(cols["entity_names"], pa.string())
+            ),
+            "variable": pa.DictionaryArray.from_arrays(
+                pa.array(variable, pa.int32()), pa.array(cols["variable_names"], pa.string())
+            ),
+            "value": pa.array(value, pa.float64()),
+        }
+    )
+
+
+def code_version() -> dict[str, Any]:
+    return {
+        "sctplab_version": _core.__version__,
+        "git_commit": _core.__git_commit__,
+        "git_dirty": _core.__git_dirty__,
+    }
+
+
+def _run_json(raw: _core.RawRun, seed: int, sets: list[tuple[str, str]]) -> dict[str, Any]:
+    wall = raw["wall_s"]
+    return {
+        "wall_time_s": wall,
+        "events_per_s": raw["events"] / wall if wall > 0 else None,
+        **code_version(),
+        "seed": seed,
+        "overrides": dict(sets),
+        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "host": {
+            "hostname": socket.gethostname(),
+            "platform": platform.platform(),
+            "python": sys.version.split()[0],
+            "cpus": os.cpu_count(),
+        },
+    }
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+def run(
+    scenario: str | Path | Mapping[str, Any],
+    seed: int = 1,
+    set: Mapping[str, Any] | None = None,
+    *,
+    out: str | Path | None = None,
+    pcap: bool = False,
+    trace: Iterable[str] = (),
+    series: Iterable[str] = (),
+    progress: bool = False,
+    raw_sets: list[tuple[str, str]] | None = None,
+) -> RunResult:
+    """Run one scenario.
+
+    `scenario` is a path to a TOML file, a TOML document or a dict; `set` overrides
+    values by dotted key (`{"links.bottleneck.delay": "250ms"}`). With `out`, the run
+    folder of CONTRACTS.md is written there (summary.json, run.json, scenario.toml and
+    whatever `pcap`, `trace` and `series` ask for); traces and pcap need `out`.
+    """
+    src = read_scenario(scenario)
+    sets = (raw_sets or []) + overrides(set)
+    out_dir = Path(out) if out is not None else None
+    trace_list = [t for t in trace if t]
+    series_list = [s for s in series if s]
+    if out_dir is None and (pcap or trace_list):
+        raise _core.UsageError("pcap and traces need an output folder (out=...)")
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    raw = _core.run(
+        src.text,
+        is_json=src.is_json,
+        source=src.source,
+        default_name=src.default_name,
+        sets=sets,
+        seed=seed,
+        out_dir=str(out_dir) if out_dir is not None else None,
+        pcap=pcap,
+        traces=trace_list,
+        series=series_list,
+        progress=progress,
+    )
+    table = _series_table(raw["series"])
+    if out_dir is not None:
+        _write_atomic(out_dir / "scenario.toml", raw["resolved_toml"])
+        _write_atomic(out_dir / "run.json", json.dumps(_run_json(raw, seed, sets), indent=2) + "\n")
+        if series_list:
+            pq.write_table(table, out_dir / "series.parquet")
+        # summary.json last: its presence marks a complete run folder.
+        _write_atomic(out_dir / "summary.json", raw["summary_json"])
+    return RunResult(
+        summary=json.loads(raw["summary_json"]),
+        scenario_toml=raw["resolved_toml"],
+        out_dir=out_dir,
+        wall_s=raw["wall_s"],
+        events=raw["events"],
+        series=table.to_pandas(),
+    )

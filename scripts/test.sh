@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what the tests need (system packages, the package itself with its test extras)
+# and runs every test: Rust (fmt, clippy, cargo test) and Python (ruff, mypy, pytest).
+# The README's second quick-start command; .ci/run calls it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v tshark >/dev/null 2>&1 || need_apt+=(tshark)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "== apt-get install ${need_apt[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+echo "== pip install .[test]"
+PIP_CONSTRAINT="$PWD/constraints.txt" python3 -m pip install -q ".[test]"
+
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+echo "== cargo clippy"
+cargo clippy --workspace --all-targets --locked -q -- -D warnings
+echo "== cargo test"
+cargo test -p sctplab-core --locked
+
+echo "== ruff, mypy"
+python3 -m ruff check python tests
+python3 -m ruff format --check python tests
+python3 -m mypy
+
+echo "== pytest"
+python3 -m pytest -q -p no:cacheprovider

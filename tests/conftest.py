@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = ROOT / "scenarios"
+
+
+def sctplab(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Runs the installed CLI as a user would."""
+    exe = shutil.which("sctplab")
+    cmd = [exe] if exe else [sys.executable, "-m", "sctplab.cli"]
+    return subprocess.run(
+        [*cmd, *map(str, args)], capture_output=True, text=True, cwd=cwd, check=False
+    )
+
+
+@pytest.fixture
+def example() -> Path:
+    return SCENARIOS / "example-cbr.toml"
+
+
+def require_tshark() -> str:
+    exe = shutil.which("tshark")
+    if exe is None:
+        if os.environ.get("CI"):
+            pytest.fail("tshark is required in CI (scripts/test.sh installs it)")
+        pytest.skip("tshark not installed")
+    return exe

@@ -1,0 +1,125 @@
+"""Bad input: one line naming file, key path and what was expected; exit status 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import sctplab
+
+BASE = """
+duration = "5s"
+[[nodes]]
+name = "a"
+[[nodes]]
+name = "b"
+[[nodes]]
+name = "island"
+[[links]]
+name = "ab"
+a = "a"
+b = "b"
+bandwidth = "1Mb"
+delay = "10ms"
+[[flows]]
+name = "f1"
+type = "cbr"
+from = "a"
+to = "b"
+rate = "100Kb"
+"""
+
+CASES = {
+    # name: (scenario text, extra args, substrings the one line must contain)
+    "malformed_toml": (BASE + "[[links]\n", [], ["bad.toml", "invalid TOML"]),
+    "unknown_key": (
+        BASE.replace('delay = "10ms"', 'delay = "10ms"\ndelya = "1ms"'),
+        [],
+        ["bad.toml", "links.ab", "unknown field `delya`"],
+    ),
+    "wrong_unit": (
+        BASE.replace('delay = "10ms"', 'delay = "10Mb"'),
+        [],
+        ["bad.toml", "links.ab.delay", "unknown unit", '"250ms"'],
+    ),
+    "missing_unit": (
+        BASE.replace('bandwidth = "1Mb"', "bandwidth = 1000000"),
+        [],
+        ["bad.toml", "links.ab.bandwidth", '"10Mb"'],
+    ),
+    "negative_value": (
+        BASE.replace('delay = "10ms"', 'delay = "-10ms"'),
+        [],
+        ["bad.toml", "links.ab.delay", "negative"],
+    ),
+    "probability_out_of_range": (
+        BASE + "[links.loss]\nrate = 1.5\n",
+        [],
+        ["bad.toml", "links.ab.loss.rate", "probability"],
+    ),
+    "link_to_unknown_node": (
+        BASE.replace('b = "b"', 'b = "c"'),
+        [],
+        ["bad.toml", "links.ab.b", 'unknown node "c"'],
+    ),
+    "disconnected_flow": (
+        BASE.replace('to = "b"', 'to = "island"'),
+        [],
+        ["bad.toml", "flows.f1", "no path"],
+    ),
+    "drop_list_on_missing_flow": (
+        BASE + '[links.loss]\ndrops = [3]\nflow = "f9"\n',
+        [],
+        ["bad.toml", "links.ab.loss.flow", 'unknown flow "f9"'],
+    ),
+    "bad_set_path": (
+        BASE,
+        ["--set", "links.nosuch.delay=5ms"],
+        ["--set links.nosuch.delay=5ms", 'no entry named "nosuch" in links'],
+    ),
+    "bad_set_value": (
+        BASE,
+        ["--set", "links.ab.queue=-3"],
+        ["links.ab.queue"],
+    ),
+    "unknown_flow_type": (
+        BASE.replace('type = "cbr"', 'type = "quic"'),
+        [],
+        ["bad.toml", "flows.f1.type", 'unknown flow type "quic"'],
+    ),
+    "duplicate_name": (
+        BASE.replace('name = "island"', 'name = "a"'),
+        [],
+        ["bad.toml", "nodes.a", "duplicate name"],
+    ),
+    "unknown_trace_kind": (BASE, ["--trace", "tcpdump"], ["--trace", '"tcpdump"', "ns2"]),
+    "unknown_series_variable": (BASE, ["--series", "temperature"], ["--series", "cwnd"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_bad_input_gives_one_line_and_status_2(case: str, tmp_path: Path) -> None:
+    text, args, expected = CASES[case]
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    r = sctplab("run", path, "--out", tmp_path / "out", *args, cwd=tmp_path)
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert "Traceback" not in r.stderr and "panicked" not in r.stderr
+    for s in expected:
+        assert s in lines[0], (s, lines[0])
+    assert not (tmp_path / "out" / "summary.json").exists()
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    r = sctplab("run", tmp_path / "nope.toml")
+    assert r.returncode == 2
+    assert r.stderr.strip() == f"sctplab: error: {tmp_path / 'nope.toml'}: no such scenario file"
+
+
+def test_unknown_option_is_one_line() -> None:
+    r = sctplab("run", "x.toml", "--frobnicate")
+    assert r.returncode == 2
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert "--frobnicate" in r.stderr
