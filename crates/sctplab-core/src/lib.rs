@@ -11,6 +11,7 @@ pub mod metrics;
 pub mod net;
 pub mod scenario;
 pub mod sim;
+pub mod tcp;
 pub mod trace;
 pub mod world;
 

@@ -66,9 +66,12 @@ pub trait Endpoint {
 }
 
 /// Every endpoint kind, for static dispatch on the hot path.
+/// Large machines are boxed so the enum (and the endpoint arena) stays compact.
 pub enum AnyEndpoint {
     CbrSource(cbr::CbrSource),
     UdpSink(cbr::UdpSink),
+    TcpSender(Box<crate::tcp::TcpSender>),
+    TcpReceiver(Box<crate::tcp::TcpReceiver>),
 }
 
 macro_rules! dispatch {
@@ -76,6 +79,8 @@ macro_rules! dispatch {
         match $self {
             AnyEndpoint::CbrSource($e) => $body,
             AnyEndpoint::UdpSink($e) => $body,
+            AnyEndpoint::TcpSender($e) => $body,
+            AnyEndpoint::TcpReceiver($e) => $body,
         }
     };
 }

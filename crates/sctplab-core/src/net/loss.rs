@@ -95,6 +95,8 @@ impl DropList {
 
 #[derive(Clone, Debug, Default)]
 pub struct LossModel {
+    /// Lose packets as they enter the link (before the queue) rather than on the wire.
+    pub at_entry: bool,
     pub data_only: bool,
     pub bernoulli: Option<(f64, RngStream)>,
     /// Bit error rate: a packet of `n` bytes survives with probability (1 - ber)^(8n).

@@ -36,6 +36,9 @@ pub struct Packet {
     /// Set by the sender on retransmissions (traces only; loss models ignore it).
     pub retransmission: bool,
     pub created: SimTime,
+    /// Send time of the data packet an ack answers (ns-2's `ts_echo` header field; a
+    /// simulator-side channel for RTT sampling, not encoded on the wire).
+    pub ts_echo: SimTime,
     pub ip: Ipv4Repr,
     pub transport: TransportRepr,
     /// Application payload bytes after the transport header (UDP and TCP). SCTP payload is
@@ -57,6 +60,7 @@ impl Default for Packet {
             ack_num: 0,
             retransmission: false,
             created: SimTime::ZERO,
+            ts_echo: SimTime::ZERO,
             ip: Ipv4Repr {
                 src: [0; 4],
                 dst: [0; 4],

@@ -2,7 +2,7 @@
 
 use super::error::ScenarioError;
 use super::overrides;
-use super::schema::{CbrCfg, FLOW_TYPES, FlowSpec, LossCfg, ScenarioFile};
+use super::schema::{CbrCfg, FLOW_TYPES, FlowSpec, LossCfg, ScenarioFile, TcpCfg};
 use crate::net::routing::shortest_paths;
 use crate::net::{IfaceId, NodeId};
 use crate::sim::{SimDuration, SimTime};
@@ -180,6 +180,7 @@ fn typed_flow(raw: &Table, index: usize, source: &str) -> Result<FlowSpec, Scena
     let body = Value::Table(body);
     match kind.as_str() {
         "cbr" => Ok(FlowSpec::Cbr(typed::<CbrCfg>(&body, source, &label)?)),
+        "tcp" => Ok(FlowSpec::Tcp(typed::<TcpCfg>(&body, source, &label)?)),
         other => Err(ScenarioError::new(
             source,
             format!("{label}.type"),
@@ -318,6 +319,7 @@ fn validate(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
         }
         match flow {
             FlowSpec::Cbr(c) => validate_cbr(c, &p, source)?,
+            FlowSpec::Tcp(c) => validate_tcp(c, &p, source)?,
         }
     }
 
@@ -461,6 +463,55 @@ fn validate_cbr(c: &CbrCfg, p: &str, source: &str) -> Result<(), ScenarioError> 
                 format!("{p}.stop"),
                 "must be later than start",
             ));
+        }
+    }
+    Ok(())
+}
+
+fn validate_tcp(c: &TcpCfg, p: &str, source: &str) -> Result<(), ScenarioError> {
+    let bad = |key: &str, msg: &str| Err(ScenarioError::new(source, format!("{p}.{key}"), msg));
+    // 65535 - 20 (IPv4) - 20 (TCP) - 40 (options): the largest payload that fits.
+    if c.segment_size.0 == 0 || c.segment_size.0 > 65_455 {
+        return bad("segment_size", "expected a payload from 1B to 65455B");
+    }
+    if c.bytes.is_some_and(|b| b.0 == 0) {
+        return bad(
+            "bytes",
+            "must be greater than zero (omit it for a bulk transfer)",
+        );
+    }
+    if c.bytes.is_some() && c.stop.is_some() {
+        return bad("stop", "only a bulk transfer (no `bytes`) can be stopped");
+    }
+    if c.window == 0 {
+        return bad("window", "expected at least 1 segment");
+    }
+    if !(c.initial_window.is_finite() && c.initial_window >= 1.0) {
+        return bad("initial_window", "expected at least 1 segment");
+    }
+    if c.initial_ssthresh
+        .is_some_and(|s| !(s.is_finite() && s >= 2.0))
+    {
+        return bad("initial_ssthresh", "expected at least 2 segments");
+    }
+    if c.dupack_threshold == 0 {
+        return bad("dupack_threshold", "expected at least 1");
+    }
+    if c.max_sack_blocks > 4 {
+        return bad(
+            "max_sack_blocks",
+            "a TCP header holds at most 4 SACK blocks (RFC 2018)",
+        );
+    }
+    if c.rto_min.0 > c.rto_max.0 {
+        return bad("rto_min", "must not exceed rto_max");
+    }
+    if c.clock_granularity.0 == SimDuration::ZERO {
+        return bad("clock_granularity", "must be greater than zero");
+    }
+    if let (Some(start), Some(stop)) = (c.start, c.stop) {
+        if stop <= start {
+            return bad("stop", "must be later than start");
         }
     }
     Ok(())

@@ -80,11 +80,25 @@ pub enum LossDirection {
     Both,
 }
 
+/// Where on a link direction the loss models act.
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum LossPosition {
+    /// As the packet enters the link, before the queue (ns-2's `lossmodel` and
+    /// `errormodule`): a lost packet takes no queue space and no transmission time.
+    #[default]
+    Entry,
+    /// On the wire: the packet is queued and transmitted, and lost on arrival.
+    Wire,
+}
+
 #[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct LossCfg {
     #[serde(default)]
     pub direction: LossDirection,
+    #[serde(default)]
+    pub position: LossPosition,
     #[serde(default)]
     pub data_only: bool,
     #[serde(default)]
@@ -130,30 +144,160 @@ pub struct CbrCfg {
     pub packet_size: Option<Size>,
 }
 
+/// TCP loss-recovery algorithm (ns-2.35's one-way agents of the same names).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum TcpVariant {
+    Reno,
+    Newreno,
+    Sack,
+    Fack,
+}
+
+/// A TCP connection: a one-way sender and a receiver (sink). Defaults are ns-2.35's
+/// `Agent/TCP` and `Agent/TCPSink` defaults; docs/models/tcp.md gives each knob's source.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct TcpCfg {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    pub variant: TcpVariant,
+    #[serde(default)]
+    pub start: Option<Duration>,
+    /// The application stops offering new data (bulk transfers only).
+    #[serde(default)]
+    pub stop: Option<Duration>,
+    /// Finite transfer of this many bytes; a bulk (always backlogged) transfer if absent.
+    #[serde(default)]
+    pub bytes: Option<Size>,
+    /// Payload bytes per segment (ns-2 `packetSize_`).
+    #[serde(default = "default_segment_size")]
+    pub segment_size: Size,
+    /// Largest window in segments, the receiver's advertised window (ns-2 `window_`).
+    #[serde(default = "default_window")]
+    pub window: u32,
+    /// Initial congestion window in segments (ns-2 `windowInit_`).
+    #[serde(default = "default_initial_window")]
+    pub initial_window: f64,
+    /// Initial ssthresh in segments; defaults to `window` (ns-2 `TcpAgent::reset`).
+    #[serde(default)]
+    pub initial_ssthresh: Option<f64>,
+    #[serde(default = "default_dupack_threshold")]
+    pub dupack_threshold: u32,
+    /// Send a new segment on each of the first two duplicate acks (RFC 3042;
+    /// ns-2 `singledup_`).
+    #[serde(default = "yes")]
+    pub limited_transmit: bool,
+    /// Slow start while cwnd <= ssthresh (RFC 5681 allows it); ns-2 does congestion
+    /// avoidance when cwnd == ssthresh.
+    #[serde(default)]
+    pub slow_start_at_ssthresh: bool,
+    /// The ack of the first segment does not open the window (ns-2 `delay_growth_`,
+    /// meant for its SYN; with no SYN it applies to the first data segment). Not used
+    /// by `fack`, as in ns-2.
+    #[serde(default)]
+    pub delay_growth: bool,
+    /// Halve the window without truncating to whole segments (ns-2 `precisionReduce_`).
+    #[serde(default = "yes")]
+    pub precision_reduce: bool,
+    /// NewReno: deflate the window by the amount a partial ack acknowledges
+    /// (ns-2 `partial_window_deflation_`, RFC 6582).
+    #[serde(default = "yes")]
+    pub partial_window_deflation: bool,
+    /// NewReno: re-arm the retransmission timer only on the first partial ack
+    /// (ns-2 `newreno_changes1_`, RFC 6582's "Impatient" variant).
+    #[serde(default = "yes")]
+    pub reset_timer_on_first_partial_ack_only: bool,
+    /// Maximum segments sent in response to one ack; 0 for no limit (ns-2 `maxburst_`).
+    #[serde(default)]
+    pub max_burst: u32,
+    #[serde(default = "default_rto_min")]
+    pub rto_min: Duration,
+    #[serde(default = "default_rto_initial")]
+    pub rto_initial: Duration,
+    #[serde(default = "default_rto_max")]
+    pub rto_max: Duration,
+    /// RTT samples and RTO are computed in ticks of this length (ns-2 `tcpTick_`).
+    #[serde(default = "default_clock_granularity")]
+    pub clock_granularity: Duration,
+    /// The receiver delays acks: one ack per two segments or after `delayed_ack_timeout`,
+    /// at once for out-of-order data (RFC 5681 sec. 4.2).
+    #[serde(default)]
+    pub delayed_ack: bool,
+    #[serde(default = "default_delayed_ack_timeout")]
+    pub delayed_ack_timeout: Duration,
+    /// SACK blocks per ack (ns-2 `maxSackBlocks_`); used by `sack` and `fack`.
+    #[serde(default = "default_max_sack_blocks")]
+    pub max_sack_blocks: u32,
+    /// Open the connection with SYN, SYN-ACK, ACK (and SACK-permitted) so connect time is
+    /// measured; without it data starts at once, like ns-2's one-way agents.
+    #[serde(default)]
+    pub handshake: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+fn default_segment_size() -> Size {
+    Size(1000)
+}
+fn default_window() -> u32 {
+    20
+}
+fn default_initial_window() -> f64 {
+    2.0
+}
+fn default_dupack_threshold() -> u32 {
+    3
+}
+fn default_rto_min() -> Duration {
+    Duration(crate::sim::SimDuration::from_millis(200))
+}
+fn default_rto_initial() -> Duration {
+    Duration(crate::sim::SimDuration::from_secs(3))
+}
+fn default_rto_max() -> Duration {
+    Duration(crate::sim::SimDuration::from_secs(60))
+}
+fn default_clock_granularity() -> Duration {
+    Duration(crate::sim::SimDuration::from_millis(10))
+}
+fn default_delayed_ack_timeout() -> Duration {
+    Duration(crate::sim::SimDuration::from_millis(200))
+}
+fn default_max_sack_blocks() -> u32 {
+    3
+}
+
 /// A typed flow entry.
 #[derive(Debug, Clone)]
 pub enum FlowSpec {
     Cbr(CbrCfg),
+    Tcp(TcpCfg),
 }
 
 /// The flow types a `[[flows]]` entry may name, with a sentence for error messages.
-pub const FLOW_TYPES: &[&str] = &["cbr"];
+pub const FLOW_TYPES: &[&str] = &["cbr", "tcp"];
 
 impl FlowSpec {
     pub fn name(&self) -> &str {
         match self {
             FlowSpec::Cbr(c) => &c.name,
+            FlowSpec::Tcp(c) => &c.name,
         }
     }
     pub fn endpoints(&self) -> (&str, &str) {
         match self {
             FlowSpec::Cbr(c) => (&c.from, &c.to),
+            FlowSpec::Tcp(c) => (&c.from, &c.to),
         }
     }
     /// Whether the flow ends by itself (so a run without `duration` can finish).
     pub fn is_finite(&self) -> bool {
         match self {
             FlowSpec::Cbr(c) => c.stop.is_some(),
+            FlowSpec::Tcp(c) => c.bytes.is_some(),
         }
     }
 }

@@ -12,9 +12,12 @@ use crate::net::queue::DropTail;
 use crate::net::routing::shortest_paths;
 use crate::net::wire::IpProtocol;
 use crate::net::{EndpointId, FlowId, IfaceId, LinkDirId, NodeId, PacketPool};
-use crate::scenario::schema::{LinkCfg, LossCfg, LossDirection};
+use crate::scenario::schema::{LinkCfg, LossCfg, LossDirection, LossPosition, TcpCfg};
 use crate::scenario::{FlowSpec, Scenario};
 use crate::sim::{EventQueue, RngStream, SimDuration, SimTime};
+use crate::tcp::{
+    CongestionRules, ReceiverCfg, SenderCfg, SeqMap, TcpReceiver, TcpSender, TcpVariant,
+};
 use crate::trace::TraceConfig;
 use std::collections::HashMap;
 
@@ -39,6 +42,7 @@ fn loss_model(
 ) -> LossModel {
     let stream = |model: &str| RngStream::new(seed, &format!("link:{link}:{dir}:loss:{model}"));
     LossModel {
+        at_entry: cfg.position == LossPosition::Entry,
         data_only: cfg.data_only,
         bernoulli: cfg.rate.map(|p| (p, stream("bernoulli"))),
         ber: cfg.ber.map(|b| (b, stream("ber"))),
@@ -128,7 +132,7 @@ impl World {
             start: w_start,
             end: w_end.unwrap_or(SimTime::MAX),
         };
-        let trace_events = trace.sends || trace.acks;
+        let trace_events = trace.sends;
         let mut flows = Vec::new();
         let mut endpoints = Vec::new();
         for (i, spec) in s.flows.iter().enumerate() {
@@ -154,6 +158,15 @@ impl World {
                         AnyEndpoint::UdpSink(UdpSink::new(window)),
                         FlowKind::Cbr,
                         IpProtocol::UDP,
+                    )
+                }
+                FlowSpec::Tcp(c) => {
+                    let (snd, rcv) = tcp_endpoints(c, port, window, trace);
+                    (
+                        AnyEndpoint::TcpSender(Box::new(snd)),
+                        AnyEndpoint::TcpReceiver(Box::new(rcv)),
+                        FlowKind::Tcp,
+                        IpProtocol::TCP,
                     )
                 }
             };
@@ -201,6 +214,60 @@ impl World {
             unfinished,
         })
     }
+}
+
+fn tcp_endpoints(
+    c: &TcpCfg,
+    port: u16,
+    window: Window,
+    trace: &TraceConfig,
+) -> (TcpSender, TcpReceiver) {
+    let start = SimTime::ZERO + c.start.map_or(SimDuration::ZERO, |d| d.0);
+    let map = SeqMap {
+        iss: 0,
+        mss: c.segment_size.0,
+        total: c.bytes.map(|b| b.0),
+    };
+    let sack = matches!(c.variant, TcpVariant::Sack | TcpVariant::Fack);
+    let sender = TcpSender::new(SenderCfg {
+        variant: c.variant,
+        ports: (port, port),
+        map,
+        wnd: f64::from(c.window),
+        initial_window: c.initial_window,
+        initial_ssthresh: c.initial_ssthresh.unwrap_or(f64::from(c.window)),
+        numdupacks: i64::from(c.dupack_threshold),
+        limited_transmit: c.limited_transmit,
+        delay_growth: c.delay_growth,
+        rules: CongestionRules {
+            slow_start_at_ssthresh: c.slow_start_at_ssthresh,
+            precision_reduce: c.precision_reduce,
+        },
+        partial_window_deflation: c.partial_window_deflation,
+        reset_timer_first_partial_only: c.reset_timer_on_first_partial_ack_only,
+        max_burst: c.max_burst,
+        rto_initial: c.rto_initial.0,
+        rto_min: c.rto_min.0,
+        rto_max: c.rto_max.0,
+        tick: c.clock_granularity.0,
+        handshake: c.handshake,
+        sack_permitted: sack,
+        start,
+        stop: c.stop.map(|d| SimTime::ZERO + d.0),
+        window,
+        trace_sends: trace.sends,
+        trace_acks: trace.acks,
+    });
+    let receiver = TcpReceiver::new(ReceiverCfg {
+        ports: (port, port),
+        map,
+        sack,
+        max_sack_blocks: c.max_sack_blocks as usize,
+        delayed_ack: c.delayed_ack.then_some(c.delayed_ack_timeout.0),
+        window,
+        start,
+    });
+    (sender, receiver)
 }
 
 #[allow(clippy::too_many_arguments)]

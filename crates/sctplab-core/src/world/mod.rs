@@ -34,6 +34,7 @@ pub(crate) struct Iface {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum FlowKind {
     Cbr,
+    Tcp,
 }
 
 pub(crate) struct Flow {

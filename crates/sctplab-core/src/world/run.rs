@@ -210,6 +210,16 @@ impl World {
         let link = &mut self.links[dir.idx()];
         let pkt = self.pool.get(pid);
         let (from, to) = (link.from.0, link.to.0);
+        if link.loss.at_entry && link.loss.is_active() && link.loss.lose(pkt) {
+            if self.window.contains(now) {
+                link.counters.loss_drops += 1;
+            }
+            if self.tracer.ns2_on() {
+                self.tracer.ns2('d', now, from, to, pkt);
+            }
+            self.discard(pid);
+            return;
+        }
         if self.tracer.ns2_on() {
             self.tracer.ns2('+', now, from, to, pkt);
         }
@@ -246,9 +256,9 @@ impl World {
             link.counters.tx_bytes += u64::from(pkt.size);
         }
         link.counters.busy_ns += overlap_ns(now, tx_end, self.window.start, self.window.end);
-        // The loss is decided as the packet goes onto the wire and takes effect at the far
-        // end: a lost packet still occupies the link for its full transmission time.
-        let lost = link.loss.is_active() && link.loss.lose(pkt);
+        // On-the-wire loss is decided as the packet goes onto the wire and takes effect at
+        // the far end: a lost packet still occupies the link for its transmission time.
+        let lost = !link.loss.at_entry && link.loss.is_active() && link.loss.lose(pkt);
         let arrive = tx_end + link.delay;
         self.queue.schedule(tx_end, Event::TxDone(dir));
         self.queue.schedule(arrive, Event::Arrive(dir, pid, lost));

@@ -48,6 +48,9 @@ impl World {
                         "max_delay_s": num(sink.delay_max_ns as f64 / 1e9),
                     })
                 }
+                (FlowKind::Tcp, AnyEndpoint::TcpSender(snd), AnyEndpoint::TcpReceiver(rcv)) => {
+                    tcp_summary(snd, rcv, window_s)
+                }
                 _ => unreachable!("flow kind and endpoint types are built together"),
             };
             flows.insert(flow.name.clone(), entry);
@@ -86,6 +89,34 @@ impl World {
         text.push('\n');
         text
     }
+}
+
+fn secs(d: Option<crate::sim::SimDuration>) -> Value {
+    d.map_or(Value::Null, |d| num(d.as_secs_f64()))
+}
+
+fn tcp_summary(snd: &crate::tcp::TcpSender, rcv: &crate::tcp::TcpReceiver, window_s: f64) -> Value {
+    let st = &snd.stats;
+    let start = snd.start_time();
+    json!({
+        "type": "tcp",
+        "variant": snd.variant_name(),
+        "goodput_bps": num(rate(rcv.delivered_bytes, window_s)),
+        "delivered_bytes": rcv.delivered_bytes,
+        "data_packets_sent": st.data_packets_sent,
+        "data_bytes_sent": st.data_bytes_sent,
+        "new_bytes_sent": st.new_bytes_sent,
+        "retransmissions": st.retransmissions,
+        "fast_retransmissions": st.fast_retransmissions,
+        "timeout_retransmissions": st.timeout_retransmissions,
+        "timeouts": st.timeouts,
+        "ack_packets": rcv.ack_packets,
+        "ack_bytes": rcv.ack_bytes,
+        "connect_time_s": secs(st.connect_time),
+        "completion_time_s": secs(rcv.completed_at.map(|t| t.saturating_since(start))),
+        "final_cwnd": num(snd.cwnd()),
+        "final_ssthresh": num(snd.ssthresh()),
+    })
 }
 
 fn rate(bytes: u64, seconds: f64) -> f64 {

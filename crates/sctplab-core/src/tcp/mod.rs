@@ -1,0 +1,18 @@
+//! TCP: a sans-IO sender (Reno, NewReno, SACK, FACK as ns-2.35 models them) and
+//! receiver, with the congestion rules separate from the recovery algorithms.
+//! docs/models/tcp.md documents every knob and where it comes from.
+
+mod cc;
+mod receiver;
+mod recovery;
+mod rtt;
+mod scoreboard;
+mod sender;
+mod seqmap;
+
+pub use crate::scenario::schema::TcpVariant;
+pub use cc::CongestionRules;
+pub use receiver::{ReceiverCfg, TcpReceiver};
+pub use rtt::RttEstimator;
+pub use sender::{SenderCfg, SenderStats, TcpSender};
+pub use seqmap::SeqMap;

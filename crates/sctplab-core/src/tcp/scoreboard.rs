@@ -1,0 +1,227 @@
+//! The sender's SACK scoreboard: for each segment above the cumulative ack, whether the
+//! receiver has SACKed it and whether we retransmitted it.
+//!
+//! Two retransmission policies read it, matching ns-2.35's two scoreboards:
+//! - `next_hole` / `mark_hole_sent` (ns-2 `ScoreBoardRQ`, used by Sack1): holes are
+//!   retransmitted in order, each once, and only holes below some SACKed segment count.
+//! - `next_unsent_hole` / `mark_retransmitted` (ns-2 `ScoreBoard`, used by Fack): a hole
+//!   is eligible until it has been retransmitted; a retransmission SACKed or covered by
+//!   the cumulative ack is taken out of `retran_data`, and one whose later data was
+//!   SACKed while it was not counts as lost again (`check_snd_nxt`).
+//!
+//! Segment numbers are 0-based here, as in ns-2.
+
+use std::collections::VecDeque;
+
+#[derive(Copy, Clone, Debug, Default)]
+struct Entry {
+    sacked: bool,
+    retran: bool,
+    /// t_seqno when this segment was retransmitted (ns-2 `snd_nxt_`).
+    snd_nxt: i64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Scoreboard {
+    /// Segment number of `entries[0]` (one past the cumulative ack).
+    base: i64,
+    entries: VecDeque<Entry>,
+    sacked: usize,
+    /// Next segment the in-order hole walk may return (ns-2 `h_seqno_`), -1 when reset.
+    hole_ptr: i64,
+}
+
+/// What one ack changed.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Update {
+    /// Anything new was learnt (ns-2 `CheckUpdate`).
+    pub changed: bool,
+    /// Retransmitted segments now acked or SACKed (ns-2's `UpdateScoreBoard` result).
+    pub retran_acked: u32,
+}
+
+impl Scoreboard {
+    pub fn new() -> Self {
+        Scoreboard {
+            hole_ptr: -1,
+            ..Scoreboard::default()
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.entries.clear();
+        self.sacked = 0;
+        self.hole_ptr = -1;
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Highest segment tracked (SACKed or below a SACKed one), if any.
+    pub fn highest(&self) -> Option<i64> {
+        (!self.entries.is_empty()).then(|| self.base + self.entries.len() as i64 - 1)
+    }
+
+    /// Records an ack: cumulative ack `cum` (highest segment acked, -1 for none) and
+    /// SACK blocks as half-open `[left, right)` segment ranges.
+    pub fn update(&mut self, cum: i64, blocks: &[(i64, i64)]) -> Update {
+        let mut up = Update::default();
+        let before = self.sacked;
+        if self.base <= cum {
+            let acked = (cum - self.base + 1) as usize;
+            for e in self.entries.drain(..acked.min(self.entries.len())) {
+                if e.sacked {
+                    self.sacked -= 1;
+                }
+                if e.retran {
+                    up.retran_acked += 1;
+                }
+                up.changed = true;
+            }
+            self.base = cum + 1;
+        }
+        for &(left, right) in blocks {
+            let left = left.max(self.base);
+            if right <= left {
+                continue;
+            }
+            while self.base + (self.entries.len() as i64) < right {
+                self.entries.push_back(Entry::default());
+                up.changed = true;
+            }
+            for s in left..right {
+                let e = &mut self.entries[(s - self.base) as usize];
+                if !e.sacked {
+                    e.sacked = true;
+                    self.sacked += 1;
+                }
+                if e.retran {
+                    e.retran = false;
+                    up.retran_acked += 1;
+                }
+            }
+        }
+        up.changed |= self.sacked != before;
+        up
+    }
+
+    pub fn is_sacked(&self, seg: i64) -> bool {
+        seg >= self.base
+            && self
+                .entries
+                .get((seg - self.base) as usize)
+                .is_some_and(|e| e.sacked)
+    }
+
+    /// Sack1: the first segment at or after the walk pointer that is not SACKed and lies
+    /// below a SACKed segment.
+    pub fn next_hole(&mut self) -> Option<i64> {
+        if self.hole_ptr < self.base {
+            self.hole_ptr = self.base;
+        }
+        let highest_sacked = self.highest()?;
+        let mut s = self.hole_ptr;
+        while s < highest_sacked {
+            if !self.is_sacked(s) {
+                return Some(s);
+            }
+            s += 1;
+        }
+        None
+    }
+
+    pub fn mark_hole_sent(&mut self, seg: i64) {
+        if seg >= self.hole_ptr {
+            self.hole_ptr = seg + 1;
+        }
+    }
+
+    /// Fack: the first tracked segment neither SACKed nor retransmitted.
+    pub fn next_unsent_hole(&self) -> Option<i64> {
+        self.entries
+            .iter()
+            .position(|e| !e.sacked && !e.retran)
+            .map(|i| self.base + i as i64)
+    }
+
+    pub fn mark_retransmitted(&mut self, seg: i64, snd_nxt: i64) {
+        if seg >= self.base {
+            let i = (seg - self.base) as usize;
+            while self.entries.len() <= i {
+                self.entries.push_back(Entry::default());
+            }
+            self.entries[i].retran = true;
+            self.entries[i].snd_nxt = snd_nxt;
+        }
+    }
+
+    /// Fack: a retransmitted segment whose `snd_nxt` lies below a SACK block's right edge
+    /// was lost again (data sent after it arrived, it did not). Clears such marks and says
+    /// whether any was found.
+    pub fn check_snd_nxt(&mut self, blocks: &[(i64, i64)]) -> bool {
+        let mut lost_again = false;
+        for &(_, right) in blocks {
+            for (i, e) in self.entries.iter_mut().enumerate() {
+                if self.base + i as i64 >= right {
+                    break;
+                }
+                if e.retran && e.snd_nxt < right {
+                    e.retran = false;
+                    e.snd_nxt = 0;
+                    lost_again = true;
+                }
+            }
+        }
+        lost_again
+    }
+
+    /// Segments SACKed above the cumulative ack.
+    pub fn sacked_count(&self) -> usize {
+        self.sacked
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn holes_are_walked_in_order_once() {
+        let mut sb = Scoreboard::new();
+        // cum ack 13 (0-based), 14 lost, 15..=20 and 22..=23 SACKed.
+        let up = sb.update(13, &[(22, 24), (15, 21)]);
+        assert!(up.changed);
+        assert_eq!(sb.sacked_count(), 8);
+        assert_eq!(sb.next_hole(), Some(14));
+        sb.mark_hole_sent(14);
+        assert_eq!(sb.next_hole(), Some(21));
+        sb.mark_hole_sent(21);
+        assert_eq!(sb.next_hole(), None, "nothing SACKed above 23");
+    }
+
+    #[test]
+    fn cumulative_ack_drops_entries_and_counts_acked_retransmissions() {
+        let mut sb = Scoreboard::new();
+        sb.update(13, &[(15, 20)]);
+        sb.mark_retransmitted(14, 20);
+        assert_eq!(sb.next_unsent_hole(), None);
+        let up = sb.update(19, &[]);
+        assert_eq!(up.retran_acked, 1);
+        assert!(sb.is_empty());
+        assert!(
+            !sb.update(19, &[]).changed,
+            "same ack twice changes nothing"
+        );
+    }
+
+    #[test]
+    fn retransmission_lost_again_is_detected() {
+        let mut sb = Scoreboard::new();
+        sb.update(13, &[(15, 20)]);
+        sb.mark_retransmitted(14, 20);
+        // Data sent after the retransmission (segment 20) is SACKed; 14 is not.
+        assert!(sb.check_snd_nxt(&[(15, 21)]));
+        assert_eq!(sb.next_unsent_hole(), Some(14));
+    }
+}
