@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 
 need_apt=()
 command -v tshark >/dev/null 2>&1 || need_apt+=(tshark)
+# ns-2.35 with the Delaware SCTP module: an independent oracle in validation tests only.
+command -v ns >/dev/null 2>&1 || need_apt+=(ns2)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "== apt-get install ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"

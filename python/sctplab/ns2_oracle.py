@@ -1,0 +1,93 @@
+"""Running ns-2.35 (Debian's `ns2` package) on the same scenarios as sctplab, and reading
+its trace, so the two can be compared. ns-2 is an oracle for validation only: nothing in a
+normal run depends on it."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+# sctplab variant -> (ns-2 agent, sink)
+TCP_AGENTS = {"reno": "Reno", "newreno": "Newreno", "sack": "Sack1", "fack": "Fack"}
+
+# Seed 002's drop lists (CONTRACTS.md, 1-based packet numbers).
+SEED002_DROPS: dict[int, list[int]] = {
+    0: [],
+    1: [15],
+    2: [15, 29],
+    3: [15, 27, 29],
+    4: [15, 25, 27, 29],
+    5: [15, 23, 25, 27, 29],
+}
+
+
+def ns2_binary() -> str | None:
+    return shutil.which("ns")
+
+
+def script(name: str) -> Path:
+    """Path of a shipped ns-2 script (package data)."""
+    return Path(str(resources.files("sctplab.ns2") / name))
+
+
+@dataclass
+class Ns2Packets:
+    """Data packets of one flow seen in an ns-2 format trace."""
+
+    # (time_s, 1-based packet number) in the order the sender enqueued them
+    sends: list[tuple[float, int]]
+    # (time_s, 1-based packet number) dequeued onto the link from node `src` to `dst`
+    forwarded: list[tuple[float, int]]
+
+
+def read_trace(
+    path: Path, sender: tuple[int, int], link: tuple[int, int], kind: str, one_based: bool
+) -> Ns2Packets:
+    """Reads `+`/`-` lines of data packets (`kind` is the trace type, e.g. `tcp`).
+
+    ns-2's one-way TCP numbers packets from 0; sctplab's traces from 1 (`one_based`)."""
+    shift = 0 if one_based else 1
+    sends: list[tuple[float, int]] = []
+    forwarded: list[tuple[float, int]] = []
+    with path.open() as f:
+        for line in f:
+            p = line.split()
+            if len(p) < 11 or p[4] != kind:
+                continue
+            hop = (int(p[2]), int(p[3]))
+            if p[0] == "+" and hop == sender:
+                sends.append((float(p[1]), int(p[10]) + shift))
+            elif p[0] == "-" and hop == link:
+                forwarded.append((float(p[1]), int(p[10]) + shift))
+    return Ns2Packets(sends, forwarded)
+
+
+def run_seed002_tcp(
+    variant: str, drops: list[int], queue: int = 8, access_delay: str = "0.1ms"
+) -> Ns2Packets:
+    """Runs seed 002's TCP case in ns-2.35 (python/sctplab/ns2/tcp_variants.tcl)."""
+    exe = ns2_binary()
+    if exe is None:
+        raise FileNotFoundError("ns (Debian package ns2) is not installed")
+    ns_drops = " ".join(str(d - 1) for d in drops)  # ErrorModel/List counts from 0
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out.tr"
+        subprocess.run(
+            [
+                exe,
+                str(script("tcp_variants.tcl")),
+                TCP_AGENTS[variant],
+                ns_drops,
+                str(queue),
+                access_delay,
+                str(out),
+            ],
+            check=True,
+            capture_output=True,
+            cwd=tmp,
+        )
+        return read_trace(out, sender=(0, 1), link=(1, 2), kind="tcp", one_based=False)
