@@ -12,6 +12,7 @@
 
 use sctplab_core::scenario::schema::{
     CbrCfg, FLOW_TYPES, GilbertCfg, LinkCfg, LossCfg, MeasureCfg, NodeCfg, ScenarioFile, SeriesCfg,
+    TcpCfg,
 };
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
@@ -102,7 +103,10 @@ fn flow_section(kind: &str) -> String {
 /// so a new flow type cannot go undocumented; the struct has to be named here by hand
 /// because the schema dispatches on `type` in code, not through a table.
 fn flow_types() -> Vec<(&'static str, BTreeSet<String>)> {
-    vec![("cbr", fields_of::<CbrCfg>())]
+    vec![
+        ("cbr", fields_of::<CbrCfg>()),
+        ("tcp", fields_of::<TcpCfg>()),
+    ]
 }
 
 /// (doc section id, keys the section's table must list).

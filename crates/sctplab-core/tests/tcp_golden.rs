@@ -13,7 +13,9 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 fn golden(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/golden").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/golden")
+        .join(name)
 }
 
 struct Run {
@@ -40,7 +42,15 @@ fn run(file: &str, series_interval: Option<&str>) -> Run {
     };
     trace.set_traces(&["sends"]).unwrap();
     trace.set_series(&["cwnd", "ssthresh"]).unwrap();
-    let r = run_scenario(&s, &RunOptions { seed: 1, trace, progress: false }).expect("run");
+    let r = run_scenario(
+        &s,
+        &RunOptions {
+            seed: 1,
+            trace,
+            progress: false,
+        },
+    )
+    .expect("run");
     let summary: Value = serde_json::from_str(&r.summary_json).unwrap();
     let sends = std::fs::read_to_string(dir.join("sends.csv"))
         .unwrap()
@@ -48,7 +58,11 @@ fn run(file: &str, series_interval: Option<&str>) -> Run {
         .skip(1)
         .map(|l| {
             let f: Vec<&str> = l.split(',').collect();
-            (f[0].parse().unwrap(), f[2].parse().unwrap(), f[3].to_string())
+            (
+                f[0].parse().unwrap(),
+                f[2].parse().unwrap(),
+                f[3].to_string(),
+            )
         })
         .collect();
     let _ = std::fs::remove_dir_all(&dir);
@@ -77,11 +91,20 @@ fn run(file: &str, series_interval: Option<&str>) -> Run {
 }
 
 fn flow(r: &Run) -> &Value {
-    r.summary["flows"].as_object().unwrap().values().next().unwrap()
+    r.summary["flows"]
+        .as_object()
+        .unwrap()
+        .values()
+        .next()
+        .unwrap()
 }
 
 fn fast_rtx_times(r: &Run) -> Vec<f64> {
-    r.sends.iter().filter(|s| s.2 == "fast_rtx").map(|s| s.0).collect()
+    r.sends
+        .iter()
+        .filter(|s| s.2 == "fast_rtx")
+        .map(|s| s.0)
+        .collect()
 }
 
 #[test]
@@ -89,13 +112,22 @@ fn seed000_fig8_tcp_wastes_two_dupacks_then_clocks_out_15_16_17() {
     let r = run("seed000-tcp-fig8.toml", Some("1ms"));
     // The first transmission of 14, then: 7 (fast_rtx), 15, 16, 17 (seed 000 sec. 6.1).
     let i14 = r.sends.iter().position(|s| s.1 == 14).unwrap();
-    let next: Vec<(u32, &str)> = r.sends[i14 + 1..i14 + 5].iter().map(|s| (s.1, s.2.as_str())).collect();
-    assert_eq!(next, [(7, "fast_rtx"), (15, "new"), (16, "new"), (17, "new")]);
+    let next: Vec<(u32, &str)> = r.sends[i14 + 1..i14 + 5]
+        .iter()
+        .map(|s| (s.1, s.2.as_str()))
+        .collect();
+    assert_eq!(
+        next,
+        [(7, "fast_rtx"), (15, "new"), (16, "new"), (17, "new")]
+    );
     // Dupacks arrive one bottleneck packet time apart: 1488 B at 3 Mb/s = 3.968 ms.
     // 7 goes out on the third dupack, nothing on the fourth, 15 on the fifth.
     let t = |k: usize| r.sends[i14 + k].0;
     let gap = 0.003968;
-    assert!((t(2) - t(1) - 2.0 * gap).abs() < 1e-6, "15 two dupacks after 7");
+    assert!(
+        (t(2) - t(1) - 2.0 * gap).abs() < 1e-6,
+        "15 two dupacks after 7"
+    );
     assert!((t(3) - t(2) - gap).abs() < 1e-6);
     assert!((t(4) - t(3) - gap).abs() < 1e-6);
     // cwnd was 8 when 7 was lost and is halved to 4 (ssthresh 4).
@@ -132,7 +164,11 @@ fn seed002_reno_times_out_with_three_or_more_drops() {
         assert!(flow(&r)["timeouts"].as_u64().unwrap() >= 1, "reno d{d}");
     }
     let one = run("seed002-tcp-reno-d1.toml", None);
-    assert_eq!(flow(&one)["timeouts"], 0, "one drop is repaired by fast retransmit");
+    assert_eq!(
+        flow(&one)["timeouts"],
+        0,
+        "one drop is repaired by fast retransmit"
+    );
 }
 
 /// Round-trip time of the seed 002 path: 2 x (0.1 ms + 100 ms) plus one 1040-byte data
@@ -145,10 +181,16 @@ fn seed002_newreno_repairs_one_loss_per_round_trip_without_timeout() {
         let r = run(&format!("seed002-tcp-newreno-d{d}.toml"), None);
         let f = flow(&r);
         assert_eq!(f["timeouts"], 0, "newreno d{d}");
-        assert_eq!(f["fast_retransmissions"], d, "newreno d{d}: one retransmission per drop");
+        assert_eq!(
+            f["fast_retransmissions"], d,
+            "newreno d{d}: one retransmission per drop"
+        );
         let times = fast_rtx_times(&r);
         for w in times.windows(2) {
-            assert!(w[1] - w[0] >= MIN_RTT, "newreno d{d}: two repairs within one RTT: {times:?}");
+            assert!(
+                w[1] - w[0] >= MIN_RTT,
+                "newreno d{d}: two repairs within one RTT: {times:?}"
+            );
         }
     }
 }
@@ -165,7 +207,10 @@ fn seed002_sack_repairs_several_losses_per_round_trip_without_timeout() {
             // All drops sit in one window; NewReno needs at least d - 1 round trips after
             // the first repair, SACK fewer.
             let span = times.last().unwrap() - times.first().unwrap();
-            assert!(span < (d - 1) as f64 * MIN_RTT, "sack d{d}: repairs span {span} s");
+            assert!(
+                span < (d - 1) as f64 * MIN_RTT,
+                "sack d{d}: repairs span {span} s"
+            );
             assert!(
                 times.windows(2).any(|w| w[1] - w[0] < MIN_RTT),
                 "sack d{d}: no two repairs in one round trip: {times:?}"
@@ -192,7 +237,11 @@ fn seed002_fack_restarts_cwnd_at_one_and_regrows_it_during_recovery() {
                 .collect()
         };
         let fack_cwnd = in_recovery(&fack, "cwnd");
-        assert_eq!(fack_cwnd.iter().cloned().fold(f64::MAX, f64::min), 1.0, "fack d{d}");
+        assert_eq!(
+            fack_cwnd.iter().cloned().fold(f64::MAX, f64::min),
+            1.0,
+            "fack d{d}"
+        );
         let ssthresh = in_recovery(&fack, "ssthresh")[0];
         assert!(
             fack_cwnd.last().unwrap() > &ssthresh,
@@ -206,6 +255,9 @@ fn seed002_fack_restarts_cwnd_at_one_and_regrows_it_during_recovery() {
             .filter(|s| s.1 == "cwnd" && s.0 > sack_first && s.0 < sack_first + MIN_RTT)
             .map(|s| s.2)
             .collect();
-        assert!(sack_cwnd.iter().all(|&c| c == sack_cwnd[0]), "sack d{d}: cwnd moved in recovery");
+        assert!(
+            sack_cwnd.iter().all(|&c| c == sack_cwnd[0]),
+            "sack d{d}: cwnd moved in recovery"
+        );
     }
 }
