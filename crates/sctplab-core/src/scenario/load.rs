@@ -250,7 +250,11 @@ fn validate(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
     let flows = check_unique(source, "flows", s.flows.iter().map(FlowSpec::name))?;
     let node_list = || nodes.keys().copied().collect::<Vec<_>>().join(", ");
 
+    if let Some(name) = &f.name {
+        check_name(source, "name", name)?;
+    }
     let mut adjacency: Vec<Vec<(IfaceId, NodeId)>> = vec![Vec::new(); f.nodes.len()];
+    let mut pairs: BTreeMap<(usize, usize), &str> = BTreeMap::new();
     for link in &f.links {
         let p = format!("links.{}", link.name);
         let mut ends = [0usize; 2];
@@ -278,6 +282,23 @@ fn validate(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
             return Err(err(
                 format!("{p}.queue"),
                 "expected at least 1 packet".into(),
+            ));
+        }
+        if link.queue_bytes.is_some_and(|b| b.0 == 0) {
+            return Err(err(
+                format!("{p}.queue_bytes"),
+                "must be greater than zero (omit it for no byte limit)".into(),
+            ));
+        }
+        let pair = (ends[0].min(ends[1]), ends[0].max(ends[1]));
+        if let Some(other) = pairs.insert(pair, &link.name) {
+            return Err(err(
+                format!("{p}.b"),
+                format!(
+                    "nodes {:?} and {:?} are already joined by link {other:?}; summary.json names \
+                     link directions by their nodes, so parallel links are not supported",
+                    link.a, link.b
+                ),
             ));
         }
         let iface = IfaceId::from_idx(adjacency.iter().map(Vec::len).sum());
@@ -346,6 +367,14 @@ fn validate(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
         }
     }
     let (start, end) = s.window();
+    if let Some(d) = f.duration {
+        if start >= SimTime::ZERO + d.0 {
+            return Err(err(
+                "measure.start".into(),
+                "must be earlier than duration".into(),
+            ));
+        }
+    }
     if let Some(end) = end {
         if end <= start {
             return Err(err(
@@ -509,8 +538,8 @@ fn validate_tcp(c: &TcpCfg, p: &str, source: &str) -> Result<(), ScenarioError> 
     if c.clock_granularity.0 == SimDuration::ZERO {
         return bad("clock_granularity", "must be greater than zero");
     }
-    if let (Some(start), Some(stop)) = (c.start, c.stop) {
-        if stop <= start {
+    if let Some(stop) = c.stop {
+        if stop.0 <= c.start.map_or(SimDuration::ZERO, |s| s.0) {
             return bad("stop", "must be later than start");
         }
     }

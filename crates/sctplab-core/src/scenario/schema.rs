@@ -1,5 +1,5 @@
 //! The scenario file schema. Every table rejects unknown keys. docs/scenario.md documents
-//! each key; `tests::docs_cover_the_schema` keeps the two in step.
+//! each key; `tests/scenario_docs.rs` keeps the two in step.
 
 use super::units::{Duration, Rate, Size};
 use serde::Deserialize;

@@ -89,7 +89,7 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "MiB" => 1_048_576,
         "GB" => 1_000_000_000,
         "GiB" => 1_073_741_824,
-        "" => return Err("needs a unit (B, KB, KiB, MB, MiB)".into()),
+        "" => return Err("needs a unit (B, KB, KiB, MB, MiB, GB, GiB)".into()),
         _ => {
             return Err(format!(
                 "has unknown unit {unit:?} (expected B, KB, KiB, MB, MiB, GB or GiB)"

@@ -54,10 +54,6 @@ impl Scoreboard {
         self.hole_ptr = -1;
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
     /// Highest segment tracked (SACKed or below a SACKed one), if any.
     pub fn highest(&self) -> Option<i64> {
         (!self.entries.is_empty()).then(|| self.base + self.entries.len() as i64 - 1)
@@ -177,6 +173,7 @@ impl Scoreboard {
     }
 
     /// Segments SACKed above the cumulative ack.
+    #[cfg(test)]
     pub fn sacked_count(&self) -> usize {
         self.sacked
     }
