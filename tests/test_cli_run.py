@@ -78,11 +78,9 @@ def test_resolved_scenario_repeats_the_run(example: Path, tmp_path: Path) -> Non
     assert sa == sb
 
 
-def test_pcap_decodes_cleanly_in_tshark(example: Path, tmp_path: Path) -> None:
-    tshark = require_tshark()
-    out = tmp_path / "run"
-    assert sctplab("run", example, "--out", out, "--pcap", "--quiet").returncode == 0
-    for pcap in (out / "pcap").iterdir():
+def tshark_clean(tshark: str, pcap_dir: Path) -> None:
+    """Every pcap decodes with no malformed packet and no bad checksum."""
+    for pcap in pcap_dir.iterdir():
         r = subprocess.run(
             [
                 tshark,
@@ -94,6 +92,8 @@ def test_pcap_decodes_cleanly_in_tshark(example: Path, tmp_path: Path) -> None:
                 "-o",
                 "udp.check_checksum:TRUE",
                 "-o",
+                "tcp.check_checksum:TRUE",
+                "-o",
                 "sctp.checksum:crc-32c",
             ],
             capture_output=True,
@@ -103,6 +103,13 @@ def test_pcap_decodes_cleanly_in_tshark(example: Path, tmp_path: Path) -> None:
         assert "Malformed" not in r.stdout, pcap.name
         assert "[incorrect" not in r.stdout, pcap.name
         assert "Checksum Status: Bad" not in r.stdout, pcap.name
+
+
+def test_pcap_decodes_cleanly_in_tshark(example: Path, tmp_path: Path) -> None:
+    tshark = require_tshark()
+    out = tmp_path / "run"
+    assert sctplab("run", example, "--out", out, "--pcap", "--quiet").returncode == 0
+    tshark_clean(tshark, out / "pcap")
     # Nanosecond timestamps survive: the first packet on h1's interface leaves at 0 and
     # reaches r1 after 188 B at 10 Mb/s (150.4 us) plus 2 ms.
     r = subprocess.run(
@@ -122,3 +129,27 @@ def test_pcap_decodes_cleanly_in_tshark(example: Path, tmp_path: Path) -> None:
         check=True,
     )
     assert r.stdout.strip() == "0.002150400"
+
+
+def test_tcp_pcap_shows_handshake_and_sack_blocks(tmp_path: Path) -> None:
+    tshark = require_tshark()
+    out = tmp_path / "tcp"
+    scen = Path(__file__).resolve().parent.parent / "scenarios" / "example-tcp.toml"
+    r = sctplab("run", scen, "--out", out, "--pcap", "--quiet", "--set", "duration=20s")
+    assert r.returncode == 0, r.stderr
+    tshark_clean(tshark, out / "pcap")
+
+    def rows(display_filter: str) -> list[str]:
+        res = subprocess.run(
+            [tshark, "-r", str(out / "pcap" / "h1-eth0.pcap"), "-Y", display_filter],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return res.stdout.splitlines()
+
+    syn = rows("tcp.flags.syn == 1 && tcp.flags.ack == 0")
+    assert len(syn) == 1 and "SACK_PERM" in syn[0]
+    assert rows("tcp.flags.syn == 1 && tcp.flags.ack == 1")
+    assert rows("tcp.options.sack_le"), "no SACK blocks on the wire"
+    assert rows("tcp.analysis.retransmission || tcp.analysis.fast_retransmission")

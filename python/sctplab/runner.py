@@ -11,15 +11,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING, Any
 
 from sctplab import _core
 from sctplab.scenario_input import overrides, read_scenario
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
+
+# numpy, pandas and pyarrow are imported where they are used: together they take longer
+# to import than most runs take to simulate, and the CLI needs them only for series.
 
 
 @dataclass
@@ -31,18 +33,31 @@ class RunResult:
     out_dir: Path | None
     wall_s: float
     events: int
-    series: pd.DataFrame = field(repr=False)
+    series_columns: _core.SeriesColumns = field(repr=False)
+
+    @property
+    def series(self) -> pd.DataFrame:
+        """Sampled variables, long form: time_s, entity, variable, value."""
+        df: pd.DataFrame = _series_table(self.series_columns).to_pandas()
+        return df
 
     def flows(self) -> pd.DataFrame:
         """One row per flow with its summary metrics."""
+        import pandas as pd
+
         return pd.DataFrame.from_dict(self.summary["flows"], orient="index")
 
     def links(self) -> pd.DataFrame:
         """One row per link direction with its summary metrics."""
+        import pandas as pd
+
         return pd.DataFrame.from_dict(self.summary["links"], orient="index")
 
 
 def _series_table(cols: _core.SeriesColumns) -> pa.Table:
+    import numpy as np
+    import pyarrow as pa
+
     time_s = np.frombuffer(cols["time_s"], dtype="<f8")
     value = np.frombuffer(cols["value"], dtype="<f8")
     entity = np.frombuffer(cols["entity"], dtype="<u4").astype(np.int32)
@@ -134,12 +149,13 @@ def run(
         series=series_list,
         progress=progress,
     )
-    table = _series_table(raw["series"])
     if out_dir is not None:
         _write_atomic(out_dir / "scenario.toml", raw["resolved_toml"])
         _write_atomic(out_dir / "run.json", json.dumps(_run_json(raw, seed, sets), indent=2) + "\n")
         if series_list:
-            pq.write_table(table, out_dir / "series.parquet")
+            import pyarrow.parquet as pq
+
+            pq.write_table(_series_table(raw["series"]), out_dir / "series.parquet")
         # summary.json last: its presence marks a complete run folder.
         _write_atomic(out_dir / "summary.json", raw["summary_json"])
     return RunResult(
@@ -148,5 +164,5 @@ def run(
         out_dir=out_dir,
         wall_s=raw["wall_s"],
         events=raw["events"],
-        series=table.to_pandas(),
+        series_columns=raw["series"],
     )

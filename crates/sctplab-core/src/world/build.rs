@@ -24,8 +24,17 @@ use std::collections::HashMap;
 /// Default sampling interval for `--series`.
 pub const DEFAULT_SERIES_INTERVAL: SimDuration = SimDuration::from_millis(10);
 
-/// First port handed to flows: flow `i` binds port `FIRST_PORT + i` at both ends.
-const FIRST_PORT: u16 = 5000;
+/// Ports of flow `i`: (sender, receiver). The first 2000 flows use 50000-51999 and
+/// 52000-53999, a range with no protocol dissector registered in Wireshark, so pcap
+/// payloads are shown as data rather than misread as some well-known protocol.
+fn flow_ports(i: usize) -> (u16, u16) {
+    if i < 2000 {
+        (50_000 + i as u16, 52_000 + i as u16)
+    } else {
+        let k = (i - 2000) as u32 * 2 % 40_000;
+        (10_000 + k as u16, 10_001 + k as u16)
+    }
+}
 
 fn node_addr(i: usize) -> [u8; 4] {
     let n = (i + 1) as u32;
@@ -137,7 +146,7 @@ impl World {
         let mut endpoints = Vec::new();
         for (i, spec) in s.flows.iter().enumerate() {
             let flow = FlowId::from_idx(i);
-            let port = FIRST_PORT + i as u16;
+            let ports = flow_ports(i);
             let (from, to) = spec.endpoints();
             let (src, dst) = (node_ids[from], node_ids[to]);
             let (sender, receiver, kind, proto) = match spec {
@@ -147,7 +156,7 @@ impl World {
                     let payload = c.packet_size.map_or(1000, |b| b.0 as u32);
                     (
                         AnyEndpoint::CbrSource(CbrSource::new(
-                            (port, port),
+                            ports,
                             payload,
                             c.rate.0,
                             start,
@@ -161,7 +170,7 @@ impl World {
                     )
                 }
                 FlowSpec::Tcp(c) => {
-                    let (snd, rcv) = tcp_endpoints(c, port, window, trace);
+                    let (snd, rcv) = tcp_endpoints(c, ports, window, trace);
                     (
                         AnyEndpoint::TcpSender(Box::new(snd)),
                         AnyEndpoint::TcpReceiver(Box::new(rcv)),
@@ -182,8 +191,8 @@ impl World {
                     timer_gen: 0,
                 });
             }
-            nodes[src.idx()].ports.push((proto, port, sid));
-            nodes[dst.idx()].ports.push((proto, port, rid));
+            nodes[src.idx()].ports.push((proto, ports.0, sid));
+            nodes[dst.idx()].ports.push((proto, ports.1, rid));
             flows.push(Flow {
                 name: spec.name().to_string(),
                 kind,
@@ -218,7 +227,7 @@ impl World {
 
 fn tcp_endpoints(
     c: &TcpCfg,
-    port: u16,
+    ports: (u16, u16),
     window: Window,
     trace: &TraceConfig,
 ) -> (TcpSender, TcpReceiver) {
@@ -231,7 +240,7 @@ fn tcp_endpoints(
     let sack = matches!(c.variant, TcpVariant::Sack | TcpVariant::Fack);
     let sender = TcpSender::new(SenderCfg {
         variant: c.variant,
-        ports: (port, port),
+        ports,
         map,
         wnd: f64::from(c.window),
         initial_window: c.initial_window,
@@ -259,7 +268,7 @@ fn tcp_endpoints(
         trace_acks: trace.acks,
     });
     let receiver = TcpReceiver::new(ReceiverCfg {
-        ports: (port, port),
+        ports,
         map,
         sack,
         max_sack_blocks: c.max_sack_blocks as usize,

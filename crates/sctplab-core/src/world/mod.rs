@@ -58,7 +58,7 @@ pub(crate) struct EndpointSlot {
     pub timer_gen: u32,
 }
 
-/// Everything that can happen. Kept small (16 bytes) because the heap moves it around.
+/// Everything that can happen. Kept small (12 bytes) because the heap moves it around.
 #[derive(Copy, Clone, Debug)]
 pub(crate) enum Event {
     /// The transmitter of a link direction finished serialising its packet.
