@@ -134,8 +134,7 @@ fn seed000_fig8_tcp_wastes_two_dupacks_then_clocks_out_15_16_17() {
     let cwnd_at = |time: f64| {
         r.series
             .iter()
-            .filter(|s| s.1 == "cwnd" && s.0 <= time)
-            .last()
+            .rfind(|s| s.1 == "cwnd" && s.0 <= time)
             .map(|s| s.2)
             .unwrap()
     };

@@ -205,7 +205,7 @@ mod tests {
         assert_eq!(sb.next_unsent_hole(), None);
         let up = sb.update(19, &[]);
         assert_eq!(up.retran_acked, 1);
-        assert!(sb.is_empty());
+        assert!(sb.highest().is_none());
         assert!(
             !sb.update(19, &[]).changed,
             "same ack twice changes nothing"
