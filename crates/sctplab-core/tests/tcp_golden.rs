@@ -35,7 +35,14 @@ fn run(file: &str, series_interval: Option<&str>) -> Run {
         sets.push(("series.interval".to_string(), format!("\"{i}\"")));
     }
     let s = load_toml(&text, file, "golden", &sets).expect("valid golden scenario");
-    let dir = std::env::temp_dir().join(format!("sctplab-golden-{}-{}", file, std::process::id()));
+    // Tests run in parallel threads and may run the same scenario: one folder per call.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!(
+        "sctplab-golden-{}-{}-{call}",
+        file,
+        std::process::id()
+    ));
     let mut trace = TraceConfig {
         out_dir: Some(dir.clone()),
         ..TraceConfig::default()

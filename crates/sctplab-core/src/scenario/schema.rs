@@ -154,6 +154,19 @@ pub enum TcpVariant {
     Fack,
 }
 
+/// How the TCP congestion window is counted on a loss.
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum WindowUnit {
+    /// ns-2: the window in whole segments; cuts halve the window (cwnd, capped by the
+    /// receiver window).
+    #[default]
+    Segments,
+    /// RFC 5681: cuts set ssthresh = max(FlightSize / 2, 2 SMSS) (eq. 4), in bytes, and
+    /// cwnd = ssthresh after a fast retransmit.
+    Bytes,
+}
+
 /// A TCP connection: a one-way sender and a receiver (sink). Defaults are ns-2.35's
 /// `Agent/TCP` and `Agent/TCPSink` defaults; docs/models/tcp.md gives each knob's source.
 #[derive(Deserialize, Debug, Clone)]
@@ -174,6 +187,8 @@ pub struct TcpCfg {
     /// Payload bytes per segment (ns-2 `packetSize_`).
     #[serde(default = "default_segment_size")]
     pub segment_size: Size,
+    #[serde(default)]
+    pub window_unit: WindowUnit,
     /// Largest window in segments, the receiver's advertised window (ns-2 `window_`).
     #[serde(default = "default_window")]
     pub window: u32,

@@ -10,6 +10,8 @@ pub struct CongestionRules {
     /// Halve the exact window (ns-2 `precisionReduce_` true) rather than the window
     /// truncated to whole segments.
     pub precision_reduce: bool,
+    /// RFC 5681 byte counting: cuts start from FlightSize, not from the window.
+    pub flight_based_cut: bool,
 }
 
 impl CongestionRules {
@@ -32,16 +34,29 @@ impl CongestionRules {
     /// segments (at least 2); cwnd becomes that half (fast retransmit) or one segment
     /// (timeout, and FACK's fast retransmit), or is left alone.
     /// `windowd` is the exact window, `window` the truncated one, both capped by the
-    /// receiver window. Returns (ssthresh, cwnd).
+    /// receiver window; `flight` the segments outstanding. Returns (ssthresh, cwnd).
     pub fn cut(
         &self,
         windowd: f64,
         window: i64,
+        flight: f64,
         cwnd: f64,
-        _ssthresh: f64,
         halve_cwnd: bool,
         restart_cwnd: bool,
     ) -> (f64, f64) {
+        if self.flight_based_cut {
+            // RFC 5681 eq. 4: ssthresh = max(FlightSize / 2, 2 * SMSS), byte-exact; after a
+            // fast retransmit cwnd = ssthresh (sec. 3.2 step 4, inflation kept apart).
+            let ssthresh = (flight / 2.0).max(2.0);
+            let cwnd = if halve_cwnd {
+                ssthresh
+            } else if restart_cwnd {
+                1.0
+            } else {
+                cwnd
+            };
+            return (ssthresh, cwnd);
+        }
         let halfwin = if self.precision_reduce {
             windowd / 2.0
         } else {
@@ -66,6 +81,7 @@ mod tests {
     const NS2: CongestionRules = CongestionRules {
         slow_start_at_ssthresh: false,
         precision_reduce: true,
+        flight_based_cut: false,
     };
 
     #[test]

@@ -368,11 +368,12 @@ impl TcpSender {
     /// Window cut (ns-2 `slowdown`): halve ssthresh and optionally cwnd, or restart
     /// cwnd at one segment.
     pub(super) fn slowdown(&mut self, halve_cwnd: bool, restart_cwnd: bool) {
+        let flight = (self.maxseq - self.highest_ack).max(0) as f64;
         let (ssthresh, cwnd) = self.cfg.rules.cut(
             self.windowd(),
             self.window(),
+            flight,
             self.cwnd,
-            self.ssthresh,
             halve_cwnd,
             restart_cwnd,
         );

@@ -12,7 +12,7 @@ use crate::net::queue::DropTail;
 use crate::net::routing::shortest_paths;
 use crate::net::wire::IpProtocol;
 use crate::net::{EndpointId, FlowId, IfaceId, LinkDirId, NodeId, PacketPool};
-use crate::scenario::schema::{LinkCfg, LossCfg, LossDirection, LossPosition, TcpCfg};
+use crate::scenario::schema::{LinkCfg, LossCfg, LossDirection, LossPosition, TcpCfg, WindowUnit};
 use crate::scenario::{FlowSpec, Scenario};
 use crate::sim::{EventQueue, RngStream, SimDuration, SimTime};
 use crate::tcp::{
@@ -251,6 +251,7 @@ fn tcp_endpoints(
         rules: CongestionRules {
             slow_start_at_ssthresh: c.slow_start_at_ssthresh,
             precision_reduce: c.precision_reduce,
+            flight_based_cut: c.window_unit == WindowUnit::Bytes,
         },
         partial_window_deflation: c.partial_window_deflation,
         reset_timer_first_partial_only: c.reset_timer_on_first_partial_ack_only,
