@@ -98,6 +98,159 @@ def run_cmd(
         )
 
 
+# The commands below import their modules when they run: the sweep machinery pulls in
+# rich, sqlite3 and multiprocessing, plotting pulls in matplotlib, and `sctplab run`
+# should not pay for any of that at start-up.
+
+
+@cli.command("sweep")
+@click.argument("scenario", type=str)
+@click.option(
+    "--grid",
+    "grids",
+    multiple=True,
+    metavar="KEY=JSON_LIST",
+    help="Values of one scenario key, e.g. 'links.bottleneck.loss.rate=[0.008,0.01]'. "
+    "Repeatable: the sweep runs the cross product.",
+)
+@click.option(
+    "--seeds",
+    type=click.IntRange(min=1),
+    required=True,
+    metavar="N",
+    help="Run every grid point with seeds 1..N.",
+)
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="J",
+    help="Local worker processes [default: the CPU count].",
+)
+@click.option(
+    "--scheduler",
+    metavar="tcp://HOST:PORT",
+    default=None,
+    help="Run on an existing Dask distributed cluster instead of local processes.",
+)
+@click.option(
+    "--store",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("store"),
+    show_default=True,
+    help="Results store (run folders and catalog); runs already there are not run again.",
+)
+@click.option("--quiet", is_flag=True, help="No progress bar and no summary line.")
+def sweep_cmd(
+    scenario: str,
+    grids: tuple[str, ...],
+    seeds: int,
+    jobs: int | None,
+    scheduler: str | None,
+    store: Path,
+    quiet: bool,
+) -> None:
+    """Run SCENARIO over a grid of values times seeds 1..N into the results store.
+
+    Exit status 0 when every run succeeded, 1 when some failed (they are kept in the
+    catalog with their error and tried again by the next sweep), 2 on bad input.
+    """
+    from sctplab.sweeps import SweepReport, parse_grid, run_sweep
+
+    path = Path(scenario)
+    if not path.is_file():
+        _fail(f"{scenario}: no such scenario file")
+    grid = parse_grid(grids)
+
+    def started(r: SweepReport) -> None:
+        if quiet:
+            return
+        todo = r.requested - r.reused
+        where = f" on {r.executor}" if todo else ""
+        cleaned = ""
+        if r.cleanup is not None and (r.cleanup.orphans_removed or r.cleanup.missing_rows_dropped):
+            cleaned = (
+                f" (removed {r.cleanup.orphans_removed} unfinished run folder(s), "
+                f"{r.cleanup.missing_rows_dropped} row(s) whose folder was gone)"
+            )
+        click.echo(
+            f"{r.scenario}: {r.requested} run(s), {r.reused} already in {r.store}, "
+            f"{todo} to run{where}{cleaned}",
+            err=True,
+        )
+
+    report = run_sweep(
+        path,
+        grid,
+        seeds,
+        jobs=jobs,
+        scheduler=scheduler,
+        store=store,
+        progress=not quiet and sys.stderr.isatty(),
+        on_start=started,
+    )
+    if not quiet:
+        rate = report.ran / report.wall_s if report.wall_s > 0 else 0.0
+        click.echo(
+            f"{report.scenario}: {report.ran} run(s) done, {len(report.failed)} failed, "
+            f"{report.reused} reused in {report.wall_s:.1f} s ({rate:.1f} runs/s) -> {store}"
+        )
+    shown = report.failed[:10]
+    for run, error in shown:
+        point = ", ".join(f"{k}={v}" for k, v in run.task.sets) or "(no overrides)"
+        click.echo(f"sctplab: run failed: {point} seed {run.key.seed}: {error}", err=True)
+    if len(report.failed) > len(shown):
+        click.echo(
+            f"sctplab: ... and {len(report.failed) - len(shown)} more failed run(s); "
+            f"`sctplab export --store {store} --format csv` lists them",
+            err=True,
+        )
+    if report.failed:
+        sys.exit(1)
+
+
+@cli.command("export")
+@click.option(
+    "--store",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("store"),
+    show_default=True,
+    help="Results store to read.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "parquet"]),
+    required=True,
+    help="Output format.",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Output file [default: STORE/export.csv or STORE/export.parquet].",
+)
+def export_cmd(store: Path, fmt: str, out: Path | None) -> None:
+    """Write every run of a store as one table: parameters, seed, metrics, versions."""
+    from sctplab.store import export
+
+    target, n = export(store, fmt, out)
+    click.echo(f"{n} run(s) -> {target}")
+
+
+@cli.command("plot")
+@click.argument("run_dir", type=click.Path(path_type=Path))
+def plot_cmd(run_dir: Path) -> None:
+    """Draw cwnd, sequence and throughput PNGs into RUN_DIR from the files it has."""
+    from sctplab.plots import plot
+
+    result = plot(run_dir)
+    for path in result.written:
+        click.echo(f"wrote {path}")
+    for note in result.skipped:
+        click.echo(note)
+
+
 def main() -> None:
     """Entry point: turns every expected error into one line and exit status 2."""
     try:

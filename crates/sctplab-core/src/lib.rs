@@ -10,6 +10,7 @@ pub mod error;
 pub mod metrics;
 pub mod net;
 pub mod scenario;
+pub mod sctp;
 pub mod sim;
 pub mod tcp;
 pub mod trace;

@@ -63,6 +63,8 @@ pub trait Endpoint {
     fn is_done(&self) -> bool;
     /// Current values of sampled variables (`cwnd`, `ssthresh`, ...).
     fn sample(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
+    /// The run ends at `now`: close intervals still open (for summaries).
+    fn finish(&mut self, _now: SimTime) {}
 }
 
 /// Every endpoint kind, for static dispatch on the hot path.
@@ -72,6 +74,7 @@ pub enum AnyEndpoint {
     UdpSink(cbr::UdpSink),
     TcpSender(Box<crate::tcp::TcpSender>),
     TcpReceiver(Box<crate::tcp::TcpReceiver>),
+    Sctp(Box<crate::sctp::Association>),
 }
 
 macro_rules! dispatch {
@@ -81,6 +84,7 @@ macro_rules! dispatch {
             AnyEndpoint::UdpSink($e) => $body,
             AnyEndpoint::TcpSender($e) => $body,
             AnyEndpoint::TcpReceiver($e) => $body,
+            AnyEndpoint::Sctp($e) => $body,
         }
     };
 }
@@ -106,5 +110,8 @@ impl Endpoint for AnyEndpoint {
     }
     fn sample(&self, out: &mut dyn FnMut(&'static str, f64)) {
         dispatch!(self, e => e.sample(out))
+    }
+    fn finish(&mut self, now: SimTime) {
+        dispatch!(self, e => e.finish(now))
     }
 }

@@ -2,7 +2,9 @@
 
 use super::error::ScenarioError;
 use super::overrides;
-use super::schema::{CbrCfg, FLOW_TYPES, FlowSpec, LossCfg, ScenarioFile, TcpCfg};
+use super::schema::{
+    CbrCfg, FLOW_TYPES, FlowSpec, InitialCwnd, LossCfg, ScenarioFile, SctpCfg, TcpCfg,
+};
 use crate::net::routing::shortest_paths;
 use crate::net::{IfaceId, NodeId};
 use crate::sim::{SimDuration, SimTime};
@@ -181,6 +183,7 @@ fn typed_flow(raw: &Table, index: usize, source: &str) -> Result<FlowSpec, Scena
     match kind.as_str() {
         "cbr" => Ok(FlowSpec::Cbr(typed::<CbrCfg>(&body, source, &label)?)),
         "tcp" => Ok(FlowSpec::Tcp(typed::<TcpCfg>(&body, source, &label)?)),
+        "sctp" => Ok(FlowSpec::Sctp(typed::<SctpCfg>(&body, source, &label)?)),
         other => Err(ScenarioError::new(
             source,
             format!("{label}.type"),
@@ -341,6 +344,7 @@ fn validate(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
         match flow {
             FlowSpec::Cbr(c) => validate_cbr(c, &p, source)?,
             FlowSpec::Tcp(c) => validate_tcp(c, &p, source)?,
+            FlowSpec::Sctp(c) => validate_sctp(c, &p, source)?,
         }
     }
 
@@ -537,6 +541,52 @@ fn validate_tcp(c: &TcpCfg, p: &str, source: &str) -> Result<(), ScenarioError> 
     }
     if c.clock_granularity.0 == SimDuration::ZERO {
         return bad("clock_granularity", "must be greater than zero");
+    }
+    if let Some(stop) = c.stop {
+        if stop.0 <= c.start.map_or(SimDuration::ZERO, |s| s.0) {
+            return bad("stop", "must be later than start");
+        }
+    }
+    Ok(())
+}
+
+fn validate_sctp(c: &SctpCfg, p: &str, source: &str) -> Result<(), ScenarioError> {
+    let bad = |key: &str, msg: &str| Err(ScenarioError::new(source, format!("{p}.{key}"), msg));
+    // IPv4 (20) + common header (12) + one DATA chunk header (16) + 4 bytes of data.
+    if c.mtu.0 < 52 || c.mtu.0 > 65_535 {
+        return bad("mtu", "expected a packet size from 52B to 65535B");
+    }
+    if c.message_size.0 == 0 {
+        return bad("message_size", "must be greater than zero");
+    }
+    if c.bytes.is_some_and(|b| b.0 == 0) {
+        return bad(
+            "bytes",
+            "must be greater than zero (omit it for a bulk transfer)",
+        );
+    }
+    if c.bytes.is_some() && c.stop.is_some() {
+        return bad("stop", "only a bulk transfer (no `bytes`) can be stopped");
+    }
+    if c.streams == 0 {
+        return bad("streams", "expected at least 1 stream");
+    }
+    if c.receive_buffer.0 < 1024 {
+        return bad("receive_buffer", "expected at least 1024B");
+    }
+    if c.fast_rtx_threshold == Some(0) {
+        return bad("fast_rtx_threshold", "expected at least 1 missing report");
+    }
+    if let Some(InitialCwnd::Mtus(m)) = c.initial_cwnd {
+        if !(m.is_finite() && m > 0.0) {
+            return bad(
+                "initial_cwnd",
+                "expected a positive number of MTUs or a size like \"4380B\"",
+            );
+        }
+    }
+    if c.rto_min.0 > c.rto_max.0 {
+        return bad("rto_min", "must not exceed rto_max");
     }
     if let Some(stop) = c.stop {
         if stop.0 <= c.start.map_or(SimDuration::ZERO, |s| s.0) {

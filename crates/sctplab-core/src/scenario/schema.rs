@@ -285,27 +285,168 @@ fn default_max_sack_blocks() -> u32 {
     3
 }
 
+/// SCTP congestion-control presets (docs/models/sctp.md).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum SctpVariant {
+    Original,
+    Newreno,
+    NewrenoStar,
+    #[serde(rename = "newreno-2star")]
+    Newreno2Star,
+    Rfc4960,
+    Rfc9260,
+    Ns2,
+}
+
+/// How Max.Burst limits a burst.
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum MaxBurstRule {
+    Off,
+    /// Implementer's guide v7 (seed 002 sec. 2.1): before sending new data,
+    /// cwnd = min(cwnd, outstanding + max_burst * MTU).
+    Guide,
+    /// RFC 4960 sec. 6.1 / RFC 9260 sec. 6.1: at most `max_burst` packets per send
+    /// opportunity.
+    Packets,
+    /// ns-2.35: at most `max_burst` packets in answer to a SACK that acknowledges a
+    /// retransmitted chunk.
+    Ns2,
+}
+
+/// Initial cwnd: a number of MTUs (`1`, `2.5`) or a size (`"4380B"`).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq)]
+#[serde(untagged)]
+pub enum InitialCwnd {
+    Mtus(f64),
+    Bytes(Size),
+}
+
+/// An SCTP association: a client that sends data and a server that receives it.
+/// Every knob left out takes the variant's value (docs/models/sctp.md).
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct SctpCfg {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    pub variant: SctpVariant,
+    #[serde(default)]
+    pub start: Option<Duration>,
+    #[serde(default)]
+    pub stop: Option<Duration>,
+    #[serde(default)]
+    pub bytes: Option<Size>,
+    /// Application message size; larger messages are fragmented into several chunks.
+    #[serde(default = "default_message_size")]
+    pub message_size: Size,
+    #[serde(default = "default_mtu")]
+    pub mtu: Size,
+    #[serde(default = "one_stream")]
+    pub streams: u16,
+    #[serde(default)]
+    pub unordered: bool,
+    /// The receiver's buffer: a_rwnd = receive_buffer - bytes held.
+    #[serde(default = "default_receive_buffer")]
+    pub receive_buffer: Size,
+    #[serde(default)]
+    pub initial_ssthresh: Option<Size>,
+    #[serde(default = "yes")]
+    pub delayed_sack: bool,
+    #[serde(default = "default_delayed_ack_timeout")]
+    pub sack_delay: Duration,
+    #[serde(default = "default_sctp_rto_initial")]
+    pub rto_initial: Duration,
+    #[serde(default = "default_sctp_rto_min")]
+    pub rto_min: Duration,
+    #[serde(default = "default_rto_max")]
+    pub rto_max: Duration,
+    #[serde(default = "yes")]
+    pub heartbeat: bool,
+    #[serde(default = "default_heartbeat_interval")]
+    pub heartbeat_interval: Duration,
+    #[serde(default = "default_cookie_lifetime")]
+    pub cookie_lifetime: Duration,
+    #[serde(default = "default_association_max_retrans")]
+    pub association_max_retrans: u32,
+    // Congestion-control knobs; absent = the variant's value.
+    #[serde(default)]
+    pub fast_rtx_threshold: Option<u32>,
+    #[serde(default)]
+    pub fast_recovery: Option<bool>,
+    #[serde(default)]
+    pub cwnd_growth_in_recovery: Option<bool>,
+    #[serde(default)]
+    pub modified_htna: Option<bool>,
+    #[serde(default)]
+    pub slow_start_at_ssthresh: Option<bool>,
+    #[serde(default)]
+    pub cwnd_whole_mtus: Option<bool>,
+    #[serde(default)]
+    pub ssthresh_floor_mtus: Option<u32>,
+    #[serde(default)]
+    pub max_burst: Option<u32>,
+    #[serde(default)]
+    pub max_burst_rule: Option<MaxBurstRule>,
+    #[serde(default)]
+    pub initial_cwnd: Option<InitialCwnd>,
+    #[serde(default)]
+    pub heartbeat_before_data: Option<bool>,
+}
+
+fn default_message_size() -> Size {
+    Size(1448)
+}
+fn default_mtu() -> Size {
+    Size(1500)
+}
+fn one_stream() -> u16 {
+    1
+}
+fn default_receive_buffer() -> Size {
+    Size(65_536)
+}
+fn default_sctp_rto_initial() -> Duration {
+    Duration(crate::sim::SimDuration::from_secs(3))
+}
+fn default_sctp_rto_min() -> Duration {
+    Duration(crate::sim::SimDuration::from_secs(1))
+}
+fn default_heartbeat_interval() -> Duration {
+    Duration(crate::sim::SimDuration::from_secs(30))
+}
+fn default_cookie_lifetime() -> Duration {
+    Duration(crate::sim::SimDuration::from_secs(60))
+}
+fn default_association_max_retrans() -> u32 {
+    10
+}
+
 /// A typed flow entry.
 #[derive(Debug, Clone)]
 pub enum FlowSpec {
     Cbr(CbrCfg),
     Tcp(TcpCfg),
+    Sctp(SctpCfg),
 }
 
 /// The flow types a `[[flows]]` entry may name, with a sentence for error messages.
-pub const FLOW_TYPES: &[&str] = &["cbr", "tcp"];
+pub const FLOW_TYPES: &[&str] = &["cbr", "tcp", "sctp"];
 
 impl FlowSpec {
     pub fn name(&self) -> &str {
         match self {
             FlowSpec::Cbr(c) => &c.name,
             FlowSpec::Tcp(c) => &c.name,
+            FlowSpec::Sctp(c) => &c.name,
         }
     }
     pub fn endpoints(&self) -> (&str, &str) {
         match self {
             FlowSpec::Cbr(c) => (&c.from, &c.to),
             FlowSpec::Tcp(c) => (&c.from, &c.to),
+            FlowSpec::Sctp(c) => (&c.from, &c.to),
         }
     }
     /// Whether the flow ends by itself (so a run without `duration` can finish).
@@ -313,6 +454,7 @@ impl FlowSpec {
         match self {
             FlowSpec::Cbr(c) => c.stop.is_some(),
             FlowSpec::Tcp(c) => c.bytes.is_some(),
+            FlowSpec::Sctp(c) => c.bytes.is_some(),
         }
     }
 }

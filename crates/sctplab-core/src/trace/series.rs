@@ -4,7 +4,9 @@
 /// Variables `--series` accepts. Protocol endpoints report the ones they have; the
 /// network reports `queue` (packets waiting in each link direction's queue, the packet
 /// in transmission not counted, as ns-2's queue monitor counts).
-pub const VARIABLES: &[&str] = &["cwnd", "ssthresh", "flight", "rwnd", "pba", "pipe", "queue"];
+pub const VARIABLES: &[&str] = &[
+    "cwnd", "ssthresh", "flight", "rwnd", "a_rwnd", "pba", "pipe", "queue",
+];
 
 #[derive(Default, Debug, Clone)]
 pub struct Series {

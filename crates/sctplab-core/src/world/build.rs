@@ -12,8 +12,12 @@ use crate::net::queue::DropTail;
 use crate::net::routing::shortest_paths;
 use crate::net::wire::IpProtocol;
 use crate::net::{EndpointId, FlowId, IfaceId, LinkDirId, NodeId, PacketPool};
-use crate::scenario::schema::{LinkCfg, LossCfg, LossDirection, LossPosition, TcpCfg, WindowUnit};
+use crate::scenario::schema::{
+    LinkCfg, LossCfg, LossDirection, LossPosition, SctpCfg, TcpCfg, WindowUnit,
+};
 use crate::scenario::{FlowSpec, Scenario};
+use crate::sctp::config as sctp_config;
+use crate::sctp::{AssocCfg, Association, Role};
 use crate::sim::{EventQueue, RngStream, SimDuration, SimTime};
 use crate::tcp::{
     CongestionRules, ReceiverCfg, SenderCfg, SeqMap, TcpReceiver, TcpSender, TcpVariant,
@@ -169,6 +173,16 @@ impl World {
                         IpProtocol::UDP,
                     )
                 }
+                FlowSpec::Sctp(c) => {
+                    let (client, server) =
+                        sctp_endpoints(c, ports, window, trace, seed, spec.name());
+                    (
+                        AnyEndpoint::Sctp(Box::new(client)),
+                        AnyEndpoint::Sctp(Box::new(server)),
+                        FlowKind::Sctp,
+                        IpProtocol::SCTP,
+                    )
+                }
                 FlowSpec::Tcp(c) => {
                     let (snd, rcv) = tcp_endpoints(c, ports, window, trace);
                     (
@@ -223,6 +237,51 @@ impl World {
             unfinished,
         })
     }
+}
+
+fn sctp_endpoints(
+    c: &SctpCfg,
+    ports: (u16, u16),
+    window: Window,
+    trace: &TraceConfig,
+    seed: u64,
+    name: &str,
+) -> (Association, Association) {
+    let cfg = AssocCfg {
+        ports,
+        pmtu: c.mtu.0 as usize,
+        streams: c.streams,
+        receive_buffer: c.receive_buffer.0,
+        initial_ssthresh: c.initial_ssthresh.map(|s| s.0),
+        knobs: sctp_config::resolve(c),
+        rto_initial: c.rto_initial.0,
+        rto_min: c.rto_min.0,
+        rto_max: c.rto_max.0,
+        delayed_sack: c.delayed_sack.then_some(c.sack_delay.0),
+        heartbeat: c.heartbeat.then_some(c.heartbeat_interval.0),
+        cookie_lifetime: c.cookie_lifetime.0,
+        association_max_retrans: c.association_max_retrans,
+        max_init_retrans: 8,
+        total: c.bytes.map(|b| b.0),
+        message_size: c.message_size.0,
+        unordered: c.unordered,
+        start: SimTime::ZERO + c.start.map_or(SimDuration::ZERO, |d| d.0),
+        stop: c.stop.map(|d| SimTime::ZERO + d.0),
+        window,
+        trace_sends: trace.sends,
+        trace_acks: trace.acks,
+    };
+    let client = Association::new(
+        Role::Client,
+        cfg.clone(),
+        RngStream::new(seed, &format!("flow:{name}:sctp:client")),
+    );
+    let server = Association::new(
+        Role::Server,
+        cfg,
+        RngStream::new(seed, &format!("flow:{name}:sctp:server")),
+    );
+    (client, server)
 }
 
 fn tcp_endpoints(

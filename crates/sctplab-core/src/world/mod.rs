@@ -35,6 +35,7 @@ pub(crate) struct Iface {
 pub(crate) enum FlowKind {
     Cbr,
     Tcp,
+    Sctp,
 }
 
 pub(crate) struct Flow {

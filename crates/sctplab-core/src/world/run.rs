@@ -100,6 +100,9 @@ impl World {
             self.heartbeat(end, wall);
             eprintln!();
         }
+        for slot in &mut self.endpoints {
+            slot.ep.finish(end);
+        }
         end
     }
 

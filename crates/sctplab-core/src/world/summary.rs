@@ -51,6 +51,9 @@ impl World {
                 (FlowKind::Tcp, AnyEndpoint::TcpSender(snd), AnyEndpoint::TcpReceiver(rcv)) => {
                     tcp_summary(snd, rcv, window_s)
                 }
+                (FlowKind::Sctp, AnyEndpoint::Sctp(client), AnyEndpoint::Sctp(server)) => {
+                    sctp_summary(client, server, window_s, end)
+                }
                 _ => unreachable!("flow kind and endpoint types are built together"),
             };
             flows.insert(flow.name.clone(), entry);
@@ -117,6 +120,71 @@ fn tcp_summary(snd: &crate::tcp::TcpSender, rcv: &crate::tcp::TcpReceiver, windo
         "final_cwnd": num(snd.cwnd()),
         "final_ssthresh": num(snd.ssthresh()),
     })
+}
+
+fn sctp_summary(
+    client: &crate::sctp::Association,
+    server: &crate::sctp::Association,
+    window_s: f64,
+    end: SimTime,
+) -> Value {
+    let default_out = crate::sctp::OutStats::default();
+    let o = client.out.as_ref().map_or(&default_out, |o| &o.stats);
+    let (delivered, highest_tsn, streams, dropped, a_rwnd) = match &server.inb {
+        Some(inb) => {
+            let mut inb_streams = Vec::new();
+            for s in &inb.streams {
+                // Head-of-line intervals still open at the end of the run count up to it.
+                inb_streams.push(json!({
+                    "delivered_bytes": s.delivered_bytes,
+                    "delivered_messages": s.delivered_messages,
+                    "hol_blocked_s": num(s.hol_blocked_ns as f64 / 1e9),
+                }));
+            }
+            (
+                inb.delivered_bytes,
+                inb.highest_tsn,
+                inb_streams,
+                inb.dropped_no_buffer,
+                Some(inb.a_rwnd()),
+            )
+        }
+        None => (0, 0, Vec::new(), 0, None),
+    };
+    let _ = end;
+    let start = client_start(client);
+    json!({
+        "type": "sctp",
+        "goodput_bps": num(rate(delivered, window_s)),
+        "delivered_bytes": delivered,
+        "data_packets_sent": o.data_packets_sent,
+        "data_chunks_sent": o.chunks_sent,
+        "new_bytes_sent": o.new_bytes_sent,
+        "retransmissions": o.retransmissions,
+        "fast_retransmissions": o.fast_retransmissions,
+        "timeout_retransmissions": o.timeout_retransmissions,
+        "timeouts": o.timeouts,
+        "fast_recoveries": o.fast_recoveries,
+        "ack_packets": server.stats.ack_packets,
+        "ack_bytes": server.stats.ack_bytes,
+        "connect_time_s": secs(client.stats.connect_time),
+        "completion_time_s": secs(server.stats.completed_at.map(|t| t.saturating_since(start))),
+        "highest_tsn": highest_tsn,
+        "final_cwnd": client.out.as_ref().map_or(Value::Null, |o| num(o.path.cwnd)),
+        "final_ssthresh": client.out.as_ref().map_or(Value::Null, |o| num(o.path.ssthresh)),
+        "final_a_rwnd": a_rwnd,
+        "chunks_dropped_no_buffer": dropped,
+        "control_packets": client.stats.control_packets + server.stats.control_packets,
+        "heartbeats": client.stats.heartbeats + server.stats.heartbeats,
+        "bad_vtag_drops": client.stats.bad_vtag_drops + server.stats.bad_vtag_drops,
+        "cookie_rejects": server.stats.cookie_rejects,
+        "aborted": client.stats.aborted || server.stats.aborted,
+        "streams": streams,
+    })
+}
+
+fn client_start(c: &crate::sctp::Association) -> SimTime {
+    c.start_time()
 }
 
 fn rate(bytes: u64, seconds: f64) -> f64 {

@@ -1,0 +1,180 @@
+//! SCTP congestion-control variants as presets over named knobs. Each knob's source is
+//! in docs/models/sctp.md; a scenario may override any knob of its variant.
+
+use crate::scenario::schema::{InitialCwnd, MaxBurstRule, SctpCfg, SctpVariant};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Knobs {
+    /// Missing reports that trigger a fast retransmit (RFC 2960: 4; RFC 4960: 3).
+    pub fast_rtx_threshold: u32,
+    /// Fast recovery with a recover TSN: one cwnd cut per window (seed 002 sec. 2.2).
+    pub fast_recovery: bool,
+    /// cwnd may grow on SACKs received during fast recovery (Original: yes).
+    pub cwnd_growth_in_recovery: bool,
+    /// In fast recovery, every SACK that advances the cumulative ack counts as a missing
+    /// report for the holes below the highest TSN SACKed (seed 002 sec. 2.2, third change).
+    pub modified_htna: bool,
+    /// Slow start while cwnd <= ssthresh (RFC 2960/4960 7.2.1); false is New-Reno SCTP*.
+    pub slow_start_at_ssthresh: bool,
+    /// Cut cwnd in whole MTUs (New-Reno SCTP**: a cwnd of 15 is cut to 7, not 7.5).
+    pub cwnd_whole_mtus: bool,
+    /// ssthresh floor after a loss, in MTUs (RFC 2960: 2; RFC 4960 and ns-2: 4).
+    pub ssthresh_floor_mtus: u32,
+    pub max_burst: u32,
+    pub max_burst_rule: MaxBurstRule,
+    pub initial_cwnd: InitialCwnd,
+    /// Confirm the path with a HEARTBEAT before the first DATA (ns-2.35).
+    pub heartbeat_before_data: bool,
+}
+
+/// RFC 4960 sec. 7.2.1: min(4 MTU, max(2 MTU, 4380 bytes)).
+pub fn rfc4960_initial_cwnd(mtu: u64) -> u64 {
+    (4 * mtu).min((2 * mtu).max(4380))
+}
+
+pub fn preset(v: SctpVariant) -> Knobs {
+    let original = Knobs {
+        fast_rtx_threshold: 4,
+        fast_recovery: false,
+        cwnd_growth_in_recovery: true,
+        modified_htna: false,
+        slow_start_at_ssthresh: true,
+        cwnd_whole_mtus: false,
+        ssthresh_floor_mtus: 2,
+        max_burst: 4,
+        max_burst_rule: MaxBurstRule::Guide,
+        initial_cwnd: InitialCwnd::Mtus(2.0),
+        heartbeat_before_data: false,
+    };
+    let newreno = Knobs {
+        fast_recovery: true,
+        cwnd_growth_in_recovery: false,
+        modified_htna: true,
+        ..original.clone()
+    };
+    match v {
+        SctpVariant::Original => original,
+        SctpVariant::Newreno => newreno,
+        SctpVariant::NewrenoStar => Knobs {
+            slow_start_at_ssthresh: false,
+            ..newreno
+        },
+        SctpVariant::Newreno2Star => Knobs {
+            slow_start_at_ssthresh: false,
+            cwnd_whole_mtus: true,
+            ..newreno
+        },
+        SctpVariant::Rfc4960 | SctpVariant::Rfc9260 => Knobs {
+            fast_rtx_threshold: 3,
+            fast_recovery: true,
+            cwnd_growth_in_recovery: false,
+            modified_htna: false,
+            ssthresh_floor_mtus: 4,
+            max_burst_rule: MaxBurstRule::Packets,
+            initial_cwnd: InitialCwnd::Bytes(crate::scenario::units::Size(0)),
+            ..original
+        },
+        SctpVariant::Ns2 => Knobs {
+            fast_rtx_threshold: 3,
+            ssthresh_floor_mtus: 4,
+            max_burst_rule: MaxBurstRule::Ns2,
+            initial_cwnd: InitialCwnd::Bytes(crate::scenario::units::Size(0)),
+            heartbeat_before_data: true,
+            ..newreno
+        },
+    }
+}
+
+/// The variant's knobs with the scenario's overrides applied.
+pub fn resolve(c: &SctpCfg) -> Knobs {
+    let mut k = preset(c.variant);
+    if let Some(v) = c.fast_rtx_threshold {
+        k.fast_rtx_threshold = v;
+    }
+    if let Some(v) = c.fast_recovery {
+        k.fast_recovery = v;
+    }
+    if let Some(v) = c.cwnd_growth_in_recovery {
+        k.cwnd_growth_in_recovery = v;
+    }
+    if let Some(v) = c.modified_htna {
+        k.modified_htna = v;
+    }
+    if let Some(v) = c.slow_start_at_ssthresh {
+        k.slow_start_at_ssthresh = v;
+    }
+    if let Some(v) = c.cwnd_whole_mtus {
+        k.cwnd_whole_mtus = v;
+    }
+    if let Some(v) = c.ssthresh_floor_mtus {
+        k.ssthresh_floor_mtus = v;
+    }
+    if let Some(v) = c.max_burst {
+        k.max_burst = v;
+    }
+    if let Some(v) = c.max_burst_rule {
+        k.max_burst_rule = v;
+    }
+    if let Some(v) = c.initial_cwnd {
+        k.initial_cwnd = v;
+    }
+    if let Some(v) = c.heartbeat_before_data {
+        k.heartbeat_before_data = v;
+    }
+    k
+}
+
+/// Initial cwnd in bytes for a path whose MTU unit (chunk bytes per packet) is `mtu`.
+/// `Bytes(0)` in a preset stands for RFC 4960's formula.
+pub fn initial_cwnd_bytes(k: &Knobs, mtu: u64) -> f64 {
+    match k.initial_cwnd {
+        InitialCwnd::Mtus(m) => m * mtu as f64,
+        InitialCwnd::Bytes(b) if b.0 == 0 => rfc4960_initial_cwnd(mtu) as f64,
+        InitialCwnd::Bytes(b) => b.0 as f64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc4960_initial_window() {
+        // 1468-byte MTU units (ns-2's 1500 - 32): 4380 B; 1016-byte units: 4064 B.
+        assert_eq!(rfc4960_initial_cwnd(1468), 4380);
+        assert_eq!(rfc4960_initial_cwnd(1016), 4064);
+        assert_eq!(rfc4960_initial_cwnd(3000), 6000);
+    }
+
+    #[test]
+    fn starred_variants_differ_from_newreno_in_one_knob_each() {
+        let nr = preset(SctpVariant::Newreno);
+        let star = preset(SctpVariant::NewrenoStar);
+        let two = preset(SctpVariant::Newreno2Star);
+        assert!(nr.slow_start_at_ssthresh && !star.slow_start_at_ssthresh);
+        assert_eq!(
+            Knobs {
+                slow_start_at_ssthresh: true,
+                ..star.clone()
+            },
+            nr
+        );
+        assert_eq!(
+            Knobs {
+                cwnd_whole_mtus: false,
+                ..two
+            },
+            star
+        );
+        let orig = preset(SctpVariant::Original);
+        assert_eq!(
+            Knobs {
+                fast_recovery: false,
+                cwnd_growth_in_recovery: true,
+                modified_htna: false,
+                ..nr
+            },
+            orig
+        );
+    }
+}

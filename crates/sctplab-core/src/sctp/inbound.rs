@@ -1,0 +1,354 @@
+//! The receiving half of an association (RFC 9260 sec. 6.2, 6.5, 6.6, 6.7): TSN
+//! bookkeeping, the receive buffer and a_rwnd, per-stream ordered delivery with message
+//! reassembly, duplicate TSNs, and when to send a SACK.
+//!
+//! The buffer follows ns-2.35's Agent/SCTP: an accepted chunk takes its length (header
+//! included) from the window until it is delivered to the application, which consumes
+//! at once; a chunk that does not fit is dropped without a SACK. Out-of-order chunks of
+//! one stream hold buffer space while other streams keep delivering (head-of-line
+//! blocking is per stream).
+
+use crate::metrics::Window;
+use crate::net::wire::{DataChunk, DataFlags, SackChunk};
+use crate::sim::{SimDuration, SimTime};
+use std::collections::{BTreeMap, VecDeque};
+
+#[derive(Clone, Copy, Debug)]
+struct Held {
+    stream: u16,
+    flags: DataFlags,
+    chunk_len: u32,
+    payload: u32,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct StreamIn {
+    next_ssn: u16,
+    /// Buffered ordered chunks by SSN, then TSN (fragments of one message).
+    pending: BTreeMap<(u16, u32), Held>,
+    blocked_since: Option<SimTime>,
+    pub hol_blocked_ns: u64,
+    pub delivered_bytes: u64,
+    pub delivered_messages: u64,
+}
+
+pub struct Inbound {
+    pub cum_tsn: u32,
+    /// Received state of TSNs cum+1, cum+2, ... (None: missing).
+    above: VecDeque<Option<Held>>,
+    dups: Vec<u32>,
+    buffer: u64,
+    held: u64,
+    pub streams: Vec<StreamIn>,
+    window: Window,
+    pub delivered_bytes: u64,
+    pub delivered_total: u64,
+    /// Highest TSN received, relative to the initial TSN (seed 001's goodput).
+    pub highest_tsn: u32,
+    initial_tsn: u32,
+    pub dropped_no_buffer: u64,
+    // SACK policy.
+    delayed: Option<SimDuration>,
+    packets_unacked: u32,
+    pub sack_deadline: Option<SimTime>,
+    sack_now: bool,
+    first_data_seen: bool,
+    max_chunk_room: usize,
+}
+
+impl Inbound {
+    pub fn new(
+        peer_initial_tsn: u32,
+        buffer: u64,
+        streams: u16,
+        delayed: Option<SimDuration>,
+        window: Window,
+        max_chunk_room: usize,
+    ) -> Self {
+        Inbound {
+            cum_tsn: peer_initial_tsn.wrapping_sub(1),
+            above: VecDeque::new(),
+            dups: Vec::new(),
+            buffer,
+            held: 0,
+            streams: vec![StreamIn::default(); usize::from(streams.max(1))],
+            window,
+            delivered_bytes: 0,
+            delivered_total: 0,
+            highest_tsn: 0,
+            initial_tsn: peer_initial_tsn,
+            dropped_no_buffer: 0,
+            delayed,
+            packets_unacked: 0,
+            sack_deadline: None,
+            sack_now: false,
+            first_data_seen: false,
+            max_chunk_room,
+        }
+    }
+
+    pub fn a_rwnd(&self) -> u32 {
+        self.buffer
+            .saturating_sub(self.held)
+            .min(u64::from(u32::MAX)) as u32
+    }
+
+    fn offset(&self, tsn: u32) -> i64 {
+        i64::from(tsn.wrapping_sub(self.cum_tsn) as i32)
+    }
+
+    /// Handles one DATA chunk; returns whether it was accepted (new and buffered).
+    pub fn on_data(&mut self, now: SimTime, d: &DataChunk) -> bool {
+        let off = self.offset(d.tsn);
+        let dup = off <= 0
+            || self
+                .above
+                .get((off - 1) as usize)
+                .is_some_and(|h| h.is_some());
+        if dup {
+            self.dups.push(d.tsn);
+            self.sack_now = true;
+            return false;
+        }
+        let chunk_len = DataChunk::len_for(d.payload_len as usize) as u32;
+        if u64::from(chunk_len) > self.buffer.saturating_sub(self.held) {
+            self.dropped_no_buffer += 1;
+            return false;
+        }
+        self.held += u64::from(chunk_len);
+        let i = (off - 1) as usize;
+        while self.above.len() <= i {
+            self.above.push_back(None);
+        }
+        let held = Held {
+            stream: d.stream.min(self.streams.len() as u16 - 1),
+            flags: d.flags,
+            chunk_len,
+            payload: d.payload_len,
+        };
+        self.above[i] = Some(held);
+        self.highest_tsn = self
+            .highest_tsn
+            .max(d.tsn.wrapping_sub(self.initial_tsn).wrapping_add(1));
+        if d.flags.contains(DataFlags::UNORDERED) {
+            self.deliver(now, held);
+        } else {
+            self.streams[usize::from(held.stream)]
+                .pending
+                .insert((d.ssn, d.tsn), held);
+        }
+        // Advance the cumulative TSN over what has arrived.
+        while let Some(Some(_)) = self.above.front() {
+            self.above.pop_front();
+            self.cum_tsn = self.cum_tsn.wrapping_add(1);
+        }
+        self.deliver_in_order(now, usize::from(held.stream));
+        true
+    }
+
+    fn deliver(&mut self, now: SimTime, h: Held) {
+        self.held -= u64::from(h.chunk_len);
+        self.delivered_total += u64::from(h.payload);
+        let s = &mut self.streams[usize::from(h.stream)];
+        if self.window.contains(now) {
+            self.delivered_bytes += u64::from(h.payload);
+            s.delivered_bytes += u64::from(h.payload);
+            if h.flags.contains(DataFlags::END) {
+                s.delivered_messages += 1;
+            }
+        }
+    }
+
+    /// Delivers whole messages of `stream` in SSN order while the next one is complete.
+    fn deliver_in_order(&mut self, now: SimTime, stream: usize) {
+        loop {
+            let s = &self.streams[stream];
+            let next = s.next_ssn;
+            let frags: Vec<(u32, Held)> = s
+                .pending
+                .range((next, 0)..=(next, u32::MAX))
+                .map(|(&(_, tsn), &h)| (tsn, h))
+                .collect();
+            let complete = match (frags.first(), frags.last()) {
+                (Some((t0, h0)), Some((t1, h1))) => {
+                    h0.flags.contains(DataFlags::BEGIN)
+                        && h1.flags.contains(DataFlags::END)
+                        && t1.wrapping_sub(*t0) as usize + 1 == frags.len()
+                }
+                _ => false,
+            };
+            if !complete {
+                break;
+            }
+            for (tsn, h) in frags {
+                self.streams[stream].pending.remove(&(next, tsn));
+                self.deliver(now, h);
+            }
+            self.streams[stream].next_ssn = next.wrapping_add(1);
+        }
+        let s = &mut self.streams[stream];
+        match (s.pending.is_empty(), s.blocked_since) {
+            (false, None) => s.blocked_since = Some(now),
+            (true, Some(t)) => {
+                s.hol_blocked_ns += now.saturating_since(t).as_nanos();
+                s.blocked_since = None;
+            }
+            _ => {}
+        }
+    }
+
+    /// After a packet with DATA: decide whether a SACK goes out now (RFC 9260 6.2:
+    /// at least every second packet, at once for gaps and duplicates).
+    pub fn after_packet(&mut self, now: SimTime) {
+        let gaps = !self.above.is_empty();
+        let first = !self.first_data_seen;
+        self.first_data_seen = true;
+        match self.delayed {
+            None => self.sack_now = true,
+            Some(delay) => {
+                self.packets_unacked += 1;
+                if gaps || first || self.packets_unacked >= 2 {
+                    self.sack_now = true;
+                } else if self.sack_deadline.is_none() {
+                    self.sack_deadline = Some(now + delay);
+                }
+            }
+        }
+    }
+
+    pub fn on_timeout(&mut self, now: SimTime) {
+        if self.sack_deadline.is_some_and(|t| now >= t) {
+            self.sack_now = true;
+        }
+    }
+
+    pub fn wants_sack(&self) -> bool {
+        self.sack_now
+    }
+
+    /// Builds the SACK: cumulative TSN, as many gap blocks as fit in one packet, and the
+    /// duplicates seen since the last SACK.
+    pub fn take_sack(&mut self) -> SackChunk {
+        let mut gaps = Vec::new();
+        let mut i = 0;
+        while i < self.above.len() {
+            if self.above[i].is_some() {
+                let start = i;
+                while i < self.above.len() && self.above[i].is_some() {
+                    i += 1;
+                }
+                gaps.push(((start + 1) as u16, i as u16));
+            } else {
+                i += 1;
+            }
+        }
+        let mut dups = std::mem::take(&mut self.dups);
+        dups.truncate(self.max_chunk_room.saturating_sub(SackChunk::FIXED_LEN) / 4);
+        let fit = SackChunk::max_gaps_fitting(self.max_chunk_room, dups.len());
+        gaps.truncate(fit);
+        self.sack_now = false;
+        self.sack_deadline = None;
+        self.packets_unacked = 0;
+        SackChunk {
+            cum_tsn_ack: self.cum_tsn,
+            a_rwnd: self.a_rwnd(),
+            gaps,
+            dups,
+        }
+    }
+
+    /// Closes open head-of-line intervals at the end of the run.
+    pub fn finish(&mut self, now: SimTime) {
+        for s in &mut self.streams {
+            if let Some(t) = s.blocked_since.take() {
+                s.hol_blocked_ns += now.saturating_since(t).as_nanos();
+            }
+        }
+    }
+
+    pub fn all_delivered(&self, total: u64) -> bool {
+        self.delivered_total >= total
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(tsn: u32, stream: u16, ssn: u16, flags: DataFlags) -> DataChunk {
+        DataChunk {
+            tsn,
+            stream,
+            ssn,
+            ppid: 0,
+            flags,
+            payload_len: 1000,
+        }
+    }
+
+    fn inbound(buffer: u64, streams: u16) -> Inbound {
+        Inbound::new(100, buffer, streams, None, Window::ALL, 1468)
+    }
+
+    #[test]
+    fn cumulative_tsn_gaps_and_duplicates() {
+        let mut r = inbound(100_000, 1);
+        let t = SimTime::ZERO;
+        let f = DataFlags::UNFRAGMENTED;
+        assert!(r.on_data(t, &data(100, 0, 0, f)));
+        assert!(r.on_data(t, &data(102, 0, 2, f)));
+        assert!(r.on_data(t, &data(103, 0, 3, f)));
+        assert!(!r.on_data(t, &data(102, 0, 2, f)), "duplicate");
+        assert!(r.on_data(t, &data(105, 0, 5, f)));
+        let s = r.take_sack();
+        assert_eq!(s.cum_tsn_ack, 100);
+        // Gap blocks are offsets from the cumulative TSN: 102-103 and 105.
+        assert_eq!(s.gaps, vec![(2, 3), (5, 5)]);
+        assert_eq!(s.dups, vec![102]);
+        // 4 chunks of 1016 bytes held (101 missing blocks delivery of 102..).
+        assert_eq!(r.a_rwnd(), 100_000 - 3 * 1016);
+    }
+
+    #[test]
+    fn head_of_line_blocking_is_per_stream() {
+        let mut r = inbound(100_000, 2);
+        let f = DataFlags::UNFRAGMENTED;
+        let t = SimTime::ZERO;
+        r.on_data(t, &data(100, 0, 0, f)); // stream 0 ssn 0
+        // TSN 101 (stream 1, ssn 0) is lost; 102 (stream 0, ssn 1) still delivers.
+        r.on_data(t, &data(102, 0, 1, f));
+        r.on_data(t, &data(103, 1, 1, f)); // stream 1 ssn 1 waits for ssn 0
+        assert_eq!(r.streams[0].delivered_bytes, 2000);
+        assert_eq!(r.streams[1].delivered_bytes, 0);
+        assert_eq!(r.a_rwnd(), 100_000 - 1016);
+        r.on_data(SimTime::from_nanos(5_000), &data(101, 1, 0, f));
+        assert_eq!(r.streams[1].delivered_bytes, 2000);
+        assert_eq!(r.streams[1].hol_blocked_ns, 5_000);
+        assert_eq!(r.a_rwnd(), 100_000);
+        assert_eq!(r.cum_tsn, 103);
+    }
+
+    #[test]
+    fn fragments_are_delivered_as_one_message() {
+        let mut r = inbound(100_000, 1);
+        let t = SimTime::ZERO;
+        r.on_data(t, &data(100, 0, 0, DataFlags::BEGIN));
+        r.on_data(t, &data(102, 0, 0, DataFlags::END));
+        assert_eq!(r.delivered_total, 0);
+        r.on_data(t, &data(101, 0, 0, DataFlags::empty()));
+        assert_eq!(r.delivered_total, 3000);
+        assert_eq!(r.streams[0].delivered_messages, 1);
+    }
+
+    #[test]
+    fn a_full_buffer_drops_the_chunk() {
+        let mut r = inbound(2500, 1);
+        let t = SimTime::ZERO;
+        let f = DataFlags::UNFRAGMENTED;
+        r.on_data(t, &data(101, 0, 1, f));
+        r.on_data(t, &data(102, 0, 2, f));
+        assert_eq!(r.a_rwnd(), 2500 - 2032);
+        assert!(!r.on_data(t, &data(103, 0, 3, f)));
+        assert_eq!(r.dropped_no_buffer, 1);
+    }
+}

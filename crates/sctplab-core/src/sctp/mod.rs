@@ -1,0 +1,14 @@
+//! SCTP (RFC 2960 / 4960 / 9260) with the congestion-control variants of the seeds as
+//! presets over named knobs. docs/models/sctp.md documents every knob and preset.
+
+mod assoc;
+pub mod config;
+pub mod cookie;
+mod inbound;
+mod outbound;
+mod path;
+
+pub use assoc::{AssocCfg, AssocStats, Association, Role, State};
+pub use config::Knobs;
+pub use inbound::Inbound;
+pub use outbound::{OutStats, Outbound};

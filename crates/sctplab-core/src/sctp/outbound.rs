@@ -1,0 +1,712 @@
+//! The sending half of an association: the application's messages cut into DATA chunks,
+//! the retransmission buffer, SACK processing with the HTNA missing-report rule, fast
+//! retransmit and (optionally) fast recovery, T3-rtx, and the sending rules with
+//! Max.Burst (RFC 2960/4960/9260 sec. 6 and 7, SCTP Implementer's Guide, seed 002
+//! sec. 2, and ns-2.35's Agent/SCTP where the seeds' numbers depend on it).
+//!
+//! Units follow ns-2 and the RFCs: cwnd, ssthresh, partial_bytes_acked and outstanding
+//! bytes count chunk bytes (16-byte chunk header included, padding excluded), and "MTU"
+//! is what one packet can carry in chunks (PMTU - 32).
+
+use super::config::Knobs;
+use super::path::Path;
+use crate::endpoint::{EndpointEvent, SendKind};
+use crate::metrics::Window;
+use crate::net::wire::{DataChunk, DataFlags, SackChunk};
+use crate::scenario::schema::MaxBurstRule;
+use crate::sim::SimTime;
+use std::collections::VecDeque;
+
+/// Serial-number comparison of TSNs (RFC 1982 as RFC 9260 sec. 1.6 asks).
+pub fn tsn_lt(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) < 0
+}
+pub fn tsn_le(a: u32, b: u32) -> bool {
+    a == b || tsn_lt(a, b)
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Mark {
+    Fast,
+    Timeout,
+}
+
+#[derive(Clone, Debug)]
+struct Sent {
+    tsn: u32,
+    stream: u16,
+    ssn: u16,
+    flags: DataFlags,
+    payload: u32,
+    chunk_len: u32,
+    txs: u32,
+    gap_acked: bool,
+    missing: u32,
+    mark: Option<Mark>,
+    /// Fast-retransmitted once already: later losses need T3 (ns-2
+    /// `eIneligibleForFastRtx`).
+    fast_rtxed: bool,
+    pba_counted: bool,
+}
+
+/// The application: a bulk or finite stream of messages spread over the streams
+/// round-robin (seed 001), each cut into chunks of at most `max_payload` bytes.
+#[derive(Clone, Debug)]
+pub struct AppSource {
+    pub total: Option<u64>,
+    pub message_size: u64,
+    pub unordered: bool,
+    produced: u64,
+    ssns: Vec<u16>,
+    next_stream: usize,
+    /// The message being cut: (stream, ssn, bytes left, first chunk not yet cut).
+    current: Option<(u16, u16, u64, bool)>,
+    stopped: bool,
+}
+
+impl AppSource {
+    pub fn new(total: Option<u64>, message_size: u64, streams: u16, unordered: bool) -> Self {
+        AppSource {
+            total,
+            message_size: message_size.max(1),
+            unordered,
+            produced: 0,
+            ssns: vec![0; usize::from(streams.max(1))],
+            next_stream: 0,
+            current: None,
+            stopped: false,
+        }
+    }
+
+    pub fn set_streams(&mut self, n: u16) {
+        self.ssns.truncate(usize::from(n.max(1)));
+        self.next_stream %= self.ssns.len();
+    }
+
+    pub fn stop(&mut self) {
+        self.stopped = true;
+    }
+
+    fn has_data(&self) -> bool {
+        self.current.is_some() || (!self.stopped && self.total.is_none_or(|t| self.produced < t))
+    }
+
+    pub fn exhausted(&self) -> bool {
+        !self.has_data()
+    }
+
+    /// Payload of the next chunk if cut at `max_payload`, without cutting it.
+    fn peek_payload(&self, max_payload: u64) -> Option<u64> {
+        match self.current {
+            Some((_, _, left, _)) => Some(left.min(max_payload)),
+            None if self.has_data() => {
+                let size = match self.total {
+                    Some(t) => self.message_size.min(t - self.produced),
+                    None => self.message_size,
+                };
+                Some(size.min(max_payload))
+            }
+            None => None,
+        }
+    }
+
+    /// Cuts the next chunk: (stream, ssn, flags, payload bytes).
+    fn next_chunk(&mut self, max_payload: u64) -> Option<(u16, u16, DataFlags, u32)> {
+        if self.current.is_none() {
+            if !self.has_data() {
+                return None;
+            }
+            let size = match self.total {
+                Some(t) => self.message_size.min(t - self.produced),
+                None => self.message_size,
+            };
+            self.produced += size;
+            let stream = self.next_stream;
+            self.next_stream = (self.next_stream + 1) % self.ssns.len();
+            let ssn = self.ssns[stream];
+            self.ssns[stream] = ssn.wrapping_add(1);
+            self.current = Some((stream as u16, ssn, size, true));
+        }
+        let (stream, ssn, left, first) = self.current?;
+        let take = left.min(max_payload);
+        let mut flags = DataFlags::empty();
+        if first {
+            flags = flags.union(DataFlags::BEGIN);
+        }
+        if take == left {
+            flags = flags.union(DataFlags::END);
+            self.current = None;
+        } else {
+            self.current = Some((stream, ssn, left - take, false));
+        }
+        if self.unordered {
+            flags = flags.union(DataFlags::UNORDERED);
+        }
+        Some((
+            stream,
+            if self.unordered { 0 } else { ssn },
+            flags,
+            take as u32,
+        ))
+    }
+}
+
+/// A packet of DATA chunks decided on, waiting for `poll_transmit`.
+#[derive(Clone, Debug, Default)]
+pub struct TxPacket {
+    pub chunks: Vec<DataChunk>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct OutStats {
+    pub data_packets_sent: u64,
+    pub chunks_sent: u64,
+    pub new_bytes_sent: u64,
+    pub retransmissions: u64,
+    pub fast_retransmissions: u64,
+    pub timeout_retransmissions: u64,
+    pub timeouts: u64,
+    pub sacks_received: u64,
+    pub fast_recoveries: u64,
+}
+
+pub struct Outbound {
+    pub k: Knobs,
+    pub path: Path,
+    initial_tsn: u32,
+    next_tsn: u32,
+    pub cum_ack: u32,
+    sent: VecDeque<Sent>,
+    pub app: AppSource,
+    /// Largest chunk payload that fits one packet, and the room for chunks per packet.
+    max_payload: u64,
+    room: usize,
+    pub peer_rwnd: f64,
+    /// Highest TSN outstanding when fast recovery began (ns-2 `uiRecover`).
+    recover: u32,
+    /// ns-2's Max.Burst: a SACK acknowledged a retransmitted chunk.
+    apply_max_burst: bool,
+    pub tx: VecDeque<TxPacket>,
+    pub events: VecDeque<EndpointEvent>,
+    trace_sends: bool,
+    window: Window,
+    pub stats: OutStats,
+    pub all_acked_at: Option<SimTime>,
+}
+
+impl Outbound {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        k: Knobs,
+        path: Path,
+        initial_tsn: u32,
+        app: AppSource,
+        pmtu: usize,
+        peer_rwnd: u32,
+        trace_sends: bool,
+        window: Window,
+    ) -> Self {
+        let room = pmtu.saturating_sub(32);
+        // A chunk is padded to 4 bytes and must fit the room with its 16-byte header.
+        let max_payload = ((room.saturating_sub(DataChunk::HEADER_LEN)) / 4 * 4).max(4) as u64;
+        Outbound {
+            k,
+            path,
+            initial_tsn,
+            next_tsn: initial_tsn,
+            cum_ack: initial_tsn.wrapping_sub(1),
+            sent: VecDeque::new(),
+            app,
+            max_payload,
+            room,
+            peer_rwnd: f64::from(peer_rwnd),
+            recover: initial_tsn.wrapping_sub(1),
+            apply_max_burst: false,
+            tx: VecDeque::new(),
+            events: VecDeque::new(),
+            trace_sends,
+            window,
+            stats: OutStats::default(),
+            all_acked_at: None,
+        }
+    }
+
+    pub fn packet_number(&self, tsn: u32) -> u32 {
+        tsn.wrapping_sub(self.initial_tsn).wrapping_add(1)
+    }
+
+    pub fn has_outstanding(&self) -> bool {
+        !self.sent.is_empty()
+    }
+
+    pub fn done(&self) -> bool {
+        self.sent.is_empty() && self.app.exhausted()
+    }
+
+    fn mtu(&self) -> f64 {
+        self.path.mtu
+    }
+
+    fn slow_start(&self) -> bool {
+        if self.k.slow_start_at_ssthresh {
+            self.path.cwnd <= self.path.ssthresh
+        } else {
+            self.path.cwnd < self.path.ssthresh
+        }
+    }
+
+    fn in_fast_recovery(&self) -> bool {
+        self.k.fast_recovery && tsn_lt(self.cum_ack, self.recover)
+    }
+
+    fn marked_bytes(&self) -> f64 {
+        self.sent
+            .iter()
+            .filter(|s| s.mark.is_some())
+            .map(|s| f64::from(s.chunk_len))
+            .sum()
+    }
+
+    fn any_marked(&self) -> bool {
+        self.sent.iter().any(|s| s.mark.is_some())
+    }
+
+    fn record(&mut self, now: SimTime, c: &DataChunk, kind: SendKind) {
+        let in_window = self.window.contains(now);
+        if in_window {
+            self.stats.chunks_sent += 1;
+            match kind {
+                SendKind::New => self.stats.new_bytes_sent += u64::from(c.payload_len),
+                SendKind::FastRtx => {
+                    self.stats.retransmissions += 1;
+                    self.stats.fast_retransmissions += 1;
+                }
+                SendKind::RtoRtx => {
+                    self.stats.retransmissions += 1;
+                    self.stats.timeout_retransmissions += 1;
+                }
+            }
+        }
+        if self.trace_sends {
+            self.events.push_back(EndpointEvent::Sent {
+                seq: self.packet_number(c.tsn),
+                kind,
+            });
+        }
+    }
+
+    fn queue_packet(&mut self, now: SimTime, chunks: Vec<DataChunk>) {
+        if chunks.is_empty() {
+            return;
+        }
+        if self.window.contains(now) {
+            self.stats.data_packets_sent += 1;
+        }
+        self.path.last_send = now;
+        if self.path.t3.is_none() {
+            self.path.t3 = Some(now + self.path.rto.current());
+        }
+        self.tx.push_back(TxPacket { chunks });
+    }
+
+    fn data_chunk(s: &Sent) -> DataChunk {
+        DataChunk {
+            tsn: s.tsn,
+            stream: s.stream,
+            ssn: s.ssn,
+            ppid: 0,
+            flags: s.flags,
+            payload_len: s.payload,
+        }
+    }
+
+    /// Retransmits chunks marked for retransmission: one packet regardless of cwnd
+    /// (fast retransmit, RFC 4960 7.2.4 step 3; T3, 6.3.3 E3) or as many packets as cwnd
+    /// allows, not counting marked chunks as outstanding meanwhile (ns-2
+    /// `RtxMarkedChunks`).
+    fn rtx_marked(&mut self, now: SimTime, one_packet: bool) -> usize {
+        let mut packets = 0;
+        loop {
+            let effective = self.path.outstanding - self.marked_bytes();
+            if !one_packet && effective >= self.path.cwnd {
+                break;
+            }
+            if one_packet && packets == 1 {
+                break;
+            }
+            let mut used = 0usize;
+            let mut chunks = Vec::new();
+            let mut kinds = Vec::new();
+            for s in self.sent.iter_mut() {
+                let Some(mark) = s.mark else { continue };
+                let len = DataChunk::len_for(s.payload as usize);
+                let padded = len.div_ceil(4) * 4;
+                if used + padded > self.room && !chunks.is_empty() {
+                    break;
+                }
+                used += padded;
+                s.mark = None;
+                s.txs += 1;
+                s.missing = 0;
+                chunks.push(Self::data_chunk(s));
+                kinds.push(if mark == Mark::Fast {
+                    SendKind::FastRtx
+                } else {
+                    SendKind::RtoRtx
+                });
+            }
+            if chunks.is_empty() {
+                break;
+            }
+            for (c, kind) in chunks.iter().zip(kinds) {
+                self.record(now, c, kind);
+                self.peer_rwnd = (self.peer_rwnd - f64::from(c.payload_len + 16)).max(0.0);
+                if self.path.rtt_pending.is_some_and(|(t, _)| t == c.tsn) {
+                    self.path.rtt_pending = None; // Karn's rule
+                }
+            }
+            self.queue_packet(now, chunks);
+            packets += 1;
+        }
+        packets
+    }
+
+    /// Sends new data while cwnd and the peer's window allow (RFC 4960 6.1 A-B: the
+    /// sender may exceed cwnd by up to one MTU less a byte when cwnd is not yet full).
+    pub fn send_new(&mut self, now: SimTime) {
+        if self.any_marked() {
+            return;
+        }
+        let burst_limit = match self.k.max_burst_rule {
+            MaxBurstRule::Guide => {
+                // Implementer's guide v7: clamp cwnd to outstanding + Max.Burst * MTU.
+                let cap = self.path.outstanding + f64::from(self.k.max_burst) * self.mtu();
+                if cap < self.path.cwnd {
+                    self.path.cwnd = cap;
+                }
+                None
+            }
+            MaxBurstRule::Packets => Some(self.k.max_burst),
+            MaxBurstRule::Ns2 if self.apply_max_burst => Some(self.k.max_burst),
+            _ => None,
+        };
+        self.apply_max_burst = false;
+        let mut packets = 0u32;
+        while self.path.outstanding < self.path.cwnd && burst_limit.is_none_or(|b| packets < b) {
+            let mut used = 0usize;
+            let mut chunks = Vec::new();
+            loop {
+                let room_left = self.room - used;
+                if room_left < DataChunk::HEADER_LEN + 4 {
+                    break;
+                }
+                let max_here = (((room_left - DataChunk::HEADER_LEN) / 4) * 4) as u64;
+                let Some(p) = self.app.peek_payload(self.max_payload) else {
+                    break;
+                };
+                // Bundle only whole chunks: a message is fragmented at max_payload, never
+                // at whatever room a packet has left.
+                if p > max_here {
+                    break;
+                }
+                // With the peer's window closed, one chunk may still go as a probe when
+                // nothing is outstanding (RFC 4960 6.1 A).
+                let rwnd_ok = (p as f64 + DataChunk::HEADER_LEN as f64) <= self.peer_rwnd;
+                let probe = !rwnd_ok && self.path.outstanding == 0.0 && chunks.is_empty();
+                if !rwnd_ok && !probe {
+                    break;
+                }
+                let Some((stream, ssn, flags, payload)) = self.app.next_chunk(self.max_payload)
+                else {
+                    break;
+                };
+                let tsn = self.next_tsn;
+                self.next_tsn = self.next_tsn.wrapping_add(1);
+                let len = DataChunk::len_for(payload as usize);
+                used += len.div_ceil(4) * 4;
+                let s = Sent {
+                    tsn,
+                    stream,
+                    ssn,
+                    flags,
+                    payload,
+                    chunk_len: len as u32,
+                    txs: 1,
+                    gap_acked: false,
+                    missing: 0,
+                    mark: None,
+                    fast_rtxed: false,
+                    pba_counted: false,
+                };
+                let c = Self::data_chunk(&s);
+                self.sent.push_back(s);
+                self.path.outstanding += len as f64;
+                self.peer_rwnd = (self.peer_rwnd - len as f64).max(0.0);
+                if self.path.rtt_pending.is_none() {
+                    self.path.rtt_pending = Some((tsn, now));
+                }
+                self.record(now, &c, SendKind::New);
+                chunks.push(c);
+                if probe || self.room - used < DataChunk::HEADER_LEN + 4 {
+                    break;
+                }
+                // A chunk only joins the packet while cwnd is not yet full (one packet
+                // may overshoot, chunk by chunk it may not).
+                if self.path.outstanding >= self.path.cwnd {
+                    break;
+                }
+            }
+            if chunks.is_empty() {
+                break;
+            }
+            self.queue_packet(now, chunks);
+            packets += 1;
+        }
+    }
+
+    fn cut(&mut self) {
+        let mtu = self.mtu();
+        let floor = f64::from(self.k.ssthresh_floor_mtus) * mtu;
+        let half = if self.k.cwnd_whole_mtus {
+            ((self.path.cwnd / mtu / 2.0).floor()) * mtu
+        } else {
+            self.path.cwnd / 2.0
+        };
+        self.path.ssthresh = half.max(floor);
+        self.path.cwnd = self.path.ssthresh;
+        self.path.pba = 0.0;
+    }
+
+    fn adjust_cwnd(&mut self, newly: f64) {
+        let p = &mut self.path;
+        if self.k.slow_start_at_ssthresh && p.cwnd <= p.ssthresh
+            || !self.k.slow_start_at_ssthresh && p.cwnd < p.ssthresh
+        {
+            // RFC 4960 7.2.1: only when the full cwnd was in use.
+            if p.outstanding >= p.cwnd {
+                p.cwnd += newly.min(p.mtu);
+            }
+        } else if p.pba >= p.cwnd && p.outstanding >= p.cwnd {
+            // RFC 4960 7.2.2.
+            p.pba = if p.cwnd <= p.pba { p.pba - p.cwnd } else { 0.0 };
+            p.cwnd += p.mtu;
+        }
+    }
+
+    fn rtt_sample(&mut self, now: SimTime, s: &Sent) {
+        if let Some((tsn, at)) = self.path.rtt_pending {
+            if tsn == s.tsn {
+                if s.txs == 1 && s.mark != Some(Mark::Timeout) {
+                    self.path.rto.sample(now.saturating_since(at).as_secs_f64());
+                }
+                self.path.rtt_pending = None;
+            }
+        }
+    }
+
+    /// Processes a SACK (ns-2 `ProcessSackChunk` / `ProcessGapAckBlocks`, RFC 4960
+    /// 6.2.1, 7.2). Returns false for a stale SACK.
+    pub fn on_sack(&mut self, now: SimTime, sack: &SackChunk) -> bool {
+        if tsn_lt(sack.cum_tsn_ack, self.cum_ack) {
+            return false;
+        }
+        if self.window.contains(now) {
+            self.stats.sacks_received += 1;
+        }
+        let new_cum = tsn_lt(self.cum_ack, sack.cum_tsn_ack);
+        let in_ca = !self.slow_start();
+        let mut newly = 0.0;
+        let mut htna: Option<u32> = None;
+        let mut first_outstanding_acked = false;
+        // Cumulative part.
+        while let Some(front) = self.sent.front() {
+            if !tsn_le(front.tsn, sack.cum_tsn_ack) {
+                break;
+            }
+            let s = self.sent.pop_front().expect("front exists");
+            if !s.gap_acked {
+                first_outstanding_acked = true;
+                newly += f64::from(s.chunk_len);
+                htna = Some(s.tsn);
+                if in_ca && self.path.outstanding >= self.path.cwnd {
+                    self.path.pba += f64::from(s.chunk_len);
+                }
+            }
+            if s.fast_rtxed || s.txs > 1 {
+                self.apply_max_burst = true;
+            }
+            self.rtt_sample(now, &s);
+        }
+        self.cum_ack = sack.cum_tsn_ack;
+        // Gap blocks: offsets from the cumulative TSN.
+        let mut highest_sacked = htna.unwrap_or(self.cum_ack);
+        let blocks: Vec<(u32, u32)> = sack
+            .gaps
+            .iter()
+            .map(|&(a, b)| {
+                (
+                    self.cum_ack.wrapping_add(u32::from(a)),
+                    self.cum_ack.wrapping_add(u32::from(b)),
+                )
+            })
+            .collect();
+        for &(_, end) in &blocks {
+            if tsn_lt(highest_sacked, end) {
+                highest_sacked = end;
+            }
+        }
+        let mut samples = Vec::new();
+        let mut first_unacked_seen = false;
+        for i in 0..self.sent.len() {
+            let s = &mut self.sent[i];
+            let covered = blocks
+                .iter()
+                .any(|&(a, b)| tsn_le(a, s.tsn) && tsn_le(s.tsn, b));
+            if covered {
+                if !s.gap_acked {
+                    s.gap_acked = true;
+                    if !first_unacked_seen {
+                        first_outstanding_acked = true;
+                    }
+                    newly += f64::from(s.chunk_len);
+                    if htna.is_none_or(|h| tsn_lt(h, s.tsn)) {
+                        htna = Some(s.tsn);
+                    }
+                    if in_ca && new_cum && !s.pba_counted {
+                        s.pba_counted = true;
+                        self.path.pba += f64::from(s.chunk_len);
+                    }
+                    if s.mark.take().is_some() {
+                        // It arrived after all; it was counted out while marked.
+                    }
+                    samples.push(i);
+                }
+            } else if s.gap_acked {
+                // A SACK older than one already seen (or reneging): count it again.
+                s.gap_acked = false;
+                self.path.outstanding += f64::from(s.chunk_len);
+            }
+            if !self.sent[i].gap_acked {
+                first_unacked_seen = true;
+            }
+        }
+        for i in samples {
+            let s = self.sent[i].clone();
+            self.rtt_sample(now, &s);
+        }
+        // Missing reports (HTNA, and the modified HTNA of New-Reno SCTP).
+        let mut fast_needed = false;
+        let threshold = self.k.fast_rtx_threshold;
+        let modified = self.k.modified_htna
+            && new_cum
+            && htna.is_some_and(|h| tsn_le(h, self.recover))
+            && self.k.fast_recovery;
+        for s in self.sent.iter_mut() {
+            if s.gap_acked {
+                continue;
+            }
+            let below_htna = htna.is_some_and(|h| tsn_lt(s.tsn, h));
+            if below_htna || (modified && tsn_lt(s.tsn, highest_sacked)) {
+                s.missing += 1;
+                if s.missing >= threshold && !s.fast_rtxed && s.mark.is_none() {
+                    s.mark = Some(Mark::Fast);
+                    s.fast_rtxed = true;
+                    fast_needed = true;
+                }
+            }
+        }
+        // cwnd grows before the outstanding count drops (ns-2 `ProcessSackChunk`).
+        let growth_allowed = self.k.cwnd_growth_in_recovery || !self.in_fast_recovery();
+        if new_cum && newly > 0.0 && growth_allowed {
+            self.adjust_cwnd(newly);
+        }
+        self.path.outstanding = (self.path.outstanding - newly).max(0.0);
+        if self.sent.is_empty() || self.path.outstanding <= 0.0 {
+            self.path.pba = 0.0;
+        }
+        if self.sent.iter().all(|s| s.gap_acked) {
+            self.path.t3 = None;
+        } else if first_outstanding_acked || self.path.t3.is_none() {
+            // RFC 4960 6.3.2 R3: restart when the earliest outstanding TSN is acked.
+            self.path.t3 = Some(now + self.path.rto.current());
+        }
+        self.path.error_count = 0;
+        if fast_needed {
+            self.fast_retransmit(now);
+        } else if self.any_marked() {
+            self.rtx_marked(now, false);
+        }
+        let total_out: f64 = self
+            .sent
+            .iter()
+            .filter(|s| !s.gap_acked)
+            .map(|s| f64::from(s.chunk_len))
+            .sum();
+        self.peer_rwnd = (f64::from(sack.a_rwnd) - total_out).max(0.0);
+        self.send_new(now);
+        if self.sent.is_empty() && self.app.exhausted() && self.all_acked_at.is_none() {
+            self.all_acked_at = Some(now);
+        }
+        true
+    }
+
+    /// RFC 2960/4960 7.2.4: cut cwnd (once per window with fast recovery), then send one
+    /// packet of marked chunks whatever cwnd and the flight size say.
+    fn fast_retransmit(&mut self, now: SimTime) {
+        let recover = self.recover;
+        let cut = !self.k.fast_recovery
+            || self
+                .sent
+                .iter()
+                .any(|s| s.mark.is_some() && tsn_lt(recover, s.tsn));
+        if cut {
+            self.cut();
+            self.path.rtt_pending = None;
+            if self.k.fast_recovery {
+                self.recover = self.next_tsn.wrapping_sub(1);
+            }
+            if self.window.contains(now) {
+                self.stats.fast_recoveries += 1;
+            }
+        }
+        self.rtx_marked(now, true);
+    }
+
+    /// T3-rtx expiry (RFC 4960 6.3.3, 7.2.3).
+    pub fn on_t3(&mut self, now: SimTime) {
+        self.path.t3 = None;
+        if self.sent.is_empty() {
+            return;
+        }
+        if self.window.contains(now) {
+            self.stats.timeouts += 1;
+        }
+        let mtu = self.mtu();
+        if self.path.cwnd > mtu {
+            let floor = f64::from(self.k.ssthresh_floor_mtus) * mtu;
+            self.path.ssthresh = (self.path.cwnd / 2.0).max(floor);
+        }
+        self.path.cwnd = mtu;
+        self.path.pba = 0.0;
+        self.path.rto.back_off();
+        self.path.error_count += 1;
+        self.path.rtt_pending = None;
+        for s in self.sent.iter_mut() {
+            if !s.gap_acked {
+                s.mark = Some(Mark::Timeout);
+                s.missing = 0;
+            }
+        }
+        self.rtx_marked(now, true);
+        self.path.t3 = Some(now + self.path.rto.current());
+    }
+
+    /// For sampling: cwnd, ssthresh, pba, outstanding (bytes).
+    pub fn sample(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("cwnd", self.path.cwnd);
+        out("ssthresh", self.path.ssthresh);
+        out("pba", self.path.pba);
+        out("flight", self.path.outstanding);
+        out("rwnd", self.peer_rwnd);
+    }
+}

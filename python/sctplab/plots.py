@@ -1,0 +1,291 @@
+"""Plots of one run folder (`sctplab plot RUN_DIR`), from whatever files it has.
+
+- `cwnd.png`: cwnd and ssthresh over time per flow, from series.parquet.
+- `sequence.png`: packet number over time per flow, from sends.csv (new transmissions,
+  fast and timeout retransmissions marked apart) with acks.csv's cumulative ack.
+- `throughput.png`: throughput in 0.1 s bins, from trace.tr (IP bytes arriving at each
+  flow's receiver) or else from sends.csv (payload bytes sent).
+
+Figures are drawn on matplotlib's Agg canvas directly, never through pyplot, so calling
+`sctplab.plot` from a notebook leaves the user's backend and figures alone.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sctplab._core import UsageError
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+BIN_S = 0.1
+
+# Units of the sampled windows per flow type (docs/scenario.md: TCP windows are
+# reported in segments). Types not listed get an axis without a unit rather than a guess.
+WINDOW_UNITS = {"tcp": "segments"}
+
+_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*(B|KB|KiB|MB|MiB)\s*$")
+_SIZE_FACTOR = {"B": 1, "KB": 1000, "KiB": 1024, "MB": 10**6, "MiB": 2**20}
+
+
+@dataclass
+class PlotResult:
+    """PNG files written, and one note per plot that could not be drawn."""
+
+    written: list[Path] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Run:
+    dir: Path
+    name: str
+    nodes: list[str]
+    flows: list[dict[str, Any]]
+
+    def flow(self, name: str) -> dict[str, Any]:
+        for f in self.flows:
+            if f.get("name") == name:
+                return f
+        return {}
+
+    def payload_bytes(self, flow: str) -> int | None:
+        f = self.flow(flow)
+        size = f.get("segment_size") if f.get("type") == "tcp" else f.get("packet_size")
+        if not isinstance(size, str):
+            return None
+        m = _SIZE.match(size)
+        return round(float(m.group(1)) * _SIZE_FACTOR[m.group(2)]) if m else None
+
+
+def _read_run(run_dir: Path) -> _Run:
+    if not run_dir.is_dir() or not (run_dir / "summary.json").is_file():
+        raise UsageError(f"{run_dir}: not a run folder (no summary.json)")
+    try:
+        summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise UsageError(f"{run_dir / 'summary.json'}: unreadable ({e})") from None
+    name = str(summary.get("scenario", run_dir.name))
+    nodes: list[str] = []
+    flows: list[dict[str, Any]] = []
+    scen = run_dir / "scenario.toml"
+    if scen.is_file():
+        try:
+            doc = tomllib.loads(scen.read_text(encoding="utf-8"))
+            nodes = [str(n.get("name")) for n in doc.get("nodes", [])]
+            flows = [dict(f) for f in doc.get("flows", [])]
+        except (OSError, tomllib.TOMLDecodeError):
+            pass  # names and sizes are niceties; the plots fall back to what the files say
+    if not flows:
+        flows = [{"name": n} for n in summary.get("flows", {})]
+    return _Run(run_dir, name, nodes, flows)
+
+
+def _save(fig: Figure, path: Path) -> Path:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(fig)
+    fig.savefig(path, dpi=120)
+    return path
+
+
+def _flow_axes(n: int, title: str, height: float = 2.6) -> tuple[Figure, list[Any]]:
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(9, 1.2 + height * n), layout="constrained")
+    axes = fig.subplots(n, 1, sharex=True, squeeze=False)[:, 0]
+    fig.suptitle(title)
+    return fig, list(axes)
+
+
+def _plot_cwnd(run: _Run) -> Path | str:
+    path = run.dir / "series.parquet"
+    if not path.is_file():
+        return "cwnd.png skipped: no series.parquet (run with --series cwnd,ssthresh)"
+    import pandas as pd
+
+    series = pd.read_parquet(path)
+    s = series[series["variable"].astype(str).isin(["cwnd", "ssthresh"])]
+    if s.empty:
+        return "cwnd.png skipped: series.parquet has no cwnd or ssthresh (--series cwnd,ssthresh)"
+    s = s.assign(entity=s["entity"].astype(str), variable=s["variable"].astype(str))
+    entities = list(dict.fromkeys(s["entity"]))
+    fig, axes = _flow_axes(len(entities), f"Congestion window and ssthresh: {run.name}")
+    for ax, entity in zip(axes, entities, strict=True):
+        one = s[s["entity"] == entity]
+        cwnd = one[one["variable"] == "cwnd"]
+        ssth = one[one["variable"] == "ssthresh"]
+        if not cwnd.empty:
+            ax.step(cwnd["time_s"], cwnd["value"], where="post", lw=1.0, label="cwnd")
+        if not ssth.empty:
+            ax.step(ssth["time_s"], ssth["value"], where="post", lw=1.0, ls="--", label="ssthresh")
+        # An "infinite" initial ssthresh would flatten cwnd to the axis: keep cwnd readable.
+        if not cwnd.empty and not ssth.empty and ssth["value"].max() > 4 * cwnd["value"].max():
+            ax.set_ylim(0, 1.5 * float(cwnd["value"].max()))
+        unit = WINDOW_UNITS.get(str(run.flow(entity).get("type", "")))
+        ax.set_ylabel(f"window ({unit})" if unit else "window")
+        ax.set_title(entity, loc="left", fontsize="medium")
+        ax.grid(alpha=0.3)
+        ax.legend(loc="upper right", fontsize="small")
+    axes[-1].set_xlabel("time (s)")
+    return _save(fig, run.dir / "cwnd.png")
+
+
+_KINDS = {
+    # kind: (label, plot style); retransmissions drawn larger and on top of new sends.
+    "new": ("new", {"marker": ".", "ms": 2.5, "color": "C0", "zorder": 2}),
+    "fast_rtx": ("fast retransmission", {"marker": "x", "ms": 7, "color": "C3", "zorder": 4}),
+    "rto_rtx": (
+        "timeout retransmission",
+        {"marker": "o", "ms": 7, "mfc": "none", "mec": "C1", "mew": 1.5, "zorder": 4},
+    ),
+}
+
+
+def _plot_sequence(run: _Run) -> Path | str:
+    path = run.dir / "sends.csv"
+    if not path.is_file():
+        return "sequence.png skipped: no sends.csv (run with --trace sends,acks)"
+    import pandas as pd
+
+    sends = pd.read_csv(path)
+    if sends.empty:
+        return "sequence.png skipped: sends.csv has no rows"
+    acks_path = run.dir / "acks.csv"
+    acks = pd.read_csv(acks_path) if acks_path.is_file() else None
+    flows = list(dict.fromkeys(sends["flow"].astype(str)))
+    fig, axes = _flow_axes(len(flows), f"Sequence plot: {run.name}", height=3.2)
+    for ax, flow in zip(axes, flows, strict=True):
+        one = sends[sends["flow"].astype(str) == flow]
+        for kind, (label, style) in _KINDS.items():
+            k = one[one["kind"] == kind]
+            if not k.empty:
+                ax.plot(k["time_s"], k["seq"], ls="none", label=f"{label} ({len(k)})", **style)
+        if acks is not None:
+            a = acks[acks["flow"].astype(str) == flow]
+            if not a.empty:
+                ax.step(
+                    a["time_s"],
+                    a["cum_ack"],
+                    where="post",
+                    color="C2",
+                    lw=0.9,
+                    alpha=0.8,
+                    label="cumulative ack",
+                    zorder=1,
+                )
+        ax.set_ylabel("packet number")
+        ax.set_title(flow, loc="left", fontsize="medium")
+        ax.grid(alpha=0.3)
+        ax.legend(loc="upper left", fontsize="small", markerscale=1.0)
+    axes[-1].set_xlabel("time (s)")
+    return _save(fig, run.dir / "sequence.png")
+
+
+def _bins(times: pd.Series, weights: pd.Series, end: float) -> tuple[Any, Any]:
+    import numpy as np
+
+    edges = np.arange(0.0, end + BIN_S, BIN_S)
+    if len(edges) < 2:
+        edges = np.array([0.0, BIN_S])
+    totals, _ = np.histogram(times, bins=edges, weights=weights)
+    return edges, totals
+
+
+def _trace_receptions(run: _Run) -> pd.DataFrame | None:
+    """Packets arriving at their destination node, from trace.tr: time_s, flow, bytes."""
+    import pandas as pd
+
+    path = run.dir / "trace.tr"
+    # ns-2 columns: event time from to type size flags fid src dst seq id.
+    tr = pd.read_csv(
+        path,
+        sep=" ",
+        header=None,
+        usecols=[0, 1, 3, 5, 7, 9],
+        names=["ev", "time_s", "to", "size", "fid", "dst"],
+        dtype={"ev": str, "dst": str},
+    )
+    r = tr[tr["ev"] == "r"]
+    if r.empty:
+        return None
+    # dst is "node.port": a packet has reached its receiver when the hop's far end is
+    # that node (acks travel the other way and end at the sender, so they drop out).
+    dst_node = r["dst"].str.split(".", n=1).str[0].astype("int64")
+    arrived = r[r["to"].astype("int64") == dst_node]
+    names = [str(f.get("name")) for f in run.flows]
+    flow = arrived["fid"].map(lambda i: names[i] if 0 <= i < len(names) else f"flow {i}")
+    return pd.DataFrame(
+        {"time_s": arrived["time_s"], "flow": flow, "bytes": arrived["size"].astype("float64")}
+    )
+
+
+def _plot_throughput(run: _Run, sim_time: float) -> Path | str:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+    trace, sends = run.dir / "trace.tr", run.dir / "sends.csv"
+    if trace.is_file():
+        data = _trace_receptions(run)
+        if data is None or data.empty:
+            return "throughput.png skipped: trace.tr has no packet arriving at a receiver"
+        scale, ylabel = 8 / BIN_S / 1e6, "throughput (Mb/s)"
+        title = "Throughput at each receiver (trace.tr: IP bytes per 0.1 s)"
+    elif sends.is_file():
+        df = pd.read_csv(sends)
+        if df.empty:
+            return "throughput.png skipped: sends.csv has no rows"
+        flows = list(dict.fromkeys(df["flow"].astype(str)))
+        sizes = {f: run.payload_bytes(f) for f in flows}
+        if all(s is not None for s in sizes.values()):
+            weight = df["flow"].astype(str).map(sizes).astype("float64")
+            scale, ylabel = 8 / BIN_S / 1e6, "sending rate (Mb/s)"
+            title = "Sending rate per flow (sends.csv: payload bytes per 0.1 s, rtx included)"
+        else:
+            # Without a payload size we can still count packets honestly.
+            weight = pd.Series(1.0, index=df.index)
+            scale, ylabel = 1 / BIN_S, "sending rate (packets/s)"
+            title = "Sending rate per flow (sends.csv: packets per 0.1 s, rtx included)"
+        data = pd.DataFrame(
+            {"time_s": df["time_s"], "flow": df["flow"].astype(str), "bytes": weight}
+        )
+    else:
+        return "throughput.png skipped: no trace.tr or sends.csv (run with --trace ns2 or sends)"
+    end = max(sim_time, float(data["time_s"].max()))
+    fig = Figure(figsize=(9, 4), layout="constrained")
+    ax = fig.subplots()
+    for flow in dict.fromkeys(data["flow"]):
+        one = data[data["flow"] == flow]
+        edges, totals = _bins(one["time_s"], one["bytes"], end)
+        ax.stairs(totals * scale, edges, label=str(flow), lw=1.0)
+    ax.set_title(f"{title}\n{run.name}", fontsize="medium")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="upper right", fontsize="small")
+    return _save(fig, run.dir / "throughput.png")
+
+
+def plot(run_dir: str | Path) -> PlotResult:
+    """Draw the PNGs a run folder's files allow, into the folder; see the module doc.
+
+    Raises UsageError when `run_dir` is not a run folder (no summary.json).
+    """
+    run = _read_run(Path(run_dir))
+    summary = json.loads((run.dir / "summary.json").read_text(encoding="utf-8"))
+    sim_time = float(summary.get("sim_time_s") or 0.0)
+    result = PlotResult()
+    for made in (_plot_cwnd(run), _plot_sequence(run), _plot_throughput(run, sim_time)):
+        if isinstance(made, Path):
+            result.written.append(made)
+        else:
+            result.skipped.append(made)
+    return result

@@ -1,0 +1,544 @@
+"""The results store: one immutable folder per run plus an SQLite catalog (docs/sweeps.md).
+
+Layout of a store at ROOT:
+
+    ROOT/catalog.sqlite       the catalog (WAL mode; -wal and -shm files beside it)
+    ROOT/runs/<scenario>/<run_id>/
+        summary.json run.json scenario.toml manifest.json
+    ROOT/.tmp/                run folders being written (removed on the next start)
+    ROOT/.lock                held (flock) by the one driver writing the store
+
+Only the sweep driver writes; readers (`load`, `sctplab export`) open the catalog
+read-only, which WAL allows while a sweep runs. A run is identified by its key:
+(scenario content hash, canonical overrides JSON, seed, code version). The write order
+makes a SIGKILL at any instant harmless: folder written under .tmp, renamed into runs/,
+then the catalog row committed. A folder without its row is an orphan and is removed
+on the next start; a run is "done" only once its row exists.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sctplab import _core
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from sctplab.executor import RunOutcome
+
+DEFAULT_STORE = Path("store")
+CATALOG = "catalog.sqlite"
+RUNS = "runs"
+TMP = ".tmp"
+LOCK = ".lock"
+SCHEMA_VERSION = 1
+
+# `status` is 'ok' (folder present) or 'failed' (no folder; `error` says why). A failed
+# run is not "done": the next sweep asking for it tries again and, on success, the row
+# becomes 'ok'. An 'ok' row is never rewritten.
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS scenarios (
+    scenario_hash TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    toml TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY,
+    scenario_hash TEXT NOT NULL REFERENCES scenarios (scenario_hash),
+    overrides TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    code_version TEXT NOT NULL,
+    scenario TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
+    error TEXT,
+    path TEXT UNIQUE,
+    wall_time_s REAL,
+    events INTEGER,
+    metrics TEXT,
+    sctplab_version TEXT,
+    git_commit TEXT,
+    git_dirty INTEGER,
+    host TEXT,
+    created_at TEXT NOT NULL,
+    UNIQUE (scenario_hash, overrides, seed, code_version)
+);
+CREATE VIEW IF NOT EXISTS run_metrics AS
+    SELECT r.run_id, r.scenario, r.overrides, r.seed, r.code_version,
+           m.key AS metric, m.value AS value
+    FROM runs AS r, json_each(r.metrics) AS m
+    WHERE r.status = 'ok';
+CREATE VIEW IF NOT EXISTS run_parameters AS
+    SELECT r.run_id, p.key AS parameter, p.value AS value
+    FROM runs AS r, json_each(r.overrides) AS p;
+"""
+
+
+def canonical_json(value: Any) -> str:
+    """One spelling per value (sorted keys, no spaces), so equal overrides give equal keys."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@lru_cache(maxsize=1)
+def code_version() -> str:
+    """`<version>+<commit>`, plus a hash of the extension when the tree was dirty.
+
+    The commit alone does not name the code that ran when the build had uncommitted
+    changes, and caching results under it would hand back numbers from other code; the
+    extension's own bytes do name it (the worker runs nothing but `_core`).
+    """
+    commit = _core.__git_commit__
+    version = f"{_core.__version__}+{commit[:12]}"
+    if _core.__git_dirty__ or commit == "unknown":
+        digest = hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()[:12]
+        version += f".dirty.{digest}"
+    return version
+
+
+def scenario_hash(resolved_toml: str) -> str:
+    """Content hash of the base scenario as the core resolved it (comments and key order
+    of the file do not matter, values and defaults do)."""
+    return hashlib.sha256(resolved_toml.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class RunKey:
+    """What identifies a run in the catalog (the UNIQUE constraint)."""
+
+    scenario_hash: str
+    overrides: str
+    seed: int
+    code_version: str
+
+    @property
+    def run_id(self) -> str:
+        # 64 bits of the key's hash: a folder name of fixed length, unique in practice.
+        text = canonical_json([self.scenario_hash, self.overrides, self.seed, self.code_version])
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """summary.json as one level: `flows.tcp1.goodput_bps`, `links.r1->k1.utilization`,
+    `sim_time_s`, `events`. `scenario` and `seed` are columns of their own."""
+    out: dict[str, Any] = {}
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, Mapping):
+            for k, v in value.items():
+                walk(f"{prefix}.{k}", v)
+        elif isinstance(value, list):
+            out[prefix] = canonical_json(value)
+        else:
+            out[prefix] = value
+
+    for key, value in summary.items():
+        if key not in ("scenario", "seed"):
+            walk(key, value)
+    return out
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def _safe_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name) or "scenario"
+
+
+def _connect(root: Path) -> sqlite3.Connection:
+    # isolation_level=None: we open transactions ourselves, so a commit happens exactly
+    # where the write order needs it.
+    conn = sqlite3.connect(root / CATALOG, isolation_level=None, timeout=30)
+    conn.execute("PRAGMA journal_mode=WAL")
+    # NORMAL in WAL mode: a commit survives the process being killed (not a power cut);
+    # FULL would fsync every run.
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.executescript(_SCHEMA)
+    conn.execute(
+        "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
+        (str(SCHEMA_VERSION),),
+    )
+    (version,) = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    if int(version) != SCHEMA_VERSION:
+        conn.close()
+        raise _core.UsageError(
+            f"{root}: store schema {version}, this sctplab reads schema {SCHEMA_VERSION}"
+        )
+    return conn
+
+
+@dataclass
+class Cleanup:
+    orphans_removed: int
+    missing_rows_dropped: int
+
+
+class StoreWriter:
+    """The driver's handle on a store: the only code that writes folders or rows."""
+
+    def __init__(self, root: Path, conn: sqlite3.Connection) -> None:
+        self.root = root
+        self.conn = conn
+
+    def cleanup(self) -> Cleanup:
+        """Remove what a killed driver left: temp folders, and run folders whose catalog
+        row was never committed. Rows whose folder has gone are dropped so those runs are
+        computed again."""
+        shutil.rmtree(self.root / TMP, ignore_errors=True)
+        (self.root / TMP).mkdir()
+        runs = self.root / RUNS
+        runs.mkdir(exist_ok=True)
+        on_disk = {
+            f"{RUNS}/{s.name}/{r.name}"
+            for s in runs.iterdir()
+            if s.is_dir()
+            for r in s.iterdir()
+            if r.is_dir()
+        }
+        in_catalog = {p for (p,) in self.conn.execute("SELECT path FROM runs WHERE status = 'ok'")}
+        orphans = on_disk - in_catalog
+        for rel in orphans:
+            shutil.rmtree(self.root / rel, ignore_errors=True)
+        missing = in_catalog - on_disk
+        if missing:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self.conn.executemany("DELETE FROM runs WHERE path = ?", [(p,) for p in missing])
+            self.conn.execute("COMMIT")
+        return Cleanup(len(orphans), len(missing))
+
+    def add_scenario(self, digest: str, name: str, toml: str) -> None:
+        self.conn.execute(
+            "INSERT OR IGNORE INTO scenarios (scenario_hash, name, toml) VALUES (?, ?, ?)",
+            (digest, name, toml),
+        )
+
+    def done(self, digest: str, version: str) -> set[tuple[str, int]]:
+        """(overrides, seed) of the runs of this scenario and code version already stored."""
+        rows = self.conn.execute(
+            "SELECT overrides, seed FROM runs "
+            "WHERE scenario_hash = ? AND code_version = ? AND status = 'ok'",
+            (digest, version),
+        )
+        return {(o, int(s)) for o, s in rows}
+
+    def record_ok(
+        self, key: RunKey, scenario: str, params: Mapping[str, Any], outcome: RunOutcome
+    ) -> Path:
+        """Write the run folder, then its row: the order that makes a SIGKILL safe."""
+        assert outcome.summary_json is not None and outcome.resolved_toml is not None
+        run_id = key.run_id
+        rel = f"{RUNS}/{_safe_name(scenario)}/{run_id}"
+        final = self.root / rel
+        tmp = self.root / TMP / run_id
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        created = _now()
+        run_json = outcome.run_json
+        manifest = {
+            "run_id": run_id,
+            "scenario": scenario,
+            "scenario_hash": key.scenario_hash,
+            "parameters": dict(params),
+            "overrides": [list(s) for s in outcome.sets],
+            "seed": key.seed,
+            "code_version": key.code_version,
+            "sctplab_version": run_json.get("sctplab_version"),
+            "git_commit": run_json.get("git_commit"),
+            "git_dirty": run_json.get("git_dirty"),
+            "wall_time_s": outcome.wall_s,
+            "events": outcome.events,
+            "status": "ok",
+            "created_at": created,
+            "store_schema": SCHEMA_VERSION,
+        }
+        # summary.json exactly as the core wrote it, so it is byte-identical to `sctplab run`.
+        (tmp / "summary.json").write_text(outcome.summary_json, encoding="utf-8")
+        (tmp / "scenario.toml").write_text(outcome.resolved_toml, encoding="utf-8")
+        (tmp / "run.json").write_text(json.dumps(run_json, indent=2) + "\n", encoding="utf-8")
+        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+        final.parent.mkdir(parents=True, exist_ok=True)
+        if final.exists():
+            # Only an orphan can be here (cleanup runs first, the store is locked).
+            shutil.rmtree(final)
+        os.rename(tmp, final)
+        metrics = flatten_summary(json.loads(outcome.summary_json))
+        self._upsert(
+            key,
+            scenario,
+            status="ok",
+            error=None,
+            path=rel,
+            wall=outcome.wall_s,
+            events=outcome.events,
+            metrics=canonical_json(metrics),
+            run_json=run_json,
+            created=created,
+        )
+        return final
+
+    def record_failed(
+        self, key: RunKey, scenario: str, error: str, run_json: Mapping[str, Any] | None = None
+    ) -> None:
+        self._upsert(
+            key,
+            scenario,
+            status="failed",
+            error=error,
+            path=None,
+            wall=None,
+            events=None,
+            metrics=None,
+            run_json=run_json or {},
+            created=_now(),
+        )
+
+    def _upsert(
+        self,
+        key: RunKey,
+        scenario: str,
+        *,
+        status: str,
+        error: str | None,
+        path: str | None,
+        wall: float | None,
+        events: int | None,
+        metrics: str | None,
+        run_json: Mapping[str, Any],
+        created: str,
+    ) -> None:
+        host = run_json.get("host")
+        dirty = run_json.get("git_dirty")
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            # A failed row may become ok (or stay failed with the newer error); an ok row
+            # is final.
+            self.conn.execute(
+                """
+                INSERT INTO runs (run_id, scenario_hash, overrides, seed, code_version,
+                    scenario, status, error, path, wall_time_s, events, metrics,
+                    sctplab_version, git_commit, git_dirty, host, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (run_id) DO UPDATE SET
+                    status = excluded.status, error = excluded.error, path = excluded.path,
+                    wall_time_s = excluded.wall_time_s, events = excluded.events,
+                    metrics = excluded.metrics, sctplab_version = excluded.sctplab_version,
+                    git_commit = excluded.git_commit, git_dirty = excluded.git_dirty,
+                    host = excluded.host, created_at = excluded.created_at
+                WHERE runs.status = 'failed'
+                """,
+                (
+                    key.run_id,
+                    key.scenario_hash,
+                    key.overrides,
+                    key.seed,
+                    key.code_version,
+                    scenario,
+                    status,
+                    error,
+                    path,
+                    wall,
+                    events,
+                    metrics,
+                    run_json.get("sctplab_version"),
+                    run_json.get("git_commit"),
+                    None if dirty is None else int(bool(dirty)),
+                    canonical_json(host) if host is not None else None,
+                    created,
+                ),
+            )
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+
+@contextmanager
+def open_store(root: str | Path) -> Iterator[StoreWriter]:
+    """Open (creating if needed) a store for writing: lock it, clean up after any killed
+    driver, and close it on exit."""
+    import fcntl
+
+    path = Path(root)
+    path.mkdir(parents=True, exist_ok=True)
+    lock = (path / LOCK).open("a+")
+    try:
+        try:
+            # flock dies with the process, so a SIGKILLed driver never leaves it held.
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise _core.UsageError(
+                f"{path}: store in use by another sweep (one driver per store)"
+            ) from None
+        conn = _connect(path)
+        try:
+            yield StoreWriter(path, conn)
+        finally:
+            conn.close()
+    finally:
+        lock.close()
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+def _open_read_only(root: Path) -> sqlite3.Connection:
+    catalog = root / CATALOG
+    if not catalog.is_file():
+        raise _core.UsageError(f"{root}: not a sctplab store (no {CATALOG})")
+    return sqlite3.connect(f"{catalog.resolve().as_uri()}?mode=ro", uri=True)
+
+
+_COLUMNS = (
+    "run_id, scenario, overrides, seed, status, error, path, wall_time_s, metrics, "
+    "code_version, sctplab_version, git_commit, git_dirty, host, created_at, scenario_hash"
+)
+
+
+def _param_column(values: Sequence[Any]) -> list[Any]:
+    """Parameter values as one column: plain scalars stay; lists, tables and columns that
+    mix kinds become their canonical JSON text, so grouping, CSV and Parquet all work."""
+    present = [v for v in values if v is not None]
+    kinds = {
+        "bool" if isinstance(v, bool) else "num" if isinstance(v, int | float) else type(v).__name__
+        for v in present
+    }
+    if len(kinds) <= 1 and kinds <= {"bool", "num", "str"}:
+        return list(values)
+    return [None if v is None else canonical_json(v) for v in values]
+
+
+def load_rows(
+    root: str | Path, *, failed: bool = False
+) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    """Catalog rows as flat dicts, plus the parameter and metric column names."""
+    path = Path(root)
+    conn = _open_read_only(path)
+    try:
+        where = "" if failed else " WHERE status = 'ok'"
+        rows = conn.execute(
+            f"SELECT {_COLUMNS} FROM runs{where} "
+            "ORDER BY scenario, scenario_hash, code_version, overrides, seed"
+        ).fetchall()
+    finally:
+        conn.close()
+    params_seen: dict[str, None] = {}
+    metrics_seen: dict[str, None] = {}
+    parsed: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    for row in rows:
+        params = json.loads(row[2])
+        metrics = json.loads(row[8]) if row[8] else {}
+        params_seen.update(dict.fromkeys(params))
+        metrics_seen.update(dict.fromkeys(metrics))
+        parsed.append((params, metrics))
+    param_names = list(params_seen)
+    # A summary key can echo a scenario key the grid also sets (`flows.tcp1.variant`):
+    # the parameter keeps the plain name, the summary's value gets a `summary.` prefix.
+    metric_names = sorted(metrics_seen)
+    metric_cols = {m: f"summary.{m}" if m in params_seen else m for m in metric_names}
+    param_cols = {name: _param_column([p.get(name) for p, _ in parsed]) for name in param_names}
+    records: list[dict[str, Any]] = []
+    for i, (row, (_, metrics)) in enumerate(zip(rows, parsed, strict=True)):
+        rec: dict[str, Any] = {"run_id": row[0], "scenario": row[1]}
+        for name in param_names:
+            rec[name] = param_cols[name][i]
+        rec["seed"] = row[3]
+        rec["status"] = row[4]
+        rec["error"] = row[5]
+        for name in metric_names:
+            rec[metric_cols[name]] = metrics.get(name)
+        rec["wall_time_s"] = row[7]
+        rec["code_version"] = row[9]
+        rec["sctplab_version"] = row[10]
+        rec["git_commit"] = row[11]
+        rec["git_dirty"] = None if row[12] is None else bool(row[12])
+        rec["host"] = json.loads(row[13]).get("hostname") if row[13] else None
+        rec["created_at"] = row[14]
+        rec["run_dir"] = str((path / row[6]).resolve()) if row[6] else None
+        rec["scenario_hash"] = row[15]
+        records.append(rec)
+    return records, param_names, [metric_cols[m] for m in metric_names]
+
+
+def load(store: str | Path = DEFAULT_STORE, *, failed: bool = False) -> pd.DataFrame:
+    """The runs of a store as a pandas DataFrame, one row per run.
+
+    Columns: `run_id`, `scenario`, one per parameter (the grid keys, e.g.
+    `links.bottleneck.loss.rate`), `seed`, `status`, `error`, one per metric
+    (`flows.tcp1.goodput_bps`, `links.r1->k1.utilization`, `sim_time_s`, `events`),
+    `wall_time_s`, `code_version`, `sctplab_version`, `git_commit`, `git_dirty`, `host`,
+    `created_at`, `run_dir`, `scenario_hash`. A metric named like a parameter (the
+    summary echoing `flows.tcp1.variant`) is `summary.<name>`. Failed runs (no metrics)
+    only with `failed=True`. `df.attrs["parameters"]` and `df.attrs["metrics"]` list those columns.
+    """
+    import pandas as pd
+
+    records, params, metrics = load_rows(store, failed=failed)
+    columns = [
+        "run_id",
+        "scenario",
+        *params,
+        "seed",
+        "status",
+        "error",
+        *metrics,
+        "wall_time_s",
+        "code_version",
+        "sctplab_version",
+        "git_commit",
+        "git_dirty",
+        "host",
+        "created_at",
+        "run_dir",
+        "scenario_hash",
+    ]
+    df = pd.DataFrame.from_records(records, columns=columns)
+    df.attrs["parameters"] = params
+    df.attrs["metrics"] = metrics
+    return df
+
+
+def export(
+    store: str | Path, fmt: str, out: str | Path | None = None, *, failed: bool = True
+) -> tuple[Path, int]:
+    """Write `load(store)` as CSV or Parquet; returns the file and the number of runs."""
+    if fmt not in ("csv", "parquet"):
+        raise _core.UsageError(f"--format {fmt}: expected csv or parquet")
+    root = Path(store)
+    df = load(root, failed=failed)
+    target = Path(out) if out is not None else root / f"export.{fmt}"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if fmt == "csv":
+        df.to_csv(target, index=False)
+    else:
+        _parquet_safe(df).to_parquet(target, index=False)
+    return target, len(df)
+
+
+def _parquet_safe(df: pd.DataFrame) -> pd.DataFrame:
+    """Parquet needs one type per column; a store holding several scenarios can mix
+    kinds in one column (a number in one, a string in another): write those as text."""
+    out = df.copy()
+    for col in out.columns:
+        if out[col].dtype != object:
+            continue
+        kinds = {type(v) for v in out[col] if v is not None and v == v}
+        if len(kinds) > 1 and not kinds <= {int, float}:
+            out[col] = [None if v is None or v != v else str(v) for v in out[col]]
+    out.attrs = dict(df.attrs)
+    return out

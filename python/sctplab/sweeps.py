@@ -1,0 +1,361 @@
+"""Sweeps: a grid of overrides times seeds 1..N, run through the executor seam, kept in
+the store (docs/sweeps.md).
+
+The driver plans the runs, skips those the store already holds (so asking for more
+seeds tops up, and an interrupted sweep resumes), hands the rest to the executor, and
+writes each result as it arrives: run folder first, catalog row second.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import itertools
+import json
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sctplab import _core
+from sctplab.executor import RunOutcome, RunTask, compute_run, one_line, open_executor
+from sctplab.scenario_input import overrides, read_scenario
+from sctplab.store import (
+    DEFAULT_STORE,
+    Cleanup,
+    RunKey,
+    StoreWriter,
+    canonical_json,
+    code_version,
+    open_store,
+    scenario_hash,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+GRID_EXAMPLE = "links.bottleneck.loss.rate=[0.008,0.01]"
+
+
+def parse_grid(items: Sequence[str]) -> dict[str, list[Any]]:
+    """`--grid KEY=JSON_LIST` items as `{key: values}`."""
+    grid: dict[str, list[Any]] = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise _core.UsageError(f"--grid {item}: expected KEY=JSON_LIST, e.g. {GRID_EXAMPLE}")
+        try:
+            values = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise _core.UsageError(
+                f"--grid {key}={text}: not valid JSON ({e.msg} at column {e.colno}); "
+                'expected a JSON list such as [0.008,0.01] or ["250ms","500ms"]'
+            ) from None
+        if key in grid:
+            raise _core.UsageError(f"--grid {key}: given twice; put all its values in one list")
+        grid[key] = values
+    return check_grid(grid)
+
+
+def check_grid(grid: Mapping[str, Any]) -> dict[str, list[Any]]:
+    """Every key a non-empty list of values that can be written as TOML."""
+    out: dict[str, list[Any]] = {}
+    for key, values in grid.items():
+        if not isinstance(key, str) or not key.strip():
+            raise _core.UsageError(f"--grid {key!r}: expected a dotted key such as {GRID_EXAMPLE}")
+        if isinstance(values, str | bytes) or not isinstance(values, Sequence) or not values:
+            raise _core.UsageError(
+                f"--grid {key}={json.dumps(values, default=repr)}: expected a non-empty list "
+                "of values, e.g. [0.008,0.01]"
+            )
+        for v in values:
+            try:
+                overrides({key: v})
+            except _core.ScenarioError:
+                raise _core.UsageError(
+                    f"--grid {key}: {json.dumps(v, default=repr)} is not a TOML value "
+                    "(TOML has no null)"
+                ) from None
+        out[key.strip()] = list(values)
+    return out
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    key: RunKey
+    params: dict[str, Any]
+    task: RunTask
+
+
+@dataclass
+class SweepReport:
+    """What a sweep did. `run_ids` are all the runs it asked for, reused ones included."""
+
+    store: Path
+    scenario: str
+    executor: str
+    requested: int
+    reused: int
+    ran: int = 0
+    failed: list[tuple[PlannedRun, str]] = field(default_factory=list)
+    wall_s: float = 0.0
+    cleanup: Cleanup | None = None
+    run_ids: list[str] = field(default_factory=list)
+
+
+def plan(
+    scenario: str | Path | Mapping[str, Any], grid: Mapping[str, Sequence[Any]], seeds: int
+) -> tuple[str, str, str, list[PlannedRun]]:
+    """(scenario name, its content hash, resolved base TOML, the runs) for a sweep.
+
+    Checks the scenario itself (a bad file fails here, before anything runs); a bad
+    value in one grid point only fails that point's runs.
+    """
+    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
+        raise _core.UsageError(f"--seeds {seeds}: expected a positive integer (seeds 1..N)")
+    checked = check_grid(grid)
+    src = read_scenario(scenario)
+    name, base = _core.resolve(
+        src.text, is_json=src.is_json, source=src.source, default_name=src.default_name
+    )
+    digest = scenario_hash(base)
+    version = code_version()
+    keys = list(checked)
+    runs: list[PlannedRun] = []
+    seen: set[str] = set()
+    points = [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*checked.values())]
+    # Seed-major order: an interrupted sweep has covered every grid point with the
+    # first seeds rather than some points with all seeds.
+    for seed in range(1, seeds + 1):
+        for point in points:
+            key = RunKey(digest, canonical_json(point), seed, version)
+            if key.run_id in seen:  # a value listed twice
+                continue
+            seen.add(key.run_id)
+            task = RunTask(
+                text=src.text,
+                is_json=src.is_json,
+                source=src.source,
+                default_name=src.default_name,
+                sets=tuple(overrides(point)),
+                seed=seed,
+            )
+            runs.append(PlannedRun(key, point, task))
+    return name, digest, base, runs
+
+
+class _Progress:
+    """A rich progress bar on stderr (done, failed, remaining, time left), or nothing."""
+
+    def __init__(self, enabled: bool, total: int, label: str) -> None:
+        self.bar: Any = None
+        if not enabled or total == 0:
+            return
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self.bar = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn(
+                "done {task.fields[done]}  [red]failed {task.fields[failed]}[/red]  "
+                "remaining {task.fields[remaining]}"
+            ),
+            TimeElapsedColumn(),
+            TextColumn("left"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+        )
+        self.task = self.bar.add_task(label, total=total, done=0, failed=0, remaining=total)
+        self.total = total
+        self.bar.start()
+
+    def update(self, done: int, failed: int) -> None:
+        if self.bar is not None:
+            finished = done + failed
+            self.bar.update(
+                self.task,
+                completed=finished,
+                done=done,
+                failed=failed,
+                remaining=self.total - finished,
+            )
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+@contextmanager
+def _progress(enabled: bool, total: int, label: str) -> Iterator[_Progress]:
+    bar = _Progress(enabled, total, label)
+    try:
+        yield bar
+    finally:
+        bar.stop()
+
+
+def run_sweep(
+    scenario: str | Path | Mapping[str, Any],
+    grid: Mapping[str, Sequence[Any]] | None = None,
+    seeds: int = 1,
+    *,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    store: str | Path = DEFAULT_STORE,
+    progress: bool = False,
+    on_start: Callable[[SweepReport], None] | None = None,
+) -> SweepReport:
+    """Plan, skip what the store has, compute the rest, record every result."""
+    if jobs is not None and (isinstance(jobs, bool) or jobs < 1):
+        raise _core.UsageError(f"--jobs {jobs}: expected a positive integer")
+    if jobs is not None and scheduler is not None:
+        raise _core.UsageError(
+            "--jobs sets the local pool's size; with --scheduler the Dask workers decide"
+        )
+    name, digest, base, runs = plan(scenario, grid or {}, seeds)
+    t0 = time.perf_counter()
+    with open_store(store) as writer:
+        cleanup = writer.cleanup()
+        writer.add_scenario(digest, name, base)
+        version = code_version()
+        done = writer.done(digest, version)
+        todo = [r for r in runs if (r.key.overrides, r.key.seed) not in done]
+        report = SweepReport(
+            store=Path(store),
+            scenario=name,
+            executor="",
+            requested=len(runs),
+            reused=len(runs) - len(todo),
+            cleanup=cleanup,
+            run_ids=[r.key.run_id for r in runs],
+        )
+        if todo:
+            with open_executor(jobs, scheduler) as ex:
+                report.executor = ex.description
+                if on_start is not None:
+                    on_start(report)
+                with _progress(progress, len(todo), name) as bar:
+                    _execute(todo, writer, ex, name, report, bar)
+        elif on_start is not None:
+            on_start(report)
+    report.wall_s = time.perf_counter() - t0
+    return report
+
+
+def _execute(
+    todo: list[PlannedRun],
+    writer: StoreWriter,
+    ex: Any,
+    name: str,
+    report: SweepReport,
+    bar: _Progress,
+) -> None:
+    queue = deque(todo)
+    inflight: dict[cf.Future[RunOutcome], PlannedRun] = {}
+    # A bounded window of submitted runs: memory stays flat for huge sweeps and a
+    # Ctrl-C has little queued work to cancel; twice the parallelism keeps workers busy
+    # while the driver writes results.
+    window = max(2, 2 * ex.parallelism)
+    while queue or inflight:
+        while queue and len(inflight) < window:
+            run = queue.popleft()
+            try:
+                fut = ex.executor.submit(compute_run, run.task)
+            except cf.BrokenExecutor:
+                ex.restart()
+                fut = ex.executor.submit(compute_run, run.task)
+            inflight[fut] = run
+        finished, _ = cf.wait(list(inflight), return_when=cf.FIRST_COMPLETED)
+        broken = False
+        for fut in finished:
+            run = inflight.pop(fut)
+            try:
+                outcome = fut.result()
+            except cf.BrokenExecutor as e:
+                broken = True
+                outcome = RunOutcome(
+                    ok=False,
+                    code_version=run.key.code_version,
+                    error=one_line(f"worker process died ({type(e).__name__}: {e})"),
+                )
+            except Exception as e:
+                outcome = RunOutcome(
+                    ok=False,
+                    code_version=run.key.code_version,
+                    error=one_line(f"{type(e).__name__}: {e}"),
+                )
+            _record(writer, run, name, outcome, report)
+            bar.update(report.ran, len(report.failed))
+        if broken:
+            ex.restart()
+
+
+def _record(
+    writer: StoreWriter, run: PlannedRun, name: str, outcome: RunOutcome, report: SweepReport
+) -> None:
+    if outcome.ok and outcome.code_version != run.key.code_version:
+        # Results from other code must not be filed under this code's key.
+        outcome = RunOutcome(
+            ok=False,
+            code_version=outcome.code_version,
+            run_json=outcome.run_json,
+            error=(
+                f"worker runs sctplab {outcome.code_version}, the driver "
+                f"{run.key.code_version}: install the same build on every worker"
+            ),
+        )
+    if outcome.ok:
+        writer.record_ok(run.key, name, run.params, outcome)
+        report.ran += 1
+    else:
+        error = outcome.error or "failed"
+        writer.record_failed(run.key, name, error, outcome.run_json)
+        report.failed.append((run, error))
+
+
+def sweep(
+    scenario: str | Path | Mapping[str, Any],
+    grid: Mapping[str, Sequence[Any]] | None = None,
+    seeds: int = 1,
+    *,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    store: str | Path = DEFAULT_STORE,
+    progress: bool | None = None,
+) -> pd.DataFrame:
+    """Run a sweep like `sctplab sweep` and return its runs as a DataFrame.
+
+    `scenario` is a path, a TOML string or a dict (as for `sctplab.run`); `grid` maps
+    dotted keys to lists of values (`{"links.bottleneck.loss.rate": [0.008, 0.01]}`);
+    every grid point runs with seeds 1..`seeds`. `jobs` local processes (default: the
+    CPU count) or `scheduler="tcp://host:port"` for a Dask cluster; results go to
+    `store` (default `store/`), and runs already there are not run again.
+
+    Returns the runs this sweep asked for (those found in the store included), in the
+    format of `sctplab.load`; failed runs have `status == "failed"` and an `error`.
+    Uses worker processes: call it under `if __name__ == "__main__":` in a script.
+    """
+    show = sys.stderr.isatty() if progress is None else progress
+    report = run_sweep(
+        scenario, grid, seeds, jobs=jobs, scheduler=scheduler, store=store, progress=show
+    )
+    from sctplab.store import load
+
+    df = load(report.store, failed=True)
+    wanted = set(report.run_ids)
+    out = df[df["run_id"].isin(wanted)].reset_index(drop=True)
+    out.attrs = dict(df.attrs)
+    return out
