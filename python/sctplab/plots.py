@@ -190,12 +190,18 @@ def _plot_sequence(run: _Run) -> Path | str:
 
 
 def _bins(times: pd.Series, weights: pd.Series, end: float) -> tuple[Any, Any]:
+    """Sums of `weights` per 0.1 s bin, [k * 0.1, (k + 1) * 0.1).
+
+    Binned on integer nanoseconds: CBR packets fall exactly on bin edges, and float
+    edges (0.1 * 3 = 0.30000000000000004) would move them to the neighbouring bin.
+    """
     import numpy as np
 
-    edges = np.arange(0.0, end + BIN_S, BIN_S)
-    if len(edges) < 2:
-        edges = np.array([0.0, BIN_S])
-    totals, _ = np.histogram(times, bins=edges, weights=weights)
+    bin_ns = round(BIN_S * 1e9)
+    idx = np.rint(times.to_numpy(dtype="float64") * 1e9).astype("int64") // bin_ns
+    nbins = max(int(np.ceil(end / BIN_S - 1e-9)), int(idx.max()) + 1 if len(idx) else 1)
+    totals = np.bincount(idx, weights=weights.to_numpy(dtype="float64"), minlength=nbins)
+    edges = np.arange(nbins + 1) * BIN_S
     return edges, totals
 
 
@@ -229,7 +235,6 @@ def _trace_receptions(run: _Run) -> pd.DataFrame | None:
 
 def _plot_throughput(run: _Run, sim_time: float) -> Path | str:
     import pandas as pd
-    from matplotlib.figure import Figure
 
     trace, sends = run.dir / "trace.tr", run.dir / "sends.csv"
     if trace.is_file():
@@ -259,18 +264,20 @@ def _plot_throughput(run: _Run, sim_time: float) -> Path | str:
     else:
         return "throughput.png skipped: no trace.tr or sends.csv (run with --trace ns2 or sends)"
     end = max(sim_time, float(data["time_s"].max()))
-    fig = Figure(figsize=(9, 4), layout="constrained")
-    ax = fig.subplots()
-    for flow in dict.fromkeys(data["flow"]):
+    flows = list(dict.fromkeys(data["flow"]))
+    # One panel per flow: with long round-trip times a flow's 0.1 s bins swing between
+    # zero and line rate, and two such curves on one axis cannot be told apart.
+    fig, axes = _flow_axes(len(flows), f"{title}\n{run.name}", height=2.2)
+    for i, (ax, flow) in enumerate(zip(axes, flows, strict=True)):
         one = data[data["flow"] == flow]
         edges, totals = _bins(one["time_s"], one["bytes"], end)
-        ax.stairs(totals * scale, edges, label=str(flow), lw=1.0)
-    ax.set_title(f"{title}\n{run.name}", fontsize="medium")
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel(ylabel)
-    ax.set_ylim(bottom=0)
-    ax.grid(alpha=0.3)
-    ax.legend(loc="upper right", fontsize="small")
+        ax.stairs(totals * scale, edges, fill=True, alpha=0.35, color=f"C{i}")
+        ax.stairs(totals * scale, edges, lw=0.8, color=f"C{i}")
+        ax.set_title(str(flow), loc="left", fontsize="medium")
+        ax.set_ylabel(ylabel)
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+    axes[-1].set_xlabel("time (s)")
     return _save(fig, run.dir / "throughput.png")
 
 

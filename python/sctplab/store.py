@@ -24,7 +24,7 @@ import os
 import re
 import shutil
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -424,9 +424,12 @@ def _param_column(values: Sequence[Any]) -> list[Any]:
 
 
 def load_rows(
-    root: str | Path, *, failed: bool = False
+    root: str | Path, *, failed: bool = False, only: Collection[str] | None = None
 ) -> tuple[list[dict[str, Any]], list[str], list[str]]:
-    """Catalog rows as flat dicts, plus the parameter and metric column names."""
+    """Catalog rows as flat dicts, plus the parameter and metric column names.
+
+    `only`: keep just these run ids (the columns then are those of these runs).
+    """
     path = Path(root)
     conn = _open_read_only(path)
     try:
@@ -437,6 +440,9 @@ def load_rows(
         ).fetchall()
     finally:
         conn.close()
+    if only is not None:
+        keep = set(only)
+        rows = [r for r in rows if r[0] in keep]
     params_seen: dict[str, None] = {}
     metrics_seen: dict[str, None] = {}
     parsed: list[tuple[dict[str, Any], dict[str, Any]]] = []
@@ -475,7 +481,12 @@ def load_rows(
     return records, param_names, [metric_cols[m] for m in metric_names]
 
 
-def load(store: str | Path = DEFAULT_STORE, *, failed: bool = False) -> pd.DataFrame:
+def load(
+    store: str | Path = DEFAULT_STORE,
+    *,
+    failed: bool = False,
+    only: Collection[str] | None = None,
+) -> pd.DataFrame:
     """The runs of a store as a pandas DataFrame, one row per run.
 
     Columns: `run_id`, `scenario`, one per parameter (the grid keys, e.g.
@@ -484,11 +495,12 @@ def load(store: str | Path = DEFAULT_STORE, *, failed: bool = False) -> pd.DataF
     `wall_time_s`, `code_version`, `sctplab_version`, `git_commit`, `git_dirty`, `host`,
     `created_at`, `run_dir`, `scenario_hash`. A metric named like a parameter (the
     summary echoing `flows.tcp1.variant`) is `summary.<name>`. Failed runs (no metrics)
-    only with `failed=True`. `df.attrs["parameters"]` and `df.attrs["metrics"]` list those columns.
+    only with `failed=True`; `only` keeps the given run ids. `df.attrs["parameters"]`
+    and `df.attrs["metrics"]` list those columns.
     """
     import pandas as pd
 
-    records, params, metrics = load_rows(store, failed=failed)
+    records, params, metrics = load_rows(store, failed=failed, only=only)
     columns = [
         "run_id",
         "scenario",

@@ -354,8 +354,4 @@ def sweep(
     )
     from sctplab.store import load
 
-    df = load(report.store, failed=True)
-    wanted = set(report.run_ids)
-    out = df[df["run_id"].isin(wanted)].reset_index(drop=True)
-    out.attrs = dict(df.attrs)
-    return out
+    return load(report.store, failed=True, only=report.run_ids)
