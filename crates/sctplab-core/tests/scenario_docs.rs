@@ -11,8 +11,8 @@
 //! meaning` table is read up to the next heading.
 
 use sctplab_core::scenario::schema::{
-    CbrCfg, FLOW_TYPES, GilbertCfg, LinkCfg, LossCfg, MeasureCfg, NodeCfg, ScenarioFile, SeriesCfg,
-    TcpCfg,
+    CbrCfg, FLOW_TYPES, GilbertCfg, LinkCfg, LossCfg, MeasureCfg, NodeCfg, ScenarioFile, SctpCfg,
+    SeriesCfg, TcpCfg,
 };
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
@@ -106,6 +106,7 @@ fn flow_types() -> Vec<(&'static str, BTreeSet<String>)> {
     vec![
         ("cbr", fields_of::<CbrCfg>()),
         ("tcp", fields_of::<TcpCfg>()),
+        ("sctp", fields_of::<SctpCfg>()),
     ]
 }
 

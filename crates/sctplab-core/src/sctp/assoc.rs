@@ -700,3 +700,193 @@ impl Endpoint for Association {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::wire::{DataChunk, DataFlags};
+    use crate::scenario::schema::SctpVariant;
+
+    fn cfg() -> AssocCfg {
+        AssocCfg {
+            ports: (50_000, 52_000),
+            pmtu: 1500,
+            streams: 1,
+            receive_buffer: 65_536,
+            initial_ssthresh: None,
+            knobs: super::super::config::preset(SctpVariant::Rfc4960),
+            rto_initial: SimDuration::from_secs(3),
+            rto_min: SimDuration::from_secs(1),
+            rto_max: SimDuration::from_secs(60),
+            delayed_sack: None,
+            heartbeat: None,
+            cookie_lifetime: SimDuration::from_secs(60),
+            association_max_retrans: 10,
+            max_init_retrans: 8,
+            total: Some(10_000),
+            message_size: 1000,
+            unordered: false,
+            start: SimTime::ZERO,
+            stop: None,
+            window: Window::ALL,
+            trace_sends: false,
+            trace_acks: false,
+        }
+    }
+
+    fn server() -> Association {
+        Association::new(Role::Server, cfg(), RngStream::new(1, "server"))
+    }
+
+    fn client() -> Association {
+        Association::new(Role::Client, cfg(), RngStream::new(1, "client"))
+    }
+
+    /// Everything `from` wants to send now.
+    fn drain(from: &mut Association, now: SimTime) -> Vec<Packet> {
+        let mut out = Vec::new();
+        loop {
+            let mut p = Packet::default();
+            if !from.poll_transmit(now, &mut p) {
+                return out;
+            }
+            out.push(p);
+        }
+    }
+
+    fn sctp(p: &Packet) -> &SctpRepr {
+        match &p.transport {
+            TransportRepr::Sctp(s) => s,
+            _ => panic!("not SCTP"),
+        }
+    }
+
+    fn packet(vtag: u32, chunks: Vec<Chunk>) -> Packet {
+        let mut p = Packet::default();
+        p.transport = TransportRepr::Sctp(SctpRepr {
+            src_port: 50_000,
+            dst_port: 52_000,
+            vtag,
+            chunks,
+        });
+        p
+    }
+
+    fn init(tag: u32) -> Chunk {
+        Chunk::Init(InitChunk {
+            init_tag: tag,
+            a_rwnd: 65_536,
+            outbound_streams: 1,
+            inbound_streams: 1,
+            initial_tsn: 1,
+        })
+    }
+
+    /// The client's INIT, delivered to the server; returns the server's INIT-ACK packet.
+    fn handshake_to_init_ack(c: &mut Association, s: &mut Association) -> Packet {
+        c.handle_timeout(SimTime::ZERO);
+        let init = drain(c, SimTime::ZERO);
+        assert_eq!(init.len(), 1);
+        assert_eq!(sctp(&init[0]).vtag, 0, "an INIT carries verification tag 0");
+        s.handle_packet(SimTime::ZERO, &init[0]);
+        let mut ack = drain(s, SimTime::ZERO);
+        assert_eq!(ack.len(), 1);
+        ack.remove(0)
+    }
+
+    #[test]
+    fn inits_allocate_no_association_state() {
+        let mut s = server();
+        for tag in 1..=1000 {
+            s.handle_packet(SimTime::ZERO, &packet(0, vec![init(tag)]));
+        }
+        assert_eq!(s.stats.inits_received, 1000);
+        assert!(s.inb.is_none(), "no TCB before a valid COOKIE-ECHO");
+        assert_eq!(s.stats.associations_created, 0);
+        let acks = drain(&mut s, SimTime::ZERO);
+        assert_eq!(acks.len(), 1000);
+        // Each INIT-ACK goes back under the INIT's own tag.
+        assert_eq!(sctp(&acks[41]).vtag, 42);
+    }
+
+    #[test]
+    fn valid_cookie_creates_the_association_once() {
+        let (mut c, mut s) = (client(), server());
+        let ack = handshake_to_init_ack(&mut c, &mut s);
+        c.handle_packet(SimTime::ZERO, &ack);
+        let echo = drain(&mut c, SimTime::ZERO);
+        s.handle_packet(SimTime::ZERO, &echo[0]);
+        // A retransmitted COOKIE-ECHO is answered again but creates nothing new.
+        s.handle_packet(SimTime::ZERO, &echo[0]);
+        assert_eq!(s.stats.associations_created, 1);
+        assert!(s.inb.is_some());
+        let cookie_acks = drain(&mut s, SimTime::ZERO);
+        assert_eq!(
+            cookie_acks.len(),
+            1,
+            "two COOKIE-ACKs bundled in one packet"
+        );
+        c.handle_packet(SimTime::ZERO, &cookie_acks[0]);
+        assert_eq!(c.state, State::Established);
+        assert!(
+            drain(&mut c, SimTime::ZERO)
+                .iter()
+                .any(|p| p.kind == PacketKind::Data)
+        );
+    }
+
+    #[test]
+    fn tampered_and_stale_cookies_are_rejected() {
+        let (mut c, mut s) = (client(), server());
+        let ack = handshake_to_init_ack(&mut c, &mut s);
+        let Some(Chunk::InitAck(ia)) = sctp(&ack).chunks.first().cloned() else {
+            panic!("INIT-ACK expected")
+        };
+        let mut bad = ia.state_cookie.clone();
+        bad[10] ^= 0x40;
+        s.handle_packet(
+            SimTime::ZERO,
+            &packet(ia.init_tag, vec![Chunk::CookieEcho { cookie: bad }]),
+        );
+        assert_eq!(s.stats.cookie_rejects, 1);
+        assert!(s.inb.is_none());
+        // The genuine cookie after its 60 s lifetime.
+        let late = SimTime::from_nanos(61_000_000_000);
+        s.handle_packet(
+            late,
+            &packet(
+                ia.init_tag,
+                vec![Chunk::CookieEcho {
+                    cookie: ia.state_cookie.clone(),
+                }],
+            ),
+        );
+        assert_eq!(s.stats.cookie_rejects, 2);
+        assert!(s.inb.is_none());
+        assert!(
+            drain(&mut s, late).is_empty(),
+            "no COOKIE-ACK for a refused cookie"
+        );
+    }
+
+    #[test]
+    fn wrong_verification_tag_is_dropped_and_counted() {
+        let (mut c, mut s) = (client(), server());
+        let ack = handshake_to_init_ack(&mut c, &mut s);
+        c.handle_packet(SimTime::ZERO, &ack);
+        let echo = drain(&mut c, SimTime::ZERO);
+        s.handle_packet(SimTime::ZERO, &echo[0]);
+        let good_tag = sctp(&echo[0]).vtag;
+        let data = Chunk::Data(DataChunk {
+            tsn: 1,
+            stream: 0,
+            ssn: 0,
+            ppid: 0,
+            flags: DataFlags::UNFRAGMENTED,
+            payload_len: 100,
+        });
+        s.handle_packet(SimTime::ZERO, &packet(good_tag ^ 1, vec![data]));
+        assert_eq!(s.stats.bad_vtag_drops, 1);
+        assert_eq!(s.inb.as_ref().map(|i| i.delivered_total), Some(0));
+    }
+}
