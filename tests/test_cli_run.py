@@ -153,3 +153,38 @@ def test_tcp_pcap_shows_handshake_and_sack_blocks(tmp_path: Path) -> None:
     assert rows("tcp.flags.syn == 1 && tcp.flags.ack == 1")
     assert rows("tcp.options.sack_le"), "no SACK blocks on the wire"
     assert rows("tcp.analysis.retransmission || tcp.analysis.fast_retransmission")
+
+
+def test_sctp_pcap_shows_a_whole_association_with_valid_crc32c(tmp_path: Path) -> None:
+    tshark = require_tshark()
+    out = tmp_path / "sctp"
+    scen = Path(__file__).resolve().parent.parent / "scenarios" / "example-sctp.toml"
+    r = sctplab("run", scen, "--out", out, "--pcap", "--quiet", "--set", "flows.sctp1.bytes=200KB")
+    assert r.returncode == 0, r.stderr
+    tshark_clean(tshark, out / "pcap")
+    res = subprocess.run(
+        [
+            tshark,
+            "-r",
+            str(out / "pcap" / "source-eth0.pcap"),
+            "-o",
+            "sctp.checksum:crc-32c",
+            "-T",
+            "fields",
+            "-e",
+            "sctp.chunk_type",
+            "-e",
+            "sctp.checksum.status",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    types: set[str] = set()
+    for line in res.stdout.splitlines():
+        chunk_types, status = line.split("\t")
+        types.update(chunk_types.split(","))
+        assert status == "1", line  # 1 = checksum verified good
+    # INIT, INIT-ACK, COOKIE-ECHO, COOKIE-ACK, DATA, SACK, SHUTDOWN, SHUTDOWN-ACK,
+    # SHUTDOWN-COMPLETE (RFC 9260 chunk type numbers).
+    assert {"1", "2", "10", "11", "0", "3", "7", "8", "14"} <= types
