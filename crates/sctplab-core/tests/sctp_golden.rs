@@ -267,3 +267,93 @@ fn association_opens_transfers_and_closes_cleanly() {
     assert_eq!(f["bad_vtag_drops"], 0);
     assert_eq!(f["aborted"], false);
 }
+
+/// Seed 001's path: source -(5 Mb/s, 130 ms)- router -(10 Mb/s, 130 ms, error e)- sink,
+/// router queues large enough never to overflow ("chosen to avoid any congestion loss").
+fn seed001(err: f64, streams: u16, buffer: &str) -> String {
+    format!(
+        r#"
+duration = "200s"
+[measure]
+start = "20s"
+[[nodes]]
+name = "source"
+[[nodes]]
+name = "router"
+[[nodes]]
+name = "sink"
+[[links]]
+name = "l1"
+a = "source"
+b = "router"
+bandwidth = "5Mb"
+delay = "130ms"
+queue = 1000
+[[links]]
+name = "l2"
+a = "router"
+b = "sink"
+bandwidth = "10Mb"
+delay = "130ms"
+queue = 1000
+[links.loss]
+rate = {err}
+data_only = true
+[[flows]]
+name = "s"
+type = "sctp"
+variant = "rfc4960"
+from = "source"
+to = "sink"
+streams = {streams}
+receive_buffer = "{buffer}"
+delayed_sack = false
+"#
+    )
+}
+
+fn goodput(text: &str, seed: u64) -> f64 {
+    let s = load_toml(text, "<seed001>", "s", &[]).unwrap();
+    let r = run_scenario(
+        &s,
+        &RunOptions {
+            seed,
+            ..RunOptions::default()
+        },
+    )
+    .unwrap();
+    let v: Value = serde_json::from_str(&r.summary_json).unwrap();
+    v["flows"]["s"]["goodput_bps"].as_f64().unwrap()
+}
+
+#[test]
+fn seed001_without_loss_goodput_is_one_buffer_per_round_trip_whatever_the_streams() {
+    // Sec. V.A: with no loss the source sends floor(B / MTU) packets per RTT, and the
+    // goodput does not depend on the number of streams. B = 15 KiB holds 10 chunks of
+    // 1464 bytes (1448 of data). RTT = 4 x 130 ms + 1496 B at 5 and 10 Mb/s (2.3936 +
+    // 1.1968 ms) + a 48-byte SACK at 10 and 5 Mb/s (0.0384 + 0.0768 ms) = 523.7056 ms.
+    let expected = 10.0 * 1448.0 * 8.0 / 0.5237056;
+    let one = goodput(&seed001(0.0, 1, "15KiB"), 1);
+    let four = goodput(&seed001(0.0, 4, "15KiB"), 1);
+    assert_eq!(one, four);
+    assert!((one / expected - 1.0).abs() < 0.005, "{one} vs {expected}");
+}
+
+#[test]
+fn seed001_with_loss_and_a_small_buffer_four_streams_beat_one() {
+    // Sec. V.C: with errors and a small receiver buffer, four streams avoid part of the
+    // head-of-line blocking and get more goodput than one (here 8 seeds each).
+    for err in [0.01, 0.03] {
+        let mean = |streams| {
+            (1..=8)
+                .map(|seed| goodput(&seed001(err, streams, "15KiB"), seed))
+                .sum::<f64>()
+                / 8.0
+        };
+        let (one, four) = (mean(1), mean(4));
+        assert!(
+            four > 1.05 * one,
+            "e = {err}: four streams {four}, one stream {one}"
+        );
+    }
+}
