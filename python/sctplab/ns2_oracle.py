@@ -91,3 +91,41 @@ def run_seed002_tcp(
             cwd=tmp,
         )
         return read_trace(out, sender=(0, 1), link=(1, 2), kind="tcp", one_based=False)
+
+
+def read_sctp_trace(path: Path, sender: tuple[int, int], link: tuple[int, int]) -> Ns2Packets:
+    """Reads DATA chunks from an ns-2 trace written with `Trace set show_sctphdr_ 1`
+    (one line per chunk: ... flags ending in D, fid, src, dst, chunks, TSN, uid, ...).
+    ns-2's TSNs start at 1, like sctplab's packet numbers."""
+    sends: list[tuple[float, int]] = []
+    forwarded: list[tuple[float, int]] = []
+    with path.open() as f:
+        for line in f:
+            p = line.split()
+            if len(p) < 12 or p[4] != "sctp" or not p[6].endswith("D"):
+                continue
+            hop = (int(p[2]), int(p[3]))
+            if p[0] == "+" and hop == sender:
+                sends.append((float(p[1]), int(p[11])))
+            elif p[0] == "-" and hop == link:
+                forwarded.append((float(p[1]), int(p[11])))
+    return Ns2Packets(sends, forwarded)
+
+
+def run_seed002_sctp(drops: list[int], queue: int = 8) -> Ns2Packets:
+    """Runs seed 002's SCTP case in ns-2.35's Agent/SCTP (python/sctplab/ns2/
+    sctp_seed002.tcl). `drops` are 1-based TSNs; ns-2's list counts every packet on
+    R1->K1 from 0, and an INIT, a COOKIE-ECHO and a HEARTBEAT precede TSN 1."""
+    exe = ns2_binary()
+    if exe is None:
+        raise FileNotFoundError("ns (Debian package ns2) is not installed")
+    ns_drops = " ".join(str(d + 2) for d in drops)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out.tr"
+        subprocess.run(
+            [exe, str(script("sctp_seed002.tcl")), ns_drops, str(queue), str(out)],
+            check=True,
+            capture_output=True,
+            cwd=tmp,
+        )
+        return read_sctp_trace(out, sender=(0, 1), link=(1, 2))
