@@ -447,12 +447,9 @@ impl Outbound {
                 }
                 self.record(now, &c, SendKind::New);
                 chunks.push(c);
+                // A packet started below cwnd is filled up to the MTU (RFC 4960 6.1 B allows
+                // overshooting cwnd by less than one MTU; ns-2 `GenMultipleDataChunks`).
                 if probe || self.room - used < DataChunk::HEADER_LEN + 4 {
-                    break;
-                }
-                // A chunk only joins the packet while cwnd is not yet full (one packet
-                // may overshoot, chunk by chunk it may not).
-                if self.path.outstanding >= self.path.cwnd {
                     break;
                 }
             }
