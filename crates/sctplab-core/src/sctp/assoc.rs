@@ -762,14 +762,15 @@ mod tests {
     }
 
     fn packet(vtag: u32, chunks: Vec<Chunk>) -> Packet {
-        let mut p = Packet::default();
-        p.transport = TransportRepr::Sctp(SctpRepr {
-            src_port: 50_000,
-            dst_port: 52_000,
-            vtag,
-            chunks,
-        });
-        p
+        Packet {
+            transport: TransportRepr::Sctp(SctpRepr {
+                src_port: 50_000,
+                dst_port: 52_000,
+                vtag,
+                chunks,
+            }),
+            ..Packet::default()
+        }
     }
 
     fn init(tag: u32) -> Chunk {
