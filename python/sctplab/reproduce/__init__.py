@@ -1,0 +1,16 @@
+"""Reproductions of the seed studies (`sctplab reproduce STUDY|all`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from sctplab.reproduce.common import StudyResult
+
+Reproducer = Callable[[Path, bool], StudyResult]
+
+
+def studies() -> dict[str, Reproducer]:
+    from sctplab.reproduce import newreno
+
+    return {"newreno": newreno.reproduce}

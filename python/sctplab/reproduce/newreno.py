@@ -1,0 +1,234 @@
+"""Seed 002 (New-Reno SCTP): packet traces at R1 (Figs. 2-3) and packets forwarded per
+protocol and drop scenario (Fig. 5), with Fall & Floyd's queue of 8 and with a queue that
+never overflows."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+from sctplab import ns2_oracle
+from sctplab.reproduce.common import Figure, Row, StudyResult, Table, load_scenario, write_table
+from sctplab.runner import run
+
+PROTOCOLS = [
+    ("sctp", "original"),
+    ("sctp", "newreno"),
+    ("sctp", "newreno-star"),
+    ("sctp", "newreno-2star"),
+    ("tcp", "newreno"),
+    ("tcp", "sack"),
+    ("tcp", "fack"),
+]
+# A queue that never overflows: larger than any window these flows reach (28 segments,
+# 64 KiB of chunks).
+LARGE_QUEUE = 1000
+WINDOW_S = 5.0
+
+
+def case(proto: str, variant: str, drops: list[int], queue: int) -> dict[str, Any]:
+    """The study scenario with one protocol's flow, one drop list and one queue limit."""
+    s = copy.deepcopy(load_scenario("newreno.toml"))
+    golden = load_scenario(f"golden/seed002-{proto}-{variant}-d0.toml")
+    flow = dict(golden["flows"][0])
+    flow["name"] = "flow"
+    s["flows"] = [flow]
+    for link in s["links"]:
+        if link["name"] == "r1":
+            link["queue"] = queue
+            if drops:
+                link["loss"] = {"drops": drops, "flow": "flow"}
+            else:
+                link.pop("loss", None)
+    s["name"] = f"newreno-{proto}-{variant}"
+    return s
+
+
+def forwarded_in_window(trace: Path, proto: str) -> tuple[int, float]:
+    """Data packets R1 forwards in the 5 s after the flow's first DATA packet."""
+    pk = ns2_oracle.read_trace(trace, sender=(0, 1), link=(1, 2), kind=proto, one_based=True)
+    sends = [(t, n) for t, n in pk.sends if n > 0]
+    t0 = sends[0][0]
+    return sum(1 for t, n in pk.forwarded if n > 0 and t0 <= t < t0 + WINDOW_S), t0
+
+
+def _trace_figure(trace: Path, png: Path, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    arr: list[tuple[float, int]] = []
+    dep: list[tuple[float, int]] = []
+    drop: list[tuple[float, int]] = []
+    acks: list[tuple[float, int]] = []
+    with trace.open() as f:
+        for line in f:
+            p = line.split()
+            hop = (p[2], p[3])
+            n = int(p[10])
+            t = float(p[1])
+            if hop == ("1", "2") and n > 0:
+                {"+": arr, "-": dep, "d": drop}.get(p[0], []).append((t, n % 50))
+            elif hop == ("2", "1") and p[0] == "r" and n > 0:
+                acks.append((t, n % 50))
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for pts, marker, label in [
+        (arr, "+", "arrival at R1"),
+        (dep, ".", "departure from R1"),
+        (drop, "x", "drop"),
+        (acks, "|", "ack (cumulative) at R1"),
+    ]:
+        if pts:
+            ax.scatter([a for a, _ in pts], [b for _, b in pts], marker=marker, s=18, label=label)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("packet number mod 50")
+    ax.set_title(title)
+    ax.set_xlim(1.0, 4.0)
+    ax.legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(png, dpi=120)
+    plt.close(fig)
+
+
+def _fig5(values: dict[tuple[str, int, int], int], png: Path, queue: int, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for proto, variant in PROTOCOLS:
+        key = f"{proto}-{variant}"
+        ys = [values[(key, d, queue)] for d in range(6)]
+        ax.plot(range(6), ys, marker="o", label=key)
+    ax.set_xlabel("number of dropped packets")
+    ax.set_ylabel("packets forwarded by R1 in 5 s")
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(png, dpi=120)
+    plt.close(fig)
+
+
+def reproduce(out: Path, quick: bool = False) -> StudyResult:
+    del quick  # every case is one deterministic 6 s run: no shortcut needed
+    out.mkdir(parents=True, exist_ok=True)
+    res = StudyResult("newreno", "Seed 002: New-Reno SCTP vs Original SCTP and TCP variants")
+    res.settings = [
+        "Topology and parameters: `scenarios/newreno.toml`; each protocol's flow from "
+        "`scenarios/golden/seed002-<proto>-<variant>-d0.toml`.",
+        "Drop lists d0..d5 of CONTRACTS.md (1-based); d5 extends Fall & Floyd's pattern "
+        "(the paper's Fig. 4e did not survive).",
+        "Packets forwarded = data packets R1 puts on the bottleneck in the 5 s after the "
+        "flow's first DATA packet (the SCTP handshake and TCP's first segment excluded).",
+        "One deterministic run per case (no randomness): n = 1, no confidence interval.",
+    ]
+    values: dict[tuple[str, int, int], int] = {}
+    runs = out / "runs"
+    for proto, variant in PROTOCOLS:
+        key = f"{proto}-{variant}"
+        for d, drops in ns2_oracle.SEED002_DROPS.items():
+            for queue in (8, LARGE_QUEUE):
+                folder = runs / f"{key}-d{d}-q{queue}"
+                run(case(proto, variant, drops, queue), out=folder, trace=["ns2", "sends"])
+                n, _ = forwarded_in_window(folder / "trace.tr", proto)
+                values[(key, d, queue)] = n
+                item = "fig5_q8" if queue == 8 else "fig5"
+                res.rows.append(Row(item, key, "drops", d, "packets_forwarded", n, None, 1))
+
+    for queue, item, title in [
+        (LARGE_QUEUE, "fig5", "Fig. 5: packets forwarded by R1 (queue never overflows)"),
+        (8, "fig5_q8", "Fig. 5: packets forwarded by R1 (Fall & Floyd's queue of 8)"),
+    ]:
+        png = out / f"{item}.png"
+        _fig5(values, png, queue, title)
+        res.figures.append(Figure(png, title))
+        header = ["protocol"] + [f"d{d}" for d in range(6)]
+        rows = [
+            [f"{p}-{v}"] + [str(values[(f"{p}-{v}", d, queue)]) for d in range(6)]
+            for p, v in PROTOCOLS
+        ]
+        md = write_table(out, item, header, rows)
+        res.tables.append(Table(title + " (paper: figure lost, no values printed)", md))
+
+    for d, fig_no in [(1, 2), (2, 3)]:
+        for variant in ("original", "newreno"):
+            folder = runs / f"sctp-{variant}-d{d}-q8"
+            png = out / f"fig{fig_no}_{variant}.png"
+            name = "Original" if variant == "original" else "New-Reno"
+            title = f"Fig. {fig_no}: {name} SCTP, {d} drop{'s' if d > 1 else ''}, packets at R1"
+            _trace_figure(folder / "trace.tr", png, title)
+            res.figures.append(Figure(png, title))
+
+    res.discussion = _discussion(values)
+    return res
+
+
+def _discussion(v: dict[tuple[str, int, int], int]) -> list[str]:
+    big, q8 = LARGE_QUEUE, 8
+    out: list[str] = []
+
+    def row(key: str, q: int) -> list[int]:
+        return [v[(key, d, q)] for d in range(6)]
+
+    orig, nr = row("sctp-original", big), row("sctp-newreno", big)
+    same01 = orig[0] == nr[0] and orig[1] == nr[1]
+    better = all(nr[d] >= orig[d] for d in range(2, 6)) and any(
+        nr[d] > orig[d] for d in range(2, 6)
+    )
+    out.append(
+        f"**New-Reno vs Original SCTP** (paper: identical with 0 and 1 drop, New-Reno "
+        f"better as drops increase). Ours, large queue: Original {orig}, New-Reno {nr}: "
+        f"{'identical' if same01 else 'not identical'} for d0-d1, New-Reno "
+        f"{'ahead' if better else 'not ahead'} for d2-d5. "
+        + ("Matches." if same01 and better else "Differs; see the tables.")
+    )
+    zero = {k: v[(k, 0, big)] for k in (f"{p}-{x}" for p, x in PROTOCOLS)}
+    spread = max(zero.values()) - min(zero.values())
+    out.append(
+        '**Zero drops** (paper: "all the protocols succeed in transmitting the same number '
+        f'of packets"). With a queue that never overflows, ours range over {spread} '
+        f"packets: {zero}. The SCTP variants agree with each other exactly; they forward "
+        "fewer than TCP because they start from cwnd = 1 MTU (the paper's \"from 1 to "
+        '15") where TCP starts from 2 segments, and their packets are 8 bytes longer '
+        "(1048 vs 1040 B); FACK forwards a few more than the other TCPs because ns-2's "
+        "FACK does not apply `delay_growth_`. With Fall & Floyd's queue of 8, slow start "
+        "itself overflows R1 even with an empty drop list, and the counts scatter: "
+        f"{ {k: v[(k, 0, q8)] for k in zero} }."
+    )
+    star, fack = row("sctp-newreno-star", big), row("tcp-fack", big)
+    two, sack = row("sctp-newreno-2star", big), row("tcp-sack", big)
+
+    def gap(a: list[int], b: list[int]) -> float:
+        return sum(abs(x - y) for x, y in zip(a[1:], b[1:], strict=True)) / 5
+
+    out.append(
+        "**Starred variants** (authors' notes: New-Reno SCTP* performs close to FACK, "
+        f"New-Reno SCTP** close to SACK). Ours: SCTP* {star} vs FACK {fack} (mean gap "
+        f"{gap(star, fack):.1f} packets over d1-d5); SCTP** {two} vs SACK {sack} (mean "
+        f"gap {gap(two, sack):.1f}). SCTP** tracks SACK closely; SCTP* stays below FACK "
+        "because ns-2's FACK regrows cwnd from 1 during recovery on every ack and leaves "
+        "recovery above ssthresh (docs/models/tcp.md), a boost the SCTP variants do not get."
+    )
+    tnr = row("tcp-newreno", big)
+    others = [sack, fack, star, two, nr]
+    not_worst = [d for d in range(2, 6) if tnr[d] > min(o[d] for o in others)]
+    out.append(
+        "**New-Reno TCP** (paper: without SACK it repairs one loss per round trip and "
+        f"does worse than the SACK-based protocols). Ours: {tnr}. "
+        + (
+            "Lowest of all for d2-d5: matches."
+            if not not_worst
+            else f"Not the lowest for d = {not_worst} (lowest for the other drop counts "
+            "from 2 to 5): with few drops one repair per round trip costs little, and "
+            "its larger initial window (2 segments against SCTP's 1 MTU) still shows."
+        )
+    )
+    out.append(
+        "Figs. 2-3 reproduce the event sequences of sec. 4.1-4.2 packet for packet; "
+        "`tests/sctp_golden.rs` asserts them (every packet number, fast retransmission "
+        "and cwnd value the text gives)."
+    )
+    return out
