@@ -358,6 +358,13 @@ impl Outbound {
             if chunks.is_empty() {
                 break;
             }
+            // RFC 4960 7.2.4 step 4 / 6.3.2 R3: retransmitting the earliest outstanding
+            // chunk restarts T3, or the timer set for its first transmission would fire
+            // before the retransmission can be acknowledged.
+            let earliest = self.sent.iter().find(|s| !s.gap_acked).map(|s| s.tsn);
+            if earliest.is_some_and(|e| chunks.iter().any(|c| c.tsn == e)) {
+                self.path.t3 = Some(now + self.path.rto.current());
+            }
             for (c, kind) in chunks.iter().zip(kinds) {
                 self.record(now, c, kind);
                 self.peer_rwnd = (self.peer_rwnd - f64::from(c.payload_len + 16)).max(0.0);
