@@ -11,6 +11,6 @@ Reproducer = Callable[[Path, bool], StudyResult]
 
 
 def studies() -> dict[str, Reproducer]:
-    from sctplab.reproduce import newreno
+    from sctplab.reproduce import newreno, satellite
 
-    return {"newreno": newreno.reproduce}
+    return {"satellite": satellite.reproduce, "newreno": newreno.reproduce}
