@@ -11,6 +11,10 @@ Reproducer = Callable[[Path, bool], StudyResult]
 
 
 def studies() -> dict[str, Reproducer]:
-    from sctplab.reproduce import newreno, satellite
+    from sctplab.reproduce import multistreaming, newreno, satellite
 
-    return {"satellite": satellite.reproduce, "newreno": newreno.reproduce}
+    return {
+        "satellite": satellite.reproduce,
+        "multistreaming": multistreaming.reproduce,
+        "newreno": newreno.reproduce,
+    }
