@@ -16,6 +16,8 @@ import pytest
 from conftest import sctplab
 
 import sctplab as api
+from sctplab import sweeps
+from sctplab.executor import RunOutcome, RunTask, compute_run
 
 # One 1 Mb/s link carrying a CBR flow with 5% random loss on it. With the loss decided
 # on the wire a lost packet still occupies the link, so utilisation is the offered load
@@ -260,8 +262,33 @@ def test_python_sweep_reports_failed_runs(tmp_path: Path) -> None:
     assert "links.ab.delay" in bad["error"].iloc[0]
     with pytest.raises(api.UsageError, match="non-empty list"):
         api.sweep(TINY, {"links.ab.delay": "10ms"}, 1, store=tmp_path / "s")
-    with pytest.raises(api.ScenarioError, match="links.ab.delay"):
+    with pytest.raises(api.ScenarioError, match=r"links\.ab\.delay"):
         api.sweep(TINY.replace('"10ms"', '"ten"'), {}, 1, store=tmp_path / "s")
+
+
+def _die_on_seed_2(task: RunTask) -> RunOutcome:
+    """Stands in for compute_run in the pool's worker: the run with seed 2 kills it."""
+    if task.seed == 2:
+        os._exit(3)
+    return compute_run(task)
+
+
+def test_a_dying_worker_fails_its_runs_and_the_sweep_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "store"
+    monkeypatch.setattr(sweeps, "compute_run", _die_on_seed_2)
+    report = sweeps.run_sweep(TINY, {}, 6, jobs=1, store=store)
+    failed = {run.key.seed: error for run, error in report.failed}
+    assert "worker process died" in failed[2]
+    # With one worker at most two runs are in flight (seed 2 and the next one); the pool
+    # is replaced and the others complete.
+    assert set(failed) <= {2, 3}
+    assert report.ran == 6 - len(failed)
+
+    monkeypatch.undo()
+    report = sweeps.run_sweep(TINY, {}, 6, jobs=1, store=store)
+    assert (report.reused, report.ran, report.failed) == (6 - len(failed), len(failed), [])
 
 
 def _children(pid: int) -> list[int]:
@@ -314,6 +341,8 @@ def test_sigkill_mid_sweep_then_resume(tmp_path: Path) -> None:
         proc.wait()
 
     # The pool worker notices its driver is gone and exits instead of lingering.
+    if Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists():
+        assert workers, "the sweep's worker processes were not seen"
     deadline = time.monotonic() + 10
     while any(_alive(w) for w in workers) and time.monotonic() < deadline:
         time.sleep(0.1)

@@ -4,13 +4,41 @@ The simulation core is Rust (``sctplab._core``); this package is the front: scen
 input, run folders, the command line, sweeps, the results store, statistics and plots.
 """
 
-from sctplab import stats as stats
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from sctplab._core import ScenarioError, UsageError
 from sctplab._core import __version__ as __version__
-from sctplab.plots import PlotResult, plot
 from sctplab.runner import RunResult, run
-from sctplab.store import load
-from sctplab.sweeps import sweep
+
+if TYPE_CHECKING:
+    from sctplab import stats as stats
+    from sctplab.plots import PlotResult, plot
+    from sctplab.store import load
+    from sctplab.sweeps import sweep
+
+# Loaded on first use: the CLI imports this package at start-up, and `sctplab run` needs
+# none of the sweep, store or plotting code.
+_LAZY = {
+    "sweep": ("sctplab.sweeps", "sweep"),
+    "load": ("sctplab.store", "load"),
+    "plot": ("sctplab.plots", "plot"),
+    "PlotResult": ("sctplab.plots", "PlotResult"),
+    "stats": ("sctplab.stats", None),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'sctplab' has no attribute {name!r}")
+    module_name, attr = _LAZY[name]
+    module = importlib.import_module(module_name)
+    value = module if attr is None else getattr(module, attr)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "PlotResult",

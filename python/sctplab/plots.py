@@ -27,9 +27,10 @@ if TYPE_CHECKING:
 
 BIN_S = 0.1
 
-# Units of the sampled windows per flow type (docs/scenario.md: TCP windows are
-# reported in segments). Types not listed get an axis without a unit rather than a guess.
-WINDOW_UNITS = {"tcp": "segments"}
+# Units of the sampled windows per flow type (docs/scenario.md: TCP windows are reported
+# in segments, SCTP's in chunk bytes as in ns-2). Types not listed get an axis without a
+# unit rather than a guess.
+WINDOW_UNITS = {"tcp": "segments", "sctp": "bytes"}
 
 _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*(B|KB|KiB|MB|MiB)\s*$")
 _SIZE_FACTOR = {"B": 1, "KB": 1000, "KiB": 1024, "MB": 10**6, "MiB": 2**20}
@@ -256,8 +257,9 @@ def _plot_throughput(run: _Run, sim_time: float) -> Path | str:
         else:
             # Without a payload size we can still count packets honestly.
             weight = pd.Series(1.0, index=df.index)
-            scale, ylabel = 1 / BIN_S, "sending rate (packets/s)"
-            title = "Sending rate per flow (sends.csv: packets per 0.1 s, rtx included)"
+            # (SCTP rows are DATA chunks, whose size depends on fragmentation.)
+            scale, ylabel = 1 / BIN_S, "sending rate (sends.csv rows/s)"
+            title = "Sending rate per flow (sends.csv: transmissions per 0.1 s, rtx included)"
         data = pd.DataFrame(
             {"time_s": df["time_s"], "flow": df["flow"].astype(str), "bytes": weight}
         )

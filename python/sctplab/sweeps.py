@@ -21,7 +21,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sctplab import _core
-from sctplab.executor import RunOutcome, RunTask, compute_run, one_line, open_executor
+from sctplab.executor import (
+    Executors,
+    RunOutcome,
+    RunTask,
+    compute_run,
+    one_line,
+    open_executor,
+)
 from sctplab.scenario_input import overrides, read_scenario
 from sctplab.store import (
     DEFAULT_STORE,
@@ -173,6 +180,7 @@ class _Progress:
                 "done {task.fields[done]}  [red]failed {task.fields[failed]}[/red]  "
                 "remaining {task.fields[remaining]}"
             ),
+            TextColumn("elapsed"),
             TimeElapsedColumn(),
             TextColumn("left"),
             TimeRemainingColumn(),
@@ -227,30 +235,26 @@ def run_sweep(
         )
     name, digest, base, runs = plan(scenario, grid or {}, seeds)
     t0 = time.perf_counter()
-    with open_store(store) as writer:
+    # The executor first: an unreachable scheduler is bad input, reported before the
+    # store is created or touched. (A local pool starts its processes on first use.)
+    with open_executor(jobs, scheduler) as ex, open_store(store) as writer:
         cleanup = writer.cleanup()
         writer.add_scenario(digest, name, base)
-        version = code_version()
-        done = writer.done(digest, version)
+        done = writer.done(digest, code_version())
         todo = [r for r in runs if (r.key.overrides, r.key.seed) not in done]
         report = SweepReport(
             store=Path(store),
             scenario=name,
-            executor="",
+            executor=ex.description,
             requested=len(runs),
             reused=len(runs) - len(todo),
             cleanup=cleanup,
             run_ids=[r.key.run_id for r in runs],
         )
-        if todo:
-            with open_executor(jobs, scheduler) as ex:
-                report.executor = ex.description
-                if on_start is not None:
-                    on_start(report)
-                with _progress(progress, len(todo), name) as bar:
-                    _execute(todo, writer, ex, name, report, bar)
-        elif on_start is not None:
+        if on_start is not None:
             on_start(report)
+        with _progress(progress and bool(todo), len(todo), name) as bar:
+            _execute(todo, writer, ex, name, report, bar)
     report.wall_s = time.perf_counter() - t0
     return report
 
@@ -258,7 +262,7 @@ def run_sweep(
 def _execute(
     todo: list[PlannedRun],
     writer: StoreWriter,
-    ex: Any,
+    ex: Executors,
     name: str,
     report: SweepReport,
     bar: _Progress,

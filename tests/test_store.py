@@ -1,0 +1,179 @@
+"""The results store: load/export round trips, the catalog's views, crash cleanup, lock."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from conftest import sctplab
+from test_sweep import UTILIZATION, catalog_rows, run_folders, tiny
+
+import sctplab as api
+
+GRIDS = ["--grid", 'flows.f.rate=["400Kb","200Kb"]', "--grid", "links.ab.loss.drops=[[3],[3,5]]"]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    path = tmp_path / "store"
+    r = sctplab("sweep", tiny(tmp_path), *GRIDS, "--seeds", "2", "--jobs", "2", "--store", path)
+    assert r.returncode == 0, r.stderr
+    return path
+
+
+def _from_folders(store: Path) -> dict[tuple[str, str, int], dict]:
+    """What the run folders themselves say, independently of the catalog."""
+    out: dict[tuple[str, str, int], dict] = {}
+    for folder in run_folders(store):
+        manifest = json.loads((folder / "manifest.json").read_text())
+        summary = json.loads((folder / "summary.json").read_text())
+        params = manifest["parameters"]
+        key = (params["flows.f.rate"], json.dumps(params["links.ab.loss.drops"]), manifest["seed"])
+        out[key] = {"summary": summary, "manifest": manifest}
+    return out
+
+
+def test_load_has_one_column_per_parameter_and_metric(store: Path) -> None:
+    df = api.load(store)
+    assert len(df) == 8
+    assert df.attrs["parameters"] == ["flows.f.rate", "links.ab.loss.drops"]
+    for col in [
+        "flows.f.rate",
+        "links.ab.loss.drops",
+        "seed",
+        "flows.f.goodput_bps",
+        "flows.f.delivered_bytes",
+        "links.a->b.utilization",
+        "links.b->a.tx_packets",
+        "sim_time_s",
+        "events",
+        "wall_time_s",
+        "code_version",
+        "git_commit",
+    ]:
+        assert col in df.columns, col
+    # Lists are parameters too; they come back as their canonical JSON text.
+    assert set(df["links.ab.loss.drops"]) == {"[3]", "[3,5]"}
+    truth = _from_folders(store)
+    for _, row in df.iterrows():
+        drops = json.dumps(json.loads(row["links.ab.loss.drops"]))
+        ref = truth[(row["flows.f.rate"], drops, row["seed"])]
+        summary = ref["summary"]
+        assert row["flows.f.delivered_bytes"] == summary["flows"]["f"]["delivered_bytes"]
+        assert row["links.a->b.utilization"] == pytest.approx(UTILIZATION[row["flows.f.rate"]])
+        assert row["code_version"] == ref["manifest"]["code_version"]
+        assert Path(row["run_dir"], "summary.json").is_file()
+
+
+def test_aggregate_over_seeds_of_a_loaded_store(store: Path) -> None:
+    # Utilisation does not depend on the seed here (see test_sweep.TINY): every point
+    # has mean = the hand value, half-width 0, n = 2 seeds.
+    out = api.stats.aggregate(api.load(store), metrics=["links.a->b.utilization"])
+    assert len(out) == 4
+    assert list(out.columns[:2]) == ["flows.f.rate", "links.ab.loss.drops"]
+    for row in out.itertuples():
+        assert row.mean == pytest.approx(UTILIZATION[row[1]])
+        assert row.ci95 == pytest.approx(0.0, abs=1e-12)
+        assert row.n == 2
+
+
+def test_export_csv_and_parquet_round_trip(store: Path, tmp_path: Path) -> None:
+    csv, parquet = tmp_path / "runs.csv", tmp_path / "runs.parquet"
+    r = sctplab("export", "--store", store, "--format", "csv", "--out", csv)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == f"8 run(s) -> {csv}"
+    r = sctplab("export", "--store", store, "--format", "parquet", "--out", parquet)
+    assert r.returncode == 0, r.stderr
+
+    loaded = api.load(store, failed=True)
+    from_csv = pd.read_csv(csv)
+    from_parquet = pd.read_parquet(parquet)
+    assert list(from_csv.columns) == list(loaded.columns) == list(from_parquet.columns)
+    key = ["flows.f.rate", "links.ab.loss.drops", "seed"]
+    for other in (from_csv, from_parquet):
+        a = loaded.sort_values(key).reset_index(drop=True)
+        b = other.sort_values(key).reset_index(drop=True)
+        for col in ["run_id", *key, "code_version", "flows.f.delivered_bytes", "events"]:
+            assert list(a[col]) == list(b[col]), col
+        for col in ["links.a->b.utilization", "flows.f.goodput_bps", "wall_time_s"]:
+            assert list(b[col]) == pytest.approx(list(a[col]), rel=1e-12), col
+
+    # Default output file: inside the store.
+    r = sctplab("export", "--store", store, "--format", "csv")
+    assert r.returncode == 0 and (store / "export.csv").is_file()
+
+
+def test_export_and_load_reject_a_folder_that_is_not_a_store(tmp_path: Path) -> None:
+    r = sctplab("export", "--store", tmp_path, "--format", "csv")
+    assert r.returncode == 2
+    assert (
+        r.stderr.strip() == f"sctplab: error: {tmp_path}: not a sctplab store (no catalog.sqlite)"
+    )
+    r = sctplab("export", "--store", tmp_path, "--format", "xlsx")
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    with pytest.raises(api.UsageError, match="not a sctplab store"):
+        api.load(tmp_path)
+
+
+def test_catalog_views_flatten_metrics_and_parameters(store: Path) -> None:
+    conn = sqlite3.connect(store / "catalog.sqlite")
+    try:
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        rows = conn.execute(
+            "SELECT json_extract(r.overrides, '$.\"flows.f.rate\"') AS rate, avg(m.value), "
+            "count(*) FROM run_metrics AS m JOIN runs AS r USING (run_id) "
+            "WHERE m.metric = 'links.a->b.utilization' GROUP BY rate ORDER BY rate"
+        ).fetchall()
+        params = conn.execute(
+            "SELECT DISTINCT parameter FROM run_parameters ORDER BY parameter"
+        ).fetchall()
+        # The key is unique: a second row for the same run cannot exist.
+        row = conn.execute(
+            "SELECT scenario_hash, overrides, seed, code_version FROM runs LIMIT 1"
+        ).fetchone()
+        with pytest.raises(sqlite3.IntegrityError):
+            conn.execute(
+                "INSERT INTO runs (run_id, scenario_hash, overrides, seed, code_version, "
+                "scenario, status, created_at) VALUES ('x', ?, ?, ?, ?, 'tiny', 'ok', 'now')",
+                row,
+            )
+    finally:
+        conn.close()
+    assert [(r, n) for r, _, n in rows] == [("200Kb", 4), ("400Kb", 4)]
+    assert [u for _, u, _ in rows] == pytest.approx([0.2112, 0.4224])
+    assert params == [("flows.f.rate",), ("links.ab.loss.drops",)]
+
+
+def test_restart_cleans_what_a_killed_driver_left(store: Path, tmp_path: Path) -> None:
+    """An orphan folder (renamed, row never committed) and a temp folder are removed;
+    a row whose folder has gone is dropped and its run computed again."""
+    folders = run_folders(store)
+    orphan = folders[0].parent / "0123456789abcdef"
+    shutil.copytree(folders[0], orphan)
+    (store / ".tmp" / "fedcba9876543210").mkdir(parents=True)
+    lost = folders[1]
+    shutil.rmtree(lost)
+
+    r = sctplab("sweep", tiny(tmp_path), *GRIDS, "--seeds", "2", "--store", store)
+    assert r.returncode == 0, r.stderr
+    assert "8 run(s), 7 already in" in r.stderr
+    assert "removed 1 unfinished run folder(s), 1 row(s) whose folder was gone" in r.stderr
+    assert not orphan.exists()
+    assert list((store / ".tmp").iterdir()) == []
+    assert lost.is_dir()  # same key, same folder name, written again
+    assert len(run_folders(store)) == 8 and len(catalog_rows(store)) == 8
+
+
+def test_one_driver_per_store(store: Path, tmp_path: Path) -> None:
+    with (store / ".lock").open("a+") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        r = sctplab("sweep", tiny(tmp_path), "--seeds", "1", "--store", store)
+    assert r.returncode == 2
+    assert "store in use by another sweep" in r.stderr
+    # Readers need no lock.
+    assert len(api.load(store)) == 8
