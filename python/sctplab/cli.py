@@ -251,6 +251,27 @@ def plot_cmd(run_dir: Path) -> None:
         click.echo(note)
 
 
+STUDY_NAMES = ["satellite", "multistreaming", "newreno", "snoop", "manet", "all"]
+
+
+@cli.command("reproduce")
+@click.argument("study", type=click.Choice(STUDY_NAMES))
+@click.option("--quick", is_flag=True, help="Fewer seeds and shorter runs (said in the report).")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("reproduction"),
+    show_default=True,
+    help="Output folder: report.md and one folder per study.",
+)
+def reproduce_cmd(study: str, quick: bool, out: Path) -> None:
+    """Regenerate a seed study's tables and figures (or all of them) beside the paper's."""
+    from sctplab.reproduce.report import reproduce
+
+    report = reproduce([study], out, quick=quick)
+    click.echo(f"report: {report}")
+
+
 def main() -> None:
     """Entry point: turns every expected error into one line and exit status 2."""
     try:

@@ -173,8 +173,10 @@ def _traced_figures(out: Path, base: dict[str, Any], duration: float) -> list[Fi
         trace=["sends", "acks"],
         series=["cwnd", "ssthresh"],
     )
-    sends = list(csv.DictReader((folder / "sends.csv").open()))
-    acks = list(csv.DictReader((folder / "acks.csv").open()))
+    with (folder / "sends.csv").open() as f:
+        sends = list(csv.DictReader(f))
+    with (folder / "acks.csv").open() as f:
+        acks = list(csv.DictReader(f))
     plt = _plt()
     figs: list[Figure] = []
     t0, t1 = (100.0, 140.0) if end >= 140 else (end - 40, end)

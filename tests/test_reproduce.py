@@ -1,0 +1,76 @@
+"""`sctplab reproduce all --quick` writes report.md and every study's folder with the
+data.csv names of CONTRACTS.md."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from conftest import sctplab
+
+COLUMNS = ["item", "series", "x_name", "x", "metric", "mean", "ci95", "n", "paper"]
+# (item, series, x_name, metric) allowed per study, from CONTRACTS.md "Reproductions".
+EXPECTED = {
+    "satellite": {
+        ("table2", "tcp", "loss", "pct_throughput"),
+        ("table2", "sctp", "loss", "pct_throughput"),
+        ("table2", "sctp", "loss", "pct_increase"),
+        ("table2", "both", "loss", "link_utilization"),
+    },
+    "multistreaming": {
+        *{
+            ("goodput_vs_buffer", f"s{s}_e{e}", "buffer_bytes", "goodput_bps")
+            for s in (1, 4)
+            for e in ("0", "0.01", "0.03", "0.05")
+        },
+        *{("goodput_vs_error", f"s{s}", "error_rate", "goodput_bps") for s in (1, 4)},
+        *{("optimal_buffer", f"s{s}", "error_rate", "buffer_bytes") for s in (1, 4)},
+    },
+    "newreno": {
+        (item, series, "drops", "packets_forwarded")
+        for item in ("fig5", "fig5_q8")
+        for series in (
+            "sctp-original",
+            "sctp-newreno",
+            "sctp-newreno-star",
+            "sctp-newreno-2star",
+            "tcp-newreno",
+            "tcp-sack",
+            "tcp-fack",
+        )
+    },
+}
+
+
+def test_reproduce_all_quick(tmp_path: Path) -> None:
+    out = tmp_path / "repro"
+    r = sctplab("reproduce", "all", "--quick", "--out", out)
+    assert r.returncode == 0, r.stderr
+    report = (out / "report.md").read_text()
+    assert "--quick" in report
+    for study, names in EXPECTED.items():
+        with (out / study / "data.csv").open() as f:
+            rows = list(csv.reader(f))
+        assert rows[0] == COLUMNS
+        seen = {(r[0], r[1], r[2], r[4]) for r in rows[1:]}
+        assert seen == names, (study, seen ^ names)
+        for r in rows[1:]:
+            n = int(r[7])
+            assert (r[6] == "") == (n == 1), r  # ci95 empty exactly when n = 1
+        pngs = list((out / study).glob("*.png"))
+        assert pngs, study
+        for png in pngs:
+            assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+            assert f"({study}/{png.name})" in report, png.name
+    # Paper values appear where the paper prints them (seed 000 Table 2).
+    with (out / "satellite" / "data.csv").open() as f:
+        sat = list(csv.DictReader(f))
+    assert all(r["paper"] for r in sat)
+    # Studies that need later issues are named, not silently skipped.
+    assert "## snoop" in report and "Not run" in report
+
+
+def test_unknown_study_is_one_line() -> None:
+    r = sctplab("reproduce", "nosuch")
+    assert r.returncode == 2
+    assert len(r.stderr.strip().splitlines()) == 1
