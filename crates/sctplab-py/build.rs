@@ -20,5 +20,7 @@ fn main() {
     if let Some(top) = git(&["rev-parse", "--show-toplevel"]) {
         println!("cargo:rerun-if-changed={top}/.git/HEAD");
         println!("cargo:rerun-if-changed={top}/.git/index");
+        // Source edits change the dirty flag without touching the index.
+        println!("cargo:rerun-if-changed={top}/crates");
     }
 }
