@@ -272,6 +272,34 @@ def reproduce_cmd(study: str, quick: bool, out: Path) -> None:
     click.echo(f"report: {report}")
 
 
+@cli.group("validate")
+def validate_group() -> None:
+    """Compare sctplab with an independent simulator."""
+
+
+@validate_group.command("ns2")
+@click.option("--quick", is_flag=True, help="Fewer seeds and shorter runs.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("validation"),
+    show_default=True,
+    help="Output folder for validation.md and validation.csv.",
+)
+def validate_ns2_cmd(quick: bool, out: Path) -> None:
+    """Run the shipped ns-2.35 scripts and sctplab side by side; exit 1 if a check fails."""
+    from sctplab.validate import validate_ns2
+
+    try:
+        report, ok = validate_ns2(out, quick=quick)
+    except FileNotFoundError as e:
+        _fail(str(e))
+        return
+    click.echo(f"report: {report}")
+    if not ok:
+        sys.exit(1)
+
+
 def main() -> None:
     """Entry point: turns every expected error into one line and exit status 2."""
     try:

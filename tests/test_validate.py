@@ -1,0 +1,38 @@
+"""`sctplab validate ns2 --quick` compares with ns-2.35 and passes today."""
+
+from __future__ import annotations
+
+import csv
+import os
+from pathlib import Path
+
+import pytest
+from conftest import sctplab
+
+from sctplab import ns2_oracle
+
+
+def test_validate_ns2_quick(tmp_path: Path) -> None:
+    if ns2_oracle.ns2_binary() is None:
+        if os.environ.get("CI"):
+            pytest.fail("ns-2 is required in CI (scripts/test.sh installs Debian's ns2)")
+        pytest.skip("ns-2 not installed")
+    r = sctplab("validate", "ns2", "--quick", "--out", tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    with (tmp_path / "validation.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0]) == [
+        "metric",
+        "scenario",
+        "ns2_mean",
+        "ns2_ci95",
+        "ours",
+        "ours_ci95",
+        "difference",
+        "tolerance",
+        "pass",
+    ]
+    assert all(row["pass"] == "yes" for row in rows)
+    # 24 TCP + 6 SCTP drop scenarios x 4 order checks, plus 5 statistical rows.
+    assert len(rows) == 30 * 4 + 5
+    assert (tmp_path / "validation.md").read_text().startswith("# sctplab against ns-2.35")
