@@ -53,8 +53,9 @@ pub(crate) struct EndpointSlot {
     pub node: NodeId,
     pub peer: NodeId,
     pub flow: FlowId,
-    /// Deadline currently scheduled in the event queue, and its generation: a timer event
-    /// whose generation is stale is ignored (the endpoint moved its deadline).
+    /// Time of the timer event pending in the queue, and its generation: an event whose
+    /// generation is stale is ignored (an earlier one replaced it). The endpoint's own
+    /// deadline may be later than the pending event, which then re-arms itself.
     pub timer_at: Option<SimTime>,
     pub timer_gen: u32,
 }

@@ -155,13 +155,15 @@ impl World {
                 self.tracer.endpoint_event(now, flow, &ev);
             }
         }
-        let next = slot.ep.poll_timeout();
-        if next != slot.timer_at {
-            slot.timer_gen = slot.timer_gen.wrapping_add(1);
-            slot.timer_at = next;
-            if let Some(t) = next {
-                self.queue
-                    .schedule(t.max(now), Event::Timer(id, slot.timer_gen));
+        // Timers move later on almost every ack (RTO restarts). Rather than scheduling a
+        // new event each time and leaving stale ones in the heap, keep the pending event
+        // when the new deadline is later: it fires first and is re-armed then.
+        if let Some(t) = slot.ep.poll_timeout() {
+            let t = t.max(now);
+            if slot.timer_at.is_none_or(|pending| t < pending) {
+                slot.timer_gen = slot.timer_gen.wrapping_add(1);
+                slot.timer_at = Some(t);
+                self.queue.schedule(t, Event::Timer(id, slot.timer_gen));
             }
         }
         let flow = slot.flow;
@@ -174,8 +176,19 @@ impl World {
             return;
         }
         slot.timer_at = None;
-        slot.ep.handle_timeout(now);
-        self.service(id, now);
+        match slot.ep.poll_timeout() {
+            // The deadline moved later since this event was scheduled: re-arm.
+            Some(t) if t > now => {
+                slot.timer_gen = slot.timer_gen.wrapping_add(1);
+                slot.timer_at = Some(t);
+                self.queue.schedule(t, Event::Timer(id, slot.timer_gen));
+            }
+            Some(_) => {
+                slot.ep.handle_timeout(now);
+                self.service(id, now);
+            }
+            None => {}
+        }
     }
 
     fn check_finished(&mut self, flow: crate::net::FlowId) {
