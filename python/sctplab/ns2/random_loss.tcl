@@ -1,7 +1,7 @@
 # One flow over seed 002's topology with random (Bernoulli) loss of data packets on R1's
 # outgoing link, for sctplab's statistical comparison with ns-2.35 (sctplab validate ns2).
 # S1 -8Mb,0.1ms- R1 -800Kb,100ms- K1, R1 queue limit QLIM.
-# Usage: ns random_loss.tcl AGENT RATE SEED DURATION QLIM OUT_TRACE
+# Usage: ns random_loss.tcl AGENT RATE SEED DURATION QLIM OUT_TRACE [BOTTLENECK]
 #   AGENT: Reno | Newreno | Sack1 | Fack | SCTP; OUT_TRACE "-" for no trace (benchmarks)
 # TCP as in tcp_variants.tcl (window 28, 1000-byte segments, test-suite defaults);
 # SCTP as in sctp_seed002.tcl (1000-byte chunks, 1048-byte MTU, no delayed SACKs).
@@ -12,6 +12,8 @@ set seed [lindex $argv 2]
 set duration [lindex $argv 3]
 set qlim [lindex $argv 4]
 set outfile [lindex $argv 5]
+# Bottleneck rate, 800Kb unless given (benchmarks scale the work with faster links).
+set bw [expr {[llength $argv] > 6 ? [lindex $argv 6] : "800Kb"}]
 
 Agent/TCP set precisionReduce_ false
 Agent/TCP set rtxcur_init_ 6.0
@@ -37,7 +39,7 @@ set s1 [$ns node]
 set r1 [$ns node]
 set k1 [$ns node]
 $ns duplex-link $s1 $r1 8Mb 0.1ms DropTail
-$ns duplex-link $r1 $k1 800Kb 100ms DropTail
+$ns duplex-link $r1 $k1 $bw 100ms DropTail
 $ns queue-limit $r1 $k1 $qlim
 $ns queue-limit $k1 $r1 $qlim
 
