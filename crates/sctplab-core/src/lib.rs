@@ -12,6 +12,7 @@ pub mod net;
 pub mod scenario;
 pub mod sctp;
 pub mod sim;
+pub mod snoop;
 pub mod tcp;
 pub mod trace;
 pub mod world;

@@ -12,7 +12,7 @@
 
 use sctplab_core::scenario::schema::{
     CbrCfg, FLOW_TYPES, GilbertCfg, LinkCfg, LossCfg, MeasureCfg, NodeCfg, ScenarioFile, SctpCfg,
-    SeriesCfg, TcpCfg,
+    SeriesCfg, SnoopEntry, TcpCfg,
 };
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
@@ -123,6 +123,7 @@ fn expected_sections() -> Vec<(String, BTreeSet<String>)> {
             "[links.loss.gilbert]".to_string(),
             fields_of::<GilbertCfg>(),
         ),
+        ("[[snoop]]".to_string(), fields_of::<SnoopEntry>()),
     ];
     for (kind, mut fields) in flow_types() {
         // `type` is taken off the entry before the struct sees it (load.rs), yet users

@@ -19,6 +19,7 @@ use crate::scenario::{FlowSpec, Scenario};
 use crate::sctp::config as sctp_config;
 use crate::sctp::{AssocCfg, Association, Role};
 use crate::sim::{EventQueue, RngStream, SimDuration, SimTime};
+use crate::snoop::{SnoopAgent, SnoopCfg};
 use crate::tcp::{
     CongestionRules, ReceiverCfg, SenderCfg, SeqMap, TcpReceiver, TcpSender, TcpVariant,
 };
@@ -100,6 +101,7 @@ impl World {
             .enumerate()
             .map(|(i, n)| Node {
                 name: n.name.clone(),
+                snoop: None,
                 addr: node_addr(i),
                 ports: Vec::new(),
             })
@@ -217,6 +219,25 @@ impl World {
             });
         }
 
+        let mut snoops = Vec::new();
+        for sn in &f.snoop {
+            let node = node_ids[sn.node.as_str()];
+            nodes[node.idx()].snoop = Some(snoops.len());
+            snoops.push(super::SnoopSlot {
+                agent: SnoopAgent::new(SnoopCfg {
+                    mobile: node_ids[sn.mobile.as_str()],
+                    cache_packets: sn.cache_packets as usize,
+                    timer_min: sn.timer_min.0,
+                    timer_max: sn.timer_max.0,
+                    tcp: sn.tcp,
+                    sctp: sn.sctp,
+                }),
+                node,
+                timer_at: None,
+                timer_gen: 0,
+            });
+        }
+
         let tracer = Tracer::open(trace, &nodes, &ifaces)?;
         let unfinished = flows.len();
         Ok(World {
@@ -228,6 +249,7 @@ impl World {
             routes,
             flows,
             endpoints,
+            snoops,
             pool: PacketPool::default(),
             queue: EventQueue::with_capacity(4096),
             window,

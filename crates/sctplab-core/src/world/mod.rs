@@ -18,6 +18,8 @@ use tracer::Tracer;
 
 pub(crate) struct Node {
     pub name: String,
+    /// Index of the snoop agent running on this node, if any.
+    pub snoop: Option<usize>,
     pub addr: [u8; 4],
     /// Endpoints bound on this node: (IP protocol, local port, endpoint).
     pub ports: Vec<(u8, u16, EndpointId)>,
@@ -68,8 +70,17 @@ pub(crate) enum Event {
     /// A packet reached the far end of a link direction; `lost` if the loss model ate it.
     Arrive(LinkDirId, PacketId, bool),
     Timer(EndpointId, u32),
+    /// A snoop agent's local retransmission timer (agent index, generation).
+    SnoopTimer(u32, u32),
     Sample,
     Stop,
+}
+
+pub(crate) struct SnoopSlot {
+    pub agent: crate::snoop::SnoopAgent,
+    pub node: NodeId,
+    pub timer_at: Option<SimTime>,
+    pub timer_gen: u32,
 }
 
 pub(crate) struct World {
@@ -81,6 +92,7 @@ pub(crate) struct World {
     pub routes: RoutingTable,
     pub flows: Vec<Flow>,
     pub endpoints: Vec<EndpointSlot>,
+    pub snoops: Vec<SnoopSlot>,
     pub pool: PacketPool,
     pub queue: EventQueue<Event>,
     pub window: Window,

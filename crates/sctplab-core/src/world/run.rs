@@ -83,6 +83,7 @@ impl World {
                 Event::TxDone(dir) => self.tx_done(now, dir),
                 Event::Arrive(dir, pkt, lost) => self.arrive(now, dir, pkt, lost),
                 Event::Timer(ep, generation) => self.timer(now, ep, generation),
+                Event::SnoopTimer(i, generation) => self.snoop_timer(now, i as usize, generation),
                 Event::Sample => self.sample(now),
             }
             if !self.flows.is_empty() && self.unfinished == 0 {
@@ -307,7 +308,64 @@ impl World {
         if self.tracer.pcap_on() {
             self.tracer.pcap(to_iface.idx(), now, self.pool.get(pid));
         }
+        if let Some(i) = self.nodes[to.idx()].snoop {
+            if self.pool.get(pid).dst != to {
+                let verdict = self.snoops[i].agent.on_packet(now, self.pool.get(pid));
+                if verdict == crate::snoop::Verdict::Suppress {
+                    self.discard(pid);
+                    self.service_snoop(i, now);
+                    return;
+                }
+                self.forward(now, to, pid);
+                self.service_snoop(i, now);
+                return;
+            }
+        }
         self.forward(now, to, pid);
+    }
+
+    /// Sends a snoop agent's local retransmissions and (re)arms its timer.
+    fn service_snoop(&mut self, i: usize, now: SimTime) {
+        while let Some(copy) = self.snoops[i].agent.poll_transmit() {
+            let pid = self.pool.alloc();
+            let flow = copy.flow;
+            *self.pool.get_mut(pid) = copy;
+            self.pool.stamp(pid);
+            self.flows[flow.idx()].in_flight += 1;
+            let node = self.snoops[i].node;
+            self.forward(now, node, pid);
+        }
+        let slot = &mut self.snoops[i];
+        if let Some(t) = slot.agent.poll_timeout() {
+            let t = t.max(now);
+            if slot.timer_at.is_none_or(|pending| t < pending) {
+                slot.timer_gen = slot.timer_gen.wrapping_add(1);
+                slot.timer_at = Some(t);
+                self.queue
+                    .schedule(t, Event::SnoopTimer(i as u32, slot.timer_gen));
+            }
+        }
+    }
+
+    fn snoop_timer(&mut self, now: SimTime, i: usize, generation: u32) {
+        let slot = &mut self.snoops[i];
+        if slot.timer_gen != generation {
+            return;
+        }
+        slot.timer_at = None;
+        match slot.agent.poll_timeout() {
+            Some(t) if t > now => {
+                slot.timer_gen = slot.timer_gen.wrapping_add(1);
+                slot.timer_at = Some(t);
+                self.queue
+                    .schedule(t, Event::SnoopTimer(i as u32, slot.timer_gen));
+            }
+            Some(_) => {
+                slot.agent.handle_timeout(now);
+                self.service_snoop(i, now);
+            }
+            None => {}
+        }
     }
 
     fn deliver(&mut self, now: SimTime, node: NodeId, pid: PacketId) {

@@ -15,7 +15,7 @@ impl World {
     pub(crate) fn summary_json(&self, end: SimTime) -> String {
         let window_s = self.window.seconds(end);
         let mut flows = Map::new();
-        for flow in &self.flows {
+        for (fi, flow) in self.flows.iter().enumerate() {
             let sender = &self.endpoints[flow.sender.idx()].ep;
             let receiver = &self.endpoints[flow.receiver.idx()].ep;
             let entry = match (flow.kind, sender, receiver) {
@@ -56,6 +56,34 @@ impl World {
                 }
                 _ => unreachable!("flow kind and endpoint types are built together"),
             };
+            let mut entry = entry;
+            let id = crate::net::FlowId::from_idx(fi);
+            let snooped: Vec<&crate::snoop::SnoopStats> = self
+                .snoops
+                .iter()
+                .filter_map(|s| s.agent.stats.get(&id))
+                .collect();
+            if let (false, Some(obj)) = (snooped.is_empty(), entry.as_object_mut()) {
+                let sum = |f: fn(&crate::snoop::SnoopStats) -> u64| -> u64 {
+                    snooped.iter().map(|s| f(s)).sum()
+                };
+                obj.insert(
+                    "snoop_local_retransmissions".into(),
+                    sum(|s| s.local_retransmissions).into(),
+                );
+                obj.insert(
+                    "snoop_local_timeouts".into(),
+                    sum(|s| s.local_timeouts).into(),
+                );
+                obj.insert(
+                    "snoop_suppressed_acks".into(),
+                    sum(|s| s.suppressed_acks).into(),
+                );
+                obj.insert(
+                    "snoop_cache_peak".into(),
+                    sum(|s| s.cache_peak as u64).into(),
+                );
+            }
             flows.insert(flow.name.clone(), entry);
         }
         let mut links = Map::new();
