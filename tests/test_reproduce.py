@@ -9,6 +9,7 @@ from pathlib import Path
 from conftest import sctplab
 
 COLUMNS = ["item", "series", "x_name", "x", "metric", "mean", "ci95", "n", "paper"]
+SNOOP_SERIES = ("tcp", "tcp-snoop", "sctp", "sctp-snoop")
 # (item, series, x_name, metric) allowed per study, from CONTRACTS.md "Reproductions".
 EXPECTED = {
     "satellite": {
@@ -39,6 +40,15 @@ EXPECTED = {
             "tcp-fack",
         )
     },
+    "snoop": {
+        *{
+            (item, p, "file_bytes", metric)
+            for item, metric in (("transfer_time", "transfer_time_s"), ("packet_count", "packets"))
+            for p in SNOOP_SERIES
+        },
+        # Beyond the contract: the same four protocols over a sweep of wireless loss rates.
+        *{("transfer_time_vs_loss", p, "loss", "transfer_time_s") for p in SNOOP_SERIES},
+    },
 }
 
 
@@ -66,8 +76,17 @@ def test_reproduce_all_quick(tmp_path: Path) -> None:
     with (out / "satellite" / "data.csv").open() as f:
         sat = list(csv.DictReader(f))
     assert all(r["paper"] for r in sat)
+    # Seed 003 sec. 4: snoop shortens both protocols' transfers and TCP-snoop beats plain
+    # SCTP, at every file size.
+    with (out / "snoop" / "data.csv").open() as f:
+        snoop = [r for r in csv.DictReader(f) if r["item"] == "transfer_time"]
+    t = {(r["series"], r["x"]): float(r["mean"]) for r in snoop}
+    for x in {r["x"] for r in snoop}:
+        assert t[("tcp-snoop", x)] < t[("tcp", x)], x
+        assert t[("sctp-snoop", x)] < t[("sctp", x)], x
+        assert t[("tcp-snoop", x)] < t[("sctp", x)], x
     # Studies that need later issues are named, not silently skipped.
-    assert "## snoop" in report and "Not run" in report
+    assert "## manet" in report and "Not run" in report
 
 
 def test_unknown_study_is_one_line() -> None:

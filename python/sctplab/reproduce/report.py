@@ -13,7 +13,6 @@ from sctplab.reproduce.common import StudyResult, write_data_csv
 # Every study CONTRACTS.md names, in seed order, with what is still missing.
 ALL_STUDIES = ["satellite", "multistreaming", "newreno", "snoop", "manet"]
 PENDING = {
-    "snoop": "seed 003: needs the snoop agents (issue 6)",
     "manet": "seed 004: needs 802.11, mobility and AODV (not yet planned in an issue)",
 }
 
