@@ -59,7 +59,7 @@ def packets(summary: dict[str, Any]) -> float:
 
 def reproduce(out: Path, quick: bool = False) -> StudyResult:
     out.mkdir(parents=True, exist_ok=True)
-    seeds = 3 if quick else 10
+    seeds = 3 if quick else 20
     res = StudyResult("snoop", "Seed 003: SCTP-snoop over wired and wireless links")
     res.settings = [
         "Scenario `scenarios/snoop.toml`: fixed host -(10 Mb/s, 20 ms)- base station -(2 Mb/s, "
