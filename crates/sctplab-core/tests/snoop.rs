@@ -102,8 +102,12 @@ fn a_wireless_loss_is_hidden_from_the_sender() {
 #[test]
 fn a_loss_upstream_of_the_base_station_still_reaches_the_sender() {
     for (name, flow) in [("tcp", TCP), ("sctp", SCTP)] {
+        let clean = run(&scenario(flow, None, None, true));
         let with = run(&scenario(flow, Some(40), None, true));
         assert_eq!(with["fast_retransmissions"], 1, "{name}: {with}");
+        // The sender's congestion control reacts: its window is cut.
+        let ss = |v: &Value| v["final_ssthresh"].as_f64().unwrap();
+        assert!(ss(&with) < ss(&clean), "{name}: no window cut: {with}");
         assert_eq!(with["snoop_local_retransmissions"], 0, "{name}: {with}");
         assert_eq!(with["delivered_bytes"], 200_000, "{name}");
     }
