@@ -57,6 +57,26 @@ CASES = {
         [],
         ["bad.toml", "links.ab.loss.rate", "probability"],
     ),
+    "snoop_on_unknown_node": (
+        BASE + '[[snoop]]\nname = "s"\nnode = "bs"\nmobile = "b"\n',
+        [],
+        ["bad.toml", "snoop.s.node", 'unknown node "bs"'],
+    ),
+    "snoop_mobile_not_linked": (
+        BASE + '[[snoop]]\nname = "s"\nnode = "a"\nmobile = "island"\n',
+        [],
+        ["bad.toml", "snoop.s.mobile", "not linked"],
+    ),
+    "snoop_timer_bounds": (
+        BASE + '[[snoop]]\nname = "s"\nnode = "a"\nmobile = "b"\ntimer_min = "2s"\n',
+        [],
+        ["bad.toml", "snoop.s.timer_max", "timer_min"],
+    ),
+    "snoop_zero_dupack_thresh": (
+        BASE + '[[snoop]]\nname = "s"\nnode = "a"\nmobile = "b"\ndupack_thresh = 0\n',
+        [],
+        ["bad.toml", "snoop.s.dupack_thresh", "at least 1"],
+    ),
     "link_to_unknown_node": (
         BASE.replace('b = "b"', 'b = "c"'),
         [],

@@ -48,6 +48,8 @@ pub struct SnoopEntry {
     pub sctp: bool,
     #[serde(default = "default_cache_packets")]
     pub cache_packets: u32,
+    #[serde(default = "default_snoop_dupack_thresh")]
+    pub dupack_thresh: u32,
     #[serde(default = "default_snoop_timer_min")]
     pub timer_min: Duration,
     #[serde(default = "default_snoop_timer_max")]
@@ -56,6 +58,9 @@ pub struct SnoopEntry {
 
 fn default_cache_packets() -> u32 {
     1000
+}
+fn default_snoop_dupack_thresh() -> u32 {
+    1
 }
 fn default_snoop_timer_min() -> Duration {
     Duration(crate::sim::SimDuration::from_millis(10))

@@ -19,6 +19,9 @@ pub struct SnoopCfg {
     pub mobile: NodeId,
     /// Packets (TCP segments or SCTP chunks) cached per connection at most.
     pub cache_packets: usize,
+    /// The duplicate ack (or SACK) that starts a local repair: 1 as in Balakrishnan et al.
+    /// and seed 003; ns-2.35's `Snoop` lets the first through and repairs on the second.
+    pub dupack_thresh: u32,
     pub timer_min: SimDuration,
     pub timer_max: SimDuration,
     pub tcp: bool,
@@ -32,6 +35,10 @@ pub enum Verdict {
     /// A duplicate ack or SACK the local repair answers: the sender never sees it.
     Suppress,
 }
+
+/// Local retransmissions of one segment or chunk at most; then its repair is left to the
+/// sender (Balakrishnan et al.; ns-2.35's `SNOOP_MAX_RXMIT`).
+pub(crate) const MAX_LOCAL_RTX: u32 = 10;
 
 /// Per-flow counters (summary.json adds them to the flow as `snoop_*`).
 #[derive(Clone, Debug, Default)]

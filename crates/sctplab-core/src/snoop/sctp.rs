@@ -9,11 +9,14 @@
 //! - the first duplicate SACK (same cumulative TSN) makes the agent retransmit the
 //!   chunks its gap-ack blocks show missing, and is discarded; further duplicate SACKs
 //!   are discarded; a duplicate SACK whose holes were lost upstream goes to the sender;
-//! - a local timer retransmits the oldest cached chunk when no progress comes.
+//! - a local timer retransmits the oldest cached chunk when no progress comes;
+//! - `dupack_thresh` > 1 forwards the first duplicate SACKs before repairing; a chunk is
+//!   retransmitted locally at most `MAX_LOCAL_RTX` times, and one the sender retransmits
+//!   is left to the sender.
 //!
 //! TSNs are offsets from the first TSN seen (serial arithmetic, RFC 9260 sec. 1.6).
 
-use super::{LocalRtt, SnoopCfg, SnoopStats, Verdict};
+use super::{LocalRtt, MAX_LOCAL_RTX, SnoopCfg, SnoopStats, Verdict};
 use crate::net::wire::{Chunk, DataChunk, TransportRepr};
 use crate::net::{FlowId, Packet, PacketKind};
 use crate::sim::SimTime;
@@ -25,6 +28,8 @@ struct Cached {
     chunk: DataChunk,
     forwarded_at: SimTime,
     local_rtx: u32,
+    /// The sender sent this chunk again: its loss is the sender's to repair.
+    sender_rtx: bool,
 }
 
 pub(crate) struct SctpConn {
@@ -37,6 +42,8 @@ pub(crate) struct SctpConn {
     cache: BTreeMap<i64, Cached>,
     upstream: Vec<i64>,
     recovering: bool,
+    /// Duplicate SACKs seen for the current cumulative TSN.
+    dup_sacks: u32,
     rtt: LocalRtt,
     pub deadline: Option<SimTime>,
 }
@@ -52,6 +59,7 @@ impl SctpConn {
             cache: BTreeMap::new(),
             upstream: Vec::new(),
             recovering: false,
+            dup_sacks: 0,
             rtt: LocalRtt::default(),
             deadline: None,
         }
@@ -89,8 +97,13 @@ impl SctpConn {
                     }
                     let off = self.off(d.tsn);
                     if off < self.next {
-                        // A sender retransmission: forwarded, not cached again.
+                        // A sender retransmission: forwarded, not cached again; the sender
+                        // now repairs it, so duplicate SACKs must reach it again.
                         self.upstream.retain(|&u| u != off);
+                        if let Some(c) = self.cache.get_mut(&off) {
+                            c.sender_rtx = true;
+                            self.recovering = false;
+                        }
                         continue;
                     }
                     for gap in self.next..off {
@@ -109,6 +122,7 @@ impl SctpConn {
                                 chunk: *d,
                                 forwarded_at: now,
                                 local_rtx: 0,
+                                sender_rtx: false,
                             },
                         );
                         stats.cache_peak = stats.cache_peak.max(self.cache.len());
@@ -187,7 +201,7 @@ impl SctpConn {
                 if off > cum {
                     break;
                 }
-                if c.local_rtx == 0 {
+                if c.local_rtx == 0 && !c.sender_rtx {
                     sample = Some(now.saturating_since(c.forwarded_at).as_secs_f64());
                 }
                 self.cache.pop_first();
@@ -198,6 +212,7 @@ impl SctpConn {
             self.cum = cum;
             self.upstream.retain(|&u| u > cum);
             self.recovering = false;
+            self.dup_sacks = 0;
             self.arm(now, cfg);
             return Verdict::Forward;
         }
@@ -209,14 +224,23 @@ impl SctpConn {
         let missing: Vec<i64> = ((cum + 1)..highest)
             .filter(|off| !gaps.iter().any(|&(a, b)| a <= *off && *off <= b))
             .collect();
+        let senders = |m: &i64| match self.cache.get(m) {
+            Some(c) => c.sender_rtx || c.local_rtx >= MAX_LOCAL_RTX,
+            None => true,
+        };
         if missing
             .iter()
-            .any(|m| self.upstream.contains(m) || !self.cache.contains_key(m))
+            .any(|m| self.upstream.contains(m) || senders(m))
         {
-            // Lost before the base station (or not cached): the sender must see it.
+            // Lost before the base station, not cached, already retransmitted by the
+            // sender, or tried locally often enough: the sender must see it.
             return Verdict::Forward;
         }
         if !self.recovering {
+            self.dup_sacks += 1;
+            if self.dup_sacks < cfg.dupack_thresh {
+                return Verdict::Forward;
+            }
             self.recovering = true;
             self.retransmit(&missing, now, stats, out);
             self.arm(now, cfg);
@@ -235,10 +259,15 @@ impl SctpConn {
         self.deadline = None;
         // Only the chunk right after the cumulative TSN is worth resending; if it is not cached (lost
         // upstream), the sender repairs it and the timer waits for progress.
-        let Some((&off, _)) = self.cache.first_key_value() else {
+        let Some((&off, c)) = self.cache.first_key_value() else {
             return;
         };
         if off != self.cum + 1 {
+            return;
+        }
+        if c.local_rtx >= MAX_LOCAL_RTX || c.sender_rtx {
+            // Left to the sender (unreachable mobile host, or the sender repairs it).
+            self.recovering = false;
             return;
         }
         stats.local_timeouts += 1;

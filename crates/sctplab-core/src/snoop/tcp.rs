@@ -6,14 +6,17 @@
 //!   (congestion): the gap is remembered, so its duplicate acks go to the sender;
 //! - a new ack cleans the cache, gives an RTT sample of the wireless hop, and is
 //!   forwarded; an ack below the highest seen is dropped;
-//! - the first duplicate ack for a cached segment triggers a local retransmission and is
-//!   suppressed, as are the further duplicates that segment's loss causes;
+//! - the first duplicate ack for a cached segment (the `dupack_thresh`-th; earlier ones
+//!   are forwarded) triggers a local retransmission and is suppressed, as are the further
+//!   duplicates that segment's loss causes;
 //! - if no ack progress comes within the local timeout, the first cached segment is
-//!   retransmitted.
+//!   retransmitted;
+//! - a segment is retransmitted locally at most `MAX_LOCAL_RTX` times; a sender
+//!   retransmission of the segment under repair ends the suppression of its duplicates.
 //!
 //! Sequence numbers are byte offsets from the first segment seen, unwrapped.
 
-use super::{LocalRtt, SnoopCfg, SnoopStats, Verdict};
+use super::{LocalRtt, MAX_LOCAL_RTX, SnoopCfg, SnoopStats, Verdict};
 use crate::net::wire::TransportRepr;
 use crate::net::{FlowId, Packet};
 use crate::sim::SimTime;
@@ -40,6 +43,8 @@ pub(crate) struct TcpConn {
     upstream_gaps: VecDeque<(u64, u64)>,
     /// The segment being repaired locally, if any: duplicates of its ack are suppressed.
     repairing: Option<u64>,
+    /// Duplicate acks seen for the current ack point.
+    dupacks: u32,
     rtt: LocalRtt,
     pub deadline: Option<SimTime>,
 }
@@ -55,6 +60,7 @@ impl TcpConn {
             cache: BTreeMap::new(),
             upstream_gaps: VecDeque::new(),
             repairing: None,
+            dupacks: 0,
             rtt: LocalRtt::default(),
             deadline: None,
         }
@@ -94,6 +100,10 @@ impl TcpConn {
             if let Some(c) = self.cache.get_mut(&off) {
                 c.sender_rtx = true;
                 c.forwarded_at = now;
+            }
+            if self.repairing == Some(off) {
+                // The sender repairs it now: its duplicate acks must reach it again.
+                self.repairing = None;
             }
             self.upstream_gaps.retain(|&(a, b)| !(a <= off && off < b));
             return;
@@ -170,6 +180,7 @@ impl TcpConn {
             self.last_ack = ack;
             self.upstream_gaps.retain(|&(_, b)| b > ack);
             self.repairing = None;
+            self.dupacks = 0;
             self.arm(now, cfg);
             return Verdict::Forward;
         }
@@ -181,16 +192,21 @@ impl TcpConn {
             stats.suppressed_acks += 1;
             return Verdict::Suppress;
         }
+        self.dupacks += 1;
         let upstream = self.upstream_gaps.iter().any(|&(a, b)| a <= ack && ack < b);
         match self.cache.get(&ack) {
-            Some(c) if !c.sender_rtx && !upstream => {
+            Some(c) if !c.sender_rtx && !upstream && c.local_rtx < MAX_LOCAL_RTX => {
+                if self.dupacks < cfg.dupack_thresh {
+                    return Verdict::Forward;
+                }
                 self.repairing = Some(ack);
                 self.retransmit(ack, now, stats, out);
                 self.arm(now, cfg);
                 stats.suppressed_acks += 1;
                 Verdict::Suppress
             }
-            // Not cached, lost upstream, or the sender is already repairing it.
+            // Not cached, lost upstream, the sender is already repairing it, or local
+            // repair has been tried often enough.
             _ => Verdict::Forward,
         }
     }
@@ -205,10 +221,16 @@ impl TcpConn {
         self.deadline = None;
         // Only the segment at the ack point is worth resending; if it is not cached (lost
         // upstream), the sender repairs it and the timer waits for progress.
-        let Some((&off, _)) = self.cache.first_key_value() else {
+        let Some((&off, c)) = self.cache.first_key_value() else {
             return;
         };
         if off != self.last_ack {
+            return;
+        }
+        if c.local_rtx >= MAX_LOCAL_RTX {
+            // Give up: the mobile host may be unreachable; the sender's timer takes over
+            // and its duplicate acks are no longer hidden.
+            self.repairing = None;
             return;
         }
         stats.local_timeouts += 1;

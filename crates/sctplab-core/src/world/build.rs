@@ -227,6 +227,7 @@ impl World {
                 agent: SnoopAgent::new(SnoopCfg {
                     mobile: node_ids[sn.mobile.as_str()],
                     cache_packets: sn.cache_packets as usize,
+                    dupack_thresh: sn.dupack_thresh,
                     timer_min: sn.timer_min.0,
                     timer_max: sn.timer_max.0,
                     tcp: sn.tcp,
