@@ -9,6 +9,7 @@ trap 'rm -rf "$OUT"' EXIT
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
 args=()
 for j in $(seq 1 "$(nproc)"); do
-  args+=(-n "jobs=$j" "sctplab sweep scenarios/golden/seed002-tcp-sack-d0.toml --grid 'duration=[\"10000s\"]' --grid 'links.r1.loss.rate=[0.01]' --seeds 40 --jobs $j --quiet --store $OUT/store-$j-\$RANDOM")
+  args+=(-n "jobs=$j" "sctplab sweep scenarios/golden/seed002-tcp-sack-d0.toml --grid 'duration=[\"10000s\"]' --grid 'links.r1.loss.rate=[0.01]' --seeds 40 --jobs $j --quiet --store $OUT/store")
 done
-hyperfine --runs "${RUNS:-3}" "${args[@]}"
+# Every timed run starts from an empty store, so nothing is reused.
+hyperfine --runs "${RUNS:-3}" --prepare "rm -rf $OUT/store" "${args[@]}"
