@@ -87,6 +87,19 @@ impl LocalRtt {
     }
 }
 
+/// The connection `is_it` picks, created on its first packet. A base station carries few
+/// connections, so a linear search beats hashing here.
+fn conn_for<C>(conns: &mut Vec<C>, is_it: impl Fn(&C) -> bool, new: impl FnOnce() -> C) -> &mut C {
+    let i = match conns.iter().position(is_it) {
+        Some(i) => i,
+        None => {
+            conns.push(new());
+            conns.len() - 1
+        }
+    };
+    &mut conns[i]
+}
+
 pub struct SnoopAgent {
     pub cfg: SnoopCfg,
     tcp: Vec<tcp::TcpConn>,
@@ -122,18 +135,11 @@ impl SnoopAgent {
                 } else {
                     (t.dst_port, t.src_port)
                 };
-                let i = match self
-                    .tcp
-                    .iter()
-                    .position(|c| c.key == key && c.flow == pkt.flow)
-                {
-                    Some(i) => i,
-                    None => {
-                        self.tcp.push(tcp::TcpConn::new(key, pkt.flow));
-                        self.tcp.len() - 1
-                    }
-                };
-                let conn = &mut self.tcp[i];
+                let conn = conn_for(
+                    &mut self.tcp,
+                    |c| c.key == key && c.flow == pkt.flow,
+                    || tcp::TcpConn::new(key, pkt.flow),
+                );
                 if to_mobile {
                     conn.on_data(now, pkt, &self.cfg, stats);
                     Verdict::Forward
@@ -147,18 +153,11 @@ impl SnoopAgent {
                 } else {
                     (s.dst_port, s.src_port)
                 };
-                let i = match self
-                    .sctp
-                    .iter()
-                    .position(|c| c.key == key && c.flow == pkt.flow)
-                {
-                    Some(i) => i,
-                    None => {
-                        self.sctp.push(sctp::SctpConn::new(key, pkt.flow));
-                        self.sctp.len() - 1
-                    }
-                };
-                let conn = &mut self.sctp[i];
+                let conn = conn_for(
+                    &mut self.sctp,
+                    |c| c.key == key && c.flow == pkt.flow,
+                    || sctp::SctpConn::new(key, pkt.flow),
+                );
                 if to_mobile {
                     conn.on_to_mobile(now, pkt, &self.cfg, stats);
                     Verdict::Forward
