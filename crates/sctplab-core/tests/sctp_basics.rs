@@ -1,8 +1,9 @@
 //! SCTP basics: finite transfers with loss, delayed SACKs, timeouts and ABORT,
 //! fragmentation and bundling, determinism.
 
-use sctplab_core::{RunOptions, load_toml, run_scenario};
-use serde_json::Value;
+mod common;
+
+use common::summary as run;
 
 fn scenario(flow_extra: &str, loss: &str, duration: Option<&str>) -> String {
     let dur = duration
@@ -30,19 +31,6 @@ to = "b"
 {flow_extra}
 "#
     )
-}
-
-fn run(text: &str, seed: u64) -> Value {
-    let s = load_toml(text, "<test>", "t", &[]).expect("valid");
-    let r = run_scenario(
-        &s,
-        &RunOptions {
-            seed,
-            ..RunOptions::default()
-        },
-    )
-    .expect("run");
-    serde_json::from_str(&r.summary_json).unwrap()
 }
 
 #[test]

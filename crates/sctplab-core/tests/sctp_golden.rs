@@ -2,71 +2,13 @@
 //! - seed 002 sec. 4.1 and 4.2 (Original and New-Reno SCTP with one and two drops),
 //! - seed 000 sec. 6.1 / Fig. 9 (SCTP's answer to seven duplicate SACKs).
 
-use sctplab_core::trace::TraceConfig;
-use sctplab_core::{RunOptions, load_toml, run_scenario};
-use serde_json::Value;
-use std::path::Path;
+mod common;
 
-struct Run {
-    summary: Value,
-    sends: Vec<(f64, u32, String)>,
-    series: Vec<(f64, String, f64)>,
-}
+use common::Traced as Run;
 
 fn run(file: &str) -> Run {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scenarios/golden")
-        .join(file);
-    let text = std::fs::read_to_string(&path).expect("golden scenario");
-    let sets = vec![("series.interval".to_string(), "\"1ms\"".to_string())];
-    let s = load_toml(&text, file, "golden", &sets).expect("valid golden scenario");
-    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("sctplab-sgolden-{}-{call}", std::process::id()));
-    let mut trace = TraceConfig {
-        out_dir: Some(dir.clone()),
-        ..TraceConfig::default()
-    };
-    trace.set_traces(&["sends"]).unwrap();
-    trace.set_series(&["cwnd", "flight"]).unwrap();
-    let r = run_scenario(
-        &s,
-        &RunOptions {
-            seed: 1,
-            trace,
-            progress: false,
-        },
-    )
-    .expect("run");
-    let sends = std::fs::read_to_string(dir.join("sends.csv"))
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            (
-                f[0].parse().unwrap(),
-                f[2].parse().unwrap(),
-                f[3].to_string(),
-            )
-        })
-        .collect();
-    let _ = std::fs::remove_dir_all(&dir);
-    let ser = &r.series;
-    let series = (0..ser.len())
-        .map(|i| {
-            (
-                ser.time_s[i],
-                ser.variable_names[ser.variable[i] as usize].clone(),
-                ser.value[i],
-            )
-        })
-        .collect();
-    Run {
-        summary: serde_json::from_str(&r.summary_json).unwrap(),
-        sends,
-        series,
-    }
+    let sets = [("series.interval".to_string(), "\"1ms\"".to_string())];
+    common::run_golden(file, &sets, &["cwnd", "flight"])
 }
 
 /// The sends after the first transmission of packet `n`, as (number, "new"/"fast_rtx").
@@ -313,17 +255,9 @@ delayed_sack = false
 }
 
 fn goodput(text: &str, seed: u64) -> f64 {
-    let s = load_toml(text, "<seed001>", "s", &[]).unwrap();
-    let r = run_scenario(
-        &s,
-        &RunOptions {
-            seed,
-            ..RunOptions::default()
-        },
-    )
-    .unwrap();
-    let v: Value = serde_json::from_str(&r.summary_json).unwrap();
-    v["flows"]["s"]["goodput_bps"].as_f64().unwrap()
+    common::summary(text, seed)["flows"]["s"]["goodput_bps"]
+        .as_f64()
+        .unwrap()
 }
 
 #[test]

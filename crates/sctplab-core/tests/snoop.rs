@@ -2,7 +2,8 @@
 //! base station without the fixed sender noticing, while a loss upstream of the base
 //! station still reaches the sender's congestion control.
 
-use sctplab_core::{RunOptions, load_toml, run_scenario};
+mod common;
+
 use serde_json::Value;
 
 fn scenario(
@@ -58,15 +59,12 @@ bytes = "200KB"
 }
 
 const TCP: &str = "type = \"tcp\"\nvariant = \"newreno\"\nwindow = 20";
+fn run(text: &str) -> Value {
+    common::summary(text, 1)["flows"]["f"].clone()
+}
+
 const SCTP: &str =
     "type = \"sctp\"\nvariant = \"rfc4960\"\nmessage_size = \"1000B\"\nmtu = \"1048B\"";
-
-fn run(text: &str) -> Value {
-    let s = load_toml(text, "<snoop>", "snoop", &[]).expect("valid");
-    let r = run_scenario(&s, &RunOptions::default()).expect("run");
-    let v: Value = serde_json::from_str(&r.summary_json).unwrap();
-    v["flows"]["f"].clone()
-}
 
 #[test]
 fn a_wireless_loss_is_hidden_from_the_sender() {

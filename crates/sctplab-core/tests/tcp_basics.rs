@@ -1,8 +1,9 @@
 //! TCP basics against hand calculations: handshake timing, finite transfers, partial last
 //! segments, determinism under random loss.
 
-use sctplab_core::{RunOptions, load_toml, run_scenario};
-use serde_json::Value;
+mod common;
+
+use common::summary as run;
 
 fn scenario(flow_extra: &str, link_extra: &str, duration: Option<&str>) -> String {
     let dur = duration
@@ -30,19 +31,6 @@ to = "b"
 {flow_extra}
 "#
     )
-}
-
-fn run(text: &str, seed: u64) -> Value {
-    let s = load_toml(text, "<test>", "t", &[]).expect("valid");
-    let r = run_scenario(
-        &s,
-        &RunOptions {
-            seed,
-            ..RunOptions::default()
-        },
-    )
-    .expect("run");
-    serde_json::from_str(&r.summary_json).unwrap()
 }
 
 const MS: f64 = 1e-3;

@@ -7,16 +7,9 @@
 //! The send order of every seed 002 case is also compared with ns-2.35 itself by
 //! tests/test_ns2_tcp_oracle.py (where the `ns` binary is installed).
 
-use sctplab_core::trace::TraceConfig;
-use sctplab_core::{RunOptions, load_toml, run_scenario};
-use serde_json::Value;
-use std::path::{Path, PathBuf};
+mod common;
 
-fn golden(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scenarios/golden")
-        .join(name)
-}
+use serde_json::Value;
 
 struct Run {
     summary: Value,
@@ -28,71 +21,21 @@ struct Run {
 }
 
 fn run(file: &str, series_interval: Option<&str>) -> Run {
-    let path = golden(file);
-    let text = std::fs::read_to_string(&path).expect("golden scenario");
-    let mut sets = Vec::new();
-    if let Some(i) = series_interval {
-        sets.push(("series.interval".to_string(), format!("\"{i}\"")));
-    }
-    let s = load_toml(&text, file, "golden", &sets).expect("valid golden scenario");
-    // Tests run in parallel threads and may run the same scenario: one folder per call.
-    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!(
-        "sctplab-golden-{}-{}-{call}",
-        file,
-        std::process::id()
-    ));
-    let mut trace = TraceConfig {
-        out_dir: Some(dir.clone()),
-        ..TraceConfig::default()
-    };
-    trace.set_traces(&["sends"]).unwrap();
-    trace.set_series(&["cwnd", "ssthresh"]).unwrap();
-    let r = run_scenario(
-        &s,
-        &RunOptions {
-            seed: 1,
-            trace,
-            progress: false,
-        },
-    )
-    .expect("run");
-    let summary: Value = serde_json::from_str(&r.summary_json).unwrap();
-    let sends = std::fs::read_to_string(dir.join("sends.csv"))
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            (
-                f[0].parse().unwrap(),
-                f[2].parse().unwrap(),
-                f[3].to_string(),
-            )
-        })
+    let sets: Vec<(String, String)> = series_interval
+        .map(|i| ("series.interval".to_string(), format!("\"{i}\"")))
+        .into_iter()
         .collect();
-    let _ = std::fs::remove_dir_all(&dir);
-    let ser = &r.series;
-    let series = (0..ser.len())
-        .map(|i| {
-            (
-                ser.time_s[i],
-                ser.variable_names[ser.variable[i] as usize].clone(),
-                ser.value[i],
-            )
-        })
-        .collect();
-    let link_drops = summary["links"]
+    let t = common::run_golden(file, &sets, &["cwnd", "ssthresh"]);
+    let link_drops = t.summary["links"]
         .as_object()
         .unwrap()
         .values()
         .map(|l| l["queue_drops"].as_u64().unwrap())
         .sum();
     Run {
-        summary,
-        sends,
-        series,
+        summary: t.summary,
+        sends: t.sends,
+        series: t.series,
         link_drops,
     }
 }

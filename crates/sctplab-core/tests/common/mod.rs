@@ -1,0 +1,92 @@
+//! Helpers shared by the integration tests: run a scenario and read back its summary,
+//! sends trace and sampled series.
+// Each test binary compiles this module on its own and uses only part of it.
+#![allow(dead_code)]
+
+use sctplab_core::trace::TraceConfig;
+use sctplab_core::{RunOptions, load_toml, run_scenario};
+use serde_json::Value;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// summary.json of a scenario given as TOML text, run with `seed`.
+pub fn summary(text: &str, seed: u64) -> Value {
+    let s = load_toml(text, "<test>", "t", &[]).expect("valid");
+    let r = run_scenario(
+        &s,
+        &RunOptions {
+            seed,
+            ..RunOptions::default()
+        },
+    )
+    .expect("run");
+    serde_json::from_str(&r.summary_json).unwrap()
+}
+
+pub struct Traced {
+    pub summary: Value,
+    /// (time_s, seq, kind) in send order.
+    pub sends: Vec<(f64, u32, String)>,
+    /// (time_s, variable, value) of the sampled variables.
+    pub series: Vec<(f64, String, f64)>,
+}
+
+/// Runs `scenarios/golden/<file>` with seed 1, the `sends` trace and the given series.
+pub fn run_golden(file: &str, sets: &[(String, String)], series: &[&str]) -> Traced {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/golden")
+        .join(file);
+    let text = std::fs::read_to_string(&path).expect("golden scenario");
+    let s = load_toml(&text, file, "golden", sets).expect("valid golden scenario");
+    // Tests run in parallel threads and may run the same scenario: one folder per call.
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!(
+        "sctplab-golden-{file}-{}-{call}",
+        std::process::id()
+    ));
+    let mut trace = TraceConfig {
+        out_dir: Some(dir.clone()),
+        ..TraceConfig::default()
+    };
+    trace.set_traces(&["sends"]).unwrap();
+    trace.set_series(series).unwrap();
+    let r = run_scenario(
+        &s,
+        &RunOptions {
+            seed: 1,
+            trace,
+            progress: false,
+        },
+    )
+    .expect("run");
+    let sends = std::fs::read_to_string(dir.join("sends.csv"))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (
+                f[0].parse().unwrap(),
+                f[2].parse().unwrap(),
+                f[3].to_string(),
+            )
+        })
+        .collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    let ser = &r.series;
+    let series = (0..ser.len())
+        .map(|i| {
+            (
+                ser.time_s[i],
+                ser.variable_names[ser.variable[i] as usize].clone(),
+                ser.value[i],
+            )
+        })
+        .collect();
+    Traced {
+        summary: serde_json::from_str(&r.summary_json).unwrap(),
+        sends,
+        series,
+    }
+}
