@@ -15,6 +15,7 @@ pub mod sim;
 pub mod snoop;
 pub mod tcp;
 pub mod trace;
+pub mod wireless;
 pub mod world;
 
 pub use error::Error;
