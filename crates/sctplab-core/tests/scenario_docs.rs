@@ -11,8 +11,8 @@
 //! meaning` table is read up to the next heading.
 
 use sctplab_core::scenario::schema::{
-    CbrCfg, FLOW_TYPES, GilbertCfg, LinkCfg, LossCfg, MeasureCfg, NodeCfg, ScenarioFile, SctpCfg,
-    SeriesCfg, SnoopEntry, TcpCfg,
+    CbrCfg, FLOW_TYPES, FaultEntry, GilbertCfg, LinkCfg, LossCfg, MeasureCfg, NodeCfg,
+    ScenarioFile, SctpCfg, SeriesCfg, SnoopEntry, TcpCfg,
 };
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
@@ -124,6 +124,7 @@ fn expected_sections() -> Vec<(String, BTreeSet<String>)> {
             fields_of::<GilbertCfg>(),
         ),
         ("[[snoop]]".to_string(), fields_of::<SnoopEntry>()),
+        ("[[faults]]".to_string(), fields_of::<FaultEntry>()),
     ];
     for (kind, mut fields) in flow_types() {
         // `type` is taken off the entry before the struct sees it (load.rs), yet users

@@ -15,6 +15,8 @@ pub struct LinkCounters {
     pub busy_ns: u64,
     pub queue_drops: u64,
     pub loss_drops: u64,
+    /// Packets lost because the link was down (`[[faults]]`).
+    pub fault_drops: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -32,11 +34,25 @@ pub struct LinkDir {
     /// The packet being serialised, if any.
     pub transmitting: Option<PacketId>,
     pub counters: LinkCounters,
+    /// False while a `[[faults]]` entry holds the link down.
+    pub up: bool,
+    /// When the link last went down: a packet that was on the wire then is lost.
+    pub last_down: Option<SimTime>,
 }
 
 impl LinkDir {
     pub fn tx_time(&self, bytes: u32) -> SimDuration {
         SimDuration::transmission(u64::from(bytes), self.rate_bps)
+    }
+
+    /// Whether a packet arriving at `now` survived the link's faults: the link is up and
+    /// did not go down since the packet started its transmission.
+    pub fn carried(&self, now: SimTime, bytes: u32) -> bool {
+        let sent = SimTime::from_nanos(
+            now.as_nanos()
+                .saturating_sub(self.delay.as_nanos() + self.tx_time(bytes).as_nanos()),
+        );
+        self.up && self.last_down.is_none_or(|d| d < sent)
     }
 
     /// Packets in the interface: waiting plus the one on the wire.

@@ -3,9 +3,9 @@
 use super::error::ScenarioError;
 use super::overrides;
 use super::schema::{
-    CbrCfg, FLOW_TYPES, FlowSpec, InitialCwnd, LossCfg, ScenarioFile, SctpCfg, TcpCfg,
+    CbrCfg, FLOW_TYPES, FaultAction, FlowSpec, InitialCwnd, LossCfg, ScenarioFile, SctpCfg, TcpCfg,
 };
-use crate::net::routing::shortest_paths;
+use crate::net::routing::components;
 use crate::net::{IfaceId, NodeId};
 use crate::sim::{SimDuration, SimTime};
 use serde::de::DeserializeOwned;
@@ -311,7 +311,7 @@ fn validate(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
             validate_loss(s, loss, &format!("{p}.loss"), source, &flows)?;
         }
     }
-    let routes = shortest_paths(&adjacency);
+    let component = components(&adjacency);
 
     for flow in &s.flows {
         let p = format!("flows.{}", flow.name());
@@ -331,15 +331,13 @@ fn validate(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
                 "a flow must join two different nodes".into(),
             ));
         }
-        for (a, b) in [(ends[0], ends[1]), (ends[1], ends[0])] {
-            if !routes.reachable(NodeId::from_idx(a), NodeId::from_idx(b)) {
-                return Err(err(
-                    p.clone(),
-                    format!(
-                        "no path between {from:?} and {to:?}: the nodes are not connected by links"
-                    ),
-                ));
-            }
+        if component[ends[0]] != component[ends[1]] {
+            return Err(err(
+                p.clone(),
+                format!(
+                    "no path between {from:?} and {to:?}: the nodes are not connected by links"
+                ),
+            ));
         }
         match flow {
             FlowSpec::Cbr(c) => validate_cbr(c, &p, source)?,
@@ -403,7 +401,163 @@ fn validate(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
             ));
         }
     }
-    validate_snoop(s, &nodes, &pairs, source)
+    validate_snoop(s, &nodes, &pairs, source)?;
+    let iface_counts: Vec<usize> = adjacency.iter().map(Vec::len).collect();
+    validate_faults(s, &nodes, &iface_counts, source)
+}
+
+/// Names an interface as `"<node>:<iface>"`: the node's index and interface number.
+pub(crate) fn parse_iface_ref(
+    text: &str,
+    nodes: &BTreeMap<&str, usize>,
+    iface_counts: &[usize],
+) -> Result<(usize, usize), String> {
+    let Some((node, iface)) = text.split_once(':') else {
+        return Err(format!(
+            "expected \"<node>:<iface>\", e.g. \"host:eth1\", got {text:?}"
+        ));
+    };
+    let Some(&n) = nodes.get(node) else {
+        return Err(format!("unknown node {node:?} in {text:?}"));
+    };
+    let k = iface
+        .strip_prefix("eth")
+        .and_then(|k| k.parse::<usize>().ok())
+        .filter(|&k| k < iface_counts[n]);
+    let names: Vec<String> = (0..iface_counts[n]).map(|k| format!("eth{k}")).collect();
+    k.map(|k| (n, k)).ok_or_else(|| {
+        format!(
+            "node {node:?} has no interface {iface:?}; expected one of: {}",
+            names.join(", ")
+        )
+    })
+}
+
+/// Flipped when the SCTP association takes a scripted change of primary.
+const SET_PRIMARY_BUILT: bool = false;
+
+fn validate_faults(
+    s: &Scenario,
+    nodes: &BTreeMap<&str, usize>,
+    iface_counts: &[usize],
+    source: &str,
+) -> Result<(), ScenarioError> {
+    let err = |path: String, msg: String| Err(ScenarioError::new(source, path, msg));
+    let named: Vec<&str> = s
+        .file
+        .faults
+        .iter()
+        .filter_map(|f| f.name.as_deref())
+        .collect();
+    check_unique(source, "faults", named.into_iter())?;
+    let links: BTreeMap<&str, ()> = s.file.links.iter().map(|l| (l.name.as_str(), ())).collect();
+    // Per link, its down/up events in time order must alternate, starting with down.
+    let mut per_link: BTreeMap<&str, Vec<(SimDuration, FaultAction, String)>> = BTreeMap::new();
+    for (i, f) in s.file.faults.iter().enumerate() {
+        let p = format!("faults.{}", f.name.clone().unwrap_or_else(|| i.to_string()));
+        if s.duration().is_some_and(|d| f.at.0 > d) {
+            return err(
+                format!("{p}.at"),
+                "is after the end of the run (duration)".into(),
+            );
+        }
+        match f.action {
+            FaultAction::Down | FaultAction::Up => {
+                let Some(link) = &f.link else {
+                    return err(format!("{p}.link"), "required for action down/up".into());
+                };
+                if !links.contains_key(link.as_str()) {
+                    let have: Vec<&str> = links.keys().copied().collect();
+                    return err(
+                        format!("{p}.link"),
+                        format!(
+                            "unknown link {link:?}; expected one of: {}",
+                            have.join(", ")
+                        ),
+                    );
+                }
+                if f.flow.is_some() || f.primary.is_some() {
+                    return err(
+                        p,
+                        "flow and primary belong to action \"set_primary\"".into(),
+                    );
+                }
+                per_link
+                    .entry(link.as_str())
+                    .or_default()
+                    .push((f.at.0, f.action, p));
+            }
+            FaultAction::SetPrimary => {
+                if !SET_PRIMARY_BUILT {
+                    return err(
+                        format!("{p}.action"),
+                        "set_primary is not available yet (SCTP multihoming is being built); expected \"down\" or \"up\"".into(),
+                    );
+                }
+                let Some(flow) = &f.flow else {
+                    return err(
+                        format!("{p}.flow"),
+                        "required for action set_primary".into(),
+                    );
+                };
+                let Some(FlowSpec::Sctp(c)) = s.flows.iter().find(|x| x.name() == flow) else {
+                    return err(
+                        format!("{p}.flow"),
+                        format!(
+                            "{flow:?} is not an SCTP flow; expected the name of a flow of type \"sctp\""
+                        ),
+                    );
+                };
+                let Some(primary) = &f.primary else {
+                    return err(
+                        format!("{p}.primary"),
+                        "required for action set_primary".into(),
+                    );
+                };
+                match parse_iface_ref(primary, nodes, iface_counts) {
+                    Ok((n, _)) if Some(&n) != nodes.get(c.to.as_str()) => {
+                        return err(
+                            format!("{p}.primary"),
+                            format!(
+                                "{primary:?} is not an interface of the flow's receiver {:?}",
+                                c.to
+                            ),
+                        );
+                    }
+                    Ok(_) => {}
+                    Err(m) => return err(format!("{p}.primary"), m),
+                }
+                if f.link.is_some() {
+                    return err(format!("{p}.link"), "belongs to actions down/up".into());
+                }
+            }
+        }
+    }
+    for (link, mut events) in per_link {
+        events.sort_by_key(|e| e.0);
+        let mut down = false;
+        for (k, (at, action, p)) in events.iter().enumerate() {
+            if k > 0 && events[k - 1].0 == *at {
+                return err(
+                    format!("{p}.at"),
+                    format!("link {link:?} has two faults at the same time"),
+                );
+            }
+            let wants_down = *action == FaultAction::Down;
+            if wants_down == down {
+                let state = if down { "down" } else { "up" };
+                return err(
+                    format!("{p}.action"),
+                    format!(
+                        "link {link:?} is already {state} at {} s; expected down and up to alternate, starting with down",
+                        at.as_secs_f64()
+                    ),
+                );
+            }
+            down = wants_down;
+        }
+    }
+    Ok(())
 }
 
 fn validate_snoop(

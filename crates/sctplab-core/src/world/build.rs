@@ -1,7 +1,7 @@
 //! Builds the world's arenas from a validated scenario.
 
 use super::tracer::Tracer;
-use super::{EndpointSlot, Event, Flow, FlowKind, Iface, Node, World};
+use super::{EndpointSlot, Event, Fault, Flow, FlowKind, Iface, Node, World, iface_addr};
 use crate::endpoint::AnyEndpoint;
 use crate::endpoint::cbr::{CbrSource, UdpSink};
 use crate::error::Error;
@@ -9,11 +9,11 @@ use crate::metrics::Window;
 use crate::net::link::{LinkCounters, LinkDir};
 use crate::net::loss::{DropList, GilbertElliott, LossModel};
 use crate::net::queue::DropTail;
-use crate::net::routing::shortest_paths;
+use crate::net::routing::StaticRoutes;
 use crate::net::wire::IpProtocol;
 use crate::net::{EndpointId, FlowId, IfaceId, LinkDirId, NodeId, PacketPool};
 use crate::scenario::schema::{
-    LinkCfg, LossCfg, LossDirection, LossPosition, SctpCfg, TcpCfg, WindowUnit,
+    FaultAction, LinkCfg, LossCfg, LossDirection, LossPosition, SctpCfg, TcpCfg, WindowUnit,
 };
 use crate::scenario::{FlowSpec, Scenario};
 use crate::sctp::config as sctp_config;
@@ -39,11 +39,6 @@ fn flow_ports(i: usize) -> (u16, u16) {
         let k = (i - 2000) as u32 * 2 % 40_000;
         (10_000 + k as u16, 10_001 + k as u16)
     }
-}
-
-fn node_addr(i: usize) -> [u8; 4] {
-    let n = (i + 1) as u32;
-    [10, (n >> 16) as u8, (n >> 8) as u8, n as u8]
 }
 
 fn loss_model(
@@ -102,14 +97,14 @@ impl World {
             .map(|(i, n)| Node {
                 name: n.name.clone(),
                 snoop: None,
-                addr: node_addr(i),
+                addr: iface_addr(i, 0),
+                ifaces: Vec::new(),
                 ports: Vec::new(),
             })
             .collect();
 
         let mut ifaces: Vec<Iface> = Vec::new();
         let mut links: Vec<LinkDir> = Vec::new();
-        let mut per_node_ifaces = vec![0usize; nodes.len()];
         let mut adjacency: Vec<Vec<(IfaceId, NodeId)>> = vec![Vec::new(); nodes.len()];
         for l in &f.links {
             let a = node_ids[l.a.as_str()];
@@ -121,12 +116,15 @@ impl World {
                 (a, LinkDirId::from_idx(links.len())),
                 (b, LinkDirId::from_idx(links.len() + 1)),
             ] {
-                let k = per_node_ifaces[node.idx()];
-                per_node_ifaces[node.idx()] += 1;
+                let k = nodes[node.idx()].ifaces.len();
+                nodes[node.idx()]
+                    .ifaces
+                    .push(IfaceId::from_idx(ifaces.len()));
                 ifaces.push(Iface {
                     node,
                     out,
                     name: format!("eth{k}"),
+                    addr: iface_addr(node.idx(), k),
                 });
             }
             adjacency[a.idx()].push((ia, b));
@@ -140,7 +138,7 @@ impl World {
                 ));
             }
         }
-        let routes = shortest_paths(&adjacency);
+        let routes = StaticRoutes::new(adjacency, ifaces.len());
 
         let (w_start, w_end) = s.window();
         let window = Window {
@@ -201,7 +199,7 @@ impl World {
                 endpoints.push(EndpointSlot {
                     ep,
                     node,
-                    peer,
+                    peer_addr: nodes[peer.idx()].addr,
                     flow,
                     timer_at: None,
                     timer_gen: 0,
@@ -239,6 +237,26 @@ impl World {
             });
         }
 
+        let link_dirs: HashMap<&str, usize> = f
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (l.name.as_str(), 2 * i))
+            .collect();
+        let faults = f
+            .faults
+            .iter()
+            .filter_map(|fault| {
+                let at = SimTime::ZERO + fault.at.0;
+                let dir = LinkDirId::from_idx(link_dirs[fault.link.as_deref()?]);
+                match fault.action {
+                    FaultAction::Down => Some((at, Fault::LinkDown(dir))),
+                    FaultAction::Up => Some((at, Fault::LinkUp(dir))),
+                    FaultAction::SetPrimary => None,
+                }
+            })
+            .collect();
+
         let tracer = Tracer::open(trace, &nodes, &ifaces)?;
         let unfinished = flows.len();
         Ok(World {
@@ -251,6 +269,7 @@ impl World {
             flows,
             endpoints,
             snoops,
+            faults,
             pool: PacketPool::default(),
             queue: EventQueue::with_capacity(4096),
             window,
@@ -397,6 +416,8 @@ fn link_dir(
         loss,
         transmitting: None,
         counters: LinkCounters::default(),
+        up: true,
+        last_down: None,
     }
 }
 

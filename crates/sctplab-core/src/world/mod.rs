@@ -11,8 +11,8 @@ pub use run::{RunOptions, RunResult, run_scenario};
 use crate::endpoint::AnyEndpoint;
 use crate::metrics::Window;
 use crate::net::link::LinkDir;
-use crate::net::routing::RoutingTable;
-use crate::net::{EndpointId, FlowId, LinkDirId, NodeId, PacketId, PacketPool};
+use crate::net::routing::StaticRoutes;
+use crate::net::{EndpointId, FlowId, IfaceId, LinkDirId, NodeId, PacketId, PacketPool};
 use crate::sim::{EventQueue, SimTime};
 use tracer::Tracer;
 
@@ -20,7 +20,10 @@ pub(crate) struct Node {
     pub name: String,
     /// Index of the snoop agent running on this node, if any.
     pub snoop: Option<usize>,
+    /// The address of the node's first interface (its address when it has one).
     pub addr: [u8; 4],
+    /// The node's interfaces in declaration order (`eth<k>`/`wlan<k>` is index k).
+    pub ifaces: Vec<IfaceId>,
     /// Endpoints bound on this node: (IP protocol, local port, endpoint).
     pub ports: Vec<(u8, u16, EndpointId)>,
 }
@@ -31,6 +34,22 @@ pub(crate) struct Iface {
     pub out: LinkDirId,
     /// `eth<k>`, k counting this node's interfaces in declaration order.
     pub name: String,
+    pub addr: [u8; 4],
+}
+
+/// The address of interface `k` of the node with 0-based index `node`: `(10+k).a.b.c`
+/// where `a.b.c` is the node number `node + 1` (CONTRACTS.md), so a node's first
+/// interface keeps the `10.a.b.c` of single-homed scenarios.
+pub(crate) fn iface_addr(node: usize, k: usize) -> [u8; 4] {
+    let n = (node + 1) as u32;
+    [(10 + k) as u8, (n >> 16) as u8, (n >> 8) as u8, n as u8]
+}
+
+/// The (0-based node index, interface index) an address names, if it is in the plan.
+pub(crate) fn addr_parts(a: [u8; 4]) -> Option<(usize, usize)> {
+    let k = usize::from(a[0].checked_sub(10)?);
+    let n = (usize::from(a[1]) << 16) | (usize::from(a[2]) << 8) | usize::from(a[3]);
+    Some((n.checked_sub(1)?, k))
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -53,7 +72,8 @@ pub(crate) struct Flow {
 pub(crate) struct EndpointSlot {
     pub ep: AnyEndpoint,
     pub node: NodeId,
-    pub peer: NodeId,
+    /// Where packets go when the endpoint names no destination address itself.
+    pub peer_addr: [u8; 4],
     pub flow: FlowId,
     /// Time of the timer event pending in the queue, and its generation: an event whose
     /// generation is stale is ignored (an earlier one replaced it). The endpoint's own
@@ -72,8 +92,18 @@ pub(crate) enum Event {
     Timer(EndpointId, u32),
     /// A snoop agent's local retransmission timer (agent index, generation).
     SnoopTimer(u32, u32),
+    /// The `[[faults]]` entry with this index (in `World::faults`) takes effect.
+    Fault(u32),
     Sample,
     Stop,
+}
+
+/// A scripted event, resolved from `[[faults]]`.
+#[derive(Copy, Clone, Debug)]
+pub(crate) enum Fault {
+    /// Both directions of the link whose a->b direction is this go down.
+    LinkDown(LinkDirId),
+    LinkUp(LinkDirId),
 }
 
 pub(crate) struct SnoopSlot {
@@ -89,10 +119,11 @@ pub(crate) struct World {
     pub nodes: Vec<Node>,
     pub ifaces: Vec<Iface>,
     pub links: Vec<LinkDir>,
-    pub routes: RoutingTable,
+    pub routes: StaticRoutes,
     pub flows: Vec<Flow>,
     pub endpoints: Vec<EndpointSlot>,
     pub snoops: Vec<SnoopSlot>,
+    pub faults: Vec<(SimTime, Fault)>,
     pub pool: PacketPool,
     pub queue: EventQueue<Event>,
     pub window: Window,
@@ -100,4 +131,12 @@ pub(crate) struct World {
     pub series_interval: crate::sim::SimDuration,
     pub tracer: Tracer,
     pub unfinished: usize,
+}
+
+impl World {
+    /// The interface that owns an address, if any.
+    pub(crate) fn addr_owner(&self, a: [u8; 4]) -> Option<IfaceId> {
+        let (node, k) = addr_parts(a)?;
+        self.nodes.get(node)?.ifaces.get(k).copied()
+    }
 }

@@ -1,6 +1,6 @@
 //! The run loop: pops events in (time, sequence) order and drives links and endpoints.
 
-use super::{Event, World};
+use super::{Event, Fault, World};
 use crate::endpoint::Endpoint;
 use crate::error::Error;
 use crate::net::link::overlap_ns;
@@ -70,6 +70,9 @@ impl World {
         if !self.tracer.series_vars.is_empty() {
             self.queue.schedule(SimTime::ZERO, Event::Sample);
         }
+        for (i, &(at, _)) in self.faults.iter().enumerate() {
+            self.queue.schedule(at, Event::Fault(i as u32));
+        }
         for i in 0..self.endpoints.len() {
             self.service(EndpointId::from_idx(i), SimTime::ZERO);
         }
@@ -84,6 +87,7 @@ impl World {
                 Event::Arrive(dir, pkt, lost) => self.arrive(now, dir, pkt, lost),
                 Event::Timer(ep, generation) => self.timer(now, ep, generation),
                 Event::SnoopTimer(i, generation) => self.snoop_timer(now, i as usize, generation),
+                Event::Fault(i) => self.fault(now, i as usize),
                 Event::Sample => self.sample(now),
             }
             if !self.flows.is_empty() && self.unfinished == 0 {
@@ -130,19 +134,33 @@ impl World {
             let pid = self.pool.alloc();
             let slot = &mut self.endpoints[id.idx()];
             let pkt = self.pool.get_mut(pid);
+            // An endpoint that picks its destination (multihomed SCTP) writes it here.
+            pkt.ip.dst = [0; 4];
             if !slot.ep.poll_transmit(now, pkt) {
                 self.pool.release(pid);
                 break;
             }
-            let (src, dst, flow) = (slot.node, slot.peer, slot.flow);
+            let (src, flow) = (slot.node, slot.flow);
+            if pkt.ip.dst == [0; 4] {
+                pkt.ip.dst = slot.peer_addr;
+            }
+            let dst_addr = pkt.ip.dst;
+            let Some(dst_iface) = self.addr_owner(dst_addr) else {
+                self.pool.release(pid);
+                continue;
+            };
             self.pool.stamp(pid);
             let pkt = self.pool.get_mut(pid);
             pkt.flow = flow;
             pkt.src = src;
-            pkt.dst = dst;
+            pkt.dst = self.ifaces[dst_iface.idx()].node;
             pkt.created = now;
-            pkt.ip.src = self.nodes[src.idx()].addr;
-            pkt.ip.dst = self.nodes[dst.idx()].addr;
+            // The source address is that of the interface the packet leaves by.
+            pkt.ip.src = match self.routes.next_hop(src, dst_iface) {
+                Some(out) => self.ifaces[out.idx()].addr,
+                None => self.nodes[src.idx()].addr,
+            };
+            let pkt = self.pool.get_mut(pid);
             pkt.ip.ttl = 64;
             pkt.ip.ident = pkt.uid as u16;
             pkt.finalize();
@@ -207,8 +225,11 @@ impl World {
 
     /// Sends a packet from `node` towards its destination (or delivers it, if it is there).
     fn forward(&mut self, now: SimTime, node: NodeId, pid: PacketId) {
-        let dst = self.pool.get(pid).dst;
-        if dst == node {
+        let Some(dst) = self.addr_owner(self.pool.get(pid).ip.dst) else {
+            self.discard(pid);
+            return;
+        };
+        if self.ifaces[dst.idx()].node == node {
             self.deliver(now, node, pid);
             return;
         }
@@ -227,6 +248,10 @@ impl World {
         let link = &mut self.links[dir.idx()];
         let pkt = self.pool.get(pid);
         let (from, to) = (link.from.0, link.to.0);
+        if !link.up {
+            self.fault_drop(now, dir, pid);
+            return;
+        }
         if link.loss.at_entry && link.loss.is_active() && link.loss.lose(pkt) {
             if self.window.contains(now) {
                 link.counters.loss_drops += 1;
@@ -292,6 +317,10 @@ impl World {
     fn arrive(&mut self, now: SimTime, dir: LinkDirId, pid: PacketId, lost: bool) {
         let link = &mut self.links[dir.idx()];
         let (from, to, to_iface) = (link.from, link.to, link.to_iface);
+        if !link.carried(now, self.pool.get(pid).size) {
+            self.fault_drop(now, dir, pid);
+            return;
+        }
         if lost {
             if self.window.contains(now) {
                 link.counters.loss_drops += 1;
@@ -385,6 +414,39 @@ impl World {
             }
             None => self.discard(pid),
         }
+    }
+
+    fn fault(&mut self, now: SimTime, i: usize) {
+        match self.faults[i].1 {
+            Fault::LinkDown(a) => {
+                for dir in [a, LinkDirId(a.0 + 1)] {
+                    let link = &mut self.links[dir.idx()];
+                    link.up = false;
+                    link.last_down = Some(now);
+                    // The packet on the wire is lost on arrival (`carried`); queued ones now.
+                    while let Some(pid) = self.links[dir.idx()].queue.pop() {
+                        self.fault_drop(now, dir, pid);
+                    }
+                }
+            }
+            Fault::LinkUp(a) => {
+                for dir in [a, LinkDirId(a.0 + 1)] {
+                    self.links[dir.idx()].up = true;
+                }
+            }
+        }
+    }
+
+    fn fault_drop(&mut self, now: SimTime, dir: LinkDirId, pid: PacketId) {
+        let link = &mut self.links[dir.idx()];
+        if self.window.contains(now) {
+            link.counters.fault_drops += 1;
+        }
+        if self.tracer.ns2_on() {
+            self.tracer
+                .ns2('d', now, link.from.0, link.to.0, self.pool.get(pid));
+        }
+        self.discard(pid);
     }
 
     /// Returns a packet to the pool and updates its flow's in-flight count.

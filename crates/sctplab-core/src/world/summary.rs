@@ -105,6 +105,7 @@ impl World {
                     "utilization": num(util),
                     "queue_drops": c.queue_drops,
                     "loss_drops": c.loss_drops,
+                    "fault_drops": c.fault_drops,
                 }),
             );
         }
