@@ -11,7 +11,7 @@
 //! meaning` table is read up to the next heading.
 
 use sctplab_core::scenario::schema::{
-    CbrCfg, FLOW_TYPES, FaultEntry, GilbertCfg, LinkCfg, LossCfg, MeasureCfg, NodeCfg,
+    CbrCfg, CbrPairsCfg, FLOW_TYPES, FaultEntry, GilbertCfg, LinkCfg, LossCfg, MeasureCfg, NodeCfg,
     ScenarioFile, SctpCfg, SeriesCfg, SnoopEntry, TcpCfg,
 };
 use serde::Deserialize;
@@ -107,6 +107,7 @@ fn flow_types() -> Vec<(&'static str, BTreeSet<String>)> {
         ("cbr", fields_of::<CbrCfg>()),
         ("tcp", fields_of::<TcpCfg>()),
         ("sctp", fields_of::<SctpCfg>()),
+        ("cbr_pairs", fields_of::<CbrPairsCfg>()),
     ]
 }
 

@@ -3,7 +3,8 @@
 use super::error::ScenarioError;
 use super::overrides;
 use super::schema::{
-    CbrCfg, FLOW_TYPES, FaultAction, FlowSpec, InitialCwnd, LossCfg, ScenarioFile, SctpCfg, TcpCfg,
+    CbrCfg, CbrPairsCfg, FLOW_TYPES, FaultAction, FlowSpec, InitialCwnd, LossCfg, ScenarioFile,
+    SctpCfg, TcpCfg,
 };
 use crate::net::routing::components;
 use crate::net::{IfaceId, NodeId};
@@ -18,11 +19,53 @@ pub struct Scenario {
     pub name: String,
     pub file: ScenarioFile,
     pub flows: Vec<FlowSpec>,
+    /// Flow generators (`type = "cbr_pairs"`), expanded per run seed.
+    pub generators: Vec<CbrPairsCfg>,
     /// The scenario after overrides, as TOML: running it again gives the same run.
     pub resolved_toml: String,
 }
 
+/// What a `[[flows]]` entry becomes once typed.
+enum TypedFlow {
+    Flow(FlowSpec),
+    Generator(CbrPairsCfg),
+}
+
 impl Scenario {
+    /// The CBR flows the generators draw for this run seed, with their start times, in
+    /// generator order: `<name>.<i>` between distinct ordered pairs of `among`.
+    pub fn generated_flows(&self, seed: u64) -> Vec<CbrCfg> {
+        let mut out = Vec::new();
+        for g in &self.generators {
+            let mut rng = crate::sim::RngStream::new(seed, &format!("flows:{}:pairs", g.name));
+            let n = g.among.len();
+            let lo = g.start_min.map_or(SimDuration::ZERO, |d| d.0);
+            let hi = g.start_max.map_or(lo, |d| d.0).max(lo);
+            let mut pairs: Vec<(usize, usize)> = Vec::new();
+            while pairs.len() < g.count as usize {
+                let a = (rng.uniform() * n as f64) as usize % n;
+                let b = (rng.uniform() * n as f64) as usize % n;
+                if a != b && !pairs.contains(&(a, b)) {
+                    pairs.push((a, b));
+                }
+            }
+            for (i, (a, b)) in pairs.into_iter().enumerate() {
+                let span = (hi.as_nanos() - lo.as_nanos()) as f64;
+                let start = SimDuration::from_nanos(lo.as_nanos() + (rng.uniform() * span) as u64);
+                out.push(CbrCfg {
+                    name: format!("{}.{i}", g.name),
+                    from: g.among[a].clone(),
+                    to: g.among[b].clone(),
+                    start: Some(super::units::Duration(start)),
+                    stop: g.stop,
+                    rate: g.rate,
+                    packet_size: g.packet_size,
+                });
+            }
+        }
+        out
+    }
+
     pub fn duration(&self) -> Option<SimDuration> {
         self.file.duration.map(|d| d.0)
     }
@@ -90,8 +133,12 @@ fn load_table(
     let root = Value::Table(table);
     let file: ScenarioFile = typed(&root, source, "")?;
     let mut flows = Vec::with_capacity(file.flows.len());
+    let mut generators = Vec::new();
     for (i, raw) in file.flows.iter().enumerate() {
-        flows.push(typed_flow(raw, i, source)?);
+        match typed_flow(raw, i, source)? {
+            TypedFlow::Flow(f) => flows.push(f),
+            TypedFlow::Generator(g) => generators.push(g),
+        }
     }
     let resolved_toml = toml::to_string(&root).map_err(|e| {
         ScenarioError::new(source, "", format!("cannot write resolved scenario: {e}"))
@@ -104,6 +151,7 @@ fn load_table(
         name,
         file,
         flows,
+        generators,
         resolved_toml,
     };
     validate(&scenario, source)?;
@@ -153,7 +201,7 @@ fn named_path(root: &Value, path: &serde_path_to_error::Path) -> String {
     out.join(".")
 }
 
-fn typed_flow(raw: &Table, index: usize, source: &str) -> Result<FlowSpec, ScenarioError> {
+fn typed_flow(raw: &Table, index: usize, source: &str) -> Result<TypedFlow, ScenarioError> {
     let label = match raw.get("name").and_then(Value::as_str) {
         Some(n) => format!("flows.{n}"),
         None => format!("flows.{index}"),
@@ -181,9 +229,16 @@ fn typed_flow(raw: &Table, index: usize, source: &str) -> Result<FlowSpec, Scena
     };
     let body = Value::Table(body);
     match kind.as_str() {
-        "cbr" => Ok(FlowSpec::Cbr(typed::<CbrCfg>(&body, source, &label)?)),
-        "tcp" => Ok(FlowSpec::Tcp(typed::<TcpCfg>(&body, source, &label)?)),
-        "sctp" => Ok(FlowSpec::Sctp(typed::<SctpCfg>(&body, source, &label)?)),
+        "cbr" => Ok(TypedFlow::Flow(FlowSpec::Cbr(typed(
+            &body, source, &label,
+        )?))),
+        "tcp" => Ok(TypedFlow::Flow(FlowSpec::Tcp(typed(
+            &body, source, &label,
+        )?))),
+        "sctp" => Ok(TypedFlow::Flow(FlowSpec::Sctp(typed(
+            &body, source, &label,
+        )?))),
+        "cbr_pairs" => Ok(TypedFlow::Generator(typed(&body, source, &label)?)),
         other => Err(ScenarioError::new(
             source,
             format!("{label}.type"),
@@ -250,7 +305,14 @@ fn validate(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
         ));
     }
     check_unique(source, "links", f.links.iter().map(|l| l.name.as_str()))?;
-    let flows = check_unique(source, "flows", s.flows.iter().map(FlowSpec::name))?;
+    let flows = check_unique(
+        source,
+        "flows",
+        s.flows
+            .iter()
+            .map(FlowSpec::name)
+            .chain(s.generators.iter().map(|g| g.name.as_str())),
+    )?;
     let node_list = || nodes.keys().copied().collect::<Vec<_>>().join(", ");
 
     if let Some(name) = &f.name {
@@ -346,14 +408,24 @@ fn validate(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
         }
     }
 
+    for g in &s.generators {
+        validate_cbr_pairs(g, &nodes, source)?;
+    }
     let infinite: Vec<&str> = s
         .flows
         .iter()
         .filter(|f| !f.is_finite())
         .map(FlowSpec::name)
+        .chain(
+            s.generators
+                .iter()
+                .filter(|g| g.stop.is_none())
+                .map(|g| g.name.as_str()),
+        )
         .collect();
-    if f.duration.is_none() && (!infinite.is_empty() || s.flows.is_empty()) {
-        let why = if s.flows.is_empty() {
+    let no_flows = s.flows.is_empty() && s.generators.is_empty();
+    if f.duration.is_none() && (!infinite.is_empty() || no_flows) {
+        let why = if no_flows {
             "there are no flows".to_string()
         } else {
             format!("flow(s) {} never finish", infinite.join(", "))
@@ -702,6 +774,56 @@ fn validate_loss(
         ));
     }
     Ok(())
+}
+
+fn validate_cbr_pairs(
+    g: &CbrPairsCfg,
+    nodes: &BTreeMap<&str, usize>,
+    source: &str,
+) -> Result<(), ScenarioError> {
+    let p = format!("flows.{}", g.name);
+    let err = |path: String, msg: String| Err(ScenarioError::new(source, path, msg));
+    let mut seen = BTreeSet::new();
+    for (i, n) in g.among.iter().enumerate() {
+        if !nodes.contains_key(n.as_str()) {
+            return err(format!("{p}.among.{i}"), format!("unknown node {n:?}"));
+        }
+        if !seen.insert(n.as_str()) {
+            return err(
+                format!("{p}.among.{i}"),
+                format!("node {n:?} is listed twice"),
+            );
+        }
+    }
+    let n = g.among.len() as u64;
+    if g.count == 0 || u64::from(g.count) > n * n.saturating_sub(1) {
+        return err(
+            format!("{p}.count"),
+            format!(
+                "expected 1 to {} flows: {n} nodes in `among` make {} distinct ordered pairs",
+                n * n.saturating_sub(1),
+                n * n.saturating_sub(1)
+            ),
+        );
+    }
+    if let (Some(a), Some(b)) = (g.start_min, g.start_max) {
+        if b < a {
+            return err(
+                format!("{p}.start_max"),
+                "must not be earlier than start_min".into(),
+            );
+        }
+    }
+    let one = CbrCfg {
+        name: g.name.clone(),
+        from: String::new(),
+        to: String::new(),
+        start: g.start_max.or(g.start_min),
+        stop: g.stop,
+        rate: g.rate,
+        packet_size: g.packet_size,
+    };
+    validate_cbr(&one, &p, source)
 }
 
 fn validate_cbr(c: &CbrCfg, p: &str, source: &str) -> Result<(), ScenarioError> {

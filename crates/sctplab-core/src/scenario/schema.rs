@@ -495,6 +495,27 @@ fn default_association_max_retrans() -> u32 {
     10
 }
 
+/// Background traffic: `count` CBR flows between distinct random (from, to) pairs drawn
+/// from `among` with the run seed, each starting at a uniform time in
+/// [`start_min`, `start_max`] (seed 004's cbrgen-style load). Expanded per run into CBR
+/// flows named `<name>.<i>`.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct CbrPairsCfg {
+    pub name: String,
+    pub count: u32,
+    pub rate: Rate,
+    #[serde(default)]
+    pub packet_size: Option<Size>,
+    pub among: Vec<String>,
+    #[serde(default)]
+    pub start_min: Option<Duration>,
+    #[serde(default)]
+    pub start_max: Option<Duration>,
+    #[serde(default)]
+    pub stop: Option<Duration>,
+}
+
 /// A typed flow entry.
 #[derive(Debug, Clone)]
 pub enum FlowSpec {
@@ -504,7 +525,7 @@ pub enum FlowSpec {
 }
 
 /// The flow types a `[[flows]]` entry may name, with a sentence for error messages.
-pub const FLOW_TYPES: &[&str] = &["cbr", "tcp", "sctp"];
+pub const FLOW_TYPES: &[&str] = &["cbr", "tcp", "sctp", "cbr_pairs"];
 
 impl FlowSpec {
     pub fn name(&self) -> &str {

@@ -99,6 +99,41 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     scale(m, f, per)
 }
 
+/// Lengths in micrometres (exact): `m`, `km`, `cm`.
+pub fn parse_length(s: &str) -> Result<u64, String> {
+    let (m, f, unit) = split_quantity(s)?;
+    let per: u128 = match unit {
+        "m" => 1_000_000,
+        "km" => 1_000_000_000,
+        "cm" => 10_000,
+        "" => return Err("needs a unit (m, km, cm)".into()),
+        _ => return Err(format!("has unknown unit {unit:?} (expected m, km or cm)")),
+    };
+    scale(m, f, per)
+}
+
+/// Speeds in micrometres per second (exact): `m/s`, `km/h`.
+pub fn parse_speed(s: &str) -> Result<u64, String> {
+    let (m, f, unit) = split_quantity(s)?;
+    match unit {
+        "m/s" => scale(m, f, 1_000_000),
+        // 1 km/h = 1e9 um / 3600 s: scale by 1e9 then divide, rounding to the nearest.
+        "km/h" => scale(m, f, 1_000_000_000).map(|v| (v + 1800) / 3600),
+        "" => Err("needs a unit (m/s, km/h)".into()),
+        _ => Err(format!("has unknown unit {unit:?} (expected m/s or km/h)")),
+    }
+}
+
+fn micros_text(v: u64, unit: &str) -> String {
+    let (int, frac) = (v / 1_000_000, v % 1_000_000);
+    if frac == 0 {
+        format!("{int}{unit}")
+    } else {
+        let f = format!("{frac:06}");
+        format!("{int}.{}{unit}", f.trim_end_matches('0'))
+    }
+}
+
 macro_rules! unit_type {
     ($name:ident, $inner:ty, $parse:ident, $example:literal, $fmt:expr) => {
         #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -140,6 +175,24 @@ unit_type!(
 );
 unit_type!(Rate, u64, parse_rate, "\"10Mb\"", |r| format!("{r}b"));
 unit_type!(Size, u64, parse_size, "\"1448B\"", |b| format!("{b}B"));
+unit_type!(Length, u64, parse_length, "\"250m\"", |v| micros_text(
+    *v, "m"
+));
+unit_type!(Speed, u64, parse_speed, "\"10m/s\"", |v| micros_text(
+    *v, "m/s"
+));
+
+impl Length {
+    pub fn meters(self) -> f64 {
+        self.0 as f64 / 1e6
+    }
+}
+
+impl Speed {
+    pub fn meters_per_sec(self) -> f64 {
+        self.0 as f64 / 1e6
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -167,6 +220,22 @@ mod tests {
         assert_eq!(parse_rate("0.8Mb").unwrap(), 800_000);
         assert_eq!(parse_rate("16Kb").unwrap(), 16_000);
         assert!(parse_rate("10MB").is_err());
+    }
+
+    #[test]
+    fn lengths_and_speeds() {
+        assert_eq!(parse_length("250m").unwrap(), 250_000_000);
+        assert_eq!(parse_length("1.5m").unwrap(), 1_500_000);
+        assert_eq!(parse_length("1km").unwrap(), 1_000_000_000);
+        assert!(parse_length("250").unwrap_err().contains("unit"));
+        assert!(parse_length("-1m").unwrap_err().contains("negative"));
+        assert_eq!(parse_speed("10m/s").unwrap(), 10_000_000);
+        // 36 km/h = 10 m/s.
+        assert_eq!(parse_speed("36km/h").unwrap(), 10_000_000);
+        assert!(parse_speed("10m").unwrap_err().contains("unknown unit"));
+        assert_eq!(micros_text(1_500_000, "m"), "1.5m");
+        assert_eq!(micros_text(10_000_000, "m/s"), "10m/s");
+        assert_eq!(micros_text(1, "m"), "0.000001m");
     }
 
     #[test]

@@ -83,8 +83,13 @@ impl World {
             .enumerate()
             .map(|(i, n)| (n.name.as_str(), NodeId::from_idx(i)))
             .collect();
-        let flow_ids: HashMap<&str, FlowId> = s
-            .flows
+        let generated: Vec<FlowSpec> = s
+            .generated_flows(seed)
+            .into_iter()
+            .map(FlowSpec::Cbr)
+            .collect();
+        let all_flows: Vec<&FlowSpec> = s.flows.iter().chain(&generated).collect();
+        let flow_ids: HashMap<&str, FlowId> = all_flows
             .iter()
             .enumerate()
             .map(|(i, fl)| (fl.name(), FlowId::from_idx(i)))
@@ -148,7 +153,7 @@ impl World {
         let trace_events = trace.sends;
         let mut flows = Vec::new();
         let mut endpoints = Vec::new();
-        for (i, spec) in s.flows.iter().enumerate() {
+        for (i, &spec) in all_flows.iter().enumerate() {
             let flow = FlowId::from_idx(i);
             let ports = flow_ports(i);
             let (from, to) = spec.endpoints();
@@ -209,6 +214,14 @@ impl World {
             nodes[dst.idx()].ports.push((proto, ports.1, rid));
             flows.push(Flow {
                 name: spec.name().to_string(),
+                generated: match spec {
+                    FlowSpec::Cbr(c) if i >= s.flows.len() => Some((
+                        c.from.clone(),
+                        c.to.clone(),
+                        c.start.map_or(0.0, |d| d.0.as_secs_f64()),
+                    )),
+                    _ => None,
+                },
                 kind,
                 sender: sid,
                 receiver: rid,

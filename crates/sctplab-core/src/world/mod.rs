@@ -61,6 +61,8 @@ pub(crate) enum FlowKind {
 
 pub(crate) struct Flow {
     pub name: String,
+    /// Drawn by a `cbr_pairs` generator: (from, to, start in s), which the summary records.
+    pub generated: Option<(String, String, f64)>,
     pub kind: FlowKind,
     pub sender: EndpointId,
     pub receiver: EndpointId,

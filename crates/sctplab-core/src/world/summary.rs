@@ -57,6 +57,11 @@ impl World {
                 _ => unreachable!("flow kind and endpoint types are built together"),
             };
             let mut entry = entry;
+            if let (Some((from, to, start)), Some(obj)) = (&flow.generated, entry.as_object_mut()) {
+                obj.insert("from".into(), from.clone().into());
+                obj.insert("to".into(), to.clone().into());
+                obj.insert("start_s".into(), num(*start));
+            }
             let id = crate::net::FlowId::from_idx(fi);
             let snooped: Vec<&crate::snoop::SnoopStats> = self
                 .snoops
