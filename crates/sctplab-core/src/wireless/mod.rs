@@ -4,5 +4,6 @@
 //! the event loop. See docs/models/wireless.md.
 
 pub mod frame;
+pub mod grid;
 pub mod mobility;
 pub mod propagation;
