@@ -7,3 +7,4 @@ pub mod frame;
 pub mod grid;
 pub mod mobility;
 pub mod propagation;
+pub mod setdest;
