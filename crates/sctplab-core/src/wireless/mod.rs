@@ -4,3 +4,7 @@
 //! the event loop. See docs/models/wireless.md.
 
 pub mod frame;
+pub mod grid;
+pub mod mobility;
+pub mod propagation;
+pub mod setdest;
