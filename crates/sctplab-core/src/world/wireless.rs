@@ -1,0 +1,556 @@
+//! The wireless half of the world: the shared channel, one 802.11 MAC (with its interface
+//! queue) and one routing agent per wireless NIC, and the link layer between them, wired
+//! to the event loop as ns-2.35's mobile node stacks them:
+//!
+//! ```text
+//! agent -> routing (AODV) -> LL (delay) -> IFQ -> MAC -> channel
+//! channel -> MAC -> LL (delay) -> routing -> agent, or back down when forwarding
+//! ```
+//!
+//! The channel delivers each frame to every NIC within carrier-sense range (found through
+//! the grid), after the propagation delay; the MAC does the rest (reception timing,
+//! collisions, capture, carrier sense). Positions come from the mobility model on demand.
+
+use super::{Event, NO_FLOW, World};
+use crate::net::wire::{TransportRepr, UdpRepr};
+use crate::net::{IfaceId, NodeId, PacketId, PacketKind};
+use crate::sim::{SimDuration, SimTime};
+use crate::wireless::aodv::{AODV_UDP_PORT, Aodv, AodvEvent, BROADCAST, RouteDecision};
+use crate::wireless::frame::{Frame, MacAddr};
+use crate::wireless::grid::Grid;
+use crate::wireless::mac::{Mac, MacEvent};
+use crate::wireless::mobility::Mobility;
+use crate::wireless::propagation::{self, PhyCfg, Reception};
+use std::collections::VecDeque;
+
+/// How long after a broadcast frame ends its packet stays alive: receivers copy it when
+/// their reception ends, up to one propagation delay later (under 2 us at 550 m).
+const BROADCAST_RELEASE_GUARD: SimDuration = SimDuration::from_micros(10);
+
+/// A pending timer event: its deadline and generation (stale events are ignored).
+#[derive(Default)]
+pub(crate) struct TimerSlot {
+    pub at: Option<SimTime>,
+    pub generation: u32,
+}
+
+pub(crate) struct Nic {
+    pub node: NodeId,
+    pub iface: IfaceId,
+    pub addr: [u8; 4],
+    pub mac: Mac,
+    pub aodv: Option<Aodv>,
+    pub mac_timer: TimerSlot,
+    pub aodv_timer: TimerSlot,
+    /// A second (third, ...) NIC of a multihomed node carries only traffic to or from its
+    /// own address (CONTRACTS.md): it neither forwards nor floods others' route requests.
+    pub own_traffic_only: bool,
+    /// Packets taken back out of the interface queue after a link break (ns-2 "CBK").
+    pub ifq_purged: u64,
+}
+
+/// Per-node counters kept by the world (the machines keep their own).
+#[derive(Default, Clone)]
+pub(crate) struct NodeCounters {
+    pub forwarded: u64,
+    pub ttl_drops: u64,
+}
+
+pub(crate) struct Wireless {
+    pub phy: PhyCfg,
+    pub mobility: Mobility,
+    pub grid: Grid,
+    pub cs_range_m: f64,
+    pub ll_delay: SimDuration,
+    pub nics: Vec<Nic>,
+    /// The NICs of each node, in interface order.
+    pub node_nics: Vec<Vec<u32>>,
+    /// Frames on the air, with the number of receivers yet to see their first bit.
+    pub frames: Vec<(Frame, u32)>,
+    pub free_frames: Vec<u32>,
+    /// `routing = "static"`: next-hop node per (node, destination node), hop count over
+    /// links within receive range at time 0; `u32::MAX` for none.
+    pub static_next: Option<Vec<u32>>,
+    pub node_counters: Vec<NodeCounters>,
+    scratch: Vec<usize>,
+}
+
+impl Wireless {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        phy: PhyCfg,
+        mobility: Mobility,
+        grid: Grid,
+        ll_delay: SimDuration,
+        nics: Vec<Nic>,
+        node_nics: Vec<Vec<u32>>,
+        static_next: Option<Vec<u32>>,
+    ) -> Self {
+        let n = node_nics.len();
+        Wireless {
+            cs_range_m: phy.cs_range_m(),
+            phy,
+            mobility,
+            grid,
+            ll_delay,
+            nics,
+            node_nics,
+            frames: Vec::new(),
+            free_frames: Vec::new(),
+            static_next,
+            node_counters: vec![NodeCounters::default(); n],
+            scratch: Vec::new(),
+        }
+    }
+
+    fn alloc_frame(&mut self, frame: Frame) -> u32 {
+        match self.free_frames.pop() {
+            Some(i) => {
+                self.frames[i as usize] = (frame, 0);
+                i
+            }
+            None => {
+                self.frames.push((frame, 0));
+                (self.frames.len() - 1) as u32
+            }
+        }
+    }
+}
+
+fn addr_u32(a: [u8; 4]) -> u32 {
+    u32::from_be_bytes(a)
+}
+
+fn u32_addr(a: u32) -> [u8; 4] {
+    a.to_be_bytes()
+}
+
+/// Next hops toward every node over links within `range` at time 0, first-declared node
+/// first on ties: `table[from * n + to]`.
+pub(crate) fn static_wireless_routes(positions: &[Option<(f64, f64)>], range: f64) -> Vec<u32> {
+    let n = positions.len();
+    let mut table = vec![u32::MAX; n * n];
+    let near = |a: usize, b: usize| match (positions[a], positions[b]) {
+        (Some(p), Some(q)) => a != b && propagation::distance(p, q) <= range,
+        _ => false,
+    };
+    for dst in 0..n {
+        if positions[dst].is_none() {
+            continue;
+        }
+        // Reverse BFS from the destination; each node's next hop is the lowest-numbered
+        // neighbour one hop closer.
+        let mut dist = vec![u32::MAX; n];
+        dist[dst] = 0;
+        let mut frontier = VecDeque::from([dst]);
+        while let Some(v) = frontier.pop_front() {
+            for u in 0..n {
+                if dist[u] == u32::MAX && near(u, v) {
+                    dist[u] = dist[v] + 1;
+                    frontier.push_back(u);
+                }
+            }
+        }
+        for from in 0..n {
+            if from == dst || dist[from] == u32::MAX {
+                continue;
+            }
+            if let Some(nb) = (0..n).find(|&u| near(from, u) && dist[u] + 1 == dist[from]) {
+                table[from * n + dst] = nb as u32;
+            }
+        }
+    }
+    table
+}
+
+impl World {
+    fn wl(&mut self) -> &mut Wireless {
+        self.wireless
+            .as_deref_mut()
+            .expect("wireless events only exist in wireless worlds")
+    }
+
+    /// The NIC a packet from `node` to the interface `dst` leaves by: the node's NIC with
+    /// the same interface number as the destination's (so wlan1 talks to wlan1), else its
+    /// first NIC.
+    fn nic_toward(&self, node: NodeId, dst: IfaceId) -> Option<u32> {
+        let w = self.wireless.as_deref()?;
+        let nics = &w.node_nics[node.idx()];
+        let k = self.nodes[self.ifaces[dst.idx()].node.idx()]
+            .ifaces
+            .iter()
+            .position(|&i| i == dst)?;
+        let want = self.nodes[node.idx()].ifaces.get(k).copied();
+        nics.iter()
+            .copied()
+            .find(|&n| Some(w.nics[n as usize].iface) == want)
+            .or_else(|| nics.first().copied())
+    }
+
+    fn mac_of(&self, addr: u32) -> MacAddr {
+        if addr == BROADCAST {
+            return MacAddr::BROADCAST;
+        }
+        match self
+            .addr_owner(u32_addr(addr))
+            .and_then(|i| self.ifaces[i.idx()].nic)
+        {
+            Some(n) => MacAddr(n),
+            // Not a wireless address: nobody answers, the MAC's retries run out.
+            None => MacAddr(u32::MAX - 1),
+        }
+    }
+
+    /// Routes a data packet over the wireless side of `node` (AODV or static routes).
+    pub(super) fn wireless_route(&mut self, now: SimTime, node: NodeId, dst: IfaceId, pid: PacketId) {
+        let Some(nic) = self.nic_toward(node, dst) else {
+            self.discard(pid);
+            return;
+        };
+        let pkt = self.pool.get(pid);
+        let local = pkt.forwards == 0;
+        let (src, dst_addr) = (addr_u32(pkt.ip.src), addr_u32(pkt.ip.dst));
+        let w = self.wireless.as_deref_mut().expect("wireless node");
+        if !local {
+            w.node_counters[node.idx()].forwarded += 1;
+        }
+        if let Some(table) = &w.static_next {
+            let n = w.node_nics.len();
+            let to = self.ifaces[dst.idx()].node.idx();
+            let next = table[node.idx() * n + to];
+            let pkt = self.pool.get_mut(pid);
+            if !local {
+                pkt.ip.ttl = pkt.ip.ttl.saturating_sub(1);
+            }
+            if next == u32::MAX || pkt.ip.ttl == 0 {
+                if pkt.ip.ttl == 0 {
+                    w.node_counters[node.idx()].ttl_drops += 1;
+                }
+                self.discard(pid);
+                return;
+            }
+            // The next hop's NIC on the same channel: its first one.
+            let nh_nic = w.node_nics[next as usize][0];
+            let nh = addr_u32(w.nics[nh_nic as usize].addr);
+            self.link_down_after(now, nic, pid, nh, SimDuration::ZERO);
+            return;
+        }
+        let mut ttl = self.pool.get(pid).ip.ttl;
+        let aodv = w.nics[nic as usize].aodv.as_mut().expect("aodv routing");
+        let decision = aodv.route(now, pid, src, dst_addr, local, &mut ttl);
+        self.pool.get_mut(pid).ip.ttl = ttl;
+        match decision {
+            RouteDecision::Forward { next_hop } => {
+                self.link_down_after(now, nic, pid, next_hop, SimDuration::ZERO)
+            }
+            RouteDecision::Queued => {}
+            RouteDecision::Drop(_) => self.discard(pid),
+        }
+        self.service_aodv(now, nic);
+    }
+
+    /// Hands a packet to the link layer of `nic` for `next_hop` after `delay` (AODV's
+    /// jitter); the LL adds its own delay before the interface queue.
+    fn link_down_after(&mut self, now: SimTime, nic: u32, pid: PacketId, next_hop: u32, delay: SimDuration) {
+        let ll = self.wl().ll_delay;
+        self.pool.get_mut(pid).next_hop = next_hop;
+        self.queue
+            .schedule(now + delay + ll, Event::LlDown(nic, pid));
+    }
+
+    pub(super) fn ll_down(&mut self, now: SimTime, nic: u32, pid: PacketId) {
+        let pkt = self.pool.get(pid);
+        let (size, routing, nh) = (pkt.size, pkt.routing.is_some(), pkt.next_hop);
+        let mac_nh = self.mac_of(nh);
+        if self.tracer.pcap_on() {
+            let iface = self.wl().nics[nic as usize].iface;
+            self.tracer.pcap(iface.idx(), now, self.pool.get(pid));
+        }
+        self.wl().nics[nic as usize]
+            .mac
+            .enqueue(now, pid, size, mac_nh, routing);
+        self.service_mac(now, nic);
+    }
+
+    /// Drains a MAC after an input: frames onto the channel, events to the layers above,
+    /// and its timer.
+    fn service_mac(&mut self, now: SimTime, nic: u32) {
+        while let Some(frame) = self.wl().nics[nic as usize].mac.poll_transmit() {
+            self.transmit(now, nic, frame);
+        }
+        while let Some(ev) = self.wl().nics[nic as usize].mac.poll_event() {
+            match ev {
+                MacEvent::Received { packet, .. } => {
+                    let copy = self.pool.alloc();
+                    let (src, dst) = (packet, copy);
+                    let original = self.pool.get(src).clone();
+                    *self.pool.get_mut(dst) = original;
+                    let pkt = self.pool.get_mut(dst);
+                    pkt.forwards += 1;
+                    let flow = pkt.flow;
+                    if flow != NO_FLOW {
+                        self.flows[flow.idx()].in_flight += 1;
+                    }
+                    let ll = self.wl().ll_delay;
+                    self.queue.schedule(now + ll, Event::LlUp(nic, copy));
+                }
+                MacEvent::Sent { packet } => {
+                    if self.pool.get(packet).next_hop == BROADCAST {
+                        self.queue
+                            .schedule(now + BROADCAST_RELEASE_GUARD, Event::Release(packet));
+                    } else {
+                        self.discard(packet);
+                    }
+                }
+                MacEvent::Failed { packet, .. } => {
+                    let pkt = self.pool.get(packet);
+                    let (nh, dst, fwd, control) =
+                        (pkt.next_hop, addr_u32(pkt.ip.dst), pkt.forwards, pkt.routing.is_some());
+                    // ns-2 gives AODV no failure callback for its own messages.
+                    match self.wl().nics[nic as usize].aodv.as_mut() {
+                        Some(a) if !control => {
+                            a.link_failed(now, nh, packet, dst, fwd);
+                            self.service_aodv(now, nic);
+                        }
+                        _ => self.discard(packet),
+                    }
+                }
+                MacEvent::Dropped { packet, .. } => self.discard(packet),
+            }
+        }
+        let w = self.wl();
+        let n = &mut w.nics[nic as usize];
+        if let Some(t) = n.mac.poll_timeout() {
+            let t = t.max(now);
+            if n.mac_timer.at.is_none_or(|p| t < p) {
+                n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
+                n.mac_timer.at = Some(t);
+                let g = n.mac_timer.generation;
+                self.queue.schedule(t, Event::MacTimer(nic, g));
+            }
+        }
+    }
+
+    pub(super) fn mac_timer(&mut self, now: SimTime, nic: u32, generation: u32) {
+        let n = &mut self.wl().nics[nic as usize];
+        if n.mac_timer.generation != generation {
+            return;
+        }
+        n.mac_timer.at = None;
+        match n.mac.poll_timeout() {
+            Some(t) if t > now => {
+                n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
+                n.mac_timer.at = Some(t);
+                let g = n.mac_timer.generation;
+                self.queue.schedule(t, Event::MacTimer(nic, g));
+            }
+            Some(_) => {
+                n.mac.handle_timeout(now);
+                self.service_mac(now, nic);
+            }
+            None => {}
+        }
+    }
+
+    /// Puts a frame on the air: every other NIC within carrier-sense range sees its
+    /// first bit after the propagation delay.
+    fn transmit(&mut self, now: SimTime, nic: u32, frame: Frame) {
+        let w = self.wireless.as_deref_mut().expect("wireless");
+        let slot = w.alloc_frame(frame);
+        let Wireless {
+            phy,
+            mobility,
+            grid,
+            scratch,
+            nics,
+            node_nics,
+            frames,
+            free_frames,
+            cs_range_m,
+            ..
+        } = w;
+        let here = mobility.position(nics[nic as usize].node.idx(), now);
+        grid.query(now, here, *cs_range_m, |i| mobility.position(i, now), scratch);
+        let mut receivers = 0;
+        for &other in scratch.iter() {
+            let d = propagation::distance(here, mobility.position(other, now));
+            let pr = phy.rx_power(d);
+            if phy.classify(pr) == Reception::NotSensed {
+                continue;
+            }
+            let at = now + phy.prop_delay(d);
+            for &j in &node_nics[other] {
+                if j != nic {
+                    self.queue.schedule(at, Event::RxStart(j, slot));
+                    receivers += 1;
+                }
+            }
+        }
+        if receivers == 0 {
+            free_frames.push(slot);
+        } else {
+            frames[slot as usize].1 = receivers;
+        }
+    }
+
+    pub(super) fn rx_start(&mut self, now: SimTime, nic: u32, slot: u32) {
+        let w = self.wl();
+        let (frame, left) = w.frames[slot as usize];
+        if left <= 1 {
+            w.free_frames.push(slot);
+        } else {
+            w.frames[slot as usize].1 = left - 1;
+        }
+        let sender = w.nics[frame.src.0 as usize].node.idx();
+        let me = w.nics[nic as usize].node.idx();
+        let d = propagation::distance(
+            w.mobility.position(sender, now),
+            w.mobility.position(me, now),
+        );
+        let pr = w.phy.rx_power(d);
+        let decodable = w.phy.classify(pr) == Reception::Decodable;
+        w.nics[nic as usize].mac.rx_start(now, &frame, pr, decodable);
+        self.service_mac(now, nic);
+    }
+
+    /// A packet the MAC received goes up through the LL: to routing, to an agent on this
+    /// node, or back down to be forwarded.
+    pub(super) fn ll_up(&mut self, now: SimTime, nic: u32, pid: PacketId) {
+        let own_only = self.wl().nics[nic as usize].own_traffic_only;
+        let my_addr = self.wl().nics[nic as usize].addr;
+        let node = self.wl().nics[nic as usize].node;
+        if self.pool.get(pid).routing.is_some() {
+            let pkt = self.pool.get(pid);
+            let msg = pkt.routing.clone().expect("routing message");
+            let (src, ttl) = (addr_u32(pkt.ip.src), pkt.ip.ttl);
+            let for_me = match &msg {
+                crate::wireless::aodv::AodvMsg::Rreq(q) => q.dst == addr_u32(my_addr),
+                _ => true,
+            };
+            self.discard(pid);
+            if !own_only || for_me {
+                if let Some(a) = self.wl().nics[nic as usize].aodv.as_mut() {
+                    a.recv(now, &msg, src, ttl);
+                }
+                self.service_aodv(now, nic);
+            }
+            return;
+        }
+        let Some(dst) = self.addr_owner(self.pool.get(pid).ip.dst) else {
+            self.discard(pid);
+            return;
+        };
+        if self.ifaces[dst.idx()].node == node {
+            self.deliver(now, node, pid);
+        } else if own_only {
+            self.discard(pid);
+        } else {
+            self.wireless_route(now, node, dst, pid);
+        }
+    }
+
+    /// Drains a routing agent: control messages to send, buffered packets to release or
+    /// drop, interface-queue purges, and its timer.
+    fn service_aodv(&mut self, now: SimTime, nic: u32) {
+        loop {
+            let Some(out) = self.wl().nics[nic as usize]
+                .aodv
+                .as_mut()
+                .and_then(Aodv::poll_transmit)
+            else {
+                break;
+            };
+            let pid = self.pool.alloc();
+            self.pool.stamp(pid);
+            let pkt = self.pool.get_mut(pid);
+            pkt.flow = NO_FLOW;
+            pkt.kind = PacketKind::Control;
+            pkt.data_num = 0;
+            pkt.ack_num = 0;
+            pkt.forwards = 0;
+            pkt.created = now;
+            pkt.ip.src = u32_addr(out.ip_src);
+            pkt.ip.dst = u32_addr(out.ip_dst);
+            pkt.ip.ttl = out.ttl;
+            pkt.ip.ident = pkt.uid as u16;
+            pkt.transport = TransportRepr::Udp(UdpRepr {
+                src_port: AODV_UDP_PORT,
+                dst_port: AODV_UDP_PORT,
+            });
+            // ns-2 charges IP + its own message structs, no UDP header: keep that size.
+            pkt.payload_len = out.ns2_len().saturating_sub(28);
+            pkt.routing = Some(out.msg);
+            pkt.finalize();
+            self.link_down_after(now, nic, pid, out.next_hop, out.delay);
+        }
+        loop {
+            let Some(ev) = self.wl().nics[nic as usize]
+                .aodv
+                .as_mut()
+                .and_then(Aodv::poll_event)
+            else {
+                break;
+            };
+            match ev {
+                AodvEvent::Forward {
+                    pkt,
+                    next_hop,
+                    delay,
+                } => self.link_down_after(now, nic, pkt, next_hop, delay),
+                AodvEvent::Drop { pkt, .. } => self.discard(pkt),
+                AodvEvent::PurgeIfq { next_hop } => {
+                    let mac = self.mac_of(next_hop);
+                    while let Some(e) = self.wl().nics[nic as usize]
+                        .mac
+                        .ifq_mut()
+                        .take_next_hop(mac)
+                    {
+                        self.wl().nics[nic as usize].ifq_purged += 1;
+                        self.discard(e.packet);
+                    }
+                }
+            }
+        }
+        let w = self.wl();
+        let n = &mut w.nics[nic as usize];
+        if let Some(t) = n.aodv.as_ref().and_then(Aodv::poll_timeout) {
+            let t = t.max(now);
+            if n.aodv_timer.at.is_none_or(|p| t < p) {
+                n.aodv_timer.generation = n.aodv_timer.generation.wrapping_add(1);
+                n.aodv_timer.at = Some(t);
+                let g = n.aodv_timer.generation;
+                self.queue.schedule(t, Event::AodvTimer(nic, g));
+            }
+        }
+    }
+
+    pub(super) fn aodv_timer(&mut self, now: SimTime, nic: u32, generation: u32) {
+        let n = &mut self.wl().nics[nic as usize];
+        if n.aodv_timer.generation != generation {
+            return;
+        }
+        n.aodv_timer.at = None;
+        let Some(a) = n.aodv.as_mut() else { return };
+        match a.poll_timeout() {
+            Some(t) if t > now => {
+                n.aodv_timer.generation = n.aodv_timer.generation.wrapping_add(1);
+                n.aodv_timer.at = Some(t);
+                let g = n.aodv_timer.generation;
+                self.queue.schedule(t, Event::AodvTimer(nic, g));
+            }
+            Some(_) => {
+                a.handle_timeout(now);
+                self.service_aodv(now, nic);
+            }
+            None => {}
+        }
+    }
+
+    /// Starts every AODV agent's timers (its purge timers run from time 0, as ns-2's).
+    pub(super) fn start_wireless(&mut self, now: SimTime) {
+        let n = self.wireless.as_deref().map_or(0, |w| w.nics.len());
+        for nic in 0..n as u32 {
+            self.service_aodv(now, nic);
+        }
+    }
+}
