@@ -4,3 +4,5 @@
 //! the event loop. See docs/models/wireless.md.
 
 pub mod frame;
+pub mod ifq;
+pub mod mac;
