@@ -5,6 +5,8 @@
 
 pub mod frame;
 pub mod grid;
+pub mod ifq;
+pub mod mac;
 pub mod mobility;
 pub mod propagation;
 pub mod setdest;

@@ -1,0 +1,191 @@
+//! The interface queue in front of an 802.11 NIC, as ns-2.35's `Queue/DropTail/PriQueue`
+//! (queue/priqueue.cc, queue/drop-tail.cc) behaves with `Prefer_Routing_Protocols = 1`.
+//!
+//! - Drop-tail with ns-2's counting: `DropTail::enque` drops an arriving packet when
+//!   `waiting + 1 >= limit`, where `waiting` counts only packets in the queue; the packet
+//!   the MAC holds has left it. So `limit = 50` keeps at most 49 waiting, plus the one in
+//!   the MAC.
+//! - Routing packets (`PriQueue::recvHighPriority`) go to the head, ahead of everything,
+//!   other routing packets included; if the queue then holds `limit` or more, the packet
+//!   at the tail is dropped instead (possibly a data packet that was waiting).
+//! - `take_next_hop` is `PriQueue::filter(nsaddr_t)`: the first packet (from the head)
+//!   whose next hop is the given neighbour, which AODV calls in a loop on a link failure.
+//!   `remove_where` is the predicate form, `PriQueue::filter(PacketFilter, data)`.
+//!
+//! The queue does not know whether the MAC is busy: the MAC (`Mac`) owns one and pulls
+//! from it when it is ready, as ns-2's MAC callback (`Queue::resume`) does.
+
+use crate::net::PacketId;
+use std::collections::VecDeque;
+
+use super::frame::MacAddr;
+
+/// One packet waiting for the MAC: the world's packet, its size as ns-2 counts it at the
+/// MAC's entry (IP header included), and the neighbour it is for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct IfqEntry {
+    pub packet: PacketId,
+    pub ip_bytes: u32,
+    /// `MacAddr::BROADCAST` for a broadcast.
+    pub next_hop: MacAddr,
+}
+
+#[derive(Clone, Debug)]
+pub struct Ifq {
+    q: VecDeque<IfqEntry>,
+    limit: u32,
+    prefer_routing: bool,
+    drops: u64,
+}
+
+impl Ifq {
+    pub fn new(limit: u32, prefer_routing: bool) -> Self {
+        Ifq {
+            q: VecDeque::with_capacity(limit.clamp(1, 4096) as usize),
+            limit,
+            prefer_routing,
+            drops: 0,
+        }
+    }
+
+    /// A packet arrives (`PriQueue::recv`). `routing` marks routing-protocol packets
+    /// (ns-2: `PT_AODV`, `PT_DSR`, ...). Returns the packet dropped by the queue, if any:
+    /// the arriving one (drop-tail) or, for a routing packet, the one at the tail.
+    pub fn enqueue(&mut self, e: IfqEntry, routing: bool) -> Option<IfqEntry> {
+        let limit = self.limit as usize;
+        if routing && self.prefer_routing {
+            self.q.push_front(e);
+            if self.q.len() >= limit {
+                self.drops += 1;
+                return self.q.pop_back();
+            }
+            None
+        } else if self.q.len() + 1 >= limit {
+            self.drops += 1;
+            Some(e)
+        } else {
+            self.q.push_back(e);
+            None
+        }
+    }
+
+    /// The next packet for the MAC.
+    pub fn pop(&mut self) -> Option<IfqEntry> {
+        self.q.pop_front()
+    }
+
+    /// Removes and returns the first waiting packet for `next_hop` (ns-2
+    /// `PriQueue::filter(nsaddr_t)`; AODV calls it until it returns nothing).
+    pub fn take_next_hop(&mut self, next_hop: MacAddr) -> Option<IfqEntry> {
+        let i = self.q.iter().position(|e| e.next_hop == next_hop)?;
+        self.q.remove(i)
+    }
+
+    /// Removes every waiting packet for which `pred` is true, keeping the order of the
+    /// rest, and appends the removed ones to `out` in queue order.
+    pub fn remove_where<F: FnMut(&IfqEntry) -> bool>(
+        &mut self,
+        mut pred: F,
+        out: &mut Vec<IfqEntry>,
+    ) {
+        let mut i = 0;
+        while i < self.q.len() {
+            if pred(&self.q[i]) {
+                if let Some(e) = self.q.remove(i) {
+                    out.push(e);
+                }
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// Packets waiting (not counting the one the MAC holds).
+    pub fn len(&self) -> usize {
+        self.q.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.q.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &IfqEntry> {
+        self.q.iter()
+    }
+
+    /// Packets this queue dropped (overflow), since it was built.
+    pub fn drops(&self) -> u64 {
+        self.drops
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(i: u32, hop: u32) -> IfqEntry {
+        IfqEntry {
+            packet: PacketId(i),
+            ip_bytes: 100,
+            next_hop: MacAddr(hop),
+        }
+    }
+
+    #[test]
+    fn drop_tail_keeps_limit_minus_one_waiting() {
+        // ns-2 DropTail::enque with qlim 50: drop when length + 1 >= 50, i.e. when 49
+        // are already waiting. Packets 0..48 enter (49 waiting); packet 49 is dropped.
+        let mut q = Ifq::new(50, true);
+        for i in 0..49 {
+            assert_eq!(q.enqueue(e(i, 1), false), None, "packet {i}");
+        }
+        assert_eq!(q.len(), 49);
+        assert_eq!(q.enqueue(e(49, 1), false), Some(e(49, 1)));
+        assert_eq!(q.len(), 49);
+        assert_eq!(q.drops(), 1);
+        // FIFO order for ordinary packets.
+        assert_eq!(q.pop(), Some(e(0, 1)));
+    }
+
+    #[test]
+    fn routing_packets_go_to_the_head_and_push_out_the_tail() {
+        let mut q = Ifq::new(5, true);
+        for i in 0..3 {
+            assert_eq!(q.enqueue(e(i, 1), false), None);
+        }
+        // Two routing packets: each is put at the head (the later one first).
+        assert_eq!(q.enqueue(e(10, 2), true), None);
+        // 4 waiting now. recvHighPriority: enqueHead makes 5 >= qlim 5, so the tail
+        // (data packet 2) is dropped.
+        assert_eq!(q.enqueue(e(11, 2), true), Some(e(2, 1)));
+        let order: Vec<u32> = q.iter().map(|x| x.packet.0).collect();
+        assert_eq!(order, vec![11, 10, 0, 1]);
+        // With Prefer_Routing_Protocols = 0 a routing packet is an ordinary one:
+        // 4 waiting, 4 + 1 >= 5, dropped.
+        let mut plain = Ifq::new(5, false);
+        for i in 0..4 {
+            assert_eq!(plain.enqueue(e(i, 1), false), None);
+        }
+        assert_eq!(plain.enqueue(e(9, 2), true), Some(e(9, 2)));
+    }
+
+    #[test]
+    fn take_next_hop_removes_first_match_in_order() {
+        let mut q = Ifq::new(50, true);
+        for (i, hop) in [(0, 1), (1, 2), (2, 1), (3, 3), (4, 1)] {
+            q.enqueue(e(i, hop), false);
+        }
+        // AODV's loop: while ((p = ifqueue->filter(nbr))) drop(p);
+        let mut taken = Vec::new();
+        while let Some(x) = q.take_next_hop(MacAddr(1)) {
+            taken.push(x.packet.0);
+        }
+        assert_eq!(taken, vec![0, 2, 4]);
+        let left: Vec<u32> = q.iter().map(|x| x.packet.0).collect();
+        assert_eq!(left, vec![1, 3]);
+        let mut out = Vec::new();
+        q.remove_where(|x| x.next_hop == MacAddr(3), &mut out);
+        assert_eq!(out, vec![e(3, 3)]);
+        assert_eq!(q.len(), 1);
+    }
+}
