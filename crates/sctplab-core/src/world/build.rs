@@ -128,6 +128,7 @@ impl World {
                 ifaces.push(Iface {
                     node,
                     out,
+                    nic: None,
                     name: format!("eth{k}"),
                     addr: iface_addr(node.idx(), k),
                 });

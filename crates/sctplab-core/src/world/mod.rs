@@ -5,6 +5,7 @@ mod build;
 mod run;
 mod summary;
 mod tracer;
+mod wireless;
 
 pub use run::{RunOptions, RunResult, run_scenario};
 
@@ -30,8 +31,10 @@ pub(crate) struct Node {
 
 pub(crate) struct Iface {
     pub node: NodeId,
-    /// The link direction this interface transmits on.
+    /// The link direction this interface transmits on (point-to-point interfaces).
     pub out: LinkDirId,
+    /// The wireless NIC this interface is (`wlan<k>`), in `Wireless::nics`.
+    pub nic: Option<u32>,
     /// `eth<k>`, k counting this node's interfaces in declaration order.
     pub name: String,
     pub addr: [u8; 4],
@@ -96,6 +99,18 @@ pub(crate) enum Event {
     SnoopTimer(u32, u32),
     /// The `[[faults]]` entry with this index (in `World::faults`) takes effect.
     Fault(u32),
+    /// The first bit of frame slot `.1` reaches wireless NIC `.0`.
+    RxStart(u32, u32),
+    /// A wireless NIC's MAC timer (NIC, generation).
+    MacTimer(u32, u32),
+    /// A wireless NIC's routing-agent timer (NIC, generation).
+    AodvTimer(u32, u32),
+    /// A packet leaves the link layer of a NIC for its interface queue.
+    LlDown(u32, PacketId),
+    /// A packet a NIC received leaves the link layer for routing.
+    LlUp(u32, PacketId),
+    /// A broadcast packet's receivers have all copied it: give it back to the pool.
+    Release(PacketId),
     Sample,
     Stop,
 }
@@ -115,6 +130,9 @@ pub(crate) struct SnoopSlot {
     pub timer_gen: u32,
 }
 
+/// The flow of packets that belong to none (routing control messages).
+pub(crate) const NO_FLOW: FlowId = FlowId(u32::MAX);
+
 pub(crate) struct World {
     pub scenario: String,
     pub seed: u64,
@@ -133,6 +151,7 @@ pub(crate) struct World {
     pub series_interval: crate::sim::SimDuration,
     pub tracer: Tracer,
     pub unfinished: usize,
+    pub wireless: Option<Box<wireless::Wireless>>,
 }
 
 impl World {

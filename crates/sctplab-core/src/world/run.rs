@@ -1,6 +1,6 @@
 //! The run loop: pops events in (time, sequence) order and drives links and endpoints.
 
-use super::{Event, Fault, World};
+use super::{Event, Fault, NO_FLOW, World};
 use crate::endpoint::Endpoint;
 use crate::error::Error;
 use crate::net::link::overlap_ns;
@@ -73,6 +73,7 @@ impl World {
         for (i, &(at, _)) in self.faults.iter().enumerate() {
             self.queue.schedule(at, Event::Fault(i as u32));
         }
+        self.start_wireless(SimTime::ZERO);
         for i in 0..self.endpoints.len() {
             self.service(EndpointId::from_idx(i), SimTime::ZERO);
         }
@@ -88,6 +89,12 @@ impl World {
                 Event::Timer(ep, generation) => self.timer(now, ep, generation),
                 Event::SnoopTimer(i, generation) => self.snoop_timer(now, i as usize, generation),
                 Event::Fault(i) => self.fault(now, i as usize),
+                Event::RxStart(nic, slot) => self.rx_start(now, nic, slot),
+                Event::MacTimer(nic, g) => self.mac_timer(now, nic, g),
+                Event::AodvTimer(nic, g) => self.aodv_timer(now, nic, g),
+                Event::LlDown(nic, pid) => self.ll_down(now, nic, pid),
+                Event::LlUp(nic, pid) => self.ll_up(now, nic, pid),
+                Event::Release(pid) => self.discard(pid),
                 Event::Sample => self.sample(now),
             }
             if !self.flows.is_empty() && self.unfinished == 0 {
@@ -156,7 +163,12 @@ impl World {
             pkt.dst = self.ifaces[dst_iface.idx()].node;
             pkt.created = now;
             // The source address is that of the interface the packet leaves by.
-            pkt.ip.src = match self.routes.next_hop(src, dst_iface) {
+            let out = self
+                .routes
+                .next_hop(src, dst_iface)
+                .or_else(|| self.wireless_iface_toward(src, dst_iface));
+            let pkt = self.pool.get_mut(pid);
+            pkt.ip.src = match out {
                 Some(out) => self.ifaces[out.idx()].addr,
                 None => self.nodes[src.idx()].addr,
             };
@@ -238,6 +250,7 @@ impl World {
                 let dir = self.ifaces[iface.idx()].out;
                 self.enqueue(now, dir, pid);
             }
+            None if self.ifaces[dst.idx()].nic.is_some() => self.wireless_route(now, node, dst, pid),
             // Validation rejects flows between disconnected nodes, so this is unreachable
             // for scenario traffic; drop rather than panic.
             None => self.discard(pid),
@@ -397,7 +410,7 @@ impl World {
         }
     }
 
-    fn deliver(&mut self, now: SimTime, node: NodeId, pid: PacketId) {
+    pub(super) fn deliver(&mut self, now: SimTime, node: NodeId, pid: PacketId) {
         let pkt = self.pool.get(pid);
         let proto = pkt.ip.protocol;
         let port = pkt.ports().1;
@@ -450,9 +463,12 @@ impl World {
     }
 
     /// Returns a packet to the pool and updates its flow's in-flight count.
-    fn discard(&mut self, pid: PacketId) {
+    pub(super) fn discard(&mut self, pid: PacketId) {
         let flow = self.pool.get(pid).flow;
         self.pool.release(pid);
+        if flow == NO_FLOW {
+            return;
+        }
         let f = &mut self.flows[flow.idx()];
         f.in_flight = f.in_flight.saturating_sub(1);
         if f.in_flight == 0 {

@@ -187,6 +187,12 @@ impl World {
             .or_else(|| nics.first().copied())
     }
 
+    /// The interface of the NIC `nic_toward` picks, if the node has NICs.
+    pub(super) fn wireless_iface_toward(&self, node: NodeId, dst: IfaceId) -> Option<IfaceId> {
+        let nic = self.nic_toward(node, dst)?;
+        self.wireless.as_deref().map(|w| w.nics[nic as usize].iface)
+    }
+
     fn mac_of(&self, addr: u32) -> MacAddr {
         if addr == BROADCAST {
             return MacAddr::BROADCAST;
