@@ -3,6 +3,7 @@
 //! Each part is a sans-IO machine or a pure function; the world (`world/`) wires them to
 //! the event loop. See docs/models/wireless.md.
 
+pub mod aodv;
 pub mod frame;
 pub mod grid;
 pub mod ifq;
