@@ -46,6 +46,13 @@ pub struct Packet {
     pub payload_len: u32,
     /// Total IPv4 datagram length in bytes, computed by `finalize`.
     pub size: u32,
+    /// Times a wireless MAC has received this packet on its way (ns-2 `num_forwards`):
+    /// 0 where it was created.
+    pub forwards: u32,
+    /// The IPv4 next hop (as a number) the link layer sends it to, on wireless NICs.
+    pub next_hop: u32,
+    /// The routing-protocol message a control packet carries (AODV over UDP port 654).
+    pub routing: Option<crate::wireless::aodv::AodvMsg>,
 }
 
 impl Default for Packet {
@@ -75,6 +82,9 @@ impl Default for Packet {
             }),
             payload_len: 0,
             size: 0,
+            forwards: 0,
+            next_hop: 0,
+            routing: None,
         }
     }
 }

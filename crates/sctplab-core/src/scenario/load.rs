@@ -3,7 +3,7 @@
 use super::error::ScenarioError;
 use super::overrides;
 use super::schema::{
-    CbrCfg, CbrPairsCfg, FLOW_TYPES, FaultAction, FlowSpec, InitialCwnd, LossCfg, ScenarioFile,
+    CbrCfg, CbrPairsCfg, FLOW_TYPES, FaultAction, MobilityModel, FlowSpec, InitialCwnd, LossCfg, ScenarioFile,
     SctpCfg, TcpCfg,
 };
 use crate::net::routing::components;
@@ -21,6 +21,8 @@ pub struct Scenario {
     pub flows: Vec<FlowSpec>,
     /// Flow generators (`type = "cbr_pairs"`), expanded per run seed.
     pub generators: Vec<CbrPairsCfg>,
+    /// The movement legs of `[mobility] file`, read and checked when the scenario loads.
+    pub movement: Option<Vec<Vec<crate::wireless::mobility::Leg>>>,
     /// The scenario after overrides, as TOML: running it again gives the same run.
     pub resolved_toml: String,
 }
@@ -147,14 +149,16 @@ fn load_table(
         .name
         .clone()
         .unwrap_or_else(|| default_name.to_string());
-    let scenario = Scenario {
+    let mut scenario = Scenario {
         name,
         file,
         flows,
         generators,
+        movement: None,
         resolved_toml,
     };
     validate(&scenario, source)?;
+    scenario.movement = load_movement(&scenario, source)?;
     Ok(scenario)
 }
 
@@ -393,7 +397,17 @@ fn validate(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
                 "a flow must join two different nodes".into(),
             ));
         }
-        if component[ends[0]] != component[ends[1]] {
+        let wireless = |i: usize| f.nodes[i].wlan > 0;
+        if wireless(ends[0]) != wireless(ends[1]) {
+            return Err(err(
+                p.clone(),
+                format!(
+                    "{from:?} and {to:?}: one end is wireless and the other wired; a network \
+                     joining wired links and wireless NICs is not supported yet"
+                ),
+            ));
+        }
+        if !wireless(ends[0]) && component[ends[0]] != component[ends[1]] {
             return Err(err(
                 p.clone(),
                 format!(
@@ -474,8 +488,174 @@ fn validate(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
         }
     }
     validate_snoop(s, &nodes, &pairs, source)?;
+    validate_wireless(s, &adjacency, source)?;
     let iface_counts: Vec<usize> = adjacency.iter().map(Vec::len).collect();
     validate_faults(s, &nodes, &iface_counts, source)
+}
+
+fn validate_wireless(
+    s: &Scenario,
+    adjacency: &[Vec<(IfaceId, NodeId)>],
+    source: &str,
+) -> Result<(), ScenarioError> {
+    let f = &s.file;
+    let err = |path: String, msg: String| Err(ScenarioError::new(source, path, msg));
+    let m = &f.mobility;
+    let Some(w) = &f.wireless else {
+        if let Some(n) = f.nodes.iter().find(|n| n.wlan > 0) {
+            return err(
+                format!("nodes.{}.wlan", n.name),
+                "wireless NICs need a [wireless] table (width, height, ...)".into(),
+            );
+        }
+        if let Some(n) = f.nodes.iter().find(|n| n.x.is_some() || n.y.is_some()) {
+            return err(
+                format!("nodes.{}.x", n.name),
+                "positions belong to wireless nodes (wlan > 0 and a [wireless] table)".into(),
+            );
+        }
+        if m.model != MobilityModel::Static || m.file.is_some() || !m.fixed.is_empty() {
+            return err("mobility".into(), "needs a [wireless] table".into());
+        }
+        return Ok(());
+    };
+    if w.width.0 == 0 || w.height.0 == 0 {
+        return err("wireless.width".into(), "the area must have a positive width and height".into());
+    }
+    if w.queue == 0 {
+        return err("wireless.queue".into(), "expected at least 1 packet".into());
+    }
+    let p = &w.phy;
+    for (key, v) in [
+        ("tx_power_w", p.tx_power_w),
+        ("frequency_hz", p.frequency_hz),
+        ("tx_gain", p.tx_gain),
+        ("rx_gain", p.rx_gain),
+        ("rx_threshold_w", p.rx_threshold_w),
+        ("cs_threshold_w", p.cs_threshold_w),
+    ] {
+        if !(v.is_finite() && v > 0.0) {
+            return err(format!("wireless.phy.{key}"), format!("expected a positive number, got {v}"));
+        }
+    }
+    if !(p.system_loss.is_finite() && p.system_loss >= 1.0) {
+        return err("wireless.phy.system_loss".into(), "expected a number of at least 1".into());
+    }
+    if !(p.capture_ratio.is_finite() && p.capture_ratio >= 1.0) {
+        return err("wireless.phy.capture_ratio".into(), "expected a power ratio of at least 1".into());
+    }
+    if p.antenna_height.0 == 0 {
+        return err("wireless.phy.antenna_height".into(), "must be greater than zero".into());
+    }
+    if p.cs_threshold_w > p.rx_threshold_w {
+        return err(
+            "wireless.phy.cs_threshold_w".into(),
+            "must not exceed rx_threshold_w (a frame one can decode is also sensed)".into(),
+        );
+    }
+    let mac = &w.mac;
+    for (key, v) in [
+        ("data_rate", mac.data_rate.0),
+        ("basic_rate", mac.basic_rate.0),
+        ("plcp_rate", mac.plcp_rate.0),
+    ] {
+        if v == 0 {
+            return err(format!("wireless.mac.{key}"), "must be greater than zero".into());
+        }
+    }
+    if mac.slot.0 == crate::sim::SimDuration::ZERO {
+        return err("wireless.mac.slot".into(), "must be greater than zero".into());
+    }
+    if mac.cw_min == 0 || mac.cw_max < mac.cw_min || mac.cw_max > 65_535 {
+        return err(
+            "wireless.mac.cw_max".into(),
+            "expected 1 <= cw_min <= cw_max <= 65535".into(),
+        );
+    }
+    if mac.short_retry_limit == 0 || mac.long_retry_limit == 0 {
+        return err("wireless.mac.short_retry_limit".into(), "retry limits must be at least 1".into());
+    }
+    let area = (w.width.meters(), w.height.meters());
+    let positions_given = m.model == MobilityModel::Static && m.file.is_none();
+    for (i, n) in f.nodes.iter().enumerate() {
+        let p = format!("nodes.{}", n.name);
+        if n.wlan > 4 {
+            return err(format!("{p}.wlan"), format!("expected 0 to 4 wireless NICs, got {}", n.wlan));
+        }
+        if n.wlan > 0 && !adjacency[i].is_empty() {
+            return err(
+                format!("{p}.wlan"),
+                "a node with both links and wireless NICs is not supported yet".into(),
+            );
+        }
+        if n.wlan > 0 && s.file.snoop.iter().any(|a| a.node == n.name || a.mobile == n.name) {
+            return err(format!("{p}.wlan"), "snoop agents run on wired links only".into());
+        }
+        match (positions_given && n.wlan > 0, n.x, n.y) {
+            (true, Some(x), Some(y)) => {
+                if x.meters() > area.0 || y.meters() > area.1 {
+                    return err(
+                        format!("{p}.x"),
+                        format!(
+                            "({} m, {} m) is outside the area of {} m x {} m",
+                            x.meters(),
+                            y.meters(),
+                            area.0,
+                            area.1
+                        ),
+                    );
+                }
+            }
+            (true, _, _) => {
+                return err(
+                    format!("{p}.x"),
+                    "a wireless node needs x and y when [mobility] model is \"static\"".into(),
+                );
+            }
+            (false, None, None) => {}
+            (false, _, _) => {
+                return err(
+                    format!("{p}.x"),
+                    "positions come from [mobility] (random waypoint or a movement file); \
+                     x and y are only for model = \"static\" on wireless nodes"
+                        .into(),
+                );
+            }
+        }
+    }
+    if m.model == MobilityModel::RandomWaypoint && m.file.is_none() && m.max_speed.is_none() {
+        return err(
+            "mobility.max_speed".into(),
+            "required for model = \"random_waypoint\"; expected a speed like \"10m/s\"".into(),
+        );
+    }
+    for (i, name) in m.fixed.iter().enumerate() {
+        if !f.nodes.iter().any(|n| &n.name == name && n.wlan > 0) {
+            return err(
+                format!("mobility.fixed.{i}"),
+                format!("{name:?} is not a wireless node"),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Reads and checks `[mobility] file` (an ns-2 setdest file): one line naming the file
+/// and the line that is wrong.
+fn load_movement(
+    s: &Scenario,
+    source: &str,
+) -> Result<Option<Vec<Vec<crate::wireless::mobility::Leg>>>, ScenarioError> {
+    let (Some(w), Some(path)) = (&s.file.wireless, &s.file.mobility.file) else {
+        return Ok(None);
+    };
+    let err = |msg: String| ScenarioError::new(source, "mobility.file", msg);
+    let text = std::fs::read_to_string(path).map_err(|e| err(format!("cannot read {path:?}: {e}")))?;
+    let area = crate::wireless::mobility::Area::new(w.width.meters(), w.height.meters())
+        .map_err(|e| err(e.0))?;
+    crate::wireless::setdest::parse(&text, s.file.nodes.len(), area)
+        .map(Some)
+        .map_err(|e| err(format!("{path}: {e}")))
 }
 
 /// Names an interface as `"<node>:<iface>"`: the node's index and interface number.

@@ -152,7 +152,7 @@ impl Default for MacSchema {
     }
 }
 
-/// `[wireless.aodv]`: the constants of ns-2.35's `aodv` agent (aodv.h).
+/// `[wireless.aodv]`: the constants of ns-2.35's `aodv` agent (aodv.h, aodv.cc).
 #[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields, default)]
 pub struct AodvSchema {
@@ -160,20 +160,22 @@ pub struct AodvSchema {
     pub my_route_timeout: Duration,
     pub rev_route_life: Duration,
     pub bcast_id_save: Duration,
-    pub rreq_retries: u32,
+    pub rreq_retries: u8,
     pub max_rreq_timeout: Duration,
     pub ttl_start: u8,
     pub ttl_increment: u8,
     pub ttl_threshold: u8,
     pub node_traversal_time: Duration,
     pub network_diameter: u8,
-    pub local_repair: bool,
-    pub local_repair_wait_time: Duration,
-    pub bad_link_lifetime: Duration,
-    pub jitter: Duration,
+    pub broadcast_jitter: Duration,
+    pub arp_delay: Duration,
     pub purge_interval: Duration,
     pub queue_limit: u32,
     pub queue_timeout: Duration,
+    pub local_repair: bool,
+    /// RFC 3561's expanding ring for a first discovery; ns-2.35 goes network-wide.
+    pub ring_search_first: bool,
+    pub local_repair_timer_quirk: bool,
 }
 
 impl Default for AodvSchema {
@@ -192,13 +194,14 @@ impl Default for AodvSchema {
             ttl_threshold: 7,
             node_traversal_time: ms(30),
             network_diameter: 30,
-            local_repair: true,
-            local_repair_wait_time: ms(150),
-            bad_link_lifetime: ms(3_000),
-            jitter: ms(10),
+            broadcast_jitter: ms(10),
+            arp_delay: ms(10),
             purge_interval: ms(500),
             queue_limit: 64,
             queue_timeout: ms(30_000),
+            local_repair: true,
+            ring_search_first: false,
+            local_repair_timer_quirk: true,
         }
     }
 }

@@ -162,6 +162,8 @@ impl World {
             pkt.src = src;
             pkt.dst = self.ifaces[dst_iface.idx()].node;
             pkt.created = now;
+            pkt.forwards = 0;
+            pkt.routing = None;
             // The source address is that of the interface the packet leaves by.
             let out = self
                 .routes
