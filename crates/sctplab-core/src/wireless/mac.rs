@@ -42,6 +42,8 @@ use super::frame::{Frame, FrameKind, MacAddr};
 use super::ifq::{Ifq, IfqEntry};
 
 #[cfg(test)]
+mod bianchi;
+#[cfg(test)]
 mod harness;
 #[cfg(test)]
 mod tests;

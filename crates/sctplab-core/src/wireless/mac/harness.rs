@@ -155,6 +155,15 @@ impl Net {
         }
     }
 
+    /// Starts the saturated stations (their first packet at `t`).
+    pub fn start_saturated(&mut self, t: SimTime) {
+        for i in 0..self.macs.len() {
+            if self.saturated[i].is_some() {
+                self.service(i, t);
+            }
+        }
+    }
+
     pub fn run_until(&mut self, end: SimTime) {
         while let Some(t) = self.q.peek_time() {
             if t > end {
