@@ -268,6 +268,9 @@ const SEND: usize = 4;
 const IF: usize = 5;
 const N_TIMERS: usize = 6;
 
+/// NIC addresses are small indices; the duplicate cache is a vector indexed by them.
+const MAX_DUP_CACHE: usize = 1 << 20;
+
 #[derive(Copy, Clone, Debug, Default)]
 struct Timer {
     at: Option<SimTime>,
@@ -442,10 +445,10 @@ impl Mac {
                 reason: DropReason::IfqFull,
             });
         }
-        if !self.holding
-            && let Some(e) = self.ifq.pop()
-        {
-            self.send(e);
+        if !self.holding {
+            if let Some(e) = self.ifq.pop() {
+                self.send(e);
+            }
         }
     }
 
@@ -484,10 +487,8 @@ impl Mac {
         loop {
             let mut best: Option<(SimTime, u64, usize)> = None;
             for (i, t) in self.timers.iter().enumerate() {
-                if let Some(at) = t.at
-                    && at <= now
-                    && best.is_none_or(|(bat, bseq, _)| (at, t.seq) < (bat, bseq))
-                {
+                let Some(at) = t.at else { continue };
+                if at <= now && best.is_none_or(|(bat, bseq, _)| (at, t.seq) < (bat, bseq)) {
                     best = Some((at, t.seq, i));
                 }
             }
@@ -754,10 +755,10 @@ impl Mac {
     /// transmission. A reception in progress is lost (we cannot hear while sending).
     fn transmit(&mut self, f: Frame, timeout: SimDuration) {
         self.tx_active = true;
-        if self.rx_state != RxState::Idle
-            && let Some(rx) = self.rx.as_mut()
-        {
-            rx.error = true;
+        if self.rx_state != RxState::Idle {
+            if let Some(rx) = self.rx.as_mut() {
+                rx.error = true;
+            }
         }
         match f.kind {
             FrameKind::Rts => self.counters.rts_sent += 1,
@@ -881,13 +882,11 @@ impl Mac {
         self.counters.short_retries += 1;
         if self.ssrc >= self.cfg.short_retry_limit {
             self.rts = None;
-            if let Some(t) = self.tx.take()
-                && let Some(packet) = t.packet
-            {
+            if let Some(packet) = self.tx.take().and_then(|t| t.packet.map(|p| (p, t.dst))) {
                 self.counters.failed_short += 1;
                 self.events.push_back(MacEvent::Failed {
-                    packet,
-                    next_hop: t.dst,
+                    packet: packet.0,
+                    next_hop: packet.1,
                 });
             }
             self.ssrc = 0;
@@ -1098,16 +1097,20 @@ impl Mac {
                 }
             }
             // Duplicate detection by (transmitter, sequence number), after the ACK.
+            // Like ns-2's cache sized by node count, an address beyond it is delivered
+            // without the check.
             let i = f.src.0 as usize;
-            if i >= self.dup_cache.len() {
-                self.dup_cache.resize(i + 1, 0);
+            if i < MAX_DUP_CACHE {
+                if i >= self.dup_cache.len() {
+                    self.dup_cache.resize(i + 1, 0);
+                }
+                let last = self.dup_cache[i];
+                if last != 0 && last == f.seq {
+                    self.counters.duplicates += 1;
+                    return;
+                }
+                self.dup_cache[i] = f.seq;
             }
-            let last = self.dup_cache[i];
-            if last != 0 && last == f.seq {
-                self.counters.duplicates += 1;
-                return;
-            }
-            self.dup_cache[i] = f.seq;
         }
         self.counters.delivered += 1;
         if let Some(packet) = f.packet {
