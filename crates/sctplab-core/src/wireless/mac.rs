@@ -32,6 +32,21 @@
 //! fire in the order they were started, as ns-2's scheduler orders equal-time events.
 //! Function names follow ns-2's where the logic is ns-2's (`tx_resume`, `check_pkt_rts`,
 //! ...), so each rule can be read against mac-802_11.cc.
+//!
+//! # ns-2 behaviours kept on purpose
+//!
+//! - No access after a bare DIFS: with `bugFix_timer_` a packet that finds the medium
+//!   idle and no backoff running still waits DIFS + `random % cw` slots (`send()`); after
+//!   every exchange, timeout or broadcast `tx_resume` / `recvACK` / `RetransmitDATA`
+//!   start a new backoff the same way. Only CTS, ACK and the DATA after a CTS go out
+//!   after SIFS without a backoff.
+//! - EIFS is a NAV of EIFS set when an errored or collided reception ends; the backoff
+//!   then resumes after a further DIFS (so EIFS + DIFS in all), colliders included.
+//! - A capture sets the NAV to EIFS + the ignored frame's airtime, which also stops a
+//!   CTS to the captured RTS (CTS needs an idle medium).
+//! - If a CTS is dropped because the medium is busy while the station has its own RTS
+//!   pending, nothing restarts the station's access until it next receives a frame
+//!   addressed to it (ns-2's `check_pktCTRL` returns without scheduling anything).
 
 use std::collections::VecDeque;
 
