@@ -44,9 +44,10 @@
 //!   then resumes after a further DIFS (so EIFS + DIFS in all), colliders included.
 //! - A capture sets the NAV to EIFS + the ignored frame's airtime, which also stops a
 //!   CTS to the captured RTS (CTS needs an idle medium).
-//! - If a CTS is dropped because the medium is busy while the station has its own RTS
-//!   pending, nothing restarts the station's access until it next receives a frame
-//!   addressed to it (ns-2's `check_pktCTRL` returns without scheduling anything).
+//! - If a CTS is dropped because the medium is busy while the station's own RTS waits
+//!   with no backoff running (its backoff expired during the SIFS before the CTS, or
+//!   the packet arrived during that SIFS), nothing restarts the station's access until
+//!   an RTS or DATA addressed to it arrives (ns-2's `check_pktCTRL` schedules nothing).
 
 use std::collections::VecDeque;
 
