@@ -32,6 +32,22 @@
 //! fire in the order they were started, as ns-2's scheduler orders equal-time events.
 //! Function names follow ns-2's where the logic is ns-2's (`tx_resume`, `check_pkt_rts`,
 //! ...), so each rule can be read against mac-802_11.cc.
+//!
+//! # ns-2 behaviours kept on purpose
+//!
+//! - No access after a bare DIFS: with `bugFix_timer_` a packet that finds the medium
+//!   idle and no backoff running still waits DIFS + `random % cw` slots (`send()`); after
+//!   every exchange, timeout or broadcast `tx_resume` / `recvACK` / `RetransmitDATA`
+//!   start a new backoff the same way. Only CTS, ACK and the DATA after a CTS go out
+//!   after SIFS without a backoff.
+//! - EIFS is a NAV of EIFS set when an errored or collided reception ends; the backoff
+//!   then resumes after a further DIFS (so EIFS + DIFS in all), colliders included.
+//! - A capture sets the NAV to EIFS + the ignored frame's airtime, which also stops a
+//!   CTS to the captured RTS (CTS needs an idle medium).
+//! - If a CTS is dropped because the medium is busy while the station's own RTS waits
+//!   with no backoff running (its backoff expired during the SIFS before the CTS, or
+//!   the packet arrived during that SIFS), nothing restarts the station's access until
+//!   an RTS or DATA addressed to it arrives (ns-2's `check_pktCTRL` schedules nothing).
 
 use std::collections::VecDeque;
 
@@ -41,6 +57,8 @@ use crate::sim::{RngStream, SimDuration, SimTime};
 use super::frame::{Frame, FrameKind, MacAddr};
 use super::ifq::{Ifq, IfqEntry};
 
+#[cfg(test)]
+mod bianchi;
 #[cfg(test)]
 mod harness;
 #[cfg(test)]
@@ -266,6 +284,9 @@ const SEND: usize = 4;
 const IF: usize = 5;
 const N_TIMERS: usize = 6;
 
+/// NIC addresses are small indices; the duplicate cache is a vector indexed by them.
+const MAX_DUP_CACHE: usize = 1 << 20;
+
 #[derive(Copy, Clone, Debug, Default)]
 struct Timer {
     at: Option<SimTime>,
@@ -440,10 +461,10 @@ impl Mac {
                 reason: DropReason::IfqFull,
             });
         }
-        if !self.holding
-            && let Some(e) = self.ifq.pop()
-        {
-            self.send(e);
+        if !self.holding {
+            if let Some(e) = self.ifq.pop() {
+                self.send(e);
+            }
         }
     }
 
@@ -482,10 +503,8 @@ impl Mac {
         loop {
             let mut best: Option<(SimTime, u64, usize)> = None;
             for (i, t) in self.timers.iter().enumerate() {
-                if let Some(at) = t.at
-                    && at <= now
-                    && best.is_none_or(|(bat, bseq, _)| (at, t.seq) < (bat, bseq))
-                {
+                let Some(at) = t.at else { continue };
+                if at <= now && best.is_none_or(|(bat, bseq, _)| (at, t.seq) < (bat, bseq)) {
                     best = Some((at, t.seq, i));
                 }
             }
@@ -752,10 +771,10 @@ impl Mac {
     /// transmission. A reception in progress is lost (we cannot hear while sending).
     fn transmit(&mut self, f: Frame, timeout: SimDuration) {
         self.tx_active = true;
-        if self.rx_state != RxState::Idle
-            && let Some(rx) = self.rx.as_mut()
-        {
-            rx.error = true;
+        if self.rx_state != RxState::Idle {
+            if let Some(rx) = self.rx.as_mut() {
+                rx.error = true;
+            }
         }
         match f.kind {
             FrameKind::Rts => self.counters.rts_sent += 1,
@@ -879,13 +898,11 @@ impl Mac {
         self.counters.short_retries += 1;
         if self.ssrc >= self.cfg.short_retry_limit {
             self.rts = None;
-            if let Some(t) = self.tx.take()
-                && let Some(packet) = t.packet
-            {
+            if let Some(packet) = self.tx.take().and_then(|t| t.packet.map(|p| (p, t.dst))) {
                 self.counters.failed_short += 1;
                 self.events.push_back(MacEvent::Failed {
-                    packet,
-                    next_hop: t.dst,
+                    packet: packet.0,
+                    next_hop: packet.1,
                 });
             }
             self.ssrc = 0;
@@ -1096,16 +1113,20 @@ impl Mac {
                 }
             }
             // Duplicate detection by (transmitter, sequence number), after the ACK.
+            // Like ns-2's cache sized by node count, an address beyond it is delivered
+            // without the check.
             let i = f.src.0 as usize;
-            if i >= self.dup_cache.len() {
-                self.dup_cache.resize(i + 1, 0);
+            if i < MAX_DUP_CACHE {
+                if i >= self.dup_cache.len() {
+                    self.dup_cache.resize(i + 1, 0);
+                }
+                let last = self.dup_cache[i];
+                if last != 0 && last == f.seq {
+                    self.counters.duplicates += 1;
+                    return;
+                }
+                self.dup_cache[i] = f.seq;
             }
-            let last = self.dup_cache[i];
-            if last != 0 && last == f.seq {
-                self.counters.duplicates += 1;
-                return;
-            }
-            self.dup_cache[i] = f.seq;
         }
         self.counters.delivered += 1;
         if let Some(packet) = f.packet {

@@ -117,10 +117,10 @@ impl Net {
                 if j == i || p < CS_THRESH {
                     continue;
                 }
-                if let Some(lose) = self.lose.as_mut()
-                    && lose(j, &f)
-                {
-                    continue;
+                if let Some(lose) = self.lose.as_mut() {
+                    if lose(j, &f) {
+                        continue;
+                    }
                 }
                 self.q.schedule(
                     now + self.prop,
@@ -137,13 +137,13 @@ impl Net {
                 self.ev_log.push((now, i, e));
             }
         }
-        if let Some((bytes, hop)) = self.saturated[i]
-            && self.macs[i].ifq().is_empty()
-        {
-            let packet = self.new_packet();
-            self.macs[i].enqueue(now, packet, bytes, hop, false);
-            self.service(i, now);
-            return;
+        if let Some((bytes, hop)) = self.saturated[i] {
+            if self.macs[i].ifq().is_empty() {
+                let packet = self.new_packet();
+                self.macs[i].enqueue(now, packet, bytes, hop, false);
+                self.service(i, now);
+                return;
+            }
         }
         let d = self.macs[i].poll_timeout();
         if d != self.armed[i] {
@@ -151,6 +151,15 @@ impl Net {
             self.armed[i] = d;
             if let Some(t) = d {
                 self.q.schedule(t, Ev::Timer(i, self.generation[i]));
+            }
+        }
+    }
+
+    /// Starts the saturated stations (their first packet at `t`).
+    pub fn start_saturated(&mut self, t: SimTime) {
+        for i in 0..self.macs.len() {
+            if self.saturated[i].is_some() {
+                self.service(i, t);
             }
         }
     }
