@@ -3,8 +3,8 @@
 use super::error::ScenarioError;
 use super::overrides;
 use super::schema::{
-    CbrCfg, CbrPairsCfg, FLOW_TYPES, FaultAction, MobilityModel, FlowSpec, InitialCwnd, LossCfg, ScenarioFile,
-    SctpCfg, TcpCfg,
+    CbrCfg, CbrPairsCfg, FLOW_TYPES, FaultAction, FlowSpec, InitialCwnd, LossCfg, MobilityModel,
+    ScenarioFile, SctpCfg, TcpCfg,
 };
 use crate::net::routing::components;
 use crate::net::{IfaceId, NodeId};
@@ -520,7 +520,10 @@ fn validate_wireless(
         return Ok(());
     };
     if w.width.0 == 0 || w.height.0 == 0 {
-        return err("wireless.width".into(), "the area must have a positive width and height".into());
+        return err(
+            "wireless.width".into(),
+            "the area must have a positive width and height".into(),
+        );
     }
     if w.queue == 0 {
         return err("wireless.queue".into(), "expected at least 1 packet".into());
@@ -535,17 +538,29 @@ fn validate_wireless(
         ("cs_threshold_w", p.cs_threshold_w),
     ] {
         if !(v.is_finite() && v > 0.0) {
-            return err(format!("wireless.phy.{key}"), format!("expected a positive number, got {v}"));
+            return err(
+                format!("wireless.phy.{key}"),
+                format!("expected a positive number, got {v}"),
+            );
         }
     }
     if !(p.system_loss.is_finite() && p.system_loss >= 1.0) {
-        return err("wireless.phy.system_loss".into(), "expected a number of at least 1".into());
+        return err(
+            "wireless.phy.system_loss".into(),
+            "expected a number of at least 1".into(),
+        );
     }
     if !(p.capture_ratio.is_finite() && p.capture_ratio >= 1.0) {
-        return err("wireless.phy.capture_ratio".into(), "expected a power ratio of at least 1".into());
+        return err(
+            "wireless.phy.capture_ratio".into(),
+            "expected a power ratio of at least 1".into(),
+        );
     }
     if p.antenna_height.0 == 0 {
-        return err("wireless.phy.antenna_height".into(), "must be greater than zero".into());
+        return err(
+            "wireless.phy.antenna_height".into(),
+            "must be greater than zero".into(),
+        );
     }
     if p.cs_threshold_w > p.rx_threshold_w {
         return err(
@@ -560,11 +575,17 @@ fn validate_wireless(
         ("plcp_rate", mac.plcp_rate.0),
     ] {
         if v == 0 {
-            return err(format!("wireless.mac.{key}"), "must be greater than zero".into());
+            return err(
+                format!("wireless.mac.{key}"),
+                "must be greater than zero".into(),
+            );
         }
     }
     if mac.slot.0 == crate::sim::SimDuration::ZERO {
-        return err("wireless.mac.slot".into(), "must be greater than zero".into());
+        return err(
+            "wireless.mac.slot".into(),
+            "must be greater than zero".into(),
+        );
     }
     if mac.cw_min == 0 || mac.cw_max < mac.cw_min || mac.cw_max > 65_535 {
         return err(
@@ -573,14 +594,20 @@ fn validate_wireless(
         );
     }
     if mac.short_retry_limit == 0 || mac.long_retry_limit == 0 {
-        return err("wireless.mac.short_retry_limit".into(), "retry limits must be at least 1".into());
+        return err(
+            "wireless.mac.short_retry_limit".into(),
+            "retry limits must be at least 1".into(),
+        );
     }
     let area = (w.width.meters(), w.height.meters());
     let positions_given = m.model == MobilityModel::Static && m.file.is_none();
     for (i, n) in f.nodes.iter().enumerate() {
         let p = format!("nodes.{}", n.name);
         if n.wlan > 4 {
-            return err(format!("{p}.wlan"), format!("expected 0 to 4 wireless NICs, got {}", n.wlan));
+            return err(
+                format!("{p}.wlan"),
+                format!("expected 0 to 4 wireless NICs, got {}", n.wlan),
+            );
         }
         if n.wlan > 0 && !adjacency[i].is_empty() {
             return err(
@@ -588,8 +615,16 @@ fn validate_wireless(
                 "a node with both links and wireless NICs is not supported yet".into(),
             );
         }
-        if n.wlan > 0 && s.file.snoop.iter().any(|a| a.node == n.name || a.mobile == n.name) {
-            return err(format!("{p}.wlan"), "snoop agents run on wired links only".into());
+        if n.wlan > 0
+            && s.file
+                .snoop
+                .iter()
+                .any(|a| a.node == n.name || a.mobile == n.name)
+        {
+            return err(
+                format!("{p}.wlan"),
+                "snoop agents run on wired links only".into(),
+            );
         }
         match (positions_given && n.wlan > 0, n.x, n.y) {
             (true, Some(x), Some(y)) => {
@@ -650,7 +685,8 @@ fn load_movement(
         return Ok(None);
     };
     let err = |msg: String| ScenarioError::new(source, "mobility.file", msg);
-    let text = std::fs::read_to_string(path).map_err(|e| err(format!("cannot read {path:?}: {e}")))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| err(format!("cannot read {path:?}: {e}")))?;
     let area = crate::wireless::mobility::Area::new(w.width.meters(), w.height.meters())
         .map_err(|e| err(e.0))?;
     crate::wireless::setdest::parse(&text, s.file.nodes.len(), area)

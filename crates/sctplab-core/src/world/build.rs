@@ -2,14 +2,6 @@
 
 use super::tracer::Tracer;
 use super::wireless::{Nic, TimerSlot, Wireless, static_wireless_routes};
-use crate::scenario::ScenarioError;
-use crate::scenario::schema::{AodvSchema, MobilityModel, PhySchema, WirelessCfg, WirelessRouting};
-use crate::wireless::aodv::{Aodv, AodvCfg};
-use crate::wireless::frame::MacAddr;
-use crate::wireless::grid::Grid;
-use crate::wireless::mac::{Mac, MacCfg};
-use crate::wireless::mobility::{Area, Mobility, WaypointCfg};
-use crate::wireless::propagation::PhyCfg;
 use super::{EndpointSlot, Event, Fault, Flow, FlowKind, Iface, Node, World, iface_addr};
 use crate::endpoint::AnyEndpoint;
 use crate::endpoint::cbr::{CbrSource, UdpSink};
@@ -21,6 +13,8 @@ use crate::net::queue::DropTail;
 use crate::net::routing::StaticRoutes;
 use crate::net::wire::IpProtocol;
 use crate::net::{EndpointId, FlowId, IfaceId, LinkDirId, NodeId, PacketPool};
+use crate::scenario::ScenarioError;
+use crate::scenario::schema::{AodvSchema, MobilityModel, PhySchema, WirelessCfg, WirelessRouting};
 use crate::scenario::schema::{
     FaultAction, LinkCfg, LossCfg, LossDirection, LossPosition, SctpCfg, TcpCfg, WindowUnit,
 };
@@ -33,6 +27,12 @@ use crate::tcp::{
     CongestionRules, ReceiverCfg, SenderCfg, SeqMap, TcpReceiver, TcpSender, TcpVariant,
 };
 use crate::trace::TraceConfig;
+use crate::wireless::aodv::{Aodv, AodvCfg};
+use crate::wireless::frame::MacAddr;
+use crate::wireless::grid::Grid;
+use crate::wireless::mac::{Mac, MacCfg};
+use crate::wireless::mobility::{Area, Mobility, WaypointCfg};
+use crate::wireless::propagation::PhyCfg;
 use std::collections::HashMap;
 
 /// Default sampling interval for `--series`.
@@ -154,7 +154,13 @@ impl World {
             }
         }
         let wireless = match &f.wireless {
-            Some(w) => Some(Box::new(build_wireless(s, w, seed, &mut nodes, &mut ifaces)?)),
+            Some(w) => Some(Box::new(build_wireless(
+                s,
+                w,
+                seed,
+                &mut nodes,
+                &mut ifaces,
+            )?)),
             None => None,
         };
         let routes = StaticRoutes::new(adjacency, ifaces.len());
@@ -563,8 +569,8 @@ fn build_wireless(
     ifaces: &mut Vec<Iface>,
 ) -> Result<Wireless, Error> {
     let f = &s.file;
-    let mut mobility = build_mobility(s, w, seed)
-        .map_err(|m| ScenarioError::new("<scenario>", "mobility", m))?;
+    let mut mobility =
+        build_mobility(s, w, seed).map_err(|m| ScenarioError::new("<scenario>", "mobility", m))?;
     let phy = phy_cfg(&w.phy);
     let mac = mac_cfg(w);
     let aodv = aodv_cfg(&w.aodv);
@@ -586,7 +592,8 @@ fn build_wireless(
                 name: name.clone(),
                 addr,
             });
-            let stream = |what: &str| RngStream::new(seed, &format!("node:{}:{name}:{what}", cfg.name));
+            let stream =
+                |what: &str| RngStream::new(seed, &format!("node:{}:{name}:{what}", cfg.name));
             nics.push(Nic {
                 node,
                 iface,
@@ -608,7 +615,12 @@ fn build_wireless(
             .collect();
         static_wireless_routes(&positions, phy.rx_range_m())
     });
-    let grid = Grid::new(mobility.area(), nodes.len(), phy.cs_range_m(), mobility.max_speed());
+    let grid = Grid::new(
+        mobility.area(),
+        nodes.len(),
+        phy.cs_range_m(),
+        mobility.max_speed(),
+    );
     Ok(Wireless::new(
         phy,
         mobility,

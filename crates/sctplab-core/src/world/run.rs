@@ -252,7 +252,9 @@ impl World {
                 let dir = self.ifaces[iface.idx()].out;
                 self.enqueue(now, dir, pid);
             }
-            None if self.ifaces[dst.idx()].nic.is_some() => self.wireless_route(now, node, dst, pid),
+            None if self.ifaces[dst.idx()].nic.is_some() => {
+                self.wireless_route(now, node, dst, pid)
+            }
             // Validation rejects flows between disconnected nodes, so this is unreachable
             // for scenario traffic; drop rather than panic.
             None => self.discard(pid),

@@ -208,7 +208,13 @@ impl World {
     }
 
     /// Routes a data packet over the wireless side of `node` (AODV or static routes).
-    pub(super) fn wireless_route(&mut self, now: SimTime, node: NodeId, dst: IfaceId, pid: PacketId) {
+    pub(super) fn wireless_route(
+        &mut self,
+        now: SimTime,
+        node: NodeId,
+        dst: IfaceId,
+        pid: PacketId,
+    ) {
         let Some(nic) = self.nic_toward(node, dst) else {
             self.discard(pid);
             return;
@@ -257,7 +263,14 @@ impl World {
 
     /// Hands a packet to the link layer of `nic` for `next_hop` after `delay` (AODV's
     /// jitter); the LL adds its own delay before the interface queue.
-    fn link_down_after(&mut self, now: SimTime, nic: u32, pid: PacketId, next_hop: u32, delay: SimDuration) {
+    fn link_down_after(
+        &mut self,
+        now: SimTime,
+        nic: u32,
+        pid: PacketId,
+        next_hop: u32,
+        delay: SimDuration,
+    ) {
         let ll = self.wl().ll_delay;
         self.pool.get_mut(pid).next_hop = next_hop;
         self.queue
@@ -310,8 +323,12 @@ impl World {
                 }
                 MacEvent::Failed { packet, .. } => {
                     let pkt = self.pool.get(packet);
-                    let (nh, dst, fwd, control) =
-                        (pkt.next_hop, addr_u32(pkt.ip.dst), pkt.forwards, pkt.routing.is_some());
+                    let (nh, dst, fwd, control) = (
+                        pkt.next_hop,
+                        addr_u32(pkt.ip.dst),
+                        pkt.forwards,
+                        pkt.routing.is_some(),
+                    );
                     // ns-2 gives AODV no failure callback for its own messages.
                     match self.wl().nics[nic as usize].aodv.as_mut() {
                         Some(a) if !control => {
@@ -376,7 +393,13 @@ impl World {
             ..
         } = w;
         let here = mobility.position(nics[nic as usize].node.idx(), now);
-        grid.query(now, here, *cs_range_m, |i| mobility.position(i, now), scratch);
+        grid.query(
+            now,
+            here,
+            *cs_range_m,
+            |i| mobility.position(i, now),
+            scratch,
+        );
         let mut receivers = 0;
         for &other in scratch.iter() {
             let d = propagation::distance(here, mobility.position(other, now));
@@ -415,7 +438,9 @@ impl World {
         );
         let pr = w.phy.rx_power(d);
         let decodable = w.phy.classify(pr) == Reception::Decodable;
-        w.nics[nic as usize].mac.rx_start(now, &frame, pr, decodable);
+        w.nics[nic as usize]
+            .mac
+            .rx_start(now, &frame, pr, decodable);
         self.service_mac(now, nic);
     }
 
@@ -458,14 +483,11 @@ impl World {
     /// Drains a routing agent: control messages to send, buffered packets to release or
     /// drop, interface-queue purges, and its timer.
     fn service_aodv(&mut self, now: SimTime, nic: u32) {
-        loop {
-            let Some(out) = self.wl().nics[nic as usize]
-                .aodv
-                .as_mut()
-                .and_then(Aodv::poll_transmit)
-            else {
-                break;
-            };
+        while let Some(out) = self.wl().nics[nic as usize]
+            .aodv
+            .as_mut()
+            .and_then(Aodv::poll_transmit)
+        {
             let pid = self.pool.alloc();
             self.pool.stamp(pid);
             let pkt = self.pool.get_mut(pid);
@@ -489,14 +511,11 @@ impl World {
             pkt.finalize();
             self.link_down_after(now, nic, pid, out.next_hop, out.delay);
         }
-        loop {
-            let Some(ev) = self.wl().nics[nic as usize]
-                .aodv
-                .as_mut()
-                .and_then(Aodv::poll_event)
-            else {
-                break;
-            };
+        while let Some(ev) = self.wl().nics[nic as usize]
+            .aodv
+            .as_mut()
+            .and_then(Aodv::poll_event)
+        {
             match ev {
                 AodvEvent::Forward {
                     pkt,
