@@ -540,3 +540,23 @@ fn scripted_primary_change_moves_new_data() {
     );
     assert!(n.data().iter().filter(|&&(t, _)| t > 5.0).count() > 100);
 }
+
+#[test]
+fn ns2_confirms_every_destination_before_data_and_sends_24_byte_heartbeats() {
+    // ns-2.35 (`ProcessChunk`, COOKIE_ECHOED): after COOKIE-ACK (2 RTTs, 0.2 s) the
+    // client sends a HEARTBEAT to each destination and starts DATA only when both are
+    // answered, one RTT later: first DATA at 0.3 s. ns-2's HEARTBEAT chunk is 24 bytes
+    // (`SCTP_CHUNK_HEARTBEAT_LENGTH`): 20 + 12 + 24 = 56-byte packets.
+    let mut n = Net::dual(preset(SctpVariant::Ns2));
+    n.run_until(1.0);
+    let hb: Vec<&Sent> = n
+        .log
+        .iter()
+        .filter(|s| s.from_client && s.heartbeat)
+        .collect();
+    assert_eq!(hb.len(), 2);
+    assert!(hb.iter().all(|s| (s.t - 0.2).abs() < 1e-9 && s.size == 56));
+    assert_eq!((hb[0].dst, hb[1].dst), (B0, B1));
+    let first = n.data()[0];
+    assert!((first.0 - 0.3).abs() < 1e-9 && first.1 == B0, "{first:?}");
+}
