@@ -649,6 +649,17 @@ pub struct SctpCfg {
     pub cookie_lifetime: Duration,
     #[serde(default = "default_association_max_retrans")]
     pub association_max_retrans: u32,
+    #[serde(default = "default_path_max_retrans")]
+    pub path_max_retrans: u32,
+    // Multihoming knobs; absent = the variant's value.
+    #[serde(default)]
+    pub pf_max_retrans: Option<u32>,
+    #[serde(default)]
+    pub retransmit_to_alternate: Option<bool>,
+    #[serde(default)]
+    pub fast_rtx_to_alternate: Option<bool>,
+    #[serde(default)]
+    pub return_to_primary: Option<bool>,
     // Congestion-control knobs; absent = the variant's value.
     #[serde(default)]
     pub fast_rtx_threshold: Option<u32>,
@@ -700,6 +711,9 @@ fn default_cookie_lifetime() -> Duration {
 }
 fn default_association_max_retrans() -> u32 {
     10
+}
+fn default_path_max_retrans() -> u32 {
+    5
 }
 
 /// Background traffic: `count` CBR flows between distinct random (from, to) pairs drawn

@@ -3,6 +3,12 @@
 //! tags, DATA and SACK through `Outbound` and `Inbound`, HEARTBEAT, graceful SHUTDOWN,
 //! and ABORT when the retransmission limit is reached (RFC 9260 sec. 5, 6, 8, 9).
 //!
+//! Multihoming (RFC 9260 5.1.2, 6.4, 8; RFC 7829): INIT and INIT-ACK list this end's
+//! addresses when it has more than one; each end keeps a `PathSet` of the peer's
+//! addresses with per-destination congestion state, RTO, T3, error counter and
+//! heartbeats. `poll_transmit` writes the destination into `pkt.ip.dst`; replies go to
+//! the address the chunk they answer came from (`pkt.ip.src`).
+//!
 //! The client sends the application's data; the server receives it. The server keeps
 //! no association state before a valid COOKIE-ECHO (RFC 9260 sec. 5.1.3).
 
@@ -10,7 +16,7 @@ use super::config::{Knobs, initial_cwnd_bytes};
 use super::cookie::{CookieBody, CookieError};
 use super::inbound::Inbound;
 use super::outbound::{AppSource, Outbound};
-use super::path::{Path, Rto};
+use super::path::{Path, PathSet, PathState, PathStats, Rto};
 use crate::endpoint::{Endpoint, EndpointEvent};
 use crate::metrics::Window;
 use crate::net::wire::{Chunk, InitAckChunk, InitChunk, SctpRepr, TransportRepr};
@@ -42,6 +48,11 @@ pub struct AssocCfg {
     pub window: Window,
     pub trace_sends: bool,
     pub trace_acks: bool,
+    /// This endpoint's addresses; the first is the one it uses by default.
+    pub local_addrs: Vec<[u8; 4]>,
+    /// Client: the peer address its INIT goes to and, after set-up, the primary
+    /// destination. Server: ignored (its primary is where the INIT came from).
+    pub primary_peer: [u8; 4],
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -55,7 +66,7 @@ pub enum State {
     Closed,
     CookieWait,
     CookieEchoed,
-    /// Client: waiting for the HEARTBEAT-ACK that confirms the path (ns-2 behaviour).
+    /// Client: waiting for the HEARTBEAT-ACKs that confirm the paths (ns-2 behaviour).
     Confirming,
     Established,
     ShutdownSent,
@@ -67,6 +78,7 @@ pub enum State {
 #[derive(Clone, Debug, Default)]
 pub struct AssocStats {
     pub control_packets: u64,
+    /// HEARTBEATs this end sent.
     pub heartbeats: u64,
     pub bad_vtag_drops: u64,
     pub cookie_rejects: u64,
@@ -77,6 +89,55 @@ pub struct AssocStats {
     pub aborted: bool,
     pub connect_time: Option<SimDuration>,
     pub completed_at: Option<SimTime>,
+    /// Changes of the destination new data goes to.
+    pub failovers: u64,
+}
+
+/// Heartbeat Info as Linux (>= 5.14, `struct sctp_sender_hb_info`) sends it: a 28-byte
+/// socket address (family, port, IPv4 address, zeros), the send time, a 64-bit nonce
+/// and the PLPMTUD probe size; 48 bytes, so the HEARTBEAT chunk is 56 bytes.
+const HB_INFO_LINUX: usize = 48;
+/// ns-2.35's HEARTBEAT (`SctpHeartbeatChunk_S`, 24 bytes on a 64-bit host): a
+/// timestamp and a destination pointer, here the send time, address and a nonce.
+const HB_INFO_NS2: usize = 16;
+const AF_INET: u16 = 2;
+
+fn encode_hb_info(ns2: bool, sent: SimTime, addr: [u8; 4], port: u16, nonce: u64) -> Vec<u8> {
+    if ns2 {
+        let mut v = Vec::with_capacity(HB_INFO_NS2);
+        v.extend_from_slice(&sent.as_nanos().to_be_bytes());
+        v.extend_from_slice(&addr);
+        v.extend_from_slice(&(nonce as u32).to_be_bytes());
+        v
+    } else {
+        let mut v = vec![0u8; HB_INFO_LINUX];
+        v[0..2].copy_from_slice(&AF_INET.to_be_bytes());
+        v[2..4].copy_from_slice(&port.to_be_bytes());
+        v[4..8].copy_from_slice(&addr);
+        v[28..36].copy_from_slice(&sent.as_nanos().to_be_bytes());
+        v[36..44].copy_from_slice(&nonce.to_be_bytes());
+        v
+    }
+}
+
+/// (send time, destination address, nonce) from a Heartbeat Info we wrote.
+fn decode_hb_info(info: &[u8]) -> Option<(SimTime, [u8; 4], u64)> {
+    let u64_at = |i: usize| -> Option<u64> {
+        Some(u64::from_be_bytes(info.get(i..i + 8)?.try_into().ok()?))
+    };
+    let addr_at = |i: usize| -> Option<[u8; 4]> { info.get(i..i + 4)?.try_into().ok() };
+    match info.len() {
+        HB_INFO_LINUX => Some((SimTime::from_nanos(u64_at(28)?), addr_at(4)?, u64_at(36)?)),
+        HB_INFO_NS2 => {
+            let n: [u8; 4] = info.get(12..16)?.try_into().ok()?;
+            Some((
+                SimTime::from_nanos(u64_at(0)?),
+                addr_at(8)?,
+                u64::from(u32::from_be_bytes(n)),
+            ))
+        }
+        _ => None,
+    }
 }
 
 pub struct Association {
@@ -94,29 +155,39 @@ pub struct Association {
     peer_initial_tsn: u32,
     /// Client: the cookie to echo again if T1-cookie expires.
     last_cookie: Option<Vec<u8>>,
-    /// Control chunks to send, each with the verification tag its packet carries.
-    ctrl: VecDeque<(u32, Chunk)>,
+    /// Control chunks to send, each with the verification tag its packet carries and
+    /// the destination address.
+    ctrl: VecDeque<(u32, Chunk, [u8; 4])>,
     t1: Option<SimTime>,
     t1_retries: u32,
     t2: Option<SimTime>,
-    hb_deadline: Option<SimTime>,
+    /// ns-2's association-wide heartbeat timer: (expiry, time it was started).
+    hb_gen: Option<(SimTime, SimTime)>,
     started: bool,
     stop_pending: bool,
     pub out: Option<Outbound>,
     pub inb: Option<Inbound>,
+    /// The peer's destinations (empty until the association exists).
+    pub paths: PathSet,
+    /// Source address of the packet being handled.
+    pkt_src: [u8; 4],
+    /// Where SACKs go: the source of the latest packet that carried DATA.
+    sack_dest: [u8; 4],
     rto_before_established: Rto,
     events: VecDeque<EndpointEvent>,
     pub stats: AssocStats,
 }
 
 impl Association {
-    /// `rng` gives the tags, initial TSNs and the cookie secret (per-endpoint streams).
+    /// `rng` gives the tags, initial TSNs, the cookie secret, heartbeat nonces and
+    /// jitter (per-endpoint streams).
     pub fn new(role: Role, cfg: AssocCfg, mut rng: RngStream) -> Self {
         let mut secret = [0u8; 32];
         for chunk in secret.chunks_mut(8) {
             chunk.copy_from_slice(&rng.next_u64().to_le_bytes());
         }
         let rto = Rto::new(cfg.rto_initial, cfg.rto_min, cfg.rto_max);
+        let primary = cfg.primary_peer;
         Association {
             role,
             cfg,
@@ -133,15 +204,45 @@ impl Association {
             t1: None,
             t1_retries: 0,
             t2: None,
-            hb_deadline: None,
+            hb_gen: None,
             started: false,
             stop_pending: false,
             out: None,
             inb: None,
+            paths: PathSet::default(),
+            pkt_src: [0; 4],
+            sack_dest: primary,
             rto_before_established: rto,
             events: VecDeque::new(),
             stats: AssocStats::default(),
         }
+    }
+
+    /// Per-destination figures, in the order the destinations were learnt (the
+    /// primary first).
+    pub fn paths(&self) -> impl Iterator<Item = ([u8; 4], PathStats)> + '_ {
+        self.paths.paths.iter().map(|p| (p.addr, p.stats()))
+    }
+
+    /// The destination new data goes to now, if the association exists.
+    pub fn data_path(&self) -> Option<&Path> {
+        self.paths.paths.get(self.paths.data_dest)
+    }
+
+    /// A scripted change of primary destination (RFC 9260 sec. 6.4: the upper layer
+    /// may set it). New data moves there if it is active. Unknown addresses are ignored.
+    pub fn set_primary(&mut self, now: SimTime, addr: [u8; 4]) {
+        self.now = now;
+        let Some(i) = self.paths.index_of(addr) else {
+            if self.paths.is_empty() && self.role == Role::Client {
+                self.cfg.primary_peer = addr;
+            }
+            return;
+        };
+        self.paths.primary = i;
+        self.paths.reselect(true, false, None);
+        self.stats.failovers = self.paths.failovers;
+        self.kick();
     }
 
     fn nonzero(&mut self) -> u32 {
@@ -153,8 +254,28 @@ impl Association {
         }
     }
 
-    fn send_ctrl(&mut self, vtag: u32, c: Chunk) {
-        self.ctrl.push_back((vtag, c));
+    fn send_ctrl(&mut self, vtag: u32, c: Chunk, dst: [u8; 4]) {
+        self.ctrl.push_back((vtag, c, dst));
+    }
+
+    /// Where chunks that answer nothing go: the current data destination, else the
+    /// configured primary (client) or the last packet's source (server).
+    fn default_dest(&self) -> [u8; 4] {
+        match self.paths.paths.get(self.paths.data_dest) {
+            Some(p) => p.addr,
+            None if self.role == Role::Client => self.cfg.primary_peer,
+            None => self.pkt_src,
+        }
+    }
+
+    /// RFC 9260 3.3.2.1: a single-homed end lists no address (the packet's source is
+    /// its sole address); a multihomed one lists them all.
+    fn listed_addrs(&self) -> Vec<[u8; 4]> {
+        if self.cfg.local_addrs.len() > 1 {
+            self.cfg.local_addrs.clone()
+        } else {
+            Vec::new()
+        }
     }
 
     fn t1_timeout(&self) -> SimDuration {
@@ -181,8 +302,9 @@ impl Association {
             outbound_streams: self.cfg.streams,
             inbound_streams: u16::MAX,
             initial_tsn: self.pending_initial_tsn,
+            addrs: self.listed_addrs(),
         };
-        self.send_ctrl(0, Chunk::Init(init));
+        self.send_ctrl(0, Chunk::Init(init), self.cfg.primary_peer);
         self.t1 = Some(self.now + self.t1_timeout());
     }
 
@@ -197,6 +319,16 @@ impl Association {
         let local_tag = self.nonzero();
         let local_tsn = self.rng.next_u64() as u32;
         let peer_out = init.outbound_streams;
+        // RFC 9260 5.1.2 C: the INIT's source and the addresses it lists.
+        let mut peer_addrs = Vec::new();
+        if !init.addrs.is_empty() {
+            peer_addrs.push(self.pkt_src);
+            for a in &init.addrs {
+                if !peer_addrs.contains(a) {
+                    peer_addrs.push(*a);
+                }
+            }
+        }
         let body = CookieBody {
             local_tag,
             peer_tag: init.init_tag,
@@ -208,6 +340,7 @@ impl Association {
             peer_out_streams: peer_out,
             created_ns: self.now.as_nanos(),
             lifetime_ns: self.cfg.cookie_lifetime.as_nanos(),
+            peer_addrs,
         };
         let ack = InitAckChunk {
             init_tag: local_tag,
@@ -215,9 +348,21 @@ impl Association {
             outbound_streams: body.local_out_streams,
             inbound_streams: peer_out,
             initial_tsn: local_tsn,
+            addrs: self.listed_addrs(),
             state_cookie: body.seal(&self.secret),
         };
-        self.send_ctrl(init.init_tag, Chunk::InitAck(ack));
+        self.send_ctrl(init.init_tag, Chunk::InitAck(ack), self.pkt_src);
+    }
+
+    /// The peer's destinations; every one starts with the same congestion state.
+    fn build_paths(&mut self, addrs: &[[u8; 4]], ssthresh: f64) {
+        let mtu = self.cfg.pmtu.saturating_sub(32) as u64;
+        let cwnd = initial_cwnd_bytes(&self.cfg.knobs, mtu);
+        let paths = addrs
+            .iter()
+            .map(|&a| Path::new(a, mtu, cwnd, ssthresh, self.rto_before_established.clone()))
+            .collect();
+        self.paths = PathSet::new(paths);
     }
 
     fn on_init_ack(&mut self, ack: &InitAckChunk) {
@@ -227,14 +372,18 @@ impl Association {
         self.peer_tag = ack.init_tag;
         let streams = self.cfg.streams.min(ack.inbound_streams).max(1);
         let k = self.cfg.knobs.clone();
-        let mtu = self.cfg.pmtu.saturating_sub(32) as u64;
         let ssthresh = self.cfg.initial_ssthresh.unwrap_or(u64::from(ack.a_rwnd)) as f64;
-        let path = Path::new(
-            mtu,
-            initial_cwnd_bytes(&k, mtu),
-            ssthresh,
-            self.rto_before_established.clone(),
-        );
+        // RFC 9260 5.1.2 C: the INIT-ACK's source and its listed addresses; the address
+        // the INIT went to is the primary.
+        let mut addrs = vec![self.cfg.primary_peer];
+        if !ack.addrs.is_empty() {
+            for a in std::iter::once(&self.pkt_src).chain(ack.addrs.iter()) {
+                if !addrs.contains(a) {
+                    addrs.push(*a);
+                }
+            }
+        }
+        self.build_paths(&addrs, ssthresh);
         let mut app = AppSource::new(
             self.cfg.total,
             self.cfg.message_size,
@@ -247,7 +396,6 @@ impl Association {
         }
         self.out = Some(Outbound::new(
             k,
-            path,
             self.pending_initial_tsn,
             app,
             self.cfg.pmtu,
@@ -261,6 +409,7 @@ impl Association {
             Chunk::CookieEcho {
                 cookie: ack.state_cookie.clone(),
             },
+            self.cfg.primary_peer,
         );
         self.state = State::CookieEchoed;
         self.t1_retries = 0;
@@ -291,57 +440,195 @@ impl Association {
                 self.cfg.window,
                 self.cfg.pmtu.saturating_sub(32),
             ));
+            let addrs = if body.peer_addrs.is_empty() {
+                vec![self.pkt_src]
+            } else {
+                body.peer_addrs.clone()
+            };
+            let ssthresh = self
+                .cfg
+                .initial_ssthresh
+                .unwrap_or(u64::from(body.peer_a_rwnd)) as f64;
+            self.build_paths(&addrs, ssthresh);
             self.stats.associations_created += 1;
             self.state = State::Established;
+            // ns-2 confirms destinations only at the INIT's sender; RFC 9260 5.4: the
+            // INIT's source is confirmed, the other listed addresses are probed.
+            let ns2 = self.cfg.knobs.ns2_paths;
+            for (j, p) in self.paths.paths.iter_mut().enumerate() {
+                p.confirmed = ns2 || j == 0;
+            }
+            self.start_heartbeats();
         }
-        self.send_ctrl(self.peer_tag, Chunk::CookieAck);
+        self.send_ctrl(self.peer_tag, Chunk::CookieAck, self.pkt_src);
     }
 
     fn established_client(&mut self) {
         self.t1 = None;
         self.stats.connect_time = Some(self.now.saturating_since(self.cfg.start));
         if self.cfg.knobs.heartbeat_before_data {
+            // ns-2 (`ProcessChunk`, COOKIE_ECHOED): every destination is unconfirmed and
+            // probed; data waits until all have answered.
             self.state = State::Confirming;
-            self.send_heartbeat();
+            for j in 0..self.paths.len() {
+                self.paths.paths[j].confirmed = false;
+                self.send_heartbeat(j);
+            }
         } else {
+            // RFC 9260 5.4: the address the INIT went to is confirmed; others are probed.
+            for (j, p) in self.paths.paths.iter_mut().enumerate() {
+                p.confirmed = j == 0;
+            }
             self.state = State::Established;
+            self.start_heartbeats();
             self.kick();
         }
     }
 
-    fn send_heartbeat(&mut self) {
-        let info = self.now.as_nanos().to_be_bytes().to_vec();
+    /// Heartbeat periods start now on every destination.
+    fn start_heartbeats(&mut self) {
+        let now = self.now;
+        for j in 0..self.paths.len() {
+            let jitter = self.rng.uniform() - 0.5;
+            let p = &mut self.paths.paths[j];
+            p.hb_base = now;
+            p.hb_jitter = jitter;
+        }
+        if self.cfg.knobs.ns2_paths {
+            if let Some(interval) = self.cfg.heartbeat {
+                let rto = self.paths.paths[self.paths.primary].rto.current();
+                let d = self.ns2_hb_time(rto, interval);
+                self.hb_gen = Some((now + d, now));
+            }
+        }
+    }
+
+    /// ns-2 `CalcHeartbeatTime`: RTO + HB.interval + U(-RTO/2, RTO/2).
+    fn ns2_hb_time(&mut self, rto: SimDuration, interval: SimDuration) -> SimDuration {
+        let r = rto.as_secs_f64();
+        SimDuration::from_secs_f64(interval.as_secs_f64() + r + r * (self.rng.uniform() - 0.5))
+    }
+
+    fn send_heartbeat(&mut self, i: usize) {
+        let ns2 = self.cfg.knobs.ns2_paths;
+        let nonce = if ns2 {
+            u64::from(self.rng.next_u64() as u32)
+        } else {
+            self.rng.next_u64()
+        };
+        let jitter = self.rng.uniform() - 0.5;
+        let now = self.now;
+        let port = match self.role {
+            Role::Client => self.cfg.ports.1,
+            Role::Server => self.cfg.ports.0,
+        };
+        let p = &mut self.paths.paths[i];
+        let info = encode_hb_info(ns2, now, p.addr, port, nonce);
+        p.heartbeats += 1;
+        p.hb_base = now;
+        p.hb_jitter = jitter;
+        p.hb_nonce = nonce;
+        p.hb_pending = Some(now + p.rto.current());
+        let addr = p.addr;
         self.stats.heartbeats += 1;
-        self.send_ctrl(self.peer_tag, Chunk::Heartbeat { info });
-        let rto = self
-            .out
-            .as_ref()
-            .map_or(self.cfg.rto_initial, |o| o.path.rto.current());
-        self.hb_deadline = Some(self.now + self.cfg.heartbeat.unwrap_or(SimDuration::ZERO) + rto);
+        self.send_ctrl(self.peer_tag, Chunk::Heartbeat { info }, addr);
     }
 
     fn on_heartbeat_ack(&mut self, info: &[u8]) {
-        if let (Ok(bytes), Some(out)) = (<[u8; 8]>::try_from(info), self.out.as_mut()) {
-            let sent = SimTime::from_nanos(u64::from_be_bytes(bytes));
-            out.path
-                .rto
-                .sample(self.now.saturating_since(sent).as_secs_f64());
-            out.path.error_count = 0;
+        let Some((sent, addr, nonce)) = decode_hb_info(info) else {
+            return;
+        };
+        let Some(i) = self.paths.index_of(addr) else {
+            return;
+        };
+        if self.paths.paths[i].hb_nonce != nonce {
+            return;
         }
-        if self.state == State::Confirming {
+        let now = self.now;
+        let p = &mut self.paths.paths[i];
+        p.hb_pending = None;
+        p.rto.sample(now.saturating_since(sent).as_secs_f64());
+        p.confirmed = true;
+        // RFC 9260 8.3: the ACK clears the destination's and the association's error
+        // counters and makes an inactive (or potentially failed) destination active.
+        self.paths.assoc_errors = 0;
+        self.revive(i);
+        if self.state == State::Confirming && self.paths.paths.iter().all(|p| p.confirmed) {
             self.state = State::Established;
+            self.start_heartbeats();
             self.kick();
         }
+    }
+
+    /// Destination `i` answered: errors cleared, active again, data may return.
+    fn revive(&mut self, i: usize) {
+        let p = &mut self.paths.paths[i];
+        p.error_count = 0;
+        if p.state != PathState::Active {
+            p.state = PathState::Active;
+            let k = &self.cfg.knobs;
+            self.paths.reselect(k.return_to_primary, k.ns2_paths, None);
+            self.stats.failovers = self.paths.failovers;
+        }
+    }
+
+    /// One more consecutive error on destination `i` (a T3 expiry or an unanswered
+    /// HEARTBEAT): RFC 9260 8.2 (inactive above Path.Max.Retrans), RFC 7829 (potentially
+    /// failed above PF.Max.Retrans), 8.1 (the association fails above
+    /// Association.Max.Retrans). Returns false if the association was aborted.
+    fn path_error(&mut self, i: usize, counts_for_assoc: bool) -> bool {
+        let now = self.now;
+        let k = self.cfg.knobs.clone();
+        let p = &mut self.paths.paths[i];
+        // ns-2 (`Timeout`) counts and fails only destinations that are active;
+        // unconfirmed ones are retried forever.
+        if k.ns2_paths && (p.state != PathState::Active || !p.confirmed) {
+            p.error_count += 1;
+            return true;
+        }
+        p.error_count += 1;
+        let mut just_failed = None;
+        let before = p.state;
+        if p.error_count > k.path_max_retrans {
+            if p.state != PathState::Inactive {
+                p.state = PathState::Inactive;
+                p.failed_at.get_or_insert(now);
+                just_failed = Some(i);
+            }
+        } else if p.confirmed
+            && p.state == PathState::Active
+            && k.pf_max_retrans.is_some_and(|pf| p.error_count > pf)
+        {
+            p.state = PathState::PotentiallyFailed;
+        }
+        if p.state != before {
+            self.paths
+                .reselect(k.return_to_primary, k.ns2_paths, just_failed);
+            self.stats.failovers = self.paths.failovers;
+        }
+        if counts_for_assoc {
+            self.paths.assoc_errors += 1;
+            if self.paths.assoc_errors > self.cfg.association_max_retrans {
+                self.abort();
+                return false;
+            }
+        }
+        true
     }
 
     /// Lets the sender send what it may.
     fn kick(&mut self) {
         if let Some(out) = self.out.as_mut() {
             if self.state == State::Established {
-                out.send_new(self.now);
+                out.send_new(self.now, &mut self.paths);
             }
         }
         self.maybe_shutdown();
+    }
+
+    fn current_rto(&self) -> SimDuration {
+        self.data_path()
+            .map_or(self.cfg.rto_initial, |p| p.rto.current())
     }
 
     fn maybe_shutdown(&mut self) {
@@ -351,23 +638,30 @@ impl Association {
         let Some(out) = &self.out else { return };
         if out.done() {
             // Everything delivered and acknowledged: graceful close (RFC 9260 9.2).
-            let rto = out.path.rto.current();
+            let rto = self.current_rto();
             self.state = State::ShutdownSent;
             let cum = self.inb.as_ref().map_or(0, |i| i.cum_tsn);
-            self.send_ctrl(self.peer_tag, Chunk::Shutdown { cum_tsn_ack: cum });
+            let dst = self.default_dest();
+            self.send_ctrl(self.peer_tag, Chunk::Shutdown { cum_tsn_ack: cum }, dst);
             self.t2 = Some(self.now + rto);
         }
     }
 
     fn abort(&mut self) {
-        self.send_ctrl(self.peer_tag, Chunk::Abort { t_bit: false });
+        let dst = self.default_dest();
+        self.send_ctrl(self.peer_tag, Chunk::Abort { t_bit: false }, dst);
         self.stats.aborted = true;
+        self.stop_timers();
+    }
+
+    fn stop_timers(&mut self) {
         self.state = State::Done;
         self.t1 = None;
         self.t2 = None;
-        self.hb_deadline = None;
-        if let Some(out) = self.out.as_mut() {
-            out.path.t3 = None;
+        self.hb_gen = None;
+        for p in &mut self.paths.paths {
+            p.t3 = None;
+            p.hb_pending = None;
         }
     }
 
@@ -390,6 +684,23 @@ impl Association {
         });
     }
 
+    fn on_sack(&mut self, sack: &crate::net::wire::SackChunk) {
+        self.trace_sack(sack);
+        if !matches!(self.state, State::Established | State::ShutdownSent) {
+            return;
+        }
+        let Some(out) = self.out.as_mut() else { return };
+        out.on_sack(self.now, sack, &mut self.paths);
+        for j in 0..self.paths.len() {
+            if self.paths.scratch[j].clear_errors {
+                self.revive(j);
+            }
+        }
+        if let Some(out) = self.out.as_mut() {
+            out.after_sack(self.now, &mut self.paths);
+        }
+    }
+
     fn handle_chunk(&mut self, vtag: u32, chunk: &Chunk) {
         match chunk {
             Chunk::Init(init) if self.role == Role::Server => self.on_init(vtag, init),
@@ -400,7 +711,7 @@ impl Association {
             Chunk::CookieAck if self.state == State::CookieEchoed => self.established_client(),
             Chunk::Heartbeat { info } => {
                 let info = info.clone();
-                self.send_ctrl(self.peer_tag, Chunk::HeartbeatAck { info });
+                self.send_ctrl(self.peer_tag, Chunk::HeartbeatAck { info }, self.pkt_src);
             }
             Chunk::HeartbeatAck { info } => self.on_heartbeat_ack(info),
             Chunk::Data(d) => {
@@ -409,28 +720,26 @@ impl Association {
                 }
             }
             Chunk::Sack(sack) => {
-                self.trace_sack(sack);
-                if let Some(out) = self.out.as_mut() {
-                    if matches!(self.state, State::Established | State::ShutdownSent) {
-                        out.on_sack(self.now, sack);
-                    }
-                }
+                self.on_sack(sack);
                 self.maybe_shutdown();
             }
             Chunk::Shutdown { .. } if self.role == Role::Server && self.inb.is_some() => {
                 self.state = State::ShutdownAckSent;
-                self.send_ctrl(self.peer_tag, Chunk::ShutdownAck);
+                self.send_ctrl(self.peer_tag, Chunk::ShutdownAck, self.pkt_src);
             }
             Chunk::ShutdownAck if self.state == State::ShutdownSent => {
-                self.send_ctrl(self.peer_tag, Chunk::ShutdownComplete { t_bit: false });
-                self.state = State::Done;
-                self.t2 = None;
+                self.send_ctrl(
+                    self.peer_tag,
+                    Chunk::ShutdownComplete { t_bit: false },
+                    self.pkt_src,
+                );
+                self.stop_timers();
             }
             Chunk::ShutdownComplete { .. } if self.state == State::ShutdownAckSent => {
-                self.state = State::Done;
+                self.stop_timers();
             }
             Chunk::Abort { .. } => {
-                self.state = State::Done;
+                self.stop_timers();
                 self.stats.aborted = true;
             }
             _ => {}
@@ -444,6 +753,82 @@ impl Association {
     pub fn start_time(&self) -> SimTime {
         self.cfg.start
     }
+
+    /// When the next HEARTBEAT to destination `i` is due under RFC 9260 8.3 (ns-2's
+    /// single timer is handled apart): unconfirmed and potentially-failed destinations
+    /// are probed at once, one HEARTBEAT per RTO (RFC 9260 5.4, RFC 7829 5.1 step 4);
+    /// others once per HB.interval + RTO x (1 + jitter) of idleness.
+    fn hb_due(&self, i: usize) -> Option<SimTime> {
+        if self.cfg.knobs.ns2_paths {
+            return None;
+        }
+        let p = &self.paths.paths[i];
+        if p.hb_pending.is_some() {
+            return None;
+        }
+        if !p.confirmed {
+            return Some(p.hb_base);
+        }
+        let interval = self.cfg.heartbeat?;
+        if p.state == PathState::PotentiallyFailed {
+            return Some(p.hb_base);
+        }
+        let rto = p.rto.current().as_secs_f64();
+        Some(p.hb_base + interval + SimDuration::from_secs_f64(rto * (1.0 + p.hb_jitter)))
+    }
+
+    fn heartbeat_timers(&mut self, now: SimTime) {
+        if !matches!(self.state, State::Established | State::Confirming) {
+            return;
+        }
+        let ns2 = self.cfg.knobs.ns2_paths;
+        // Unanswered HEARTBEATs: one error each, RTO backed off (RFC 9260 8.3).
+        for i in 0..self.paths.len() {
+            if self.paths.paths[i].hb_pending.is_none_or(|t| now < t) {
+                continue;
+            }
+            let p = &mut self.paths.paths[i];
+            p.hb_pending = None;
+            p.rto.back_off();
+            let counts = if ns2 {
+                p.state == PathState::Active
+            } else {
+                // RFC 9260 8.1: only heartbeats on the path in use for data count.
+                i == self.paths.data_dest
+            };
+            if !self.path_error(i, counts) {
+                return;
+            }
+            // ns-2 `Timeout` (HEARTBEAT): the next one goes at once, so an unanswered
+            // destination is probed once per (backed-off) RTO.
+            if ns2 && (self.cfg.heartbeat.is_some() || !self.paths.paths[i].confirmed) {
+                self.send_heartbeat(i);
+            }
+        }
+        for i in 0..self.paths.len() {
+            if self.hb_due(i).is_some_and(|t| now >= t) {
+                self.send_heartbeat(i);
+            }
+        }
+        if let (Some((fire, started)), Some(interval)) = (self.hb_gen, self.cfg.heartbeat) {
+            if now >= fire && self.state == State::Established {
+                // ns-2 `HeartbeatGenTimerExpiration`: the destination idle the longest
+                // gets a HEARTBEAT if it has been idle since the timer started.
+                let mut j = 0;
+                for (k, p) in self.paths.paths.iter().enumerate() {
+                    if p.hb_base < self.paths.paths[j].hb_base {
+                        j = k;
+                    }
+                }
+                if self.paths.paths[j].hb_base <= started {
+                    self.send_heartbeat(j);
+                }
+                let rto = self.paths.paths[j].rto.current();
+                let d = self.ns2_hb_time(rto, interval);
+                self.hb_gen = Some((now + d, now));
+            }
+        }
+    }
 }
 
 impl Endpoint for Association {
@@ -452,6 +837,7 @@ impl Endpoint for Association {
         let TransportRepr::Sctp(sctp) = &pkt.transport else {
             return;
         };
+        self.pkt_src = pkt.ip.src;
         let is_init = sctp.chunks.iter().any(|c| matches!(c, Chunk::Init(_)));
         let is_cookie_echo = sctp
             .chunks
@@ -464,6 +850,10 @@ impl Endpoint for Association {
             return;
         }
         let had_data = sctp.chunks.iter().any(|c| matches!(c, Chunk::Data(_)));
+        if had_data {
+            // RFC 9260 6.4: the SACK goes where the DATA came from.
+            self.sack_dest = pkt.ip.src;
+        }
         for c in &sctp.chunks {
             self.handle_chunk(sctp.vtag, c);
         }
@@ -505,7 +895,11 @@ impl Endpoint for Association {
                     State::CookieWait => self.send_init(),
                     State::CookieEchoed => {
                         if let Some(cookie) = self.last_cookie.clone() {
-                            self.send_ctrl(self.peer_tag, Chunk::CookieEcho { cookie });
+                            self.send_ctrl(
+                                self.peer_tag,
+                                Chunk::CookieEcho { cookie },
+                                self.cfg.primary_peer,
+                            );
                         }
                         self.t1 = Some(now + self.t1_timeout());
                     }
@@ -516,12 +910,9 @@ impl Endpoint for Association {
         if self.t2.is_some_and(|t| now >= t) {
             if self.state == State::ShutdownSent {
                 let cum = self.inb.as_ref().map_or(0, |i| i.cum_tsn);
-                self.send_ctrl(self.peer_tag, Chunk::Shutdown { cum_tsn_ack: cum });
-                let rto = self
-                    .out
-                    .as_ref()
-                    .map_or(self.cfg.rto_initial, |o| o.path.rto.current());
-                self.t2 = Some(now + rto);
+                let dst = self.default_dest();
+                self.send_ctrl(self.peer_tag, Chunk::Shutdown { cum_tsn_ack: cum }, dst);
+                self.t2 = Some(now + self.current_rto());
             } else {
                 self.t2 = None;
             }
@@ -529,28 +920,40 @@ impl Endpoint for Association {
         if let Some(inb) = self.inb.as_mut() {
             inb.on_timeout(now);
         }
-        let mut t3_fired = false;
-        if let Some(out) = self.out.as_mut() {
-            if out.path.t3.is_some_and(|t| now >= t)
-                && matches!(self.state, State::Established | State::ShutdownSent)
-            {
-                out.on_t3(now);
-                t3_fired = true;
+        if matches!(self.state, State::Established | State::ShutdownSent) {
+            for i in 0..self.paths.len() {
+                if self.paths.paths[i].t3.is_none_or(|t| now < t) {
+                    continue;
+                }
+                let has_data = self.out.as_ref().is_some_and(|o| o.has_chunks_on(i));
+                if has_data {
+                    if let Some(out) = self.out.as_mut() {
+                        out.count_timeout(now);
+                    }
+                    let p = &self.paths.paths[i];
+                    // ns-2 counts association errors only on active destinations.
+                    let counts = !self.cfg.knobs.ns2_paths || p.state == PathState::Active;
+                    if !self.path_error(i, counts) {
+                        return;
+                    }
+                }
+                if let Some(out) = self.out.as_mut() {
+                    out.on_t3(now, i, &mut self.paths);
+                }
+                // ns-2 `Timeout`: a destination just marked inactive is probed at once.
+                let p = &self.paths.paths[i];
+                if has_data
+                    && self.cfg.knobs.ns2_paths
+                    && self.cfg.heartbeat.is_some()
+                    && p.state == PathState::Inactive
+                    && p.error_count == self.cfg.knobs.path_max_retrans + 1
+                {
+                    self.send_heartbeat(i);
+                }
             }
         }
-        if t3_fired {
-            let errors = self.out.as_ref().map_or(0, |o| o.path.error_count);
-            if errors > self.cfg.association_max_retrans {
-                self.abort();
-            }
-        }
-        if self.hb_deadline.is_some_and(|t| now >= t) {
-            self.hb_deadline = None;
-            let idle = self.out.as_ref().is_some_and(|o| !o.has_outstanding());
-            if self.state == State::Confirming || (self.state == State::Established && idle) {
-                self.send_heartbeat();
-            }
-        }
+        self.heartbeat_timers(now);
+        self.stats.failovers = self.paths.failovers;
     }
 
     fn poll_transmit(&mut self, now: SimTime, pkt: &mut Packet) -> bool {
@@ -559,7 +962,8 @@ impl Endpoint for Association {
             if inb.wants_sack() && matches!(self.state, State::Established | State::ShutdownAckSent)
             {
                 let sack = inb.take_sack();
-                self.ctrl.push_back((self.peer_tag, Chunk::Sack(sack)));
+                self.ctrl
+                    .push_back((self.peer_tag, Chunk::Sack(sack), self.sack_dest));
             }
         }
         let room = self.cfg.pmtu.saturating_sub(32);
@@ -589,19 +993,20 @@ impl Endpoint for Association {
         repr.dst_port = dst;
         let mut kind = PacketKind::Control;
         let mut data_num = 0;
-        if let Some((vtag, first)) = self.ctrl.pop_front() {
+        if let Some((vtag, first, to)) = self.ctrl.pop_front() {
             repr.vtag = vtag;
+            pkt.ip.dst = to;
             let mut used = first.padded_len();
             let only_sack = matches!(first, Chunk::Sack(_));
             repr.chunks.push(first);
             let mut all_sack = only_sack;
-            while let Some((v, c)) = self.ctrl.front() {
-                if *v != vtag || used + c.padded_len() > room {
+            while let Some((v, c, d)) = self.ctrl.front() {
+                if *v != vtag || *d != to || used + c.padded_len() > room {
                     break;
                 }
                 used += c.padded_len();
                 all_sack &= matches!(c, Chunk::Sack(_));
-                let (_, c) = self.ctrl.pop_front().expect("front exists");
+                let (_, c, _) = self.ctrl.pop_front().expect("front exists");
                 repr.chunks.push(c);
             }
             if all_sack {
@@ -609,6 +1014,9 @@ impl Endpoint for Association {
             }
         } else if let Some(tx) = self.out.as_mut().and_then(|o| o.tx.pop_front()) {
             repr.vtag = self.peer_tag;
+            if let Some(p) = self.paths.paths.get(tx.dest) {
+                pkt.ip.dst = p.addr;
+            }
             if let (Some(first), Some(out)) = (tx.chunks.first(), self.out.as_ref()) {
                 data_num = out.packet_number(first.tsn);
             }
@@ -655,10 +1063,18 @@ impl Endpoint for Association {
         }
         consider(self.t1);
         consider(self.t2);
-        consider(self.hb_deadline);
-        if let Some(out) = &self.out {
-            if matches!(self.state, State::Established | State::ShutdownSent) {
-                consider(out.path.t3);
+        if matches!(self.state, State::Established | State::ShutdownSent) {
+            for p in &self.paths.paths {
+                consider(p.t3);
+            }
+        }
+        if matches!(self.state, State::Established | State::Confirming) {
+            for (i, p) in self.paths.paths.iter().enumerate() {
+                consider(p.hb_pending);
+                consider(self.hb_due(i));
+            }
+            if self.state == State::Established && self.cfg.heartbeat.is_some() {
+                consider(self.hb_gen.map(|(t, _)| t));
             }
         }
         if let Some(inb) = &self.inb {
@@ -693,7 +1109,7 @@ impl Endpoint for Association {
 
     fn sample(&self, out: &mut dyn FnMut(&'static str, f64)) {
         if let Some(o) = &self.out {
-            o.sample(out);
+            o.sample(&self.paths, out);
         }
         if let Some(i) = &self.inb {
             out("a_rwnd", f64::from(i.a_rwnd()));
@@ -731,6 +1147,8 @@ mod tests {
             window: Window::ALL,
             trace_sends: false,
             trace_acks: false,
+            local_addrs: vec![[10, 0, 0, 1]],
+            primary_peer: [10, 0, 0, 2],
         }
     }
 
@@ -780,6 +1198,7 @@ mod tests {
             outbound_streams: 1,
             inbound_streams: 1,
             initial_tsn: 1,
+            addrs: vec![],
         })
     }
 

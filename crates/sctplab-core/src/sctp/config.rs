@@ -25,6 +25,24 @@ pub struct Knobs {
     pub initial_cwnd: InitialCwnd,
     /// Confirm the path with a HEARTBEAT before the first DATA (ns-2.35).
     pub heartbeat_before_data: bool,
+    /// Path.Max.Retrans (RFC 9260 sec. 8.2, 16): a destination is inactive once its
+    /// consecutive errors exceed this.
+    pub path_max_retrans: u32,
+    /// PotentiallyFailed.Max.Retrans (RFC 7829): a destination is potentially failed
+    /// once its errors exceed this; None = SCTP-PF off.
+    pub pf_max_retrans: Option<u32>,
+    /// Timeout retransmissions go to an active alternate destination (RFC 9260 6.4).
+    pub retransmit_to_alternate: bool,
+    /// Fast retransmissions go to an active alternate too (RFC 2960 6.4 and ns-2's
+    /// `rtxToAlt_ 1`; RFC 4960 narrowed the rule to timeouts).
+    pub fast_rtx_to_alternate: bool,
+    /// New data returns to the primary when it becomes active again.
+    pub return_to_primary: bool,
+    /// ns-2.35's path management (`sctp.cc`): one heartbeat timer per association
+    /// probing the longest-idle destination, unanswered heartbeats retried every RTO,
+    /// association errors counted only on active destinations, 24-byte HEARTBEATs.
+    /// Fixed by the preset.
+    pub ns2_paths: bool,
 }
 
 /// RFC 4960 sec. 7.2.1: min(4 MTU, max(2 MTU, 4380 bytes)).
@@ -45,6 +63,12 @@ pub fn preset(v: SctpVariant) -> Knobs {
         max_burst_rule: MaxBurstRule::Guide,
         initial_cwnd: InitialCwnd::Mtus(2.0),
         heartbeat_before_data: false,
+        path_max_retrans: 5,
+        pf_max_retrans: None,
+        retransmit_to_alternate: true,
+        fast_rtx_to_alternate: true,
+        return_to_primary: true,
+        ns2_paths: false,
     };
     let newreno = Knobs {
         fast_recovery: true,
@@ -72,6 +96,7 @@ pub fn preset(v: SctpVariant) -> Knobs {
             ssthresh_floor_mtus: 4,
             max_burst_rule: MaxBurstRule::Packets,
             initial_cwnd: InitialCwnd::Bytes(crate::scenario::units::Size(0)),
+            fast_rtx_to_alternate: false,
             ..original
         },
         SctpVariant::Ns2 => Knobs {
@@ -80,6 +105,7 @@ pub fn preset(v: SctpVariant) -> Knobs {
             max_burst_rule: MaxBurstRule::Ns2,
             initial_cwnd: InitialCwnd::Bytes(crate::scenario::units::Size(0)),
             heartbeat_before_data: true,
+            ns2_paths: true,
             ..newreno
         },
     }
@@ -120,6 +146,19 @@ pub fn resolve(c: &SctpCfg) -> Knobs {
     }
     if let Some(v) = c.heartbeat_before_data {
         k.heartbeat_before_data = v;
+    }
+    k.path_max_retrans = c.path_max_retrans;
+    if c.pf_max_retrans.is_some() {
+        k.pf_max_retrans = c.pf_max_retrans;
+    }
+    if let Some(v) = c.retransmit_to_alternate {
+        k.retransmit_to_alternate = v;
+    }
+    if let Some(v) = c.fast_rtx_to_alternate {
+        k.fast_rtx_to_alternate = v;
+    }
+    if let Some(v) = c.return_to_primary {
+        k.return_to_primary = v;
     }
     k
 }

@@ -28,6 +28,10 @@ pub struct CookieBody {
     /// Creation time and lifetime, in nanoseconds of simulated time.
     pub created_ns: u64,
     pub lifetime_ns: u64,
+    /// The client's addresses when its INIT listed any (RFC 9260 5.1.2): the INIT's
+    /// source first, then the listed ones. Empty for a single-homed client, whose
+    /// address is the COOKIE-ECHO's source, so its cookie keeps its old size.
+    pub peer_addrs: Vec<[u8; 4]>,
 }
 
 /// Why a COOKIE-ECHO was refused.
@@ -64,7 +68,7 @@ impl CookieBody {
         b
     }
 
-    fn decode(b: &[u8]) -> Self {
+    fn decode(b: &[u8], tail: &[u8]) -> Self {
         let u32_at = |i: usize| u32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
         let u16_at = |i: usize| u16::from_be_bytes([b[i], b[i + 1]]);
         let u64_at = |i: usize| {
@@ -83,29 +87,37 @@ impl CookieBody {
             peer_out_streams: u16_at(26),
             created_ns: u64_at(28),
             lifetime_ns: u64_at(36),
+            peer_addrs: tail
+                .chunks_exact(4)
+                .map(|a| [a[0], a[1], a[2], a[3]])
+                .collect(),
         }
     }
 
     /// The cookie bytes: body followed by HMAC-SHA-256(secret, body).
     pub fn seal(&self, secret: &[u8; 32]) -> Vec<u8> {
-        let body = self.encode();
-        let mut out = Vec::with_capacity(BODY_LEN + MAC_LEN);
-        out.extend_from_slice(&body);
-        out.extend_from_slice(&mac(secret, &body));
+        let mut out = Vec::with_capacity(BODY_LEN + 4 * self.peer_addrs.len() + MAC_LEN);
+        out.extend_from_slice(&self.encode());
+        for a in &self.peer_addrs {
+            out.extend_from_slice(a);
+        }
+        let tag = mac(secret, &out);
+        out.extend_from_slice(&tag);
         out
     }
 
     /// Verifies and decodes a cookie received in a COOKIE-ECHO at `now_ns`.
     pub fn open(cookie: &[u8], secret: &[u8; 32], now_ns: u64) -> Result<CookieBody, CookieError> {
-        if cookie.len() != BODY_LEN + MAC_LEN {
+        if cookie.len() < BODY_LEN + MAC_LEN || (cookie.len() - BODY_LEN - MAC_LEN) % 4 != 0 {
             return Err(CookieError::Malformed);
         }
-        let (body, tag) = cookie.split_at(BODY_LEN);
+        let (body, tag) = cookie.split_at(cookie.len() - MAC_LEN);
         let mut m = HmacSha256::new_from_slice(secret).map_err(|_| CookieError::BadMac)?;
         m.update(body);
         // Constant-time comparison, as a real endpoint must do.
         m.verify_slice(tag).map_err(|_| CookieError::BadMac)?;
-        let c = CookieBody::decode(body);
+        let (fixed, tail) = body.split_at(BODY_LEN);
+        let c = CookieBody::decode(fixed, tail);
         if now_ns > c.created_ns.saturating_add(c.lifetime_ns) {
             return Err(CookieError::Stale);
         }
@@ -138,6 +150,7 @@ mod tests {
             peer_out_streams: 4,
             created_ns: 1_000,
             lifetime_ns: 60_000_000_000,
+            peer_addrs: vec![],
         }
     }
 
@@ -146,6 +159,14 @@ mod tests {
         let secret = [7u8; 32];
         let c = body().seal(&secret);
         assert_eq!(CookieBody::open(&c, &secret, 2_000), Ok(body()));
+        // A multihomed client's addresses ride in the signed part, 4 bytes each.
+        let mh = CookieBody {
+            peer_addrs: vec![[10, 0, 0, 1], [11, 0, 0, 1]],
+            ..body()
+        };
+        let sealed = mh.seal(&secret);
+        assert_eq!(sealed.len(), c.len() + 8);
+        assert_eq!(CookieBody::open(&sealed, &secret, 2_000), Ok(mh));
     }
 
     #[test]

@@ -12,3 +12,4 @@ pub use assoc::{AssocCfg, AssocStats, Association, Role, State};
 pub use config::Knobs;
 pub use inbound::Inbound;
 pub use outbound::{OutStats, Outbound};
+pub use path::{Path, PathSet, PathState, PathStats};

@@ -9,7 +9,7 @@
 //! is what one packet can carry in chunks (PMTU - 32).
 
 use super::config::Knobs;
-use super::path::Path;
+use super::path::PathSet;
 use crate::endpoint::{EndpointEvent, SendKind};
 use crate::metrics::Window;
 use crate::net::wire::{DataChunk, DataFlags, SackChunk};
@@ -47,6 +47,8 @@ struct Sent {
     /// `eIneligibleForFastRtx`).
     fast_rtxed: bool,
     pba_counted: bool,
+    /// Index of the destination the chunk was last sent to.
+    dest: usize,
 }
 
 /// The application: a bulk or finite stream of messages spread over the streams
@@ -155,6 +157,8 @@ impl AppSource {
 #[derive(Clone, Debug, Default)]
 pub struct TxPacket {
     pub chunks: Vec<DataChunk>,
+    /// Index of the destination in the association's `PathSet`.
+    pub dest: usize,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -172,7 +176,6 @@ pub struct OutStats {
 
 pub struct Outbound {
     pub k: Knobs,
-    pub path: Path,
     initial_tsn: u32,
     next_tsn: u32,
     pub cum_ack: u32,
@@ -198,7 +201,6 @@ impl Outbound {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         k: Knobs,
-        path: Path,
         initial_tsn: u32,
         app: AppSource,
         pmtu: usize,
@@ -211,7 +213,6 @@ impl Outbound {
         let max_payload = ((room.saturating_sub(DataChunk::HEADER_LEN)) / 4 * 4).max(4) as u64;
         Outbound {
             k,
-            path,
             initial_tsn,
             next_tsn: initial_tsn,
             cum_ack: initial_tsn.wrapping_sub(1),
@@ -243,15 +244,12 @@ impl Outbound {
         self.sent.is_empty() && self.app.exhausted()
     }
 
-    fn mtu(&self) -> f64 {
-        self.path.mtu
-    }
-
-    fn slow_start(&self) -> bool {
+    fn slow_start(&self, ps: &PathSet, i: usize) -> bool {
+        let p = &ps.paths[i];
         if self.k.slow_start_at_ssthresh {
-            self.path.cwnd <= self.path.ssthresh
+            p.cwnd <= p.ssthresh
         } else {
-            self.path.cwnd < self.path.ssthresh
+            p.cwnd < p.ssthresh
         }
     }
 
@@ -259,10 +257,12 @@ impl Outbound {
         self.k.fast_recovery && tsn_lt(self.cum_ack, self.recover)
     }
 
-    fn marked_bytes(&self) -> f64 {
+    /// Bytes of marked chunks last sent to destination `i` (still in its outstanding
+    /// count until resent).
+    fn marked_bytes(&self, i: usize) -> f64 {
         self.sent
             .iter()
-            .filter(|s| s.mark.is_some())
+            .filter(|s| s.mark.is_some() && s.dest == i)
             .map(|s| f64::from(s.chunk_len))
             .sum()
     }
@@ -295,18 +295,26 @@ impl Outbound {
         }
     }
 
-    fn queue_packet(&mut self, now: SimTime, chunks: Vec<DataChunk>) {
+    fn queue_packet(
+        &mut self,
+        now: SimTime,
+        chunks: Vec<DataChunk>,
+        ps: &mut PathSet,
+        dest: usize,
+    ) {
         if chunks.is_empty() {
             return;
         }
+        let p = &mut ps.paths[dest];
         if self.window.contains(now) {
             self.stats.data_packets_sent += 1;
+            p.data_packets_sent += 1;
         }
-        self.path.last_send = now;
-        if self.path.t3.is_none() {
-            self.path.t3 = Some(now + self.path.rto.current());
+        p.last_send = now;
+        if p.t3.is_none() {
+            p.t3 = Some(now + p.rto.current());
         }
-        self.tx.push_back(TxPacket { chunks });
+        self.tx.push_back(TxPacket { chunks, dest });
     }
 
     fn data_chunk(s: &Sent) -> DataChunk {
@@ -323,12 +331,23 @@ impl Outbound {
     /// Retransmits chunks marked for retransmission: one packet regardless of cwnd
     /// (fast retransmit, RFC 4960 7.2.4 step 3; T3, 6.3.3 E3) or as many packets as cwnd
     /// allows, not counting marked chunks as outstanding meanwhile (ns-2
-    /// `RtxMarkedChunks`).
-    fn rtx_marked(&mut self, now: SimTime, one_packet: bool) -> usize {
+    /// `RtxMarkedChunks`). The destination is chosen once per call from the first marked
+    /// chunk (ns-2 does the same): an active alternate when the knobs ask for one
+    /// (RFC 9260 6.4), and a chunk moved there moves its bytes from the old
+    /// destination's outstanding count to the new one's.
+    fn rtx_marked(&mut self, now: SimTime, one_packet: bool, ps: &mut PathSet) -> usize {
+        let Some(first) = self.sent.iter().find(|s| s.mark.is_some()) else {
+            return 0;
+        };
+        let alternate = match first.mark {
+            Some(Mark::Fast) => self.k.fast_rtx_to_alternate,
+            _ => self.k.retransmit_to_alternate,
+        };
+        let dest = ps.rtx_dest(first.dest, alternate);
         let mut packets = 0;
         loop {
-            let effective = self.path.outstanding - self.marked_bytes();
-            if !one_packet && effective >= self.path.cwnd {
+            let effective = ps.paths[dest].outstanding - self.marked_bytes(dest);
+            if !one_packet && effective >= ps.paths[dest].cwnd {
                 break;
             }
             if one_packet && packets == 1 {
@@ -348,6 +367,15 @@ impl Outbound {
                 s.mark = None;
                 s.txs += 1;
                 s.missing = 0;
+                if s.dest != dest {
+                    let old = &mut ps.paths[s.dest];
+                    old.outstanding = (old.outstanding - f64::from(s.chunk_len)).max(0.0);
+                    if old.rtt_pending.is_some_and(|(t, _)| t == s.tsn) {
+                        old.rtt_pending = None; // Karn's rule
+                    }
+                    ps.paths[dest].outstanding += f64::from(s.chunk_len);
+                    s.dest = dest;
+                }
                 chunks.push(Self::data_chunk(s));
                 kinds.push(if mark == Mark::Fast {
                     SendKind::FastRtx
@@ -363,33 +391,41 @@ impl Outbound {
             // before the retransmission can be acknowledged.
             let earliest = self.sent.iter().find(|s| !s.gap_acked).map(|s| s.tsn);
             if earliest.is_some_and(|e| chunks.iter().any(|c| c.tsn == e)) {
-                self.path.t3 = Some(now + self.path.rto.current());
+                let p = &mut ps.paths[dest];
+                p.t3 = Some(now + p.rto.current());
             }
             for (c, kind) in chunks.iter().zip(kinds) {
                 self.record(now, c, kind);
+                if self.window.contains(now) {
+                    ps.paths[dest].retransmissions += 1;
+                }
                 self.peer_rwnd = (self.peer_rwnd - f64::from(c.payload_len + 16)).max(0.0);
-                if self.path.rtt_pending.is_some_and(|(t, _)| t == c.tsn) {
-                    self.path.rtt_pending = None; // Karn's rule
+                let p = &mut ps.paths[dest];
+                if p.rtt_pending.is_some_and(|(t, _)| t == c.tsn) {
+                    p.rtt_pending = None; // Karn's rule
                 }
             }
-            self.queue_packet(now, chunks);
+            self.queue_packet(now, chunks, ps, dest);
             packets += 1;
         }
         packets
     }
 
-    /// Sends new data while cwnd and the peer's window allow (RFC 4960 6.1 A-B: the
-    /// sender may exceed cwnd by up to one MTU less a byte when cwnd is not yet full).
-    pub fn send_new(&mut self, now: SimTime) {
-        if self.any_marked() {
+    /// Sends new data to the current data destination while its cwnd and the peer's
+    /// window allow (RFC 4960 6.1 A-B: the sender may exceed cwnd by up to one MTU less
+    /// a byte when cwnd is not yet full).
+    pub fn send_new(&mut self, now: SimTime, ps: &mut PathSet) {
+        if self.any_marked() || ps.is_empty() {
             return;
         }
+        let d = ps.data_dest;
         let burst_limit = match self.k.max_burst_rule {
             MaxBurstRule::Guide => {
                 // Implementer's guide v7: clamp cwnd to outstanding + Max.Burst * MTU.
-                let cap = self.path.outstanding + f64::from(self.k.max_burst) * self.mtu();
-                if cap < self.path.cwnd {
-                    self.path.cwnd = cap;
+                let p = &mut ps.paths[d];
+                let cap = p.outstanding + f64::from(self.k.max_burst) * p.mtu;
+                if cap < p.cwnd {
+                    p.cwnd = cap;
                 }
                 None
             }
@@ -399,7 +435,8 @@ impl Outbound {
         };
         self.apply_max_burst = false;
         let mut packets = 0u32;
-        while self.path.outstanding < self.path.cwnd && burst_limit.is_none_or(|b| packets < b) {
+        while ps.paths[d].outstanding < ps.paths[d].cwnd && burst_limit.is_none_or(|b| packets < b)
+        {
             let mut used = 0usize;
             let mut chunks = Vec::new();
             loop {
@@ -419,7 +456,7 @@ impl Outbound {
                 // With the peer's window closed, one chunk may still go as a probe when
                 // nothing is outstanding (RFC 4960 6.1 A).
                 let rwnd_ok = (p as f64 + DataChunk::HEADER_LEN as f64) <= self.peer_rwnd;
-                let probe = !rwnd_ok && self.path.outstanding == 0.0 && chunks.is_empty();
+                let probe = !rwnd_ok && ps.paths[d].outstanding == 0.0 && chunks.is_empty();
                 if !rwnd_ok && !probe {
                     break;
                 }
@@ -444,13 +481,15 @@ impl Outbound {
                     mark: None,
                     fast_rtxed: false,
                     pba_counted: false,
+                    dest: d,
                 };
                 let c = Self::data_chunk(&s);
                 self.sent.push_back(s);
-                self.path.outstanding += len as f64;
+                let path = &mut ps.paths[d];
+                path.outstanding += len as f64;
                 self.peer_rwnd = (self.peer_rwnd - len as f64).max(0.0);
-                if self.path.rtt_pending.is_none() {
-                    self.path.rtt_pending = Some((tsn, now));
+                if path.rtt_pending.is_none() {
+                    path.rtt_pending = Some((tsn, now));
                 }
                 self.record(now, &c, SendKind::New);
                 chunks.push(c);
@@ -463,26 +502,30 @@ impl Outbound {
             if chunks.is_empty() {
                 break;
             }
-            self.queue_packet(now, chunks);
+            self.queue_packet(now, chunks, ps, d);
+            // A first transmission starts a new heartbeat period (RFC 9260 8.3 "idle";
+            // ns-2 `SendMuch` sets `dIdleSince`).
+            ps.paths[d].hb_base = now;
             packets += 1;
         }
     }
 
-    fn cut(&mut self) {
-        let mtu = self.mtu();
+    fn cut(&mut self, ps: &mut PathSet, i: usize) {
+        let p = &mut ps.paths[i];
+        let mtu = p.mtu;
         let floor = f64::from(self.k.ssthresh_floor_mtus) * mtu;
         let half = if self.k.cwnd_whole_mtus {
-            ((self.path.cwnd / mtu / 2.0).floor()) * mtu
+            ((p.cwnd / mtu / 2.0).floor()) * mtu
         } else {
-            self.path.cwnd / 2.0
+            p.cwnd / 2.0
         };
-        self.path.ssthresh = half.max(floor);
-        self.path.cwnd = self.path.ssthresh;
-        self.path.pba = 0.0;
+        p.ssthresh = half.max(floor);
+        p.cwnd = p.ssthresh;
+        p.pba = 0.0;
     }
 
-    fn adjust_cwnd(&mut self, newly: f64) {
-        let p = &mut self.path;
+    fn adjust_cwnd(&mut self, ps: &mut PathSet, i: usize, newly: f64) {
+        let p = &mut ps.paths[i];
         if self.k.slow_start_at_ssthresh && p.cwnd <= p.ssthresh
             || !self.k.slow_start_at_ssthresh && p.cwnd < p.ssthresh
         {
@@ -497,20 +540,38 @@ impl Outbound {
         }
     }
 
-    fn rtt_sample(&mut self, now: SimTime, s: &Sent) {
-        if let Some((tsn, at)) = self.path.rtt_pending {
+    fn rtt_sample(now: SimTime, s: &Sent, ps: &mut PathSet) {
+        let p = &mut ps.paths[s.dest];
+        if let Some((tsn, at)) = p.rtt_pending {
             if tsn == s.tsn {
                 if s.txs == 1 && s.mark != Some(Mark::Timeout) {
-                    self.path.rto.sample(now.saturating_since(at).as_secs_f64());
+                    p.rto.sample(now.saturating_since(at).as_secs_f64());
                 }
-                self.path.rtt_pending = None;
+                p.rtt_pending = None;
             }
         }
     }
 
+    /// A newly acknowledged chunk clears the error counter of the destination it was
+    /// last sent to (RFC 9260 8.3), unless it was waiting for a timeout retransmission:
+    /// data that got through before a failure must not hide it (ns-2
+    /// `SendBufferDequeueUpTo`).
+    fn note_acked(s: &Sent, ps: &mut PathSet) {
+        if s.mark != Some(Mark::Timeout) {
+            ps.scratch[s.dest].clear_errors = true;
+        }
+    }
+
     /// Processes a SACK (ns-2 `ProcessSackChunk` / `ProcessGapAckBlocks`, RFC 4960
-    /// 6.2.1, 7.2). Returns false for a stale SACK.
-    pub fn on_sack(&mut self, now: SimTime, sack: &SackChunk) -> bool {
+    /// 6.2.1, 7.2), per destination for cwnd, outstanding bytes and T3. Returns false for
+    /// a stale SACK. Destinations whose error counter the SACK clears are flagged in
+    /// `ps.scratch[i].clear_errors` for the association to act on.
+    pub fn on_sack(&mut self, now: SimTime, sack: &SackChunk, ps: &mut PathSet) -> bool {
+        for j in 0..ps.scratch.len() {
+            let in_ca = !self.slow_start(ps, j);
+            ps.scratch[j] = Default::default();
+            ps.scratch[j].in_ca = in_ca;
+        }
         if tsn_lt(sack.cum_tsn_ack, self.cum_ack) {
             return false;
         }
@@ -518,10 +579,8 @@ impl Outbound {
             self.stats.sacks_received += 1;
         }
         let new_cum = tsn_lt(self.cum_ack, sack.cum_tsn_ack);
-        let in_ca = !self.slow_start();
-        let mut newly = 0.0;
+        let mut any_newly = false;
         let mut htna: Option<u32> = None;
-        let mut first_outstanding_acked = false;
         // Cumulative part.
         while let Some(front) = self.sent.front() {
             if !tsn_le(front.tsn, sack.cum_tsn_ack) {
@@ -529,74 +588,79 @@ impl Outbound {
             }
             let s = self.sent.pop_front().expect("front exists");
             if !s.gap_acked {
-                first_outstanding_acked = true;
-                newly += f64::from(s.chunk_len);
+                let sc = &mut ps.scratch[s.dest];
+                sc.first_outstanding_acked = true;
+                sc.newly += f64::from(s.chunk_len);
+                any_newly = true;
                 htna = Some(s.tsn);
-                if in_ca && self.path.outstanding >= self.path.cwnd {
-                    self.path.pba += f64::from(s.chunk_len);
+                let p = &mut ps.paths[s.dest];
+                if sc.in_ca && p.outstanding >= p.cwnd {
+                    p.pba += f64::from(s.chunk_len);
                 }
+                Self::note_acked(&s, ps);
             }
             if s.fast_rtxed || s.txs > 1 {
                 self.apply_max_burst = true;
             }
-            self.rtt_sample(now, &s);
+            Self::rtt_sample(now, &s, ps);
         }
         self.cum_ack = sack.cum_tsn_ack;
         // Gap blocks: offsets from the cumulative TSN.
         let mut highest_sacked = htna.unwrap_or(self.cum_ack);
-        let blocks: Vec<(u32, u32)> = sack
-            .gaps
-            .iter()
-            .map(|&(a, b)| {
-                (
-                    self.cum_ack.wrapping_add(u32::from(a)),
-                    self.cum_ack.wrapping_add(u32::from(b)),
-                )
-            })
-            .collect();
-        for &(_, end) in &blocks {
+        let cum = self.cum_ack;
+        let block = |k: usize| {
+            let (a, b) = sack.gaps[k];
+            (
+                cum.wrapping_add(u32::from(a)),
+                cum.wrapping_add(u32::from(b)),
+            )
+        };
+        for k in 0..sack.gaps.len() {
+            let (_, end) = block(k);
             if tsn_lt(highest_sacked, end) {
                 highest_sacked = end;
             }
         }
-        let mut samples = Vec::new();
-        let mut first_unacked_seen = false;
         for i in 0..self.sent.len() {
             let s = &mut self.sent[i];
-            let covered = blocks
-                .iter()
-                .any(|&(a, b)| tsn_le(a, s.tsn) && tsn_le(s.tsn, b));
+            let covered = (0..sack.gaps.len()).any(|k| {
+                let (a, b) = block(k);
+                tsn_le(a, s.tsn) && tsn_le(s.tsn, b)
+            });
+            let d = s.dest;
             if covered {
                 if !s.gap_acked {
                     s.gap_acked = true;
-                    if !first_unacked_seen {
-                        first_outstanding_acked = true;
+                    let sc = &mut ps.scratch[d];
+                    if !sc.unacked_seen {
+                        sc.first_outstanding_acked = true;
                     }
-                    newly += f64::from(s.chunk_len);
+                    sc.newly += f64::from(s.chunk_len);
+                    any_newly = true;
                     if htna.is_none_or(|h| tsn_lt(h, s.tsn)) {
                         htna = Some(s.tsn);
                     }
-                    if in_ca && new_cum && !s.pba_counted {
+                    if sc.in_ca && new_cum && !s.pba_counted {
                         s.pba_counted = true;
-                        self.path.pba += f64::from(s.chunk_len);
+                        ps.paths[d].pba += f64::from(s.chunk_len);
                     }
-                    if s.mark.take().is_some() {
-                        // It arrived after all; it was counted out while marked.
+                    // A chunk marked for retransmission that arrived after all was
+                    // counted out while marked; the mark goes.
+                    let was = s.mark.take();
+                    if was != Some(Mark::Timeout) {
+                        ps.scratch[d].clear_errors = true;
                     }
-                    samples.push(i);
+                    let s = self.sent[i].clone();
+                    Self::rtt_sample(now, &s, ps);
                 }
             } else if s.gap_acked {
                 // A SACK older than one already seen (or reneging): count it again.
                 s.gap_acked = false;
-                self.path.outstanding += f64::from(s.chunk_len);
+                ps.paths[d].outstanding += f64::from(s.chunk_len);
             }
             if !self.sent[i].gap_acked {
-                first_unacked_seen = true;
+                ps.scratch[d].unacked_seen = true;
             }
-        }
-        for i in samples {
-            let s = self.sent[i].clone();
-            self.rtt_sample(now, &s);
         }
         // Missing reports (HTNA, and the modified HTNA of New-Reno SCTP).
         let mut fast_needed = false;
@@ -621,24 +685,39 @@ impl Outbound {
         }
         // cwnd grows before the outstanding count drops (ns-2 `ProcessSackChunk`).
         let growth_allowed = self.k.cwnd_growth_in_recovery || !self.in_fast_recovery();
-        if new_cum && newly > 0.0 && growth_allowed {
-            self.adjust_cwnd(newly);
+        for s in self.sent.iter() {
+            let sc = &mut ps.scratch[s.dest];
+            sc.has_any = true;
+            if !s.gap_acked {
+                sc.has_unacked = true;
+            }
         }
-        self.path.outstanding = (self.path.outstanding - newly).max(0.0);
-        if self.sent.is_empty() || self.path.outstanding <= 0.0 {
-            self.path.pba = 0.0;
+        for j in 0..ps.paths.len() {
+            let newly = ps.scratch[j].newly;
+            if new_cum && newly > 0.0 && growth_allowed {
+                self.adjust_cwnd(ps, j, newly);
+            }
+            let sc = ps.scratch[j];
+            let p = &mut ps.paths[j];
+            p.outstanding = (p.outstanding - newly).max(0.0);
+            if !sc.has_any || p.outstanding <= 0.0 {
+                p.pba = 0.0;
+            }
+            if !sc.has_unacked {
+                // RFC 4960 6.3.2 R2: everything sent here is acknowledged.
+                p.t3 = None;
+            } else if sc.first_outstanding_acked || p.t3.is_none() {
+                // RFC 4960 6.3.2 R3: restart when the earliest outstanding TSN is acked.
+                p.t3 = Some(now + p.rto.current());
+            }
         }
-        if self.sent.iter().all(|s| s.gap_acked) {
-            self.path.t3 = None;
-        } else if first_outstanding_acked || self.path.t3.is_none() {
-            // RFC 4960 6.3.2 R3: restart when the earliest outstanding TSN is acked.
-            self.path.t3 = Some(now + self.path.rto.current());
+        if any_newly {
+            ps.assoc_errors = 0;
         }
-        self.path.error_count = 0;
         if fast_needed {
-            self.fast_retransmit(now);
+            self.fast_retransmit(now, ps);
         } else if self.any_marked() {
-            self.rtx_marked(now, false);
+            self.rtx_marked(now, false, ps);
         }
         let total_out: f64 = self
             .sent
@@ -647,25 +726,36 @@ impl Outbound {
             .map(|s| f64::from(s.chunk_len))
             .sum();
         self.peer_rwnd = (f64::from(sack.a_rwnd) - total_out).max(0.0);
-        self.send_new(now);
-        if self.sent.is_empty() && self.app.exhausted() && self.all_acked_at.is_none() {
-            self.all_acked_at = Some(now);
-        }
         true
     }
 
-    /// RFC 2960/4960 7.2.4: cut cwnd (once per window with fast recovery), then send one
-    /// packet of marked chunks whatever cwnd and the flight size say.
-    fn fast_retransmit(&mut self, now: SimTime) {
+    /// After a SACK and the association's reaction to it: sends what may be sent.
+    pub fn after_sack(&mut self, now: SimTime, ps: &mut PathSet) {
+        self.send_new(now, ps);
+        if self.sent.is_empty() && self.app.exhausted() && self.all_acked_at.is_none() {
+            self.all_acked_at = Some(now);
+        }
+    }
+
+    /// RFC 2960/4960 7.2.4: cut cwnd (once per window with fast recovery) of each
+    /// destination the newly marked chunks were sent to, then send one packet of marked
+    /// chunks whatever cwnd and the flight size say.
+    fn fast_retransmit(&mut self, now: SimTime, ps: &mut PathSet) {
         let recover = self.recover;
-        let cut = !self.k.fast_recovery
-            || self
-                .sent
-                .iter()
-                .any(|s| s.mark.is_some() && tsn_lt(recover, s.tsn));
-        if cut {
-            self.cut();
-            self.path.rtt_pending = None;
+        let mut cut_any = false;
+        for j in 0..ps.paths.len() {
+            let cut = self.sent.iter().any(|s| {
+                s.dest == j
+                    && s.mark == Some(Mark::Fast)
+                    && (!self.k.fast_recovery || tsn_lt(recover, s.tsn))
+            });
+            if cut {
+                self.cut(ps, j);
+                ps.paths[j].rtt_pending = None;
+                cut_any = true;
+            }
+        }
+        if cut_any {
             if self.k.fast_recovery {
                 self.recover = self.next_tsn.wrapping_sub(1);
             }
@@ -673,44 +763,63 @@ impl Outbound {
                 self.stats.fast_recoveries += 1;
             }
         }
-        self.rtx_marked(now, true);
+        self.rtx_marked(now, true, ps);
     }
 
-    /// T3-rtx expiry (RFC 4960 6.3.3, 7.2.3).
-    pub fn on_t3(&mut self, now: SimTime) {
-        self.path.t3 = None;
-        if self.sent.is_empty() {
+    /// T3-rtx expiry on destination `i` (RFC 4960 6.3.3, 7.2.3): its chunks are marked
+    /// and one packet of them is retransmitted (to an alternate when the knobs say so).
+    /// The association has already counted the error and changed the path's state.
+    pub fn on_t3(&mut self, now: SimTime, i: usize, ps: &mut PathSet) {
+        ps.paths[i].t3 = None;
+        if !self.sent.iter().any(|s| s.dest == i) {
             return;
         }
-        if self.window.contains(now) {
-            self.stats.timeouts += 1;
-        }
-        let mtu = self.mtu();
-        if self.path.cwnd > mtu {
+        let p = &mut ps.paths[i];
+        let mtu = p.mtu;
+        if p.cwnd > mtu {
             let floor = f64::from(self.k.ssthresh_floor_mtus) * mtu;
-            self.path.ssthresh = (self.path.cwnd / 2.0).max(floor);
+            p.ssthresh = (p.cwnd / 2.0).max(floor);
         }
-        self.path.cwnd = mtu;
-        self.path.pba = 0.0;
-        self.path.rto.back_off();
-        self.path.error_count += 1;
-        self.path.rtt_pending = None;
+        p.cwnd = mtu;
+        p.pba = 0.0;
+        p.rto.back_off();
+        p.rtt_pending = None;
         for s in self.sent.iter_mut() {
-            if !s.gap_acked {
+            if !s.gap_acked && s.dest == i {
                 s.mark = Some(Mark::Timeout);
                 s.missing = 0;
             }
         }
-        self.rtx_marked(now, true);
-        self.path.t3 = Some(now + self.path.rto.current());
+        self.rtx_marked(now, true, ps);
+        // E3: the timer runs on the destination the retransmission went to (started
+        // there by the send); here again only while chunks sent here remain.
+        if self.sent.iter().any(|s| s.dest == i) {
+            let p = &mut ps.paths[i];
+            p.t3 = Some(now + p.rto.current());
+        }
     }
 
-    /// For sampling: cwnd, ssthresh, pba, outstanding (bytes).
-    pub fn sample(&self, out: &mut dyn FnMut(&'static str, f64)) {
-        out("cwnd", self.path.cwnd);
-        out("ssthresh", self.path.ssthresh);
-        out("pba", self.path.pba);
-        out("flight", self.path.outstanding);
+    /// For sampling: cwnd, ssthresh, pba, outstanding (bytes) of the destination new
+    /// data goes to.
+    pub fn sample(&self, ps: &PathSet, out: &mut dyn FnMut(&'static str, f64)) {
+        if let Some(p) = ps.paths.get(ps.data_dest) {
+            out("cwnd", p.cwnd);
+            out("ssthresh", p.ssthresh);
+            out("pba", p.pba);
+            out("flight", p.outstanding);
+        }
         out("rwnd", self.peer_rwnd);
+    }
+
+    /// Counts a T3 expiry (before the association decides whether it is fatal).
+    pub fn count_timeout(&mut self, now: SimTime) {
+        if self.window.contains(now) {
+            self.stats.timeouts += 1;
+        }
+    }
+
+    /// Whether any chunk in the retransmission buffer was last sent to destination `i`.
+    pub fn has_chunks_on(&self, i: usize) -> bool {
+        self.sent.iter().any(|s| s.dest == i)
     }
 }

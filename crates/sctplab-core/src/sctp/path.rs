@@ -4,24 +4,80 @@
 
 use crate::sim::{SimDuration, SimTime};
 
+/// Reachability of a destination (RFC 9260 sec. 8.2; RFC 7829 adds PotentiallyFailed).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum PathState {
+    #[default]
+    Active,
+    /// RFC 7829 (SCTP-PF): error count above PotentiallyFailed.Max.Retrans; probed by
+    /// heartbeats and not used for data while an active destination exists.
+    PotentiallyFailed,
+    Inactive,
+}
+
+impl PathState {
+    /// The summary's word for the state: CONTRACTS knows "active" and "inactive"; a
+    /// potentially-failed path has not been declared failed, so it reports "active".
+    pub fn contract_name(self) -> &'static str {
+        match self {
+            PathState::Inactive => "inactive",
+            PathState::Active | PathState::PotentiallyFailed => "active",
+        }
+    }
+}
+
+/// Per-destination figures for the summary (`Association::paths`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PathStats {
+    pub data_packets_sent: u64,
+    /// DATA chunks retransmitted to this destination.
+    pub retransmissions: u64,
+    /// HEARTBEAT chunks this end sent to this destination.
+    pub heartbeats: u64,
+    pub srtt_s: Option<f64>,
+    pub rto_s: f64,
+    pub state: PathState,
+    /// First time the path was marked inactive.
+    pub failed_at: Option<SimTime>,
+}
+
 #[derive(Clone, Debug)]
 pub struct Path {
+    /// The peer's address this path leads to.
+    pub addr: [u8; 4],
     /// The "MTU" cwnd steps are counted in: the bytes of chunks one packet can carry
     /// (PMTU - 12 common header - 20 IPv4), as ns-2's `uiMaxDataSize`.
     pub mtu: f64,
     pub cwnd: f64,
     pub ssthresh: f64,
     pub pba: f64,
-    /// Chunk bytes sent and neither acked nor gap-acked (ns-2 `iOutstandingBytes`;
+    /// Chunk bytes sent here and neither acked nor gap-acked (ns-2 `iOutstandingBytes`;
     /// chunks marked for retransmission are taken out until resent).
     pub outstanding: f64,
     pub rto: Rto,
     pub t3: Option<SimTime>,
     /// TSN timed for the RTT sample in progress and its send time (one per round trip).
     pub rtt_pending: Option<(u32, SimTime)>,
+    /// Consecutive errors (T3 expiries, unanswered heartbeats), RFC 9260 sec. 8.2.
     pub error_count: u32,
-    /// Time of the last packet sent to this destination (heartbeats on idle paths).
+    pub state: PathState,
+    /// Time of the last DATA packet sent to this destination.
     pub last_send: SimTime,
+    /// Start of the current heartbeat period: the last DATA or HEARTBEAT sent here
+    /// (RFC 9260 8.3 "idle"; ns-2 `dIdleSince`).
+    pub hb_base: SimTime,
+    /// This period's jitter as a fraction of RTO, uniform in [-0.5, 0.5).
+    pub hb_jitter: f64,
+    /// A HEARTBEAT is out and unanswered: the deadline for its ACK (one RTO).
+    pub hb_pending: Option<SimTime>,
+    /// Nonce of the last HEARTBEAT sent here; an ACK must echo it.
+    pub hb_nonce: u64,
+    /// ns-2's "UNCONFIRMED" destinations: a HEARTBEAT-ACK has not been seen yet.
+    pub confirmed: bool,
+    pub data_packets_sent: u64,
+    pub retransmissions: u64,
+    pub heartbeats: u64,
+    pub failed_at: Option<SimTime>,
 }
 
 /// RTO estimator of RFC 9260 sec. 6.3.1 (alpha 1/8, beta 1/4), continuous time.
@@ -75,8 +131,9 @@ impl Rto {
 }
 
 impl Path {
-    pub fn new(mtu: u64, cwnd: f64, ssthresh: f64, rto: Rto) -> Self {
+    pub fn new(addr: [u8; 4], mtu: u64, cwnd: f64, ssthresh: f64, rto: Rto) -> Self {
         Path {
+            addr,
             mtu: mtu as f64,
             cwnd,
             ssthresh,
@@ -86,8 +143,169 @@ impl Path {
             t3: None,
             rtt_pending: None,
             error_count: 0,
+            state: PathState::Active,
             last_send: SimTime::ZERO,
+            hb_base: SimTime::ZERO,
+            hb_jitter: 0.0,
+            hb_pending: None,
+            hb_nonce: 0,
+            confirmed: true,
+            data_packets_sent: 0,
+            retransmissions: 0,
+            heartbeats: 0,
+            failed_at: None,
         }
+    }
+
+    pub fn stats(&self) -> PathStats {
+        PathStats {
+            data_packets_sent: self.data_packets_sent,
+            retransmissions: self.retransmissions,
+            heartbeats: self.heartbeats,
+            srtt_s: self.rto.srtt(),
+            rto_s: self.rto.current().as_secs_f64(),
+            state: self.state,
+            failed_at: self.failed_at,
+        }
+    }
+
+    /// Usable for data: active and confirmed (RFC 9260 5.4: only HEARTBEATs go to an
+    /// unconfirmed address).
+    pub fn is_active(&self) -> bool {
+        self.state == PathState::Active && self.confirmed
+    }
+}
+
+/// The peer's destinations (RFC 9260 sec. 6.4, 8): the primary, the one new data goes
+/// to, and the association-wide error counter (sec. 8.1).
+#[derive(Clone, Debug, Default)]
+pub struct PathSet {
+    pub paths: Vec<Path>,
+    pub primary: usize,
+    /// Destination of new data (ns-2 `spNewTxDest`).
+    pub data_dest: usize,
+    /// Changes of `data_dest`.
+    pub failovers: u64,
+    pub assoc_errors: u32,
+    /// Scratch per destination for SACK processing (kept to avoid allocating).
+    pub(crate) scratch: Vec<AckScratch>,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct AckScratch {
+    pub newly: f64,
+    pub in_ca: bool,
+    pub first_outstanding_acked: bool,
+    pub unacked_seen: bool,
+    pub has_unacked: bool,
+    pub has_any: bool,
+    pub clear_errors: bool,
+}
+
+impl PathSet {
+    pub fn new(paths: Vec<Path>) -> Self {
+        let n = paths.len();
+        PathSet {
+            paths,
+            primary: 0,
+            data_dest: 0,
+            failovers: 0,
+            assoc_errors: 0,
+            scratch: vec![AckScratch::default(); n],
+        }
+    }
+
+    pub fn index_of(&self, addr: [u8; 4]) -> Option<usize> {
+        self.paths.iter().position(|p| p.addr == addr)
+    }
+
+    pub fn len(&self) -> usize {
+        self.paths.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty()
+    }
+
+    /// The next active destination after `i` in list order, wrapping, `i` itself last
+    /// (ns-2 `GetNextDest`'s round robin).
+    pub fn next_active(&self, i: usize) -> Option<usize> {
+        let n = self.paths.len();
+        (1..=n)
+            .map(|k| (i + k) % n)
+            .find(|&j| self.paths[j].is_active())
+    }
+
+    /// RFC 7829 sec. 5.1 step 3: with no active destination, the potentially-failed one
+    /// with the fewest errors (ties: the earlier in the list).
+    pub fn best_pf(&self) -> Option<usize> {
+        self.paths
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.state == PathState::PotentiallyFailed)
+            .min_by_key(|(_, p)| p.error_count)
+            .map(|(j, _)| j)
+    }
+
+    /// Chooses the destination of new data after a change of state (RFC 9260 6.4, 8.2;
+    /// RFC 7829 5.1 step 3): the primary when active (unless `return_to_primary` is off
+    /// and data has moved to another active one), else the current one while active,
+    /// else the next active one, else the best potentially-failed one. With every
+    /// destination inactive ("dormant"), ns-2 hops to the next one in the list when the
+    /// current one has just failed (`dormantAction_ 0`); RFC presets stay put.
+    pub fn reselect(
+        &mut self,
+        return_to_primary: bool,
+        dormant_hop: bool,
+        just_failed: Option<usize>,
+    ) {
+        if self.paths.is_empty() {
+            return;
+        }
+        let cur = self.data_dest;
+        let p = self.primary;
+        let next = if self.paths[p].is_active()
+            && (return_to_primary || cur == p || !self.paths[cur].is_active())
+        {
+            p
+        } else if self.paths[cur].is_active() {
+            cur
+        } else if let Some(j) = self.next_active(cur) {
+            j
+        } else if self.paths[cur].state == PathState::PotentiallyFailed
+            && self
+                .best_pf()
+                .is_some_and(|j| self.paths[j].error_count == self.paths[cur].error_count)
+        {
+            cur
+        } else if let Some(j) = self.best_pf() {
+            j
+        } else if dormant_hop && just_failed == Some(cur) {
+            (cur + 1) % self.paths.len()
+        } else {
+            cur
+        };
+        if next != cur {
+            self.data_dest = next;
+            self.failovers += 1;
+        }
+    }
+
+    /// Where a retransmission of a chunk last sent to `last` goes: an active alternate
+    /// if `alternate` and one exists (RFC 9260 6.4), else `last` while it is active,
+    /// else any active destination, else the best potentially-failed one, else `last`.
+    pub fn rtx_dest(&self, last: usize, alternate: bool) -> usize {
+        if alternate {
+            if let Some(j) = self.next_active(last).filter(|&j| j != last) {
+                return j;
+            }
+        }
+        if self.paths[last].is_active() {
+            return last;
+        }
+        self.next_active(last)
+            .or_else(|| self.best_pf())
+            .unwrap_or(last)
     }
 }
 

@@ -346,6 +346,11 @@ fn sctp_endpoints(
         window,
         trace_sends: trace.sends,
         trace_acks: trace.acks,
+        // Compile shim until the world assigns per-interface addresses (the lead's
+        // world/ change replaces this): no listed addresses, and the world still writes
+        // ip.dst itself.
+        local_addrs: Vec::new(),
+        primary_peer: [0; 4],
     };
     let client = Association::new(
         Role::Client,

@@ -174,6 +174,7 @@ mod tests {
                 outbound_streams: 3,
                 inbound_streams: 4,
                 initial_tsn: 5,
+                addrs: vec![],
             })],
         };
         let buf = emit_vec(&repr);

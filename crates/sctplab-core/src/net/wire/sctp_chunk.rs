@@ -43,6 +43,10 @@ pub mod chunk_type {
 
 /// Heartbeat Info parameter (§3.3.5).
 const PARAM_HEARTBEAT_INFO: u16 = 1;
+/// IPv4 Address parameter of INIT and INIT ACK (§3.3.2.1): 4-byte header and address.
+const PARAM_IPV4_ADDRESS: u16 = 5;
+/// Length of an IPv4 Address parameter (no padding needed).
+pub const IPV4_ADDRESS_PARAM_LEN: usize = 8;
 /// State Cookie parameter of INIT ACK (§3.3.3.1).
 const PARAM_STATE_COOKIE: u16 = 7;
 /// Type and length of a parameter (§3.2.1).
@@ -143,18 +147,22 @@ impl DataChunk {
     }
 }
 
-/// INIT chunk (§3.3.2) without optional parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// INIT chunk (§3.3.2) with its IPv4 Address parameters, the only optional
+/// parameters the simulator sends.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InitChunk {
     pub init_tag: u32,
     pub a_rwnd: u32,
     pub outbound_streams: u16,
     pub inbound_streams: u16,
     pub initial_tsn: u32,
+    /// IPv4 Address parameters (§3.3.2.1), in order. Empty: the receiver uses
+    /// the packet's source address as the sole destination.
+    pub addrs: Vec<[u8; 4]>,
 }
 
-/// INIT ACK chunk (§3.3.3): the INIT fields plus the mandatory State
-/// Cookie parameter; no other parameters.
+/// INIT ACK chunk (§3.3.3): the INIT fields, IPv4 Address parameters and the
+/// mandatory State Cookie parameter (emitted last).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InitAckChunk {
     pub init_tag: u32,
@@ -162,6 +170,7 @@ pub struct InitAckChunk {
     pub outbound_streams: u16,
     pub inbound_streams: u16,
     pub initial_tsn: u32,
+    pub addrs: Vec<[u8; 4]>,
     pub state_cookie: Vec<u8>,
 }
 
@@ -281,8 +290,13 @@ impl Chunk {
         CHUNK_HEADER_LEN
             + match self {
                 Chunk::Data(d) => DataChunk::HEADER_LEN - CHUNK_HEADER_LEN + d.payload_len as usize,
-                Chunk::Init(_) => INIT_FIXED_LEN,
-                Chunk::InitAck(ia) => INIT_FIXED_LEN + PARAM_HEADER_LEN + ia.state_cookie.len(),
+                Chunk::Init(i) => INIT_FIXED_LEN + IPV4_ADDRESS_PARAM_LEN * i.addrs.len(),
+                Chunk::InitAck(ia) => {
+                    INIT_FIXED_LEN
+                        + IPV4_ADDRESS_PARAM_LEN * ia.addrs.len()
+                        + PARAM_HEADER_LEN
+                        + ia.state_cookie.len()
+                }
                 Chunk::Sack(s) => {
                     SackChunk::len_with(s.gaps.len(), s.dups.len()) - CHUNK_HEADER_LEN
                 }
@@ -325,14 +339,17 @@ impl Chunk {
                 write_u32(value, 8, d.ppid);
                 value[12..].fill(0);
             }
-            Chunk::Init(i) => emit_init_fields(
-                value,
-                i.init_tag,
-                i.a_rwnd,
-                i.outbound_streams,
-                i.inbound_streams,
-                i.initial_tsn,
-            ),
+            Chunk::Init(i) => {
+                emit_init_fields(
+                    value,
+                    i.init_tag,
+                    i.a_rwnd,
+                    i.outbound_streams,
+                    i.inbound_streams,
+                    i.initial_tsn,
+                );
+                emit_addrs(&mut value[INIT_FIXED_LEN..], &i.addrs);
+            }
             Chunk::InitAck(ia) => {
                 emit_init_fields(
                     value,
@@ -342,11 +359,8 @@ impl Chunk {
                     ia.inbound_streams,
                     ia.initial_tsn,
                 );
-                emit_param(
-                    &mut value[INIT_FIXED_LEN..],
-                    PARAM_STATE_COOKIE,
-                    &ia.state_cookie,
-                );
+                let at = INIT_FIXED_LEN + emit_addrs(&mut value[INIT_FIXED_LEN..], &ia.addrs);
+                emit_param(&mut value[at..], PARAM_STATE_COOKIE, &ia.state_cookie);
             }
             Chunk::Sack(s) => {
                 write_u32(value, 0, s.cum_tsn_ack);
@@ -408,18 +422,39 @@ impl Chunk {
                 })
             }
             chunk_type::INIT => {
-                let (init, params) = parse_init_fields(value)?;
-                walk_params(params, |_, _| {})?;
+                let (mut init, params) = parse_init_fields(value)?;
+                let mut bad_addr = false;
+                walk_params(params, |ptype, pvalue| {
+                    if ptype == PARAM_IPV4_ADDRESS {
+                        match <[u8; 4]>::try_from(pvalue) {
+                            Ok(a) => init.addrs.push(a),
+                            Err(_) => bad_addr = true,
+                        }
+                    }
+                })?;
+                if bad_addr {
+                    return Err(WireError::BadLength);
+                }
                 Chunk::Init(init)
             }
             chunk_type::INIT_ACK => {
                 let (init, params) = parse_init_fields(value)?;
                 let mut cookie = None;
+                let mut addrs = Vec::new();
+                let mut bad_addr = false;
                 walk_params(params, |ptype, pvalue| {
                     if ptype == PARAM_STATE_COOKIE && cookie.is_none() {
                         cookie = Some(pvalue);
+                    } else if ptype == PARAM_IPV4_ADDRESS {
+                        match <[u8; 4]>::try_from(pvalue) {
+                            Ok(a) => addrs.push(a),
+                            Err(_) => bad_addr = true,
+                        }
                     }
                 })?;
+                if bad_addr {
+                    return Err(WireError::BadLength);
+                }
                 let cookie = cookie.ok_or(WireError::Malformed("INIT ACK without State Cookie"))?;
                 Chunk::InitAck(InitAckChunk {
                     init_tag: init.init_tag,
@@ -427,6 +462,7 @@ impl Chunk {
                     outbound_streams: init.outbound_streams,
                     inbound_streams: init.inbound_streams,
                     initial_tsn: init.initial_tsn,
+                    addrs,
                     state_cookie: cookie.to_vec(),
                 })
             }
@@ -477,6 +513,18 @@ fn emit_init_fields(value: &mut [u8], tag: u32, a_rwnd: u32, os: u16, mis: u16, 
     write_u32(value, 12, tsn);
 }
 
+/// Writes one IPv4 Address parameter per address; returns the bytes written.
+fn emit_addrs(buf: &mut [u8], addrs: &[[u8; 4]]) -> usize {
+    for (k, a) in addrs.iter().enumerate() {
+        emit_param(
+            &mut buf[k * IPV4_ADDRESS_PARAM_LEN..],
+            PARAM_IPV4_ADDRESS,
+            a,
+        );
+    }
+    IPV4_ADDRESS_PARAM_LEN * addrs.len()
+}
+
 /// Writes a parameter header and value. The caller's slice ends at the
 /// parameter's unpadded end; chunk padding covers the rest.
 fn emit_param(buf: &mut [u8], ptype: u16, value: &[u8]) {
@@ -508,6 +556,7 @@ fn parse_init_fields(value: &[u8]) -> Result<(InitChunk, &[u8]), WireError> {
         outbound_streams: read_u16(value, 8)?,
         inbound_streams: read_u16(value, 10)?,
         initial_tsn: read_u32(value, 12)?,
+        addrs: Vec::new(),
     };
     Ok((init, &value[INIT_FIXED_LEN..]))
 }
@@ -600,6 +649,15 @@ mod tests {
                 outbound_streams: 10,
                 inbound_streams: 65535,
                 initial_tsn: 42,
+                addrs: vec![],
+            }),
+            Chunk::Init(InitChunk {
+                init_tag: 7,
+                a_rwnd: 65536,
+                outbound_streams: 1,
+                inbound_streams: 65535,
+                initial_tsn: 3,
+                addrs: vec![[10, 0, 0, 1], [11, 0, 0, 1]],
             }),
             Chunk::InitAck(InitAckChunk {
                 init_tag: 0x8765_4321,
@@ -607,6 +665,16 @@ mod tests {
                 outbound_streams: 5,
                 inbound_streams: 5,
                 initial_tsn: 1000,
+                addrs: vec![],
+                state_cookie: vec![0xc0; 13],
+            }),
+            Chunk::InitAck(InitAckChunk {
+                init_tag: 0x8765_4321,
+                a_rwnd: 65536,
+                outbound_streams: 5,
+                inbound_streams: 5,
+                initial_tsn: 1000,
+                addrs: vec![[10, 0, 0, 2], [11, 0, 0, 2], [12, 0, 0, 2]],
                 state_cookie: vec![0xc0; 13],
             }),
             Chunk::Sack(SackChunk {
@@ -701,6 +769,7 @@ mod tests {
             outbound_streams: 1,
             inbound_streams: 1,
             initial_tsn: 1,
+            addrs: vec![],
             state_cookie: vec![0; 13],
         });
         // 20 fixed + 4 parameter header + 13 cookie; 3 bytes of padding.
@@ -749,6 +818,7 @@ mod tests {
             outbound_streams: 10,
             inbound_streams: 11,
             initial_tsn: 0x0102_0304,
+            addrs: vec![],
             state_cookie: vec![0xaa, 0xbb],
         });
         // §3.3.3: type 2, flags 0, length 26 = 20 + (4 + 2); State Cookie
@@ -773,6 +843,53 @@ mod tests {
                 3, 0, 0, 24, 0, 0, 0, 9, 0, 0, 1, 0, 0, 1, 0, 1, 0, 2, 0, 4, 0, 0, 0, 5
             ]
         );
+    }
+
+    #[test]
+    fn known_answer_address_parameters() {
+        // §3.3.2 / §3.3.2.1: INIT of 20 fixed bytes plus two IPv4 Address
+        // parameters (type 5, length 8, the address): length 36, no padding.
+        let init = Chunk::Init(InitChunk {
+            init_tag: 0x0102_0304,
+            a_rwnd: 0x0001_0000,
+            outbound_streams: 1,
+            inbound_streams: 0xffff,
+            initial_tsn: 9,
+            addrs: vec![[10, 0, 0, 1], [11, 0, 0, 1]],
+        });
+        assert_eq!(init.len(), 36);
+        assert_eq!(
+            emit_vec(&init),
+            [
+                1, 0, 0, 36, 1, 2, 3, 4, 0, 1, 0, 0, 0, 1, 0xff, 0xff, 0, 0, 0, 9, 0, 5, 0, 8, 10,
+                0, 0, 1, 0, 5, 0, 8, 11, 0, 0, 1
+            ]
+        );
+        // INIT ACK: fixed part, one address, then the State Cookie (type 7, 4 + 2
+        // bytes, padded): length 20 + 8 + 6 = 34, 36 bytes on the wire.
+        let ack = Chunk::InitAck(InitAckChunk {
+            init_tag: 5,
+            a_rwnd: 6,
+            outbound_streams: 1,
+            inbound_streams: 1,
+            initial_tsn: 7,
+            addrs: vec![[12, 1, 2, 3]],
+            state_cookie: vec![0xaa, 0xbb],
+        });
+        assert_eq!((ack.len(), ack.padded_len()), (34, 36));
+        let bytes = emit_vec(&ack);
+        assert_eq!(
+            bytes,
+            [
+                2, 0, 0, 34, 0, 0, 0, 5, 0, 0, 0, 6, 0, 1, 0, 1, 0, 0, 0, 7, 0, 5, 0, 8, 12, 1, 2,
+                3, 0, 7, 0, 6, 0xaa, 0xbb, 0, 0
+            ]
+        );
+        assert_eq!(Chunk::parse(&bytes), Ok((ack, 36)));
+        // An address parameter whose length is not 8 is refused.
+        let mut bad = emit_vec(&init);
+        bad[23] = 7;
+        assert!(Chunk::parse(&bad).is_err());
     }
 
     #[test]
@@ -834,7 +951,7 @@ mod tests {
         );
         assert_eq!(Chunk::parse(&[7, 0, 0, 4]), Err(WireError::BadLength));
         // SACK whose counts disagree with its length.
-        let mut sack = emit_vec(&sample_chunks()[4]);
+        let mut sack = emit_vec(&sample_chunks()[6]);
         sack[15] = 3; // duplicate count 1 -> 3
         assert_eq!(Chunk::parse(&sack), Err(WireError::BadLength));
         // INIT ACK without a State Cookie.
