@@ -11,8 +11,9 @@
 //! meaning` table is read up to the next heading.
 
 use sctplab_core::scenario::schema::{
-    CbrCfg, CbrPairsCfg, FLOW_TYPES, FaultEntry, GilbertCfg, LinkCfg, LossCfg, MeasureCfg, NodeCfg,
-    ScenarioFile, SctpCfg, SeriesCfg, SnoopEntry, TcpCfg,
+    AodvSchema, CbrCfg, CbrPairsCfg, FLOW_TYPES, FaultEntry, GilbertCfg, LinkCfg, LossCfg,
+    MacSchema, MeasureCfg, MobilityCfg, NodeCfg, PhySchema, ScenarioFile, SctpCfg, SeriesCfg,
+    SnoopEntry, TcpCfg, WirelessCfg,
 };
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
@@ -126,6 +127,11 @@ fn expected_sections() -> Vec<(String, BTreeSet<String>)> {
         ),
         ("[[snoop]]".to_string(), fields_of::<SnoopEntry>()),
         ("[[faults]]".to_string(), fields_of::<FaultEntry>()),
+        ("[wireless]".to_string(), fields_of::<WirelessCfg>()),
+        ("[wireless.phy]".to_string(), fields_of::<PhySchema>()),
+        ("[wireless.mac]".to_string(), fields_of::<MacSchema>()),
+        ("[wireless.aodv]".to_string(), fields_of::<AodvSchema>()),
+        ("[mobility]".to_string(), fields_of::<MobilityCfg>()),
     ];
     for (kind, mut fields) in flow_types() {
         // `type` is taken off the entry before the struct sees it (load.rs), yet users

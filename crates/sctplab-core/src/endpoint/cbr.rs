@@ -87,6 +87,7 @@ impl Endpoint for CbrSource {
             self.events.push_back(EndpointEvent::Sent {
                 seq: self.next_num,
                 kind: SendKind::New,
+                dest: [0; 4],
             });
         }
         self.next_num += 1;

@@ -30,8 +30,13 @@ impl SendKind {
 /// Something an endpoint did that traces record.
 #[derive(Clone, Debug, PartialEq)]
 pub enum EndpointEvent {
-    /// A data unit (TCP segment, SCTP DATA chunk, UDP datagram) was handed to the network.
-    Sent { seq: u32, kind: SendKind },
+    /// A data unit (TCP segment, SCTP DATA chunk, UDP datagram) was handed to the network,
+    /// toward `dest` (`[0; 4]`: the flow's peer address, for single-destination machines).
+    Sent {
+        seq: u32,
+        kind: SendKind,
+        dest: [u8; 4],
+    },
     /// The sender processed an acknowledgement. Gaps are inclusive ranges of packet
     /// numbers; only built when ack tracing is on.
     AckReceived {

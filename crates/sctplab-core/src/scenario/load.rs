@@ -489,8 +489,25 @@ fn validate(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
     }
     validate_snoop(s, &nodes, &pairs, source)?;
     validate_wireless(s, &adjacency, source)?;
-    let iface_counts: Vec<usize> = adjacency.iter().map(Vec::len).collect();
-    validate_faults(s, &nodes, &iface_counts, source)
+    let names = iface_names(s, &adjacency);
+    for flow in &s.flows {
+        if let FlowSpec::Sctp(c) = flow {
+            if let Some(primary) = &c.primary {
+                let p = format!("flows.{}.primary", c.name);
+                match parse_iface_ref(primary, &nodes, &names) {
+                    Ok((n, _)) if Some(&n) != nodes.get(c.to.as_str()) => {
+                        return Err(err(
+                            p,
+                            format!("{primary:?} is not an interface of the receiver {:?}", c.to),
+                        ));
+                    }
+                    Ok(_) => {}
+                    Err(m) => return Err(err(p, m)),
+                }
+            }
+        }
+    }
+    validate_faults(s, &nodes, &names, source)
 }
 
 fn validate_wireless(
@@ -694,11 +711,27 @@ fn load_movement(
         .map_err(|e| err(format!("{path}: {e}")))
 }
 
-/// Names an interface as `"<node>:<iface>"`: the node's index and interface number.
+/// The interface names of every node: `eth<k>` for its link ends, then `wlan<k>`.
+pub(crate) fn iface_names(s: &Scenario, adjacency: &[Vec<(IfaceId, NodeId)>]) -> Vec<Vec<String>> {
+    s.file
+        .nodes
+        .iter()
+        .zip(adjacency)
+        .map(|(n, adj)| {
+            let links = adj.len();
+            (0..links)
+                .map(|k| format!("eth{k}"))
+                .chain((links..links + n.wlan as usize).map(|k| format!("wlan{k}")))
+                .collect()
+        })
+        .collect()
+}
+
+/// Resolves `"<node>:<iface>"` to (node index, interface number).
 pub(crate) fn parse_iface_ref(
     text: &str,
     nodes: &BTreeMap<&str, usize>,
-    iface_counts: &[usize],
+    names: &[Vec<String>],
 ) -> Result<(usize, usize), String> {
     let Some((node, iface)) = text.split_once(':') else {
         return Err(format!(
@@ -708,26 +741,22 @@ pub(crate) fn parse_iface_ref(
     let Some(&n) = nodes.get(node) else {
         return Err(format!("unknown node {node:?} in {text:?}"));
     };
-    let k = iface
-        .strip_prefix("eth")
-        .and_then(|k| k.parse::<usize>().ok())
-        .filter(|&k| k < iface_counts[n]);
-    let names: Vec<String> = (0..iface_counts[n]).map(|k| format!("eth{k}")).collect();
-    k.map(|k| (n, k)).ok_or_else(|| {
-        format!(
-            "node {node:?} has no interface {iface:?}; expected one of: {}",
-            names.join(", ")
-        )
-    })
+    names[n]
+        .iter()
+        .position(|x| x == iface)
+        .map(|k| (n, k))
+        .ok_or_else(|| {
+            format!(
+                "node {node:?} has no interface {iface:?}; expected one of: {}",
+                names[n].join(", ")
+            )
+        })
 }
-
-/// Flipped when the SCTP association takes a scripted change of primary.
-const SET_PRIMARY_BUILT: bool = false;
 
 fn validate_faults(
     s: &Scenario,
     nodes: &BTreeMap<&str, usize>,
-    iface_counts: &[usize],
+    names: &[Vec<String>],
     source: &str,
 ) -> Result<(), ScenarioError> {
     let err = |path: String, msg: String| Err(ScenarioError::new(source, path, msg));
@@ -776,12 +805,6 @@ fn validate_faults(
                     .push((f.at.0, f.action, p));
             }
             FaultAction::SetPrimary => {
-                if !SET_PRIMARY_BUILT {
-                    return err(
-                        format!("{p}.action"),
-                        "set_primary is not available yet (SCTP multihoming is being built); expected \"down\" or \"up\"".into(),
-                    );
-                }
                 let Some(flow) = &f.flow else {
                     return err(
                         format!("{p}.flow"),
@@ -802,7 +825,7 @@ fn validate_faults(
                         "required for action set_primary".into(),
                     );
                 };
-                match parse_iface_ref(primary, nodes, iface_counts) {
+                match parse_iface_ref(primary, nodes, names) {
                     Ok((n, _)) if Some(&n) != nodes.get(c.to.as_str()) => {
                         return err(
                             format!("{p}.primary"),

@@ -610,6 +610,9 @@ pub struct SctpCfg {
     pub name: String,
     pub from: String,
     pub to: String,
+    /// The receiver's interface new data goes to first, `"<node>:<iface>"`.
+    #[serde(default)]
+    pub primary: Option<String>,
     pub variant: SctpVariant,
     #[serde(default)]
     pub start: Option<Duration>,

@@ -271,7 +271,7 @@ impl Outbound {
         self.sent.iter().any(|s| s.mark.is_some())
     }
 
-    fn record(&mut self, now: SimTime, c: &DataChunk, kind: SendKind) {
+    fn record(&mut self, now: SimTime, c: &DataChunk, kind: SendKind, dest: [u8; 4]) {
         let in_window = self.window.contains(now);
         if in_window {
             self.stats.chunks_sent += 1;
@@ -291,6 +291,7 @@ impl Outbound {
             self.events.push_back(EndpointEvent::Sent {
                 seq: self.packet_number(c.tsn),
                 kind,
+                dest,
             });
         }
     }
@@ -395,7 +396,7 @@ impl Outbound {
                 p.t3 = Some(now + p.rto.current());
             }
             for (c, kind) in chunks.iter().zip(kinds) {
-                self.record(now, c, kind);
+                self.record(now, c, kind, ps.paths[dest].addr);
                 if self.window.contains(now) {
                     ps.paths[dest].retransmissions += 1;
                 }
@@ -491,7 +492,7 @@ impl Outbound {
                 if path.rtt_pending.is_none() {
                     path.rtt_pending = Some((tsn, now));
                 }
-                self.record(now, &c, SendKind::New);
+                self.record(now, &c, SendKind::New, ps.paths[d].addr);
                 chunks.push(c);
                 // A packet started below cwnd is filled up to the MTU (RFC 4960 6.1 B allows
                 // overshooting cwnd by less than one MTU; ns-2 `GenMultipleDataChunks`).

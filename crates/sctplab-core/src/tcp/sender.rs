@@ -248,6 +248,7 @@ impl TcpSender {
             self.events.push_back(EndpointEvent::Sent {
                 seq: (seqno + 1) as u32,
                 kind,
+                dest: [0; 4],
             });
         }
         self.out.push_back((seqno, !is_new));

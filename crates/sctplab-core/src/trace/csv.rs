@@ -9,11 +9,18 @@ pub struct SendsCsv<W: Write> {
 
 impl<W: Write> SendsCsv<W> {
     pub fn new(mut w: W) -> io::Result<Self> {
-        writeln!(w, "time_s,flow,seq,kind")?;
+        writeln!(w, "time_s,flow,seq,kind,dest")?;
         Ok(SendsCsv { w })
     }
-    pub fn row(&mut self, t: SimTime, flow: &str, seq: u32, kind: &str) -> io::Result<()> {
-        writeln!(self.w, "{t},{flow},{seq},{kind}")
+    pub fn row(
+        &mut self,
+        t: SimTime,
+        flow: &str,
+        seq: u32,
+        kind: &str,
+        dest: &str,
+    ) -> io::Result<()> {
+        writeln!(self.w, "{t},{flow},{seq},{kind},{dest}")
     }
     pub fn flush(&mut self) -> io::Result<()> {
         self.w.flush()
@@ -59,11 +66,17 @@ mod tests {
     #[test]
     fn rows_follow_the_contract() {
         let mut s = SendsCsv::new(Vec::new()).unwrap();
-        s.row(SimTime::from_nanos(1_500_000_000), "tcp1", 7, "fast_rtx")
-            .unwrap();
+        s.row(
+            SimTime::from_nanos(1_500_000_000),
+            "tcp1",
+            7,
+            "fast_rtx",
+            "b:eth0",
+        )
+        .unwrap();
         assert_eq!(
             String::from_utf8(s.w).unwrap(),
-            "time_s,flow,seq,kind\n1.500000000,tcp1,7,fast_rtx\n"
+            "time_s,flow,seq,kind,dest\n1.500000000,tcp1,7,fast_rtx,b:eth0\n"
         );
         let mut a = AcksCsv::new(Vec::new()).unwrap();
         a.row(SimTime::ZERO, "s", 19, &[(20, 32), (40, 41)], 1, 65536)

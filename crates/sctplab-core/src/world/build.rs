@@ -199,8 +199,27 @@ impl World {
                     )
                 }
                 FlowSpec::Sctp(c) => {
-                    let (client, server) =
-                        sctp_endpoints(c, ports, window, trace, seed, spec.name());
+                    let addrs = |n: NodeId| -> Vec<[u8; 4]> {
+                        nodes[n.idx()]
+                            .ifaces
+                            .iter()
+                            .map(|i| ifaces[i.idx()].addr)
+                            .collect()
+                    };
+                    let primary = c
+                        .primary
+                        .as_deref()
+                        .and_then(|p| iface_by_label(&nodes, &ifaces, p))
+                        .map_or(nodes[dst.idx()].addr, |i| ifaces[i.idx()].addr);
+                    let (client, server) = sctp_endpoints(
+                        c,
+                        ports,
+                        window,
+                        trace,
+                        seed,
+                        spec.name(),
+                        (addrs(src), addrs(dst), primary),
+                    );
                     (
                         AnyEndpoint::Sctp(Box::new(client)),
                         AnyEndpoint::Sctp(Box::new(server)),
@@ -281,12 +300,20 @@ impl World {
             .iter()
             .filter_map(|fault| {
                 let at = SimTime::ZERO + fault.at.0;
-                let dir = LinkDirId::from_idx(link_dirs[fault.link.as_deref()?]);
-                match fault.action {
-                    FaultAction::Down => Some((at, Fault::LinkDown(dir))),
-                    FaultAction::Up => Some((at, Fault::LinkUp(dir))),
-                    FaultAction::SetPrimary => None,
-                }
+                let fault = match fault.action {
+                    FaultAction::Down => {
+                        Fault::LinkDown(LinkDirId::from_idx(link_dirs[fault.link.as_deref()?]))
+                    }
+                    FaultAction::Up => {
+                        Fault::LinkUp(LinkDirId::from_idx(link_dirs[fault.link.as_deref()?]))
+                    }
+                    FaultAction::SetPrimary => {
+                        let flow = flow_ids[fault.flow.as_deref()?];
+                        let iface = iface_by_label(&nodes, &ifaces, fault.primary.as_deref()?)?;
+                        Fault::SetPrimary(flows[flow.idx()].sender, ifaces[iface.idx()].addr)
+                    }
+                };
+                Some((at, fault))
             })
             .collect();
 
@@ -315,6 +342,17 @@ impl World {
     }
 }
 
+/// The interface a `"<node>:<iface>"` label names (validated when the scenario loads).
+pub(crate) fn iface_by_label(nodes: &[Node], ifaces: &[Iface], label: &str) -> Option<IfaceId> {
+    let (node, iface) = label.split_once(':')?;
+    let n = nodes.iter().find(|n| n.name == node)?;
+    n.ifaces
+        .iter()
+        .copied()
+        .find(|i| ifaces[i.idx()].name == iface)
+}
+
+/// `addrs`: the client's addresses, the server's, and the primary destination.
 fn sctp_endpoints(
     c: &SctpCfg,
     ports: (u16, u16),
@@ -322,7 +360,9 @@ fn sctp_endpoints(
     trace: &TraceConfig,
     seed: u64,
     name: &str,
+    addrs: (Vec<[u8; 4]>, Vec<[u8; 4]>, [u8; 4]),
 ) -> (Association, Association) {
+    let (client_addrs, server_addrs, primary_peer) = addrs;
     let cfg = AssocCfg {
         ports,
         pmtu: c.mtu.0 as usize,
@@ -346,11 +386,8 @@ fn sctp_endpoints(
         window,
         trace_sends: trace.sends,
         trace_acks: trace.acks,
-        // Compile shim until the world assigns per-interface addresses (the lead's
-        // world/ change replaces this): no listed addresses, and the world still writes
-        // ip.dst itself.
-        local_addrs: Vec::new(),
-        primary_peer: [0; 4],
+        local_addrs: client_addrs,
+        primary_peer,
     };
     let client = Association::new(
         Role::Client,
@@ -359,7 +396,10 @@ fn sctp_endpoints(
     );
     let server = Association::new(
         Role::Server,
-        cfg,
+        AssocCfg {
+            local_addrs: server_addrs,
+            ..cfg
+        },
         RngStream::new(seed, &format!("flow:{name}:sctp:server")),
     );
     (client, server)

@@ -121,6 +121,8 @@ pub(crate) enum Fault {
     /// Both directions of the link whose a->b direction is this go down.
     LinkDown(LinkDirId),
     LinkUp(LinkDirId),
+    /// An SCTP sender (endpoint) makes this peer address its primary.
+    SetPrimary(EndpointId, [u8; 4]),
 }
 
 pub(crate) struct SnoopSlot {

@@ -1,7 +1,8 @@
 //! The run loop: pops events in (time, sequence) order and drives links and endpoints.
 
-use super::{Event, Fault, NO_FLOW, World};
+use super::{Event, Fault, NO_FLOW, World, addr_parts};
 use crate::endpoint::Endpoint;
+use crate::endpoint::EndpointEvent;
 use crate::error::Error;
 use crate::net::link::overlap_ns;
 use crate::net::{EndpointId, LinkDirId, NodeId, PacketId};
@@ -185,7 +186,19 @@ impl World {
         if self.tracer.wants_events() {
             let flow = &self.flows[slot.flow.idx()].name;
             while let Some(ev) = slot.ep.poll_event() {
-                self.tracer.endpoint_event(now, flow, &ev);
+                let dest = match ev {
+                    EndpointEvent::Sent { dest, .. } => {
+                        let a = if dest == [0; 4] { slot.peer_addr } else { dest };
+                        let (nodes, ifaces) = (&self.nodes, &self.ifaces);
+                        addr_parts(a)
+                            .and_then(|(n, k)| Some((nodes.get(n)?, *nodes.get(n)?.ifaces.get(k)?)))
+                            .map_or(String::new(), |(node, i)| {
+                                format!("{}:{}", node.name, ifaces[i.idx()].name)
+                            })
+                    }
+                    _ => String::new(),
+                };
+                self.tracer.endpoint_event(now, flow, &ev, &dest);
             }
         }
         // Timers move later on almost every ack (RTO restarts). Rather than scheduling a
@@ -450,6 +463,12 @@ impl World {
                 for dir in [a, LinkDirId(a.0 + 1)] {
                     self.links[dir.idx()].up = true;
                 }
+            }
+            Fault::SetPrimary(ep, addr) => {
+                if let crate::endpoint::AnyEndpoint::Sctp(a) = &mut self.endpoints[ep.idx()].ep {
+                    a.set_primary(now, addr);
+                }
+                self.service(ep, now);
             }
         }
     }

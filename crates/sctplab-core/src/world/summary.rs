@@ -12,6 +12,17 @@ fn num(x: f64) -> Value {
 }
 
 impl World {
+    /// `"<node>:<iface>"` for an address of the plan; the dotted address otherwise.
+    fn addr_label(&self, a: [u8; 4]) -> String {
+        match self.addr_owner(a) {
+            Some(i) => {
+                let iface = &self.ifaces[i.idx()];
+                format!("{}:{}", self.nodes[iface.node.idx()].name, iface.name)
+            }
+            None => format!("{}.{}.{}.{}", a[0], a[1], a[2], a[3]),
+        }
+    }
+
     pub(crate) fn summary_json(&self, end: SimTime) -> String {
         let window_s = self.window.seconds(end);
         let mut flows = Map::new();
@@ -52,7 +63,7 @@ impl World {
                     tcp_summary(snd, rcv, window_s)
                 }
                 (FlowKind::Sctp, AnyEndpoint::Sctp(client), AnyEndpoint::Sctp(server)) => {
-                    sctp_summary(client, server, window_s, end)
+                    sctp_summary(client, server, window_s, end, &|a| self.addr_label(a))
                 }
                 _ => unreachable!("flow kind and endpoint types are built together"),
             };
@@ -161,7 +172,23 @@ fn sctp_summary(
     server: &crate::sctp::Association,
     window_s: f64,
     end: SimTime,
+    label: &dyn Fn([u8; 4]) -> String,
 ) -> Value {
+    let mut paths = Map::new();
+    for (addr, p) in client.paths() {
+        paths.insert(
+            label(addr),
+            json!({
+                "data_packets_sent": p.data_packets_sent,
+                "retransmissions": p.retransmissions,
+                "heartbeats": p.heartbeats,
+                "srtt_s": p.srtt_s.map_or(Value::Null, num),
+                "rto_s": num(p.rto_s),
+                "state": p.state.contract_name(),
+                "failed_at_s": p.failed_at.map_or(Value::Null, |t| num(t.as_secs_f64())),
+            }),
+        );
+    }
     let default_out = crate::sctp::OutStats::default();
     let o = client.out.as_ref().map_or(&default_out, |o| &o.stats);
     let (delivered, highest_tsn, streams, dropped, a_rwnd) = match &server.inb {
@@ -214,6 +241,8 @@ fn sctp_summary(
         "cookie_rejects": server.stats.cookie_rejects,
         "aborted": client.stats.aborted || server.stats.aborted,
         "streams": streams,
+        "paths": paths,
+        "failovers": client.stats.failovers,
     })
 }
 

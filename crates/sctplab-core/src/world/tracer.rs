@@ -117,10 +117,11 @@ impl Tracer {
         }
     }
 
-    pub fn endpoint_event(&mut self, t: SimTime, flow: &str, ev: &EndpointEvent) {
+    /// `dest` names a `Sent` event's destination interface (`"<node>:<iface>"`).
+    pub fn endpoint_event(&mut self, t: SimTime, flow: &str, ev: &EndpointEvent, dest: &str) {
         let r = match ev {
-            EndpointEvent::Sent { seq, kind } => match &mut self.sends {
-                Some(w) => w.row(t, flow, *seq, kind.as_str()),
+            EndpointEvent::Sent { seq, kind, .. } => match &mut self.sends {
+                Some(w) => w.row(t, flow, *seq, kind.as_str(), dest),
                 None => Ok(()),
             },
             EndpointEvent::AckReceived {
