@@ -55,6 +55,9 @@ pub struct TcpReceiver {
     pub delivered_total: u64,
     pub ack_packets: u64,
     pub ack_bytes: u64,
+    /// Acks carrying at least one SACK block (whole packets, IP header included).
+    pub sack_packets: u64,
+    pub sack_bytes: u64,
     pub completed_at: Option<SimTime>,
 }
 
@@ -76,6 +79,8 @@ impl TcpReceiver {
             delivered_total: 0,
             ack_packets: 0,
             ack_bytes: 0,
+            sack_packets: 0,
+            sack_bytes: 0,
             completed_at: None,
         }
     }
@@ -284,10 +289,15 @@ impl Endpoint for TcpReceiver {
         pkt.data_num = 0;
         pkt.ack_num = (self.cum + 1) as u32;
         pkt.ts_echo = ack.echo;
+        let has_sack = matches!(&pkt.transport, TransportRepr::Tcp(t) if !t.options.sack.is_empty());
         pkt.finalize();
         if !ack.syn_ack && self.cfg.window.contains(now) {
             self.ack_packets += 1;
             self.ack_bytes += u64::from(pkt.size);
+            if has_sack {
+                self.sack_packets += 1;
+                self.sack_bytes += u64::from(pkt.size);
+            }
         }
         true
     }

@@ -237,7 +237,7 @@ pub enum AodvEvent {
 }
 
 /// Counts for summaries and tests.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct AodvCounters {
     /// RREQs this node originated (discoveries, retries and local repairs).
     pub rreq_sent: u64,

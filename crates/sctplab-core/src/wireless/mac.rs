@@ -210,7 +210,7 @@ pub enum DropReason {
 }
 
 /// Online counters of one NIC (whole run; the world windows them if needed).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct MacCounters {
     pub rts_sent: u64,
     pub cts_sent: u64,

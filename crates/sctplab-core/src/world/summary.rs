@@ -51,6 +51,8 @@ impl World {
                         "timeouts": 0,
                         "ack_packets": 0,
                         "ack_bytes": 0,
+                        "sack_packets": 0,
+                        "sack_bytes": 0,
                         "connect_time_s": null,
                         "completion_time_s": null,
                         "lost_packets": lost,
@@ -125,7 +127,7 @@ impl World {
                 }),
             );
         }
-        let summary = json!({
+        let mut summary = json!({
             "scenario": self.scenario,
             "seed": self.seed,
             "sim_time_s": num(end.as_secs_f64()),
@@ -133,6 +135,9 @@ impl World {
             "flows": flows,
             "links": links,
         });
+        if let (Some(nodes), Some(obj)) = (self.wireless_nodes_json(), summary.as_object_mut()) {
+            obj.insert("nodes".into(), nodes);
+        }
         let mut text = serde_json::to_string_pretty(&summary).unwrap_or_default();
         text.push('\n');
         text
@@ -160,6 +165,8 @@ fn tcp_summary(snd: &crate::tcp::TcpSender, rcv: &crate::tcp::TcpReceiver, windo
         "timeouts": st.timeouts,
         "ack_packets": rcv.ack_packets,
         "ack_bytes": rcv.ack_bytes,
+        "sack_packets": rcv.sack_packets,
+        "sack_bytes": rcv.sack_bytes,
         "connect_time_s": secs(st.connect_time),
         "completion_time_s": secs(rcv.completed_at.map(|t| t.saturating_since(start))),
         "final_cwnd": num(snd.cwnd()),
@@ -228,6 +235,9 @@ fn sctp_summary(
         "fast_recoveries": o.fast_recoveries,
         "ack_packets": server.stats.ack_packets,
         "ack_bytes": server.stats.ack_bytes,
+        // Every SCTP acknowledgement is a SACK chunk.
+        "sack_packets": server.stats.ack_packets,
+        "sack_bytes": server.stats.ack_bytes,
         "connect_time_s": secs(client.stats.connect_time),
         "completion_time_s": secs(server.stats.completed_at.map(|t| t.saturating_since(start))),
         "highest_tsn": highest_tsn,
@@ -244,6 +254,52 @@ fn sctp_summary(
         "paths": paths,
         "failovers": client.stats.failovers,
     })
+}
+
+/// Adds every number of `from` into `into`, key by key (counters of a node's NICs).
+fn add_counts(into: &mut Map<String, Value>, from: Value) {
+    if let Value::Object(m) = from {
+        for (k, v) in m {
+            let sum = into.get(&k).and_then(Value::as_u64).unwrap_or(0) + v.as_u64().unwrap_or(0);
+            into.insert(k, sum.into());
+        }
+    }
+}
+
+impl World {
+    /// summary.json `nodes`: per wireless node, its NICs' MAC and routing counters
+    /// (summed over NICs) and what the node forwarded, over the whole run.
+    fn wireless_nodes_json(&self) -> Option<Value> {
+        let w = self.wireless.as_deref()?;
+        let mut nodes = Map::new();
+        for (i, nics) in w.node_nics.iter().enumerate() {
+            if nics.is_empty() {
+                continue;
+            }
+            let (mut mac, mut aodv) = (Map::new(), Map::new());
+            let mut purged = 0;
+            for &n in nics {
+                let nic = &w.nics[n as usize];
+                add_counts(&mut mac, serde_json::to_value(nic.mac.counters()).unwrap_or_default());
+                if let Some(a) = &nic.aodv {
+                    add_counts(&mut aodv, serde_json::to_value(a.counters()).unwrap_or_default());
+                }
+                purged += nic.ifq_purged;
+            }
+            let c = &w.node_counters[i];
+            nodes.insert(
+                self.nodes[i].name.clone(),
+                json!({
+                    "mac": mac,
+                    "routing": aodv,
+                    "forwarded": c.forwarded,
+                    "ttl_drops": c.ttl_drops,
+                    "ifq_purged": purged,
+                }),
+            );
+        }
+        Some(Value::Object(nodes))
+    }
 }
 
 fn client_start(c: &crate::sctp::Association) -> SimTime {
