@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from sctplab._core import ScenarioError, UsageError
 from sctplab._core import __version__ as __version__
-from sctplab.runner import RunResult, run
+from sctplab.runner import RunResult, movement, run
 
 if TYPE_CHECKING:
     from sctplab import stats as stats
@@ -47,6 +47,7 @@ __all__ = [
     "UsageError",
     "__version__",
     "load",
+    "movement",
     "plot",
     "run",
     "stats",

@@ -51,3 +51,12 @@ def run(
     series: list[str] = ...,
     progress: bool = False,
 ) -> RawRun: ...
+def movement(
+    text: str,
+    *,
+    is_json: bool = False,
+    source: str = "<string>",
+    default_name: str = "scenario",
+    sets: list[tuple[str, str]] = ...,
+    seed: int = 1,
+) -> str: ...

@@ -75,9 +75,12 @@ def run_cmd(
         _fail(f"{scenario}: no such scenario file")
     if seed < 0:
         _fail(f"--seed {seed}: expected a non-negative integer")
+    from sctplab.runner import movement_file_sets
+
     parsed = [parse_set(s) for s in sets]
+    resolve_sets, _ = movement_file_sets(read_scenario(path), parsed)
     name, _ = _core.resolve(
-        read_scenario(path).text, source=str(path), default_name=path.stem, sets=parsed
+        read_scenario(path).text, source=str(path), default_name=path.stem, sets=resolve_sets
     )
     out_dir = out if out is not None else Path("runs") / f"{name}-{seed}"
     result = run_scenario(
@@ -96,6 +99,32 @@ def run_cmd(
             f"{name} seed {seed}: {result.summary['sim_time_s']:g} s simulated, "
             f"{result.events} events in {result.wall_s:.2f} s, {len(flows)} flow(s) -> {out_dir}"
         )
+
+
+@cli.command("movement")
+@click.argument("scenario", type=str)
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override one value.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Run seed.")
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the movement file here [default: standard output].",
+)
+def movement_cmd(scenario: str, sets: tuple[str, ...], seed: int, out: Path | None) -> None:
+    """Write the movement of a wireless SCENARIO's nodes with SEED as an ns-2 setdest
+    file: the random waypoint legs `sctplab run` draws, so ns-2 can replay them."""
+    from sctplab.runner import movement
+
+    path = Path(scenario)
+    if not path.is_file():
+        _fail(f"{scenario}: no such scenario file")
+    if seed < 0:
+        _fail(f"--seed {seed}: expected a non-negative integer")
+    text = movement(path, seed=seed, raw_sets=[parse_set(s) for s in sets])
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        out.write_text(text, encoding="utf-8")
 
 
 # The commands below import their modules when they run: the sweep machinery pulls in

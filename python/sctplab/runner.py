@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sctplab import _core
-from sctplab.scenario_input import overrides, read_scenario
+from sctplab.scenario_input import ScenarioText, overrides, read_scenario
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -108,6 +108,65 @@ def _write_atomic(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
+MOBILITY_FILE_KEY = "mobility.file"
+
+
+def movement_file_sets(
+    src: ScenarioText, sets: list[tuple[str, str]]
+) -> tuple[list[tuple[str, str]], Path | None]:
+    """Makes `[mobility] file` absolute and returns it with the overrides.
+
+    A path given with `--set mobility.file=PATH` is relative to the working directory; a
+    path written in a scenario file is relative to that file's folder (so a run folder's
+    scenario.toml finds the movement file copied beside it); text and dicts use the
+    working directory.
+    """
+    import tomllib
+
+    given = [v for k, v in sets if k == MOBILITY_FILE_KEY]
+    if given:
+        try:
+            raw = tomllib.loads(f"v = {given[-1]}")["v"]
+        except tomllib.TOMLDecodeError:
+            raw = given[-1]  # as the core reads it: text that is not TOML is a string
+        base = Path.cwd()
+    else:
+        try:
+            doc = json.loads(src.text) if src.is_json else tomllib.loads(src.text)
+        except (tomllib.TOMLDecodeError, ValueError):
+            return sets, None
+        mob = doc.get("mobility")
+        raw = mob.get("file") if isinstance(mob, dict) else None
+        is_file = src.source not in ("<string>", "<dict>")
+        base = Path(src.source).resolve().parent if is_file else Path.cwd()
+    if not isinstance(raw, str):
+        return sets, None
+    path = Path(raw) if Path(raw).is_absolute() else (base / raw).resolve()
+    rest = [(k, v) for k, v in sets if k != MOBILITY_FILE_KEY]
+    return rest + [(MOBILITY_FILE_KEY, json.dumps(str(path)))], path
+
+
+def movement(
+    scenario: str | Path | Mapping[str, Any],
+    seed: int = 1,
+    set: Mapping[str, Any] | None = None,
+    *,
+    raw_sets: list[tuple[str, str]] | None = None,
+) -> str:
+    """The movement of a wireless scenario's nodes with `seed`, as an ns-2 setdest file
+    (random waypoint drawn as `sctplab run` draws it), so ns-2 can replay it."""
+    src = read_scenario(scenario)
+    sets, _ = movement_file_sets(src, (raw_sets or []) + overrides(set))
+    return _core.movement(
+        src.text,
+        is_json=src.is_json,
+        source=src.source,
+        default_name=src.default_name,
+        sets=sets,
+        seed=seed,
+    )
+
+
 def run(
     scenario: str | Path | Mapping[str, Any],
     seed: int = 1,
@@ -128,7 +187,7 @@ def run(
     whatever `pcap`, `trace` and `series` ask for); traces and pcap need `out`.
     """
     src = read_scenario(scenario)
-    sets = (raw_sets or []) + overrides(set)
+    sets, movement_path = movement_file_sets(src, (raw_sets or []) + overrides(set))
     out_dir = Path(out) if out is not None else None
     trace_list = [t for t in trace if t]
     series_list = [s for s in series if s]
@@ -150,7 +209,16 @@ def run(
         progress=progress,
     )
     if out_dir is not None:
-        _write_atomic(out_dir / "scenario.toml", raw["resolved_toml"])
+        resolved = raw["resolved_toml"]
+        if movement_path is not None:
+            # The run folder keeps its own copy, named relative to its scenario.toml.
+            import shutil
+
+            copy = out_dir / movement_path.name
+            if copy.resolve() != movement_path:
+                shutil.copyfile(movement_path, copy)
+            resolved = resolved.replace(json.dumps(str(movement_path)), json.dumps(copy.name))
+        _write_atomic(out_dir / "scenario.toml", resolved)
         _write_atomic(out_dir / "run.json", json.dumps(_run_json(raw, seed, sets), indent=2) + "\n")
         if series_list:
             import pyarrow.parquet as pq

@@ -29,6 +29,7 @@ from sctplab.executor import (
     one_line,
     open_executor,
 )
+from sctplab.runner import movement_file_sets
 from sctplab.scenario_input import overrides, read_scenario
 from sctplab.store import (
     DEFAULT_STORE,
@@ -126,8 +127,14 @@ def plan(
         raise _core.UsageError(f"--seeds {seeds}: expected a positive integer (seeds 1..N)")
     checked = check_grid(grid)
     src = read_scenario(scenario)
+    # A movement file named in the scenario file is found beside it, wherever workers run.
+    base_sets, _ = movement_file_sets(src, [])
     name, base = _core.resolve(
-        src.text, is_json=src.is_json, source=src.source, default_name=src.default_name
+        src.text,
+        is_json=src.is_json,
+        source=src.source,
+        default_name=src.default_name,
+        sets=base_sets,
     )
     digest = scenario_hash(base)
     version = code_version()
@@ -148,7 +155,7 @@ def plan(
                 is_json=src.is_json,
                 source=src.source,
                 default_name=src.default_name,
-                sets=tuple(overrides(point)),
+                sets=tuple(movement_file_sets(src, base_sets + overrides(point))[0]),
                 seed=seed,
             )
             runs.append(PlannedRun(key, point, task))

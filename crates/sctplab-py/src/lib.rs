@@ -6,7 +6,9 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use sctplab_core::trace::TraceConfig;
-use sctplab_core::{Error, RunOptions, Scenario, load_json, load_toml, run_scenario};
+use sctplab_core::{
+    Error, RunOptions, Scenario, export_movement, load_json, load_toml, run_scenario,
+};
 use std::path::PathBuf;
 
 create_exception!(
@@ -120,6 +122,21 @@ fn run<'py>(
     Ok(out)
 }
 
+/// The movement of a wireless scenario's nodes with `seed`, as an ns-2 setdest file.
+#[pyfunction]
+#[pyo3(signature = (text, *, is_json=false, source="<string>", default_name="scenario", sets=Vec::new(), seed=1))]
+fn movement(
+    text: &str,
+    is_json: bool,
+    source: &str,
+    default_name: &str,
+    sets: Vec<(String, String)>,
+    seed: u64,
+) -> PyResult<String> {
+    let s = load(text, is_json, source, default_name, sets)?;
+    export_movement(&s, seed).map_err(to_py)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", sctplab_core::VERSION)?;
@@ -129,5 +146,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("UsageError", m.py().get_type::<UsageError>())?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(movement, m)?)?;
     Ok(())
 }

@@ -289,7 +289,8 @@ impl Endpoint for TcpReceiver {
         pkt.data_num = 0;
         pkt.ack_num = (self.cum + 1) as u32;
         pkt.ts_echo = ack.echo;
-        let has_sack = matches!(&pkt.transport, TransportRepr::Tcp(t) if !t.options.sack.is_empty());
+        let has_sack =
+            matches!(&pkt.transport, TransportRepr::Tcp(t) if !t.options.sack.is_empty());
         pkt.finalize();
         if !ack.syn_ack && self.cfg.window.contains(now) {
             self.ack_packets += 1;

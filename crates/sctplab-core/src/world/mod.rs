@@ -9,6 +9,23 @@ mod wireless;
 
 pub use run::{RunOptions, RunResult, run_scenario};
 
+/// The movement a wireless scenario's nodes make with run `seed`, as an ns-2 setdest
+/// file (so ns-2 can replay it), up to the scenario's `duration`.
+pub fn export_movement(s: &crate::Scenario, seed: u64) -> Result<String, crate::Error> {
+    let Some(w) = &s.file.wireless else {
+        return Err(crate::Error::Usage(
+            "the scenario has no [wireless] table, so no node moves".into(),
+        ));
+    };
+    let m = build::build_mobility(s, w, seed)
+        .map_err(|m| crate::ScenarioError::new("<scenario>", "mobility", m))?;
+    let until = SimTime::ZERO + s.duration().unwrap_or(crate::sim::SimDuration::ZERO);
+    let mut out = Vec::new();
+    crate::wireless::setdest::write(&m, until, &mut out)
+        .map_err(|e| crate::Error::io(std::path::Path::new("<movement>"), e))?;
+    Ok(String::from_utf8_lossy(&out).into_owned())
+}
+
 use crate::endpoint::AnyEndpoint;
 use crate::metrics::Window;
 use crate::net::link::LinkDir;

@@ -280,9 +280,15 @@ impl World {
             let mut purged = 0;
             for &n in nics {
                 let nic = &w.nics[n as usize];
-                add_counts(&mut mac, serde_json::to_value(nic.mac.counters()).unwrap_or_default());
+                add_counts(
+                    &mut mac,
+                    serde_json::to_value(nic.mac.counters()).unwrap_or_default(),
+                );
                 if let Some(a) = &nic.aodv {
-                    add_counts(&mut aodv, serde_json::to_value(a.counters()).unwrap_or_default());
+                    add_counts(
+                        &mut aodv,
+                        serde_json::to_value(a.counters()).unwrap_or_default(),
+                    );
                 }
                 purged += nic.ifq_purged;
             }
