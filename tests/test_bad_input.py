@@ -29,6 +29,29 @@ to = "b"
 rate = "100Kb"
 """
 
+WIRELESS = """
+duration = "5s"
+[wireless]
+width = "1000m"
+height = "300m"
+[[nodes]]
+name = "a"
+wlan = 1
+x = "10m"
+y = "10m"
+[[nodes]]
+name = "b"
+wlan = 1
+x = "200m"
+y = "10m"
+[[flows]]
+name = "f1"
+type = "cbr"
+from = "a"
+to = "b"
+rate = "100Kb"
+"""
+
 CASES = {
     # name: (scenario text, extra args, substrings the one line must contain)
     "malformed_toml": (BASE + "[[links]\n", [], ["bad.toml", "invalid TOML"]),
@@ -140,6 +163,39 @@ CASES = {
         [],
         ["bad.toml", "flows.f1.max_sack_blocks", "at most 4"],
     ),
+    "wireless_node_outside_area": (
+        WIRELESS.replace('x = "200m"', 'x = "1200m"'),
+        [],
+        ["bad.toml", "nodes.b.x", "outside the area"],
+    ),
+    "wireless_without_table": (
+        WIRELESS.replace('[wireless]\nwidth = "1000m"\nheight = "300m"\n', ""),
+        [],
+        ["bad.toml", "nodes.a.wlan", "[wireless]"],
+    ),
+    "negative_speed": (
+        WIRELESS.replace('x = "10m"\ny = "10m"\n', "")
+        .replace('x = "200m"\ny = "10m"\n', "")
+        .replace(
+            "[[nodes]]",
+            '[mobility]\nmodel = "random_waypoint"\nmax_speed = "-5m/s"\n[[nodes]]',
+            1,
+        ),
+        [],
+        ["bad.toml", "mobility.max_speed", "negative"],
+    ),
+    "speed_without_unit": (
+        WIRELESS + '[mobility]\nmodel = "random_waypoint"\nmax_speed = "5"\n',
+        [],
+        ["bad.toml", "mobility.max_speed", "unit"],
+    ),
+    "sctp_primary_not_an_interface": (
+        BASE.replace(
+            'type = "cbr"', 'type = "sctp"\nvariant = "rfc9260"\nprimary = "b:eth3"'
+        ).replace('rate = "100Kb"\n', ""),
+        [],
+        ["bad.toml", "flows.f1.primary", "no interface", "eth0"],
+    ),
     "unknown_trace_kind": (BASE, ["--trace", "tcpdump"], ["--trace", '"tcpdump"', "ns2"]),
     "unknown_series_variable": (BASE, ["--series", "temperature"], ["--series", "cwnd"]),
 }
@@ -171,3 +227,24 @@ def test_unknown_option_is_one_line() -> None:
     assert r.returncode == 2
     assert len(r.stderr.strip().splitlines()) == 1
     assert "--frobnicate" in r.stderr
+
+
+def test_bad_movement_file_names_file_and_line(tmp_path: Path) -> None:
+    scenario = tmp_path / "bad.toml"
+    scenario.write_text(
+        WIRELESS.replace('x = "10m"\ny = "10m"\n', "").replace('x = "200m"\ny = "10m"\n', "")
+        + '[mobility]\nfile = "moves.tcl"\n'
+    )
+    moves = tmp_path / "moves.tcl"
+    for body, expected in [
+        # $node_(2) does not exist: the scenario has two nodes.
+        ("$node_(0) set X_ 1.0\n$node_(0) set Y_ 1.0\n$node_(2) set X_ 5.0\n", "line 3"),
+        ("$node_(0) set X_ 1.0\n$node_(0) set Y_ one\n", "line 2"),
+    ]:
+        moves.write_text(body)
+        r = sctplab("run", scenario, "--out", tmp_path / "out", cwd=tmp_path)
+        assert r.returncode == 2, r.stderr
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1, r.stderr
+        assert "mobility.file" in lines[0] and "moves.tcl" in lines[0], lines[0]
+        assert expected in lines[0], lines[0]

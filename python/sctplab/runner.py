@@ -143,7 +143,7 @@ def movement_file_sets(
         return sets, None
     path = Path(raw) if Path(raw).is_absolute() else (base / raw).resolve()
     rest = [(k, v) for k, v in sets if k != MOBILITY_FILE_KEY]
-    return rest + [(MOBILITY_FILE_KEY, json.dumps(str(path)))], path
+    return [*rest, (MOBILITY_FILE_KEY, json.dumps(str(path)))], path
 
 
 def movement(

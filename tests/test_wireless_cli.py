@@ -1,0 +1,83 @@
+"""Wireless scenarios from the command line: movement export, replay, run folders."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import sctplab
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
+SHORT = ["--set", "duration=30s", "--set", "measure.end=30s", "--set", "flows.transport.stop=30s"]
+
+
+def _summary(folder: Path) -> dict[str, object]:
+    s: dict[str, object] = json.loads((folder / "summary.json").read_text())
+    return s
+
+
+def test_exported_movement_replays_the_generated_run(tmp_path: Path) -> None:
+    manet = SCENARIOS / "manet-tcp.toml"
+    moves = tmp_path / "moves-3.tcl"
+    r = sctplab("movement", manet, "--seed", "3", "--out", moves, *SHORT)
+    assert r.returncode == 0, r.stderr
+    text = moves.read_text()
+    # setdest format: three initial coordinates per node, then timed setdest lines.
+    assert text.count("set X_") == 46 and text.count("set Z_") == 46
+    assert '"$node_(' in text and "setdest" in text
+
+    gen = tmp_path / "gen"
+    rep = tmp_path / "rep"
+    assert sctplab("run", manet, "--seed", "3", "--out", gen, "--quiet", *SHORT).returncode == 0
+    r = sctplab(
+        "run",
+        manet,
+        "--seed",
+        "3",
+        "--out",
+        rep,
+        "--quiet",
+        *SHORT,
+        "--set",
+        f"mobility.file={moves.name}",
+        cwd=tmp_path,
+    )
+    assert r.returncode == 0, r.stderr
+    # The same legs, so the same run, byte for byte.
+    assert (gen / "summary.json").read_bytes() == (rep / "summary.json").read_bytes()
+    # The run folder keeps its movement file and names it relative to itself, so the run
+    # repeats from the folder alone.
+    assert (rep / moves.name).read_text() == text
+    assert f'file = "{moves.name}"' in (rep / "scenario.toml").read_text()
+    again = tmp_path / "again"
+    r = sctplab("run", rep / "scenario.toml", "--seed", "3", "--out", again, "--quiet")
+    assert r.returncode == 0, r.stderr
+    a, b = _summary(rep), _summary(again)
+    a.pop("scenario")
+    b.pop("scenario")
+    assert a == b
+
+
+def test_manet_summary_has_the_contract_keys(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    r = sctplab("run", SCENARIOS / "manet-sctp.toml", "--out", out, "--quiet", *SHORT)
+    assert r.returncode == 0, r.stderr
+    s = _summary(out)
+    flows = s["flows"]
+    assert isinstance(flows, dict)
+    t = flows["transport"]
+    for key in ["goodput_bps", "sack_packets", "sack_bytes", "ack_bytes", "connect_time_s"]:
+        assert key in t
+    # Every SCTP acknowledgement is a SACK.
+    assert t["sack_bytes"] == t["ack_bytes"]
+    # Ten background flows drawn from the seed, recorded with their pair and start.
+    bg = [f for name, f in flows.items() if name.startswith("background.")]
+    assert len(bg) == 10
+    among = {f"n{i}" for i in range(2, 46)}
+    assert len({(f["from"], f["to"]) for f in bg}) == 10
+    for f in bg:
+        assert f["from"] in among and f["to"] in among and f["from"] != f["to"]
+        assert 1.0 <= f["start_s"] <= 11.0
+    nodes = s["nodes"]
+    assert isinstance(nodes, dict) and len(nodes) == 46
+    assert {"mac", "routing", "forwarded"} <= set(nodes["n0"])
