@@ -189,6 +189,11 @@ CASES = {
         [],
         ["bad.toml", "mobility.max_speed", "unit"],
     ),
+    "wireless_without_duration": (
+        WIRELESS.replace('duration = "5s"', ""),
+        [],
+        ["bad.toml", "duration", "[wireless]"],
+    ),
     "sctp_primary_not_an_interface": (
         BASE.replace(
             'type = "cbr"', 'type = "sctp"\nvariant = "rfc9260"\nprimary = "b:eth3"'

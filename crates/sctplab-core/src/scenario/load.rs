@@ -536,6 +536,14 @@ fn validate_wireless(
         }
         return Ok(());
     };
+    if s.duration().is_none() {
+        return err(
+            "duration".into(),
+            "required with [wireless]: a partitioned network may never finish a transfer, and \
+             routing timers never stop; expected a time like \"900s\""
+                .into(),
+        );
+    }
     if w.width.0 == 0 || w.height.0 == 0 {
         return err(
             "wireless.width".into(),
