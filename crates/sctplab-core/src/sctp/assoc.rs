@@ -1115,6 +1115,33 @@ impl Endpoint for Association {
             out("a_rwnd", f64::from(i.a_rwnd()));
         }
     }
+
+    /// The data sender's per-destination state (the receiver sends no data, so it
+    /// reports nothing here): windows in chunk bytes, `rto` and `srtt` in seconds,
+    /// `state` 1 active, 0.5 potentially failed (RFC 7829), 0 inactive, and `errors`
+    /// the destination's error counter (RFC 9260 8.2).
+    fn sample_paths(&self, out: &mut dyn FnMut([u8; 4], &'static str, f64)) {
+        if self.out.is_none() {
+            return;
+        }
+        for p in &self.paths.paths {
+            out(p.addr, "cwnd", p.cwnd);
+            out(p.addr, "ssthresh", p.ssthresh);
+            out(p.addr, "pba", p.pba);
+            out(p.addr, "flight", p.outstanding);
+            out(p.addr, "rto", p.rto.current().as_secs_f64());
+            if let Some(srtt) = p.rto.srtt() {
+                out(p.addr, "srtt", srtt);
+            }
+            let state = match p.state {
+                PathState::Active => 1.0,
+                PathState::PotentiallyFailed => 0.5,
+                PathState::Inactive => 0.0,
+            };
+            out(p.addr, "state", state);
+            out(p.addr, "errors", f64::from(p.error_count));
+        }
+    }
 }
 
 #[cfg(test)]
