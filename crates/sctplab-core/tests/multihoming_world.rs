@@ -151,18 +151,19 @@ impl Run {
             .map(|f| f[1].parse().expect("time"))
             .collect()
     }
-    /// The client's HEARTBEATs to h2:eth0: 88-byte packets leaving h1 toward ra, except
-    /// the HEARTBEAT-ACKs h1 sends the moment a server HEARTBEAT (88 bytes) arrives
-    /// from ra (path A carries nothing else whenever those are sent here).
-    fn client_heartbeats_a(&self) -> Vec<f64> {
+    /// The client's HEARTBEATs to h2:eth0: `size`-byte packets leaving h1 toward ra,
+    /// except the HEARTBEAT-ACKs h1 sends the moment a server HEARTBEAT (same size)
+    /// arrives from ra (path A carries nothing else whenever those are sent here).
+    /// `size`: 88 (Linux's Heartbeat Info), 56 with the ns2 preset (ns-2's 24-byte chunk).
+    fn client_heartbeats_a(&self, size: &str) -> Vec<f64> {
         let acks = self
             .trace
             .iter()
-            .filter(|f| f[0] == "r" && f[2] == "2" && f[3] == "0" && f[5] == "88");
+            .filter(|f| f[0] == "r" && f[2] == "2" && f[3] == "0" && f[5] == size);
         let acks: Vec<&str> = acks.map(|f| f[1].as_str()).collect();
         self.trace
             .iter()
-            .filter(|f| f[0] == "-" && f[2] == "0" && f[3] == "2" && f[5] == "88")
+            .filter(|f| f[0] == "-" && f[2] == "0" && f[3] == "2" && f[5] == size)
             .filter(|f| !acks.contains(&f[1].as_str()))
             .map(|f| f[1].parse().expect("time"))
             .collect()
@@ -179,7 +180,13 @@ impl Run {
 /// Runs the topology with `flow_extra` appended to flow `x`'s table and `extra`
 /// (faults) after it, for `duration`, with sends.csv, trace.tr and the given series.
 fn run(duration: &str, flow_extra: &str, extra: &str, series: &[&str]) -> Run {
-    let text = format!("duration = \"{duration}\"\n{TOPO}{flow_extra}\n{extra}");
+    // A `variant` in `flow_extra` replaces the topology's.
+    let topo = if flow_extra.contains("variant") {
+        TOPO.replace("variant = \"rfc9260\"\n", "")
+    } else {
+        TOPO.to_string()
+    };
+    let text = format!("duration = \"{duration}\"\n{topo}{flow_extra}\n{extra}");
     let s = load_toml(&text, "t.toml", "t", &[]).expect("valid scenario");
     static CALLS: AtomicUsize = AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!(
@@ -328,7 +335,7 @@ fn primary_link_failure_fails_over_after_path_max_retrans_and_the_path_returns()
 
     // The repair: exactly one HEARTBEAT to A in the whole run, in the window above;
     // data returns one HB round trip later plus at most RTT_B, and stays.
-    let hb_a = r.client_heartbeats_a();
+    let hb_a = r.client_heartbeats_a("88");
     assert_eq!(hb_a.len(), 1, "{hb_a:?}");
     let hb = hb_a[0];
     assert!((101.3885696..161.3885696).contains(&hb), "{hb}");
@@ -403,7 +410,7 @@ fn path_max_retrans_zero_fails_the_primary_at_the_first_timeout() {
     let first_b = new.iter().find(|s| s.dest == B).expect("data on B");
     assert!(close(first_b.t, e1 + RTT_B_DUP), "{first_b:?}");
     assert!(new.iter().filter(|s| s.t > e1).all(|s| s.dest == B));
-    assert_eq!(r.client_heartbeats_a().len(), 1);
+    assert_eq!(r.client_heartbeats_a("88").len(), 1);
 }
 
 #[test]
@@ -427,7 +434,7 @@ fn sctp_pf_moves_new_data_at_the_first_timeout_and_probes_every_rto() {
     assert!(new.iter().filter(|s| s.t > e1).all(|s| s.dest == B));
 
     let r = run("100s", flow, &down, &[]);
-    let probes = r.client_heartbeats_a();
+    let probes = r.client_heartbeats_a("88");
     assert_eq!(probes.len(), 5, "{probes:?}");
     for (p, off) in probes.iter().zip([0.0, 2.0, 6.0, 14.0, 30.0]) {
         assert!(close(*p, e1 + off), "{probes:?}");
@@ -663,4 +670,37 @@ fn bad_multihoming_input_is_one_line_naming_file_and_key() {
         assert!(e.contains(want), "{e}");
         assert!(!e.contains('\n'), "{e}");
     }
+}
+
+#[test]
+fn ns2_preset_makes_the_alternate_primary_so_data_stays_after_the_repair() {
+    // ns-2.35 `Timeout`: after a timeout of the primary, the primary becomes the
+    // destination of new data (its `changePrimaryThresh_` default -1 is compared as an
+    // int after binding to an unsigned field, so the change always happens). When A
+    // fails, B is the primary from then on; A's HEARTBEAT-ACK after the repair makes A
+    // active but "returns to primary" to B: one failover, no data on A afterwards.
+    // ns-2's path rules (`ns2_paths`): the HEARTBEAT sent the moment A fails is lost,
+    // the next follows one backed-off RTO (60 s) later, after the repair at 100 s.
+    let r = run(
+        "200s",
+        "variant = \"ns2\"",
+        &(fault("10s", "ra_h2", "down") + &fault("100s", "ra_h2", "up")),
+        &[],
+    );
+    let fl = r.flow();
+    let failed = fl["paths"][A]["failed_at_s"].as_f64().expect("failed");
+    let new = r.rows("new");
+    assert!(new.iter().filter(|s| s.t > failed).all(|s| s.dest == B));
+    assert!(new.iter().filter(|s| s.t > 150.0).count() > 100);
+    assert_eq!(fl["failovers"], 1);
+    assert_eq!(fl["paths"][A]["state"], "active");
+    let hb = r.client_heartbeats_a("56");
+    // (Later, A idle, the association's heartbeat timer probes it every HB.interval +
+    // RTO +- RTO/2 or so: not counted here.)
+    let after: Vec<f64> = hb.into_iter().filter(|&t| t > 10.0 && t < 150.0).collect();
+    assert_eq!(after.len(), 2, "{after:?}");
+    assert!(
+        close(after[0], failed) && close(after[1], failed + 60.0),
+        "{after:?}"
+    );
 }

@@ -584,6 +584,7 @@ impl Association {
         // unconfirmed ones are retried forever.
         if k.ns2_paths && (p.state != PathState::Active || !p.confirmed) {
             p.error_count += 1;
+            self.ns2_primary_follows(i);
             return true;
         }
         p.error_count += 1;
@@ -606,6 +607,9 @@ impl Association {
                 .reselect(k.return_to_primary, k.ns2_paths, just_failed);
             self.stats.failovers = self.paths.failovers;
         }
+        if k.ns2_paths {
+            self.ns2_primary_follows(i);
+        }
         if counts_for_assoc {
             self.paths.assoc_errors += 1;
             if self.paths.assoc_errors > self.cfg.association_max_retrans {
@@ -614,6 +618,18 @@ impl Association {
             }
         }
         true
+    }
+
+    /// ns-2.35 `Timeout`: after any timeout on the primary, the primary becomes the
+    /// destination of new data. ns-2 guards this with `iErrorCount >
+    /// changePrimaryThresh_`, whose default -1 ("never") is bound to an unsigned field
+    /// and compared as an int, so the test always passes: once the primary has failed
+    /// and data has moved, the alternate is the primary and data never returns to the
+    /// first one when it recovers.
+    fn ns2_primary_follows(&mut self, i: usize) {
+        if i == self.paths.primary {
+            self.paths.primary = self.paths.data_dest;
+        }
     }
 
     /// Lets the sender send what it may.
