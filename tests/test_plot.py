@@ -85,3 +85,43 @@ def test_throughput_bins_are_exact_on_bin_edges() -> None:
     edges, totals = _bins(times, pd.Series([160.0] * 50), end=1.0)
     assert list(totals) == [800.0] * 10
     assert len(edges) == 11 and edges[-1] == pytest.approx(1.0)
+
+
+def test_multihoming_run_gives_per_destination_plot(tmp_path: Path) -> None:
+    # The example's primary link is down from 20 s to 100 s: the plot needs two
+    # destinations in sends.csv's dest column; paths.png draws them with the faults.
+    out = tmp_path / "mh"
+    r = sctplab(
+        "run",
+        SCENARIOS / "example-multihoming.toml",
+        "--out",
+        out,
+        "--trace",
+        "sends",
+        "--series",
+        "cwnd,state",
+        "--quiet",
+    )
+    assert r.returncode == 0, r.stderr
+    sends = pd.read_csv(out / "sends.csv")
+    assert set(sends["dest"]) == {"h2:eth0", "h2:eth1"}
+    series = pd.read_parquet(out / "series.parquet")
+    assert {"sctp1@h2:eth0", "sctp1@h2:eth1"} <= set(series["entity"].astype(str))
+    result = api.plot(out)
+    names = [p.name for p in result.written]
+    assert "paths.png" in names and "cwnd.png" in names, result
+    w, h = png_size(out / "paths.png")
+    assert w > 500 and h > 200
+    # A single-homed run has one destination: no paths.png, and no note about it.
+    single = tmp_path / "single"
+    r = sctplab(
+        "run",
+        SCENARIOS / "example-sctp.toml",
+        "--out",
+        single,
+        "--trace",
+        "sends",
+        "--quiet",
+    )
+    assert r.returncode == 0, r.stderr
+    assert "paths.png" not in [p.name for p in api.plot(single).written]

@@ -5,6 +5,10 @@
   fast and timeout retransmissions marked apart) with acks.csv's cumulative ack.
 - `throughput.png`: throughput in 0.1 s bins, from trace.tr (IP bytes arriving at each
   flow's receiver) or else from sends.csv (payload bytes sent).
+- `paths.png` (multihomed SCTP): per flow, the sending rate to each destination from
+  sends.csv's `dest` column (new data and retransmissions apart, 1 s bins), with the
+  run's `[[faults]]` marked and, when series.parquet has them (`--series state`), each
+  destination's state (1 active, 0.5 potentially failed, 0 inactive).
 
 Figures are drawn on matplotlib's Agg canvas directly, never through pyplot, so calling
 `sctplab.plot` from a notebook leaves the user's backend and figures alone.
@@ -50,6 +54,7 @@ class _Run:
     name: str
     nodes: list[str]
     flows: list[dict[str, Any]]
+    faults: list[dict[str, Any]] = field(default_factory=list)
 
     def flow(self, name: str) -> dict[str, Any]:
         for f in self.flows:
@@ -76,17 +81,19 @@ def _read_run(run_dir: Path) -> _Run:
     name = str(summary.get("scenario", run_dir.name))
     nodes: list[str] = []
     flows: list[dict[str, Any]] = []
+    faults: list[dict[str, Any]] = []
     scen = run_dir / "scenario.toml"
     if scen.is_file():
         try:
             doc = tomllib.loads(scen.read_text(encoding="utf-8"))
             nodes = [str(n.get("name")) for n in doc.get("nodes", [])]
             flows = [dict(f) for f in doc.get("flows", [])]
+            faults = [dict(f) for f in doc.get("faults", [])]
         except (OSError, tomllib.TOMLDecodeError):
             pass  # names and sizes are niceties; the plots fall back to what the files say
     if not flows:
         flows = [{"name": n} for n in summary.get("flows", {})]
-    return _Run(run_dir, name, nodes, flows)
+    return _Run(run_dir, name, nodes, flows, faults)
 
 
 def _save(fig: Figure, path: Path) -> Path:
@@ -117,6 +124,10 @@ def _plot_cwnd(run: _Run) -> Path | str:
     if s.empty:
         return "cwnd.png skipped: series.parquet has no cwnd or ssthresh (--series cwnd,ssthresh)"
     s = s.assign(entity=s["entity"].astype(str), variable=s["variable"].astype(str))
+    # Per-destination entities ("flow@node:iface") belong to paths.png.
+    s = s[~s["entity"].str.contains("@", regex=False)]
+    if s.empty:
+        return "cwnd.png skipped: series.parquet has no per-flow cwnd or ssthresh"
     entities = list(dict.fromkeys(s["entity"]))
     fig, axes = _flow_axes(len(entities), f"Congestion window and ssthresh: {run.name}")
     for ax, entity in zip(axes, entities, strict=True):
@@ -283,6 +294,94 @@ def _plot_throughput(run: _Run, sim_time: float) -> Path | str:
     return _save(fig, run.dir / "throughput.png")
 
 
+PATH_BIN_S = 1.0
+
+
+def _fault_time(at: object) -> float | None:
+    """Seconds of a `[[faults]] at` value ("20s", "1500ms", ...)."""
+    m = re.match(r"^\s*([0-9]*\.?[0-9]+)\s*(ns|us|ms|s)\s*$", str(at))
+    if not m:
+        return None
+    return float(m.group(1)) * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[m.group(2)]
+
+
+def _plot_paths(run: _Run, sim_time: float) -> Path | str | None:
+    """Per-destination sending rate of multihomed flows; None when no flow has two."""
+    path = run.dir / "sends.csv"
+    if not path.is_file():
+        return None
+    import pandas as pd
+
+    sends = pd.read_csv(path)
+    if sends.empty or "dest" not in sends.columns:
+        return None
+    sends = sends.assign(flow=sends["flow"].astype(str), dest=sends["dest"].astype(str))
+    flows = [
+        f for f in dict.fromkeys(sends["flow"]) if sends[sends["flow"] == f]["dest"].nunique() > 1
+    ]
+    if not flows:
+        return None
+    series = None
+    spath = run.dir / "series.parquet"
+    if spath.is_file():
+        s = pd.read_parquet(spath)
+        s = s[s["variable"].astype(str) == "state"]
+        series = s.assign(entity=s["entity"].astype(str)) if not s.empty else None
+    end = max(sim_time, float(sends["time_s"].max()))
+    fig, axes = _flow_axes(
+        len(flows),
+        f"Sending rate per destination (sends.csv, {PATH_BIN_S:g} s bins): {run.name}",
+        3.0,
+    )
+    for ax, flow in zip(axes, flows, strict=True):
+        one = sends[sends["flow"] == flow]
+        # An SCTP row is one DATA chunk, a whole message unless messages are fragmented.
+        m = _SIZE.match(str(run.flow(flow).get("message_size", "1448B")))
+        size = round(float(m.group(1)) * _SIZE_FACTOR[m.group(2)]) if m else None
+        unit = "Mb/s" if size else "chunks/s"
+        scale = (size * 8 / 1e6 if size else 1.0) / PATH_BIN_S
+        nbins = int(end / PATH_BIN_S) + 1
+        edges = [i * PATH_BIN_S for i in range(nbins + 1)]
+        twin = None
+        for i, dest in enumerate(dict.fromkeys(one["dest"])):
+            d = one[one["dest"] == dest]
+            for kind, ls in (("new", "-"), ("rtx", ":")):
+                k = d[d["kind"] == "new"] if kind == "new" else d[d["kind"] != "new"]
+                if k.empty:
+                    continue
+                idx = (k["time_s"] // PATH_BIN_S).astype("int64").clip(upper=nbins - 1)
+                counts = idx.value_counts().reindex(range(nbins), fill_value=0).to_numpy()
+                label = f"{dest} {'new data' if kind == 'new' else 'retransmissions'} ({len(k)})"
+                ax.stairs(counts * scale, edges, color=f"C{i}", ls=ls, lw=1.0, label=label)
+            st = None if series is None else series[series["entity"] == f"{flow}@{dest}"]
+            if st is not None and not st.empty:
+                twin = ax.twinx() if twin is None else twin
+                twin.step(st["time_s"], st["value"], where="post", color=f"C{i}", alpha=0.4, lw=2)
+                twin.set_ylim(-0.05, 1.6)
+                twin.set_yticks([0, 0.5, 1], ["inactive", "PF", "active"], fontsize="small")
+        for f in run.faults:
+            t = _fault_time(f.get("at"))
+            if t is not None:
+                ax.axvline(t, color="k", lw=0.8, ls="--")
+                label = f.get("action", "") + (f" {f['link']}" if f.get("link") else "")
+                ax.annotate(
+                    str(label),
+                    (t, 1.0),
+                    xycoords=("data", "axes fraction"),
+                    fontsize="small",
+                    rotation=90,
+                    va="top",
+                    ha="right",
+                )
+        ax.set_ylabel(f"sending rate ({unit})")
+        ax.set_ylim(bottom=0)
+        ax.set_title(flow, loc="left", fontsize="medium")
+        ax.grid(alpha=0.3)
+        ax.legend(loc="upper right", fontsize="small")
+    axes[-1].set_xlabel("time (s)")
+    return _save(fig, run.dir / "paths.png")
+
+
 def plot(run_dir: str | Path) -> PlotResult:
     """Draw the PNGs a run folder's files allow, into the folder; see the module doc.
 
@@ -292,7 +391,11 @@ def plot(run_dir: str | Path) -> PlotResult:
     summary = json.loads((run.dir / "summary.json").read_text(encoding="utf-8"))
     sim_time = float(summary.get("sim_time_s") or 0.0)
     result = PlotResult()
-    for made in (_plot_cwnd(run), _plot_sequence(run), _plot_throughput(run, sim_time)):
+    made_all = [_plot_cwnd(run), _plot_sequence(run), _plot_throughput(run, sim_time)]
+    paths = _plot_paths(run, sim_time)
+    if paths is not None:
+        made_all.append(paths)
+    for made in made_all:
         if isinstance(made, Path):
             result.written.append(made)
         else:

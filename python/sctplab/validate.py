@@ -28,7 +28,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from sctplab import ns2_oracle
+from sctplab import ns2_oracle, validate_multihoming
 from sctplab.reproduce.common import load_scenario, markdown_table, scenarios_dir
 from sctplab.runner import run
 from sctplab.stats import mean_ci
@@ -277,6 +277,9 @@ def validate_ns2(out: Path, quick: bool = False) -> tuple[Path, bool]:
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
         checks = deterministic(tmp) + statistical(tmp, seeds, duration) + snoop(tmp, SNOOP_SEEDS)
+        checks += validate_multihoming.checks(
+            tmp, lambda m, s, n, o, t: Check(m, s, n, None, o, None, t)
+        )
     with (out / "validation.csv").open("w", newline="") as f:
         w = csv.writer(f)
         w.writerow(COLUMNS)

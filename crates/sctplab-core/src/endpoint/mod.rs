@@ -68,6 +68,9 @@ pub trait Endpoint {
     fn is_done(&self) -> bool;
     /// Current values of sampled variables (`cwnd`, `ssthresh`, ...).
     fn sample(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
+    /// Current values of per-destination variables of a machine that sends to several
+    /// peer addresses (SCTP multihoming): `out(destination, name, value)`.
+    fn sample_paths(&self, _out: &mut dyn FnMut([u8; 4], &'static str, f64)) {}
     /// The run ends at `now`: close intervals still open (for summaries).
     fn finish(&mut self, _now: SimTime) {}
 }
@@ -115,6 +118,9 @@ impl Endpoint for AnyEndpoint {
     }
     fn sample(&self, out: &mut dyn FnMut(&'static str, f64)) {
         dispatch!(self, e => e.sample(out))
+    }
+    fn sample_paths(&self, out: &mut dyn FnMut([u8; 4], &'static str, f64)) {
+        dispatch!(self, e => e.sample_paths(out))
     }
     fn finish(&mut self, now: SimTime) {
         dispatch!(self, e => e.finish(now))

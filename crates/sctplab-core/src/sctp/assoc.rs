@@ -584,6 +584,7 @@ impl Association {
         // unconfirmed ones are retried forever.
         if k.ns2_paths && (p.state != PathState::Active || !p.confirmed) {
             p.error_count += 1;
+            self.ns2_primary_follows(i);
             return true;
         }
         p.error_count += 1;
@@ -606,6 +607,9 @@ impl Association {
                 .reselect(k.return_to_primary, k.ns2_paths, just_failed);
             self.stats.failovers = self.paths.failovers;
         }
+        if k.ns2_paths {
+            self.ns2_primary_follows(i);
+        }
         if counts_for_assoc {
             self.paths.assoc_errors += 1;
             if self.paths.assoc_errors > self.cfg.association_max_retrans {
@@ -614,6 +618,18 @@ impl Association {
             }
         }
         true
+    }
+
+    /// ns-2.35 `Timeout`: after any timeout on the primary, the primary becomes the
+    /// destination of new data. ns-2 guards this with `iErrorCount >
+    /// changePrimaryThresh_`, whose default -1 ("never") is bound to an unsigned field
+    /// and compared as an int, so the test always passes: once the primary has failed
+    /// and data has moved, the alternate is the primary and data never returns to the
+    /// first one when it recovers.
+    fn ns2_primary_follows(&mut self, i: usize) {
+        if i == self.paths.primary {
+            self.paths.primary = self.paths.data_dest;
+        }
     }
 
     /// Lets the sender send what it may.
@@ -1113,6 +1129,33 @@ impl Endpoint for Association {
         }
         if let Some(i) = &self.inb {
             out("a_rwnd", f64::from(i.a_rwnd()));
+        }
+    }
+
+    /// The data sender's per-destination state (the receiver sends no data, so it
+    /// reports nothing here): windows in chunk bytes, `rto` and `srtt` in seconds,
+    /// `state` 1 active, 0.5 potentially failed (RFC 7829), 0 inactive, and `errors`
+    /// the destination's error counter (RFC 9260 8.2).
+    fn sample_paths(&self, out: &mut dyn FnMut([u8; 4], &'static str, f64)) {
+        if self.out.is_none() {
+            return;
+        }
+        for p in &self.paths.paths {
+            out(p.addr, "cwnd", p.cwnd);
+            out(p.addr, "ssthresh", p.ssthresh);
+            out(p.addr, "pba", p.pba);
+            out(p.addr, "flight", p.outstanding);
+            out(p.addr, "rto", p.rto.current().as_secs_f64());
+            if let Some(srtt) = p.rto.srtt() {
+                out(p.addr, "srtt", srtt);
+            }
+            let state = match p.state {
+                PathState::Active => 1.0,
+                PathState::PotentiallyFailed => 0.5,
+                PathState::Inactive => 0.0,
+            };
+            out(p.addr, "state", state);
+            out(p.addr, "errors", f64::from(p.error_count));
         }
     }
 }

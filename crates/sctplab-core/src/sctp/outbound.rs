@@ -455,9 +455,12 @@ impl Outbound {
                     break;
                 }
                 // With the peer's window closed, one chunk may still go as a probe when
-                // nothing is outstanding (RFC 4960 6.1 A).
+                // nothing is outstanding to the receiver, on any destination (RFC 9260
+                // 6.1 A; ns-2 `SendMuch` tests `TotalOutstanding()`): a destination of
+                // its own with nothing in flight must not open a second probe.
                 let rwnd_ok = (p as f64 + DataChunk::HEADER_LEN as f64) <= self.peer_rwnd;
-                let probe = !rwnd_ok && ps.paths[d].outstanding == 0.0 && chunks.is_empty();
+                let probe =
+                    !rwnd_ok && chunks.is_empty() && ps.paths.iter().all(|q| q.outstanding == 0.0);
                 if !rwnd_ok && !probe {
                     break;
                 }

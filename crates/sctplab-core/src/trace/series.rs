@@ -3,9 +3,11 @@
 
 /// Variables `--series` accepts. Protocol endpoints report the ones they have; the
 /// network reports `queue` (packets waiting in each link direction's queue, the packet
-/// in transmission not counted, as ns-2's queue monitor counts).
+/// in transmission not counted, as ns-2's queue monitor counts). `rto`, `srtt`, `state`
+/// and `errors` exist per SCTP destination only (entity `<flow>@<node>:<iface>`).
 pub const VARIABLES: &[&str] = &[
-    "cwnd", "ssthresh", "flight", "rwnd", "a_rwnd", "pba", "pipe", "queue",
+    "cwnd", "ssthresh", "flight", "rwnd", "a_rwnd", "pba", "pipe", "queue", "rto", "srtt", "state",
+    "errors",
 ];
 
 #[derive(Default, Debug, Clone)]

@@ -510,14 +510,39 @@ impl World {
                 series.push(t, ent, var, link.queue.len() as f64);
             }
         }
+        // Per-destination entities "<flow>@<node>:<iface>" (SCTP multihoming), the name
+        // built in one buffer reused across paths.
+        let mut label = String::new();
         for flow in &self.flows {
             let ent = series.entity_id(&flow.name);
             for ep in [flow.sender, flow.receiver] {
-                self.endpoints[ep.idx()].ep.sample(&mut |name, value| {
+                let ep = &self.endpoints[ep.idx()].ep;
+                ep.sample(&mut |name, value| {
                     if vars.iter().any(|v| v == name) {
                         let var = series.variable_id(name);
                         series.push(t, ent, var, value);
                     }
+                });
+                let (nodes, ifaces) = (&self.nodes, &self.ifaces);
+                let mut last: Option<([u8; 4], u32)> = None;
+                ep.sample_paths(&mut |addr, name, value| {
+                    if !vars.iter().any(|v| v == name) {
+                        return;
+                    }
+                    let pent = match last {
+                        Some((a, e)) if a == addr => e,
+                        _ => {
+                            label.clear();
+                            label.push_str(&flow.name);
+                            label.push('@');
+                            super::summary::push_addr_label(&mut label, nodes, ifaces, addr);
+                            let e = series.entity_id(&label);
+                            last = Some((addr, e));
+                            e
+                        }
+                    };
+                    let var = series.variable_id(name);
+                    series.push(t, pent, var, value);
                 });
             }
         }

@@ -1,6 +1,6 @@
 //! summary.json: deterministic (keys sorted, no wall-clock values), keys per CONTRACTS.md.
 
-use super::{FlowKind, World};
+use super::{FlowKind, Iface, Node, World};
 use crate::endpoint::AnyEndpoint;
 use crate::sim::SimTime;
 use serde_json::{Map, Value, json};
@@ -11,16 +11,25 @@ fn num(x: f64) -> Value {
     serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
 }
 
+/// Appends `"<node>:<iface>"` for an address of the plan, the dotted address otherwise
+/// (free of `World` so the sampler can use it while it borrows the tracer).
+pub(crate) fn push_addr_label(out: &mut String, nodes: &[Node], ifaces: &[Iface], a: [u8; 4]) {
+    use std::fmt::Write;
+    let owner = super::addr_parts(a)
+        .and_then(|(n, k)| nodes.get(n)?.ifaces.get(k).copied())
+        .map(|i| &ifaces[i.idx()]);
+    let _ = match owner {
+        Some(iface) => write!(out, "{}:{}", nodes[iface.node.idx()].name, iface.name),
+        None => write!(out, "{}.{}.{}.{}", a[0], a[1], a[2], a[3]),
+    };
+}
+
 impl World {
     /// `"<node>:<iface>"` for an address of the plan; the dotted address otherwise.
     fn addr_label(&self, a: [u8; 4]) -> String {
-        match self.addr_owner(a) {
-            Some(i) => {
-                let iface = &self.ifaces[i.idx()];
-                format!("{}:{}", self.nodes[iface.node.idx()].name, iface.name)
-            }
-            None => format!("{}.{}.{}.{}", a[0], a[1], a[2], a[3]),
-        }
+        let mut s = String::new();
+        push_addr_label(&mut s, &self.nodes, &self.ifaces, a);
+        s
     }
 
     pub(crate) fn summary_json(&self, end: SimTime) -> String {
