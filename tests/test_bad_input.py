@@ -190,7 +190,9 @@ CASES = {
         ["bad.toml", "mobility.max_speed", "unit"],
     ),
     "wireless_without_duration": (
-        WIRELESS.replace('duration = "5s"', ""),
+        WIRELESS.replace('duration = "5s"', "").replace(
+            'rate = "100Kb"', 'rate = "100Kb"\nstop = "1s"'
+        ),
         [],
         ["bad.toml", "duration", "[wireless]"],
     ),
