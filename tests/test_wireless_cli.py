@@ -81,3 +81,55 @@ def test_manet_summary_has_the_contract_keys(tmp_path: Path) -> None:
     nodes = s["nodes"]
     assert isinstance(nodes, dict) and len(nodes) == 46
     assert {"mac", "routing", "forwarded"} <= set(nodes["n0"])
+
+
+def test_wireless_pcap_decodes_as_80211(tmp_path: Path) -> None:
+    from conftest import require_tshark
+
+    tshark = require_tshark()
+    out = tmp_path / "run"
+    r = sctplab(
+        "run",
+        SCENARIOS / "manet-tcp.toml",
+        "--out",
+        out,
+        "--pcap",
+        "--quiet",
+        "--set",
+        "duration=25s",
+        "--set",
+        "measure.end=25s",
+        "--set",
+        "flows.transport.stop=25s",
+    )
+    assert r.returncode == 0, r.stderr
+    pcap = out / "pcap" / "n0-wlan0.pcap"
+    import subprocess
+
+    fields = subprocess.run(
+        [
+            tshark,
+            "-r",
+            str(pcap),
+            "-T",
+            "fields",
+            "-e",
+            "wlan.fc.type_subtype",
+            "-e",
+            "aodv.type",
+            "-e",
+            "tcp.srcport",
+            "-e",
+            "_ws.malformed",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    subtypes = {line.split("\t")[0] for line in fields}
+    # RTS (0x001b), CTS (0x001c), ACK (0x001d) and DATA (0x0020) frames, AODV inside UDP
+    # 654 and the TCP flow's segments, nothing malformed.
+    assert {"0x001b", "0x001c", "0x001d", "0x0020"} <= subtypes, subtypes
+    assert any(line.split("\t")[1] == "1" for line in fields)  # a Route Request
+    assert any(line.split("\t")[2] == "50000" for line in fields)
+    assert not any(line.split("\t")[3] for line in fields)

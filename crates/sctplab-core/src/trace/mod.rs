@@ -1,6 +1,7 @@
 //! Collectors that write what a run asked for: pcap files, the ns-2 text trace,
 //! sends/acks CSV and sampled series. Nothing is recorded unless asked.
 pub mod csv;
+pub mod ieee80211;
 pub mod ns2;
 pub mod pcap;
 pub mod series;

@@ -19,6 +19,8 @@ pub const MAGIC_NANOS: u32 = 0xa1b2_3c4d;
 pub const SNAPLEN: u32 = 65535;
 /// LINKTYPE_RAW: records start with the IPv4/IPv6 header.
 pub const LINKTYPE_RAW: u32 = 101;
+/// LINKTYPE_IEEE802_11: records are 802.11 frames without FCS (wireless interfaces).
+pub const LINKTYPE_IEEE802_11: u32 = 105;
 
 const NANOS_PER_SEC: u64 = 1_000_000_000;
 
@@ -30,15 +32,20 @@ pub struct PcapWriter<W: Write> {
 }
 
 impl<W: Write> PcapWriter<W> {
-    /// Writes the global header and returns the writer.
-    pub fn new(mut out: W) -> io::Result<Self> {
+    /// Writes the global header of a LINKTYPE_RAW file and returns the writer.
+    pub fn new(out: W) -> io::Result<Self> {
+        Self::with_linktype(out, LINKTYPE_RAW)
+    }
+
+    /// Writes the global header for `linktype` and returns the writer.
+    pub fn with_linktype(mut out: W, linktype: u32) -> io::Result<Self> {
         let mut header = [0u8; 24];
         header[0..4].copy_from_slice(&MAGIC_NANOS.to_le_bytes());
         header[4..6].copy_from_slice(&2u16.to_le_bytes()); // version 2.4
         header[6..8].copy_from_slice(&4u16.to_le_bytes());
         // 8..16: thiszone and sigfigs, both 0 (times are in UTC).
         header[16..20].copy_from_slice(&SNAPLEN.to_le_bytes());
-        header[20..24].copy_from_slice(&LINKTYPE_RAW.to_le_bytes());
+        header[20..24].copy_from_slice(&linktype.to_le_bytes());
         out.write_all(&header)?;
         Ok(PcapWriter { out })
     }

@@ -5,13 +5,15 @@ use super::{Iface, Node};
 use crate::endpoint::EndpointEvent;
 use crate::error::Error;
 use crate::net::Packet;
-use crate::net::wire::emit_ipv4_packet;
+use crate::net::wire::{IPV4_HEADER_LEN, emit_ipv4_packet};
 use crate::sim::SimTime;
 use crate::trace::TraceConfig;
 use crate::trace::csv::{AcksCsv, SendsCsv};
+use crate::trace::ieee80211::emit_frame;
 use crate::trace::ns2::Ns2Trace;
-use crate::trace::pcap::PcapWriter;
+use crate::trace::pcap::{LINKTYPE_IEEE802_11, LINKTYPE_RAW, PcapWriter};
 use crate::trace::series::Series;
+use crate::wireless::frame::Frame;
 use std::fs::{self, File};
 use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
@@ -24,6 +26,7 @@ pub(crate) struct Tracer {
     sends: Option<SendsCsv<Out>>,
     acks: Option<AcksCsv<Out>>,
     scratch: Vec<u8>,
+    frame_scratch: Vec<u8>,
     error: Option<io::Error>,
     pub series_vars: Vec<String>,
     pub series: Series,
@@ -43,6 +46,7 @@ impl Tracer {
             sends: None,
             acks: None,
             scratch: Vec::with_capacity(2048),
+            frame_scratch: Vec::with_capacity(2048),
             error: None,
             series_vars: cfg.series.clone(),
             series: Series::default(),
@@ -72,7 +76,13 @@ impl Tracer {
             for iface in ifaces {
                 let node = &nodes[iface.node.idx()];
                 let p = pdir.join(format!("{}-{}.pcap", node.name, iface.name));
-                let w = PcapWriter::new(create(&p)?).map_err(|e| Error::io(&p, e))?;
+                // Wireless interfaces capture 802.11 frames, point-to-point ones IP.
+                let linktype = match iface.nic {
+                    Some(_) => LINKTYPE_IEEE802_11,
+                    None => LINKTYPE_RAW,
+                };
+                let w = PcapWriter::with_linktype(create(&p)?, linktype)
+                    .map_err(|e| Error::io(&p, e))?;
                 t.pcap.push(Some(w));
             }
         }
@@ -100,6 +110,39 @@ impl Tracer {
     #[inline]
     pub fn pcap_on(&self) -> bool {
         !self.pcap.is_empty()
+    }
+
+    /// An 802.11 frame on a wireless interface's capture; `p` is the packet a DATA frame
+    /// carries.
+    pub fn wlan_frame(&mut self, iface: usize, t: SimTime, frame: &Frame, p: Option<&Packet>) {
+        if let Some(Some(w)) = self.pcap.get_mut(iface) {
+            self.scratch.clear();
+            match p {
+                // A routing message shows its RFC 3561 encoding (ns-2's on-air size is
+                // smaller: no UDP header), with the UDP checksum left out (zero, allowed
+                // over IPv4) since it is written after the header.
+                Some(
+                    p @ Packet {
+                        routing: Some(msg), ..
+                    },
+                ) => {
+                    emit_ipv4_packet(&p.ip, &p.transport, msg.encoded_len(), &mut self.scratch);
+                    let udp = IPV4_HEADER_LEN;
+                    msg.encode(&mut self.scratch[udp + 8..]);
+                    self.scratch[udp + 6..udp + 8].fill(0);
+                }
+                Some(p) => emit_ipv4_packet(
+                    &p.ip,
+                    &p.transport,
+                    p.payload_len as usize,
+                    &mut self.scratch,
+                ),
+                None => {}
+            }
+            emit_frame(frame, &self.scratch, &mut self.frame_scratch);
+            let r = w.write_packet(t.as_nanos(), &self.frame_scratch);
+            self.keep(r);
+        }
     }
 
     pub fn pcap(&mut self, iface: usize, t: SimTime, p: &Packet) {

@@ -281,10 +281,6 @@ impl World {
         let pkt = self.pool.get(pid);
         let (size, routing, nh) = (pkt.size, pkt.routing.is_some(), pkt.next_hop);
         let mac_nh = self.mac_of(nh);
-        if self.tracer.pcap_on() {
-            let iface = self.wl().nics[nic as usize].iface;
-            self.tracer.pcap(iface.idx(), now, self.pool.get(pid));
-        }
         self.wl().nics[nic as usize]
             .mac
             .enqueue(now, pid, size, mac_nh, routing);
@@ -378,6 +374,9 @@ impl World {
     /// Puts a frame on the air: every other NIC within carrier-sense range sees its
     /// first bit after the propagation delay.
     fn transmit(&mut self, now: SimTime, nic: u32, frame: Frame) {
+        if self.tracer.pcap_on() {
+            self.capture_frame(now, nic, &frame);
+        }
         let w = self.wireless.as_deref_mut().expect("wireless");
         let slot = w.alloc_frame(frame);
         let Wireless {
@@ -422,6 +421,13 @@ impl World {
         }
     }
 
+    /// Writes a frame to the pcap of wireless interface `nic` (802.11 frames).
+    fn capture_frame(&mut self, now: SimTime, nic: u32, frame: &Frame) {
+        let iface = self.wl().nics[nic as usize].iface;
+        let pkt = frame.packet.map(|p| self.pool.get(p));
+        self.tracer.wlan_frame(iface.idx(), now, frame, pkt);
+    }
+
     pub(super) fn rx_start(&mut self, now: SimTime, nic: u32, slot: u32) {
         let w = self.wl();
         let (frame, left) = w.frames[slot as usize];
@@ -438,6 +444,11 @@ impl World {
         );
         let pr = w.phy.rx_power(d);
         let decodable = w.phy.classify(pr) == Reception::Decodable;
+        if decodable && self.tracer.pcap_on() {
+            // What the NIC's radio hears above the receive threshold, collided or not.
+            self.capture_frame(now, nic, &frame);
+        }
+        let w = self.wl();
         w.nics[nic as usize]
             .mac
             .rx_start(now, &frame, pr, decodable);
