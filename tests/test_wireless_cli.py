@@ -133,3 +133,68 @@ def test_wireless_pcap_decodes_as_80211(tmp_path: Path) -> None:
     assert any(line.split("\t")[1] == "1" for line in fields)  # a Route Request
     assert any(line.split("\t")[2] == "50000" for line in fields)
     assert not any(line.split("\t")[3] for line in fields)
+
+
+TWO_NODES = """
+duration = "1s"
+[wireless]
+width = "500m"
+height = "300m"
+routing = "static"
+[wireless.mac]
+data_rate = "2Mb"
+basic_rate = "2Mb"
+[[nodes]]
+name = "a"
+wlan = 1
+x = "100m"
+y = "100m"
+[[nodes]]
+name = "b"
+wlan = 1
+x = "300m"
+y = "100m"
+[[flows]]
+name = "cbr"
+type = "cbr"
+from = "a"
+to = "b"
+rate = "100Kb"
+packet_size = "512B"
+stop = "10ms"
+"""
+
+
+def test_ns2_wireless_trace_follows_one_packet(tmp_path: Path) -> None:
+    scenario = tmp_path / "two.toml"
+    scenario.write_text(TWO_NODES)
+    out = tmp_path / "run"
+    r = sctplab("run", scenario, "--out", out, "--trace", "ns2", "--quiet")
+    assert r.returncode == 0, r.stderr
+    lines = [line.split() for line in (out / "trace.tr").read_text().splitlines()]
+    # (op, node, layer, type) in order: the agent sends, routing sends, the MAC puts RTS,
+    # CTS, DATA and ACK on the air, the receiver's MAC, routing and agent take it.
+    steps = [(f[0], f[2], f[3], f[6]) for f in lines]
+    assert steps == [
+        ("s", "_0_", "AGT", "cbr"),
+        ("s", "_0_", "RTR", "cbr"),
+        ("s", "_0_", "MAC", "RTS"),
+        ("s", "_1_", "MAC", "CTS"),
+        ("s", "_0_", "MAC", "cbr"),
+        ("r", "_1_", "MAC", "cbr"),
+        ("s", "_1_", "MAC", "ACK"),
+        ("r", "_1_", "RTR", "cbr"),
+        ("r", "_1_", "AGT", "cbr"),
+    ]
+    data = lines[4]
+    # 540-B IP packet + 34 B MAC header and FCS + 24 B PLCP = 598 B; the Duration field
+    # (SIFS + ACK = 10 + 248 us = 0x102), receiver node 1, transmitter node 0, IP; the IP
+    # part names nodes, ports, TTL and next hop.
+    assert data[7] == "598"
+    assert data[8:12] == ["[102", "1", "0", "800]"]
+    assert data[13:17] == ["[0:50000", "1:52000", "64", "1]"]
+    # Times: the DATA frame starts 25 us (LL) + 50 us (DIFS) + k slots + 272 (RTS) + 10 +
+    # 248 (CTS) + 10 us + two 667-ns propagation delays after the agent's send.
+    t0, t_data = float(lines[0][1]), float(data[1])
+    k = (t_data - t0 - 615e-6 - 1.334e-6) / 20e-6
+    assert abs(k - round(k)) < 1e-6 and 0 <= round(k) <= 30

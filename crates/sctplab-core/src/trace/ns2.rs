@@ -8,6 +8,26 @@ use crate::net::wire::TransportRepr;
 use crate::sim::SimTime;
 use std::io::{self, Write};
 
+/// The fields of one wireless trace line (see `Ns2Trace::wireless`).
+pub struct WirelessLine<'a> {
+    pub op: char,
+    pub t: SimTime,
+    pub node: u32,
+    /// `AGT`, `RTR`, `MAC` or `IFQ`.
+    pub layer: &'static str,
+    /// `---`, or a drop reason (`NRTE`, `TTL`, `IFQ`, `CBK`, ...).
+    pub why: &'static str,
+    pub uid: u64,
+    /// ns-2's packet type name (`cbr`, `tcp`, `ack`, `sctp`, `AODV`, `RTS`, `CTS`, `ACK`).
+    pub kind: &'a str,
+    pub size: u32,
+    pub mac: [u64; 4],
+    /// (source node, port, destination node, port, ttl, next-hop node); none for frames
+    /// without an IP packet (RTS, CTS, ACK).
+    pub ip: Option<(i64, u16, i64, u16, u8, i64)>,
+    pub tail: String,
+}
+
 pub struct Ns2Trace<W: Write> {
     w: W,
 }
@@ -54,6 +74,34 @@ impl<W: Write> Ns2Trace<W> {
         )
     }
 
+    /// One line of ns-2's wireless trace (CMUTrace, old format, trace/cmu-trace.cc):
+    /// `<op> <time> _<node>_ <layer> <why> <uid> <type> <size> [<mac>] ------- [<ip>] <tail>`.
+    /// `mac` is the 802.11 header as ns-2 prints it (duration, receiver, transmitter,
+    /// ethertype, in hex; all 0 above the MAC), `ip` the IP header with node numbers
+    /// (source:port destination:port ttl next-hop; -1 for broadcast).
+    pub fn wireless(&mut self, line: &WirelessLine<'_>) -> io::Result<()> {
+        let [d, ra, ta, et] = line.mac;
+        write!(
+            self.w,
+            "{} {:.9} _{}_ {:<3} {:>4} {} {} {} [{d:x} {ra:x} {ta:x} {et:x}] ",
+            line.op,
+            line.t.as_secs_f64(),
+            line.node,
+            line.layer,
+            line.why,
+            line.uid,
+            line.kind,
+            line.size,
+        )?;
+        if let Some((src, sport, dst, dport, ttl, next)) = line.ip {
+            write!(
+                self.w,
+                "------- [{src}:{sport} {dst}:{dport} {ttl} {next}] "
+            )?;
+        }
+        writeln!(self.w, "{}", line.tail)
+    }
+
     pub fn flush(&mut self) -> io::Result<()> {
         self.w.flush()
     }
@@ -62,6 +110,29 @@ impl<W: Write> Ns2Trace<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wireless_lines_follow_cmu_trace() {
+        let mut t = Ns2Trace::new(Vec::new());
+        t.wireless(&WirelessLine {
+            op: 's',
+            t: SimTime::from_nanos(10_000_275_000),
+            node: 0,
+            layer: "MAC",
+            why: "---",
+            uid: 5,
+            kind: "cbr",
+            size: 590,
+            mac: [0x13a, 1, 0, 0x800],
+            ip: Some((0, 0, 1, 0, 30, 1)),
+            tail: "[0] 0 0".into(),
+        })
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(t.w).unwrap(),
+            "s 10.000275000 _0_ MAC  --- 5 cbr 590 [13a 1 0 800] ------- [0:0 1:0 30 1] [0] 0 0\n"
+        );
+    }
 
     #[test]
     fn times_are_trimmed() {

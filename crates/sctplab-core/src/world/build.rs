@@ -666,7 +666,8 @@ fn build_wireless(
         phy.cs_range_m(),
         mobility.max_speed(),
     );
-    Ok(Wireless::new(
+    let plcp_bytes = mac.plcp_bytes();
+    let mut w = Wireless::new(
         phy,
         mobility,
         grid,
@@ -674,5 +675,7 @@ fn build_wireless(
         nics,
         node_nics,
         static_next,
-    ))
+    );
+    w.plcp_bytes = plcp_bytes;
+    Ok(w)
 }

@@ -6,6 +6,7 @@ mod run;
 mod summary;
 mod tracer;
 mod wireless;
+mod wtrace;
 
 pub use run::{RunOptions, RunResult, run_scenario};
 

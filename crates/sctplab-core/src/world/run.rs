@@ -164,6 +164,7 @@ impl World {
             pkt.dst = self.ifaces[dst_iface.idx()].node;
             pkt.created = now;
             pkt.forwards = 0;
+            pkt.next_hop = 0;
             pkt.routing = None;
             // The source address is that of the interface the packet leaves by.
             let out = self
@@ -180,6 +181,9 @@ impl World {
             pkt.ip.ident = pkt.uid as u16;
             pkt.finalize();
             self.flows[flow.idx()].in_flight += 1;
+            if self.tracer.ns2_on() && self.is_wireless_node(src) {
+                self.wtrace_packet('s', now, src, "AGT", "---", pid);
+            }
             self.forward(now, src, pid);
         }
         let slot = &mut self.endpoints[id.idx()];
@@ -428,6 +432,9 @@ impl World {
     }
 
     pub(super) fn deliver(&mut self, now: SimTime, node: NodeId, pid: PacketId) {
+        if self.tracer.ns2_on() && self.is_wireless_node(node) {
+            self.wtrace_packet('r', now, node, "AGT", "---", pid);
+        }
         let pkt = self.pool.get(pid);
         let proto = pkt.ip.protocol;
         let port = pkt.ports().1;

@@ -100,6 +100,13 @@ impl Tracer {
         self.ns2.is_some()
     }
 
+    pub fn ns2_wireless(&mut self, line: &crate::trace::ns2::WirelessLine<'_>) {
+        if let Some(w) = &mut self.ns2 {
+            let r = w.wireless(line);
+            self.keep(r);
+        }
+    }
+
     pub fn ns2(&mut self, ev: char, t: SimTime, from: u32, to: u32, p: &Packet) {
         if let Some(w) = &mut self.ns2 {
             let r = w.event(ev, t, from, to, p);

@@ -72,6 +72,8 @@ pub(crate) struct Wireless {
     /// links within receive range at time 0; `u32::MAX` for none.
     pub static_next: Option<Vec<u32>>,
     pub node_counters: Vec<NodeCounters>,
+    /// PLCP preamble and header bytes, which ns-2's MAC trace lines count in frame sizes.
+    pub plcp_bytes: u32,
     scratch: Vec<usize>,
 }
 
@@ -99,6 +101,7 @@ impl Wireless {
             free_frames: Vec::new(),
             static_next,
             node_counters: vec![NodeCounters::default(); n],
+            plcp_bytes: 0,
             scratch: Vec::new(),
         }
     }
@@ -256,7 +259,7 @@ impl World {
                 self.link_down_after(now, nic, pid, next_hop, SimDuration::ZERO)
             }
             RouteDecision::Queued => {}
-            RouteDecision::Drop(_) => self.discard(pid),
+            RouteDecision::Drop(why) => self.drop_traced(now, node, "RTR", why.ns2_code(), pid),
         }
         self.service_aodv(now, nic);
     }
@@ -273,6 +276,15 @@ impl World {
     ) {
         let ll = self.wl().ll_delay;
         self.pool.get_mut(pid).next_hop = next_hop;
+        if self.tracer.ns2_on() {
+            let node = self.wl().nics[nic as usize].node;
+            let op = if self.pool.get(pid).forwards == 0 {
+                's'
+            } else {
+                'f'
+            };
+            self.wtrace_packet(op, now, node, "RTR", "---", pid);
+        }
         self.queue
             .schedule(now + delay + ll, Event::LlDown(nic, pid));
     }
@@ -295,7 +307,11 @@ impl World {
         }
         while let Some(ev) = self.wl().nics[nic as usize].mac.poll_event() {
             match ev {
-                MacEvent::Received { packet, .. } => {
+                MacEvent::Received { packet, from } => {
+                    if self.tracer.ns2_on() {
+                        let node = self.wl().nics[nic as usize].node;
+                        self.wtrace_received(now, node, packet, from);
+                    }
                     let copy = self.pool.alloc();
                     let (src, dst) = (packet, copy);
                     let original = self.pool.get(src).clone();
@@ -318,6 +334,10 @@ impl World {
                     }
                 }
                 MacEvent::Failed { packet, .. } => {
+                    if self.tracer.ns2_on() {
+                        let node = self.wl().nics[nic as usize].node;
+                        self.wtrace_packet('D', now, node, "MAC", "RET", packet);
+                    }
                     let pkt = self.pool.get(packet);
                     let (nh, dst, fwd, control) = (
                         pkt.next_hop,
@@ -334,7 +354,10 @@ impl World {
                         _ => self.discard(packet),
                     }
                 }
-                MacEvent::Dropped { packet, .. } => self.discard(packet),
+                MacEvent::Dropped { packet, .. } => {
+                    let node = self.wl().nics[nic as usize].node;
+                    self.drop_traced(now, node, "IFQ", "IFQ", packet)
+                }
             }
         }
         let w = self.wl();
@@ -376,6 +399,10 @@ impl World {
     fn transmit(&mut self, now: SimTime, nic: u32, frame: Frame) {
         if self.tracer.pcap_on() {
             self.capture_frame(now, nic, &frame);
+        }
+        if self.tracer.ns2_on() {
+            let node = self.wl().nics[nic as usize].node;
+            self.wtrace_frame('s', now, node, &frame);
         }
         let w = self.wireless.as_deref_mut().expect("wireless");
         let slot = w.alloc_frame(frame);
@@ -461,6 +488,9 @@ impl World {
         let own_only = self.wl().nics[nic as usize].own_traffic_only;
         let my_addr = self.wl().nics[nic as usize].addr;
         let node = self.wl().nics[nic as usize].node;
+        if self.tracer.ns2_on() {
+            self.wtrace_packet('r', now, node, "RTR", "---", pid);
+        }
         if self.pool.get(pid).routing.is_some() {
             let pkt = self.pool.get(pid);
             let msg = pkt.routing.clone().expect("routing message");
@@ -533,7 +563,10 @@ impl World {
                     next_hop,
                     delay,
                 } => self.link_down_after(now, nic, pkt, next_hop, delay),
-                AodvEvent::Drop { pkt, .. } => self.discard(pkt),
+                AodvEvent::Drop { pkt, reason } => {
+                    let node = self.wl().nics[nic as usize].node;
+                    self.drop_traced(now, node, "RTR", reason.ns2_code(), pkt)
+                }
                 AodvEvent::PurgeIfq { next_hop } => {
                     let mac = self.mac_of(next_hop);
                     while let Some(e) = self.wl().nics[nic as usize]
@@ -542,7 +575,8 @@ impl World {
                         .take_next_hop(mac)
                     {
                         self.wl().nics[nic as usize].ifq_purged += 1;
-                        self.discard(e.packet);
+                        let node = self.wl().nics[nic as usize].node;
+                        self.drop_traced(now, node, "IFQ", "CBK", e.packet);
                     }
                 }
             }

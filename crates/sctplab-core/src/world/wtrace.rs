@@ -1,0 +1,222 @@
+//! ns-2 wireless trace lines (`--trace ns2` on wireless nodes): what ns-2.35's CMUTrace
+//! writes at the agent (AGT), routing (RTR), interface queue (IFQ) and MAC layers, so
+//! ns-2's trace tools read our runs of mobile networks.
+
+use super::{World, addr_parts};
+use crate::net::{NodeId, Packet, PacketId};
+use crate::sim::SimTime;
+use crate::trace::ns2::WirelessLine;
+use crate::wireless::aodv::AodvMsg;
+use crate::wireless::frame::{Frame, FrameKind, MacAddr};
+
+/// ns-2's node number for an IPv4 address of ours (-1: broadcast or not in the plan).
+fn node_of(a: [u8; 4]) -> i64 {
+    if a == [255; 4] {
+        return -1;
+    }
+    addr_parts(a).map_or(-1, |(n, _)| n as i64)
+}
+
+/// The type-specific tail of a line (format_tcp, format_rtp, format_aodv).
+fn tail(p: &Packet) -> String {
+    let fwd = p.forwards;
+    if let Some(msg) = &p.routing {
+        let node = |a: u32| node_of(a.to_be_bytes());
+        return match msg {
+            AodvMsg::Rreq(q) => format!(
+                "[0x1 {} {} [{} {}] [{} {}]] (REQUEST)",
+                q.hop_count,
+                q.bcast_id,
+                node(q.dst),
+                q.dst_seqno,
+                node(q.src),
+                q.src_seqno
+            ),
+            AodvMsg::Rrep(r) => format!(
+                "[0x2 {} [{} {}] {:.6}] (REPLY)",
+                r.hop_count,
+                node(r.dst),
+                r.dst_seqno,
+                f64::from(r.lifetime_s)
+            ),
+            AodvMsg::Rerr(e) => {
+                let first = e.unreachable.first();
+                format!(
+                    "[0x3 {} [{} {}] 0.000000] (ERROR)",
+                    e.unreachable.len(),
+                    first.map_or(-1, |u| node(u.dst)),
+                    first.map_or(0, |u| u.seqno)
+                )
+            }
+        };
+    }
+    match p.ns2_type() {
+        "tcp" | "ack" => format!("[{} {}] {fwd} 0", p.data_num, p.ack_num),
+        _ => format!("[{}] {fwd} 0", p.data_num.max(p.ack_num)),
+    }
+}
+
+fn kind_of(p: &Packet) -> &'static str {
+    if p.routing.is_some() {
+        "AODV"
+    } else {
+        p.ns2_type()
+    }
+}
+
+impl World {
+    /// A packet event at an upper layer (AGT, RTR, IFQ): no MAC header yet.
+    pub(super) fn wtrace_packet(
+        &mut self,
+        op: char,
+        t: SimTime,
+        node: NodeId,
+        layer: &'static str,
+        why: &'static str,
+        pid: PacketId,
+    ) {
+        self.wtrace_packet_mac(op, t, node, layer, why, pid, [0; 4]);
+    }
+
+    /// A DATA frame's packet the MAC of `node` received from the NIC `from`.
+    pub(super) fn wtrace_received(
+        &mut self,
+        t: SimTime,
+        node: NodeId,
+        pid: PacketId,
+        from: MacAddr,
+    ) {
+        let ta = self
+            .wireless
+            .as_deref()
+            .and_then(|w| w.nics.get(from.0 as usize))
+            .map_or(0, |n| u64::from(n.node.0));
+        let mac = [0, u64::from(node.0), ta, 0x800];
+        self.wtrace_packet_mac('r', t, node, "MAC", "---", pid, mac);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn wtrace_packet_mac(
+        &mut self,
+        op: char,
+        t: SimTime,
+        node: NodeId,
+        layer: &'static str,
+        why: &'static str,
+        pid: PacketId,
+        mac: [u64; 4],
+    ) {
+        let p = self.pool.get(pid);
+        let line = WirelessLine {
+            op,
+            t,
+            node: node.0,
+            layer,
+            why,
+            uid: p.uid,
+            kind: kind_of(p),
+            size: p.size,
+            mac,
+            ip: Some(ip_fields(p)),
+            tail: tail(p),
+        };
+        self.tracer.ns2_wireless(&line);
+    }
+
+    /// Drops a packet, with a `D` line when tracing.
+    pub(super) fn drop_traced(
+        &mut self,
+        t: SimTime,
+        node: NodeId,
+        layer: &'static str,
+        why: &'static str,
+        pid: PacketId,
+    ) {
+        if self.tracer.ns2_on() {
+            self.wtrace_packet('D', t, node, layer, why, pid);
+        }
+        self.discard(pid);
+    }
+
+    /// Whether `node` has wireless NICs (its packets are traced in the wireless format).
+    pub(super) fn is_wireless_node(&self, node: NodeId) -> bool {
+        self.wireless
+            .as_deref()
+            .is_some_and(|w| !w.node_nics[node.idx()].is_empty())
+    }
+
+    /// A frame event at the MAC of a NIC on `node`.
+    pub(super) fn wtrace_frame(&mut self, op: char, t: SimTime, node: NodeId, frame: &Frame) {
+        let mac = |a: MacAddr| -> u64 {
+            if a.is_broadcast() {
+                return 0xffff_ffff;
+            }
+            self.wireless
+                .as_deref()
+                .and_then(|w| w.nics.get(a.0 as usize))
+                .map_or(0, |n| u64::from(n.node.0))
+        };
+        let header = [
+            frame.duration.as_nanos() / 1_000,
+            mac(frame.dst),
+            mac(frame.src),
+            if frame.kind == FrameKind::Data {
+                0x800
+            } else {
+                0
+            },
+        ];
+        let (kind, ip, tail_text, uid) = match frame.packet {
+            Some(pid) => {
+                let p = self.pool.get(pid);
+                (kind_of(p), Some(ip_fields(p)), tail(p), p.uid)
+            }
+            None => (
+                match frame.kind {
+                    FrameKind::Rts => "RTS",
+                    FrameKind::Cts => "CTS",
+                    FrameKind::Ack => "ACK",
+                    FrameKind::Data => "DATA",
+                },
+                None,
+                String::new(),
+                0,
+            ),
+        };
+        // ns-2's MAC lines show the frame's size: PLCP and MAC header included.
+        let plcp = self.wireless.as_deref().map_or(0, |w| w.plcp_bytes);
+        let line = WirelessLine {
+            op,
+            t,
+            node: node.0,
+            layer: "MAC",
+            why: "---",
+            uid,
+            kind,
+            size: frame.bytes + plcp,
+            mac: header,
+            ip,
+            tail: tail_text,
+        };
+        self.tracer.ns2_wireless(&line);
+    }
+}
+
+fn ip_fields(p: &Packet) -> (i64, u16, i64, u16, u8, i64) {
+    let (sport, dport) = p.ports();
+    let next = if p.next_hop == u32::MAX {
+        -1
+    } else if p.next_hop == 0 {
+        0
+    } else {
+        node_of(p.next_hop.to_be_bytes())
+    };
+    (
+        node_of(p.ip.src),
+        sport,
+        node_of(p.ip.dst),
+        dport,
+        p.ip.ttl,
+        next,
+    )
+}
