@@ -210,7 +210,13 @@ def ns2_chain_throughput(hops: int, seed: int, duration_s: float, tmp: Path) -> 
     """ns-2's throughput of the chain (payload bits delivered in order per second)."""
     tr = tmp / f"chain-{hops}-{seed}.tr"
     _ns(
-        [str(ns2_oracle.script("wireless_chain.tcl")), str(hops), str(seed), f"{duration_s:g}", str(tr)],
+        [
+            str(ns2_oracle.script("wireless_chain.tcl")),
+            str(hops),
+            str(seed),
+            f"{duration_s:g}",
+            str(tr),
+        ],
         tmp,
     )
     c = read_tcp_agt(tr, 0, hops, CHAIN_START_S, CHAIN_START_S + duration_s)
@@ -255,7 +261,10 @@ def manet_ours(
     if stop_s != MANET_START_S + 900.0:
         end = f"{stop_s:g}s"
         sets.update({"duration": end, "measure.end": end, "flows.transport.stop": end})
-    flows = run(scenarios_dir() / f"manet-{transport}.toml", seed=seed, set=sets).summary["flows"]
+    path = scenarios_dir() / f"manet-{transport}.toml"
+    # ns-2's $node_(i) is our node declared i-th (docs/scenario.md, [mobility] file).
+    index = {n["name"]: i for i, n in enumerate(load_scenario(path.name)["nodes"])}
+    flows = run(path, seed=seed, set=sets).summary["flows"]
     t = flows["transport"]
     counts = FlowCounts(
         float(t["delivered_bytes"]),
@@ -266,7 +275,7 @@ def manet_ours(
     pairs = []
     for name, f in flows.items():
         if name.startswith("background."):
-            pairs.append((int(f["from"].lstrip("n")), int(f["to"].lstrip("n")), float(f["start_s"])))
+            pairs.append((index[f["from"]], index[f["to"]], float(f["start_s"])))
     return counts, pairs
 
 
