@@ -311,7 +311,7 @@ def validate_ns2(out: Path, quick: bool = False) -> tuple[Path, bool]:
         "throughput over static chains of 1 to 7 hops, mean over seeds, same tolerance; "
         "`manet_*` rows replay seed 004's scenario (our random-waypoint movement exported "
         "as a setdest file, our CBR pairs) in both, paired over movements, tolerance = the "
-        "half-width of the paired differences, at least 2 % of ns-2's mean. "
+        "99 % half-width of the paired differences, at least 2 % of ns-2's mean. "
         "docs/validation.md explains the known differences.",
         "",
         markdown_table(COLUMNS, [c.cells() for c in checks]),
