@@ -63,7 +63,7 @@ class Plan:
 
 
 QUICK = Plan(chain_seeds=3, chain_duration_s=30.0, manet_seeds=3, manet_stop_s=120.0)
-FULL = Plan(chain_seeds=10, chain_duration_s=100.0, manet_seeds=10, manet_stop_s=920.0)
+FULL = Plan(chain_seeds=10, chain_duration_s=100.0, manet_seeds=6, manet_stop_s=920.0)
 
 
 @dataclass
@@ -287,12 +287,13 @@ def manet_ours(
 
 
 # ns-2.35's AODV sometimes dies of a segmentation fault in aodv_rt_entry::pc_insert (a
-# precursor-list insert during RREQ/RREP handling) on long MANET runs; seen with SCTP. ns-2's
-# seed only drives its own MAC backoff and AODV jitter (the movement and the CBR pairs are
-# fixed by the files), so a crashed run is rerun with another ns-2 seed, and the rows say how
-# often that happened.
+# precursor-list insert during RREQ/RREP handling) on long MANET runs; seen with SCTP, and
+# whether a run dies changes with ns-2's seed and even with tracing on or off (a memory
+# error). ns-2's seed only drives its own MAC backoff and AODV jitter (the movement and the
+# CBR pairs are fixed by the files), so a crashed run is rerun with another ns-2 seed; a
+# movement whose every attempt crashes is left out of the pairs. The rows say both.
 NS2_SEED_STRIDE = 1000
-NS2_ATTEMPTS = 5
+NS2_ATTEMPTS = 3
 
 
 def manet_ns2(
@@ -302,8 +303,9 @@ def manet_ns2(
     pairs: list[tuple[int, int, float]],
     stop_s: float,
     tmp: Path,
-) -> tuple[FlowCounts, int]:
-    """ns-2's counts for one movement, and how many ns-2 runs crashed before it."""
+) -> tuple[FlowCounts | None, int]:
+    """ns-2's counts for one movement (None if every attempt crashed), and how many ns-2
+    runs crashed."""
     pairs_file = tmp / f"pairs-{transport}-{seed}.txt"
     pairs_file.write_text("".join(f"{a} {b} {t!r}\n" for a, b, t in pairs))
     tr = tmp / f"manet-{transport}-{seed}.tr"
@@ -313,14 +315,14 @@ def manet_ns2(
         try:
             _ns([*args, str(ns_seed), f"{stop_s:g}", str(tr)], tmp)
         except subprocess.CalledProcessError as e:
-            if e.returncode >= 0 or attempt + 1 == NS2_ATTEMPTS:
+            if e.returncode >= 0:
                 raise
             continue
         read = read_tcp_agt if transport == "tcp" else read_sctp_agt
         counts = read(tr, 0, 1, MANET_START_S, stop_s)
         tr.unlink()
         return counts, attempt
-    raise AssertionError("unreachable: the last attempt returns or raises")
+    return None, NS2_ATTEMPTS
 
 
 MANET_METRICS = ("goodput_bps", "retransmissions", "ack_bytes")
@@ -343,12 +345,17 @@ def manet(tmp: Path, seeds: int, stop_s: float) -> list[Check]:
     for transport in ("tcp", "sctp"):
         per_seed = []
         crashes = 0
+        lost = 0
         for k in range(1, seeds + 1):
             mine, pairs = manet_ours(transport, k, movements[k], stop_s)
             theirs, crashed = manet_ns2(transport, k, movements[k], pairs, stop_s, tmp)
             crashes += crashed
-            per_seed.append((theirs, mine))
-        note = f", {crashes} ns-2 run(s) crashed and rerun" if crashes else ""
+            if theirs is None:
+                lost += 1
+            else:
+                per_seed.append((theirs, mine))
+        note = f", {crashes} ns-2 run(s) crashed" if crashes else ""
+        note += f", {lost} movement(s) left out" if lost else ""
         for metric in MANET_METRICS:
             theirs_v = [_metric(t, metric, window_s) for t, _ in per_seed]
             mine_v = [_metric(m, metric, window_s) for _, m in per_seed]
@@ -359,7 +366,7 @@ def manet(tmp: Path, seeds: int, stop_s: float) -> list[Check]:
             checks.append(
                 Check(
                     f"manet_{transport}_{metric}",
-                    f"seed-004 replay, {window_s:g} s, {seeds} movements, paired{note}",
+                    f"seed-004 replay, {window_s:g} s, {len(per_seed)} movements, paired{note}",
                     tm,
                     tci,
                     mm,
