@@ -34,12 +34,13 @@ def test_validate_ns2_quick(tmp_path: Path) -> None:
     ]
     assert all(row["pass"] == "yes" for row in rows)
     # 24 TCP + 6 SCTP drop scenarios x 4 order checks, 5 statistical rows, TCP and
-    # TCP-snoop transfer times at two loss rates, and 6 multihoming rows.
-    assert len(rows) == 30 * 4 + 5 + 4 + 6
-    snoop = [r["metric"] for r in rows[-10:-6]]
+    # TCP-snoop transfer times at two loss rates, 6 multihoming rows, and 13 wireless
+    # rows (7 chains, 3 MANET TCP and 3 MANET SCTP metrics).
+    assert len(rows) == 30 * 4 + 5 + 4 + 6 + 13
+    snoop = [r["metric"] for r in rows[-23:-19]]
     assert snoop == ["tcp_transfer_time_s", "tcp_snoop_transfer_time_s"] * 2
     assert (tmp_path / "validation.md").read_text().startswith("# sctplab against ns-2.35")
-    assert [r["metric"] for r in rows[-6:]] == [
+    assert [r["metric"] for r in rows[-19:-13]] == [
         "mh_failover_s",
         "mh_first_new_tsn_alt",
         "mh_rtx_chunks",

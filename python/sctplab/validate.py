@@ -1,7 +1,7 @@
 """`sctplab validate ns2`: the shipped ns-2.35 scripts and sctplab on the same scenarios
 and seeds, side by side (CONTRACTS.md "Validation and benchmarks").
 
-Three kinds of rows:
+Three kinds of point-to-point rows:
 - deterministic (seed 002's drop lists): the sender's packet order and the packets R1
   forwards in the 5 s after the first DATA packet must be equal; counts may differ by
   one packet at the window's edge (docs/validation.md explains why);
@@ -17,6 +17,8 @@ Three kinds of rows:
   two-node LAN whose base `Mac` neither contends nor collides (each side sends on its
   own, as on our full-duplex link), timed to equal our link: both take 4.328 s for the
   lossless transfer (ns-2 32 us less, its first segment is 40 bytes short).
+Wireless rows (802.11 chains and seed 004's MANET replayed in both) come from
+sctplab.validate_wireless.
 """
 
 from __future__ import annotations
@@ -280,6 +282,10 @@ def validate_ns2(out: Path, quick: bool = False) -> tuple[Path, bool]:
         checks += validate_multihoming.checks(
             tmp, lambda m, s, n, o, t: Check(m, s, n, None, o, None, t)
         )
+        # Imported here: sctplab.validate_wireless builds its rows with Check.
+        from sctplab.validate_wireless import wireless
+
+        checks += wireless(tmp, quick)
     with (out / "validation.csv").open("w", newline="") as f:
         w = csv.writer(f)
         w.writerow(COLUMNS)
@@ -304,7 +310,12 @@ def validate_ns2(out: Path, quick: bool = False) -> tuple[Path, bool]:
         "mobile host, 20 seeds, same statistics and tolerance. ns-2 runs "
         "LL/LLSnoop on a two-node "
         "LAN with the base Mac (no contention, no collisions; python/sctplab/ns2/"
-        "snoop_lan.tcl). docs/validation.md explains the known differences.",
+        "snoop_lan.tcl). Wireless rows (802.11 at 2 Mb/s, two-ray ground, AODV): TCP-SACK "
+        "throughput over static chains of 1 to 7 hops, mean over seeds, same tolerance; "
+        "`manet_*` rows replay seed 004's scenario (our random-waypoint movement exported "
+        "as a setdest file, our CBR pairs) in both, paired over movements, tolerance = the "
+        "99 % half-width of the paired differences, at least 2 % of ns-2's mean. "
+        "docs/validation.md explains the known differences.",
         "",
         markdown_table(COLUMNS, [c.cells() for c in checks]),
         "",

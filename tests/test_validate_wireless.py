@@ -1,0 +1,153 @@
+"""The wireless rows of `sctplab validate ns2` (sctplab.validate_wireless)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from sctplab import ns2_oracle, validate_wireless
+from sctplab.runner import run
+from sctplab.validate import COLUMNS
+
+
+def require_ns2() -> None:
+    if ns2_oracle.ns2_binary() is None:
+        if os.environ.get("CI"):
+            pytest.fail("ns-2 is required in CI (scripts/test.sh installs Debian's ns2)")
+        pytest.skip("ns-2 not installed")
+
+
+# Long runs: there is no slow marker in pyproject.toml, so they wait for SCTPLAB_SLOW=1.
+slow = pytest.mark.skipif(
+    not os.environ.get("SCTPLAB_SLOW"), reason="long ns-2 comparison (set SCTPLAB_SLOW=1)"
+)
+
+
+# 1-hop bounds by hand, 802.11 at 2 Mb/s with RTS/CTS before every unicast frame
+# (RTSThreshold_ 0), PLCP preamble + header 192 us at 1 Mb/s, MAC header + FCS 34 B:
+#   RTS 192 + 20*4 = 272 us, CTS and ACK 192 + 14*4 = 248 us, SIFS 10 us, DIFS 50 us;
+#   data frame (1400 + 40 B TCP/IP) 192 + 1474*4 = 6088 us; TCP ack (40 B) 192 + 74*4 = 488 us.
+# An exchange is DIFS + RTS + SIFS + CTS + SIFS + frame + SIFS + ACK = 848 us + frame, and
+# each segment takes two (the sink acks every segment): 848 * 2 + 6088 + 488 = 8272 us
+# without backoff, so at most 1400 * 8 / 8.272 ms = 1.354 Mb/s. With the largest first
+# backoff (31 slots of 20 us) before both exchanges, 8272 + 1240 = 9512 us: 1.177 Mb/s.
+# Backoffs are uniform in [0, 31] slots, so a run's mean lies between the two, less a
+# little for the flow's start (route discovery, SYN, slow start): 5 % allowed for that.
+ONE_HOP_MAX_BPS = 1400 * 8 / 8272e-6
+ONE_HOP_ALL_MAX_BACKOFF_BPS = 1400 * 8 / 9512e-6
+
+
+def test_one_hop_chain_in_both_is_within_the_dcf_bounds(tmp_path: Path) -> None:
+    require_ns2()
+    duration = 10.0
+    theirs = validate_wireless.ns2_chain_throughput(1, 1, duration, tmp_path)
+    ours = run(validate_wireless.chain_scenario(1, duration), seed=1)
+    mine = float(ours.summary["flows"]["tcp"]["goodput_bps"])
+    for bps in (theirs, mine):
+        assert 0.95 * ONE_HOP_ALL_MAX_BACKOFF_BPS < bps < ONE_HOP_MAX_BPS
+
+
+def test_seven_hop_chain_runs_in_ns2_and_delivers(tmp_path: Path) -> None:
+    require_ns2()
+    # A 7-hop route exists (neighbours 200 m apart, range 250 m), so data arrives. The
+    # senders of three consecutive hops are at most 400 m apart, inside the 550 m carrier
+    # sense range, so a segment's first three hops (and their acks) cannot overlap: at
+    # most a third of the 1-hop maximum.
+    theirs = validate_wireless.ns2_chain_throughput(7, 2, 5.0, tmp_path)
+    assert 0 < theirs < ONE_HOP_MAX_BPS / 3
+    assert not list(tmp_path.glob("*.tr"))
+
+
+def _write(path: Path, lines: list[str]) -> Path:
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_tcp_agent_trace_counts(tmp_path: Path) -> None:
+    # A hand-made AGT trace of a flow 0 -> 3: SYN (segment 0), its ack, segments 1, 2, 3
+    # sent, 2 lost and sent again, one SACK ack of 1 block (48 B). In order at node 3:
+    # 1 at 1.1 s, then 2 and 3 at 1.5 s, all before end = 2 s, so 3 * 1400 bytes; one
+    # retransmission; acks after the first data segment: 3 (40 + 48 + 40 = 128 B).
+    fmt = "{e} {t:.9f} _{n}_ AGT  --- {u} {k} {s} [0 0 0 0] ------- [0:0 3:0 32 0] [{q} 0] 0 0"
+    tr = _write(
+        tmp_path / "t.tr",
+        [
+            fmt.format(e="s", t=1.0, n=0, u=0, k="tcp", s=40, q=0),
+            fmt.format(e="r", t=1.01, n=3, u=0, k="tcp", s=40, q=0),
+            fmt.format(e="s", t=1.01, n=3, u=1, k="ack", s=40, q=0),
+            fmt.format(e="s", t=1.02, n=0, u=2, k="tcp", s=1440, q=1),
+            fmt.format(e="s", t=1.02, n=0, u=3, k="tcp", s=1440, q=2),
+            fmt.format(e="s", t=1.03, n=0, u=4, k="tcp", s=1440, q=3),
+            "D 1.05 _1_ IFQ  ARP 3 tcp 1440 [0 0 0 0] ------- [0:0 3:0 32 0] [2 0] 0 0",
+            fmt.format(e="r", t=1.1, n=3, u=2, k="tcp", s=1440, q=1),
+            fmt.format(e="s", t=1.1, n=3, u=5, k="ack", s=40, q=1),
+            fmt.format(e="r", t=1.2, n=3, u=4, k="tcp", s=1440, q=3),
+            fmt.format(e="s", t=1.2, n=3, u=6, k="ack", s=48, q=1),
+            fmt.format(e="s", t=1.4, n=0, u=7, k="tcp", s=1440, q=2),
+            fmt.format(e="r", t=1.5, n=3, u=7, k="tcp", s=1440, q=2),
+            fmt.format(e="s", t=1.5, n=3, u=8, k="ack", s=40, q=3),
+        ],
+    )
+    c = validate_wireless.read_tcp_agt(tr, 0, 3, 1.0, 2.0)
+    assert (c.delivered_bytes, c.retransmissions, c.ack_packets, c.ack_bytes) == (
+        3 * 1400,
+        1,
+        3,
+        128,
+    )
+    # With end = 1.3 s only segment 1 is in order in the window, and one ack is after it.
+    c = validate_wireless.read_tcp_agt(tr, 0, 3, 1.0, 1.3)
+    assert (c.delivered_bytes, c.ack_packets) == (1400, 2)
+
+
+def test_sctp_agent_trace_counts(tmp_path: Path) -> None:
+    # Node 0 sends TSNs 1-2, 3-4 (2 chunks a packet, the trace shows the last), 3-4 again
+    # (2 retransmitted chunks); node 1 SACKs cum TSN 2 and 4 (48 B each) and one
+    # HEARTBEAT-ACK (not a SACK). Delivered: cum TSN 4 * 684 B.
+    fmt = "{e} {t:.9f} _{n}_ AGT  --- {u} sctp {s} [0 0 0 0] ------- [0:0 1:0 32 0] [{c}] 0 0"
+    tr = _write(
+        tmp_path / "s.tr",
+        [
+            fmt.format(e="s", t=20.0, n=0, u=0, s=56, c="1 I -1 65535 65535"),
+            fmt.format(e="s", t=21.0, n=0, u=1, s=1432, c="2 D 2 0 1"),
+            fmt.format(e="s", t=21.0, n=0, u=2, s=1432, c="2 D 4 0 3"),
+            fmt.format(e="s", t=21.1, n=1, u=3, s=48, c="1 S 2 65535 65535"),
+            fmt.format(e="s", t=22.0, n=0, u=4, s=1432, c="2 D 4 0 3"),
+            fmt.format(e="s", t=22.1, n=1, u=5, s=56, c="1 B -1 65535 65535"),
+            fmt.format(e="s", t=22.2, n=1, u=6, s=48, c="1 S 4 65535 65535"),
+        ],
+    )
+    c = validate_wireless.read_sctp_agt(tr, 0, 1, 20.0, 30.0)
+    assert (c.delivered_bytes, c.retransmissions, c.ack_packets, c.ack_bytes) == (
+        4 * 684,
+        2,
+        2,
+        96,
+    )
+
+
+def test_rows_have_the_contract_columns(tmp_path: Path) -> None:
+    require_ns2()
+    # A short version of the rows: 2 seeds of 3 s per chain, 2 movements of 5 s of MANET.
+    rows = validate_wireless.chain(tmp_path, 2, 3.0) + validate_wireless.manet(tmp_path, 2, 25.0)
+    assert len(rows) == 7 + 2 * 3
+    assert [r.metric for r in rows[7:]] == [
+        f"manet_{t}_{m}" for t in ("tcp", "sctp") for m in validate_wireless.MANET_METRICS
+    ]
+    for r in rows:
+        cells = r.cells()
+        assert len(cells) == len(COLUMNS)
+        assert cells[-1] in ("yes", "no")
+        # ns-2 mean, ours, difference and tolerance are numbers.
+        for i in (2, 4, 6, 7):
+            float(cells[i])
+
+
+@slow
+def test_full_wireless_rows_pass(tmp_path: Path) -> None:
+    require_ns2()
+    rows = validate_wireless.wireless(tmp_path, quick=False)
+    failed = [r.cells() for r in rows if not r.passed]
+    assert not failed
