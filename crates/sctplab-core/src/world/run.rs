@@ -81,7 +81,13 @@ impl World {
         let wall = Instant::now();
         let mut last_beat = wall;
         let mut end = SimTime::ZERO;
-        while let Some((now, ev)) = self.queue.pop() {
+        loop {
+            let Some((now, ev)) = self.queue.pop() else {
+                // Replaced (stale) MAC timer events were never popped; had they been,
+                // the clock would have reached the latest of them.
+                end = end.max(self.queue.superseded_horizon());
+                break;
+            };
             end = now;
             match ev {
                 Event::Stop => break,

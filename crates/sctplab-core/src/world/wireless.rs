@@ -73,6 +73,8 @@ pub(crate) struct Wireless {
     pub static_next: Option<Vec<u32>>,
     pub node_counters: Vec<NodeCounters>,
     scratch: Vec<usize>,
+    /// Positions the last grid query computed, by node (valid for the nodes it returned).
+    scratch_pos: Vec<(f64, f64)>,
 }
 
 impl Wireless {
@@ -87,6 +89,7 @@ impl Wireless {
         static_next: Option<Vec<u32>>,
     ) -> Self {
         let n = node_nics.len();
+        let m = mobility.len();
         Wireless {
             cs_range_m: phy.cs_range_m(),
             phy,
@@ -100,6 +103,7 @@ impl Wireless {
             static_next,
             node_counters: vec![NodeCounters::default(); n],
             scratch: Vec::new(),
+            scratch_pos: vec![(0.0, 0.0); m],
         }
     }
 
@@ -349,7 +353,9 @@ impl World {
                 n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
                 n.mac_timer.at = Some(t);
                 let g = n.mac_timer.generation;
-                self.queue.schedule(t, Event::MacTimer(nic, g));
+                // The NIC's previous timer event (if any) is now of an old generation.
+                self.queue
+                    .schedule_slot(nic as usize, t, Event::MacTimer(nic, g));
             }
         }
     }
@@ -365,7 +371,9 @@ impl World {
                 n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
                 n.mac_timer.at = Some(t);
                 let g = n.mac_timer.generation;
-                self.queue.schedule(t, Event::MacTimer(nic, g));
+                // The NIC's previous timer event (if any) is now of an old generation.
+                self.queue
+                    .schedule_slot(nic as usize, t, Event::MacTimer(nic, g));
             }
             Some(_) => {
                 n.mac.handle_timeout(now);
@@ -385,6 +393,7 @@ impl World {
             mobility,
             grid,
             scratch,
+            scratch_pos,
             nics,
             node_nics,
             frames,
@@ -397,28 +406,29 @@ impl World {
             now,
             here,
             *cs_range_m,
-            |i| mobility.position(i, now),
+            |i| {
+                let p = mobility.position(i, now);
+                scratch_pos[i] = p;
+                p
+            },
             scratch,
         );
-        let mut receivers = 0;
-        for &other in scratch.iter() {
-            let d = propagation::distance(here, mobility.position(other, now));
+        let scratch_pos = &*scratch_pos;
+        // One run of events: the same keys as scheduling each in turn.
+        let receivers = self.queue.schedule_run(scratch.iter().flat_map(|&other| {
+            let d = propagation::distance(here, scratch_pos[other]);
             let pr = phy.rx_power(d);
-            if phy.classify(pr) == Reception::NotSensed {
-                continue;
-            }
+            let sensed = phy.classify(pr) != Reception::NotSensed;
             let at = now + phy.prop_delay(d);
-            for &j in &node_nics[other] {
-                if j != nic {
-                    self.queue.schedule(at, Event::RxStart(j, slot));
-                    receivers += 1;
-                }
-            }
-        }
+            node_nics[other]
+                .iter()
+                .filter(move |&&j| sensed && j != nic)
+                .map(move |&j| (at, Event::RxStart(j, slot)))
+        }));
         if receivers == 0 {
             free_frames.push(slot);
         } else {
-            frames[slot as usize].1 = receivers;
+            frames[slot as usize].1 = receivers as u32;
         }
     }
 
