@@ -59,6 +59,10 @@ struct Slots<E> {
     keys: Vec<Key>,
     pos: Vec<u32>,
     events: Vec<Option<E>>,
+    /// A slot whose event was just popped but which still sits at the root: a timer
+    /// handler usually schedules the same slot again at once, and then one sift down
+    /// replaces the removal and the reinsertion. Settled before anything else.
+    popped: Option<u32>,
 }
 
 impl<E> Slots<E> {
@@ -68,6 +72,24 @@ impl<E> Slots<E> {
             keys: Vec::new(),
             pos: Vec::new(),
             events: Vec::new(),
+            popped: None,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.heap.len() - usize::from(self.popped.is_some())
+    }
+
+    /// Takes a popped slot out of the heap for good.
+    #[inline]
+    fn settle(&mut self) {
+        if let Some(id) = self.popped.take() {
+            let last = self.heap.pop().expect("popped slot is in the heap");
+            if !self.heap.is_empty() {
+                self.sift_down(0, last);
+            }
+            self.pos[id as usize] = NO_POS;
+            self.keys[id as usize] = Key::MAX;
         }
     }
 
@@ -120,6 +142,16 @@ impl<E> Slots<E> {
 
     /// Sets slot `id` to `(k, event)`; returns the key of the event it replaced.
     fn set(&mut self, id: usize, k: Key, event: E) -> Option<Key> {
+        if self.popped == Some(id as u32) {
+            // Still at the root with the key it was popped with, which is no later
+            // than any key scheduled since.
+            self.popped = None;
+            self.events[id] = Some(event);
+            self.keys[id] = k;
+            self.sift_down(0, id as u32);
+            return None;
+        }
+        self.settle();
         if id >= self.pos.len() {
             self.pos.resize(id + 1, NO_POS);
             self.keys.resize(id + 1, Key::MAX);
@@ -143,21 +175,20 @@ impl<E> Slots<E> {
         }
     }
 
+    /// The smallest key (after `settle`).
     #[inline]
     fn peek(&self) -> Option<Key> {
+        debug_assert!(self.popped.is_none());
         self.heap.first().map(|&id| self.keys[id as usize])
     }
 
+    /// Pops the root (after `settle`); it stays in place until the next operation.
     fn pop(&mut self) -> Option<(Key, E)> {
-        let id = *self.heap.first()? as usize;
-        let last = self.heap.pop().expect("non-empty");
-        if !self.heap.is_empty() {
-            self.sift_down(0, last);
-        }
-        self.pos[id] = NO_POS;
-        let k = std::mem::replace(&mut self.keys[id], Key::MAX);
-        let e = self.events[id].take().expect("slot event");
-        Some((k, e))
+        debug_assert!(self.popped.is_none());
+        let id = *self.heap.first()?;
+        let e = self.events[id as usize].take().expect("slot event");
+        self.popped = Some(id);
+        Some((self.keys[id as usize], e))
     }
 }
 
@@ -225,7 +256,7 @@ impl<E> EventQueue<E> {
             .iter()
             .map(|&r| self.runs[r as usize].items.len())
             .sum();
-        self.heap.len() + in_runs + self.slots.heap.len()
+        self.heap.len() + in_runs + self.slots.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -330,7 +361,8 @@ impl<E> EventQueue<E> {
         self.superseded
     }
 
-    fn earliest(&self) -> Option<(Key, Src)> {
+    fn earliest(&mut self) -> Option<(Key, Src)> {
+        self.slots.settle();
         let mut best: Option<(Key, Src)> = self.heap.first().map(|e| (e.key, Src::Heap));
         for (i, &r) in self.active.iter().enumerate() {
             let k = self.runs[r as usize].items.last().expect("active run").key;
@@ -347,7 +379,7 @@ impl<E> EventQueue<E> {
     }
 
     /// Time of the next event, if any.
-    pub fn peek_time(&self) -> Option<SimTime> {
+    pub fn peek_time(&mut self) -> Option<SimTime> {
         self.earliest().map(|(k, _)| key_time(k))
     }
 

@@ -342,6 +342,9 @@ pub struct Mac {
 
     backoff: Backoff,
     timers: [TimerKey; N_TIMERS],
+    /// The running timer with the smallest key and that key (`NO_TIMER` if none runs),
+    /// kept up to date by `set_timer`.
+    next: (usize, TimerKey),
     timer_seq: u64,
 
     /// Last sequence number received from each transmitter (index = MacAddr), 0 = none.
@@ -394,6 +397,7 @@ impl Mac {
             rx: None,
             backoff: Backoff::default(),
             timers: [NO_TIMER; N_TIMERS],
+            next: (0, NO_TIMER),
             timer_seq: 0,
             dup_cache: Vec::new(),
             ifq,
@@ -498,31 +502,37 @@ impl Mac {
     }
 
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        let k = self.next_timer().1;
+        let k = self.next.1;
         (k != NO_TIMER).then(|| timer_at(k))
     }
 
-    /// The timer to fire next and its key (`NO_TIMER` if none runs).
+    /// Sets timer `i` to key `k` (`NO_TIMER` stops it) and keeps `next` current.
     #[inline]
-    fn next_timer(&self) -> (usize, TimerKey) {
-        let mut best = (0, self.timers[0]);
-        for (i, &k) in self.timers.iter().enumerate().skip(1) {
-            if k < best.1 {
-                best = (i, k);
+    fn set_timer(&mut self, i: usize, k: TimerKey) {
+        self.timers[i] = k;
+        if k < self.next.1 {
+            self.next = (i, k);
+        } else if self.next.0 == i {
+            // The earliest timer moved later or stopped: find the new earliest.
+            let mut best = (0, self.timers[0]);
+            for (j, &kj) in self.timers.iter().enumerate().skip(1) {
+                if kj < best.1 {
+                    best = (j, kj);
+                }
             }
+            self.next = best;
         }
-        best
     }
 
     /// Fires every timer due at or before `now`, in (deadline, start order).
     pub fn handle_timeout(&mut self, now: SimTime) {
         self.now = now;
         loop {
-            let (i, k) = self.next_timer();
+            let (i, k) = self.next;
             if k == NO_TIMER || timer_at(k) > now {
                 break;
             }
-            self.timers[i] = NO_TIMER;
+            self.set_timer(i, NO_TIMER);
             match i {
                 DEFER => self.defer_handler(),
                 BACKOFF => self.backoff_handler(),
@@ -548,11 +558,14 @@ impl Mac {
     fn start_timer(&mut self, i: usize, after: SimDuration) {
         self.timer_seq += 1;
         let at = self.now + after;
-        self.timers[i] = (u128::from(at.as_nanos()) << 64) | u128::from(self.timer_seq);
+        self.set_timer(
+            i,
+            (u128::from(at.as_nanos()) << 64) | u128::from(self.timer_seq),
+        );
     }
 
     fn stop_timer(&mut self, i: usize) {
-        self.timers[i] = NO_TIMER;
+        self.set_timer(i, NO_TIMER);
     }
 
     fn busy(&self, i: usize) -> bool {
