@@ -40,6 +40,12 @@ struct Entry<E> {
     event: E,
 }
 
+/// Sequence numbers go up by two, leaving the odd ones for `seq_after`.
+const SEQ_STEP: u64 = 2;
+
+/// Pops remembered for `seq_after`.
+const HISTORY: usize = 4096;
+
 /// Children per heap node: a shallower tree than a binary heap, with the four children
 /// of a node adjacent in memory.
 const ARITY: usize = 4;
@@ -175,6 +181,27 @@ impl<E> Slots<E> {
         }
     }
 
+    /// Empties slot `id`; returns the key of the event it held.
+    fn remove(&mut self, id: usize) -> Option<Key> {
+        self.settle();
+        let p = *self.pos.get(id)?;
+        if p == NO_POS {
+            return None;
+        }
+        let old = self.keys[id];
+        self.events[id] = None;
+        self.keys[id] = Key::MIN;
+        // Move it to the root, then pop it.
+        self.sift_up(p as usize, id as u32);
+        let last = self.heap.pop().expect("non-empty");
+        if !self.heap.is_empty() {
+            self.sift_down(0, last);
+        }
+        self.pos[id] = NO_POS;
+        self.keys[id] = Key::MAX;
+        Some(old)
+    }
+
     /// The smallest key (after `settle`).
     #[inline]
     fn peek(&self) -> Option<Key> {
@@ -213,6 +240,11 @@ pub struct EventQueue<E> {
     slots: Slots<E>,
     superseded: SimTime,
     next_seq: u64,
+    /// Key of the last event popped.
+    last: Key,
+    /// The most recent pops (at least `HISTORY` of them once there were that many):
+    /// (key, `next_seq` when it was popped), for `seq_after`.
+    history: Vec<(Key, u64)>,
     now: SimTime,
     popped: u64,
 }
@@ -224,6 +256,9 @@ impl<E> Default for EventQueue<E> {
 }
 
 impl<E> EventQueue<E> {
+    /// How many recent pops `seq_after` can look back over.
+    pub const HISTORY: usize = HISTORY;
+
     pub fn with_capacity(cap: usize) -> Self {
         EventQueue {
             heap: Vec::with_capacity(cap),
@@ -235,6 +270,8 @@ impl<E> EventQueue<E> {
             slots: Slots::new(),
             superseded: SimTime::ZERO,
             next_seq: 0,
+            last: 0,
+            history: Vec::with_capacity(2 * HISTORY),
             now: SimTime::ZERO,
             popped: 0,
         }
@@ -271,7 +308,7 @@ impl<E> EventQueue<E> {
             self.now
         );
         let seq = self.next_seq;
-        self.next_seq += 1;
+        self.next_seq += SEQ_STEP;
         key(time, seq)
     }
 
@@ -355,6 +392,70 @@ impl<E> EventQueue<E> {
         }
     }
 
+    /// Schedules `event` in slot `id` with a sequence number taken earlier from
+    /// `reserve_seq`, as if it had been scheduled then. Its key must still be ahead of
+    /// every event popped so far.
+    pub fn schedule_slot_reserved(&mut self, id: usize, time: SimTime, seq: u64, event: E) {
+        let k = key(time, seq);
+        assert!(k > self.last, "reserved event scheduled in the past");
+        if let Some(old) = self.slots.set(id, k, event) {
+            self.superseded = self.superseded.max(key_time(old));
+        }
+    }
+
+    /// Takes the next sequence number without scheduling anything: the key (time, seq)
+    /// of an event that may be scheduled later (`schedule_slot_reserved`) or never.
+    pub fn reserve_seq(&mut self) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += SEQ_STEP;
+        seq
+    }
+
+    /// The sequence number an event would have had if it had been scheduled while the
+    /// event with key `k` (time, seq) was being handled, had that event been popped:
+    /// above every number given out before and below every one given out after. Real
+    /// sequence numbers are even, so the odd number just below the counter at the next
+    /// pop is free. `k` must not be older than the last `HISTORY` pops.
+    pub fn seq_after(&self, k: (SimTime, u64)) -> u64 {
+        let k = key(k.0, k.1);
+        // Usually a recent key: gallop back from the newest pop, then bisect.
+        let h = &self.history;
+        let mut step = 1;
+        let mut lo = h.len();
+        while lo > 0 && h[lo - 1].0 > k {
+            let hi = lo;
+            lo = lo.saturating_sub(step);
+            step *= 2;
+            if h[lo].0 <= k {
+                lo += h[lo..hi].partition_point(|&(x, _)| x <= k);
+                break;
+            }
+        }
+        assert!(
+            lo > 0 || self.popped <= h.len() as u64,
+            "seq_after: key older than the pop history"
+        );
+        h.get(lo).map_or(self.next_seq, |&(_, n)| n) - 1
+    }
+
+    /// Drops slot `id`'s event, if any, as `schedule_slot` drops a replaced one.
+    pub fn cancel_slot(&mut self, id: usize) {
+        if let Some(old) = self.slots.remove(id) {
+            self.superseded = self.superseded.max(key_time(old));
+        }
+    }
+
+    /// Records a deadline that a stale, never-popped event would have moved the clock to
+    /// (see `superseded_horizon`).
+    pub fn note_superseded(&mut self, time: SimTime) {
+        self.superseded = self.superseded.max(time);
+    }
+
+    /// (time, sequence number) of the last event popped.
+    pub fn last_key(&self) -> (SimTime, u64) {
+        (key_time(self.last), self.last as u64)
+    }
+
     /// The latest deadline of a slot event that was replaced: where the clock would have
     /// ended had the replaced events been popped after everything else.
     pub fn superseded_horizon(&self) -> SimTime {
@@ -402,6 +503,11 @@ impl<E> EventQueue<E> {
         };
         let time = key_time(key);
         assert!(time >= self.now, "time ran backwards");
+        self.last = key;
+        if self.history.len() == 2 * HISTORY {
+            self.history.drain(..HISTORY);
+        }
+        self.history.push((key, self.next_seq));
         self.now = time;
         self.popped += 1;
         Some((time, event))
@@ -640,6 +746,31 @@ mod tests {
         q.schedule(SimTime::from_nanos(3), "heap");
         let order: Vec<_> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, ["near", "heap", "far1", "far2"]);
+    }
+
+    /// `seq_after(k)` must fall between the numbers given out before the first pop
+    /// after `k` and those given out after it, whether `k` was popped or only reserved.
+    #[test]
+    fn seq_after_falls_between_before_and_after() {
+        let mut q = EventQueue::default();
+        let t = SimTime::from_nanos;
+        q.schedule(t(1), "a");
+        let reserved = q.reserve_seq(); // a virtual event at (2, reserved)
+        q.schedule(t(3), "c");
+        assert_eq!(q.pop().map(|e| e.1), Some("a"));
+        let before = q.reserve_seq(); // given out while "a" is handled
+        assert_eq!(q.pop().map(|e| e.1), Some("c"));
+        let after = q.reserve_seq(); // given out while "c" is handled
+        for k in [(t(1), q.last_key().1 - 2), (t(2), reserved)] {
+            let s = q.seq_after(k);
+            assert!(s % 2 == 1, "odd: free");
+            if k.0 == t(2) {
+                // Handled between "a" and "c".
+                assert!(before < s && s < after, "{before} < {s} < {after}");
+            }
+        }
+        // Past the last pop: above everything given out so far.
+        assert!(q.seq_after((t(5), 0)) > after);
     }
 
     #[test]

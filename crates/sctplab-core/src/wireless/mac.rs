@@ -501,6 +501,38 @@ impl Mac {
         }
     }
 
+    /// Whether the MAC's pending timers only change its own state when they fire: it is
+    /// idle with nothing to send (no packet, frame, backoff, defer or response timer)
+    /// and at most a reception end and a NAV end are pending, where the reception is of
+    /// a frame it will not act on (addressed to another station, collided or errored).
+    /// Then `receive_end` only counts and sets the NAV, and `nav_handler` has no backoff
+    /// to resume: no frame, event or timer other than the NAV comes out. The world may
+    /// then run such timers late, just before the MAC's next input.
+    pub fn timers_are_quiet(&self) -> bool {
+        let passive = self.tx_state == TxState::Idle
+            && !self.tx_active
+            && !self.backoff.busy
+            && !self.holding
+            && self.tx.is_none()
+            && self.rts.is_none()
+            && self.ctrl.is_none()
+            && [DEFER, BACKOFF, SEND, IF]
+                .iter()
+                .all(|&i| self.timers[i] == NO_TIMER);
+        passive
+            && (self.timers[RECV] == NO_TIMER
+                || self.rx.is_none_or(|rx| {
+                    self.rx_state == RxState::Coll
+                        || rx.error
+                        || (rx.frame.dst != self.addr && !rx.frame.dst.is_broadcast())
+                }))
+    }
+
+    /// Whether the MAC has frames or events waiting to be polled.
+    pub fn has_output(&self) -> bool {
+        !self.out.is_empty() || !self.events.is_empty()
+    }
+
     pub fn poll_timeout(&self) -> Option<SimTime> {
         let k = self.next.1;
         (k != NO_TIMER).then(|| timer_at(k))
