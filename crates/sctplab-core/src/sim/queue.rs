@@ -1,40 +1,250 @@
-//! The future-event list: a binary heap ordered by (time, insertion sequence).
+//! The future-event list, ordered by (time, insertion sequence).
 //!
 //! Ties in time are broken by the order in which events were scheduled, exactly as ns-2's
 //! scheduler does, so that cross-checks against ns-2 see the same order of simultaneous
 //! events. The queue also owns the clock, so time can only move forward.
+//!
+//! Every event gets its key (time, sequence number) when it is scheduled, from one
+//! counter, and `pop` always returns the event with the smallest key. Where an event is
+//! kept does not change that order, so three stores serve different patterns cheaply:
+//!
+//! - a 4-ary min-heap for ordinary events;
+//! - *runs* (`schedule_run`): a batch of events scheduled together (one frame reaching
+//!   every receiver in range) is sorted once and consumed in order, instead of entering
+//!   the heap one by one;
+//! - *slots* (`schedule_slot`): at most one pending event per slot id (a MAC's next
+//!   timer). Scheduling into a busy slot replaces its event; the caller guarantees the
+//!   replaced one would have been a no-op when popped (a superseded timer generation), so
+//!   dropping it changes nothing but the count of events popped. The latest replaced
+//!   deadline is remembered (`superseded_horizon`), since popping it would have moved the
+//!   clock that far.
 
 use super::SimTime;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
+/// (time, sequence) packed so that one integer comparison orders events.
+type Key = u128;
+
+#[inline]
+fn key(time: SimTime, seq: u64) -> Key {
+    (u128::from(time.as_nanos()) << 64) | u128::from(seq)
+}
+
+#[inline]
+fn key_time(k: Key) -> SimTime {
+    SimTime::from_nanos((k >> 64) as u64)
+}
+
+#[derive(Copy, Clone)]
 struct Entry<E> {
-    time: SimTime,
-    seq: u64,
+    key: Key,
     event: E,
 }
 
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
-    }
+/// Sequence numbers go up by two, leaving the odd ones for `seq_after`.
+const SEQ_STEP: u64 = 2;
+
+/// Pops remembered for `seq_after`.
+const HISTORY: usize = 4096;
+
+/// Children per heap node: a shallower tree than a binary heap, with the four children
+/// of a node adjacent in memory.
+const ARITY: usize = 4;
+
+/// A batch of events sorted by decreasing key: the earliest is the last.
+struct Run<E> {
+    items: Vec<Entry<E>>,
 }
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
+
+const NO_POS: u32 = u32::MAX;
+
+/// An indexed binary min-heap of slots, each holding at most one event.
+struct Slots<E> {
+    /// Slot ids, heap-ordered by their keys.
+    heap: Vec<u32>,
+    /// Per slot: its key, its position in `heap` (`NO_POS` if empty), its event.
+    keys: Vec<Key>,
+    pos: Vec<u32>,
+    events: Vec<Option<E>>,
+    /// A slot whose event was just popped but which still sits at the root: a timer
+    /// handler usually schedules the same slot again at once, and then one sift down
+    /// replaces the removal and the reinsertion. Settled before anything else.
+    popped: Option<u32>,
 }
-impl<E> Ord for Entry<E> {
-    // Reversed so that the max-heap pops the earliest (time, seq) first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        (other.time, other.seq).cmp(&(self.time, self.seq))
+
+impl<E> Slots<E> {
+    fn new() -> Self {
+        Slots {
+            heap: Vec::new(),
+            keys: Vec::new(),
+            pos: Vec::new(),
+            events: Vec::new(),
+            popped: None,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.heap.len() - usize::from(self.popped.is_some())
+    }
+
+    /// Takes a popped slot out of the heap for good.
+    #[inline]
+    fn settle(&mut self) {
+        if let Some(id) = self.popped.take() {
+            let last = self.heap.pop().expect("popped slot is in the heap");
+            if !self.heap.is_empty() {
+                self.sift_down(0, last);
+            }
+            self.pos[id as usize] = NO_POS;
+            self.keys[id as usize] = Key::MAX;
+        }
+    }
+
+    /// Moves slot `id` (whose key is already set) up from heap position `i`.
+    fn sift_up(&mut self, mut i: usize, id: u32) {
+        let k = self.keys[id as usize];
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            let p = self.heap[parent];
+            if self.keys[p as usize] <= k {
+                break;
+            }
+            self.heap[i] = p;
+            self.pos[p as usize] = i as u32;
+            i = parent;
+        }
+        self.heap[i] = id;
+        self.pos[id as usize] = i as u32;
+    }
+
+    /// Moves slot `id` (whose key is already set) down from heap position `i`.
+    fn sift_down(&mut self, mut i: usize, id: u32) {
+        let k = self.keys[id as usize];
+        let n = self.heap.len();
+        loop {
+            let l = 2 * i + 1;
+            if l >= n {
+                break;
+            }
+            let mut c = l;
+            let mut ck = self.keys[self.heap[l] as usize];
+            if l + 1 < n {
+                let rk = self.keys[self.heap[l + 1] as usize];
+                if rk < ck {
+                    c = l + 1;
+                    ck = rk;
+                }
+            }
+            if ck >= k {
+                break;
+            }
+            let ch = self.heap[c];
+            self.heap[i] = ch;
+            self.pos[ch as usize] = i as u32;
+            i = c;
+        }
+        self.heap[i] = id;
+        self.pos[id as usize] = i as u32;
+    }
+
+    /// Sets slot `id` to `(k, event)`; returns the key of the event it replaced.
+    fn set(&mut self, id: usize, k: Key, event: E) -> Option<Key> {
+        if self.popped == Some(id as u32) {
+            // Still at the root with the key it was popped with, which is no later
+            // than any key scheduled since.
+            self.popped = None;
+            self.events[id] = Some(event);
+            self.keys[id] = k;
+            self.sift_down(0, id as u32);
+            return None;
+        }
+        self.settle();
+        if id >= self.pos.len() {
+            self.pos.resize(id + 1, NO_POS);
+            self.keys.resize(id + 1, Key::MAX);
+            self.events.resize_with(id + 1, || None);
+        }
+        self.events[id] = Some(event);
+        let old = self.keys[id];
+        self.keys[id] = k;
+        let p = self.pos[id];
+        if p == NO_POS {
+            self.heap.push(id as u32);
+            self.sift_up(self.heap.len() - 1, id as u32);
+            None
+        } else {
+            if k < old {
+                self.sift_up(p as usize, id as u32);
+            } else {
+                self.sift_down(p as usize, id as u32);
+            }
+            Some(old)
+        }
+    }
+
+    /// Empties slot `id`; returns the key of the event it held.
+    fn remove(&mut self, id: usize) -> Option<Key> {
+        self.settle();
+        let p = *self.pos.get(id)?;
+        if p == NO_POS {
+            return None;
+        }
+        let old = self.keys[id];
+        self.events[id] = None;
+        self.keys[id] = Key::MIN;
+        // Move it to the root, then pop it.
+        self.sift_up(p as usize, id as u32);
+        let last = self.heap.pop().expect("non-empty");
+        if !self.heap.is_empty() {
+            self.sift_down(0, last);
+        }
+        self.pos[id] = NO_POS;
+        self.keys[id] = Key::MAX;
+        Some(old)
+    }
+
+    /// The smallest key (after `settle`).
+    #[inline]
+    fn peek(&self) -> Option<Key> {
+        debug_assert!(self.popped.is_none());
+        self.heap.first().map(|&id| self.keys[id as usize])
+    }
+
+    /// Pops the root (after `settle`); it stays in place until the next operation.
+    fn pop(&mut self) -> Option<(Key, E)> {
+        debug_assert!(self.popped.is_none());
+        let id = *self.heap.first()?;
+        let e = self.events[id as usize].take().expect("slot event");
+        self.popped = Some(id);
+        Some((self.keys[id as usize], e))
     }
 }
 
+/// Where the earliest pending event is.
+#[derive(Copy, Clone)]
+enum Src {
+    Heap,
+    Run(usize),
+    Slot,
+}
+
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
+    heap: Vec<Entry<E>>,
+    /// Run storage; `active` lists the runs with events left, `spare` the empty ones
+    /// (kept to reuse their allocation).
+    runs: Vec<Run<E>>,
+    active: Vec<u32>,
+    spare: Vec<u32>,
+    /// Scratch for building a run.
+    run_scratch: Vec<Entry<E>>,
+    run_order: Vec<u64>,
+    slots: Slots<E>,
+    superseded: SimTime,
     next_seq: u64,
+    /// Key of the last event popped.
+    last: Key,
+    /// The most recent pops (at least `HISTORY` of them once there were that many):
+    /// (key, `next_seq` when it was popped), for `seq_after`.
+    history: Vec<(Key, u64)>,
     now: SimTime,
     popped: u64,
 }
@@ -46,10 +256,22 @@ impl<E> Default for EventQueue<E> {
 }
 
 impl<E> EventQueue<E> {
+    /// How many recent pops `seq_after` can look back over.
+    pub const HISTORY: usize = HISTORY;
+
     pub fn with_capacity(cap: usize) -> Self {
         EventQueue {
-            heap: BinaryHeap::with_capacity(cap),
+            heap: Vec::with_capacity(cap),
+            runs: Vec::new(),
+            active: Vec::new(),
+            spare: Vec::new(),
+            run_scratch: Vec::new(),
+            run_order: Vec::new(),
+            slots: Slots::new(),
+            superseded: SimTime::ZERO,
             next_seq: 0,
+            last: 0,
+            history: Vec::with_capacity(2 * HISTORY),
             now: SimTime::ZERO,
             popped: 0,
         }
@@ -66,37 +288,275 @@ impl<E> EventQueue<E> {
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        let in_runs: usize = self
+            .active
+            .iter()
+            .map(|&r| self.runs[r as usize].items.len())
+            .sum();
+        self.heap.len() + in_runs + self.slots.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 
-    /// Schedules `event` at `time`. Scheduling in the past is a model bug, not bad input.
-    pub fn schedule(&mut self, time: SimTime, event: E) {
+    #[inline]
+    fn next_key(&mut self, time: SimTime) -> Key {
         assert!(
             time >= self.now,
             "event scheduled in the past: {time} < now {}",
             self.now
         );
         let seq = self.next_seq;
-        self.next_seq += 1;
-        self.heap.push(Entry { time, seq, event });
+        self.next_seq += SEQ_STEP;
+        key(time, seq)
+    }
+
+    /// Schedules `event` at `time`. Scheduling in the past is a model bug, not bad input.
+    pub fn schedule(&mut self, time: SimTime, event: E) {
+        let key = self.next_key(time);
+        self.heap.push(Entry { key, event });
+        self.heap_sift_up(self.heap.len() - 1);
+    }
+
+    /// Schedules a batch of events, in the given order (so with consecutive sequence
+    /// numbers): the same as calling `schedule` for each, but cheaper for large batches.
+    /// Returns how many there were.
+    pub fn schedule_run(&mut self, events: impl IntoIterator<Item = (SimTime, E)>) -> usize
+    where
+        E: Copy,
+    {
+        let r = match self.spare.pop() {
+            Some(r) => r as usize,
+            None => {
+                self.runs.push(Run { items: Vec::new() });
+                self.runs.len() - 1
+            }
+        };
+        let mut items = std::mem::take(&mut self.runs[r].items);
+        items.clear();
+        self.run_scratch.clear();
+        for (time, event) in events {
+            let key = self.next_key(time);
+            self.run_scratch.push(Entry { key, event });
+        }
+        let n = self.run_scratch.len();
+        let t0 = self
+            .run_scratch
+            .iter()
+            .map(|e| e.key >> 64)
+            .min()
+            .unwrap_or(0);
+        let t1 = self
+            .run_scratch
+            .iter()
+            .map(|e| e.key >> 64)
+            .max()
+            .unwrap_or(0);
+        if n <= 1 << 16 && t1 - t0 < 1 << 48 {
+            // Sequence numbers are consecutive in input order, so (time, input index)
+            // orders the run as (time, sequence) does; one u64 per event sorts faster.
+            self.run_order.clear();
+            self.run_order.extend(
+                self.run_scratch
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| ((((e.key >> 64) - t0) as u64) << 16) | i as u64),
+            );
+            self.run_order.sort_unstable_by(|a, b| b.cmp(a));
+            items.extend(
+                self.run_order
+                    .iter()
+                    .map(|&o| self.run_scratch[(o & 0xffff) as usize]),
+            );
+        } else {
+            items.extend_from_slice(&self.run_scratch);
+            // Keys are unique, so the unstable sort is deterministic.
+            items.sort_unstable_by_key(|e| std::cmp::Reverse(e.key));
+        }
+        self.runs[r] = Run { items };
+        if n == 0 {
+            self.spare.push(r as u32);
+        } else {
+            self.active.push(r as u32);
+        }
+        n
+    }
+
+    /// Schedules `event` at `time` in slot `id`, replacing the slot's pending event if
+    /// any. Only for events whose replaced predecessor would do nothing when popped.
+    pub fn schedule_slot(&mut self, id: usize, time: SimTime, event: E) {
+        let key = self.next_key(time);
+        if let Some(old) = self.slots.set(id, key, event) {
+            self.superseded = self.superseded.max(key_time(old));
+        }
+    }
+
+    /// Schedules `event` in slot `id` with a sequence number taken earlier from
+    /// `reserve_seq`, as if it had been scheduled then. Its key must still be ahead of
+    /// every event popped so far.
+    pub fn schedule_slot_reserved(&mut self, id: usize, time: SimTime, seq: u64, event: E) {
+        let k = key(time, seq);
+        assert!(k > self.last, "reserved event scheduled in the past");
+        if let Some(old) = self.slots.set(id, k, event) {
+            self.superseded = self.superseded.max(key_time(old));
+        }
+    }
+
+    /// Takes the next sequence number without scheduling anything: the key (time, seq)
+    /// of an event that may be scheduled later (`schedule_slot_reserved`) or never.
+    pub fn reserve_seq(&mut self) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += SEQ_STEP;
+        seq
+    }
+
+    /// The sequence number an event would have had if it had been scheduled while the
+    /// event with key `k` (time, seq) was being handled, had that event been popped:
+    /// above every number given out before and below every one given out after. Real
+    /// sequence numbers are even, so the odd number just below the counter at the next
+    /// pop is free. `k` must not be older than the last `HISTORY` pops.
+    pub fn seq_after(&self, k: (SimTime, u64)) -> u64 {
+        let k = key(k.0, k.1);
+        // Usually a recent key: gallop back from the newest pop, then bisect.
+        let h = &self.history;
+        let mut step = 1;
+        let mut lo = h.len();
+        while lo > 0 && h[lo - 1].0 > k {
+            let hi = lo;
+            lo = lo.saturating_sub(step);
+            step *= 2;
+            if h[lo].0 <= k {
+                lo += h[lo..hi].partition_point(|&(x, _)| x <= k);
+                break;
+            }
+        }
+        assert!(
+            lo > 0 || self.popped <= h.len() as u64,
+            "seq_after: key older than the pop history"
+        );
+        h.get(lo).map_or(self.next_seq, |&(_, n)| n) - 1
+    }
+
+    /// Drops slot `id`'s event, if any, as `schedule_slot` drops a replaced one.
+    pub fn cancel_slot(&mut self, id: usize) {
+        if let Some(old) = self.slots.remove(id) {
+            self.superseded = self.superseded.max(key_time(old));
+        }
+    }
+
+    /// Records a deadline that a stale, never-popped event would have moved the clock to
+    /// (see `superseded_horizon`).
+    pub fn note_superseded(&mut self, time: SimTime) {
+        self.superseded = self.superseded.max(time);
+    }
+
+    /// (time, sequence number) of the last event popped.
+    pub fn last_key(&self) -> (SimTime, u64) {
+        (key_time(self.last), self.last as u64)
+    }
+
+    /// The latest deadline of a slot event that was replaced: where the clock would have
+    /// ended had the replaced events been popped after everything else.
+    pub fn superseded_horizon(&self) -> SimTime {
+        self.superseded
+    }
+
+    fn earliest(&mut self) -> Option<(Key, Src)> {
+        self.slots.settle();
+        let mut best: Option<(Key, Src)> = self.heap.first().map(|e| (e.key, Src::Heap));
+        for (i, &r) in self.active.iter().enumerate() {
+            let k = self.runs[r as usize].items.last().expect("active run").key;
+            if best.is_none_or(|(b, _)| k < b) {
+                best = Some((k, Src::Run(i)));
+            }
+        }
+        if let Some(k) = self.slots.peek() {
+            if best.is_none_or(|(b, _)| k < b) {
+                best = Some((k, Src::Slot));
+            }
+        }
+        best
     }
 
     /// Time of the next event, if any.
-    pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|e| e.time)
+    pub fn peek_time(&mut self) -> Option<SimTime> {
+        self.earliest().map(|(k, _)| key_time(k))
     }
 
     /// Removes the earliest event and advances the clock to its time.
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let entry = self.heap.pop()?;
-        assert!(entry.time >= self.now, "time ran backwards");
-        self.now = entry.time;
+        let (key, src) = self.earliest()?;
+        let event = match src {
+            Src::Heap => self.heap_pop(),
+            Src::Run(i) => {
+                let r = self.active[i] as usize;
+                let run = &mut self.runs[r].items;
+                let event = run.pop().expect("active run").event;
+                if run.is_empty() {
+                    self.active.swap_remove(i);
+                    self.spare.push(r as u32);
+                }
+                event
+            }
+            Src::Slot => self.slots.pop().expect("slot event").1,
+        };
+        let time = key_time(key);
+        assert!(time >= self.now, "time ran backwards");
+        self.last = key;
+        if self.history.len() == 2 * HISTORY {
+            self.history.drain(..HISTORY);
+        }
+        self.history.push((key, self.next_seq));
+        self.now = time;
         self.popped += 1;
-        Some((entry.time, entry.event))
+        Some((time, event))
+    }
+
+    fn heap_sift_up(&mut self, mut i: usize) {
+        let h = &mut self.heap;
+        let k = h[i].key;
+        while i > 0 {
+            let parent = (i - 1) / ARITY;
+            if h[parent].key <= k {
+                break;
+            }
+            h.swap(i, parent);
+            i = parent;
+        }
+    }
+
+    fn heap_pop(&mut self) -> E {
+        let h = &mut self.heap;
+        let last = h.len() - 1;
+        h.swap(0, last);
+        let top = h.pop().expect("non-empty heap");
+        let n = h.len();
+        let mut i = 0;
+        if n > 1 {
+            let k = h[0].key;
+            loop {
+                let first = ARITY * i + 1;
+                if first >= n {
+                    break;
+                }
+                let end = (first + ARITY).min(n);
+                let mut c = first;
+                let mut ck = h[first].key;
+                for (j, e) in h[first + 1..end].iter().enumerate() {
+                    if e.key < ck {
+                        c = first + 1 + j;
+                        ck = e.key;
+                    }
+                }
+                if ck >= k {
+                    break;
+                }
+                h.swap(i, c);
+                i = c;
+            }
+        }
+        top.event
     }
 }
 
@@ -136,5 +596,193 @@ mod tests {
         q.schedule(SimTime::from_nanos(10), ());
         q.pop();
         q.schedule(SimTime::from_nanos(9), ());
+    }
+
+    /// A reference future-event list: every event kept until popped, minimum (time,
+    /// sequence) first, found by a scan. Slot events carry their slot's generation at
+    /// scheduling; when popped with an outdated generation they are stale and skipped
+    /// (what the world's timer handlers do), which is exactly what `schedule_slot` may
+    /// drop instead.
+    /// (time, sequence, payload, slot and generation for slot events).
+    type Pending = (u64, u64, u32, Option<(usize, u32)>);
+
+    struct Reference {
+        pending: Vec<Pending>,
+        generation: Vec<u32>,
+        seq: u64,
+    }
+
+    impl Reference {
+        fn schedule(&mut self, t: u64, id: u32, slot: Option<usize>) {
+            let tag = slot.map(|s| {
+                self.generation[s] += 1;
+                (s, self.generation[s])
+            });
+            self.pending.push((t, self.seq, id, tag));
+            self.seq += 1;
+        }
+
+        /// The next live event, and the latest time of the stale ones skipped for it.
+        fn pop(&mut self) -> (Option<(u64, u32)>, u64) {
+            let mut stale = 0;
+            loop {
+                let Some(i) = (0..self.pending.len()).min_by_key(|&i| {
+                    let p = self.pending[i];
+                    (p.0, p.1)
+                }) else {
+                    return (None, stale);
+                };
+                let (t, _, id, tag) = self.pending.swap_remove(i);
+                match tag {
+                    Some((s, g)) if g != self.generation[s] => stale = stale.max(t),
+                    _ => return (Some((t, id)), stale),
+                }
+            }
+        }
+    }
+
+    /// Random mixes of plain events, runs and slot events, with pops in between: the
+    /// queue must pop the reference's live events in the same order and at the same
+    /// times, and remember the latest stale deadline.
+    #[test]
+    fn matches_reference_order_with_runs_and_slots() {
+        use crate::sim::RngStream;
+        for seed in 0..20 {
+            let mut r = RngStream::new(seed, "queue-test");
+            let mut q: EventQueue<u32> = EventQueue::with_capacity(4);
+            let slots = 5;
+            let mut re = Reference {
+                pending: Vec::new(),
+                generation: vec![0; slots],
+                seq: 0,
+            };
+            let mut id = 0u32;
+            let mut now = 0u64;
+            let mut stale_max = 0u64;
+            // Small time range, so that equal times (ties) are frequent.
+            let at = |r: &mut RngStream, now: u64| now + r.next_u64() % 8;
+            for _ in 0..3000 {
+                match r.next_u64() % 6 {
+                    0 | 1 => {
+                        let t = at(&mut r, now);
+                        q.schedule(SimTime::from_nanos(t), id);
+                        re.schedule(t, id, None);
+                        id += 1;
+                    }
+                    2 => {
+                        let n = (r.next_u64() % 6) as usize;
+                        let times: Vec<u64> = (0..n).map(|_| at(&mut r, now)).collect();
+                        q.schedule_run(
+                            times
+                                .iter()
+                                .enumerate()
+                                .map(|(k, &t)| (SimTime::from_nanos(t), id + k as u32)),
+                        );
+                        for (k, &t) in times.iter().enumerate() {
+                            re.schedule(t, id + k as u32, None);
+                        }
+                        id += n as u32;
+                    }
+                    3 => {
+                        let s = (r.next_u64() % slots as u64) as usize;
+                        let t = at(&mut r, now);
+                        q.schedule_slot(s, SimTime::from_nanos(t), id);
+                        re.schedule(t, id, Some(s));
+                        id += 1;
+                    }
+                    _ => {
+                        let (want, stale) = re.pop();
+                        stale_max = stale_max.max(stale);
+                        let got = q.pop().map(|(t, e)| (t.as_nanos(), e));
+                        assert_eq!(got, want, "seed {seed}");
+                        if let Some((t, _)) = got {
+                            now = t;
+                        }
+                    }
+                }
+            }
+            loop {
+                let (want, stale) = re.pop();
+                stale_max = stale_max.max(stale);
+                let got = q.pop().map(|(t, e)| (t.as_nanos(), e));
+                assert_eq!(got, want, "seed {seed}");
+                if got.is_none() {
+                    break;
+                }
+            }
+            assert!(q.is_empty());
+            assert_eq!(q.superseded_horizon().as_nanos(), stale_max, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn run_events_interleave_with_heap_events_by_key() {
+        let mut q = EventQueue::default();
+        q.schedule(SimTime::from_nanos(4), "h4");
+        // One run: sequence numbers in the given order, popped in time order.
+        q.schedule_run([
+            (SimTime::from_nanos(6), "r6"),
+            (SimTime::from_nanos(4), "r4"),
+            (SimTime::from_nanos(2), "r2"),
+        ]);
+        q.schedule(SimTime::from_nanos(2), "h2");
+        assert_eq!(q.len(), 5);
+        assert_eq!(q.peek_time(), Some(SimTime::from_nanos(2)));
+        let order: Vec<_> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        // At t=2 the run's event was scheduled before h2; at t=4 h4 before the run's.
+        assert_eq!(order, ["r2", "h2", "h4", "r4", "r6"]);
+    }
+
+    #[test]
+    fn runs_spanning_more_than_the_packed_range_sort_by_full_key() {
+        // 2^50 ns apart: beyond the 48-bit time offsets of the packed sort.
+        let far = SimTime::from_nanos(1 << 50);
+        let mut q = EventQueue::default();
+        q.schedule_run([
+            (far, "far1"),
+            (SimTime::from_nanos(3), "near"),
+            (far, "far2"),
+        ]);
+        q.schedule(SimTime::from_nanos(3), "heap");
+        let order: Vec<_> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, ["near", "heap", "far1", "far2"]);
+    }
+
+    /// `seq_after(k)` must fall between the numbers given out before the first pop
+    /// after `k` and those given out after it, whether `k` was popped or only reserved.
+    #[test]
+    fn seq_after_falls_between_before_and_after() {
+        let mut q = EventQueue::default();
+        let t = SimTime::from_nanos;
+        q.schedule(t(1), "a");
+        let reserved = q.reserve_seq(); // a virtual event at (2, reserved)
+        q.schedule(t(3), "c");
+        assert_eq!(q.pop().map(|e| e.1), Some("a"));
+        let before = q.reserve_seq(); // given out while "a" is handled
+        assert_eq!(q.pop().map(|e| e.1), Some("c"));
+        let after = q.reserve_seq(); // given out while "c" is handled
+        for k in [(t(1), q.last_key().1 - 2), (t(2), reserved)] {
+            let s = q.seq_after(k);
+            assert!(s % 2 == 1, "odd: free");
+            if k.0 == t(2) {
+                // Handled between "a" and "c".
+                assert!(before < s && s < after, "{before} < {s} < {after}");
+            }
+        }
+        // Past the last pop: above everything given out so far.
+        assert!(q.seq_after((t(5), 0)) > after);
+    }
+
+    #[test]
+    fn slot_replacement_keeps_one_event_per_slot() {
+        let mut q = EventQueue::default();
+        q.schedule_slot(3, SimTime::from_nanos(10), "late");
+        q.schedule_slot(3, SimTime::from_nanos(5), "early");
+        q.schedule_slot(1, SimTime::from_nanos(7), "other");
+        assert_eq!(q.len(), 2);
+        assert_eq!(q.pop(), Some((SimTime::from_nanos(5), "early")));
+        assert_eq!(q.pop(), Some((SimTime::from_nanos(7), "other")));
+        assert_eq!(q.pop(), None);
+        assert_eq!(q.superseded_horizon(), SimTime::from_nanos(10));
     }
 }

@@ -287,11 +287,15 @@ const N_TIMERS: usize = 6;
 /// NIC addresses are small indices; the duplicate cache is a vector indexed by them.
 const MAX_DUP_CACHE: usize = 1 << 20;
 
-#[derive(Copy, Clone, Debug, Default)]
-struct Timer {
-    at: Option<SimTime>,
-    /// Start order, to fire equal-time timers as ns-2's scheduler would.
-    seq: u64,
+/// A running timer is one integer: its deadline (ns) above its start order (to fire
+/// equal-time timers as ns-2's scheduler would), so the minimum is the next to fire.
+/// `NO_TIMER` when stopped.
+type TimerKey = u128;
+const NO_TIMER: TimerKey = TimerKey::MAX;
+
+#[inline]
+fn timer_at(k: TimerKey) -> SimTime {
+    SimTime::from_nanos((k >> 64) as u64)
 }
 
 /// ns-2's `BackoffTimer` state besides its deadline.
@@ -337,7 +341,10 @@ pub struct Mac {
     rx: Option<RxFrame>,
 
     backoff: Backoff,
-    timers: [Timer; N_TIMERS],
+    timers: [TimerKey; N_TIMERS],
+    /// The running timer with the smallest key and that key (`NO_TIMER` if none runs),
+    /// kept up to date by `set_timer`.
+    next: (usize, TimerKey),
     timer_seq: u64,
 
     /// Last sequence number received from each transmitter (index = MacAddr), 0 = none.
@@ -389,7 +396,8 @@ impl Mac {
             ctrl: None,
             rx: None,
             backoff: Backoff::default(),
-            timers: [Timer::default(); N_TIMERS],
+            timers: [NO_TIMER; N_TIMERS],
+            next: (0, NO_TIMER),
             timer_seq: 0,
             dup_cache: Vec::new(),
             ifq,
@@ -493,23 +501,70 @@ impl Mac {
         }
     }
 
+    /// Whether the MAC's pending timers only change its own state when they fire: it is
+    /// idle with nothing to send (no packet, frame, backoff, defer or response timer)
+    /// and at most a reception end and a NAV end are pending, where the reception is of
+    /// a frame it will not act on (addressed to another station, collided or errored).
+    /// Then `receive_end` only counts and sets the NAV, and `nav_handler` has no backoff
+    /// to resume: no frame, event or timer other than the NAV comes out. The world may
+    /// then run such timers late, just before the MAC's next input.
+    pub fn timers_are_quiet(&self) -> bool {
+        let passive = self.tx_state == TxState::Idle
+            && !self.tx_active
+            && !self.backoff.busy
+            && !self.holding
+            && self.tx.is_none()
+            && self.rts.is_none()
+            && self.ctrl.is_none()
+            && [DEFER, BACKOFF, SEND, IF]
+                .iter()
+                .all(|&i| self.timers[i] == NO_TIMER);
+        passive
+            && (self.timers[RECV] == NO_TIMER
+                || self.rx.is_none_or(|rx| {
+                    self.rx_state == RxState::Coll
+                        || rx.error
+                        || (rx.frame.dst != self.addr && !rx.frame.dst.is_broadcast())
+                }))
+    }
+
+    /// Whether the MAC has frames or events waiting to be polled.
+    pub fn has_output(&self) -> bool {
+        !self.out.is_empty() || !self.events.is_empty()
+    }
+
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        self.timers.iter().filter_map(|t| t.at).min()
+        let k = self.next.1;
+        (k != NO_TIMER).then(|| timer_at(k))
+    }
+
+    /// Sets timer `i` to key `k` (`NO_TIMER` stops it) and keeps `next` current.
+    #[inline]
+    fn set_timer(&mut self, i: usize, k: TimerKey) {
+        self.timers[i] = k;
+        if k < self.next.1 {
+            self.next = (i, k);
+        } else if self.next.0 == i {
+            // The earliest timer moved later or stopped: find the new earliest.
+            let mut best = (0, self.timers[0]);
+            for (j, &kj) in self.timers.iter().enumerate().skip(1) {
+                if kj < best.1 {
+                    best = (j, kj);
+                }
+            }
+            self.next = best;
+        }
     }
 
     /// Fires every timer due at or before `now`, in (deadline, start order).
     pub fn handle_timeout(&mut self, now: SimTime) {
         self.now = now;
         loop {
-            let mut best: Option<(SimTime, u64, usize)> = None;
-            for (i, t) in self.timers.iter().enumerate() {
-                let Some(at) = t.at else { continue };
-                if at <= now && best.is_none_or(|(bat, bseq, _)| (at, t.seq) < (bat, bseq)) {
-                    best = Some((at, t.seq, i));
-                }
+            let (i, k) = self.next;
+            if k == NO_TIMER || timer_at(k) > now {
+                break;
             }
-            let Some((_, _, i)) = best else { break };
-            self.timers[i].at = None;
+            self.set_timer(i, NO_TIMER);
             match i {
                 DEFER => self.defer_handler(),
                 BACKOFF => self.backoff_handler(),
@@ -534,18 +589,19 @@ impl Mac {
 
     fn start_timer(&mut self, i: usize, after: SimDuration) {
         self.timer_seq += 1;
-        self.timers[i] = Timer {
-            at: Some(self.now + after),
-            seq: self.timer_seq,
-        };
+        let at = self.now + after;
+        self.set_timer(
+            i,
+            (u128::from(at.as_nanos()) << 64) | u128::from(self.timer_seq),
+        );
     }
 
     fn stop_timer(&mut self, i: usize) {
-        self.timers[i].at = None;
+        self.set_timer(i, NO_TIMER);
     }
 
     fn busy(&self, i: usize) -> bool {
-        self.timers[i].at.is_some()
+        self.timers[i] != NO_TIMER
     }
 
     /// `BackoffTimer::start`: a random number of slots in 0..cw-1, counted down after
@@ -986,9 +1042,10 @@ impl Mac {
         if self.rx_state == RxState::Recv {
             self.set_rx_state(RxState::Coll);
         }
-        let remaining = self.timers[RECV]
-            .at
-            .map_or(SimDuration::ZERO, |at| at.saturating_since(self.now));
+        let remaining = match self.timers[RECV] {
+            NO_TIMER => SimDuration::ZERO,
+            k => timer_at(k).saturating_since(self.now),
+        };
         if f.airtime > remaining {
             self.rx = Some(RxFrame {
                 frame: *f,

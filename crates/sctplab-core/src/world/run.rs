@@ -81,10 +81,16 @@ impl World {
         let wall = Instant::now();
         let mut last_beat = wall;
         let mut end = SimTime::ZERO;
-        while let Some((now, ev)) = self.queue.pop() {
+        let drained = loop {
+            let Some((now, ev)) = self.queue.pop() else {
+                // Replaced (stale) MAC timer events were never popped; had they been,
+                // the clock would have reached the latest of them.
+                end = end.max(self.queue.superseded_horizon());
+                break true;
+            };
             end = now;
             match ev {
-                Event::Stop => break,
+                Event::Stop => break false,
                 Event::TxDone(dir) => self.tx_done(now, dir),
                 Event::Arrive(dir, pkt, lost) => self.arrive(now, dir, pkt, lost),
                 Event::Timer(ep, generation) => self.timer(now, ep, generation),
@@ -99,7 +105,10 @@ impl World {
                 Event::Sample => self.sample(now),
             }
             if !self.flows.is_empty() && self.unfinished == 0 {
-                break;
+                break false;
+            }
+            if self.queue.events_processed() % super::wireless::SWEEP_EVERY == 0 {
+                self.sweep_mac_timers();
             }
             if progress && self.queue.events_processed() % HEARTBEAT_EVERY == 0 {
                 let t = Instant::now();
@@ -107,6 +116,12 @@ impl World {
                     last_beat = t;
                     self.heartbeat(now, wall);
                 }
+            }
+        };
+        // Deferred MAC timer events that would have run before the end.
+        if let Some(t) = self.finish_mac_timers(drained) {
+            if drained {
+                end = end.max(t);
             }
         }
         if progress && wall.elapsed().as_secs_f64() >= 1.0 {

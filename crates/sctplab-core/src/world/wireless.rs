@@ -27,11 +27,100 @@ use std::collections::VecDeque;
 /// their reception ends, up to one propagation delay later (under 2 us at 550 m).
 const BROADCAST_RELEASE_GUARD: SimDuration = SimDuration::from_micros(10);
 
+/// Events between sweeps of overdue virtual MAC timer events (`sweep_mac_timers`); well
+/// below the pop history `seq_after` looks into.
+pub(super) const SWEEP_EVERY: u64 = 1024;
+const _: () = assert!(SWEEP_EVERY * 2 <= crate::sim::EventQueue::<Event>::HISTORY as u64);
+
+/// `PhyCfg::rx_power` with the parts that do not depend on the distance computed once.
+/// Every remaining operation is the same, in the same order, so the result is the same
+/// to the bit (test `rx_power_cache_is_bit_identical`); it saves three divisions per call.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct RxPower {
+    crossover_m: f64,
+    lambda_m: f64,
+    /// `Pt * Gt * Gr`, `Pt * Gt * Gr * h^4`, `L`.
+    p0: f64,
+    two_ray_num: f64,
+    loss: f64,
+}
+
+impl RxPower {
+    pub(crate) fn new(phy: &PhyCfg) -> Self {
+        let h = phy.antenna_height_m;
+        let p0 = phy.pt_w * phy.gt * phy.gr;
+        RxPower {
+            crossover_m: phy.crossover_m(),
+            lambda_m: phy.lambda_m(),
+            p0,
+            two_ray_num: p0 * (h * h * h * h),
+            loss: phy.system_loss,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn at(&self, dist_m: f64) -> f64 {
+        let d = dist_m.max(propagation::MIN_DISTANCE_M);
+        if d <= self.crossover_m {
+            let m = self.lambda_m / (4.0 * std::f64::consts::PI * d);
+            self.p0 * m * m / self.loss
+        } else {
+            self.two_ray_num / (d * d * d * d * self.loss)
+        }
+    }
+}
+
 /// A pending timer event: its deadline and generation (stale events are ignored).
 #[derive(Default)]
 pub(crate) struct TimerSlot {
     pub at: Option<SimTime>,
     pub generation: u32,
+    /// MAC timers only: the pending event is virtual (not in the queue), with this
+    /// sequence number (see `Wireless::deferred_mac_timers`).
+    pub virt: Option<VirtSeq>,
+}
+
+/// The sequence number of a virtual MAC timer event.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum VirtSeq {
+    /// Reserved from the queue when it was armed.
+    Known(u64),
+    /// Armed by the virtual event with this key: `EventQueue::seq_after` of it, looked
+    /// up only when needed (a tie in time, entering the queue, or the periodic sweep).
+    After(SimTime, u64),
+    /// Armed by a virtual event at .0 that was itself `After(.1, .2)`.
+    After2(SimTime, SimTime, u64),
+}
+
+impl VirtSeq {
+    fn resolve(self, q: &crate::sim::EventQueue<Event>) -> u64 {
+        match self {
+            VirtSeq::Known(s) => s,
+            VirtSeq::After(t, s) => q.seq_after((t, s)),
+            VirtSeq::After2(t, tp, sp) => q.seq_after((t, q.seq_after((tp, sp)))),
+        }
+    }
+
+    /// The number of an event armed by the virtual event (`at`, self).
+    fn child(self, at: SimTime, q: &crate::sim::EventQueue<Event>) -> VirtSeq {
+        match self {
+            VirtSeq::Known(s) => VirtSeq::After(at, s),
+            VirtSeq::After(tp, sp) => VirtSeq::After2(at, tp, sp),
+            VirtSeq::After2(..) => VirtSeq::After(at, self.resolve(q)),
+        }
+    }
+}
+
+thread_local! {
+    /// Whether worlds built on this thread defer quiet MAC timers (tests compare both).
+    static DEFER_QUIET_MAC_TIMERS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// Sets whether worlds built from now on, on this thread, defer quiet MAC timers (on by
+/// default; the environment variable `SCTPLAB_EVERY_MAC_TIMER=1` turns it off too).
+#[cfg(test)]
+pub(crate) fn set_defer_quiet_mac_timers(on: bool) {
+    DEFER_QUIET_MAC_TIMERS.with(|c| c.set(on));
 }
 
 pub(crate) struct Nic {
@@ -58,6 +147,7 @@ pub(crate) struct NodeCounters {
 
 pub(crate) struct Wireless {
     pub phy: PhyCfg,
+    rx_power: RxPower,
     pub mobility: Mobility,
     pub grid: Grid,
     pub cs_range_m: f64,
@@ -75,6 +165,20 @@ pub(crate) struct Wireless {
     /// PLCP preamble and header bytes, which ns-2's MAC trace lines count in frame sizes.
     pub plcp_bytes: u32,
     scratch: Vec<usize>,
+    /// Positions the last grid query computed, by node (valid for the nodes it returned).
+    scratch_pos: Vec<(f64, f64)>,
+    /// Defer quiet MAC timers: while a MAC's pending timers can only change its own state
+    /// (`Mac::timers_are_quiet`: a NIC overhearing others with nothing to send), its
+    /// timer event is not put in the queue but kept virtual, with the key it would have
+    /// had; before the MAC's next input the virtual events due before that input are run
+    /// (`mac_catch_up`), and if the MAC stops being quiet the pending one enters the
+    /// queue with its key. A virtual event armed when the MAC's own input is handled
+    /// reserves its sequence number then; one armed by a virtual event gets the number
+    /// it would have had from `EventQueue::seq_after`. Every key is therefore the one
+    /// the plain way gives, and so is the order of every event. A sweep every
+    /// `SWEEP_EVERY` events runs overdue virtual events, so that `seq_after` always
+    /// finds them in its history.
+    deferred_mac_timers: bool,
 }
 
 impl Wireless {
@@ -89,8 +193,10 @@ impl Wireless {
         static_next: Option<Vec<u32>>,
     ) -> Self {
         let n = node_nics.len();
+        let m = mobility.len();
         Wireless {
             cs_range_m: phy.cs_range_m(),
+            rx_power: RxPower::new(&phy),
             phy,
             mobility,
             grid,
@@ -103,6 +209,9 @@ impl Wireless {
             node_counters: vec![NodeCounters::default(); n],
             plcp_bytes: 0,
             scratch: Vec::new(),
+            scratch_pos: vec![(0.0, 0.0); m],
+            deferred_mac_timers: DEFER_QUIET_MAC_TIMERS.with(|c| c.get())
+                && std::env::var_os("SCTPLAB_EVERY_MAC_TIMER").is_none_or(|v| v != "1"),
         }
     }
 
@@ -290,6 +399,8 @@ impl World {
     }
 
     pub(super) fn ll_down(&mut self, now: SimTime, nic: u32, pid: PacketId) {
+        let key = self.queue.last_key();
+        self.mac_catch_up(nic, key);
         let pkt = self.pool.get(pid);
         let (size, routing, nh) = (pkt.size, pkt.routing.is_some(), pkt.next_hop);
         let mac_nh = self.mac_of(nh);
@@ -360,17 +471,123 @@ impl World {
                 }
             }
         }
-        let w = self.wl();
+        self.arm_mac_timer(now, nic);
+    }
+
+    /// (Re)arms a NIC's timer event after an input: a new event if the MAC's earliest
+    /// deadline is before the pending one (whose event is then of an old generation);
+    /// virtual while the MAC is quiet (`Wireless::deferred_mac_timers`).
+    fn arm_mac_timer(&mut self, now: SimTime, nic: u32) {
+        let w = self
+            .wireless
+            .as_deref_mut()
+            .expect("wireless events only exist in wireless worlds");
+        let defer = w.deferred_mac_timers;
         let n = &mut w.nics[nic as usize];
         if let Some(t) = n.mac.poll_timeout() {
             let t = t.max(now);
             if n.mac_timer.at.is_none_or(|p| t < p) {
+                if let (Some(p), Some(_)) = (n.mac_timer.at, n.mac_timer.virt) {
+                    // The virtual event it replaces would have been popped as stale.
+                    self.queue.note_superseded(p);
+                }
                 n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
                 n.mac_timer.at = Some(t);
                 let g = n.mac_timer.generation;
-                self.queue.schedule(t, Event::MacTimer(nic, g));
+                if defer && n.mac.timers_are_quiet() {
+                    if n.mac_timer.virt.is_none() {
+                        self.queue.cancel_slot(nic as usize);
+                    }
+                    n.mac_timer.virt = Some(VirtSeq::Known(self.queue.reserve_seq()));
+                } else {
+                    n.mac_timer.virt = None;
+                    self.queue
+                        .schedule_slot(nic as usize, t, Event::MacTimer(nic, g));
+                }
+                return;
             }
         }
+        if let (Some(v), Some(at)) = (n.mac_timer.virt, n.mac_timer.at) {
+            // The pending virtual event enters the queue with its key once the MAC
+            // stops being quiet.
+            if !(defer && n.mac.timers_are_quiet()) {
+                let seq = v.resolve(&self.queue);
+                n.mac_timer.virt = None;
+                let g = n.mac_timer.generation;
+                self.queue
+                    .schedule_slot_reserved(nic as usize, at, seq, Event::MacTimer(nic, g));
+            }
+        }
+    }
+
+    /// Runs a NIC's virtual timer events that come before the event with key `before`
+    /// (time, sequence number), as `mac_timer` would have run them. Returns the time of
+    /// the last one run.
+    fn mac_catch_up(&mut self, nic: u32, before: (SimTime, u64)) -> Option<SimTime> {
+        let mut last = None;
+        loop {
+            let w = self
+                .wireless
+                .as_deref_mut()
+                .expect("wireless events only exist in wireless worlds");
+            let n = &mut w.nics[nic as usize];
+            let (Some(v), Some(at)) = (n.mac_timer.virt, n.mac_timer.at) else {
+                return last;
+            };
+            // Only a tie in time needs the sequence number.
+            if at > before.0 || (at == before.0 && v.resolve(&self.queue) > before.1) {
+                return last;
+            }
+            last = Some(at);
+            n.mac_timer.at = None;
+            n.mac_timer.virt = None;
+            // What `mac_timer` would have done when popping (at, seq).
+            let next = match n.mac.poll_timeout() {
+                Some(t) if t > at => Some(t),
+                Some(_) => {
+                    n.mac.handle_timeout(at);
+                    debug_assert!(!n.mac.has_output(), "a quiet MAC timer produced output");
+                    n.mac.poll_timeout().map(|t| t.max(at))
+                }
+                None => None,
+            };
+            if let Some(t) = next {
+                debug_assert!(n.mac.timers_are_quiet());
+                n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
+                n.mac_timer.at = Some(t);
+                n.mac_timer.virt = Some(v.child(at, &self.queue));
+            }
+        }
+    }
+
+    /// Runs the virtual MAC timer events that are already due (see `seq_after`).
+    pub(super) fn sweep_mac_timers(&mut self) {
+        let n = self.wireless.as_deref().map_or(0, |w| w.nics.len());
+        let before = self.queue.last_key();
+        for nic in 0..n as u32 {
+            self.mac_catch_up(nic, before);
+            // Pin down a pending number while its parent is still in the pop history.
+            let w = self.wireless.as_deref_mut().expect("wireless world");
+            let slot = &mut w.nics[nic as usize].mac_timer;
+            if let Some(v @ (VirtSeq::After(..) | VirtSeq::After2(..))) = slot.virt {
+                slot.virt = Some(VirtSeq::Known(v.resolve(&self.queue)));
+            }
+        }
+    }
+
+    /// At the end of a run: runs every virtual MAC timer event that would have come
+    /// before the last event popped (all of them if the queue ran dry). Returns the
+    /// latest time of those run.
+    pub(super) fn finish_mac_timers(&mut self, drained: bool) -> Option<SimTime> {
+        let n = self.wireless.as_deref().map_or(0, |w| w.nics.len());
+        let before = if drained {
+            (SimTime::MAX, u64::MAX)
+        } else {
+            self.queue.last_key()
+        };
+        (0..n as u32)
+            .filter_map(|nic| self.mac_catch_up(nic, before))
+            .max()
     }
 
     pub(super) fn mac_timer(&mut self, now: SimTime, nic: u32, generation: u32) {
@@ -384,7 +601,9 @@ impl World {
                 n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
                 n.mac_timer.at = Some(t);
                 let g = n.mac_timer.generation;
-                self.queue.schedule(t, Event::MacTimer(nic, g));
+                // The NIC's previous timer event (if any) is now of an old generation.
+                self.queue
+                    .schedule_slot(nic as usize, t, Event::MacTimer(nic, g));
             }
             Some(_) => {
                 n.mac.handle_timeout(now);
@@ -408,9 +627,11 @@ impl World {
         let slot = w.alloc_frame(frame);
         let Wireless {
             phy,
+            rx_power,
             mobility,
             grid,
             scratch,
+            scratch_pos,
             nics,
             node_nics,
             frames,
@@ -423,28 +644,29 @@ impl World {
             now,
             here,
             *cs_range_m,
-            |i| mobility.position(i, now),
+            |i| {
+                let p = mobility.position(i, now);
+                scratch_pos[i] = p;
+                p
+            },
             scratch,
         );
-        let mut receivers = 0;
-        for &other in scratch.iter() {
-            let d = propagation::distance(here, mobility.position(other, now));
-            let pr = phy.rx_power(d);
-            if phy.classify(pr) == Reception::NotSensed {
-                continue;
-            }
+        let scratch_pos = &*scratch_pos;
+        // One run of events: the same keys as scheduling each in turn.
+        let receivers = self.queue.schedule_run(scratch.iter().flat_map(|&other| {
+            let d = propagation::distance(here, scratch_pos[other]);
+            let pr = rx_power.at(d);
+            let sensed = phy.classify(pr) != Reception::NotSensed;
             let at = now + phy.prop_delay(d);
-            for &j in &node_nics[other] {
-                if j != nic {
-                    self.queue.schedule(at, Event::RxStart(j, slot));
-                    receivers += 1;
-                }
-            }
-        }
+            node_nics[other]
+                .iter()
+                .filter(move |&&j| sensed && j != nic)
+                .map(move |&j| (at, Event::RxStart(j, slot)))
+        }));
         if receivers == 0 {
             free_frames.push(slot);
         } else {
-            frames[slot as usize].1 = receivers;
+            frames[slot as usize].1 = receivers as u32;
         }
     }
 
@@ -456,6 +678,8 @@ impl World {
     }
 
     pub(super) fn rx_start(&mut self, now: SimTime, nic: u32, slot: u32) {
+        let key = self.queue.last_key();
+        self.mac_catch_up(nic, key);
         let w = self.wl();
         let (frame, left) = w.frames[slot as usize];
         if left <= 1 {
@@ -469,7 +693,7 @@ impl World {
             w.mobility.position(sender, now),
             w.mobility.position(me, now),
         );
-        let pr = w.phy.rx_power(d);
+        let pr = w.rx_power.at(d);
         let decodable = w.phy.classify(pr) == Reception::Decodable;
         if decodable && self.tracer.pcap_on() {
             // What the NIC's radio hears above the receive threshold, collided or not.
@@ -621,6 +845,128 @@ impl World {
         let n = self.wireless.as_deref().map_or(0, |w| w.nics.len());
         for nic in 0..n as u32 {
             self.service_aodv(now, nic);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::RngStream;
+
+    /// A small random wireless scenario: 3-9 nodes moving by random waypoint in an area
+    /// that may exceed the carrier-sense range (hidden stations), CBR pairs and one TCP
+    /// or SCTP transfer, AODV or static routes, RTS/CTS for all, some or no frames.
+    fn random_manet(r: &mut RngStream) -> String {
+        let n = 3 + (r.next_u64() % 7) as usize;
+        let width = 200.0 + r.uniform() * 1400.0;
+        let height = 100.0 + r.uniform() * 500.0;
+        let routing = if r.next_u64() % 4 == 0 {
+            "static"
+        } else {
+            "aodv"
+        };
+        let rts = [0, 300, 3000][(r.next_u64() % 3) as usize];
+        let speed = 1.0 + r.uniform() * 20.0;
+        let pause = r.next_u64() % 3;
+        let mut t = format!(
+            "duration = \"20s\"\n[measure]\nstart = \"2s\"\n\
+             [wireless]\nwidth = \"{width:.0}m\"\nheight = \"{height:.0}m\"\n\
+             routing = \"{routing}\"\nqueue = {}\n\
+             [wireless.mac]\ndata_rate = \"2Mb\"\nbasic_rate = \"{}\"\nrts_threshold = \"{rts}B\"\n\
+             [mobility]\nmodel = \"random_waypoint\"\nmax_speed = \"{speed:.1}m/s\"\npause = \"{pause}s\"\n",
+            5 + r.next_u64() % 50,
+            if r.next_u64() % 2 == 0 { "1Mb" } else { "2Mb" },
+        );
+        for i in 0..n {
+            t += &format!("[[nodes]]\nname = \"n{i}\"\nwlan = 1\n");
+        }
+        let among: Vec<String> = (0..n).map(|i| format!("\"n{i}\"")).collect();
+        t += &format!(
+            "[[flows]]\nname = \"bg\"\ntype = \"cbr_pairs\"\ncount = {}\nrate = \"{}Kb\"\n\
+             packet_size = \"512B\"\nstart_min = \"1s\"\nstart_max = \"3s\"\namong = [{}]\n",
+            1 + r.next_u64() % 3,
+            8 + r.next_u64() % 120,
+            among.join(", ")
+        );
+        if r.next_u64() % 2 == 0 {
+            t += "[[flows]]\nname = \"x\"\ntype = \"tcp\"\nfrom = \"n0\"\nto = \"n1\"\n\
+                  variant = \"sack\"\nstart = \"2s\"\n";
+        } else {
+            t += "[[flows]]\nname = \"x\"\ntype = \"sctp\"\nfrom = \"n0\"\nto = \"n1\"\nvariant = \"ns2\"\n\
+                  start = \"2s\"\n";
+        }
+        t
+    }
+
+    fn run(text: &str, seed: u64, defer: bool) -> (String, u64) {
+        set_defer_quiet_mac_timers(defer);
+        let s = crate::load_toml(text, "<test>", "manet", &[]).expect("valid scenario");
+        let opts = crate::RunOptions {
+            seed,
+            ..Default::default()
+        };
+        let r = crate::run_scenario(&s, &opts).expect("run");
+        set_defer_quiet_mac_timers(true);
+        let summary: String = r
+            .summary_json
+            .lines()
+            .filter(|l| !l.starts_with("  \"events\": "))
+            .collect();
+        (summary, r.events)
+    }
+
+    /// Deferring quiet MAC timers is a shortcut: on random small networks it must give
+    /// the same summary as running every timer event (only the event count differs).
+    #[test]
+    fn deferred_quiet_mac_timers_change_no_result() {
+        let mut r = RngStream::new(11, "deferred-timers-test");
+        let mut fewer = 0;
+        for case in 0..12 {
+            let text = random_manet(&mut r);
+            let seed = 1 + r.next_u64() % 1000;
+            let (plain, plain_events) = run(&text, seed, false);
+            let (deferred, deferred_events) = run(&text, seed, true);
+            assert_eq!(plain, deferred, "case {case}, seed {seed}:\n{text}");
+            assert!(deferred_events <= plain_events);
+            fewer += usize::from(deferred_events < plain_events);
+        }
+        assert!(fewer >= 9, "the shortcut should skip events in most cases");
+    }
+
+    /// The cached form must give exactly `PhyCfg::rx_power`'s bits: at the defaults and
+    /// random radios, on both sides of the cross-over, at it, and below the 1 m floor.
+    #[test]
+    fn rx_power_cache_is_bit_identical() {
+        let mut r = RngStream::new(7, "rx-power-test");
+        let mut cfgs = vec![PhyCfg::default()];
+        for _ in 0..20 {
+            cfgs.push(PhyCfg {
+                pt_w: 0.01 + r.uniform(),
+                freq_hz: 1e8 + r.uniform() * 5e9,
+                system_loss: 1.0 + r.uniform() * 3.0,
+                antenna_height_m: 0.5 + r.uniform() * 3.0,
+                gt: 0.5 + r.uniform() * 2.0,
+                gr: 0.5 + r.uniform() * 2.0,
+                ..PhyCfg::default()
+            });
+        }
+        for phy in &cfgs {
+            let fast = RxPower::new(phy);
+            let c = phy.crossover_m();
+            let (below, above) = (
+                f64::from_bits(c.to_bits() - 1),
+                f64::from_bits(c.to_bits() + 1),
+            );
+            let mut ds = vec![0.0, 0.3, 1.0, c, below, above, 250.0, 550.0];
+            ds.extend((0..2000).map(|_| r.uniform() * 1500.0));
+            for d in ds {
+                assert_eq!(
+                    fast.at(d).to_bits(),
+                    phy.rx_power(d).to_bits(),
+                    "d={d} {phy:?}"
+                );
+            }
         }
     }
 }
