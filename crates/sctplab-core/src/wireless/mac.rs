@@ -14,6 +14,9 @@
 //! - `handle_timeout(now)` when `poll_timeout()` is due.
 //! - After every input: drain `poll_transmit()` (frames that start on the air at `now`)
 //!   and `poll_event()`.
+//! - After handling a `Failed` event (routing's link-failure handler, which may purge
+//!   the queue): `resume_after_failure(now)`, then drain again. ns-2 runs the failure
+//!   callback before the MAC takes its next packet from the queue.
 //!
 //! # Packet ownership
 //!
@@ -333,6 +336,12 @@ pub struct Mac {
     seqno: u16,
     /// We hold a packet from the queue (ns-2 `callback_` set; the queue is blocked).
     holding: bool,
+    /// A `Failed` event is out and `tx_resume` has not yet taken the next packet: ns-2
+    /// runs the routing agent's failure callback (AODV `rt_ll_failed`, which purges the
+    /// queue of packets for the broken hop) inside `RetransmitRTS` / `RetransmitDATA`,
+    /// before `tx_resume` invokes the queue's callback, so the MAC waits for
+    /// `resume_after_failure` before pulling.
+    resume_pending: bool,
 
     /// `pktTx_`, `pktRTS_`, `pktCTRL_`, `pktRx_`.
     tx: Option<Frame>,
@@ -391,6 +400,7 @@ impl Mac {
             slrc: 0,
             seqno: 1,
             holding: false,
+            resume_pending: false,
             tx: None,
             rts: None,
             ctrl: None,
@@ -456,7 +466,7 @@ impl Mac {
         next_hop: MacAddr,
         routing: bool,
     ) {
-        self.now = now;
+        self.resume_after_failure(now);
         let e = IfqEntry {
             packet,
             ip_bytes,
@@ -480,7 +490,7 @@ impl Mac {
     /// for an incoming packet). `decodable` is false for frames below RXThresh (but at
     /// least CSThresh): they keep the medium busy and end with EIFS.
     pub fn rx_start(&mut self, now: SimTime, frame: &Frame, power_w: f64, decodable: bool) {
-        self.now = now;
+        self.resume_after_failure(now);
         // A frame arriving while we transmit cannot be received, but the air is busy.
         let error = !decodable || self.tx_active;
         if self.rx_state == RxState::Idle {
@@ -558,7 +568,7 @@ impl Mac {
 
     /// Fires every timer due at or before `now`, in (deadline, start order).
     pub fn handle_timeout(&mut self, now: SimTime) {
-        self.now = now;
+        self.resume_after_failure(now);
         loop {
             let (i, k) = self.next;
             if k == NO_TIMER || timer_at(k) > now {
@@ -573,7 +583,29 @@ impl Mac {
                 SEND => self.send_timer(),
                 _ => self.tx_active = false, // IF: end of our transmission
             }
+            if self.resume_pending {
+                // The world handles the `Failed` event first; timers still due at `now`
+                // fire on its next call.
+                break;
+            }
         }
+    }
+
+    /// After the world has handled a `Failed` event (routing's link-failure handler,
+    /// which may purge this NIC's queue): take the next packet from the queue, as ns-2's
+    /// `tx_resume` does right after the failure callback, with the transmit state not yet
+    /// idle. Does nothing unless such a pull is pending; `enqueue`, `rx_start` and
+    /// `handle_timeout` call it first, so a world that never calls it still gets a pull.
+    pub fn resume_after_failure(&mut self, now: SimTime) {
+        self.now = now;
+        if !std::mem::take(&mut self.resume_pending) {
+            return;
+        }
+        self.holding = false;
+        if let Some(e) = self.ifq.pop() {
+            self.send(e);
+        }
+        self.set_tx_state(TxState::Idle);
     }
 
     /// A frame that goes on the air now (the time of the last input).
@@ -924,6 +956,7 @@ impl Mac {
     /// `tx_resume`: schedule whatever is pending next, or take the next packet from the
     /// queue (ns-2's MAC callback, run before the transmit state goes idle).
     fn tx_resume(&mut self) {
+        let failed = std::mem::take(&mut self.resume_pending);
         if self.ctrl.is_some() {
             self.start_timer(DEFER, self.cfg.sifs);
         } else if self.rts.is_some() {
@@ -940,6 +973,11 @@ impl Mac {
                 }
             }
         } else if self.holding {
+            if failed {
+                // Pull (and go idle) in `resume_after_failure`, after the purge.
+                self.resume_pending = true;
+                return;
+            }
             self.holding = false;
             if let Some(e) = self.ifq.pop() {
                 self.send(e);
@@ -960,6 +998,7 @@ impl Mac {
                     packet: packet.0,
                     next_hop: packet.1,
                 });
+                self.resume_pending = true;
             }
             self.ssrc = 0;
             self.rst_cw();
@@ -1008,6 +1047,7 @@ impl Mac {
                     packet,
                     next_hop: t.dst,
                 });
+                self.resume_pending = true;
             }
             if short {
                 self.ssrc = 0;

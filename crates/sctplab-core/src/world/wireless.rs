@@ -464,6 +464,12 @@ impl World {
                         }
                         _ => self.discard(packet),
                     }
+                    // Only now may the MAC take its next packet (ns-2 runs the failure
+                    // callback before `tx_resume` pulls from the queue).
+                    self.wl().nics[nic as usize].mac.resume_after_failure(now);
+                    while let Some(frame) = self.wl().nics[nic as usize].mac.poll_transmit() {
+                        self.transmit(now, nic, frame);
+                    }
                 }
                 MacEvent::Dropped { packet, .. } => {
                     let node = self.wl().nics[nic as usize].node;

@@ -56,6 +56,9 @@ pub struct Net {
     pub saturated: Vec<Option<(u32, MacAddr)>>,
     next_packet: u32,
     pub keep_logs: bool,
+    /// On a `Failed` event, remove the station's queued packets for the same next hop
+    /// before the MAC resumes (AODV `rt_ll_failed` with link-layer detection).
+    pub purge_on_failure: bool,
 }
 
 impl Net {
@@ -77,6 +80,7 @@ impl Net {
             saturated: vec![None; n],
             next_packet: 0,
             keep_logs: true,
+            purge_on_failure: false,
         }
     }
 
@@ -132,10 +136,23 @@ impl Net {
                 );
             }
         }
+        let mut failed = false;
         while let Some(e) = self.macs[i].poll_event() {
             if self.keep_logs {
                 self.ev_log.push((now, i, e));
             }
+            if let MacEvent::Failed { next_hop, .. } = e {
+                failed = true;
+                if self.purge_on_failure {
+                    while self.macs[i].ifq_mut().take_next_hop(next_hop).is_some() {}
+                }
+            }
+        }
+        if failed {
+            // Like the world: the MAC pulls its next packet once the failure is handled.
+            self.macs[i].resume_after_failure(now);
+            self.service(i, now);
+            return;
         }
         if let Some((bytes, hop)) = self.saturated[i] {
             if self.macs[i].ifq().is_empty() {

@@ -234,6 +234,55 @@ fn seven_rts_without_cts_then_failed_and_window_reset() {
 }
 
 #[test]
+fn failure_callback_purges_the_queue_before_the_next_pull() {
+    // ns-2.35 mac-802_11.cc RetransmitRTS: at the retry limit the packet's xmit_failure_
+    // callback runs first (AODV rt_ll_failed, aodv.cc, which with link-layer detection
+    // drops every queued packet for the broken hop via ifqueue->filter), and only then
+    // does send_timer call tx_resume, whose queue callback dequeues the next packet.
+    // Queue: p1 and p2 for absent station 9, p3 for absent station 8. After p1's 7th
+    // timeout p2 is purged, so the 8th RTS is p3's, addressed to 8, at
+    // failed_at + DIFS 50 + 20 * k (k from the reset window of 31, the backoff frozen
+    // while tx_state is still RTS and resumed with DIFS when it goes idle). p2 is never
+    // sent nor reported.
+    let seed = 5;
+    let mut net = Net::new(1, &cfg2(), seed);
+    net.purge_on_failure = true;
+    let p1 = net.enqueue_at(SimTime::ZERO, 0, 1000, MacAddr(9));
+    let _p2 = net.enqueue_at(SimTime::ZERO, 0, 1000, MacAddr(9));
+    let p3 = net.enqueue_at(SimTime::ZERO, 0, 1000, MacAddr(8));
+    net.run_until(at_us(200_000));
+
+    let sent = net.sent_by(0);
+    assert_eq!(sent.len(), 14);
+    assert!(sent[..7].iter().all(|(_, f)| f.dst == MacAddr(9)));
+    assert!(sent[7..].iter().all(|(_, f)| f.dst == MacAddr(8)));
+    let failed_at = sent[6].0 + us(534);
+    let mut rng = rng_for(seed, 0);
+    let mut w = 31u64;
+    draw(&mut rng, w);
+    for _ in 0..6 {
+        w = (2 * w + 1).min(1023);
+        draw(&mut rng, w);
+    }
+    let k = draw(&mut rng, 31);
+    assert_eq!(sent[7].0, failed_at + us(50 + 20 * k));
+    let ev: Vec<MacEvent> = net.events_of(0).into_iter().map(|(_, e)| e).collect();
+    assert_eq!(
+        ev,
+        vec![
+            MacEvent::Failed {
+                packet: p1,
+                next_hop: MacAddr(9)
+            },
+            MacEvent::Failed {
+                packet: p3,
+                next_hop: MacAddr(8)
+            }
+        ]
+    );
+}
+
+#[test]
 fn backoff_windows_double_to_1023() {
     // 150 packets to an absent station, 7 RTS each. The gap between the timeout of
     // attempt i and RTS i+1 is DIFS + k slots with k in 0..=cw_i - 1, cw_i = 63, 127,
