@@ -66,11 +66,14 @@ _settings = _Settings()
 
 
 @contextmanager
-def progress_label(label: str, tty: bool | None = None) -> Iterator[None]:
-    """Names the runs `run_points` does inside the block (the study) in progress output."""
+def progress_label(
+    label: str, tty: bool | None = None, heartbeat_s: float | None = None
+) -> Iterator[None]:
+    """Names the runs `run_points` does inside the block (the study) in progress output;
+    `tty` forces the bar (True) or the heartbeat (False)."""
     global _settings
     old = _settings
-    _settings = _Settings(label, tty, old.heartbeat_s)
+    _settings = _Settings(label, tty, old.heartbeat_s if heartbeat_s is None else heartbeat_s)
     try:
         yield
     finally:
