@@ -139,24 +139,35 @@ def run_points(
         _progress(tty, len(safe), settings.label) as bar,
     ):
         futures = {ex.executor.submit(_guarded, work, p): i for i, p in enumerate(safe)}
-        for fut in cf.as_completed(futures):
-            i = futures[fut]
-            try:
-                outcome = fut.result()
-            except cf.BrokenExecutor as e:
-                outcome = _Outcome(False, error=f"worker process died ({type(e).__name__}: {e})")
-            if not outcome.ok or outcome.value is None:
-                bar.update(done, 1)
-                if not tty:
-                    beat.update(done, 1, final=True)
-                for f in futures:
-                    f.cancel()
-                _, sets, seed = safe[i]
-                where = ", ".join(f"{k}={v}" for k, v in sets.items()) or "(no overrides)"
-                raise RunFailed(f"run {where} seed {seed} failed: {outcome.error}")
-            results[i] = outcome.value
-            done += 1
-            bar.update(done, 0)
+        pending = set(futures)
+        while pending:
+            # Wake up at least every few seconds so the heartbeat keeps its pace while
+            # long runs are still going.
+            finished, pending = cf.wait(
+                pending,
+                timeout=min(5.0, settings.heartbeat_s) or None,
+                return_when=cf.FIRST_COMPLETED,
+            )
+            for fut in finished:
+                i = futures[fut]
+                try:
+                    outcome = fut.result()
+                except cf.BrokenExecutor as e:
+                    outcome = _Outcome(
+                        False, error=f"worker process died ({type(e).__name__}: {e})"
+                    )
+                if not outcome.ok or outcome.value is None:
+                    bar.update(done, 1)
+                    if not tty:
+                        beat.update(done, 1, final=True)
+                    for f in pending:
+                        f.cancel()
+                    _, sets, seed = safe[i]
+                    where = ", ".join(f"{k}={v}" for k, v in sets.items()) or "(no overrides)"
+                    raise RunFailed(f"run {where} seed {seed} failed: {outcome.error}")
+                results[i] = outcome.value
+                done += 1
+                bar.update(done, 0)
             if not tty:
                 beat.update(done, 0, final=done == len(safe))
     return [r for r in results if r is not None]
