@@ -116,9 +116,13 @@ class _Heartbeat:
 
 
 def run_points(
-    points: Sequence[Point], jobs: int | None = None, work: Work = _run
+    points: Sequence[Point],
+    jobs: int | None = None,
+    work: Work = _run,
+    on_result: Callable[[int, dict[str, Any]], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """`work(point)` for every point, in order, on the local process pool.
+    """`work(point)` for every point, in order, on the local process pool;
+    `on_result(index, result)` as each arrives.
 
     Raises RunFailed naming the first point that failed (the others are cancelled).
     """
@@ -166,6 +170,8 @@ def run_points(
                     where = ", ".join(f"{k}={v}" for k, v in sets.items()) or "(no overrides)"
                     raise RunFailed(f"run {where} seed {seed} failed: {outcome.error}")
                 results[i] = outcome.value
+                if on_result is not None:
+                    on_result(i, outcome.value)
                 done += 1
                 bar.update(done, 0)
             if not tty:
