@@ -49,6 +49,7 @@ LABELS = {
     "ack_bytes_per_s": "ack bandwidth, all acks (bytes/s)",
 }
 SCALE = {"goodput_bps": 1e-3}
+COLORS = {"tcp": "tab:blue", "sctp": "tab:red"}
 START_S = 20.0
 FULL_END_S = 920.0
 QUICK_END_S = 220.0
@@ -502,10 +503,20 @@ def _figures(out: Path, st: Study) -> list[Figure]:
         for ax, case in zip(axes, CASES, strict=True):
             for t in TRANSPORTS:
                 vals = [st.mobility(t, case, sp, metric) for sp in SPEEDS]
-                _errorbar(ax, SPEEDS, vals, k, label=t.upper())
-                if metric == "sack_bytes_per_s":
+                _errorbar(ax, SPEEDS, vals, k, label=t.upper(), color=COLORS[t])
+                if metric == "sack_bytes_per_s" and t == "tcp":
+                    # Every SCTP ack is a SACK, so only TCP has a second curve.
                     allv = [st.mobility(t, case, sp, "ack_bytes_per_s") for sp in SPEEDS]
-                    _errorbar(ax, SPEEDS, allv, k, linestyle="--", label=f"{t.upper()}, all acks")
+                    _errorbar(
+                        ax,
+                        SPEEDS,
+                        allv,
+                        k,
+                        linestyle="--",
+                        color=COLORS[t],
+                        alpha=0.6,
+                        label="TCP, all acks",
+                    )
             ax.set_title(CASE_TITLES[case])
             ax.set_xlabel("maximum speed (m/s)")
             ax.set_xticks(SPEEDS)
@@ -518,7 +529,15 @@ def _figures(out: Path, st: Study) -> list[Figure]:
         png = out / f"{stem}.png"
         fig.savefig(png, dpi=110)
         plt.close(fig)
-        figs.append(Figure(png, f"{title} vs maximum speed, three multihoming/mobility cases"))
+        note = (
+            " (solid: acks carrying SACK information; dashed: all TCP acks; every SCTP ack "
+            "is a SACK)"
+            if metric == "sack_bytes_per_s"
+            else ""
+        )
+        figs.append(
+            Figure(png, f"{title} vs maximum speed, three multihoming/mobility cases{note}")
+        )
 
     fig, axes = plt.subplots(2, 2, figsize=(10, 7))
     for ax, metric in zip(
@@ -528,7 +547,14 @@ def _figures(out: Path, st: Study) -> list[Figure]:
     ):
         k = SCALE.get(metric, 1.0)
         for t in TRANSPORTS:
-            _errorbar(ax, RATES, [st.load(t, r, metric) for r in RATES], k, label=t.upper())
+            _errorbar(
+                ax,
+                RATES,
+                [st.load(t, r, metric) for r in RATES],
+                k,
+                label=t.upper(),
+                color=COLORS[t],
+            )
         ax.set_xlabel("CBR rate per flow (kb/s)")
         ax.set_ylabel(LABELS[metric])
         ax.set_xscale("log", base=2)
