@@ -90,7 +90,7 @@ def reproduce(
             _say(f"[{i}/{len(wanted)}] {name}: not run: {reason}")
             continue
         try:
-            with progress_label(name):
+            with progress_label(f"[{i}/{len(wanted)}] {name}"):
                 res = available[name](folder, quick)
             write_data_csv(folder / "data.csv", res.rows)
         except Exception as e:
