@@ -37,6 +37,25 @@ def test_count_packets_groups_chunks_into_packets() -> None:
     assert manet.count_packets(rows, 1) == (7, 4)
 
 
+def test_movement_stats_from_a_setdest_file() -> None:
+    # n0 starts at (0, 0) and goes to (300, 0) at 10 m/s from t = 0, arriving at 30 s;
+    # n1 stays at (0, 0). Over [0, 40] s: mean speed of the two nodes (300 m / 40 s + 0) / 2
+    # = 3.75 m/s; n0 is within 250 m of n1 while 10 t <= 250, i.e. at the samples t = 0..25
+    # of the 41 taken every second: 26/41.
+    text = "\n".join(
+        [
+            "$node_(0) set X_ 0.0",
+            "$node_(0) set Y_ 0.0",
+            "$node_(1) set X_ 0.0",
+            "$node_(1) set Y_ 0.0",
+            '$ns_ at 0.0 "$node_(0) setdest 300.0 0.0 10.0"',
+        ]
+    )
+    speed, near = manet.movement_stats(text, 0.0, 40.0)
+    assert speed == pytest.approx(3.75)
+    assert near == pytest.approx(26 / 41)
+
+
 def test_scenarios_needed_for_significance() -> None:
     # Paired differences 0, 1, 2: mean 1, sample sd 1. The 95 % half-width
     # t(0.975, n-1) / sqrt(n) first drops below 1 at n = 7 (t(6) = 2.447, / sqrt 7 =

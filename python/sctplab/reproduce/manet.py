@@ -173,10 +173,6 @@ class Study:
     def value(self, key: Key, metric: str) -> float:
         return metrics(self.runs[key], self.window_s)[metric]
 
-    def flow(self, key: Key, name: str) -> float:
-        v = self.runs[key]["flow"].get(name)
-        return math.nan if v is None else float(v)
-
     def per_seed(
         self, transport: str, case: str, speed: int, rate: int, metric: str
     ) -> list[float]:
