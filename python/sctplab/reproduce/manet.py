@@ -532,7 +532,13 @@ def _figures(out: Path, st: Study) -> list[Figure]:
             else ""
         )
         figs.append(
-            Figure(png, f"{title} vs maximum speed, three multihoming/mobility cases{note}")
+            Figure(
+                png,
+                f"{title} vs maximum speed, three multihoming/mobility cases; the paper's "
+                f"figure is the middle panel (multihoming, mobile){note}"
+                if title.startswith("Fig.")
+                else f"{title} vs maximum speed, three multihoming/mobility cases",
+            )
         )
 
     fig, axes = plt.subplots(2, 2, figsize=(10, 7))
