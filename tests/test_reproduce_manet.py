@@ -56,6 +56,17 @@ def test_movement_stats_from_a_setdest_file() -> None:
     assert near == pytest.approx(26 / 41)
 
 
+def test_stall_needs_a_full_window_and_drops() -> None:
+    # A stall: chunks were dropped for want of room and the window left (436 bytes) is
+    # smaller than one 700-byte chunk, so the hole-filling chunk can never be accepted.
+    assert manet.stalled({"flow": {"chunks_dropped_no_buffer": 188, "final_a_rwnd": 436}})
+    # Drops earlier in the run, but the buffer drained by the end: no stall.
+    assert not manet.stalled({"flow": {"chunks_dropped_no_buffer": 3, "final_a_rwnd": 65536}})
+    # A full window without drops (nothing arrived that did not fit), and TCP flows.
+    assert not manet.stalled({"flow": {"chunks_dropped_no_buffer": 0, "final_a_rwnd": 0}})
+    assert not manet.stalled({"flow": {"goodput_bps": 1.0}})
+
+
 def test_scenarios_needed_for_significance() -> None:
     # Paired differences 0, 1, 2: mean 1, sample sd 1. The 95 % half-width
     # t(0.975, n-1) / sqrt(n) first drops below 1 at n = 7 (t(6) = 2.447, / sqrt 7 =
