@@ -883,10 +883,17 @@ def claims(st: Study) -> list[str]:
         )
         + "). "
         + (
-            "Matches: the handshake is one exchange at 20 s, and its time depends on the "
-            "route discovery and the hop count when it starts, not on the speed."
+            "Matches. (Our reading: the handshake is one exchange at 20 s whose time is set "
+            "by the route discovery and the hop count at that moment.)"
             if flat == len(cl)
-            else "Mostly matches; where a slope is significant see the connect-time figure."
+            else f"Does not match in {len(cl) - flat} series, where connect time "
+            + (
+                "falls"
+                if sum(tr.slope < 0 for _, tr in cl if tr.p < 0.05)
+                > sum(tr.slope > 0 for _, tr in cl if tr.p < 0.05)
+                else "rises"
+            )
+            + " with speed (see the connect-time figure)."
         )
     )
 
