@@ -21,6 +21,19 @@ def sctplab(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedP
     )
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--runslow", action="store_true", help="also run tests marked slow")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--runslow") or os.environ.get("SCTPLAB_SLOW") == "1":
+        return
+    skip = pytest.mark.skip(reason="slow: use --runslow or SCTPLAB_SLOW=1")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture
 def example() -> Path:
     return SCENARIOS / "example-cbr.toml"

@@ -294,11 +294,21 @@ STUDY_NAMES = ["satellite", "multistreaming", "newreno", "snoop", "manet", "all"
     help="Output folder: report.md and one folder per study.",
 )
 def reproduce_cmd(study: str, quick: bool, out: Path) -> None:
-    """Regenerate a seed study's tables and figures (or all of them) beside the paper's."""
+    """Regenerate a seed study's tables and figures (or all of them) beside the paper's.
+
+    Progress goes to stderr (a bar on a terminal, a heartbeat line otherwise). Exit
+    status 1 when a study failed (the others still run and the report says why).
+    """
     from sctplab.reproduce.report import reproduce
 
-    report = reproduce([study], out, quick=quick)
-    click.echo(f"report: {report}")
+    outcome = reproduce([study], out, quick=quick)
+    ran = ", ".join(f"{n} ({s:.0f} s)" for n, s in outcome.ran) or "none"
+    click.echo(f"ran: {ran}")
+    for name, reason in outcome.failed:
+        click.echo(f"sctplab: study {name} failed: {reason}", err=True)
+    click.echo(f"report: {outcome.report}")
+    if outcome.failed:
+        sys.exit(1)
 
 
 @cli.group("validate")

@@ -11,11 +11,12 @@ Reproducer = Callable[[Path, bool], StudyResult]
 
 
 def studies() -> dict[str, Reproducer]:
-    from sctplab.reproduce import multistreaming, newreno, satellite, snoop
+    from sctplab.reproduce import manet, multistreaming, newreno, satellite, snoop
 
     return {
         "satellite": satellite.reproduce,
         "multistreaming": multistreaming.reproduce,
         "newreno": newreno.reproduce,
         "snoop": snoop.reproduce,
+        "manet": manet.reproduce,
     }
