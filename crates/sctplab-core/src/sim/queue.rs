@@ -326,6 +326,22 @@ impl<E> EventQueue<E> {
     where
         E: Copy,
     {
+        self.schedule_run_deferring(events, |_| false, &mut Vec::new())
+    }
+
+    /// `schedule_run`, except that the events `defer` picks only take their sequence
+    /// numbers and are appended to `deferred` as (time, seq, event) instead of entering
+    /// the queue; they may enter it later with `schedule_reserved`. Returns how many
+    /// events there were in all.
+    pub fn schedule_run_deferring(
+        &mut self,
+        events: impl IntoIterator<Item = (SimTime, E)>,
+        mut defer: impl FnMut(&E) -> bool,
+        deferred: &mut Vec<(SimTime, u64, E)>,
+    ) -> usize
+    where
+        E: Copy,
+    {
         let r = match self.spare.pop() {
             Some(r) => r as usize,
             None => {
@@ -336,9 +352,15 @@ impl<E> EventQueue<E> {
         let mut items = std::mem::take(&mut self.runs[r].items);
         items.clear();
         self.run_scratch.clear();
+        let mut total = 0;
         for (time, event) in events {
             let key = self.next_key(time);
-            self.run_scratch.push(Entry { key, event });
+            total += 1;
+            if defer(&event) {
+                deferred.push((time, key as u64, event));
+            } else {
+                self.run_scratch.push(Entry { key, event });
+            }
         }
         let n = self.run_scratch.len();
         let t0 = self
@@ -380,7 +402,17 @@ impl<E> EventQueue<E> {
         } else {
             self.active.push(r as u32);
         }
-        n
+        total
+    }
+
+    /// Schedules `event` with a sequence number taken earlier (`reserve_seq` or
+    /// `schedule_run_deferring`), as if it had been scheduled then. Its key must still be
+    /// ahead of every event popped so far.
+    pub fn schedule_reserved(&mut self, time: SimTime, seq: u64, event: E) {
+        let k = key(time, seq);
+        assert!(k > self.last, "reserved event scheduled in the past");
+        self.heap.push(Entry { key: k, event });
+        self.heap_sift_up(self.heap.len() - 1);
     }
 
     /// Schedules `event` at `time` in slot `id`, replacing the slot's pending event if
@@ -730,6 +762,34 @@ mod tests {
         assert_eq!(q.peek_time(), Some(SimTime::from_nanos(2)));
         let order: Vec<_> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         // At t=2 the run's event was scheduled before h2; at t=4 h4 before the run's.
+        assert_eq!(order, ["r2", "h2", "h4", "r4", "r6"]);
+    }
+
+    /// Events a run defers keep the keys the run gave them: put back later with
+    /// `schedule_reserved`, they pop exactly where `schedule_run` would have put them
+    /// (the order of `run_events_interleave_with_heap_events_by_key`).
+    #[test]
+    fn deferred_run_events_keep_their_place() {
+        let mut q = EventQueue::default();
+        q.schedule(SimTime::from_nanos(4), "h4");
+        let mut deferred = Vec::new();
+        let n = q.schedule_run_deferring(
+            [
+                (SimTime::from_nanos(6), "r6"),
+                (SimTime::from_nanos(4), "r4"),
+                (SimTime::from_nanos(2), "r2"),
+            ],
+            |e| *e != "r6",
+            &mut deferred,
+        );
+        assert_eq!(n, 3);
+        assert_eq!(deferred.len(), 2);
+        q.schedule(SimTime::from_nanos(2), "h2");
+        assert_eq!(q.len(), 3);
+        for (t, seq, e) in deferred {
+            q.schedule_reserved(t, seq, e);
+        }
+        let order: Vec<_> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, ["r2", "h2", "h4", "r4", "r6"]);
     }
 
