@@ -132,7 +132,7 @@ pub(crate) struct Nic {
     pub mac_timer: TimerSlot,
     /// Deferred receptions (`Wireless::deferred_mac_timers`): (time, sequence number,
     /// frame slot) of `RxStart` events kept out of the queue, in key order.
-    pub deferred_rx: Vec<(SimTime, u64, u32)>,
+    pub deferred_rx: VecDeque<(SimTime, u64, u32)>,
     pub aodv_timer: TimerSlot,
     /// A second (third, ...) NIC of a multihomed node carries only traffic to or from its
     /// own address (CONTRACTS.md): it neither forwards nor floods others' route requests.
@@ -556,7 +556,7 @@ impl World {
                 (Some(v), Some(at)) => Some((v, at)),
                 _ => None,
             };
-            let rx = n.deferred_rx.first().copied();
+            let rx = n.deferred_rx.front().copied();
             // The earlier of the two; only a tie in time needs the timer's number.
             let take_rx = match (timer, rx) {
                 (None, None) => return last,
@@ -572,7 +572,7 @@ impl World {
                     return last;
                 }
                 last = Some(at);
-                n.deferred_rx.remove(0);
+                n.deferred_rx.pop_front();
                 self.deferred_rx_start(at, seq, nic, slot);
                 continue;
             }
@@ -768,8 +768,12 @@ impl World {
             if let Event::RxStart(j, s) = e {
                 let list = &mut nics[j as usize].deferred_rx;
                 // Usually in order; a nearer receiver of a later frame may come first.
-                let pos = list.partition_point(|&(t, q, _)| (t, q) < (at, seq));
-                list.insert(pos, (at, seq, s));
+                if list.back().is_none_or(|&(t, q, _)| (t, q) < (at, seq)) {
+                    list.push_back((at, seq, s));
+                } else {
+                    let pos = list.partition_point(|&(t, q, _)| (t, q) < (at, seq));
+                    list.insert(pos, (at, seq, s));
+                }
             }
         }
         if receivers == 0 {
