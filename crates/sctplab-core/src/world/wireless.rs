@@ -97,7 +97,7 @@ impl VirtSeq {
         match self {
             VirtSeq::Known(s) => s,
             VirtSeq::After(t, s) => q.seq_after((t, s)),
-            VirtSeq::After2(t, tp, sp) => q.seq_after((t, q.seq_after((tp, sp)))),
+            VirtSeq::After2(t, tp, sp) => q.seq_after_lazy(t, || q.seq_after((tp, sp))),
         }
     }
 
