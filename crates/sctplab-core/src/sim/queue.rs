@@ -326,6 +326,22 @@ impl<E> EventQueue<E> {
     where
         E: Copy,
     {
+        self.schedule_run_deferring(events, |_| false, &mut Vec::new())
+    }
+
+    /// `schedule_run`, except that the events `defer` picks only take their sequence
+    /// numbers and are appended to `deferred` as (time, seq, event) instead of entering
+    /// the queue; they may enter it later with `schedule_reserved`. Returns how many
+    /// events there were in all.
+    pub fn schedule_run_deferring(
+        &mut self,
+        events: impl IntoIterator<Item = (SimTime, E)>,
+        mut defer: impl FnMut(&E) -> bool,
+        deferred: &mut Vec<(SimTime, u64, E)>,
+    ) -> usize
+    where
+        E: Copy,
+    {
         let r = match self.spare.pop() {
             Some(r) => r as usize,
             None => {
@@ -336,9 +352,15 @@ impl<E> EventQueue<E> {
         let mut items = std::mem::take(&mut self.runs[r].items);
         items.clear();
         self.run_scratch.clear();
+        let mut total = 0;
         for (time, event) in events {
             let key = self.next_key(time);
-            self.run_scratch.push(Entry { key, event });
+            total += 1;
+            if defer(&event) {
+                deferred.push((time, key as u64, event));
+            } else {
+                self.run_scratch.push(Entry { key, event });
+            }
         }
         let n = self.run_scratch.len();
         let t0 = self
@@ -380,7 +402,17 @@ impl<E> EventQueue<E> {
         } else {
             self.active.push(r as u32);
         }
-        n
+        total
+    }
+
+    /// Schedules `event` with a sequence number taken earlier (`reserve_seq` or
+    /// `schedule_run_deferring`), as if it had been scheduled then. Its key must still be
+    /// ahead of every event popped so far.
+    pub fn schedule_reserved(&mut self, time: SimTime, seq: u64, event: E) {
+        let k = key(time, seq);
+        assert!(k > self.last, "reserved event scheduled in the past");
+        self.heap.push(Entry { key: k, event });
+        self.heap_sift_up(self.heap.len() - 1);
     }
 
     /// Schedules `event` at `time` in slot `id`, replacing the slot's pending event if
@@ -436,6 +468,37 @@ impl<E> EventQueue<E> {
             "seq_after: key older than the pop history"
         );
         h.get(lo).map_or(self.next_seq, |&(_, n)| n) - 1
+    }
+
+    /// `seq_after((t, s))`, asking for `s` only when it matters: when an event at time
+    /// `t` itself was popped. Otherwise the first pop after (t, s) is the first pop
+    /// after time `t` whatever `s` is (a chain of virtual events then costs one search
+    /// instead of one per link).
+    pub fn seq_after_lazy(&self, t: SimTime, s: impl FnOnce() -> u64) -> u64 {
+        let k0 = key(t, 0);
+        // The first pop with key >= (t, 0): gallop back from the newest, then bisect.
+        let h = &self.history;
+        let mut step = 1;
+        let mut lo = h.len();
+        while lo > 0 && h[lo - 1].0 >= k0 {
+            let hi = lo;
+            lo = lo.saturating_sub(step);
+            step *= 2;
+            if h[lo].0 < k0 {
+                lo += h[lo..hi].partition_point(|&(x, _)| x < k0);
+                break;
+            }
+        }
+        match h.get(lo) {
+            Some(&(x, _)) if key_time(x) == t => self.seq_after((t, s())),
+            found => {
+                assert!(
+                    lo > 0 || self.popped <= h.len() as u64,
+                    "seq_after: key older than the pop history"
+                );
+                found.map_or(self.next_seq, |&(_, n)| n) - 1
+            }
+        }
     }
 
     /// Drops slot `id`'s event, if any, as `schedule_slot` drops a replaced one.
@@ -731,6 +794,63 @@ mod tests {
         let order: Vec<_> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         // At t=2 the run's event was scheduled before h2; at t=4 h4 before the run's.
         assert_eq!(order, ["r2", "h2", "h4", "r4", "r6"]);
+    }
+
+    /// Events a run defers keep the keys the run gave them: put back later with
+    /// `schedule_reserved`, they pop exactly where `schedule_run` would have put them
+    /// (the order of `run_events_interleave_with_heap_events_by_key`).
+    #[test]
+    fn deferred_run_events_keep_their_place() {
+        let mut q = EventQueue::default();
+        q.schedule(SimTime::from_nanos(4), "h4");
+        let mut deferred = Vec::new();
+        let n = q.schedule_run_deferring(
+            [
+                (SimTime::from_nanos(6), "r6"),
+                (SimTime::from_nanos(4), "r4"),
+                (SimTime::from_nanos(2), "r2"),
+            ],
+            |e| *e != "r6",
+            &mut deferred,
+        );
+        assert_eq!(n, 3);
+        assert_eq!(deferred.len(), 2);
+        q.schedule(SimTime::from_nanos(2), "h2");
+        assert_eq!(q.len(), 3);
+        for (t, seq, e) in deferred {
+            q.schedule_reserved(t, seq, e);
+        }
+        let order: Vec<_> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, ["r2", "h2", "h4", "r4", "r6"]);
+    }
+
+    /// `seq_after_lazy` must give `seq_after`'s number for every key, asking for the
+    /// sequence number only when an event at that very time was popped.
+    #[test]
+    fn seq_after_lazy_agrees_with_seq_after() {
+        let mut q = EventQueue::default();
+        let t = SimTime::from_nanos;
+        for (at, e) in [(1, "a"), (3, "b"), (3, "c"), (6, "d")] {
+            q.schedule(t(at), e);
+        }
+        let mid = q.reserve_seq();
+        q.pop();
+        q.pop();
+        q.schedule(t(5), "e");
+        q.pop();
+        // Popped: (1, 0), (3, 2), (3, 4); pending: (5, 10), (6, 6); counter 12.
+        for at in 0..8 {
+            for seq in [0, 1, 3, 5, mid, 11] {
+                let asked = std::cell::Cell::new(false);
+                let lazy = q.seq_after_lazy(t(at), || {
+                    asked.set(true);
+                    seq
+                });
+                assert_eq!(lazy, q.seq_after((t(at), seq)), "({at}, {seq})");
+                // Only at t = 1 and t = 3 was anything popped.
+                assert_eq!(asked.get(), at == 1 || at == 3, "({at}, {seq})");
+            }
+        }
     }
 
     #[test]

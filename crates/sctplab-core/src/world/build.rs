@@ -647,6 +647,7 @@ fn build_wireless(
                 aodv: (w.routing == WirelessRouting::Aodv)
                     .then(|| Aodv::new(aodv.clone(), u32::from_be_bytes(addr), stream("aodv"))),
                 mac_timer: TimerSlot::default(),
+                deferred_rx: std::collections::VecDeque::new(),
                 aodv_timer: TimerSlot::default(),
                 own_traffic_only: local > 0,
                 ifq_purged: 0,
