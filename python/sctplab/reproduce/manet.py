@@ -1344,24 +1344,34 @@ def mh_discussion(st: Study, primary_only: list[dict[str, Any]]) -> str:
     v = _mh_variants(st, primary_only)
     g = [_exp_values(st, runs, "goodput_bps") for _, runs in v]
     pr = paired(g[2], g[1])
-    return (
-        "**Why multihoming hurts SCTP here.** Runs (all speeds) that end in a receive-buffer "
-        "stall / aborted / total: "
-        + "; ".join(f"`sctp-{c}` {s} / {a} / {n}" for c, (s, a, n) in counts.items())
-        + ". In a stall the receiver holds a full 64 KiB of chunks above a hole, and the "
-        "retransmission that would fill the hole does not fit in the window left, so the "
-        "receiver drops it every time (ns-2.35's `ProcessDataChunk` does the same; RFC 4960 "
-        "6.2 says to drop the highest TSN held instead) and the transfer stops for good. "
-        "The `ns2` preset, like ns-2, sends every retransmission, fast ones included, to "
-        "the peer's other address, so the hole is repaired over a path that carries little "
-        "else (in a MANET, another AODV destination over the same channel; we have not "
-        "traced the routing to show which step loses the retransmissions) while new data "
-        "to the primary fills the buffer. Sending retransmissions to the "
-        f"primary instead (same scenarios, {LOAD_SPEED} m/s): goodput "
-        f"{_mean(g[1]) / 1e3:.0f} -> {_mean(g[2]) / 1e3:.0f} kb/s (paired "
+    tally = "; ".join(f"`sctp-{c}` {s} / {a} / {n}" for c, (s, a, n) in counts.items())
+    experiment = (
+        f"Sending retransmissions to the primary instead (same scenarios, {LOAD_SPEED} "
+        f"m/s): goodput {_mean(g[1]) / 1e3:.0f} -> {_mean(g[2]) / 1e3:.0f} kb/s (paired "
         f"{pr.mean / 1e3:+.1f} ± {pr.ci / 1e3:.1f}, {_p(pr.p)}; single-homed "
         f"{_mean(g[0]) / 1e3:.0f} kb/s), stalls {sum(stalled(r) for r in v[1][1])} -> "
-        f"{sum(stalled(r) for r in primary_only)} of {st.seeds}. The paper reports "
-        "multihoming as no better than single homing, not as much worse; whether its "
-        "runs retransmitted to the alternate address it does not say."
+        f"{sum(stalled(r) for r in primary_only)} of {st.seeds}."
+    )
+    if not any(s for s, _, _ in counts.values()):
+        return (
+            "**Receive-buffer stalls.** Runs (all speeds) that end in a receive-buffer "
+            f"stall / aborted / total: {tally}: no run stalled. (A stall is a receiver "
+            "holding a full 64 KiB of chunks above a hole whose filler does not fit in the "
+            "window left and is dropped every time, as ns-2.35's `ProcessDataChunk` does; "
+            "RFC 4960 6.2 would drop the highest TSN held instead.) " + experiment
+        )
+    return (
+        "**Why multihoming hurts SCTP here.** Runs (all speeds) that end in a receive-buffer "
+        f"stall / aborted / total: {tally}. In a stall the receiver holds a full 64 KiB of "
+        "chunks above a hole, and the retransmission that would fill the hole does not fit "
+        "in the window left, so the receiver drops it every time (ns-2.35's "
+        "`ProcessDataChunk` does the same; RFC 4960 6.2 says to drop the highest TSN held "
+        "instead) and the transfer stops for good. The `ns2` preset, like ns-2, sends every "
+        "retransmission, fast ones included, to the peer's other address, so the hole is "
+        "repaired over a path that carries little else (in a MANET, another AODV "
+        "destination over the same channel; we have not traced the routing to show which "
+        "step loses the retransmissions) while new data to the primary fills the buffer. "
+        + experiment
+        + " The paper reports multihoming as no better than single homing, not as much "
+        "worse; whether its runs retransmitted to the alternate address it does not say."
     )
