@@ -170,33 +170,67 @@ fn seed002_newreno_beats_original_as_drops_increase() {
 
 #[test]
 fn seed000_fig9_sctp_uses_every_dupack() {
-    // Seed 000 sec. 6.1: 18 chunks (63-80) outstanding with cwnd 17 MTUs; the first three
-    // dupacks each clock out a new packet (81, 82, 83), the fourth triggers the
-    // retransmission of 63 although the flight size is at cwnd, and cwnd is halved.
+    // Seed 000 sec. 6.1 / Fig. 9. Set-up (the scenario file, not a result): packet 63 is
+    // dropped while cwnd is 17 MTUs, as in the paper; slow start from 1 MTU to an
+    // initial ssthresh of 19818 B and congestion avoidance put cwnd there. Only the check
+    // that the set-up holds uses that number.
     let r = run("seed000-sctp-fig9.toml");
+    const MTU0: f64 = 1468.0;
+    const CHUNK: f64 = 1464.0;
+    // Dupacks arrive one bottleneck packet apart: 1496 B at 3 Mb/s = 3.989 ms.
+    const GAP: f64 = 0.0039893;
+    let t81 = time_of(&r, 81, "new");
+    let t_rtx = time_of(&r, 63, "fast_rtx");
+    let cwnd_before = var_at(&r, "cwnd", t81 - 0.0005);
+    assert!(
+        (cwnd_before / MTU0 - 17.0).abs() < 0.05,
+        "set-up: cwnd {} MTUs when 63 is lost, not 17",
+        cwnd_before / MTU0
+    );
+
+    // What the paper says follows. 18 chunks (63-80) are outstanding when the first
+    // dupack arrives; the first three dupacks each clock out one new packet (81, 82, 83)
+    // "without any change to the cwnd"; the fourth retransmits 63.
+    assert_eq!(var_at(&r, "flight", t81 - 0.0005), 18.0 * CHUNK);
     let expected = seq(&[(81, "new"), (82, "new"), (83, "new"), (63, "fast_rtx")]);
     assert_eq!(after(&r, 80, 4), expected);
-    // The four go out on consecutive dupacks, one bottleneck packet apart:
-    // 1496 B at 3 Mb/s = 3.989 ms.
     let t: Vec<f64> = [81, 82, 83]
         .iter()
         .map(|&n| time_of(&r, n, "new"))
-        .chain([time_of(&r, 63, "fast_rtx")])
+        .chain([t_rtx])
         .collect();
     for w in t.windows(2) {
-        assert!((w[1] - w[0] - 0.0039893).abs() < 1e-5, "{t:?}");
+        assert!((w[1] - w[0] - GAP).abs() < 1e-5, "{t:?}");
     }
-    const MTU0: f64 = 1468.0;
-    let before = var_at(&r, "cwnd", t[3] - 0.0005);
-    let flight = var_at(&r, "flight", t[3] - 0.0005);
-    let after_cut = var_at(&r, "cwnd", t[3] + 0.0015);
+    assert_eq!(var_at(&r, "cwnd", t_rtx - 0.0005), cwnd_before);
+    // "The lost packet was retransmitted even though the flightsize was equal to the
+    // cwnd": the fourth dupack reports a seventeenth chunk received, leaving 17 chunks
+    // (24888 B) against cwnd 24904 B, less than one chunk of room (the retransmission
+    // does not need room at all). cwnd becomes half ("eight").
+    let flight_at_rtx = var_at(&r, "flight", t_rtx + 0.0015);
+    assert_eq!(flight_at_rtx, 17.0 * CHUNK);
+    assert!(cwnd_before - flight_at_rtx < CHUNK);
+    let half = var_at(&r, "cwnd", t_rtx + 0.0015);
+    assert_eq!(half, cwnd_before / 2.0);
+    // "Leaving no room for another packet transmission or retransmission": dupacks five
+    // to seven each report one more chunk received (flight 16, 15, 14 chunks), all above
+    // the halved cwnd, and nothing is sent on them.
+    for k in 1..=3 {
+        let at = t_rtx + k as f64 * GAP + 0.0015;
+        let flight = var_at(&r, "flight", at);
+        assert_eq!(flight, (17 - k) as f64 * CHUNK, "dupack {}", 4 + k);
+        assert!(flight > var_at(&r, "cwnd", at), "dupack {}", 4 + k);
+    }
+    let i = r
+        .sends
+        .iter()
+        .position(|s| s.1 == 63 && s.2 == "fast_rtx")
+        .unwrap();
     assert!(
-        (before / MTU0 - 17.0).abs() < 0.05,
-        "cwnd before {}",
-        before / MTU0
+        r.sends[i + 1].0 > t_rtx + 3.0 * GAP + 0.001,
+        "sent on dupacks 5-7: {:?}",
+        r.sends[i + 1]
     );
-    assert!(flight >= before, "the retransmission ignores a full flight");
-    assert_eq!(after_cut, before / 2.0);
 }
 
 #[test]
