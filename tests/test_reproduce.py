@@ -1,5 +1,5 @@
 """`sctplab reproduce all --quick` writes report.md and every study's folder with the
-data.csv names of CONTRACTS.md."""
+data.csv names of the project's contract (README "Reproducing the seed studies")."""
 
 from __future__ import annotations
 
@@ -33,6 +33,9 @@ EXPECTED = {
         },
         *{("goodput_vs_error", f"s{s}", "error_rate", "goodput_bps") for s in (1, 4)},
         *{("optimal_buffer", f"s{s}", "error_rate", "buffer_bytes") for s in (1, 4)},
+        # Beyond the contract: the two numbers the paper prints, with its values.
+        ("stream_gain", "s4", "error_rate", "percent"),
+        ("buffer_saving", "s4", "error_rate", "percent"),
     },
     "newreno": {
         (item, series, "drops", "packets_forwarded")
@@ -55,6 +58,8 @@ EXPECTED = {
         },
         # Beyond the contract: the same four protocols over a sweep of wireless loss rates.
         *{("transfer_time_vs_loss", p, "loss", "transfer_time_s") for p in SNOOP_SERIES},
+        # ...and SCTP's time over TCP's per file size, beside the paper's "almost half".
+        ("time_ratio", "sctp_over_tcp", "file_bytes", "ratio"),
     },
     "manet": {
         *{
@@ -96,6 +101,15 @@ def test_reproduce_all_quick(tmp_path: Path) -> None:
     with (out / "satellite" / "data.csv").open() as f:
         sat = list(csv.DictReader(f))
     assert all(r["paper"] for r in sat)
+    papers = {
+        (study, r["item"], r["x"]): r["paper"]
+        for study in ("multistreaming", "snoop")
+        for r in csv.DictReader((out / study / "data.csv").open())
+        if r["paper"]
+    }
+    assert papers[("multistreaming", "stream_gain", "0.03")] == "10.0"
+    assert papers[("multistreaming", "buffer_saving", "0.01")] == "35.0"
+    assert papers[("snoop", "time_ratio", "1000000")] == "0.5"
     # Seed 003 sec. 4: snoop shortens both protocols' transfers and TCP-snoop beats plain
     # SCTP, at every file size.
     with (out / "snoop" / "data.csv").open() as f:

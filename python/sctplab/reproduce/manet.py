@@ -337,8 +337,8 @@ def _settings(st: Study, quick: bool) -> list[str]:
         if r["new_packets"] + r["rtx_packets"] != r["flow"]["data_packets_sent"]
     )
     return [
-        "Scenarios `scenarios/manet-tcp.toml` and `scenarios/manet-sctp.toml` (CONTRACTS.md, "
-        "seed 004): 46 nodes in 1000 m x 300 m, random waypoint with pause 0, 802.11 at "
+        "Scenarios `scenarios/manet-tcp.toml` and `scenarios/manet-sctp.toml` (seed "
+        "004): 46 nodes in 1000 m x 300 m, random waypoint with pause 0, 802.11 at "
         "2 Mb/s, two-ray ground, AODV, interface queue 50; 10 CBR/UDP flows of 512-byte "
         "packets between random pairs of nodes 2..45; one transport flow n0 -> n1. TCP-SACK "
         "with 1400-byte segments, an ack per segment; SCTP (`ns2` preset) with 700-byte "
@@ -349,8 +349,8 @@ def _settings(st: Study, quick: bool) -> list[str]:
         "association uses both addresses of both ends, TCP uses `wlan0` only); `mh-static` "
         "(as `mh-mobile`, but n0 and n1 stay at their random start positions while the "
         "other 44 nodes move). The paper says only that 'the multihomed endpoints had two "
-        "interfaces' and names the case 'Multihoming, Stationary nodes'; CONTRACTS.md fixes "
-        "this reading.",
+        "interfaces' and names the case 'Multihoming, Stationary nodes'; this is the "
+        "reading the project's interface contract fixes.",
         f"Mobility: maximum speeds {', '.join(map(str, SPEEDS))} m/s, pause 0, CBR "
         f"{BASE_RATE} kb/s per flow. Load: {', '.join(map(str, RATES))} kb/s per CBR flow, "
         f"case `sh-mobile` at {LOAD_SPEED} m/s (the paper gives neither the speed nor the "

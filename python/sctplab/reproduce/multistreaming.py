@@ -120,7 +120,8 @@ def reproduce(out: Path, quick: bool = False) -> StudyResult:
             )
 
     res.figures += _figures(out, means, gp, optimal)
-    res.figures += _time_figures(out, base, duration)
+    time_figs, below_mtu = _time_figures(out, base, duration)
+    res.figures += time_figs
     tbl = [
         [
             f"{e:g}",
@@ -139,18 +140,59 @@ def reproduce(out: Path, quick: bool = False) -> StudyResult:
     gain = [
         [
             f"{e:g}",
-            f"{means[(1, e, 15)]:.0f}",
-            f"{means[(4, e, 15)]:.0f}",
+            _pm(gp[(1, e, 15)]),
+            _pm(gp[(4, e, 15)]),
             f"{100 * (means[(4, e, 15)] / means[(1, e, 15)] - 1):+.1f} %",
         ]
         for e in ERRORS
     ]
     md = write_table(out, "goodput_15k", ["e2", "s=1 (b/s)", "s=4 (b/s)", "s=4 over s=1"], gain)
     res.tables.append(
-        Table("Fig. 11 as a table: goodput at B = 15 KiB (paper: ~10 % gain at 3 %)", md)
+        Table(
+            "Fig. 11 as a table: goodput at B = 15 KiB, mean ± 95 % CI (paper: ~10 % gain at 3 %)",
+            md,
+        )
     )
-    res.discussion = _discussion(means, optimal)
+    # The numbers the paper prints (sec. IV): "about 10% increase" at 3 % with B = 15K,
+    # "a saving of about 35% of receiver buffer space" at 1 %. The gain is paired by seed
+    # (one and four streams see the same seeds); the saving comes from the optimal
+    # buffers, which are read off the mean curves (one value, no interval).
+    for e in ERRORS[1:]:
+        pairs = zip(gp[(1, e, 15)], gp[(4, e, 15)], strict=True)
+        m, ci, n = mean_ci([100 * (g4 / g1 - 1) for g1, g4 in pairs])
+        res.rows.append(
+            Row(
+                "stream_gain",
+                "s4",
+                "error_rate",
+                e,
+                "percent",
+                m,
+                None if math.isnan(ci) else ci,
+                n,
+                10.0 if e == 0.03 else None,
+            )
+        )
+        res.rows.append(
+            Row(
+                "buffer_saving",
+                "s4",
+                "error_rate",
+                e,
+                "percent",
+                100 * (1 - optimal[(4, e)] / optimal[(1, e)]),
+                None,
+                1,
+                35.0 if e == 0.01 else None,
+            )
+        )
+    res.discussion = _discussion(means, optimal, below_mtu)
     return res
+
+
+def _pm(values: list[float]) -> str:
+    m, ci, _ = mean_ci(values)
+    return f"{m:.0f}" if math.isnan(ci) else f"{m:.0f} ± {ci:.0f}"
 
 
 def _plt() -> Any:
@@ -245,7 +287,11 @@ def _figures(
     return figs
 
 
-def _time_figures(out: Path, base: dict[str, Any], duration: float) -> list[Figure]:
+def _time_figures(
+    out: Path, base: dict[str, Any], duration: float
+) -> tuple[list[Figure], dict[int, tuple[float, float]]]:
+    """Figs. 7, 8 and 12, and for Fig. 12 per stream count the share of the time a_rwnd
+    is below one MTU (1500 B, the paper's threshold) and its minimum."""
     import pandas as pd
 
     plt = _plt()
@@ -276,11 +322,13 @@ def _time_figures(out: Path, base: dict[str, Any], duration: float) -> list[Figu
             d = df[df["variable"] == var]
             ax.plot(d["time_s"], d["value"] / 1024, label=var, linewidth=0.8)
         ax.axhline(1500 / 1024, color="grey", linewidth=0.6, linestyle=":", label="one MTU")
+        ax.set_ylim(bottom=0)
         ax.set_xlabel("time (s)")
         ax.set_ylabel("KiB")
         ax.set_title(title)
         ax.legend(fontsize=8)
         figs.append(_save(fig, plt, out / f"fig{no}.png", title))
+    below: dict[int, tuple[float, float]] = {}
     fig, ax = plt.subplots(figsize=(8, 3.5))
     for s in STREAMS:
         folder = out / "runs" / f"fig12-s{s}"
@@ -292,24 +340,28 @@ def _time_figures(out: Path, base: dict[str, Any], duration: float) -> list[Figu
                 "flows.sctp.streams": s,
                 "links.l2.loss.rate": 0.05,
                 "flows.sctp.receive_buffer": "15KiB",
-                "series.interval": "50ms",
+                "series.interval": "10ms",
             },
             out=folder,
             series=["a_rwnd"],
         )
         df = pd.read_parquet(folder / "series.parquet")
+        below[s] = (float((df["value"] < 1500).mean()), float(df["value"].min()))
         ax.plot(df["time_s"], df["value"] / 1024, label=f"s = {s}", linewidth=0.8)
     ax.axhline(1500 / 1024, color="grey", linewidth=0.6, linestyle=":", label="one MTU")
+    ax.set_ylim(bottom=0)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("a_rwnd (KiB)")
     ax.set_title("Fig. 12: advertised receive window, e2 = 5 %, B = 15 KiB")
     ax.legend(fontsize=8)
     figs.append(_save(fig, plt, out / "fig12.png", "Fig. 12: a_rwnd for one and four streams"))
-    return figs
+    return figs, below
 
 
 def _discussion(
-    means: dict[tuple[int, float, int], float], optimal: dict[tuple[int, float], int]
+    means: dict[tuple[int, float, int], float],
+    optimal: dict[tuple[int, float], int],
+    below_mtu: dict[int, tuple[float, float]],
 ) -> list[str]:
     out = []
     no_err = [means[(1, 0.0, b)] == means[(4, 0.0, b)] for b in BUFFERS_KIB]
@@ -331,6 +383,23 @@ def _discussion(
     gain3 = 100 * (means[(4, 0.03, 15)] / means[(1, 0.03, 15)] - 1)
     out.append(
         f"**Gain of four streams at 3 %, B = 15 KiB** (paper: about 10 %). Ours: {gain3:+.1f} %."
+    )
+    (f1, min1), (f4, min4) = below_mtu[1], below_mtu[4]
+    out.append(
+        "**a_rwnd below one MTU** (Fig. 12, e2 = 5 %, B = 15 KiB; paper: with one stream "
+        "a_rwnd frequently falls below 1500 bytes, with four less often). Ours, sampled "
+        f"every 10 ms over the first 100 s (seed 1): below 1500 B {100 * f1:.1f} % of the "
+        f"time with one stream (minimum {min1:.0f} B), {100 * f4:.1f} % with four "
+        f"(minimum {min4:.0f} B). "
+        + (
+            "Matches: one stream is below one MTU more often."
+            if f1 > f4
+            else "Partly: neither falls below one MTU in this run, but one stream dips "
+            "lower, which is the paper's mechanism (head-of-line blocking holds more "
+            "chunks in the buffer)."
+            if f1 == f4 == 0.0 and min1 < min4
+            else "Differs: one stream is not below one MTU more often."
+        )
     )
     smaller = all(
         optimal[(s, a)] >= optimal[(s, b)] for s in STREAMS for a, b in pairwise(ERRORS[1:])

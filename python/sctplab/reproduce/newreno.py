@@ -119,8 +119,13 @@ def reproduce(out: Path, quick: bool = False) -> StudyResult:
     res.settings = [
         "Topology and parameters: `scenarios/newreno.toml`; each protocol's flow from "
         "`scenarios/golden/seed002-<proto>-<variant>-d0.toml`.",
-        "Drop lists d0..d5 of CONTRACTS.md (1-based); d5 extends Fall & Floyd's pattern "
-        "(the paper's Fig. 4e did not survive).",
+        "Drop lists (data packets of the flow dropped at R1, numbered from 1): "
+        + ", ".join(
+            f"d{d} {{{', '.join(map(str, drops))}}}" if drops else f"d{d} none"
+            for d, drops in ns2_oracle.SEED002_DROPS.items()
+        )
+        + ". d1-d4 are Fall & Floyd's (1996) lists shifted to 1-based numbering; d5 "
+        "extends their pattern (the paper's Fig. 4e did not survive).",
         "Packets forwarded = data packets R1 puts on the bottleneck in the 5 s after the "
         "flow's first DATA packet (the SCTP handshake and TCP's first segment excluded).",
         "One deterministic run per case (no randomness): n = 1, no confidence interval.",
