@@ -313,6 +313,9 @@ pub(crate) struct Wireless {
     /// Per NIC: the sender's node and the arrival time of the frame its MAC is receiving,
     /// when that frame's power was not computed (see `Mac::rx_start`).
     rx_src: Vec<(u32, SimTime)>,
+    /// Per NIC: `Mac::timers_are_quiet` after its last input (only inputs change it;
+    /// `arm_mac_timer` ends every one), so a transmission need not look into each MAC.
+    quiet: Vec<bool>,
     /// How far two nodes' distance can change while a frame propagates, besides the
     /// movement itself: a bound far above the rounding of positions and distances (m).
     dist_slack_m: f64,
@@ -352,6 +355,7 @@ impl Wireless {
         let m = mobility.len();
         let nics_len = nics.len();
         let area = mobility.area();
+        let quiet = nics.iter().map(|n| n.mac.timers_are_quiet()).collect();
         Wireless {
             cs_range_m: phy.cs_range_m(),
             rx_power: RxPower::new(&phy),
@@ -372,6 +376,7 @@ impl Wireless {
             scratch_recv: Vec::new(),
             scratch_dist: vec![0.0; m],
             rx_src: vec![(0, SimTime::ZERO); nics_len],
+            quiet,
             dist_slack_m: 1e-6 * (1.0 + area.x_max.abs() + area.y_max.abs()),
             deferred_mac_timers: DEFER_QUIET_MAC_TIMERS.with(|c| c.get())
                 && std::env::var_os("SCTPLAB_EVERY_MAC_TIMER").is_none_or(|v| v != "1"),
@@ -713,9 +718,11 @@ impl World {
             .expect("wireless events only exist in wireless worlds");
         let defer = w.deferred_mac_timers;
         let n = &mut w.nics[nic as usize];
+        let quiet = n.mac.timers_are_quiet();
+        w.quiet[nic as usize] = quiet;
         // Deferred receptions enter the queue with their keys once the MAC stops being
         // quiet.
-        if !n.deferred_rx.is_empty() && !n.mac.timers_are_quiet() {
+        if !n.deferred_rx.is_empty() && !quiet {
             for d in n.deferred_rx.drain(..) {
                 self.queue
                     .schedule_reserved(d.at, d.seq, Event::RxStart(nic, d.slot));
@@ -731,7 +738,7 @@ impl World {
                 n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
                 n.mac_timer.at = Some(t);
                 let g = n.mac_timer.generation;
-                if defer && n.mac.timers_are_quiet() {
+                if defer && quiet {
                     if n.mac_timer.virt.is_none() {
                         self.queue.cancel_slot(nic as usize);
                     }
@@ -747,7 +754,7 @@ impl World {
         if let (Some(v), Some(at)) = (n.mac_timer.virt, n.mac_timer.at) {
             // The pending virtual event enters the queue with its key once the MAC
             // stops being quiet.
-            if !(defer && n.mac.timers_are_quiet()) {
+            if !(defer && quiet) {
                 let seq = v.resolve(&self.queue);
                 n.mac_timer.virt = None;
                 let g = n.mac_timer.generation;
@@ -955,6 +962,7 @@ impl World {
             scratch_rx,
             scratch_recv,
             scratch_dist,
+            quiet,
             ..
         } = w;
         let here = mobility.position(nics[nic as usize].node.idx(), now);
@@ -977,7 +985,12 @@ impl World {
                 scratch_recv.push((other as u32, now + phy.prop_delay(d)));
             }
         }
-        let nics_ro = &*nics;
+        let quiet = &*quiet;
+        debug_assert!(
+            nics.iter()
+                .zip(quiet)
+                .all(|(n, &q)| n.mac.timers_are_quiet() == q)
+        );
         // One run of events: the same keys as scheduling each in turn.
         let receivers = self.queue.schedule_run_deferring(
             scratch_recv.iter().flat_map(|&(other, at)| {
@@ -988,10 +1001,7 @@ impl World {
             }),
             |e| match *e {
                 Event::RxStart(j, _) => {
-                    defer_rx
-                        && to != MacAddr(j)
-                        && !to.is_broadcast()
-                        && nics_ro[j as usize].mac.timers_are_quiet()
+                    defer_rx && to != MacAddr(j) && !to.is_broadcast() && quiet[j as usize]
                 }
                 _ => false,
             },
