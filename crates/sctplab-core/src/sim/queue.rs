@@ -50,6 +50,48 @@ const HISTORY: usize = 4096;
 /// of a node adjacent in memory.
 const ARITY: usize = 4;
 
+/// The most recent pops (at least `HISTORY` of them once there were that many), as
+/// parallel arrays so that a search by time reads only times: each pop's time and
+/// sequence number, and `next_seq` when it was popped.
+#[derive(Default)]
+struct History {
+    time: Vec<u64>,
+    seq: Vec<u64>,
+    next: Vec<u64>,
+}
+
+impl History {
+    #[inline]
+    fn push(&mut self, k: Key, next: u64) {
+        if self.time.len() == 2 * HISTORY {
+            self.time.drain(..HISTORY);
+            self.seq.drain(..HISTORY);
+            self.next.drain(..HISTORY);
+        }
+        self.time.push((k >> 64) as u64);
+        self.seq.push(k as u64);
+        self.next.push(next);
+    }
+
+    /// The index of the first pop at or after time `t` (the length if none): usually a
+    /// recent time, so gallop back from the newest pop, then bisect.
+    #[inline]
+    fn first_at_or_after(&self, t: u64) -> usize {
+        let h = &self.time;
+        let mut step = 1;
+        let mut lo = h.len();
+        while lo > 0 && h[lo - 1] >= t {
+            let hi = lo;
+            lo = lo.saturating_sub(step);
+            step *= 2;
+            if h[lo] < t {
+                return lo + h[lo..hi].partition_point(|&x| x < t);
+            }
+        }
+        lo
+    }
+}
+
 /// A batch of events sorted by decreasing key: the earliest is the last.
 struct Run<E> {
     items: Vec<Entry<E>>,
@@ -244,7 +286,7 @@ pub struct EventQueue<E> {
     last: Key,
     /// The most recent pops (at least `HISTORY` of them once there were that many):
     /// (key, `next_seq` when it was popped), for `seq_after`.
-    history: Vec<(Key, u64)>,
+    history: History,
     now: SimTime,
     popped: u64,
 }
@@ -271,7 +313,7 @@ impl<E> EventQueue<E> {
             superseded: SimTime::ZERO,
             next_seq: 0,
             last: 0,
-            history: Vec::with_capacity(2 * HISTORY),
+            history: History::default(),
             now: SimTime::ZERO,
             popped: 0,
         }
@@ -449,25 +491,23 @@ impl<E> EventQueue<E> {
     /// sequence numbers are even, so the odd number just below the counter at the next
     /// pop is free. `k` must not be older than the last `HISTORY` pops.
     pub fn seq_after(&self, k: (SimTime, u64)) -> u64 {
-        let k = key(k.0, k.1);
-        // Usually a recent key: gallop back from the newest pop, then bisect.
         let h = &self.history;
-        let mut step = 1;
-        let mut lo = h.len();
-        while lo > 0 && h[lo - 1].0 > k {
-            let hi = lo;
-            lo = lo.saturating_sub(step);
-            step *= 2;
-            if h[lo].0 <= k {
-                lo += h[lo..hi].partition_point(|&(x, _)| x <= k);
-                break;
-            }
+        let t = k.0.as_nanos();
+        let mut i = h.first_at_or_after(t);
+        while i < h.time.len() && h.time[i] == t && h.seq[i] <= k.1 {
+            i += 1;
         }
+        self.after_index(i)
+    }
+
+    /// `next_seq` as it was when the pop at history index `i` happened (the current
+    /// counter if none), minus one.
+    fn after_index(&self, i: usize) -> u64 {
         assert!(
-            lo > 0 || self.popped <= h.len() as u64,
+            i > 0 || self.popped <= self.history.time.len() as u64,
             "seq_after: key older than the pop history"
         );
-        h.get(lo).map_or(self.next_seq, |&(_, n)| n) - 1
+        self.history.next.get(i).map_or(self.next_seq, |&n| n) - 1
     }
 
     /// `seq_after((t, s))`, asking for `s` only when it matters: when an event at time
@@ -475,29 +515,12 @@ impl<E> EventQueue<E> {
     /// after time `t` whatever `s` is (a chain of virtual events then costs one search
     /// instead of one per link).
     pub fn seq_after_lazy(&self, t: SimTime, s: impl FnOnce() -> u64) -> u64 {
-        let k0 = key(t, 0);
-        // The first pop with key >= (t, 0): gallop back from the newest, then bisect.
         let h = &self.history;
-        let mut step = 1;
-        let mut lo = h.len();
-        while lo > 0 && h[lo - 1].0 >= k0 {
-            let hi = lo;
-            lo = lo.saturating_sub(step);
-            step *= 2;
-            if h[lo].0 < k0 {
-                lo += h[lo..hi].partition_point(|&(x, _)| x < k0);
-                break;
-            }
-        }
-        match h.get(lo) {
-            Some(&(x, _)) if key_time(x) == t => self.seq_after((t, s())),
-            found => {
-                assert!(
-                    lo > 0 || self.popped <= h.len() as u64,
-                    "seq_after: key older than the pop history"
-                );
-                found.map_or(self.next_seq, |&(_, n)| n) - 1
-            }
+        let i = h.first_at_or_after(t.as_nanos());
+        if h.time.get(i) == Some(&t.as_nanos()) {
+            self.seq_after((t, s()))
+        } else {
+            self.after_index(i)
         }
     }
 
@@ -567,10 +590,7 @@ impl<E> EventQueue<E> {
         let time = key_time(key);
         assert!(time >= self.now, "time ran backwards");
         self.last = key;
-        if self.history.len() == 2 * HISTORY {
-            self.history.drain(..HISTORY);
-        }
-        self.history.push((key, self.next_seq));
+        self.history.push(key, self.next_seq);
         self.now = time;
         self.popped += 1;
         Some((time, event))

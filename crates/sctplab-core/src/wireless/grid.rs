@@ -158,6 +158,16 @@ impl Grid {
         let x1 = self.axis_cell(center.0 + reach, self.nx);
         let y0 = self.axis_cell(center.1 - reach, self.ny);
         let y1 = self.axis_cell(center.1 + reach, self.ny);
+        if x0 == 0 && y0 == 0 && x1 + 1 == self.nx && y1 + 1 == self.ny {
+            // Every cell: a scan in node order needs no sort (a small area, or a large
+            // range).
+            for id in 0..self.n {
+                if within(pos(id), center, r) {
+                    out.push(id);
+                }
+            }
+            return;
+        }
         for cy in y0..=y1 {
             let row = cy * self.nx;
             let lo = self.cell_start[row + x0] as usize;

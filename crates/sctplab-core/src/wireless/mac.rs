@@ -286,6 +286,8 @@ const RECV: usize = 3;
 const SEND: usize = 4;
 const IF: usize = 5;
 const N_TIMERS: usize = 6;
+/// The timers a quiet MAC has none of (`timers_are_quiet`), as bits of `Mac::running`.
+const ACTIVE_TIMERS: u8 = (1 << DEFER) | (1 << BACKOFF) | (1 << SEND) | (1 << IF);
 
 /// NIC addresses are small indices; the duplicate cache is a vector indexed by them.
 const MAX_DUP_CACHE: usize = 1 << 20;
@@ -351,6 +353,8 @@ pub struct Mac {
 
     backoff: Backoff,
     timers: [TimerKey; N_TIMERS],
+    /// Bit `i` set while timer `i` runs.
+    running: u8,
     /// The running timer with the smallest key and that key (`NO_TIMER` if none runs),
     /// kept up to date by `set_timer`.
     next: (usize, TimerKey),
@@ -407,6 +411,7 @@ impl Mac {
             rx: None,
             backoff: Backoff::default(),
             timers: [NO_TIMER; N_TIMERS],
+            running: 0,
             next: (0, NO_TIMER),
             timer_seq: 0,
             dup_cache: Vec::new(),
@@ -489,10 +494,16 @@ impl Mac {
     /// The first bit of `frame` reaches this NIC with `power_w` (ns-2 `Mac802_11::recv`
     /// for an incoming packet). `decodable` is false for frames below RXThresh (but at
     /// least CSThresh): they keep the medium busy and end with EIFS.
+    ///
+    /// The power only matters when frames overlap (capture), so a caller may pass NaN
+    /// ("not computed") when the MAC is not receiving (`needs_power` is false); it must
+    /// then supply it with `set_rx_power` before the next frame that arrives while the
+    /// MAC is still receiving this one.
     pub fn rx_start(&mut self, now: SimTime, frame: &Frame, power_w: f64, decodable: bool) {
         self.resume_after_failure(now);
         // A frame arriving while we transmit cannot be received, but the air is busy.
         let error = !decodable || self.tx_active;
+        debug_assert!(self.rx_state == RxState::Idle || !power_w.is_nan());
         if self.rx_state == RxState::Idle {
             self.set_rx_state(RxState::Recv);
             self.rx = Some(RxFrame {
@@ -503,11 +514,34 @@ impl Mac {
             self.start_timer(RECV, frame.airtime);
         } else {
             let cur = self.rx.map_or(0.0, |r| r.power);
+            debug_assert!(
+                !cur.is_nan(),
+                "power of the frame being received not supplied"
+            );
             if cur / power_w >= self.cfg.cp_thresh {
                 self.capture(frame);
             } else {
                 self.collision(frame, power_w, error);
             }
+        }
+    }
+
+    /// Whether an arriving frame's power is needed (the MAC is receiving another, so
+    /// capture decides), and whether the frame being received lacks its power (NaN was
+    /// passed to `rx_start`).
+    #[inline]
+    pub fn needs_power(&self) -> (bool, bool) {
+        let receiving = self.rx_state != RxState::Idle;
+        (
+            receiving,
+            receiving && self.rx.is_some_and(|r| r.power.is_nan()),
+        )
+    }
+
+    /// Supplies the power of the frame being received (see `rx_start`).
+    pub fn set_rx_power(&mut self, power_w: f64) {
+        if let Some(r) = self.rx.as_mut() {
+            r.power = power_w;
         }
     }
 
@@ -526,9 +560,7 @@ impl Mac {
             && self.tx.is_none()
             && self.rts.is_none()
             && self.ctrl.is_none()
-            && [DEFER, BACKOFF, SEND, IF]
-                .iter()
-                .all(|&i| self.timers[i] == NO_TIMER);
+            && self.running & ACTIVE_TIMERS == 0;
         passive
             && (self.timers[RECV] == NO_TIMER
                 || self.rx.is_none_or(|rx| {
@@ -552,14 +584,23 @@ impl Mac {
     #[inline]
     fn set_timer(&mut self, i: usize, k: TimerKey) {
         self.timers[i] = k;
+        if k == NO_TIMER {
+            self.running &= !(1 << i);
+        } else {
+            self.running |= 1 << i;
+        }
         if k < self.next.1 {
             self.next = (i, k);
         } else if self.next.0 == i {
-            // The earliest timer moved later or stopped: find the new earliest.
-            let mut best = (0, self.timers[0]);
-            for (j, &kj) in self.timers.iter().enumerate().skip(1) {
-                if kj < best.1 {
-                    best = (j, kj);
+            // The earliest timer moved later or stopped: find the new earliest among
+            // the running ones (keys are unique).
+            let mut best = (0, NO_TIMER);
+            let mut bits = self.running;
+            while bits != 0 {
+                let j = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if self.timers[j] < best.1 {
+                    best = (j, self.timers[j]);
                 }
             }
             self.next = best;
@@ -682,10 +723,12 @@ impl Mac {
     /// `checkBackoffTimer`: freeze the backoff while the medium is busy, resume it after
     /// DIFS once it is idle.
     fn check_backoff_timer(&mut self) {
-        if self.is_idle() && self.backoff.paused {
-            self.backoff_resume(self.difs);
-        }
-        if !self.is_idle() && self.backoff.busy && !self.backoff.paused {
+        // The flags first: a resumed backoff is not paused again (the medium is idle).
+        if self.backoff.paused {
+            if self.is_idle() {
+                self.backoff_resume(self.difs);
+            }
+        } else if self.backoff.busy && !self.is_idle() {
             self.backoff_pause();
         }
     }

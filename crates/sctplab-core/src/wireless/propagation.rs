@@ -168,7 +168,17 @@ impl PhyCfg {
 /// the nearest nanosecond (ns-2 keeps it as a double; the difference is below 0.5 ns).
 #[inline]
 pub fn prop_delay(dist_m: f64) -> SimDuration {
-    SimDuration::from_secs_f64(dist_m.max(MIN_DISTANCE_M) / SPEED_OF_LIGHT)
+    let s = dist_m.max(MIN_DISTANCE_M) / SPEED_OF_LIGHT;
+    let ns = s * 1e9;
+    if ns < (1u64 << 52) as f64 {
+        // `SimDuration::from_secs_f64`'s rounding (half away from zero) without a call
+        // to `round`: below 2^52 the integer part and the fraction are exact.
+        let whole = ns as u64;
+        let frac = ns - whole as f64;
+        SimDuration::from_nanos(whole + u64::from(frac >= 0.5))
+    } else {
+        SimDuration::from_secs_f64(s)
+    }
 }
 
 /// Euclidean distance between two points in the plane.
@@ -277,6 +287,28 @@ mod tests {
         assert_eq!(c.rx_power(0.5), c.rx_power(1.0));
         // 1 m / 3e8 m/s = 3.33 ns -> 3 ns.
         assert_eq!(prop_delay(0.0), SimDuration::from_nanos(3));
+    }
+
+    /// The inlined rounding must be `from_secs_f64`'s: at random distances, at ones
+    /// whose delay is a whole or half nanosecond (and their neighbours), and huge ones.
+    #[test]
+    fn propagation_delay_rounds_as_from_secs_f64() {
+        let mut r = crate::sim::RngStream::new(5, "prop-delay-test");
+        let mut ds = vec![0.0, 1.0, 0.15, 0.45, 1e30, f64::INFINITY];
+        for k in 0..4000u32 {
+            // k/2 ns is k * 0.15 m.
+            let d = f64::from(k) * 0.15;
+            ds.extend([
+                d,
+                f64::from_bits(d.to_bits() + 1),
+                f64::from_bits(d.to_bits().saturating_sub(1)),
+            ]);
+            ds.push(r.uniform() * 3000.0);
+        }
+        for d in ds {
+            let want = SimDuration::from_secs_f64(d.max(MIN_DISTANCE_M) / SPEED_OF_LIGHT);
+            assert_eq!(prop_delay(d), want, "d={d}");
+        }
     }
 
     #[test]

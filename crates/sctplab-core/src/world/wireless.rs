@@ -35,6 +35,13 @@ const _: () = assert!(SWEEP_EVERY * 2 <= crate::sim::EventQueue::<Event>::HISTOR
 /// `PhyCfg::rx_power` with the parts that do not depend on the distance computed once.
 /// Every remaining operation is the same, in the same order, so the result is the same
 /// to the bit (test `rx_power_cache_is_bit_identical`); it saves three divisions per call.
+///
+/// It also classifies by distance alone, with no power computed: each branch of the
+/// formula (free space up to the cross-over, two-ray ground beyond) is a chain of
+/// correctly rounded operations that are each monotone in the distance, so on each
+/// branch the distances whose power is at or above a threshold are exactly those up to
+/// a last one, found once by bisection over the floating-point numbers. The answer is
+/// `PhyCfg::classify` of the power, to the bit (test `classify_by_distance_is_exact`).
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct RxPower {
     crossover_m: f64,
@@ -43,19 +50,82 @@ pub(crate) struct RxPower {
     p0: f64,
     two_ray_num: f64,
     loss: f64,
+    /// The last distance at or below the cross-over, and the last beyond it, whose power
+    /// is at or above the carrier-sense (`cs`) and receive (`rx`) thresholds; -1 for
+    /// none. `None` when the parameters are not all positive and finite (then the
+    /// power is computed and compared).
+    cs: Option<(f64, f64)>,
+    rx: Option<(f64, f64)>,
+    cs_thresh_w: f64,
+    rx_thresh_w: f64,
 }
 
 impl RxPower {
     pub(crate) fn new(phy: &PhyCfg) -> Self {
         let h = phy.antenna_height_m;
         let p0 = phy.pt_w * phy.gt * phy.gr;
-        RxPower {
+        let mut r = RxPower {
             crossover_m: phy.crossover_m(),
             lambda_m: phy.lambda_m(),
             p0,
             two_ray_num: p0 * (h * h * h * h),
             loss: phy.system_loss,
+            cs: None,
+            rx: None,
+            cs_thresh_w: phy.cs_thresh_w,
+            rx_thresh_w: phy.rx_thresh_w,
+        };
+        let sane = [
+            phy.pt_w,
+            phy.gt,
+            phy.gr,
+            phy.antenna_height_m,
+            phy.freq_hz,
+            phy.system_loss,
+            phy.cs_thresh_w,
+            phy.rx_thresh_w,
+            r.crossover_m,
+            r.lambda_m,
+            r.p0,
+            r.two_ray_num,
+        ]
+        .iter()
+        .all(|v| v.is_finite() && *v > 0.0);
+        if sane {
+            r.cs = Some(r.last_at_or_above(phy.cs_thresh_w));
+            r.rx = Some(r.last_at_or_above(phy.rx_thresh_w));
         }
+        r
+    }
+
+    /// The last distance on each branch whose power is at or above `thresh` (-1: none).
+    fn last_at_or_above(&self, thresh: f64) -> (f64, f64) {
+        let ok = |d: f64| not_below(self.at(d), thresh);
+        // The largest d in [lo, hi] (both non-negative) with ok(d), if ok is true up to
+        // some point and false after it. Non-negative floats order as their bits.
+        let last = |lo: f64, hi: f64| -> f64 {
+            if !ok(lo) {
+                return -1.0;
+            }
+            if ok(hi) {
+                return hi;
+            }
+            let (mut a, mut b) = (lo.to_bits(), hi.to_bits());
+            while b - a > 1 {
+                let m = a + (b - a) / 2;
+                if ok(f64::from_bits(m)) {
+                    a = m;
+                } else {
+                    b = m;
+                }
+            }
+            f64::from_bits(a)
+        };
+        let c = self.crossover_m;
+        (
+            last(0.0, c),
+            last(f64::from_bits(c.to_bits() + 1), f64::INFINITY),
+        )
     }
 
     #[inline]
@@ -68,6 +138,51 @@ impl RxPower {
             self.two_ray_num / (d * d * d * d * self.loss)
         }
     }
+
+    #[inline]
+    fn within(&self, bounds: Option<(f64, f64)>, thresh: f64, d: f64) -> bool {
+        match bounds {
+            Some((near, far)) => d <= if d <= self.crossover_m { near } else { far },
+            None => not_below(self.at(d), thresh),
+        }
+    }
+
+    /// `PhyCfg::classify(self.at(d))` (with `phy`'s thresholds).
+    #[inline]
+    pub(crate) fn classify(&self, d: f64) -> Reception {
+        if !self.within(self.cs, self.cs_thresh_w, d) {
+            Reception::NotSensed
+        } else if !self.within(self.rx, self.rx_thresh_w, d) {
+            Reception::Errored
+        } else {
+            Reception::Decodable
+        }
+    }
+
+    /// Whether a frame is decodable (power at or above RXThresh) at every distance within
+    /// `margin` of `d`, or at none; `None` if that is not certain. The answer can change
+    /// only just after one of the bounds or the cross-over, so it is certain when none
+    /// of those lies in [d - margin, d + margin).
+    #[inline]
+    pub(crate) fn decodable_near(&self, d: f64, margin: f64) -> Option<bool> {
+        let (near, far) = self.rx?;
+        let (lo, hi) = (d - margin, d + margin);
+        let clear = |b: f64| b < lo || b >= hi;
+        (clear(near) && clear(far) && clear(self.crossover_m))
+            .then_some(d <= if d <= self.crossover_m { near } else { far })
+    }
+
+    /// Whether a frame from `d` away is sensed (power at or above CSThresh).
+    #[inline]
+    pub(crate) fn sensed(&self, d: f64) -> bool {
+        self.within(self.cs, self.cs_thresh_w, d)
+    }
+}
+
+/// `!(p < t)`, as `PhyCfg::classify` compares (NaN is not below).
+#[inline]
+fn not_below(p: f64, t: f64) -> bool {
+    p.partial_cmp(&t) != Some(std::cmp::Ordering::Less)
 }
 
 /// A pending timer event: its deadline and generation (stale events are ignored).
@@ -130,15 +245,34 @@ pub(crate) struct Nic {
     pub mac: Mac,
     pub aodv: Option<Aodv>,
     pub mac_timer: TimerSlot,
-    /// Deferred receptions (`Wireless::deferred_mac_timers`): (time, sequence number,
-    /// frame slot) of `RxStart` events kept out of the queue, in key order.
-    pub deferred_rx: VecDeque<(SimTime, u64, u32)>,
+    /// Deferred receptions (`Wireless::deferred_mac_timers`): `RxStart` events kept out
+    /// of the queue, in key order.
+    pub deferred_rx: VecDeque<DeferredRx>,
     pub aodv_timer: TimerSlot,
     /// A second (third, ...) NIC of a multihomed node carries only traffic to or from its
     /// own address (CONTRACTS.md): it neither forwards nor floods others' route requests.
     pub own_traffic_only: bool,
     /// Packets taken back out of the interface queue after a link break (ns-2 "CBK").
     pub ifq_purged: u64,
+}
+
+/// A deferred `RxStart` (time, sequence number, frame slot) and the distance between
+/// sender and receiver when the frame went on the air.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct DeferredRx {
+    at: SimTime,
+    seq: u64,
+    slot: u32,
+    dist_tx: f64,
+}
+
+/// A frame on the air: the frame, how many receivers have yet to see its first bit, and
+/// the sender's node.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct OnAir {
+    pub frame: Frame,
+    pub left: u32,
+    pub sender: u32,
 }
 
 /// Per-node counters kept by the world (the machines keep their own).
@@ -158,8 +292,8 @@ pub(crate) struct Wireless {
     pub nics: Vec<Nic>,
     /// The NICs of each node, in interface order.
     pub node_nics: Vec<Vec<u32>>,
-    /// Frames on the air, with the number of receivers yet to see their first bit.
-    pub frames: Vec<(Frame, u32)>,
+    /// Frames on the air.
+    pub frames: Vec<OnAir>,
     pub free_frames: Vec<u32>,
     /// `routing = "static"`: next-hop node per (node, destination node), hop count over
     /// links within receive range at time 0; `u32::MAX` for none.
@@ -172,6 +306,19 @@ pub(crate) struct Wireless {
     scratch_rx: Vec<(SimTime, u64, Event)>,
     /// Positions the last grid query computed, by node (valid for the nodes it returned).
     scratch_pos: Vec<(f64, f64)>,
+    /// The last transmission's receiving nodes with their first bit's arrival time, and
+    /// their distances from the sender, by node.
+    scratch_recv: Vec<(u32, SimTime)>,
+    scratch_dist: Vec<f64>,
+    /// Per NIC: the sender's node and the arrival time of the frame its MAC is receiving,
+    /// when that frame's power was not computed (see `Mac::rx_start`).
+    rx_src: Vec<(u32, SimTime)>,
+    /// Per NIC: `Mac::timers_are_quiet` after its last input (only inputs change it;
+    /// `arm_mac_timer` ends every one), so a transmission need not look into each MAC.
+    quiet: Vec<bool>,
+    /// How far two nodes' distance can change while a frame propagates, besides the
+    /// movement itself: a bound far above the rounding of positions and distances (m).
+    dist_slack_m: f64,
     /// Defer quiet MAC timers: while a MAC's pending timers can only change its own state
     /// (`Mac::timers_are_quiet`: a NIC overhearing others with nothing to send), its
     /// timer event is not put in the queue but kept virtual, with the key it would have
@@ -206,6 +353,9 @@ impl Wireless {
     ) -> Self {
         let n = node_nics.len();
         let m = mobility.len();
+        let nics_len = nics.len();
+        let area = mobility.area();
+        let quiet = nics.iter().map(|n| n.mac.timers_are_quiet()).collect();
         Wireless {
             cs_range_m: phy.cs_range_m(),
             rx_power: RxPower::new(&phy),
@@ -223,22 +373,87 @@ impl Wireless {
             scratch: Vec::new(),
             scratch_rx: Vec::new(),
             scratch_pos: vec![(0.0, 0.0); m],
+            scratch_recv: Vec::new(),
+            scratch_dist: vec![0.0; m],
+            rx_src: vec![(0, SimTime::ZERO); nics_len],
+            quiet,
+            dist_slack_m: 1e-6 * (1.0 + area.x_max.abs() + area.y_max.abs()),
             deferred_mac_timers: DEFER_QUIET_MAC_TIMERS.with(|c| c.get())
                 && std::env::var_os("SCTPLAB_EVERY_MAC_TIMER").is_none_or(|v| v != "1"),
         }
     }
 
-    fn alloc_frame(&mut self, frame: Frame) -> u32 {
+    fn alloc_frame(&mut self, frame: Frame, sender: u32) -> u32 {
+        let f = OnAir {
+            frame,
+            left: 0,
+            sender,
+        };
         match self.free_frames.pop() {
             Some(i) => {
-                self.frames[i as usize] = (frame, 0);
+                self.frames[i as usize] = f;
                 i
             }
             None => {
-                self.frames.push((frame, 0));
+                self.frames.push(f);
                 (self.frames.len() - 1) as u32
             }
         }
+    }
+
+    /// Takes one receiver's look at frame `slot`: the frame and its sender's node; the
+    /// slot is freed after the last receiver.
+    #[inline]
+    fn take_frame(&mut self, slot: u32) -> (Frame, usize) {
+        let f = &mut self.frames[slot as usize];
+        let out = (f.frame, f.sender as usize);
+        if f.left <= 1 {
+            self.free_frames.push(slot);
+        } else {
+            f.left -= 1;
+        }
+        out
+    }
+
+    /// Received power at `nic` of a frame from node `sender` whose first bit arrives at
+    /// `at` (positions at that time).
+    fn power_at(&mut self, nic: u32, sender: usize, at: SimTime) -> (f64, f64) {
+        let me = self.nics[nic as usize].node.idx();
+        let d = propagation::distance(
+            self.mobility.position(sender, at),
+            self.mobility.position(me, at),
+        );
+        (d, self.rx_power.at(d))
+    }
+
+    /// Hands a frame's first bit to `nic`'s MAC. `power` may be left out: it is then
+    /// computed only if capture needs it, now or when a later frame overlaps this one.
+    fn mac_rx_start(
+        &mut self,
+        nic: u32,
+        at: SimTime,
+        frame: &Frame,
+        sender: usize,
+        decodable: bool,
+        power: Option<f64>,
+    ) {
+        let (receiving, fill) = self.nics[nic as usize].mac.needs_power();
+        if fill {
+            let (src, t) = self.rx_src[nic as usize];
+            let p = self.power_at(nic, src as usize, t).1;
+            self.nics[nic as usize].mac.set_rx_power(p);
+        }
+        let p = match power {
+            Some(p) => p,
+            None if receiving => self.power_at(nic, sender, at).1,
+            None => {
+                self.rx_src[nic as usize] = (sender as u32, at);
+                f64::NAN
+            }
+        };
+        self.nics[nic as usize]
+            .mac
+            .rx_start(at, frame, p, decodable);
     }
 }
 
@@ -503,12 +718,14 @@ impl World {
             .expect("wireless events only exist in wireless worlds");
         let defer = w.deferred_mac_timers;
         let n = &mut w.nics[nic as usize];
+        let quiet = n.mac.timers_are_quiet();
+        w.quiet[nic as usize] = quiet;
         // Deferred receptions enter the queue with their keys once the MAC stops being
         // quiet.
-        if !n.deferred_rx.is_empty() && !n.mac.timers_are_quiet() {
-            for (at, seq, slot) in n.deferred_rx.drain(..) {
+        if !n.deferred_rx.is_empty() && !quiet {
+            for d in n.deferred_rx.drain(..) {
                 self.queue
-                    .schedule_reserved(at, seq, Event::RxStart(nic, slot));
+                    .schedule_reserved(d.at, d.seq, Event::RxStart(nic, d.slot));
             }
         }
         if let Some(t) = n.mac.poll_timeout() {
@@ -521,7 +738,7 @@ impl World {
                 n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
                 n.mac_timer.at = Some(t);
                 let g = n.mac_timer.generation;
-                if defer && n.mac.timers_are_quiet() {
+                if defer && quiet {
                     if n.mac_timer.virt.is_none() {
                         self.queue.cancel_slot(nic as usize);
                     }
@@ -537,7 +754,7 @@ impl World {
         if let (Some(v), Some(at)) = (n.mac_timer.virt, n.mac_timer.at) {
             // The pending virtual event enters the queue with its key once the MAC
             // stops being quiet.
-            if !(defer && n.mac.timers_are_quiet()) {
+            if !(defer && quiet) {
                 let seq = v.resolve(&self.queue);
                 n.mac_timer.virt = None;
                 let g = n.mac_timer.generation;
@@ -568,18 +785,18 @@ impl World {
                 (None, None) => return last,
                 (None, Some(_)) => true,
                 (Some(_), None) => false,
-                (Some((v, at)), Some((rt, rs, _))) => {
-                    rt < at || (rt == at && rs < v.resolve(&self.queue))
+                (Some((v, at)), Some(r)) => {
+                    r.at < at || (r.at == at && r.seq < v.resolve(&self.queue))
                 }
             };
             if take_rx {
-                let (at, seq, slot) = rx.expect("deferred reception");
-                if at > before.0 || (at == before.0 && seq > before.1) {
+                let r = rx.expect("deferred reception");
+                if r.at > before.0 || (r.at == before.0 && r.seq > before.1) {
                     return last;
                 }
-                last = Some(at);
+                last = Some(r.at);
                 n.deferred_rx.pop_front();
-                self.deferred_rx_start(at, seq, nic, slot);
+                self.deferred_rx_start(r, nic);
                 continue;
             }
             let (v, at) = timer.expect("virtual timer");
@@ -611,24 +828,35 @@ impl World {
     /// What `rx_start` would have done with the deferred `RxStart` (at, seq): the MAC
     /// stays quiet, so only its timer may need re-arming, as a virtual event armed by
     /// this one.
-    fn deferred_rx_start(&mut self, at: SimTime, seq: u64, nic: u32, slot: u32) {
+    fn deferred_rx_start(&mut self, r: DeferredRx, nic: u32) {
         let w = self
             .wireless
             .as_deref_mut()
             .expect("wireless events only exist in wireless worlds");
-        let (frame, left) = w.frames[slot as usize];
-        if left <= 1 {
-            w.free_frames.push(slot);
-        } else {
-            w.frames[slot as usize].1 = left - 1;
-        }
-        let sender = w.nics[frame.src.0 as usize].node.idx();
-        let me = w.nics[nic as usize].node.idx();
-        let d = propagation::distance(w.mobility.position(sender, at), w.mobility.position(me, at));
-        let pr = w.rx_power.at(d);
-        let decodable = w.phy.classify(pr) == Reception::Decodable;
+        let DeferredRx { at, seq, slot, .. } = r;
+        let (frame, sender) = w.take_frame(slot);
+        // Decodability is by the distance when the first bit arrives. While the frame
+        // propagated (`dist_tx` / c, rounded to the ns) each node moved at most
+        // max_speed * that time; unless a bound lies that close to the distance at
+        // transmission, the answer is the same there and needs no positions now.
+        let moved = 2.0 * w.mobility.max_speed() * (r.dist_tx / propagation::SPEED_OF_LIGHT + 1e-9);
+        let (decodable, power) = match w.rx_power.decodable_near(r.dist_tx, moved + w.dist_slack_m)
+        {
+            Some(dec) => {
+                if cfg!(debug_assertions) {
+                    let d = w.power_at(nic, sender, at).0;
+                    let exact = w.rx_power.classify(d) == Reception::Decodable;
+                    assert_eq!(dec, exact, "decodability at {d} m from {} m", r.dist_tx);
+                }
+                (dec, None)
+            }
+            None => {
+                let (d, p) = w.power_at(nic, sender, at);
+                (w.rx_power.classify(d) == Reception::Decodable, Some(p))
+            }
+        };
+        w.mac_rx_start(nic, at, &frame, sender, decodable, power);
         let n = &mut w.nics[nic as usize];
-        n.mac.rx_start(at, &frame, pr, decodable);
         debug_assert!(!n.mac.has_output(), "a deferred reception produced output");
         debug_assert!(n.mac.timers_are_quiet());
         if let Some(t) = n.mac.poll_timeout() {
@@ -717,7 +945,8 @@ impl World {
         let w = self.wireless.as_deref_mut().expect("wireless");
         let defer_rx = defer_rx && w.deferred_mac_timers;
         let to = frame.dst;
-        let slot = w.alloc_frame(frame);
+        let sender = w.nics[nic as usize].node;
+        let slot = w.alloc_frame(frame, sender.idx() as u32);
         let Wireless {
             phy,
             rx_power,
@@ -731,6 +960,9 @@ impl World {
             free_frames,
             cs_range_m,
             scratch_rx,
+            scratch_recv,
+            scratch_dist,
+            quiet,
             ..
         } = w;
         let here = mobility.position(nics[nic as usize].node.idx(), now);
@@ -745,26 +977,31 @@ impl World {
             },
             scratch,
         );
-        let scratch_pos = &*scratch_pos;
-        let nics_ro = &*nics;
+        scratch_recv.clear();
+        for &other in scratch.iter() {
+            let d = propagation::distance(here, scratch_pos[other]);
+            if rx_power.sensed(d) {
+                scratch_dist[other] = d;
+                scratch_recv.push((other as u32, now + phy.prop_delay(d)));
+            }
+        }
+        let quiet = &*quiet;
+        debug_assert!(
+            nics.iter()
+                .zip(quiet)
+                .all(|(n, &q)| n.mac.timers_are_quiet() == q)
+        );
         // One run of events: the same keys as scheduling each in turn.
         let receivers = self.queue.schedule_run_deferring(
-            scratch.iter().flat_map(|&other| {
-                let d = propagation::distance(here, scratch_pos[other]);
-                let pr = rx_power.at(d);
-                let sensed = phy.classify(pr) != Reception::NotSensed;
-                let at = now + phy.prop_delay(d);
-                node_nics[other]
+            scratch_recv.iter().flat_map(|&(other, at)| {
+                node_nics[other as usize]
                     .iter()
-                    .filter(move |&&j| sensed && j != nic)
+                    .filter(move |&&j| j != nic)
                     .map(move |&j| (at, Event::RxStart(j, slot)))
             }),
             |e| match *e {
                 Event::RxStart(j, _) => {
-                    defer_rx
-                        && to != MacAddr(j)
-                        && !to.is_broadcast()
-                        && nics_ro[j as usize].mac.timers_are_quiet()
+                    defer_rx && to != MacAddr(j) && !to.is_broadcast() && quiet[j as usize]
                 }
                 _ => false,
             },
@@ -772,20 +1009,27 @@ impl World {
         );
         for (at, seq, e) in scratch_rx.drain(..) {
             if let Event::RxStart(j, s) = e {
-                let list = &mut nics[j as usize].deferred_rx;
+                let n = &mut nics[j as usize];
+                let r = DeferredRx {
+                    at,
+                    seq,
+                    slot: s,
+                    dist_tx: scratch_dist[n.node.idx()],
+                };
+                let list = &mut n.deferred_rx;
                 // Usually in order; a nearer receiver of a later frame may come first.
-                if list.back().is_none_or(|&(t, q, _)| (t, q) < (at, seq)) {
-                    list.push_back((at, seq, s));
+                if list.back().is_none_or(|b| (b.at, b.seq) < (at, seq)) {
+                    list.push_back(r);
                 } else {
-                    let pos = list.partition_point(|&(t, q, _)| (t, q) < (at, seq));
-                    list.insert(pos, (at, seq, s));
+                    let pos = list.partition_point(|b| (b.at, b.seq) < (at, seq));
+                    list.insert(pos, r);
                 }
             }
         }
         if receivers == 0 {
             free_frames.push(slot);
         } else {
-            frames[slot as usize].1 = receivers as u32;
+            frames[slot as usize].left = receivers as u32;
         }
     }
 
@@ -800,28 +1044,15 @@ impl World {
         let key = self.queue.last_key();
         self.mac_catch_up(nic, key);
         let w = self.wl();
-        let (frame, left) = w.frames[slot as usize];
-        if left <= 1 {
-            w.free_frames.push(slot);
-        } else {
-            w.frames[slot as usize].1 = left - 1;
-        }
-        let sender = w.nics[frame.src.0 as usize].node.idx();
-        let me = w.nics[nic as usize].node.idx();
-        let d = propagation::distance(
-            w.mobility.position(sender, now),
-            w.mobility.position(me, now),
-        );
-        let pr = w.rx_power.at(d);
-        let decodable = w.phy.classify(pr) == Reception::Decodable;
+        let (frame, sender) = w.take_frame(slot);
+        let (d, pr) = w.power_at(nic, sender, now);
+        let decodable = w.rx_power.classify(d) == Reception::Decodable;
         if decodable && self.tracer.pcap_on() {
             // What the NIC's radio hears above the receive threshold, collided or not.
             self.capture_frame(now, nic, &frame);
         }
-        let w = self.wl();
-        w.nics[nic as usize]
-            .mac
-            .rx_start(now, &frame, pr, decodable);
+        self.wl()
+            .mac_rx_start(nic, now, &frame, sender, decodable, Some(pr));
         self.service_mac(now, nic);
     }
 
@@ -1052,6 +1283,71 @@ mod tests {
             fewer += usize::from(deferred_events < plain_events);
         }
         assert!(fewer >= 15, "the shortcut should skip events in most cases");
+    }
+
+    /// Classifying by distance must agree with classifying the power, at the defaults
+    /// and random radios: at random distances and at every bound and its neighbours.
+    #[test]
+    fn classify_by_distance_is_exact() {
+        let mut r = RngStream::new(9, "classify-test");
+        let mut cfgs = vec![PhyCfg::default()];
+        for i in 0..40 {
+            let mut c = PhyCfg {
+                pt_w: 0.01 + r.uniform(),
+                freq_hz: 1e8 + r.uniform() * 5e9,
+                system_loss: 1.0 + r.uniform() * 3.0,
+                antenna_height_m: 0.5 + r.uniform() * 3.0,
+                gt: 0.5 + r.uniform() * 2.0,
+                gr: 0.5 + r.uniform() * 2.0,
+                rx_thresh_w: 10f64.powf(-4.0 - 8.0 * r.uniform()),
+                cs_thresh_w: 10f64.powf(-5.0 - 9.0 * r.uniform()),
+                ..PhyCfg::default()
+            };
+            if i == 0 {
+                // Both thresholds on the free-space side.
+                c.cs_thresh_w = c.rx_power(c.crossover_m() * 0.5);
+                c.rx_thresh_w = c.rx_power(c.crossover_m() * 0.25);
+            }
+            cfgs.push(c);
+        }
+        cfgs.push(PhyCfg {
+            system_loss: 0.0,
+            ..PhyCfg::default()
+        });
+        for phy in &cfgs {
+            let fast = RxPower::new(phy);
+            let mut ds: Vec<f64> = vec![0.0, 0.5, 1.0, phy.crossover_m(), 250.0, 550.0];
+            for b in [fast.cs, fast.rx].into_iter().flatten() {
+                for v in [b.0, b.1] {
+                    if v > 0.0 && v.is_finite() {
+                        ds.extend([
+                            v,
+                            f64::from_bits(v.to_bits() + 1),
+                            f64::from_bits(v.to_bits() - 1),
+                        ]);
+                    }
+                }
+            }
+            let c = phy.crossover_m();
+            ds.extend([
+                f64::from_bits(c.to_bits() + 1),
+                f64::from_bits(c.to_bits() - 1),
+            ]);
+            let far = phy.cs_range_m() * 2.0;
+            ds.extend((0..3000).map(|_| r.uniform() * far));
+            for d in ds {
+                assert_eq!(
+                    fast.classify(d),
+                    phy.classify(phy.rx_power(d)),
+                    "d={d} {phy:?}"
+                );
+                assert_eq!(
+                    fast.sensed(d),
+                    phy.classify(phy.rx_power(d)) != Reception::NotSensed,
+                    "d={d}"
+                );
+            }
+        }
     }
 
     /// The cached form must give exactly `PhyCfg::rx_power`'s bits: at the defaults and
