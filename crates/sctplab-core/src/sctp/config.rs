@@ -1,7 +1,7 @@
 //! SCTP congestion-control variants as presets over named knobs. Each knob's source is
 //! in docs/models/sctp.md; a scenario may override any knob of its variant.
 
-use crate::scenario::schema::{InitialCwnd, MaxBurstRule, SctpCfg, SctpVariant};
+use crate::scenario::schema::{GrowthRule, InitialCwnd, MaxBurstRule, SctpCfg, SctpVariant};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Knobs {
@@ -43,6 +43,9 @@ pub struct Knobs {
     /// association errors counted only on active destinations, 24-byte HEARTBEATs.
     /// Fixed by the preset.
     pub ns2_paths: bool,
+    /// cwnd growth in slow start and congestion avoidance: RFC 4960 as ns-2.35 codes
+    /// it, or RFC 9260 (growth without a cumulative-ack advance, RFC 8540 3.22/3.26).
+    pub growth_rule: GrowthRule,
 }
 
 /// RFC 4960 sec. 7.2.1: min(4 MTU, max(2 MTU, 4380 bytes)).
@@ -69,6 +72,7 @@ pub fn preset(v: SctpVariant) -> Knobs {
         fast_rtx_to_alternate: true,
         return_to_primary: true,
         ns2_paths: false,
+        growth_rule: GrowthRule::Rfc4960,
     };
     let newreno = Knobs {
         fast_recovery: true,
@@ -88,16 +92,10 @@ pub fn preset(v: SctpVariant) -> Knobs {
             cwnd_whole_mtus: true,
             ..newreno
         },
-        SctpVariant::Rfc4960 | SctpVariant::Rfc9260 => Knobs {
-            fast_rtx_threshold: 3,
-            fast_recovery: true,
-            cwnd_growth_in_recovery: false,
-            modified_htna: false,
-            ssthresh_floor_mtus: 4,
-            max_burst_rule: MaxBurstRule::Packets,
-            initial_cwnd: InitialCwnd::Bytes(crate::scenario::units::Size(0)),
-            fast_rtx_to_alternate: false,
-            ..original
+        SctpVariant::Rfc4960 => rfc4960(original),
+        SctpVariant::Rfc9260 => Knobs {
+            growth_rule: GrowthRule::Rfc9260,
+            ..rfc4960(original)
         },
         SctpVariant::Ns2 => Knobs {
             fast_rtx_threshold: 3,
@@ -108,6 +106,21 @@ pub fn preset(v: SctpVariant) -> Knobs {
             ns2_paths: true,
             ..newreno
         },
+    }
+}
+
+/// RFC 4960 sec. 7 over the Original preset's path-management knobs.
+fn rfc4960(original: Knobs) -> Knobs {
+    Knobs {
+        fast_rtx_threshold: 3,
+        fast_recovery: true,
+        cwnd_growth_in_recovery: false,
+        modified_htna: false,
+        ssthresh_floor_mtus: 4,
+        max_burst_rule: MaxBurstRule::Packets,
+        initial_cwnd: InitialCwnd::Bytes(crate::scenario::units::Size(0)),
+        fast_rtx_to_alternate: false,
+        ..original
     }
 }
 
@@ -159,6 +172,9 @@ pub fn resolve(c: &SctpCfg) -> Knobs {
     }
     if let Some(v) = c.return_to_primary {
         k.return_to_primary = v;
+    }
+    if let Some(v) = c.growth_rule {
+        k.growth_rule = v;
     }
     k
 }

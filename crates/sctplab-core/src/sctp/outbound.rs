@@ -13,7 +13,7 @@ use super::path::PathSet;
 use crate::endpoint::{EndpointEvent, SendKind};
 use crate::metrics::Window;
 use crate::net::wire::{DataChunk, DataFlags, SackChunk};
-use crate::scenario::schema::MaxBurstRule;
+use crate::scenario::schema::{GrowthRule, MaxBurstRule};
 use crate::sim::SimTime;
 use std::collections::VecDeque;
 
@@ -544,6 +544,32 @@ impl Outbound {
         }
     }
 
+    /// RFC 9260 7.2.1 and 7.2.2 (RFC 8540 sec. 3.22, 3.26) for a SACK that newly
+    /// acknowledges `newly` bytes sent to destination `i`, with the flight size from
+    /// before the SACK: no condition that the cumulative ack advances; in congestion
+    /// avoidance partial_bytes_acked collects every newly acked byte and is pulled back
+    /// to cwnd when the window was not full, so that a long spell below cwnd cannot bank
+    /// growth for later.
+    fn grow_9260(&mut self, ps: &mut PathSet, i: usize, newly: f64) {
+        let slow_start = self.slow_start(ps, i);
+        let p = &mut ps.paths[i];
+        let full = p.outstanding >= p.cwnd;
+        if slow_start {
+            if full {
+                p.cwnd += newly.min(p.mtu);
+            }
+            return;
+        }
+        p.pba += newly;
+        if p.pba > p.cwnd && !full {
+            p.pba = p.cwnd;
+        }
+        if p.pba >= p.cwnd && full {
+            p.pba -= p.cwnd;
+            p.cwnd += p.mtu;
+        }
+    }
+
     fn rtt_sample(now: SimTime, s: &Sent, ps: &mut PathSet) {
         let p = &mut ps.paths[s.dest];
         if let Some((tsn, at)) = p.rtt_pending {
@@ -583,6 +609,9 @@ impl Outbound {
             self.stats.sacks_received += 1;
         }
         let new_cum = tsn_lt(self.cum_ack, sack.cum_tsn_ack);
+        // RFC 4960 as ns-2 codes it counts partial_bytes_acked chunk by chunk while the
+        // SACK is processed; RFC 9260's rule works on the SACK's total (`grow_9260`).
+        let ns2_pba = self.k.growth_rule == GrowthRule::Rfc4960;
         let mut any_newly = false;
         let mut htna: Option<u32> = None;
         // Cumulative part.
@@ -598,7 +627,7 @@ impl Outbound {
                 any_newly = true;
                 htna = Some(s.tsn);
                 let p = &mut ps.paths[s.dest];
-                if sc.in_ca && p.outstanding >= p.cwnd {
+                if ns2_pba && sc.in_ca && p.outstanding >= p.cwnd {
                     p.pba += f64::from(s.chunk_len);
                 }
                 Self::note_acked(&s, ps);
@@ -644,7 +673,7 @@ impl Outbound {
                     if htna.is_none_or(|h| tsn_lt(h, s.tsn)) {
                         htna = Some(s.tsn);
                     }
-                    if sc.in_ca && new_cum && !s.pba_counted {
+                    if ns2_pba && sc.in_ca && new_cum && !s.pba_counted {
                         s.pba_counted = true;
                         ps.paths[d].pba += f64::from(s.chunk_len);
                     }
@@ -698,8 +727,17 @@ impl Outbound {
         }
         for j in 0..ps.paths.len() {
             let newly = ps.scratch[j].newly;
-            if new_cum && newly > 0.0 && growth_allowed {
-                self.adjust_cwnd(ps, j, newly);
+            match self.k.growth_rule {
+                GrowthRule::Rfc4960 => {
+                    if new_cum && newly > 0.0 && growth_allowed {
+                        self.adjust_cwnd(ps, j, newly);
+                    }
+                }
+                GrowthRule::Rfc9260 => {
+                    if newly > 0.0 && growth_allowed {
+                        self.grow_9260(ps, j, newly);
+                    }
+                }
             }
             let sc = ps.scratch[j];
             let p = &mut ps.paths[j];
@@ -825,5 +863,137 @@ impl Outbound {
     /// Whether any chunk in the retransmission buffer was last sent to destination `i`.
     pub fn has_chunks_on(&self, i: usize) -> bool {
         self.sent.iter().any(|s| s.dest == i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::schema::SctpVariant;
+    use crate::sctp::config::preset;
+    use crate::sctp::path::{Path, Rto};
+    use crate::sim::SimDuration;
+
+    /// One MTU of cwnd: a 1048-byte PMTU leaves 1016 bytes of chunks, one 1000-byte
+    /// message in a 1016-byte chunk per packet, so every step below is one chunk.
+    const M: f64 = 1016.0;
+
+    /// A sender with one destination, TSNs from 1 (packet number = TSN), and the
+    /// variant's knobs except a fast-retransmit threshold no test reaches, so the growth
+    /// rules are seen alone.
+    fn sender(v: SctpVariant, cwnd: f64, ssthresh: f64, total: Option<u64>) -> (Outbound, PathSet) {
+        let mut k = preset(v);
+        k.fast_rtx_threshold = 100;
+        let app = AppSource::new(total, 1000, 1, false);
+        let o = Outbound::new(k, 1, app, 1048, 1 << 20, false, Window::ALL);
+        let rto = Rto::new(
+            SimDuration::from_secs(3),
+            SimDuration::from_secs(1),
+            SimDuration::from_secs(60),
+        );
+        let ps = PathSet::new(vec![Path::new([10, 0, 0, 2], 1016, cwnd, ssthresh, rto)]);
+        (o, ps)
+    }
+
+    fn t(ms: u64) -> SimTime {
+        SimTime::from_nanos(ms * 1_000_000)
+    }
+
+    /// Delivers a SACK (gap blocks as TSN offsets from `cum`) and lets the sender refill
+    /// its window; returns (cwnd, pba) after it.
+    fn sack(
+        o: &mut Outbound,
+        ps: &mut PathSet,
+        ms: u64,
+        cum: u32,
+        gaps: &[(u16, u16)],
+    ) -> (f64, f64) {
+        let s = SackChunk {
+            cum_tsn_ack: cum,
+            a_rwnd: 1 << 20,
+            gaps: gaps.to_vec(),
+            dups: Vec::new(),
+        };
+        assert!(o.on_sack(t(ms), &s, ps));
+        o.after_sack(t(ms), ps);
+        (ps.paths[0].cwnd, ps.paths[0].pba)
+    }
+
+    #[test]
+    fn rfc9260_slow_start_grows_on_sacks_that_do_not_advance_the_cumulative_ack() {
+        // cwnd 4 MTU, ssthresh far above: slow start. TSNs 1-4 fill cwnd (flight 4 MTU).
+        // TSN 1 is missing; SACKs report 2, then 2-3, in gap blocks (cum ack stays 0).
+        // RFC 4960 7.2.1 grows cwnd only when "an incoming SACK advances the Cumulative
+        // TSN Ack Point": cwnd stays 4 MTU on both. RFC 9260 7.2.1 drops that condition:
+        // cwnd full and not in fast recovery, so cwnd += min(newly acked, MTU):
+        //   SACK 1: flight 4 M >= cwnd 4 M -> cwnd 5 M; the sender refills to 5 M
+        //           (flight 3 M after the SACK, TSNs 5 and 6 go);
+        //   SACK 2: flight 5 M >= cwnd 5 M -> cwnd 6 M.
+        for (v, expect) in [
+            (SctpVariant::Rfc4960, [4.0, 4.0]),
+            (SctpVariant::Rfc9260, [5.0, 6.0]),
+        ] {
+            let (mut o, mut ps) = sender(v, 4.0 * M, 1e9, None);
+            o.send_new(t(0), &mut ps);
+            assert_eq!(ps.paths[0].outstanding, 4.0 * M);
+            let (c1, _) = sack(&mut o, &mut ps, 100, 0, &[(2, 2)]);
+            let (c2, _) = sack(&mut o, &mut ps, 110, 0, &[(2, 3)]);
+            assert_eq!([c1 / M, c2 / M], expect, "{v:?}");
+        }
+    }
+
+    #[test]
+    fn rfc9260_partial_bytes_acked_grows_on_every_sack() {
+        // Congestion avoidance: cwnd 4 MTU > ssthresh 2 MTU. TSNs 1-4 fill cwnd; TSN 2
+        // is lost. SACK a acks TSN 1 cumulatively; SACKs b, c, d gap-ack TSNs 3, 4, 5
+        // (the sender refills cwnd after each, so the flight before every SACK is 4 M).
+        // RFC 4960 7.2.2: pba counts only on SACKs that advance the cumulative ack ->
+        //   pba 1 M after a, and stays 1 M; cwnd stays 4 M.
+        // RFC 9260 7.2.2: pba counts every newly acked byte -> 1, 2, 3 M, then 4 M >=
+        //   cwnd with the flight (4 M) >= cwnd: pba = 4 M - 4 M = 0, cwnd 5 M.
+        for (v, cwnds, pbas) in [
+            (
+                SctpVariant::Rfc4960,
+                [4.0, 4.0, 4.0, 4.0],
+                [1.0, 1.0, 1.0, 1.0],
+            ),
+            (
+                SctpVariant::Rfc9260,
+                [4.0, 4.0, 4.0, 5.0],
+                [1.0, 2.0, 3.0, 0.0],
+            ),
+        ] {
+            let (mut o, mut ps) = sender(v, 4.0 * M, 2.0 * M, None);
+            o.send_new(t(0), &mut ps);
+            let steps = [
+                sack(&mut o, &mut ps, 100, 1, &[]),
+                sack(&mut o, &mut ps, 110, 1, &[(2, 2)]),
+                sack(&mut o, &mut ps, 120, 1, &[(2, 3)]),
+                sack(&mut o, &mut ps, 130, 1, &[(2, 4)]),
+            ];
+            assert_eq!(steps.map(|s| s.0 / M), cwnds, "{v:?} cwnd");
+            assert_eq!(steps.map(|s| s.1 / M), pbas, "{v:?} pba");
+        }
+    }
+
+    #[test]
+    fn rfc9260_partial_bytes_acked_is_pulled_back_to_cwnd_below_a_full_window() {
+        // Set-up: congestion avoidance (cwnd 4 MTU, ssthresh 2 MTU) with pba already at
+        // 3 MTU, and an application with only three 1000-byte messages: flight 3 M < cwnd.
+        // One SACK acks TSNs 1 and 2 (2 M).
+        // RFC 9260 7.2.2: pba = 3 + 2 = 5 M > cwnd while the flight was below cwnd ->
+        //   pba = cwnd = 4 M; no growth (the window was not full); one chunk remains out,
+        //   so pba is not zeroed.
+        // RFC 4960 as ns-2 codes it (pba counts only while cwnd is full): pba stays 3 M.
+        for (v, pba) in [(SctpVariant::Rfc4960, 3.0), (SctpVariant::Rfc9260, 4.0)] {
+            let (mut o, mut ps) = sender(v, 4.0 * M, 2.0 * M, Some(3000));
+            ps.paths[0].pba = 3.0 * M;
+            o.send_new(t(0), &mut ps);
+            assert_eq!(ps.paths[0].outstanding, 3.0 * M);
+            let (c, p) = sack(&mut o, &mut ps, 100, 2, &[]);
+            assert_eq!((c / M, p / M), (4.0, pba), "{v:?}");
+            // Everything acknowledged: pba = 0 (7.2.2, both texts).
+            assert_eq!(sack(&mut o, &mut ps, 110, 3, &[]).1, 0.0, "{v:?}");
+        }
     }
 }
