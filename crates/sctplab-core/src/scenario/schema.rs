@@ -702,6 +702,8 @@ pub struct SctpCfg {
     pub heartbeat_before_data: Option<bool>,
     #[serde(default)]
     pub growth_rule: Option<GrowthRule>,
+    #[serde(default)]
+    pub fast_recovery_miss_reports: Option<bool>,
 }
 
 fn default_message_size() -> Size {

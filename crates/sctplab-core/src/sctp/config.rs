@@ -46,6 +46,10 @@ pub struct Knobs {
     /// cwnd growth in slow start and congestion avoidance: RFC 4960 as ns-2.35 codes
     /// it, or RFC 9260 (growth without a cumulative-ack advance, RFC 8540 3.22/3.26).
     pub growth_rule: GrowthRule,
+    /// RFC 4960/9260 7.2.4: a SACK that arrives in fast recovery and advances the
+    /// cumulative ack counts a missing report for every TSN it reports missing (below
+    /// its highest gap-acked TSN). `modified_htna` is ns-2's narrower form.
+    pub fast_recovery_miss_reports: bool,
 }
 
 /// RFC 4960 sec. 7.2.1: min(4 MTU, max(2 MTU, 4380 bytes)).
@@ -73,6 +77,7 @@ pub fn preset(v: SctpVariant) -> Knobs {
         return_to_primary: true,
         ns2_paths: false,
         growth_rule: GrowthRule::Rfc4960,
+        fast_recovery_miss_reports: false,
     };
     let newreno = Knobs {
         fast_recovery: true,
@@ -120,6 +125,7 @@ fn rfc4960(original: Knobs) -> Knobs {
         max_burst_rule: MaxBurstRule::Packets,
         initial_cwnd: InitialCwnd::Bytes(crate::scenario::units::Size(0)),
         fast_rtx_to_alternate: false,
+        fast_recovery_miss_reports: true,
         ..original
     }
 }
@@ -175,6 +181,9 @@ pub fn resolve(c: &SctpCfg) -> Knobs {
     }
     if let Some(v) = c.growth_rule {
         k.growth_rule = v;
+    }
+    if let Some(v) = c.fast_recovery_miss_reports {
+        k.fast_recovery_miss_reports = v;
     }
     k
 }

@@ -609,6 +609,7 @@ impl Outbound {
             self.stats.sacks_received += 1;
         }
         let new_cum = tsn_lt(self.cum_ack, sack.cum_tsn_ack);
+        let was_in_fast_recovery = self.in_fast_recovery();
         // RFC 4960 as ns-2 codes it counts partial_bytes_acked chunk by chunk while the
         // SACK is processed; RFC 9260's rule works on the SACK's total (`grow_9260`).
         let ns2_pba = self.k.growth_rule == GrowthRule::Rfc4960;
@@ -702,12 +703,15 @@ impl Outbound {
             && new_cum
             && htna.is_some_and(|h| tsn_le(h, self.recover))
             && self.k.fast_recovery;
+        // RFC 4960/9260 7.2.4: in fast recovery, a SACK advancing the cumulative ack
+        // reports every hole below its highest gap-acked TSN.
+        let rfc_fr = self.k.fast_recovery_miss_reports && was_in_fast_recovery && new_cum;
         for s in self.sent.iter_mut() {
             if s.gap_acked {
                 continue;
             }
             let below_htna = htna.is_some_and(|h| tsn_lt(s.tsn, h));
-            if below_htna || (modified && tsn_lt(s.tsn, highest_sacked)) {
+            if below_htna || ((modified || rfc_fr) && tsn_lt(s.tsn, highest_sacked)) {
                 s.missing += 1;
                 if s.missing >= threshold && !s.fast_rtxed && s.mark.is_none() {
                     s.mark = Some(Mark::Fast);
@@ -917,6 +921,38 @@ mod tests {
         assert!(o.on_sack(t(ms), &s, ps));
         o.after_sack(t(ms), ps);
         (ps.paths[0].cwnd, ps.paths[0].pba)
+    }
+
+    #[test]
+    fn fast_recovery_sack_advancing_the_cum_ack_reports_every_hole() {
+        // TSNs 1 and 3 are lost. SACKs (gap blocks as TSNs):
+        //   S1 cum 0, {2}      HTNA 2: TSN 1 has 1 report;
+        //   S2 cum 0, {2},{4}  HTNA 4: TSN 1 2 reports, TSN 3 1;
+        //   S3 cum 0, {2},{4-5} HTNA 5: TSN 1 3 reports -> fast retransmit, fast recovery
+        //                      (exit point: highest TSN sent); TSN 3 2 reports;
+        //   S4 cum 2, {4-5}    (the retransmitted 1 arrived) newly acks only TSN 1, so
+        //                      HTNA = 1 reports nothing; RFC 4960/9260 7.2.4 ("in Fast
+        //                      Recovery and a SACK arrives that advances the Cumulative
+        //                      TSN Ack Point": every TSN reported missing) gives TSN 3
+        //                      its 3rd report -> fast retransmission of 3 (no second cut:
+        //                      3 is below the exit point).
+        // Without the rule TSN 3 stays at 2 reports and waits for more SACKs or T3.
+        for (rule, fast_rtx) in [(true, 2), (false, 1)] {
+            let (mut o, mut ps) = sender(SctpVariant::Rfc4960, 8.0 * M, 1e9, None);
+            o.k.fast_rtx_threshold = 3;
+            o.k.fast_recovery_miss_reports = rule;
+            o.send_new(t(0), &mut ps);
+            sack(&mut o, &mut ps, 100, 0, &[(2, 2)]);
+            sack(&mut o, &mut ps, 110, 0, &[(2, 2), (4, 4)]);
+            sack(&mut o, &mut ps, 120, 0, &[(2, 2), (4, 5)]);
+            assert_eq!(o.stats.fast_retransmissions, 1, "TSN 1");
+            assert_eq!(o.stats.fast_recoveries, 1);
+            let cwnd = ps.paths[0].cwnd;
+            sack(&mut o, &mut ps, 220, 2, &[(2, 3)]);
+            assert_eq!(o.stats.fast_retransmissions, fast_rtx, "rule {rule}");
+            assert_eq!(o.stats.fast_recoveries, 1, "one cut per window");
+            assert_eq!(ps.paths[0].cwnd, cwnd, "no growth in fast recovery");
+        }
     }
 
     #[test]
