@@ -704,6 +704,10 @@ pub struct SctpCfg {
     pub growth_rule: Option<GrowthRule>,
     #[serde(default)]
     pub fast_recovery_miss_reports: Option<bool>,
+    #[serde(default)]
+    pub t3_ssthresh_every_expiry: Option<bool>,
+    #[serde(default)]
+    pub t3_exits_fast_recovery: Option<bool>,
 }
 
 fn default_message_size() -> Size {

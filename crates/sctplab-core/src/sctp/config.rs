@@ -50,6 +50,13 @@ pub struct Knobs {
     /// cumulative ack counts a missing report for every TSN it reports missing (below
     /// its highest gap-acked TSN). `modified_htna` is ns-2's narrower form.
     pub fast_recovery_miss_reports: bool,
+    /// T3-rtx sets ssthresh = max(cwnd/2, floor) on every expiry (RFC 4960/9260 7.2.3);
+    /// false: only while cwnd > 1 MTU (ns-2.35 `Timeout`), so back-to-back expiries keep
+    /// the first one's ssthresh.
+    pub t3_ssthresh_every_expiry: bool,
+    /// A T3-rtx expiry ends fast recovery (Linux, usrsctp); false: the recover point
+    /// stays (ns-2.35).
+    pub t3_exits_fast_recovery: bool,
 }
 
 /// RFC 4960 sec. 7.2.1: min(4 MTU, max(2 MTU, 4380 bytes)).
@@ -78,6 +85,8 @@ pub fn preset(v: SctpVariant) -> Knobs {
         ns2_paths: false,
         growth_rule: GrowthRule::Rfc4960,
         fast_recovery_miss_reports: false,
+        t3_ssthresh_every_expiry: false,
+        t3_exits_fast_recovery: false,
     };
     let newreno = Knobs {
         fast_recovery: true,
@@ -126,6 +135,8 @@ fn rfc4960(original: Knobs) -> Knobs {
         initial_cwnd: InitialCwnd::Bytes(crate::scenario::units::Size(0)),
         fast_rtx_to_alternate: false,
         fast_recovery_miss_reports: true,
+        t3_ssthresh_every_expiry: true,
+        t3_exits_fast_recovery: true,
         ..original
     }
 }
@@ -184,6 +195,12 @@ pub fn resolve(c: &SctpCfg) -> Knobs {
     }
     if let Some(v) = c.fast_recovery_miss_reports {
         k.fast_recovery_miss_reports = v;
+    }
+    if let Some(v) = c.t3_ssthresh_every_expiry {
+        k.t3_ssthresh_every_expiry = v;
+    }
+    if let Some(v) = c.t3_exits_fast_recovery {
+        k.t3_exits_fast_recovery = v;
     }
     k
 }

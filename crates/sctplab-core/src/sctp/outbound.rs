@@ -822,11 +822,18 @@ impl Outbound {
         }
         let p = &mut ps.paths[i];
         let mtu = p.mtu;
-        if p.cwnd > mtu {
+        // ns-2.35 `Timeout` cuts only while cwnd > 1 MTU, so a second expiry in a row
+        // keeps the first one's ssthresh; RFC 4960/9260 7.2.3 cut on every expiry.
+        if self.k.t3_ssthresh_every_expiry || p.cwnd > mtu {
             let floor = f64::from(self.k.ssthresh_floor_mtus) * mtu;
             p.ssthresh = (p.cwnd / 2.0).max(floor);
         }
         p.cwnd = mtu;
+        if self.k.t3_exits_fast_recovery && self.in_fast_recovery() {
+            // Slow start from 1 MTU replaces fast recovery (Linux, usrsctp): a later fast
+            // retransmit may cut again and the next SACKs may grow cwnd.
+            self.recover = self.cum_ack;
+        }
         p.pba = 0.0;
         p.rto.back_off();
         p.rtt_pending = None;
@@ -953,6 +960,53 @@ mod tests {
             assert_eq!(o.stats.fast_recoveries, 1, "one cut per window");
             assert_eq!(ps.paths[0].cwnd, cwnd, "no growth in fast recovery");
         }
+    }
+
+    #[test]
+    fn t3_cuts_ssthresh_on_every_expiry_in_the_rfc_presets() {
+        // Set-up: cwnd 16 MTU, four chunks out (Max.Burst 4). First expiry: ssthresh =
+        // max(16/2, 4) = 8 MTU, cwnd 1 MTU (RFC 4960/9260 7.2.3, and ns-2 alike). A second
+        // expiry with no SACK between: the RFCs give ssthresh = max(1/2, 4) = 4 MTU; ns-2
+        // (`Timeout`: only if cwnd > 1 MTU) keeps 8 MTU.
+        for (every, second) in [(true, 4.0), (false, 8.0)] {
+            let (mut o, mut ps) = sender(SctpVariant::Rfc4960, 16.0 * M, 1e9, None);
+            o.k.t3_ssthresh_every_expiry = every;
+            o.send_new(t(0), &mut ps);
+            o.on_t3(t(3000), 0, &mut ps);
+            assert_eq!((ps.paths[0].ssthresh / M, ps.paths[0].cwnd / M), (8.0, 1.0));
+            o.on_t3(t(9000), 0, &mut ps);
+            let p = &ps.paths[0];
+            assert_eq!((p.ssthresh / M, p.cwnd / M), (second, 1.0), "every {every}");
+        }
+        assert!(!preset(SctpVariant::Ns2).t3_ssthresh_every_expiry);
+        assert!(preset(SctpVariant::Rfc9260).t3_ssthresh_every_expiry);
+    }
+
+    #[test]
+    fn t3_ends_fast_recovery_in_the_rfc_presets() {
+        // TSN 1 is lost and fast-retransmitted on the third SACK (gaps {2}, {2-3},
+        // {2-4}): fast recovery until the highest TSN sent is acked. The retransmission
+        // is lost too and T3 expires: cwnd 1 MTU, TSN 1 goes again. Its SACK (cum 4)
+        // advances the cumulative ack but not past the exit point.
+        // Leaving fast recovery on T3 (Linux, usrsctp): slow start, the window was full
+        // (flight >= 1 MTU) -> cwnd = 1 + min(1016 B newly acked, MTU) = 2 MTU.
+        // Staying in it (ns-2.35: the recover point stays): no growth, cwnd 1 MTU.
+        for (exits, cwnd) in [(true, 2.0), (false, 1.0)] {
+            let (mut o, mut ps) = sender(SctpVariant::Rfc4960, 4.0 * M, 1e9, None);
+            o.k.t3_exits_fast_recovery = exits;
+            o.k.fast_rtx_threshold = 3;
+            o.send_new(t(0), &mut ps);
+            sack(&mut o, &mut ps, 100, 0, &[(2, 2)]);
+            sack(&mut o, &mut ps, 110, 0, &[(2, 3)]);
+            sack(&mut o, &mut ps, 120, 0, &[(2, 4)]);
+            assert_eq!(o.stats.fast_recoveries, 1);
+            o.on_t3(t(1200), 0, &mut ps);
+            assert_eq!(ps.paths[0].cwnd, M);
+            let (c, _) = sack(&mut o, &mut ps, 1400, 4, &[]);
+            assert_eq!(c / M, cwnd, "exits {exits}");
+        }
+        assert!(!preset(SctpVariant::Ns2).t3_exits_fast_recovery);
+        assert!(preset(SctpVariant::Rfc4960).t3_exits_fast_recovery);
     }
 
     #[test]
