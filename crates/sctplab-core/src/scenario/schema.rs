@@ -708,6 +708,8 @@ pub struct SctpCfg {
     pub t3_ssthresh_every_expiry: Option<bool>,
     #[serde(default)]
     pub t3_exits_fast_recovery: Option<bool>,
+    #[serde(default)]
+    pub fast_rtx_repeat: Option<bool>,
 }
 
 fn default_message_size() -> Size {

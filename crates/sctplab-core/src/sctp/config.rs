@@ -57,6 +57,11 @@ pub struct Knobs {
     /// A T3-rtx expiry ends fast recovery (Linux, usrsctp); false: the recover point
     /// stays (ns-2.35).
     pub t3_exits_fast_recovery: bool,
+    /// A chunk already fast-retransmitted may be fast-retransmitted again once it has
+    /// collected `fast_rtx_threshold` new missing reports (its counter restarts at 0 when
+    /// it is retransmitted, RFC 4960/9260 7.2.4); false: once per chunk, later losses wait
+    /// for T3 (ns-2.35 `eIneligibleForFastRtx`).
+    pub fast_rtx_repeat: bool,
 }
 
 /// RFC 4960 sec. 7.2.1: min(4 MTU, max(2 MTU, 4380 bytes)).
@@ -87,6 +92,7 @@ pub fn preset(v: SctpVariant) -> Knobs {
         fast_recovery_miss_reports: false,
         t3_ssthresh_every_expiry: false,
         t3_exits_fast_recovery: false,
+        fast_rtx_repeat: false,
     };
     let newreno = Knobs {
         fast_recovery: true,
@@ -137,6 +143,7 @@ fn rfc4960(original: Knobs) -> Knobs {
         fast_recovery_miss_reports: true,
         t3_ssthresh_every_expiry: true,
         t3_exits_fast_recovery: true,
+        fast_rtx_repeat: true,
         ..original
     }
 }
@@ -201,6 +208,9 @@ pub fn resolve(c: &SctpCfg) -> Knobs {
     }
     if let Some(v) = c.t3_exits_fast_recovery {
         k.t3_exits_fast_recovery = v;
+    }
+    if let Some(v) = c.fast_rtx_repeat {
+        k.fast_rtx_repeat = v;
     }
     k
 }

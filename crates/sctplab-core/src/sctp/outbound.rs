@@ -43,9 +43,13 @@ struct Sent {
     gap_acked: bool,
     missing: u32,
     mark: Option<Mark>,
-    /// Fast-retransmitted once already: later losses need T3 (ns-2
-    /// `eIneligibleForFastRtx`).
+    /// Fast-retransmitted once already: without `fast_rtx_repeat` later losses need T3
+    /// (ns-2 `eIneligibleForFastRtx`).
     fast_rtxed: bool,
+    /// The next new TSN when this chunk was last retransmitted: with `fast_rtx_repeat`,
+    /// only SACKs newly acking TSNs from there on report a fast-retransmitted chunk
+    /// missing again.
+    rtx_at: u32,
     pba_counted: bool,
     /// Index of the destination the chunk was last sent to.
     dest: usize,
@@ -357,6 +361,7 @@ impl Outbound {
             let mut used = 0usize;
             let mut chunks = Vec::new();
             let mut kinds = Vec::new();
+            let next_tsn = self.next_tsn;
             for s in self.sent.iter_mut() {
                 let Some(mark) = s.mark else { continue };
                 let len = DataChunk::len_for(s.payload as usize);
@@ -368,6 +373,7 @@ impl Outbound {
                 s.mark = None;
                 s.txs += 1;
                 s.missing = 0;
+                s.rtx_at = next_tsn;
                 if s.dest != dest {
                     let old = &mut ps.paths[s.dest];
                     old.outstanding = (old.outstanding - f64::from(s.chunk_len)).max(0.0);
@@ -484,6 +490,7 @@ impl Outbound {
                     missing: 0,
                     mark: None,
                     fast_rtxed: false,
+                    rtx_at: tsn,
                     pba_counted: false,
                     dest: d,
                 };
@@ -711,9 +718,18 @@ impl Outbound {
                 continue;
             }
             let below_htna = htna.is_some_and(|h| tsn_lt(s.tsn, h));
-            if below_htna || ((modified || rfc_fr) && tsn_lt(s.tsn, highest_sacked)) {
+            let reported = if s.fast_rtxed && self.k.fast_rtx_repeat {
+                // A report counts against the retransmission only when data sent after
+                // it got through; otherwise the retransmission may just be in flight
+                // and every SACK of the window would retransmit it again.
+                below_htna && htna.is_some_and(|h| tsn_le(s.rtx_at, h))
+            } else {
+                below_htna || ((modified || rfc_fr) && tsn_lt(s.tsn, highest_sacked))
+            };
+            if reported {
                 s.missing += 1;
-                if s.missing >= threshold && !s.fast_rtxed && s.mark.is_none() {
+                let eligible = !s.fast_rtxed || self.k.fast_rtx_repeat;
+                if s.missing >= threshold && eligible && s.mark.is_none() {
                     s.mark = Some(Mark::Fast);
                     s.fast_rtxed = true;
                     fast_needed = true;
@@ -1007,6 +1023,42 @@ mod tests {
         }
         assert!(!preset(SctpVariant::Ns2).t3_exits_fast_recovery);
         assert!(preset(SctpVariant::Rfc4960).t3_exits_fast_recovery);
+    }
+
+    #[test]
+    fn a_lost_fast_retransmission_is_fast_retransmitted_again_per_rfc() {
+        // TSN 1 is lost; SACKs gap-acking 2, 2-3, 2-4 give it 3 missing reports: fast
+        // retransmit (its counter restarts at 0). Each gap ack freed one MTU, so TSNs 5
+        // and 6 went before the retransmission and 7 right after it. The retransmission
+        // is lost too; the next SACKs gap-ack 5, 6, 7, 8, 9 (8 and 9 sent as those
+        // SACKs free the window). A report only counts against the retransmission when
+        // the SACK newly acks data sent after it (HTNA >= 7): SACKs for 7, 8, 9 give 3
+        // reports, SACKs for 5 and 6 none (the retransmission might still be in flight).
+        // RFC 4960/9260 7.2.4 ("after reaching 3 and starting the Fast-Retransmit
+        // procedure, the counter resets to 0"): TSN 1 is fast-retransmitted a second time
+        // on the SACK for 9. ns-2.35 (`eIneligibleForFastRtx`): never twice; T3 repairs.
+        for (repeat, count) in [(true, 2), (false, 1)] {
+            let (mut o, mut ps) = sender(SctpVariant::Rfc4960, 4.0 * M, 1e9, None);
+            o.k.fast_rtx_threshold = 3;
+            o.k.fast_rtx_repeat = repeat;
+            o.send_new(t(0), &mut ps);
+            sack(&mut o, &mut ps, 100, 0, &[(2, 2)]);
+            sack(&mut o, &mut ps, 110, 0, &[(2, 3)]);
+            sack(&mut o, &mut ps, 120, 0, &[(2, 4)]);
+            assert_eq!(o.stats.fast_retransmissions, 1);
+            assert_eq!(o.next_tsn, 8, "TSNs 5-7 were sent");
+            sack(&mut o, &mut ps, 300, 0, &[(2, 5)]);
+            sack(&mut o, &mut ps, 310, 0, &[(2, 6)]);
+            sack(&mut o, &mut ps, 320, 0, &[(2, 7)]);
+            assert!(o.next_tsn > 9, "TSNs 8 and 9 were sent");
+            sack(&mut o, &mut ps, 330, 0, &[(2, 8)]);
+            assert_eq!(o.stats.fast_retransmissions, 1, "two reports only");
+            sack(&mut o, &mut ps, 340, 0, &[(2, 9)]);
+            assert_eq!(o.stats.fast_retransmissions, count, "repeat {repeat}");
+            assert_eq!(o.stats.fast_recoveries, 1, "still one cut");
+        }
+        assert!(!preset(SctpVariant::Ns2).fast_rtx_repeat);
+        assert!(preset(SctpVariant::Rfc9260).fast_rtx_repeat);
     }
 
     #[test]
