@@ -710,6 +710,8 @@ pub struct SctpCfg {
     pub t3_exits_fast_recovery: Option<bool>,
     #[serde(default)]
     pub fast_rtx_repeat: Option<bool>,
+    #[serde(default)]
+    pub sack_on_rwnd_drop: Option<bool>,
 }
 
 fn default_message_size() -> Size {

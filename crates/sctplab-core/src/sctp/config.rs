@@ -62,6 +62,11 @@ pub struct Knobs {
     /// it is retransmitted, RFC 4960/9260 7.2.4); false: once per chunk, later losses wait
     /// for T3 (ns-2.35 `eIneligibleForFastRtx`).
     pub fast_rtx_repeat: bool,
+    /// Receiver: a new DATA chunk dropped for want of buffer space brings an immediate
+    /// SACK (RFC 9260 6.2). false: ns-2.35 (`ProcessDataChunk`): the drop cancels the
+    /// SACK the packet would have caused unless the packet leaves a gap, and the buffer
+    /// is checked before the duplicate test.
+    pub sack_on_rwnd_drop: bool,
 }
 
 /// RFC 4960 sec. 7.2.1: min(4 MTU, max(2 MTU, 4380 bytes)).
@@ -93,6 +98,7 @@ pub fn preset(v: SctpVariant) -> Knobs {
         t3_ssthresh_every_expiry: false,
         t3_exits_fast_recovery: false,
         fast_rtx_repeat: false,
+        sack_on_rwnd_drop: false,
     };
     let newreno = Knobs {
         fast_recovery: true,
@@ -144,6 +150,7 @@ fn rfc4960(original: Knobs) -> Knobs {
         t3_ssthresh_every_expiry: true,
         t3_exits_fast_recovery: true,
         fast_rtx_repeat: true,
+        sack_on_rwnd_drop: true,
         ..original
     }
 }
@@ -211,6 +218,9 @@ pub fn resolve(c: &SctpCfg) -> Knobs {
     }
     if let Some(v) = c.fast_rtx_repeat {
         k.fast_rtx_repeat = v;
+    }
+    if let Some(v) = c.sack_on_rwnd_drop {
+        k.sack_on_rwnd_drop = v;
     }
     k
 }

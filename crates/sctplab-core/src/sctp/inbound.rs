@@ -59,6 +59,11 @@ pub struct Inbound {
     sack_now: bool,
     first_data_seen: bool,
     max_chunk_room: usize,
+    /// RFC 9260 6.2 (true) or ns-2.35 (false) for a chunk dropped for want of space.
+    sack_on_drop: bool,
+    /// ns-2.35: a chunk of the packet being handled was dropped for want of space after
+    /// the last chunk that asked for a SACK.
+    drop_cancels_sack: bool,
 }
 
 impl Inbound {
@@ -69,6 +74,7 @@ impl Inbound {
         delayed: Option<SimDuration>,
         window: Window,
         max_chunk_room: usize,
+        sack_on_drop: bool,
     ) -> Self {
         Inbound {
             cum_tsn: peer_initial_tsn.wrapping_sub(1),
@@ -90,6 +96,8 @@ impl Inbound {
             sack_now: false,
             first_data_seen: false,
             max_chunk_room,
+            sack_on_drop,
+            drop_cancels_sack: false,
         }
     }
 
@@ -111,16 +119,32 @@ impl Inbound {
                 .above
                 .get((off - 1) as usize)
                 .is_some_and(|h| h.is_some());
-        if dup {
+        let chunk_len = DataChunk::len_for(d.payload_len as usize) as u32;
+        // ns-2.35 `ProcessDataChunk` tests the window before anything else: a chunk
+        // that does not fit is dropped unseen, duplicate or not.
+        let room_first = !self.sack_on_drop;
+        if dup && (!room_first || self.fits(chunk_len)) {
             self.dups.push(d.tsn);
             self.sack_now = true;
+            self.drop_cancels_sack = false;
             return false;
         }
-        let chunk_len = DataChunk::len_for(d.payload_len as usize) as u32;
-        while !self.fits(chunk_len) && self.start_partial_delivery(now) {}
+        if !dup {
+            while !self.fits(chunk_len) && self.start_partial_delivery(now) {}
+        }
         if !self.fits(chunk_len) {
             self.dropped_no_buffer += 1;
+            if self.sack_on_drop {
+                // RFC 9260 6.2: "the receiver MUST immediately send back a SACK".
+                self.sack_now = true;
+            } else {
+                self.drop_cancels_sack = true;
+            }
             return false;
+        }
+        if self.delayed.is_none() {
+            // ns-2 asks for a SACK before each chunk it processes (no delayed SACK).
+            self.drop_cancels_sack = false;
         }
         self.held += u64::from(chunk_len);
         let i = (off - 1) as usize;
@@ -267,15 +291,27 @@ impl Inbound {
         let gaps = !self.above.is_empty();
         let first = !self.first_data_seen;
         self.first_data_seen = true;
+        let mut second = false;
         match self.delayed {
             None => self.sack_now = true,
             Some(delay) => {
                 self.packets_unacked += 1;
-                if gaps || first || self.packets_unacked >= 2 {
+                second = self.packets_unacked >= 2;
+                if gaps || first || second {
                     self.sack_now = true;
                 } else if self.sack_deadline.is_none() {
                     self.sack_deadline = Some(now + delay);
                 }
+            }
+        }
+        if std::mem::take(&mut self.drop_cancels_sack) && !gaps {
+            // ns-2.35: the drop clears the SACK flag (`ProcessDataChunk`); only a gap
+            // sets it again (`ProcessChunk`). A second packet had already reset the
+            // delayed-SACK count and stopped its timer; a first one's timer runs on.
+            self.sack_now = false;
+            if second {
+                self.packets_unacked = 0;
+                self.sack_deadline = None;
             }
         }
     }
@@ -351,7 +387,7 @@ mod tests {
     }
 
     fn inbound(buffer: u64, streams: u16) -> Inbound {
-        Inbound::new(100, buffer, streams, None, Window::ALL, 1468)
+        Inbound::new(100, buffer, streams, None, Window::ALL, 1468, true)
     }
 
     #[test]
@@ -468,5 +504,38 @@ mod tests {
         assert_eq!(r.a_rwnd(), 2500 - 2032);
         assert!(!r.on_data(t, &data(103, 0, 3, f)));
         assert_eq!(r.dropped_no_buffer, 1);
+    }
+
+    /// Buffer 2500 B, delayed SACKs, two 1016-byte chunks held (468 B free), then one
+    /// packet whose one new chunk does not fit. Held chunks wait either above a gap (TSN
+    /// 100 lost: 101, 102 held) or, with no gap, behind a missing earlier message of
+    /// their stream (TSNs 100, 101 carry SSNs 5, 6; SSN 0 never came). Returns whether
+    /// a SACK is due after the packet, and the drop count.
+    fn after_drop(sack_on_drop: bool, gap: bool) -> (bool, u64) {
+        let delay = Some(SimDuration::from_millis(200));
+        let mut r = Inbound::new(100, 2500, 1, delay, Window::ALL, 1468, sack_on_drop);
+        let t = SimTime::ZERO;
+        let f = DataFlags::UNFRAGMENTED;
+        let tsns = if gap { [101, 102] } else { [100, 101] };
+        for (k, tsn) in tsns.into_iter().enumerate() {
+            r.on_data(t, &data(tsn, 0, 5 + k as u16, f));
+            r.after_packet(t);
+            r.take_sack();
+        }
+        assert_eq!(r.a_rwnd(), 2500 - 2 * 1016);
+        assert!(!r.on_data(t, &data(tsns[1] + 1, 0, 7, f)));
+        r.after_packet(t);
+        (r.wants_sack(), r.dropped_no_buffer)
+    }
+
+    #[test]
+    fn a_chunk_dropped_for_want_of_space_is_answered_per_rfc_or_per_ns2() {
+        // RFC 9260 6.2: a dropped chunk "MUST immediately" bring a SACK (with the
+        // current window), gap or not. ns-2.35 `ProcessDataChunk`: the drop clears the
+        // SACK flag; `ProcessChunk` sets it again only when a gap exists.
+        assert_eq!(after_drop(true, false), (true, 1));
+        assert_eq!(after_drop(true, true), (true, 1));
+        assert_eq!(after_drop(false, false), (false, 1));
+        assert_eq!(after_drop(false, true), (true, 1));
     }
 }
