@@ -1176,6 +1176,18 @@ fn validate_sctp(c: &SctpCfg, p: &str, source: &str) -> Result<(), ScenarioError
     if c.receive_buffer.0 < 1024 {
         return bad("receive_buffer", "expected at least 1024B");
     }
+    // The largest DATA chunk the flow sends (16-byte header, payload cut to the packet's
+    // room in whole words) must fit the buffer, or no chunk is ever accepted.
+    let room = c.mtu.0.saturating_sub(32 + 16) / 4 * 4;
+    let largest = 16 + c.message_size.0.min(room);
+    if c.receive_buffer.0 < largest {
+        return bad(
+            "receive_buffer",
+            &format!(
+                "expected at least {largest}B, the largest DATA chunk of this mtu and message_size"
+            ),
+        );
+    }
     if c.fast_rtx_threshold == Some(0) {
         return bad("fast_rtx_threshold", "expected at least 1 missing report");
     }

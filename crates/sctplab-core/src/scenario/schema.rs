@@ -594,6 +594,20 @@ pub enum MaxBurstRule {
     Ns2,
 }
 
+/// Which text's cwnd growth rules apply (RFC 4960 / RFC 9260 sec. 7.2.1 and 7.2.2).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum GrowthRule {
+    /// RFC 4960 with the Implementer's Guide, as ns-2.35 codes it: cwnd grows only on a
+    /// SACK that advances the cumulative ack; partial_bytes_acked counts cumulatively
+    /// acked chunks while cwnd is full and gap-acked ones only on such a SACK.
+    Rfc4960,
+    /// RFC 9260 (RFC 8540 sec. 3.22, 3.26): every SACK that newly acknowledges data may
+    /// grow cwnd; partial_bytes_acked counts every newly acked chunk and is reset to cwnd
+    /// when it exceeds cwnd while the flight was below cwnd.
+    Rfc9260,
+}
+
 /// Initial cwnd: a number of MTUs (`1`, `2.5`) or a size (`"4380B"`).
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq)]
 #[serde(untagged)]
@@ -686,6 +700,18 @@ pub struct SctpCfg {
     pub initial_cwnd: Option<InitialCwnd>,
     #[serde(default)]
     pub heartbeat_before_data: Option<bool>,
+    #[serde(default)]
+    pub growth_rule: Option<GrowthRule>,
+    #[serde(default)]
+    pub fast_recovery_miss_reports: Option<bool>,
+    #[serde(default)]
+    pub t3_ssthresh_every_expiry: Option<bool>,
+    #[serde(default)]
+    pub t3_exits_fast_recovery: Option<bool>,
+    #[serde(default)]
+    pub fast_rtx_repeat: Option<bool>,
+    #[serde(default)]
+    pub sack_on_rwnd_drop: Option<bool>,
 }
 
 fn default_message_size() -> Size {

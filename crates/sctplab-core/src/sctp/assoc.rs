@@ -439,6 +439,7 @@ impl Association {
                 self.cfg.delayed_sack,
                 self.cfg.window,
                 self.cfg.pmtu.saturating_sub(32),
+                self.cfg.knobs.sack_on_rwnd_drop,
             ));
             let addrs = if body.peer_addrs.is_empty() {
                 vec![self.pkt_src]

@@ -1,7 +1,7 @@
 //! SCTP congestion-control variants as presets over named knobs. Each knob's source is
 //! in docs/models/sctp.md; a scenario may override any knob of its variant.
 
-use crate::scenario::schema::{InitialCwnd, MaxBurstRule, SctpCfg, SctpVariant};
+use crate::scenario::schema::{GrowthRule, InitialCwnd, MaxBurstRule, SctpCfg, SctpVariant};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Knobs {
@@ -43,6 +43,30 @@ pub struct Knobs {
     /// association errors counted only on active destinations, 24-byte HEARTBEATs.
     /// Fixed by the preset.
     pub ns2_paths: bool,
+    /// cwnd growth in slow start and congestion avoidance: RFC 4960 as ns-2.35 codes
+    /// it, or RFC 9260 (growth without a cumulative-ack advance, RFC 8540 3.22/3.26).
+    pub growth_rule: GrowthRule,
+    /// RFC 4960/9260 7.2.4: a SACK that arrives in fast recovery and advances the
+    /// cumulative ack counts a missing report for every TSN it reports missing (below
+    /// its highest gap-acked TSN). `modified_htna` is ns-2's narrower form.
+    pub fast_recovery_miss_reports: bool,
+    /// T3-rtx sets ssthresh = max(cwnd/2, floor) on every expiry (RFC 4960/9260 7.2.3);
+    /// false: only while cwnd > 1 MTU (ns-2.35 `Timeout`), so back-to-back expiries keep
+    /// the first one's ssthresh.
+    pub t3_ssthresh_every_expiry: bool,
+    /// A T3-rtx expiry ends fast recovery (Linux, usrsctp); false: the recover point
+    /// stays (ns-2.35).
+    pub t3_exits_fast_recovery: bool,
+    /// A chunk already fast-retransmitted may be fast-retransmitted again once it has
+    /// collected `fast_rtx_threshold` new missing reports (its counter restarts at 0 when
+    /// it is retransmitted, RFC 4960/9260 7.2.4); false: once per chunk, later losses wait
+    /// for T3 (ns-2.35 `eIneligibleForFastRtx`).
+    pub fast_rtx_repeat: bool,
+    /// Receiver: a new DATA chunk dropped for want of buffer space brings an immediate
+    /// SACK (RFC 9260 6.2). false: ns-2.35 (`ProcessDataChunk`): the drop cancels the
+    /// SACK the packet would have caused unless the packet leaves a gap, and the buffer
+    /// is checked before the duplicate test.
+    pub sack_on_rwnd_drop: bool,
 }
 
 /// RFC 4960 sec. 7.2.1: min(4 MTU, max(2 MTU, 4380 bytes)).
@@ -69,6 +93,12 @@ pub fn preset(v: SctpVariant) -> Knobs {
         fast_rtx_to_alternate: true,
         return_to_primary: true,
         ns2_paths: false,
+        growth_rule: GrowthRule::Rfc4960,
+        fast_recovery_miss_reports: false,
+        t3_ssthresh_every_expiry: false,
+        t3_exits_fast_recovery: false,
+        fast_rtx_repeat: false,
+        sack_on_rwnd_drop: false,
     };
     let newreno = Knobs {
         fast_recovery: true,
@@ -88,16 +118,10 @@ pub fn preset(v: SctpVariant) -> Knobs {
             cwnd_whole_mtus: true,
             ..newreno
         },
-        SctpVariant::Rfc4960 | SctpVariant::Rfc9260 => Knobs {
-            fast_rtx_threshold: 3,
-            fast_recovery: true,
-            cwnd_growth_in_recovery: false,
-            modified_htna: false,
-            ssthresh_floor_mtus: 4,
-            max_burst_rule: MaxBurstRule::Packets,
-            initial_cwnd: InitialCwnd::Bytes(crate::scenario::units::Size(0)),
-            fast_rtx_to_alternate: false,
-            ..original
+        SctpVariant::Rfc4960 => rfc4960(original),
+        SctpVariant::Rfc9260 => Knobs {
+            growth_rule: GrowthRule::Rfc9260,
+            ..rfc4960(original)
         },
         SctpVariant::Ns2 => Knobs {
             fast_rtx_threshold: 3,
@@ -108,6 +132,26 @@ pub fn preset(v: SctpVariant) -> Knobs {
             ns2_paths: true,
             ..newreno
         },
+    }
+}
+
+/// RFC 4960 sec. 7 over the Original preset's path-management knobs.
+fn rfc4960(original: Knobs) -> Knobs {
+    Knobs {
+        fast_rtx_threshold: 3,
+        fast_recovery: true,
+        cwnd_growth_in_recovery: false,
+        modified_htna: false,
+        ssthresh_floor_mtus: 4,
+        max_burst_rule: MaxBurstRule::Packets,
+        initial_cwnd: InitialCwnd::Bytes(crate::scenario::units::Size(0)),
+        fast_rtx_to_alternate: false,
+        fast_recovery_miss_reports: true,
+        t3_ssthresh_every_expiry: true,
+        t3_exits_fast_recovery: true,
+        fast_rtx_repeat: true,
+        sack_on_rwnd_drop: true,
+        ..original
     }
 }
 
@@ -159,6 +203,24 @@ pub fn resolve(c: &SctpCfg) -> Knobs {
     }
     if let Some(v) = c.return_to_primary {
         k.return_to_primary = v;
+    }
+    if let Some(v) = c.growth_rule {
+        k.growth_rule = v;
+    }
+    if let Some(v) = c.fast_recovery_miss_reports {
+        k.fast_recovery_miss_reports = v;
+    }
+    if let Some(v) = c.t3_ssthresh_every_expiry {
+        k.t3_ssthresh_every_expiry = v;
+    }
+    if let Some(v) = c.t3_exits_fast_recovery {
+        k.t3_exits_fast_recovery = v;
+    }
+    if let Some(v) = c.fast_rtx_repeat {
+        k.fast_rtx_repeat = v;
+    }
+    if let Some(v) = c.sack_on_rwnd_drop {
+        k.sack_on_rwnd_drop = v;
     }
     k
 }

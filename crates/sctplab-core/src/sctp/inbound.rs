@@ -27,6 +27,9 @@ pub struct StreamIn {
     /// Buffered ordered chunks by SSN, then TSN (fragments of one message).
     pending: BTreeMap<(u16, u32), Held>,
     blocked_since: Option<SimTime>,
+    /// Partial delivery of the message at `next_ssn` under way: the TSN of its next
+    /// fragment to hand up (RFC 9260 6.9).
+    partial: Option<u32>,
     pub hol_blocked_ns: u64,
     pub delivered_bytes: u64,
     pub delivered_messages: u64,
@@ -47,6 +50,8 @@ pub struct Inbound {
     pub highest_tsn: u32,
     initial_tsn: u32,
     pub dropped_no_buffer: u64,
+    /// Times a message was started in parts to make room (RFC 9260 6.9).
+    pub partial_deliveries: u64,
     // SACK policy.
     delayed: Option<SimDuration>,
     packets_unacked: u32,
@@ -54,6 +59,11 @@ pub struct Inbound {
     sack_now: bool,
     first_data_seen: bool,
     max_chunk_room: usize,
+    /// RFC 9260 6.2 (true) or ns-2.35 (false) for a chunk dropped for want of space.
+    sack_on_drop: bool,
+    /// ns-2.35: a chunk of the packet being handled was dropped for want of space after
+    /// the last chunk that asked for a SACK.
+    drop_cancels_sack: bool,
 }
 
 impl Inbound {
@@ -64,6 +74,7 @@ impl Inbound {
         delayed: Option<SimDuration>,
         window: Window,
         max_chunk_room: usize,
+        sack_on_drop: bool,
     ) -> Self {
         Inbound {
             cum_tsn: peer_initial_tsn.wrapping_sub(1),
@@ -78,12 +89,15 @@ impl Inbound {
             highest_tsn: 0,
             initial_tsn: peer_initial_tsn,
             dropped_no_buffer: 0,
+            partial_deliveries: 0,
             delayed,
             packets_unacked: 0,
             sack_deadline: None,
             sack_now: false,
             first_data_seen: false,
             max_chunk_room,
+            sack_on_drop,
+            drop_cancels_sack: false,
         }
     }
 
@@ -105,15 +119,32 @@ impl Inbound {
                 .above
                 .get((off - 1) as usize)
                 .is_some_and(|h| h.is_some());
-        if dup {
+        let chunk_len = DataChunk::len_for(d.payload_len as usize) as u32;
+        // ns-2.35 `ProcessDataChunk` tests the window before anything else: a chunk
+        // that does not fit is dropped unseen, duplicate or not.
+        let room_first = !self.sack_on_drop;
+        if dup && (!room_first || self.fits(chunk_len)) {
             self.dups.push(d.tsn);
             self.sack_now = true;
+            self.drop_cancels_sack = false;
             return false;
         }
-        let chunk_len = DataChunk::len_for(d.payload_len as usize) as u32;
-        if u64::from(chunk_len) > self.buffer.saturating_sub(self.held) {
+        if !dup {
+            while !self.fits(chunk_len) && self.start_partial_delivery(now) {}
+        }
+        if !self.fits(chunk_len) {
             self.dropped_no_buffer += 1;
+            if self.sack_on_drop {
+                // RFC 9260 6.2: "the receiver MUST immediately send back a SACK".
+                self.sack_now = true;
+            } else {
+                self.drop_cancels_sack = true;
+            }
             return false;
+        }
+        if self.delayed.is_none() {
+            // ns-2 asks for a SACK before each chunk it processes (no delayed SACK).
+            self.drop_cancels_sack = false;
         }
         self.held += u64::from(chunk_len);
         let i = (off - 1) as usize;
@@ -159,11 +190,68 @@ impl Inbound {
         }
     }
 
-    /// Delivers whole messages of `stream` in SSN order while the next one is complete.
+    fn fits(&self, chunk_len: u32) -> bool {
+        u64::from(chunk_len) <= self.buffer.saturating_sub(self.held)
+    }
+
+    /// RFC 9260 6.9: a receiver out of buffer space while it waits for the rest of a
+    /// message "SHOULD dispatch part of its inbound message through a partial delivery
+    /// API". The candidate is the first undelivered message of a stream whose first
+    /// fragment is in; of several, the one that began at the lowest TSN. Its fragments
+    /// are handed up in TSN order as far as they are contiguous, and the rest follows
+    /// as it arrives (`deliver_in_order`). Without this, a message larger than the
+    /// buffer could never complete and the association would stall for good.
+    /// Returns whether buffer space was freed.
+    fn start_partial_delivery(&mut self, now: SimTime) -> bool {
+        let cum = self.cum_tsn;
+        let mut best: Option<(i32, usize, u32)> = None;
+        for (i, s) in self.streams.iter().enumerate() {
+            if s.partial.is_some() {
+                continue;
+            }
+            let next = s.next_ssn;
+            let Some((&(_, tsn), h)) = s.pending.range((next, 0)..=(next, u32::MAX)).next() else {
+                continue;
+            };
+            if !h.flags.contains(DataFlags::BEGIN) {
+                continue;
+            }
+            let age = tsn.wrapping_sub(cum) as i32;
+            if best.is_none_or(|(a, _, _)| age < a) {
+                best = Some((age, i, tsn));
+            }
+        }
+        let Some((_, stream, tsn)) = best else {
+            return false;
+        };
+        let held = self.held;
+        self.streams[stream].partial = Some(tsn);
+        self.partial_deliveries += 1;
+        self.deliver_in_order(now, stream);
+        self.held < held
+    }
+
+    /// Delivers whole messages of `stream` in SSN order while the next one is complete,
+    /// after the rest of a message being delivered in parts.
     fn deliver_in_order(&mut self, now: SimTime, stream: usize) {
         loop {
             let s = &self.streams[stream];
             let next = s.next_ssn;
+            if let Some(tsn) = s.partial {
+                let Some(h) = s.pending.get(&(next, tsn)).copied() else {
+                    break;
+                };
+                self.streams[stream].pending.remove(&(next, tsn));
+                self.deliver(now, h);
+                let s = &mut self.streams[stream];
+                if h.flags.contains(DataFlags::END) {
+                    s.partial = None;
+                    s.next_ssn = next.wrapping_add(1);
+                } else {
+                    s.partial = Some(tsn.wrapping_add(1));
+                }
+                continue;
+            }
             let frags: Vec<(u32, Held)> = s
                 .pending
                 .range((next, 0)..=(next, u32::MAX))
@@ -203,15 +291,27 @@ impl Inbound {
         let gaps = !self.above.is_empty();
         let first = !self.first_data_seen;
         self.first_data_seen = true;
+        let mut second = false;
         match self.delayed {
             None => self.sack_now = true,
             Some(delay) => {
                 self.packets_unacked += 1;
-                if gaps || first || self.packets_unacked >= 2 {
+                second = self.packets_unacked >= 2;
+                if gaps || first || second {
                     self.sack_now = true;
                 } else if self.sack_deadline.is_none() {
                     self.sack_deadline = Some(now + delay);
                 }
+            }
+        }
+        if std::mem::take(&mut self.drop_cancels_sack) && !gaps {
+            // ns-2.35: the drop clears the SACK flag (`ProcessDataChunk`); only a gap
+            // sets it again (`ProcessChunk`). A second packet had already reset the
+            // delayed-SACK count and stopped its timer; a first one's timer runs on.
+            self.sack_now = false;
+            if second {
+                self.packets_unacked = 0;
+                self.sack_deadline = None;
             }
         }
     }
@@ -287,7 +387,7 @@ mod tests {
     }
 
     fn inbound(buffer: u64, streams: u16) -> Inbound {
-        Inbound::new(100, buffer, streams, None, Window::ALL, 1468)
+        Inbound::new(100, buffer, streams, None, Window::ALL, 1468, true)
     }
 
     #[test]
@@ -341,6 +441,60 @@ mod tests {
     }
 
     #[test]
+    fn a_message_larger_than_the_buffer_is_delivered_in_parts() {
+        // Buffer 5000 B, 1016-byte chunks (1000 B of data): four fit (4064 B held), a
+        // fifth does not (936 B left). One 7000-byte message in seven fragments, TSNs
+        // 100-106 on stream 0. Reassembly alone would hold 100-103 for good and drop
+        // every later fragment (the association stalls). RFC 9260 6.9: the receiver,
+        // out of space while waiting for the rest of the message, hands up what it has.
+        //   104 arrives: no room -> partial delivery of 100-103 (4000 B up, 0 held),
+        //     104 accepted and, being the next fragment, handed up at once;
+        //   105, 106 follow at once; 106 (E) completes the message: one message,
+        //     7000 B, nothing held, nothing dropped.
+        let mut r = inbound(5000, 1);
+        let t = SimTime::ZERO;
+        r.on_data(t, &data(100, 0, 0, DataFlags::BEGIN));
+        for tsn in 101..=103 {
+            r.on_data(t, &data(tsn, 0, 0, DataFlags::empty()));
+        }
+        assert_eq!((r.delivered_total, r.a_rwnd()), (0, 5000 - 4 * 1016));
+        assert!(r.on_data(t, &data(104, 0, 0, DataFlags::empty())));
+        assert_eq!(
+            (r.delivered_total, r.a_rwnd(), r.partial_deliveries),
+            (5000, 5000, 1)
+        );
+        assert_eq!(r.streams[0].delivered_messages, 0);
+        r.on_data(t, &data(105, 0, 0, DataFlags::empty()));
+        r.on_data(t, &data(106, 0, 0, DataFlags::END));
+        assert_eq!(r.delivered_total, 7000);
+        assert_eq!(r.streams[0].delivered_messages, 1);
+        assert_eq!((r.a_rwnd(), r.dropped_no_buffer), (5000, 0));
+        // The next message is reassembled whole again.
+        r.on_data(t, &data(107, 0, 1, DataFlags::BEGIN));
+        assert_eq!(r.delivered_total, 7000);
+        r.on_data(t, &data(108, 0, 1, DataFlags::END));
+        assert_eq!(r.delivered_total, 9000);
+    }
+
+    #[test]
+    fn partial_delivery_stops_at_a_hole() {
+        // Same buffer; fragments 100 (B), 101, 103, 104 of one message arrive (102 is
+        // lost): 4064 B held. 105 does not fit: partial delivery hands up 100-101 only
+        // (103 must wait for 102), freeing 2032 B, and 105 is accepted (3048 B held).
+        // When 102 comes, 102-105 go up at once.
+        let mut r = inbound(5000, 1);
+        let t = SimTime::ZERO;
+        r.on_data(t, &data(100, 0, 0, DataFlags::BEGIN));
+        r.on_data(t, &data(101, 0, 0, DataFlags::empty()));
+        r.on_data(t, &data(103, 0, 0, DataFlags::empty()));
+        r.on_data(t, &data(104, 0, 0, DataFlags::empty()));
+        assert!(r.on_data(t, &data(105, 0, 0, DataFlags::empty())));
+        assert_eq!((r.delivered_total, r.a_rwnd()), (2000, 5000 - 3 * 1016));
+        r.on_data(t, &data(102, 0, 0, DataFlags::empty()));
+        assert_eq!((r.delivered_total, r.a_rwnd()), (6000, 5000));
+    }
+
+    #[test]
     fn a_full_buffer_drops_the_chunk() {
         let mut r = inbound(2500, 1);
         let t = SimTime::ZERO;
@@ -350,5 +504,38 @@ mod tests {
         assert_eq!(r.a_rwnd(), 2500 - 2032);
         assert!(!r.on_data(t, &data(103, 0, 3, f)));
         assert_eq!(r.dropped_no_buffer, 1);
+    }
+
+    /// Buffer 2500 B, delayed SACKs, two 1016-byte chunks held (468 B free), then one
+    /// packet whose one new chunk does not fit. Held chunks wait either above a gap (TSN
+    /// 100 lost: 101, 102 held) or, with no gap, behind a missing earlier message of
+    /// their stream (TSNs 100, 101 carry SSNs 5, 6; SSN 0 never came). Returns whether
+    /// a SACK is due after the packet, and the drop count.
+    fn after_drop(sack_on_drop: bool, gap: bool) -> (bool, u64) {
+        let delay = Some(SimDuration::from_millis(200));
+        let mut r = Inbound::new(100, 2500, 1, delay, Window::ALL, 1468, sack_on_drop);
+        let t = SimTime::ZERO;
+        let f = DataFlags::UNFRAGMENTED;
+        let tsns = if gap { [101, 102] } else { [100, 101] };
+        for (k, tsn) in tsns.into_iter().enumerate() {
+            r.on_data(t, &data(tsn, 0, 5 + k as u16, f));
+            r.after_packet(t);
+            r.take_sack();
+        }
+        assert_eq!(r.a_rwnd(), 2500 - 2 * 1016);
+        assert!(!r.on_data(t, &data(tsns[1] + 1, 0, 7, f)));
+        r.after_packet(t);
+        (r.wants_sack(), r.dropped_no_buffer)
+    }
+
+    #[test]
+    fn a_chunk_dropped_for_want_of_space_is_answered_per_rfc_or_per_ns2() {
+        // RFC 9260 6.2: a dropped chunk "MUST immediately" bring a SACK (with the
+        // current window), gap or not. ns-2.35 `ProcessDataChunk`: the drop clears the
+        // SACK flag; `ProcessChunk` sets it again only when a gap exists.
+        assert_eq!(after_drop(true, false), (true, 1));
+        assert_eq!(after_drop(true, true), (true, 1));
+        assert_eq!(after_drop(false, false), (false, 1));
+        assert_eq!(after_drop(false, true), (true, 1));
     }
 }

@@ -13,7 +13,7 @@ use super::path::PathSet;
 use crate::endpoint::{EndpointEvent, SendKind};
 use crate::metrics::Window;
 use crate::net::wire::{DataChunk, DataFlags, SackChunk};
-use crate::scenario::schema::MaxBurstRule;
+use crate::scenario::schema::{GrowthRule, MaxBurstRule};
 use crate::sim::SimTime;
 use std::collections::VecDeque;
 
@@ -43,9 +43,13 @@ struct Sent {
     gap_acked: bool,
     missing: u32,
     mark: Option<Mark>,
-    /// Fast-retransmitted once already: later losses need T3 (ns-2
-    /// `eIneligibleForFastRtx`).
+    /// Fast-retransmitted once already: without `fast_rtx_repeat` later losses need T3
+    /// (ns-2 `eIneligibleForFastRtx`).
     fast_rtxed: bool,
+    /// The next new TSN when this chunk was last retransmitted: with `fast_rtx_repeat`,
+    /// only SACKs newly acking TSNs from there on report a fast-retransmitted chunk
+    /// missing again.
+    rtx_at: u32,
     pba_counted: bool,
     /// Index of the destination the chunk was last sent to.
     dest: usize,
@@ -357,6 +361,7 @@ impl Outbound {
             let mut used = 0usize;
             let mut chunks = Vec::new();
             let mut kinds = Vec::new();
+            let next_tsn = self.next_tsn;
             for s in self.sent.iter_mut() {
                 let Some(mark) = s.mark else { continue };
                 let len = DataChunk::len_for(s.payload as usize);
@@ -368,6 +373,7 @@ impl Outbound {
                 s.mark = None;
                 s.txs += 1;
                 s.missing = 0;
+                s.rtx_at = next_tsn;
                 if s.dest != dest {
                     let old = &mut ps.paths[s.dest];
                     old.outstanding = (old.outstanding - f64::from(s.chunk_len)).max(0.0);
@@ -484,6 +490,7 @@ impl Outbound {
                     missing: 0,
                     mark: None,
                     fast_rtxed: false,
+                    rtx_at: tsn,
                     pba_counted: false,
                     dest: d,
                 };
@@ -544,6 +551,32 @@ impl Outbound {
         }
     }
 
+    /// RFC 9260 7.2.1 and 7.2.2 (RFC 8540 sec. 3.22, 3.26) for a SACK that newly
+    /// acknowledges `newly` bytes sent to destination `i`, with the flight size from
+    /// before the SACK: no condition that the cumulative ack advances; in congestion
+    /// avoidance partial_bytes_acked collects every newly acked byte and is pulled back
+    /// to cwnd when the window was not full, so that a long spell below cwnd cannot bank
+    /// growth for later.
+    fn grow_9260(&mut self, ps: &mut PathSet, i: usize, newly: f64) {
+        let slow_start = self.slow_start(ps, i);
+        let p = &mut ps.paths[i];
+        let full = p.outstanding >= p.cwnd;
+        if slow_start {
+            if full {
+                p.cwnd += newly.min(p.mtu);
+            }
+            return;
+        }
+        p.pba += newly;
+        if p.pba > p.cwnd && !full {
+            p.pba = p.cwnd;
+        }
+        if p.pba >= p.cwnd && full {
+            p.pba -= p.cwnd;
+            p.cwnd += p.mtu;
+        }
+    }
+
     fn rtt_sample(now: SimTime, s: &Sent, ps: &mut PathSet) {
         let p = &mut ps.paths[s.dest];
         if let Some((tsn, at)) = p.rtt_pending {
@@ -583,6 +616,10 @@ impl Outbound {
             self.stats.sacks_received += 1;
         }
         let new_cum = tsn_lt(self.cum_ack, sack.cum_tsn_ack);
+        let was_in_fast_recovery = self.in_fast_recovery();
+        // RFC 4960 as ns-2 codes it counts partial_bytes_acked chunk by chunk while the
+        // SACK is processed; RFC 9260's rule works on the SACK's total (`grow_9260`).
+        let ns2_pba = self.k.growth_rule == GrowthRule::Rfc4960;
         let mut any_newly = false;
         let mut htna: Option<u32> = None;
         // Cumulative part.
@@ -598,7 +635,7 @@ impl Outbound {
                 any_newly = true;
                 htna = Some(s.tsn);
                 let p = &mut ps.paths[s.dest];
-                if sc.in_ca && p.outstanding >= p.cwnd {
+                if ns2_pba && sc.in_ca && p.outstanding >= p.cwnd {
                     p.pba += f64::from(s.chunk_len);
                 }
                 Self::note_acked(&s, ps);
@@ -644,7 +681,7 @@ impl Outbound {
                     if htna.is_none_or(|h| tsn_lt(h, s.tsn)) {
                         htna = Some(s.tsn);
                     }
-                    if sc.in_ca && new_cum && !s.pba_counted {
+                    if ns2_pba && sc.in_ca && new_cum && !s.pba_counted {
                         s.pba_counted = true;
                         ps.paths[d].pba += f64::from(s.chunk_len);
                     }
@@ -673,14 +710,26 @@ impl Outbound {
             && new_cum
             && htna.is_some_and(|h| tsn_le(h, self.recover))
             && self.k.fast_recovery;
+        // RFC 4960/9260 7.2.4: in fast recovery, a SACK advancing the cumulative ack
+        // reports every hole below its highest gap-acked TSN.
+        let rfc_fr = self.k.fast_recovery_miss_reports && was_in_fast_recovery && new_cum;
         for s in self.sent.iter_mut() {
             if s.gap_acked {
                 continue;
             }
             let below_htna = htna.is_some_and(|h| tsn_lt(s.tsn, h));
-            if below_htna || (modified && tsn_lt(s.tsn, highest_sacked)) {
+            let reported = if s.fast_rtxed && self.k.fast_rtx_repeat {
+                // A report counts against the retransmission only when data sent after
+                // it got through; otherwise the retransmission may just be in flight
+                // and every SACK of the window would retransmit it again.
+                below_htna && htna.is_some_and(|h| tsn_le(s.rtx_at, h))
+            } else {
+                below_htna || ((modified || rfc_fr) && tsn_lt(s.tsn, highest_sacked))
+            };
+            if reported {
                 s.missing += 1;
-                if s.missing >= threshold && !s.fast_rtxed && s.mark.is_none() {
+                let eligible = !s.fast_rtxed || self.k.fast_rtx_repeat;
+                if s.missing >= threshold && eligible && s.mark.is_none() {
                     s.mark = Some(Mark::Fast);
                     s.fast_rtxed = true;
                     fast_needed = true;
@@ -698,8 +747,17 @@ impl Outbound {
         }
         for j in 0..ps.paths.len() {
             let newly = ps.scratch[j].newly;
-            if new_cum && newly > 0.0 && growth_allowed {
-                self.adjust_cwnd(ps, j, newly);
+            match self.k.growth_rule {
+                GrowthRule::Rfc4960 => {
+                    if new_cum && newly > 0.0 && growth_allowed {
+                        self.adjust_cwnd(ps, j, newly);
+                    }
+                }
+                GrowthRule::Rfc9260 => {
+                    if newly > 0.0 && growth_allowed {
+                        self.grow_9260(ps, j, newly);
+                    }
+                }
             }
             let sc = ps.scratch[j];
             let p = &mut ps.paths[j];
@@ -780,11 +838,18 @@ impl Outbound {
         }
         let p = &mut ps.paths[i];
         let mtu = p.mtu;
-        if p.cwnd > mtu {
+        // ns-2.35 `Timeout` cuts only while cwnd > 1 MTU, so a second expiry in a row
+        // keeps the first one's ssthresh; RFC 4960/9260 7.2.3 cut on every expiry.
+        if self.k.t3_ssthresh_every_expiry || p.cwnd > mtu {
             let floor = f64::from(self.k.ssthresh_floor_mtus) * mtu;
             p.ssthresh = (p.cwnd / 2.0).max(floor);
         }
         p.cwnd = mtu;
+        if self.k.t3_exits_fast_recovery && self.in_fast_recovery() {
+            // Slow start from 1 MTU replaces fast recovery (Linux, usrsctp): a later fast
+            // retransmit may cut again and the next SACKs may grow cwnd.
+            self.recover = self.cum_ack;
+        }
         p.pba = 0.0;
         p.rto.back_off();
         p.rtt_pending = None;
@@ -825,5 +890,252 @@ impl Outbound {
     /// Whether any chunk in the retransmission buffer was last sent to destination `i`.
     pub fn has_chunks_on(&self, i: usize) -> bool {
         self.sent.iter().any(|s| s.dest == i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::schema::SctpVariant;
+    use crate::sctp::config::preset;
+    use crate::sctp::path::{Path, Rto};
+    use crate::sim::SimDuration;
+
+    /// One MTU of cwnd: a 1048-byte PMTU leaves 1016 bytes of chunks, one 1000-byte
+    /// message in a 1016-byte chunk per packet, so every step below is one chunk.
+    const M: f64 = 1016.0;
+
+    /// A sender with one destination, TSNs from 1 (packet number = TSN), and the
+    /// variant's knobs except a fast-retransmit threshold no test reaches, so the growth
+    /// rules are seen alone.
+    fn sender(v: SctpVariant, cwnd: f64, ssthresh: f64, total: Option<u64>) -> (Outbound, PathSet) {
+        let mut k = preset(v);
+        k.fast_rtx_threshold = 100;
+        let app = AppSource::new(total, 1000, 1, false);
+        let o = Outbound::new(k, 1, app, 1048, 1 << 20, false, Window::ALL);
+        let rto = Rto::new(
+            SimDuration::from_secs(3),
+            SimDuration::from_secs(1),
+            SimDuration::from_secs(60),
+        );
+        let ps = PathSet::new(vec![Path::new([10, 0, 0, 2], 1016, cwnd, ssthresh, rto)]);
+        (o, ps)
+    }
+
+    fn t(ms: u64) -> SimTime {
+        SimTime::from_nanos(ms * 1_000_000)
+    }
+
+    /// Delivers a SACK (gap blocks as TSN offsets from `cum`) and lets the sender refill
+    /// its window; returns (cwnd, pba) after it.
+    fn sack(
+        o: &mut Outbound,
+        ps: &mut PathSet,
+        ms: u64,
+        cum: u32,
+        gaps: &[(u16, u16)],
+    ) -> (f64, f64) {
+        let s = SackChunk {
+            cum_tsn_ack: cum,
+            a_rwnd: 1 << 20,
+            gaps: gaps.to_vec(),
+            dups: Vec::new(),
+        };
+        assert!(o.on_sack(t(ms), &s, ps));
+        o.after_sack(t(ms), ps);
+        (ps.paths[0].cwnd, ps.paths[0].pba)
+    }
+
+    #[test]
+    fn fast_recovery_sack_advancing_the_cum_ack_reports_every_hole() {
+        // TSNs 1 and 3 are lost. SACKs (gap blocks as TSNs):
+        //   S1 cum 0, {2}      HTNA 2: TSN 1 has 1 report;
+        //   S2 cum 0, {2},{4}  HTNA 4: TSN 1 2 reports, TSN 3 1;
+        //   S3 cum 0, {2},{4-5} HTNA 5: TSN 1 3 reports -> fast retransmit, fast recovery
+        //                      (exit point: highest TSN sent); TSN 3 2 reports;
+        //   S4 cum 2, {4-5}    (the retransmitted 1 arrived) newly acks only TSN 1, so
+        //                      HTNA = 1 reports nothing; RFC 4960/9260 7.2.4 ("in Fast
+        //                      Recovery and a SACK arrives that advances the Cumulative
+        //                      TSN Ack Point": every TSN reported missing) gives TSN 3
+        //                      its 3rd report -> fast retransmission of 3 (no second cut:
+        //                      3 is below the exit point).
+        // Without the rule TSN 3 stays at 2 reports and waits for more SACKs or T3.
+        for (rule, fast_rtx) in [(true, 2), (false, 1)] {
+            let (mut o, mut ps) = sender(SctpVariant::Rfc4960, 8.0 * M, 1e9, None);
+            o.k.fast_rtx_threshold = 3;
+            o.k.fast_recovery_miss_reports = rule;
+            o.send_new(t(0), &mut ps);
+            sack(&mut o, &mut ps, 100, 0, &[(2, 2)]);
+            sack(&mut o, &mut ps, 110, 0, &[(2, 2), (4, 4)]);
+            sack(&mut o, &mut ps, 120, 0, &[(2, 2), (4, 5)]);
+            assert_eq!(o.stats.fast_retransmissions, 1, "TSN 1");
+            assert_eq!(o.stats.fast_recoveries, 1);
+            let cwnd = ps.paths[0].cwnd;
+            sack(&mut o, &mut ps, 220, 2, &[(2, 3)]);
+            assert_eq!(o.stats.fast_retransmissions, fast_rtx, "rule {rule}");
+            assert_eq!(o.stats.fast_recoveries, 1, "one cut per window");
+            assert_eq!(ps.paths[0].cwnd, cwnd, "no growth in fast recovery");
+        }
+    }
+
+    #[test]
+    fn t3_cuts_ssthresh_on_every_expiry_in_the_rfc_presets() {
+        // Set-up: cwnd 16 MTU, four chunks out (Max.Burst 4). First expiry: ssthresh =
+        // max(16/2, 4) = 8 MTU, cwnd 1 MTU (RFC 4960/9260 7.2.3, and ns-2 alike). A second
+        // expiry with no SACK between: the RFCs give ssthresh = max(1/2, 4) = 4 MTU; ns-2
+        // (`Timeout`: only if cwnd > 1 MTU) keeps 8 MTU.
+        for (every, second) in [(true, 4.0), (false, 8.0)] {
+            let (mut o, mut ps) = sender(SctpVariant::Rfc4960, 16.0 * M, 1e9, None);
+            o.k.t3_ssthresh_every_expiry = every;
+            o.send_new(t(0), &mut ps);
+            o.on_t3(t(3000), 0, &mut ps);
+            assert_eq!((ps.paths[0].ssthresh / M, ps.paths[0].cwnd / M), (8.0, 1.0));
+            o.on_t3(t(9000), 0, &mut ps);
+            let p = &ps.paths[0];
+            assert_eq!((p.ssthresh / M, p.cwnd / M), (second, 1.0), "every {every}");
+        }
+        assert!(!preset(SctpVariant::Ns2).t3_ssthresh_every_expiry);
+        assert!(preset(SctpVariant::Rfc9260).t3_ssthresh_every_expiry);
+    }
+
+    #[test]
+    fn t3_ends_fast_recovery_in_the_rfc_presets() {
+        // TSN 1 is lost and fast-retransmitted on the third SACK (gaps {2}, {2-3},
+        // {2-4}): fast recovery until the highest TSN sent is acked. The retransmission
+        // is lost too and T3 expires: cwnd 1 MTU, TSN 1 goes again. Its SACK (cum 4)
+        // advances the cumulative ack but not past the exit point.
+        // Leaving fast recovery on T3 (Linux, usrsctp): slow start, the window was full
+        // (flight >= 1 MTU) -> cwnd = 1 + min(1016 B newly acked, MTU) = 2 MTU.
+        // Staying in it (ns-2.35: the recover point stays): no growth, cwnd 1 MTU.
+        for (exits, cwnd) in [(true, 2.0), (false, 1.0)] {
+            let (mut o, mut ps) = sender(SctpVariant::Rfc4960, 4.0 * M, 1e9, None);
+            o.k.t3_exits_fast_recovery = exits;
+            o.k.fast_rtx_threshold = 3;
+            o.send_new(t(0), &mut ps);
+            sack(&mut o, &mut ps, 100, 0, &[(2, 2)]);
+            sack(&mut o, &mut ps, 110, 0, &[(2, 3)]);
+            sack(&mut o, &mut ps, 120, 0, &[(2, 4)]);
+            assert_eq!(o.stats.fast_recoveries, 1);
+            o.on_t3(t(1200), 0, &mut ps);
+            assert_eq!(ps.paths[0].cwnd, M);
+            let (c, _) = sack(&mut o, &mut ps, 1400, 4, &[]);
+            assert_eq!(c / M, cwnd, "exits {exits}");
+        }
+        assert!(!preset(SctpVariant::Ns2).t3_exits_fast_recovery);
+        assert!(preset(SctpVariant::Rfc4960).t3_exits_fast_recovery);
+    }
+
+    #[test]
+    fn a_lost_fast_retransmission_is_fast_retransmitted_again_per_rfc() {
+        // TSN 1 is lost; SACKs gap-acking 2, 2-3, 2-4 give it 3 missing reports: fast
+        // retransmit (its counter restarts at 0). Each gap ack freed one MTU, so TSNs 5
+        // and 6 went before the retransmission and 7 right after it. The retransmission
+        // is lost too; the next SACKs gap-ack 5, 6, 7, 8, 9 (8 and 9 sent as those
+        // SACKs free the window). A report only counts against the retransmission when
+        // the SACK newly acks data sent after it (HTNA >= 7): SACKs for 7, 8, 9 give 3
+        // reports, SACKs for 5 and 6 none (the retransmission might still be in flight).
+        // RFC 4960/9260 7.2.4 ("after reaching 3 and starting the Fast-Retransmit
+        // procedure, the counter resets to 0"): TSN 1 is fast-retransmitted a second time
+        // on the SACK for 9. ns-2.35 (`eIneligibleForFastRtx`): never twice; T3 repairs.
+        for (repeat, count) in [(true, 2), (false, 1)] {
+            let (mut o, mut ps) = sender(SctpVariant::Rfc4960, 4.0 * M, 1e9, None);
+            o.k.fast_rtx_threshold = 3;
+            o.k.fast_rtx_repeat = repeat;
+            o.send_new(t(0), &mut ps);
+            sack(&mut o, &mut ps, 100, 0, &[(2, 2)]);
+            sack(&mut o, &mut ps, 110, 0, &[(2, 3)]);
+            sack(&mut o, &mut ps, 120, 0, &[(2, 4)]);
+            assert_eq!(o.stats.fast_retransmissions, 1);
+            assert_eq!(o.next_tsn, 8, "TSNs 5-7 were sent");
+            sack(&mut o, &mut ps, 300, 0, &[(2, 5)]);
+            sack(&mut o, &mut ps, 310, 0, &[(2, 6)]);
+            sack(&mut o, &mut ps, 320, 0, &[(2, 7)]);
+            assert!(o.next_tsn > 9, "TSNs 8 and 9 were sent");
+            sack(&mut o, &mut ps, 330, 0, &[(2, 8)]);
+            assert_eq!(o.stats.fast_retransmissions, 1, "two reports only");
+            sack(&mut o, &mut ps, 340, 0, &[(2, 9)]);
+            assert_eq!(o.stats.fast_retransmissions, count, "repeat {repeat}");
+            assert_eq!(o.stats.fast_recoveries, 1, "still one cut");
+        }
+        assert!(!preset(SctpVariant::Ns2).fast_rtx_repeat);
+        assert!(preset(SctpVariant::Rfc9260).fast_rtx_repeat);
+    }
+
+    #[test]
+    fn rfc9260_slow_start_grows_on_sacks_that_do_not_advance_the_cumulative_ack() {
+        // cwnd 4 MTU, ssthresh far above: slow start. TSNs 1-4 fill cwnd (flight 4 MTU).
+        // TSN 1 is missing; SACKs report 2, then 2-3, in gap blocks (cum ack stays 0).
+        // RFC 4960 7.2.1 grows cwnd only when "an incoming SACK advances the Cumulative
+        // TSN Ack Point": cwnd stays 4 MTU on both. RFC 9260 7.2.1 drops that condition:
+        // cwnd full and not in fast recovery, so cwnd += min(newly acked, MTU):
+        //   SACK 1: flight 4 M >= cwnd 4 M -> cwnd 5 M; the sender refills to 5 M
+        //           (flight 3 M after the SACK, TSNs 5 and 6 go);
+        //   SACK 2: flight 5 M >= cwnd 5 M -> cwnd 6 M.
+        for (v, expect) in [
+            (SctpVariant::Rfc4960, [4.0, 4.0]),
+            (SctpVariant::Rfc9260, [5.0, 6.0]),
+        ] {
+            let (mut o, mut ps) = sender(v, 4.0 * M, 1e9, None);
+            o.send_new(t(0), &mut ps);
+            assert_eq!(ps.paths[0].outstanding, 4.0 * M);
+            let (c1, _) = sack(&mut o, &mut ps, 100, 0, &[(2, 2)]);
+            let (c2, _) = sack(&mut o, &mut ps, 110, 0, &[(2, 3)]);
+            assert_eq!([c1 / M, c2 / M], expect, "{v:?}");
+        }
+    }
+
+    #[test]
+    fn rfc9260_partial_bytes_acked_grows_on_every_sack() {
+        // Congestion avoidance: cwnd 4 MTU > ssthresh 2 MTU. TSNs 1-4 fill cwnd; TSN 2
+        // is lost. SACK a acks TSN 1 cumulatively; SACKs b, c, d gap-ack TSNs 3, 4, 5
+        // (the sender refills cwnd after each, so the flight before every SACK is 4 M).
+        // RFC 4960 7.2.2: pba counts only on SACKs that advance the cumulative ack ->
+        //   pba 1 M after a, and stays 1 M; cwnd stays 4 M.
+        // RFC 9260 7.2.2: pba counts every newly acked byte -> 1, 2, 3 M, then 4 M >=
+        //   cwnd with the flight (4 M) >= cwnd: pba = 4 M - 4 M = 0, cwnd 5 M.
+        for (v, cwnds, pbas) in [
+            (
+                SctpVariant::Rfc4960,
+                [4.0, 4.0, 4.0, 4.0],
+                [1.0, 1.0, 1.0, 1.0],
+            ),
+            (
+                SctpVariant::Rfc9260,
+                [4.0, 4.0, 4.0, 5.0],
+                [1.0, 2.0, 3.0, 0.0],
+            ),
+        ] {
+            let (mut o, mut ps) = sender(v, 4.0 * M, 2.0 * M, None);
+            o.send_new(t(0), &mut ps);
+            let steps = [
+                sack(&mut o, &mut ps, 100, 1, &[]),
+                sack(&mut o, &mut ps, 110, 1, &[(2, 2)]),
+                sack(&mut o, &mut ps, 120, 1, &[(2, 3)]),
+                sack(&mut o, &mut ps, 130, 1, &[(2, 4)]),
+            ];
+            assert_eq!(steps.map(|s| s.0 / M), cwnds, "{v:?} cwnd");
+            assert_eq!(steps.map(|s| s.1 / M), pbas, "{v:?} pba");
+        }
+    }
+
+    #[test]
+    fn rfc9260_partial_bytes_acked_is_pulled_back_to_cwnd_below_a_full_window() {
+        // Set-up: congestion avoidance (cwnd 4 MTU, ssthresh 2 MTU) with pba already at
+        // 3 MTU, and an application with only three 1000-byte messages: flight 3 M < cwnd.
+        // One SACK acks TSNs 1 and 2 (2 M).
+        // RFC 9260 7.2.2: pba = 3 + 2 = 5 M > cwnd while the flight was below cwnd ->
+        //   pba = cwnd = 4 M; no growth (the window was not full); one chunk remains out,
+        //   so pba is not zeroed.
+        // RFC 4960 as ns-2 codes it (pba counts only while cwnd is full): pba stays 3 M.
+        for (v, pba) in [(SctpVariant::Rfc4960, 3.0), (SctpVariant::Rfc9260, 4.0)] {
+            let (mut o, mut ps) = sender(v, 4.0 * M, 2.0 * M, Some(3000));
+            ps.paths[0].pba = 3.0 * M;
+            o.send_new(t(0), &mut ps);
+            assert_eq!(ps.paths[0].outstanding, 3.0 * M);
+            let (c, p) = sack(&mut o, &mut ps, 100, 2, &[]);
+            assert_eq!((c / M, p / M), (4.0, pba), "{v:?}");
+            // Everything acknowledged: pba = 0 (7.2.2, both texts).
+            assert_eq!(sack(&mut o, &mut ps, 110, 3, &[]).1, 0.0, "{v:?}");
+        }
     }
 }
