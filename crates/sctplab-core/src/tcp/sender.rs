@@ -447,19 +447,11 @@ impl TcpSender {
         }
     }
 
+    /// Sends (or resends) the SYN under the retransmission timer's current value: the
+    /// initial RTO, doubled per expiry (ns-2.35 times its SYN, segment 0, like data).
     fn send_syn(&mut self) {
         self.out.push_back((-1, false));
-        let retries = match self.phase {
-            Phase::SynSent { retries } => retries,
-            _ => 0,
-        };
-        let backoff = 1u64 << retries.min(6);
-        let t = self
-            .cfg
-            .rto_initial
-            .saturating_mul(backoff)
-            .min(self.cfg.rto_max);
-        self.syn_deadline = Some(self.now + t);
+        self.syn_deadline = Some(self.now + self.rtt.timeout());
     }
 
     /// The variant's sending rule.
@@ -479,9 +471,19 @@ impl Endpoint for TcpSender {
             return;
         };
         if tcp.flags.contains(TcpFlags::SYN) {
-            if let Phase::SynSent { .. } = self.phase {
+            if let Phase::SynSent { retries } = self.phase {
                 self.phase = Phase::Established;
                 self.syn_deadline = None;
+                if retries == 0 {
+                    // The SYN's round trip is the first RTT sample (RFC 6298 sec. 2.2;
+                    // ns-2.35 `newack` times segment 0, the SYN, with `syn_ true`), so a
+                    // first data loss waits about 3 RTT, not the 3 s initial RTO. Karn: a
+                    // resent SYN gives no sample, and its backoff stays in force for the
+                    // data, as in ns-2.35 (RFC 6298 sec. 5.7 would restart at 3 s).
+                    let sample = now.saturating_since(self.syn_sent_at).as_secs_f64();
+                    self.rtt.update(sample, self.syn_sent_at.as_secs_f64());
+                    self.rtt.backoff = 1;
+                }
                 self.stats.connect_time = Some(now.saturating_since(self.cfg.start));
                 self.send_much();
             }
@@ -532,6 +534,7 @@ impl Endpoint for TcpSender {
                 self.phase = Phase::SynSent {
                     retries: retries + 1,
                 };
+                self.rtt.back_off();
                 self.send_syn();
             }
         }
