@@ -147,3 +147,50 @@ fn a_resent_syn_gives_no_sample_and_its_backoff_carries_over() {
     let t = first(&sends, 1, "rto_rtx");
     assert!((t - (syn_ack + 6.0)).abs() < EPS, "{t}");
 }
+
+/// Data segments first sent before `t` seconds.
+fn new_before(sends: &[(f64, u32, String)], t: f64) -> usize {
+    sends
+        .iter()
+        .filter(|(s, _, k)| *s < t && k == "new")
+        .count()
+}
+
+#[test]
+fn delay_growth_with_a_handshake_applies_to_the_syn_only() {
+    // ns-2.35 with syn_ true and delay_growth_ true (this link, window 20, no loss):
+    // cwnd starts at 1 for the SYN, the SYN's ack sets it to windowInit_ = 2 without
+    // growth, and every data ack then grows it by one in slow start. Its trace sends
+    // segments 1-2 at 0.100064 s, 3-6 around 0.2009 s and 7-14 around 0.3018 s: 2, 4, 8
+    // per round trip. Applying the rule to the first data ack as well would hold the
+    // second round to 3 segments (ack 1 restores cwnd = 2 and frees one slot, ack 2 opens
+    // to 3), 5 segments by 0.25 s instead of 6.
+    for variant in ["reno", "newreno", "sack"] {
+        let (_, sends) = run_traced(&two_nodes(
+            &format!("variant = \"{variant}\"\nhandshake = true\ndelay_growth = true"),
+            "",
+        ));
+        assert_eq!(new_before(&sends, 0.15), 2, "{variant}: {sends:?}");
+        assert_eq!(new_before(&sends, 0.25), 6, "{variant}: {sends:?}");
+        assert_eq!(new_before(&sends, 0.35), 14, "{variant}: {sends:?}");
+    }
+    // Without a handshake the rule still holds back the first data ack, as ns-2.35's
+    // `syn_ false` agents do (seed 002's golden runs): 2, then 3 segments.
+    let (_, sends) = run_traced(&two_nodes("variant = \"reno\"\ndelay_growth = true", ""));
+    assert_eq!(new_before(&sends, 0.05), 2, "{sends:?}");
+    assert_eq!(new_before(&sends, 0.15), 5, "{sends:?}");
+}
+
+#[test]
+fn delayed_acks_wait_ns2s_100_ms_by_default() {
+    // ns-2.35's DelAck sinks wait interval_ = 100 ms for a second segment. With an
+    // initial window of one segment, segment 1 (1040 bytes: 0.832 ms at 10 Mb/s) reaches
+    // the receiver at 50.832 ms; its ack leaves 100 ms later, is 40 bytes (32 us) and
+    // arrives at 50.832 + 100 + 50.032 = 200.864 ms, when segment 2 is sent.
+    let (_, sends) = run_traced(&two_nodes(
+        "variant = \"reno\"\ninitial_window = 1\ndelayed_ack = true",
+        "",
+    ));
+    let t = first(&sends, 2, "new");
+    assert!((t - 0.200864).abs() < EPS, "{t}");
+}

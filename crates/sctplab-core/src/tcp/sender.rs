@@ -357,7 +357,15 @@ impl TcpSender {
     pub(super) fn recv_newack_helper(&mut self, ackno: i64) {
         self.newack(ackno);
         self.rules_open();
-        if self.last_ack == 0 && self.cfg.delay_growth && self.cfg.variant != TcpVariant::Fack {
+        // ns-2's `delay_growth_` keeps the window shut on the ack of its segment 0, the
+        // SYN when `syn_` is on. With a handshake our SYN-ACK already leaves cwnd at the
+        // initial window, so the first data ack must grow it: applying the rule again
+        // here would delay growth twice.
+        if self.last_ack == 0
+            && self.cfg.delay_growth
+            && !self.cfg.handshake
+            && self.cfg.variant != TcpVariant::Fack
+        {
             self.cwnd = self.cfg.initial_window;
         }
     }
