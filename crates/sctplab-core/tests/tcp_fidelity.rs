@@ -194,3 +194,35 @@ fn delayed_acks_wait_ns2s_100_ms_by_default() {
     let t = first(&sends, 2, "new");
     assert!((t - 0.200864).abs() < EPS, "{t}");
 }
+
+#[test]
+fn flight_size_at_fast_retransmit_leaves_out_limited_transmit() {
+    // RFC 5681 sec. 3.2 step 2: on the third duplicate ack ssthresh <= max(FlightSize / 2,
+    // 2 SMSS) (eq. 4), and "when [RFC3042] is in use, additional data sent in limited
+    // transmit MUST NOT be included in this calculation"; RFC 3042 sec. 2 likewise.
+    // Set-up: cwnd 10 from the start (ssthresh 10), segment 2 lost (not segment 1: as
+    // in ns-2, no fast retransmit happens before the first new ack). Segments 1-10 leave
+    // at once; the ack of 1 opens cwnd to 10.1 (congestion avoidance at cwnd = ssthresh)
+    // and releases segment 11; the duplicate acks for 3 and 4 each release one segment by
+    // limited transmit (12, 13); the one for 5 triggers the fast retransmit with segments
+    // 2-13 outstanding, 2 of them from limited transmit: FlightSize = 10 segments,
+    // ssthresh = 5 (counting them would give 6). No other loss follows, so the flow ends
+    // with ssthresh 5.
+    for variant in ["reno", "newreno", "sack"] {
+        let (s, sends) = run_traced(&two_nodes(
+            &format!(
+                "variant = \"{variant}\"\nwindow_unit = \"bytes\"\ninitial_window = 10\n\
+                 initial_ssthresh = 10"
+            ),
+            "[links.loss]\ndrops = [2]",
+        ));
+        let f = &s["flows"]["t"];
+        assert_eq!(f["fast_retransmissions"], 1, "{variant}: {f}");
+        assert_eq!(f["timeouts"], 0, "{variant}: {f}");
+        // Limited transmit really sent 12 and 13 before the fast retransmit.
+        let frtx = first(&sends, 2, "fast_rtx");
+        assert!(first(&sends, 13, "new") < frtx, "{variant}: {sends:?}");
+        assert!(frtx < first(&sends, 14, "new"), "{variant}: {sends:?}");
+        assert_eq!(f["final_ssthresh"], 5.0, "{variant}: {f}");
+    }
+}

@@ -442,7 +442,8 @@ pub enum WindowUnit {
     #[default]
     Segments,
     /// RFC 5681: cuts set ssthresh = max(FlightSize / 2, 2 SMSS) (eq. 4), in bytes, and
-    /// cwnd = ssthresh after a fast retransmit.
+    /// cwnd = ssthresh after a fast retransmit; there FlightSize leaves out what limited
+    /// transmit sent (RFC 5681 sec. 3.2 step 2).
     Bytes,
 }
 

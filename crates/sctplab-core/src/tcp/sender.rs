@@ -111,6 +111,8 @@ pub struct TcpSender {
     pub(super) cwnd: f64,
     pub(super) ssthresh: f64,
     pub(super) dupacks: i64,
+    /// Segments limited transmit has sent since the last new ack or timeout.
+    pub(super) limited_sent: i64,
     /// Reno/NewReno window inflation during fast recovery (ns-2 `dupwnd_`).
     pub(super) dupwnd: f64,
     pub(super) last_cwnd_action: CwndAction,
@@ -161,6 +163,7 @@ impl TcpSender {
             cwnd: cfg.initial_window,
             ssthresh: cfg.initial_ssthresh,
             dupacks: 0,
+            limited_sent: 0,
             dupwnd: 0.0,
             last_cwnd_action: CwndAction::None,
             first_decrease: true,
@@ -294,6 +297,7 @@ impl TcpSender {
             let s = self.t_seqno;
             self.output(s, Why::Auto);
             self.t_seqno += 1;
+            self.limited_sent += 1;
         }
     }
 
@@ -329,6 +333,7 @@ impl TcpSender {
     /// timed segment (Karn: cleared whenever a retransmission intervenes), timer.
     pub(super) fn newack(&mut self, ackno: i64) {
         self.dupacks = 0;
+        self.limited_sent = 0;
         self.last_ack = ackno;
         self.highest_ack = ackno;
         if self.t_seqno < self.last_ack + 1 {
@@ -377,7 +382,13 @@ impl TcpSender {
     /// Window cut (ns-2 `slowdown`): halve ssthresh and optionally cwnd, or restart
     /// cwnd at one segment.
     pub(super) fn slowdown(&mut self, halve_cwnd: bool, restart_cwnd: bool) {
-        let flight = (self.maxseq - self.highest_ack).max(0) as f64;
+        let mut outstanding = (self.maxseq - self.highest_ack).max(0);
+        if halve_cwnd {
+            // A fast retransmit (the only cut that halves cwnd): FlightSize leaves out
+            // what limited transmit sent (RFC 5681 sec. 3.2 step 2, RFC 3042 sec. 2).
+            outstanding = (outstanding - self.limited_sent).max(0);
+        }
+        let flight = outstanding as f64;
         let (ssthresh, cwnd) = self.cfg.rules.cut(
             self.windowd(),
             self.window(),
