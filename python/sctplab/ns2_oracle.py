@@ -67,13 +67,23 @@ def read_trace(
 
 
 def run_seed002_tcp(
-    variant: str, drops: list[int], queue: int = 8, access_delay: str = "0.1ms"
+    variant: str,
+    drops: list[int],
+    queue: int = 8,
+    access_delay: str = "0.1ms",
+    syn: bool = False,
 ) -> Ns2Packets:
-    """Runs seed 002's TCP case in ns-2.35 (python/sctplab/ns2/tcp_variants.tcl)."""
+    """Runs seed 002's TCP case in ns-2.35 (python/sctplab/ns2/tcp_variants.tcl).
+
+    `drops` are 1-based data segment numbers. With `syn` the agent models the SYN
+    (`syn_ true`): the SYN is packet 0 and data segment n is packet n, so the drop list
+    and the sequence numbers need no shift, and the SYN is left out of the result."""
     exe = ns2_binary()
     if exe is None:
         raise FileNotFoundError("ns (Debian package ns2) is not installed")
-    ns_drops = " ".join(str(d - 1) for d in drops)  # ErrorModel/List counts from 0
+    # ErrorModel/List counts packets from 0; without a SYN, segment n is packet n - 1.
+    shift = 0 if syn else 1
+    ns_drops = " ".join(str(d - shift) for d in drops)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.tr"
         subprocess.run(
@@ -85,12 +95,18 @@ def run_seed002_tcp(
                 str(queue),
                 access_delay,
                 str(out),
+                "true" if syn else "false",
             ],
             check=True,
             capture_output=True,
             cwd=tmp,
         )
-        return read_trace(out, sender=(0, 1), link=(1, 2), kind="tcp", one_based=False)
+        pkts = read_trace(out, sender=(0, 1), link=(1, 2), kind="tcp", one_based=syn)
+        if syn:
+            pkts = Ns2Packets(
+                [p for p in pkts.sends if p[1] > 0], [p for p in pkts.forwarded if p[1] > 0]
+            )
+        return pkts
 
 
 def read_sctp_trace(path: Path, sender: tuple[int, int], link: tuple[int, int]) -> Ns2Packets:

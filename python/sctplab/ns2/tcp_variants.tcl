@@ -1,8 +1,10 @@
 # Seed 002's TCP cases in ns-2.35, for sctplab's validation (sctplab validate ns2).
 # Topology of Fall & Floyd 1996 / test-suite-tcpVariants.tcl (net4), with the seed's
 # 0.1 ms access delay: S1 -8Mb,0.1ms- R1 -800Kb,100ms- K1, DropTail, R1 queue limit QLIM.
-# Usage: ns tcp_variants.tcl VARIANT "DROPS" QLIM ACCESS_DELAY OUT_TRACE
+# Usage: ns tcp_variants.tcl VARIANT "DROPS" QLIM ACCESS_DELAY OUT_TRACE [SYN]
 #   VARIANT: Reno | Newreno | Sack1 | Fack;  DROPS: 0-based packet counts on R1->K1.
+#   SYN: true to model the SYN exchange (syn_ true; the SYN is packet 0 and the data
+#   starts at sequence number 1), false (the default) as Fall & Floyd ran it.
 # The trace file gets ns-2's standard trace-all lines for the two links.
 
 set variant [lindex $argv 0]
@@ -10,6 +12,7 @@ set drops [lindex $argv 1]
 set qlim [lindex $argv 2]
 set access_delay [lindex $argv 3]
 set outfile [lindex $argv 4]
+set syn [expr {$argc > 5 ? [lindex $argv 5] : "false"}]
 
 # Global defaults as in test-suite-tcpVariants.tcl.
 Agent/TCP set precisionReduce_ false
@@ -19,8 +22,9 @@ Agent/TCP set minrto_ 1
 Agent/TCP/Newreno set newreno_changes1_ 0
 Agent/TCP/Newreno set partial_window_deflation_ 0
 Agent/TCP set singledup_ 0
-# Fall & Floyd's agents had no SYN packet: data starts at sequence number 0.
-Agent/TCP set syn_ false
+# Fall & Floyd's agents had no SYN packet: data starts at sequence number 0. With SYN
+# true, delay_growth_ (true in the golden scenarios) applies to the SYN's ack.
+Agent/TCP set syn_ $syn
 
 set ns [new Simulator]
 set tf [open $outfile w]

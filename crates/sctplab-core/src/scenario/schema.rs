@@ -442,7 +442,8 @@ pub enum WindowUnit {
     #[default]
     Segments,
     /// RFC 5681: cuts set ssthresh = max(FlightSize / 2, 2 SMSS) (eq. 4), in bytes, and
-    /// cwnd = ssthresh after a fast retransmit.
+    /// cwnd = ssthresh after a fast retransmit; there FlightSize leaves out what limited
+    /// transmit sent (RFC 5681 sec. 3.2 step 2).
     Bytes,
 }
 
@@ -488,8 +489,9 @@ pub struct TcpCfg {
     #[serde(default)]
     pub slow_start_at_ssthresh: bool,
     /// The ack of the first segment does not open the window (ns-2 `delay_growth_`,
-    /// meant for its SYN; with no SYN it applies to the first data segment). Not used
-    /// by `fack`, as in ns-2.
+    /// meant for its SYN; with no SYN it applies to the first data segment). With
+    /// `handshake` the SYN-ACK is that ack, and data acks grow the window as usual. Not
+    /// used by `fack`, as in ns-2.
     #[serde(default)]
     pub delay_growth: bool,
     /// Halve the window without truncating to whole segments (ns-2 `precisionReduce_`).
@@ -519,7 +521,9 @@ pub struct TcpCfg {
     /// at once for out-of-order data (RFC 5681 sec. 4.2).
     #[serde(default)]
     pub delayed_ack: bool,
-    #[serde(default = "default_delayed_ack_timeout")]
+    /// Longest delay of an ack: 100 ms, ns-2.35's `Agent/TCPSink/DelAck` and
+    /// `TCPSink/Sack1/DelAck` `interval_` (RFC 5681 4.2 allows up to 500 ms).
+    #[serde(default = "default_tcp_delayed_ack_timeout")]
     pub delayed_ack_timeout: Duration,
     /// SACK blocks per ack (ns-2 `maxSackBlocks_`); used by `sack` and `fack`.
     #[serde(default = "default_max_sack_blocks")]
@@ -559,6 +563,9 @@ fn default_clock_granularity() -> Duration {
 }
 fn default_delayed_ack_timeout() -> Duration {
     Duration(crate::sim::SimDuration::from_millis(200))
+}
+fn default_tcp_delayed_ack_timeout() -> Duration {
+    Duration(crate::sim::SimDuration::from_millis(100))
 }
 fn default_max_sack_blocks() -> u32 {
     3

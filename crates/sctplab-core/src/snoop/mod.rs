@@ -120,8 +120,11 @@ impl SnoopAgent {
         }
     }
 
-    /// A packet the base station is about to forward.
-    pub fn on_packet(&mut self, now: SimTime, pkt: &Packet) -> Verdict {
+    /// A packet the base station is about to forward. `room`: whether the interface queue
+    /// it goes to accepts it now. Data that the base station's own queue drops is not
+    /// cached, so its loss reaches the sender's congestion control (ns-2.35 `snoop.cc`
+    /// `snoop_data` inserts only while the interface queue is below its limit).
+    pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, room: bool) -> Verdict {
         let to_mobile = pkt.dst == self.cfg.mobile;
         let from_mobile = pkt.src == self.cfg.mobile;
         if !to_mobile && !from_mobile {
@@ -141,7 +144,7 @@ impl SnoopAgent {
                     || tcp::TcpConn::new(key, pkt.flow),
                 );
                 if to_mobile {
-                    conn.on_data(now, pkt, &self.cfg, stats);
+                    conn.on_data(now, pkt, &self.cfg, stats, room);
                     Verdict::Forward
                 } else {
                     conn.on_ack(now, pkt, &self.cfg, stats, &mut self.out)
@@ -159,7 +162,7 @@ impl SnoopAgent {
                     || sctp::SctpConn::new(key, pkt.flow),
                 );
                 if to_mobile {
-                    conn.on_to_mobile(now, pkt, &self.cfg, stats);
+                    conn.on_to_mobile(now, pkt, &self.cfg, stats, room);
                     Verdict::Forward
                 } else {
                     conn.on_from_mobile(now, pkt, &self.cfg, stats, &mut self.out)

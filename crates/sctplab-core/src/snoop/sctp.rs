@@ -1,7 +1,8 @@
 //! SCTP-snoop as seed 003 sec. 3 and Figs. 1-2 describe it:
 //! - INIT and INIT-ACK pass through and tell the agent the association (single-homed
 //!   here: one address per end, so there is one path to repair on);
-//! - a new in-order DATA chunk to the mobile host is cached and forwarded; an old TSN
+//! - a new in-order DATA chunk to the mobile host is cached and forwarded (not cached if
+//!   the base station's queue towards the mobile host drops it: congestion); an old TSN
 //!   (sender retransmission) is forwarded uncached; a new TSN beyond a gap is forwarded
 //!   after the gap is marked as lost upstream (congestion);
 //! - a SACK that advances the cumulative TSN cleans the cache (cumulative and gap-acked
@@ -80,6 +81,7 @@ impl SctpConn {
         pkt: &Packet,
         cfg: &SnoopCfg,
         stats: &mut SnoopStats,
+        room: bool,
     ) {
         let TransportRepr::Sctp(s) = &pkt.transport else {
             return;
@@ -110,7 +112,9 @@ impl SctpConn {
                         self.upstream.push(gap);
                     }
                     self.next = off + 1;
-                    if self.cache.len() < cfg.cache_packets {
+                    // Chunks the base station's own queue drops are congestion: left
+                    // uncached, the sender sees their loss (as TCP-snoop does).
+                    if room && self.cache.len() < cfg.cache_packets {
                         let mut template = pkt.clone();
                         if let TransportRepr::Sctp(t) = &mut template.transport {
                             t.chunks.clear();

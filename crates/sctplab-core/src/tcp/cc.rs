@@ -10,7 +10,8 @@ pub struct CongestionRules {
     /// Halve the exact window (ns-2 `precisionReduce_` true) rather than the window
     /// truncated to whole segments.
     pub precision_reduce: bool,
-    /// RFC 5681 byte counting: cuts start from FlightSize, not from the window.
+    /// RFC 5681 byte counting: cuts start from FlightSize, not from the window (the
+    /// caller leaves limited-transmit segments out of it at a fast retransmit).
     pub flight_based_cut: bool,
 }
 

@@ -367,6 +367,7 @@ impl TcpSender {
     // ----- timeouts -----
 
     pub(super) fn timeout(&mut self) {
+        self.limited_sent = 0;
         match self.cfg.variant {
             super::TcpVariant::Reno | super::TcpVariant::Newreno => {
                 self.dupwnd = 0.0;

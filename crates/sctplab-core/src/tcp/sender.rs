@@ -111,6 +111,8 @@ pub struct TcpSender {
     pub(super) cwnd: f64,
     pub(super) ssthresh: f64,
     pub(super) dupacks: i64,
+    /// Segments limited transmit has sent since the last new ack or timeout.
+    pub(super) limited_sent: i64,
     /// Reno/NewReno window inflation during fast recovery (ns-2 `dupwnd_`).
     pub(super) dupwnd: f64,
     pub(super) last_cwnd_action: CwndAction,
@@ -161,6 +163,7 @@ impl TcpSender {
             cwnd: cfg.initial_window,
             ssthresh: cfg.initial_ssthresh,
             dupacks: 0,
+            limited_sent: 0,
             dupwnd: 0.0,
             last_cwnd_action: CwndAction::None,
             first_decrease: true,
@@ -294,6 +297,7 @@ impl TcpSender {
             let s = self.t_seqno;
             self.output(s, Why::Auto);
             self.t_seqno += 1;
+            self.limited_sent += 1;
         }
     }
 
@@ -329,6 +333,7 @@ impl TcpSender {
     /// timed segment (Karn: cleared whenever a retransmission intervenes), timer.
     pub(super) fn newack(&mut self, ackno: i64) {
         self.dupacks = 0;
+        self.limited_sent = 0;
         self.last_ack = ackno;
         self.highest_ack = ackno;
         if self.t_seqno < self.last_ack + 1 {
@@ -357,7 +362,15 @@ impl TcpSender {
     pub(super) fn recv_newack_helper(&mut self, ackno: i64) {
         self.newack(ackno);
         self.rules_open();
-        if self.last_ack == 0 && self.cfg.delay_growth && self.cfg.variant != TcpVariant::Fack {
+        // ns-2's `delay_growth_` keeps the window shut on the ack of its segment 0, the
+        // SYN when `syn_` is on. With a handshake our SYN-ACK already leaves cwnd at the
+        // initial window, so the first data ack must grow it: applying the rule again
+        // here would delay growth twice.
+        if self.last_ack == 0
+            && self.cfg.delay_growth
+            && !self.cfg.handshake
+            && self.cfg.variant != TcpVariant::Fack
+        {
             self.cwnd = self.cfg.initial_window;
         }
     }
@@ -369,7 +382,13 @@ impl TcpSender {
     /// Window cut (ns-2 `slowdown`): halve ssthresh and optionally cwnd, or restart
     /// cwnd at one segment.
     pub(super) fn slowdown(&mut self, halve_cwnd: bool, restart_cwnd: bool) {
-        let flight = (self.maxseq - self.highest_ack).max(0) as f64;
+        let mut outstanding = (self.maxseq - self.highest_ack).max(0);
+        if halve_cwnd {
+            // A fast retransmit (the only cut that halves cwnd): FlightSize leaves out
+            // what limited transmit sent (RFC 5681 sec. 3.2 step 2, RFC 3042 sec. 2).
+            outstanding = (outstanding - self.limited_sent).max(0);
+        }
+        let flight = outstanding as f64;
         let (ssthresh, cwnd) = self.cfg.rules.cut(
             self.windowd(),
             self.window(),
@@ -447,19 +466,11 @@ impl TcpSender {
         }
     }
 
+    /// Sends (or resends) the SYN under the retransmission timer's current value: the
+    /// initial RTO, doubled per expiry (ns-2.35 times its SYN, segment 0, like data).
     fn send_syn(&mut self) {
         self.out.push_back((-1, false));
-        let retries = match self.phase {
-            Phase::SynSent { retries } => retries,
-            _ => 0,
-        };
-        let backoff = 1u64 << retries.min(6);
-        let t = self
-            .cfg
-            .rto_initial
-            .saturating_mul(backoff)
-            .min(self.cfg.rto_max);
-        self.syn_deadline = Some(self.now + t);
+        self.syn_deadline = Some(self.now + self.rtt.timeout());
     }
 
     /// The variant's sending rule.
@@ -479,9 +490,19 @@ impl Endpoint for TcpSender {
             return;
         };
         if tcp.flags.contains(TcpFlags::SYN) {
-            if let Phase::SynSent { .. } = self.phase {
+            if let Phase::SynSent { retries } = self.phase {
                 self.phase = Phase::Established;
                 self.syn_deadline = None;
+                if retries == 0 {
+                    // The SYN's round trip is the first RTT sample (RFC 6298 sec. 2.2;
+                    // ns-2.35 `newack` times segment 0, the SYN, with `syn_ true`), so a
+                    // first data loss waits about 3 RTT, not the 3 s initial RTO. Karn: a
+                    // resent SYN gives no sample, and its backoff stays in force for the
+                    // data, as in ns-2.35 (RFC 6298 sec. 5.7 would restart at 3 s).
+                    let sample = now.saturating_since(self.syn_sent_at).as_secs_f64();
+                    self.rtt.update(sample, self.syn_sent_at.as_secs_f64());
+                    self.rtt.backoff = 1;
+                }
                 self.stats.connect_time = Some(now.saturating_since(self.cfg.start));
                 self.send_much();
             }
@@ -532,6 +553,7 @@ impl Endpoint for TcpSender {
                 self.phase = Phase::SynSent {
                     retries: retries + 1,
                 };
+                self.rtt.back_off();
                 self.send_syn();
             }
         }

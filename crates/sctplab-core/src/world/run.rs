@@ -293,6 +293,25 @@ impl World {
         }
     }
 
+    /// Whether the wired interface `forward` would put `pid` on accepts it now (what a
+    /// snoop agent asks before caching); local delivery and wireless hops count as room.
+    fn next_hop_has_room(&mut self, node: NodeId, pid: PacketId) -> bool {
+        let Some(dst) = self.addr_owner(self.pool.get(pid).ip.dst) else {
+            return true;
+        };
+        if self.ifaces[dst.idx()].node == node {
+            return true;
+        }
+        match self.routes.next_hop(node, dst) {
+            Some(iface) => {
+                let link = &self.links[self.ifaces[iface.idx()].out.idx()];
+                let size = self.pool.get(pid).size;
+                !link.queue.would_drop(size, link.transmitting.is_some())
+            }
+            None => true,
+        }
+    }
+
     fn enqueue(&mut self, now: SimTime, dir: LinkDirId, pid: PacketId) {
         let link = &mut self.links[dir.idx()];
         let pkt = self.pool.get(pid);
@@ -388,7 +407,10 @@ impl World {
         }
         if let Some(i) = self.nodes[to.idx()].snoop {
             if self.pool.get(pid).dst != to {
-                let verdict = self.snoops[i].agent.on_packet(now, self.pool.get(pid));
+                let room = self.next_hop_has_room(to, pid);
+                let verdict = self.snoops[i]
+                    .agent
+                    .on_packet(now, self.pool.get(pid), room);
                 if verdict == crate::snoop::Verdict::Suppress {
                     self.discard(pid);
                     self.service_snoop(i, now);
