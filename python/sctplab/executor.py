@@ -32,6 +32,8 @@ class RunTask:
     default_name: str
     sets: tuple[tuple[str, str], ...]
     seed: int
+    # Wall-clock limit of the run in seconds (`--run-timeout`), or none.
+    timeout_s: float | None = None
 
 
 @dataclass
@@ -66,13 +68,15 @@ def compute_run(task: RunTask) -> RunOutcome:
             default_name=task.default_name,
             sets=list(task.sets),
             seed=task.seed,
+            timeout_s=task.timeout_s,
         )
     except BaseException as e:
         # pyo3 turns a Rust panic into PanicException, a BaseException: catch it too, so
         # one bad run is a failed row, not a dead worker. Interrupts still propagate.
         if isinstance(e, KeyboardInterrupt | SystemExit):
             raise
-        message = str(e) if isinstance(e, _core.ScenarioError | _core.UsageError) else None
+        expected = _core.ScenarioError | _core.UsageError | _core.RunError
+        message = str(e) if isinstance(e, expected) else None
         return RunOutcome(
             ok=False,
             code_version=version,

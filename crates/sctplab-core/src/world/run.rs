@@ -1,13 +1,13 @@
 //! The run loop: pops events in (time, sequence) order and drives links and endpoints.
 
 use super::{Event, Fault, NO_FLOW, World, addr_parts};
-use crate::endpoint::Endpoint;
 use crate::endpoint::EndpointEvent;
+use crate::endpoint::{AnyEndpoint, Endpoint};
 use crate::error::Error;
 use crate::net::link::overlap_ns;
 use crate::net::{EndpointId, LinkDirId, NodeId, PacketId};
 use crate::scenario::Scenario;
-use crate::sim::SimTime;
+use crate::sim::{SimDuration, SimTime};
 use crate::trace::TraceConfig;
 use crate::trace::series::Series;
 use std::io::Write;
@@ -19,6 +19,8 @@ pub struct RunOptions {
     pub trace: TraceConfig,
     /// Print a heartbeat (simulated time, events/s) to stderr about once a second.
     pub progress: bool,
+    /// Stop the run with `Error::Stopped` once it has taken this much wall-clock time.
+    pub wall_limit: Option<std::time::Duration>,
 }
 
 /// What a run hands back. `summary_json` is deterministic; the rest is not.
@@ -34,10 +36,26 @@ pub struct RunResult {
 }
 
 pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> Result<RunResult, Error> {
+    run_scenario_interruptible(s, opts, &mut || false)
+}
+
+/// `run_scenario`, asking `interrupted` about every `POLL_EVERY` of wall time whether to
+/// stop (the Python binding checks for Ctrl-C there); a `true` ends the run with
+/// `Error::Interrupted`. Traces written so far are flushed whatever the outcome.
+pub fn run_scenario_interruptible(
+    s: &Scenario,
+    opts: &RunOptions,
+    interrupted: &mut dyn FnMut() -> bool,
+) -> Result<RunResult, Error> {
     let started = Instant::now();
     let mut world = World::build(s, opts.seed, &opts.trace)?;
-    let end = world.run(opts.progress);
-    world.tracer.finish().map_err(|e| {
+    let mut ctl = Control {
+        started,
+        wall_limit: opts.wall_limit,
+        interrupted,
+    };
+    let ran = world.run(opts.progress, &mut ctl);
+    let flushed = world.tracer.finish().map_err(|e| {
         Error::io(
             opts.trace
                 .out_dir
@@ -45,7 +63,9 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> Result<RunResult, Error>
                 .unwrap_or(std::path::Path::new(".")),
             e,
         )
-    })?;
+    });
+    let end = ran?;
+    flushed?;
     let summary_json = world.summary_json(end);
     let series = std::mem::take(&mut world.tracer.series);
     Ok(RunResult {
@@ -58,13 +78,31 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> Result<RunResult, Error>
     })
 }
 
-/// Events between checks of the wall clock for the heartbeat.
-const HEARTBEAT_EVERY: u64 = 1 << 16;
+/// Events between checks of the wall clock (heartbeat, wall-clock limit, interrupt).
+const CLOCK_EVERY: u64 = 1 << 12;
+/// Wall time between two questions to the interrupt callback.
+const POLL_EVERY: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// A run without `duration` that has made no progress (see `World::progress_mark`) for
+/// this long is a livelock: nothing left can finish its flows. The longest legitimate
+/// silence we know of is a few backed-off retransmission timeouts (RTO at most 60 s in
+/// SCTP, RFC 9260 sec. 16; 64 s in ns-2's TCP), so an hour leaves a wide margin.
+const LIVELOCK_SPAN: SimDuration = SimDuration::from_secs(3600);
+/// Simulated time between two looks at the flows' progress.
+const PROGRESS_EVERY: SimDuration = SimDuration::from_secs(10);
+
+/// What the run loop checks outside the model: the wall clock and the caller.
+pub(crate) struct Control<'a> {
+    pub started: Instant,
+    pub wall_limit: Option<std::time::Duration>,
+    pub interrupted: &'a mut dyn FnMut() -> bool,
+}
 
 impl World {
     /// Runs until the stop time, until every flow has finished, or until nothing is left
-    /// to happen. Returns the simulated time at which the run ended.
-    pub(crate) fn run(&mut self, progress: bool) -> SimTime {
+    /// to happen. Returns the simulated time at which the run ended, or why it stopped
+    /// early (livelock, simulated time at its maximum, wall-clock limit, interrupt).
+    pub(crate) fn run(&mut self, progress: bool, ctl: &mut Control) -> Result<SimTime, Error> {
         if let Some(t) = self.stop_at {
             self.queue.schedule(t, Event::Stop);
         }
@@ -80,7 +118,13 @@ impl World {
         }
         let wall = Instant::now();
         let mut last_beat = wall;
+        let mut last_poll = wall;
         let mut end = SimTime::ZERO;
+        // The livelock guard: only for runs that end when their flows do.
+        let guard = self.stop_at.is_none() && !self.flows.is_empty();
+        let mut mark = self.progress_mark();
+        let mut progressed_at = SimTime::ZERO;
+        let mut next_look = SimTime::ZERO + PROGRESS_EVERY;
         let drained = loop {
             let Some((now, ev)) = self.queue.pop() else {
                 // Replaced (stale) MAC timer events were never popped; had they been,
@@ -88,6 +132,15 @@ impl World {
                 end = end.max(self.queue.superseded_horizon());
                 break true;
             };
+            if now == SimTime::MAX {
+                // Time saturates rather than wrapping: an event here was scheduled past
+                // the end of the clock.
+                return Err(Error::Stopped(format!(
+                    "stopped at {:.3} s: simulated time would pass its maximum (about 584 \
+                     years); set `duration` to end the run",
+                    end.as_secs_f64()
+                )));
+            }
             end = now;
             match ev {
                 Event::Stop => break false,
@@ -95,7 +148,11 @@ impl World {
                 Event::Arrive(dir, pkt, lost) => self.arrive(now, dir, pkt, lost),
                 Event::Timer(ep, generation) => self.timer(now, ep, generation),
                 Event::SnoopTimer(i, generation) => self.snoop_timer(now, i as usize, generation),
-                Event::Fault(i) => self.fault(now, i as usize),
+                Event::Fault(i) => {
+                    // A scripted change can unblock any flow: it counts as progress.
+                    progressed_at = now;
+                    self.fault(now, i as usize)
+                }
                 Event::RxStart(nic, slot) => self.rx_start(now, nic, slot),
                 Event::MacTimer(nic, g) => self.mac_timer(now, nic, g),
                 Event::AodvTimer(nic, g) => self.aodv_timer(now, nic, g),
@@ -107,14 +164,41 @@ impl World {
             if !self.flows.is_empty() && self.unfinished == 0 {
                 break false;
             }
-            if self.queue.events_processed() % super::wireless::SWEEP_EVERY == 0 {
+            if guard && now >= next_look {
+                next_look = now + PROGRESS_EVERY;
+                let m = self.progress_mark();
+                if m != mark || self.sure_to_progress() {
+                    mark = m;
+                    progressed_at = now;
+                } else if now.saturating_since(progressed_at) >= LIVELOCK_SPAN {
+                    return Err(Error::Stopped(self.livelock_message(progressed_at, now)));
+                }
+            }
+            let n = self.queue.events_processed();
+            if n % super::wireless::SWEEP_EVERY == 0 {
                 self.sweep_mac_timers();
             }
-            if progress && self.queue.events_processed() % HEARTBEAT_EVERY == 0 {
+            if n % CLOCK_EVERY == 0 {
                 let t = Instant::now();
-                if t.duration_since(last_beat).as_secs_f64() >= 1.0 {
+                if progress && t.duration_since(last_beat).as_secs_f64() >= 1.0 {
                     last_beat = t;
                     self.heartbeat(now, wall);
+                }
+                if t.duration_since(last_poll) >= POLL_EVERY {
+                    last_poll = t;
+                    if (ctl.interrupted)() {
+                        return Err(Error::Interrupted);
+                    }
+                    if let Some(limit) = ctl.wall_limit {
+                        if t.duration_since(ctl.started) >= limit {
+                            return Err(Error::Stopped(format!(
+                                "timed out: {} s of wall time (the run timeout) at {:.3} s \
+                                 of simulated time",
+                                limit.as_secs_f64(),
+                                now.as_secs_f64()
+                            )));
+                        }
+                    }
                 }
             }
         };
@@ -131,7 +215,69 @@ impl World {
         for slot in &mut self.endpoints {
             slot.ep.finish(end);
         }
-        end
+        Ok(end)
+    }
+
+    /// Some unfinished flow will get further whatever happens: a CBR source has a send
+    /// pending (open loop: nothing can block it).
+    fn sure_to_progress(&self) -> bool {
+        self.flows.iter().filter(|f| !f.finished).any(|f| {
+            let ep = &self.endpoints[f.sender.idx()].ep;
+            matches!(ep, AnyEndpoint::CbrSource(_)) && ep.poll_timeout().is_some()
+        })
+    }
+
+    /// A value that changes whenever some unfinished flow gets further: data delivered
+    /// in order, a cumulative ack moving, a connection changing state, a flow finishing.
+    /// Retransmissions and probes that change none of these are not progress.
+    fn progress_mark(&self) -> u64 {
+        let mut h: u64 = self.unfinished as u64;
+        let mut mix = |x: u64| h = (h ^ x).wrapping_mul(0x0100_0000_01b3).rotate_left(7);
+        for f in self.flows.iter().filter(|f| !f.finished) {
+            let snd = &self.endpoints[f.sender.idx()].ep;
+            let rcv = &self.endpoints[f.receiver.idx()].ep;
+            match (snd, rcv) {
+                // Changes at each send.
+                (AnyEndpoint::CbrSource(src), _) => {
+                    mix(src.poll_timeout().map_or(u64::MAX, SimTime::as_nanos))
+                }
+                (AnyEndpoint::TcpSender(tx), AnyEndpoint::TcpReceiver(rx)) => {
+                    mix(rx.cum() as u64);
+                    mix(u64::from(tx.stats.connect_time.is_some()));
+                    mix(u64::from(tx.is_done()));
+                }
+                (AnyEndpoint::Sctp(client), AnyEndpoint::Sctp(server)) => {
+                    mix(client.state as u64);
+                    mix(server.state as u64);
+                    if let Some(o) = &client.out {
+                        mix(u64::from(o.cum_ack));
+                    }
+                    if let Some(i) = &server.inb {
+                        mix(u64::from(i.cum_tsn));
+                        mix(i.delivered_total);
+                    }
+                }
+                _ => {}
+            }
+        }
+        h
+    }
+
+    fn livelock_message(&self, since: SimTime, now: SimTime) -> String {
+        let stuck: Vec<&str> = self
+            .flows
+            .iter()
+            .filter(|f| !f.finished)
+            .map(|f| f.name.as_str())
+            .collect();
+        format!(
+            "stopped at {:.3} s: livelock: no flow has made progress (data delivered or \
+             acknowledged, a state change) since {:.3} s; unfinished: {}. A run without \
+             `duration` ends only when its flows finish: set `duration` to bound it",
+            now.as_secs_f64(),
+            since.as_secs_f64(),
+            stuck.join(", "),
+        )
     }
 
     fn heartbeat(&self, now: SimTime, wall: Instant) {
