@@ -4,8 +4,12 @@ line (no traceback) for every bad input of every command."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sqlite3
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -47,7 +51,7 @@ action = "down"
 
 # Long enough that only a timeout or an interrupt ends it in a test (about 10^7 events).
 BUSY = (
-    'duration = "100000s"\n'
+    'duration = "10000000s"\n'
     + TWO_NODES
     + """
 [[flows]]
@@ -58,6 +62,9 @@ to = "b"
 rate = "900Kb"
 """
 )
+
+
+CLI = [sys.executable, "-m", "sctplab.cli"]
 
 
 def one_error_line(r: subprocess.CompletedProcess[str]) -> str:
@@ -95,7 +102,7 @@ def test_livelock_through_the_api_is_run_error() -> None:
 def test_sweep_run_timeout_records_the_run_as_failed_and_goes_on(tmp_path: Path) -> None:
     scen, store = tmp_path / "busy.toml", tmp_path / "store"
     scen.write_text(BUSY)
-    grid = 'duration=["1s","100000s"]'
+    grid = 'duration=["1s","10000000s"]'
     r = sctplab(
         "sweep", scen, "--grid", grid, "--seeds", "1", "--jobs", "2", "--store", store,
         "--run-timeout", "0.5",
@@ -103,7 +110,7 @@ def test_sweep_run_timeout_records_the_run_as_failed_and_goes_on(tmp_path: Path)
     assert r.returncode == 1, r.stderr
     assert "1 run(s) done, 1 failed" in r.stdout
     failed = [line for line in r.stderr.splitlines() if "run failed" in line]
-    assert len(failed) == 1 and 'duration="100000s"' in failed[0] and "timed out" in failed[0]
+    assert len(failed) == 1 and 'duration="10000000s"' in failed[0] and "timed out" in failed[0]
     conn = sqlite3.connect(store / "catalog.sqlite")
     rows = conn.execute("SELECT status, error FROM runs ORDER BY status").fetchall()
     conn.close()
@@ -113,9 +120,100 @@ def test_sweep_run_timeout_records_the_run_as_failed_and_goes_on(tmp_path: Path)
 
 def test_python_sweep_run_timeout(tmp_path: Path) -> None:
     df = api.sweep(
-        BUSY, {"duration": ["1s", "100000s"]}, 1, jobs=1, store=tmp_path / "s", run_timeout=0.5
+        BUSY, {"duration": ["1s", "10000000s"]}, 1, jobs=1, store=tmp_path / "s", run_timeout=0.5
     )
     by = dict(zip(df["duration"], df["status"], strict=True))
-    assert by == {"1s": "ok", "100000s": "failed"}
+    assert by == {"1s": "ok", "10000000s": "failed"}
     with pytest.raises(api.UsageError, match="--run-timeout"):
         api.sweep(BUSY, {}, 1, store=tmp_path / "s2", run_timeout=-1)
+
+
+# --- 2. Ctrl-C -------------------------------------------------------------------------
+
+
+def _wait_for(path: Path, proc: subprocess.Popen[str], limit: float = 30.0) -> None:
+    t0 = time.monotonic()
+    while not path.exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() - t0 < limit, f"{path} never appeared"
+        time.sleep(0.05)
+
+
+def test_ctrl_c_stops_sctplab_run_within_a_second(tmp_path: Path) -> None:
+    scen, out = tmp_path / "busy.toml", tmp_path / "run"
+    scen.write_text(BUSY)
+    proc = subprocess.Popen(
+        [*CLI, "run", str(scen), "--out", str(out), "--trace", "sends", "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _wait_for(out / "sends.csv", proc)  # the core is running
+    time.sleep(0.3)
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=10)
+    waited = time.monotonic() - t0
+    assert waited < 1.0, f"took {waited:.2f} s to stop"
+    assert proc.returncode == 130
+    assert err.strip().splitlines() == ["sctplab: error: interrupted"]
+    assert not (out / "summary.json").exists()
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["complete"] is False and meta["status"] == "interrupted"
+
+
+def test_ctrl_c_raises_keyboard_interrupt_through_the_api(tmp_path: Path) -> None:
+    code = (
+        "import sys, sctplab\n"
+        "try:\n"
+        f"    sctplab.run({BUSY!r}, out=sys.argv[1])\n"
+        "except KeyboardInterrupt:\n"
+        "    print('KeyboardInterrupt')\n"
+    )
+    out = tmp_path / "run"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _wait_for(out / "run.json", proc)
+    time.sleep(0.5)
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=10)
+    assert time.monotonic() - t0 < 1.0
+    assert stdout.strip() == "KeyboardInterrupt", stderr
+    assert json.loads((out / "run.json").read_text())["status"] == "interrupted"
+
+
+def test_ctrl_c_stops_a_sweep_and_its_workers(tmp_path: Path) -> None:
+    scen, store = tmp_path / "busy.toml", tmp_path / "store"
+    scen.write_text(BUSY)
+    proc = subprocess.Popen(
+        [*CLI, "sweep", str(scen), "--seeds", "2", "--jobs", "2", "--store", str(store)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    _wait_for(store / "catalog.sqlite", proc)
+    time.sleep(1.5)  # the workers are in the core
+    t0 = time.monotonic()
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+    _, err = proc.communicate(timeout=10)
+    assert time.monotonic() - t0 < 1.0
+    assert proc.returncode == 130
+    assert err.strip().splitlines()[-1] == "sctplab: error: interrupted"
+    assert "Traceback" not in err
+    # Nothing half-done is recorded: the catalog has no row, and no run folder is left.
+    conn = sqlite3.connect(store / "catalog.sqlite")
+    assert conn.execute("SELECT COUNT(*) FROM runs").fetchone() == (0,)
+    conn.close()
+    # No worker is left behind.
+    time.sleep(0.2)
+    left = subprocess.run(
+        ["ps", "-o", "pid=,args=", "-g", str(proc.pid)], capture_output=True, text=True
+    ).stdout
+    alive = [line for line in left.splitlines() if "<defunct>" not in line]
+    assert alive == [], left

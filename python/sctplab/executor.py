@@ -173,8 +173,18 @@ class Executors:
             # Dask's ClientExecutor.shutdown has no cancel_futures: wait=False cancels.
             self.executor.shutdown(wait=not cancel)
             self.client.close()
+        elif cancel:
+            # Interrupted (Ctrl-C) or failed: runs in progress are abandoned, not waited
+            # for (one may take hours). A worker that got the SIGINT too stops by itself;
+            # one that did not (a signal to the driver alone) is terminated here.
+            processes = dict(getattr(self.executor, "_processes", None) or {})
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            for proc in processes.values():
+                proc.terminate()
+            for proc in processes.values():
+                proc.join(timeout=5)
         else:
-            self.executor.shutdown(wait=True, cancel_futures=cancel)
+            self.executor.shutdown(wait=True)
 
 
 @contextmanager
