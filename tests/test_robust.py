@@ -217,3 +217,45 @@ def test_ctrl_c_stops_a_sweep_and_its_workers(tmp_path: Path) -> None:
     ).stdout
     alive = [line for line in left.splitlines() if "<defunct>" not in line]
     assert alive == [], left
+
+
+# --- 3. crashes on huge inputs ---------------------------------------------------------
+
+
+def test_a_30000_segment_set_path_is_one_line_not_a_segfault(example: Path) -> None:
+    key = ".".join(["a"] * 30_000)
+    r = sctplab("run", example, "--set", f"{key}=1")
+    assert r.returncode == 2
+    line = one_error_line(r)
+    assert "at most 32 dotted segments" in line and len(line) < 300
+    with pytest.raises(api.ScenarioError, match="at most 32 dotted segments"):
+        api.run(str(example), set={key: 1})
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        "x." + ".".join(["a"] * 30_000) + " = 1\n",
+        "x = " + "[" * 30_000 + "]" * 30_000 + "\n",
+        "x = " + "{a=" * 30_000 + "1" + "}" * 30_000 + "\n",
+    ],
+    ids=["dotted-key", "arrays", "inline-tables"],
+)
+def test_deeply_nested_toml_is_one_line(tmp_path: Path, example: Path, doc: str) -> None:
+    scen = tmp_path / "deep.toml"
+    scen.write_text(doc + example.read_text())
+    r = sctplab("run", scen, "--out", tmp_path / "run")
+    assert r.returncode == 2
+    assert "deep.toml" in one_error_line(r)
+
+
+def test_a_series_too_large_for_memory_is_refused_before_the_run(
+    tmp_path: Path, example: Path
+) -> None:
+    r = sctplab(
+        "run", example, "--set", "series.interval=1ns", "--series", "queue",
+        "--out", tmp_path / "run",
+    )  # fmt: skip
+    assert r.returncode == 2
+    line = one_error_line(r)
+    assert "series.interval = 1 ns" in line and "more than the 10000000" in line

@@ -154,16 +154,22 @@ def movement_file_sets(
     if given:
         try:
             raw = tomllib.loads(f"v = {given[-1]}")["v"]
-        except tomllib.TOMLDecodeError:
+        except (tomllib.TOMLDecodeError, RecursionError):
             raw = given[-1]  # as the core reads it: text that is not TOML is a string
         base = Path.cwd()
     else:
-        try:
-            doc = json.loads(src.text) if src.is_json else tomllib.loads(src.text)
-        except (tomllib.TOMLDecodeError, ValueError):
-            return sets, None
-        mob = doc.get("mobility")
-        raw = mob.get("file") if isinstance(mob, dict) else None
+        # The core's parser (depth-limited, linear) rather than tomllib, which takes
+        # minutes on hostile nesting; a text that does not parse is reported by the core
+        # with its position.
+        if src.is_json:
+            try:
+                doc = json.loads(src.text)
+            except (ValueError, RecursionError):
+                return sets, None
+            mob = doc.get("mobility") if isinstance(doc, dict) else None
+            raw = mob.get("file") if isinstance(mob, dict) else None
+        else:
+            raw = _core.mobility_file(src.text)
         is_file = src.source not in ("<string>", "<dict>")
         base = Path(src.source).resolve().parent if is_file else Path.cwd()
     if not isinstance(raw, str):

@@ -183,3 +183,72 @@ fn the_interrupt_callback_stops_the_run_quickly() {
     // Three questions 50 ms apart.
     assert!(t.elapsed().as_secs_f64() < 1.0, "{:?}", t.elapsed());
 }
+
+#[test]
+fn packets_piling_up_on_a_very_long_link_stop_the_run_with_one_line() {
+    // A 10^9 s link: everything sent stays on the wire. 1 Mb/s of 972-byte payloads is
+    // one packet every 7.776 ms, so 1000 packets are alive after about 7.8 s (checked
+    // every 4096 events, so the stop comes within a few thousand more).
+    let text = r#"
+duration = "1000s"
+[[nodes]]
+name = "a"
+[[nodes]]
+name = "b"
+[[links]]
+name = "long"
+a = "a"
+b = "b"
+bandwidth = "10Mb"
+delay = "1000000000s"
+[[flows]]
+name = "f"
+type = "cbr"
+from = "a"
+to = "b"
+rate = "1Mb"
+packet_size = "972B"
+"#;
+    let s = load_toml(text, "<test>", "t", &[]).expect("valid");
+    let opts = RunOptions {
+        packet_limit: Some(1000),
+        ..RunOptions::default()
+    };
+    let e = run_scenario(&s, &opts).expect_err("must stop");
+    let Error::Limit(msg) = &e else {
+        panic!("expected Limit, got {e:?}")
+    };
+    assert!(msg.contains("more than 1000 packets in flight"), "{msg}");
+    assert!(
+        msg.contains("is a->b (1000000000 s x 10000000 b/s)"),
+        "{msg}"
+    );
+    assert!(!msg.contains('\n'));
+}
+
+#[test]
+fn a_series_too_large_for_memory_is_refused_at_the_first_sample() {
+    // 10 s sampled every 1 ns: 10^10 + 1 samples of the one queue variable of each link
+    // direction (2) is 2 * (10^10 + 1) values, far over the 10^7 a run holds. Refused at
+    // time 0, before any work.
+    let text = format!("duration = \"10s\"\n[series]\ninterval = \"1ns\"\n{TWO_NODES}");
+    let s = load_toml(&text, "<test>", "t", &[]).expect("valid");
+    let mut trace = sctplab_core::trace::TraceConfig::default();
+    trace
+        .set_series(&["queue".to_string()])
+        .expect("a variable");
+    let opts = RunOptions {
+        trace,
+        ..RunOptions::default()
+    };
+    let t = std::time::Instant::now();
+    let e = run_scenario(&s, &opts).expect_err("must refuse");
+    let Error::Usage(msg) = &e else {
+        panic!("expected Usage, got {e:?}")
+    };
+    assert!(
+        msg.contains("series.interval") && msg.contains("20000000002 values"),
+        "{msg}"
+    );
+    assert!(t.elapsed().as_secs_f64() < 1.0);
+}

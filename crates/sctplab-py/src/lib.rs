@@ -35,6 +35,8 @@ fn to_py(e: Error) -> PyErr {
         Error::Scenario(s) => ScenarioError::new_err(s.to_string()),
         Error::Usage(m) => UsageError::new_err(m),
         Error::Stopped(m) => RunError::new_err(m),
+        // The scenario asks for more than a run holds: bad input (exit status 2).
+        Error::Limit(m) => ScenarioError::new_err(m),
         Error::Interrupted => PyKeyboardInterrupt::new_err("interrupted"),
         Error::Io { .. } => PyOSError::new_err(e.to_string()),
     }
@@ -115,6 +117,7 @@ fn run<'py>(
         trace,
         progress,
         wall_limit,
+        packet_limit: None,
     };
     // The run holds no GIL, so Python never sees a signal on its own: ask it now and
     // then (PyErr_CheckSignals runs the handlers; SIGINT's raises KeyboardInterrupt),
@@ -172,6 +175,16 @@ fn movement(
     export_movement(&s, seed).map_err(to_py)
 }
 
+/// `[mobility] file` as written in a TOML scenario, if the text parses and it is a
+/// string. Python's tomllib takes minutes on hostile nesting; this parser has a depth
+/// limit, and a text that does not parse is reported by `resolve` with its position.
+#[pyfunction]
+fn mobility_file(text: &str) -> Option<String> {
+    let table: toml::Table = text.parse().ok()?;
+    let file = table.get("mobility")?.get("file")?.as_str()?;
+    Some(file.to_string())
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", sctplab_core::VERSION)?;
@@ -183,5 +196,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(movement, m)?)?;
+    m.add_function(wrap_pyfunction!(mobility_file, m)?)?;
     Ok(())
 }

@@ -114,6 +114,17 @@ pub fn load_json(
     load_table(table, source, default_name, sets)
 }
 
+/// A key or value as messages show it: whole if short, else its start and its length.
+pub(crate) fn clip(text: &str) -> String {
+    const SHOWN: usize = 60;
+    if text.chars().count() <= SHOWN {
+        text.to_string()
+    } else {
+        let head: String = text.chars().take(SHOWN).collect();
+        format!("{head}... ({} characters)", text.chars().count())
+    }
+}
+
 fn with_toml_line(mut e: ScenarioError, _text: &str) -> ScenarioError {
     // toml's message carries no position once reduced to message(); keep it short.
     e.message = e.message.trim().to_string();
@@ -128,7 +139,7 @@ fn load_table(
 ) -> Result<Scenario, ScenarioError> {
     for (key, value) in sets {
         overrides::apply(&mut table, key, overrides::parse_value(value)).map_err(|mut e| {
-            e.source = format!("--set {key}={value}");
+            e.source = format!("--set {}={}", clip(key), clip(value));
             e
         })?;
     }

@@ -21,6 +21,9 @@ pub struct RunOptions {
     pub progress: bool,
     /// Stop the run with `Error::Stopped` once it has taken this much wall-clock time.
     pub wall_limit: Option<std::time::Duration>,
+    /// The most packets alive at once before the run stops with `Error::Limit`
+    /// (default `MAX_PACKETS_ALIVE`).
+    pub packet_limit: Option<usize>,
 }
 
 /// What a run hands back. `summary_json` is deterministic; the rest is not.
@@ -52,6 +55,7 @@ pub fn run_scenario_interruptible(
     let mut ctl = Control {
         started,
         wall_limit: opts.wall_limit,
+        packet_limit: opts.packet_limit.unwrap_or(MAX_PACKETS_ALIVE),
         interrupted,
     };
     let ran = world.run(opts.progress, &mut ctl);
@@ -91,10 +95,19 @@ const LIVELOCK_SPAN: SimDuration = SimDuration::from_secs(3600);
 /// Simulated time between two looks at the flows' progress.
 const PROGRESS_EVERY: SimDuration = SimDuration::from_secs(10);
 
+/// The most sampled values (`--series`) a run holds: 24 bytes each, so 240 MB.
+const MAX_SERIES_VALUES: u64 = 10_000_000;
+
+/// The most packets a run holds at once (in queues, on wires, in MAC queues): a few
+/// hundred bytes each, so about a gigabyte. Only a link whose delay times bandwidth is
+/// absurd (a 10^9 s delay) or a source far faster than its path gets there.
+const MAX_PACKETS_ALIVE: usize = 4_000_000;
+
 /// What the run loop checks outside the model: the wall clock and the caller.
 pub(crate) struct Control<'a> {
     pub started: Instant,
     pub wall_limit: Option<std::time::Duration>,
+    pub packet_limit: usize,
     pub interrupted: &'a mut dyn FnMut() -> bool,
 }
 
@@ -159,7 +172,10 @@ impl World {
                 Event::LlDown(nic, pid) => self.ll_down(now, nic, pid),
                 Event::LlUp(nic, pid) => self.ll_up(now, nic, pid),
                 Event::Release(pid) => self.discard(pid),
-                Event::Sample => self.sample(now),
+                Event::Sample => {
+                    self.sample(now);
+                    self.check_series_size(now)?;
+                }
             }
             if !self.flows.is_empty() && self.unfinished == 0 {
                 break false;
@@ -179,6 +195,9 @@ impl World {
                 self.sweep_mac_timers();
             }
             if n % CLOCK_EVERY == 0 {
+                if self.pool.live() > ctl.packet_limit {
+                    return Err(Error::Limit(self.packets_message(now, ctl.packet_limit)));
+                }
                 let t = Instant::now();
                 if progress && t.duration_since(last_beat).as_secs_f64() >= 1.0 {
                     last_beat = t;
@@ -277,6 +296,63 @@ impl World {
             now.as_secs_f64(),
             since.as_secs_f64(),
             stuck.join(", "),
+        )
+    }
+
+    /// Sampled values are held in memory until the run ends: refuse a run whose series
+    /// would not fit, at its first sample when its duration says so, else when it
+    /// gets there.
+    fn check_series_size(&self, now: SimTime) -> Result<(), Error> {
+        let held = self.tracer.series.len() as u64;
+        let interval = self.series_interval.as_nanos().max(1);
+        let projected = match self.stop_at {
+            Some(stop) if now == SimTime::ZERO => {
+                held.max(1).saturating_mul(stop.as_nanos() / interval + 1)
+            }
+            _ => held,
+        };
+        if projected <= MAX_SERIES_VALUES {
+            return Ok(());
+        }
+        let vars = self.tracer.series_vars.join(",");
+        let interval_ns = self.series_interval.as_nanos();
+        Err(Error::Usage(match self.stop_at {
+            Some(stop) if now == SimTime::ZERO => format!(
+                "series.interval = {interval_ns} ns with --series {vars}: {} s / {interval_ns} ns \
+                 samples of {held} values each is {projected} values, more than the \
+                 {MAX_SERIES_VALUES} a run holds; use a longer series.interval or fewer \
+                 --series variables",
+                stop.as_secs_f64()
+            ),
+            _ => format!(
+                "stopped at {:.3} s: --series {vars} every {interval_ns} ns (series.interval) \
+                 has reached {MAX_SERIES_VALUES} values, the most a run holds; use a longer \
+                 series.interval or fewer --series variables",
+                now.as_secs_f64()
+            ),
+        }))
+    }
+
+    fn packets_message(&self, now: SimTime, limit: usize) -> String {
+        // The likeliest culprit: the link that holds the most bits on its wire.
+        let widest = self
+            .links
+            .iter()
+            .rev()
+            .max_by_key(|l| u128::from(l.rate_bps) * u128::from(l.delay.as_nanos()));
+        let hint = widest.map_or(String::new(), |l| {
+            format!(
+                "; the link with the largest delay x bandwidth is {} ({} s x {} b/s)",
+                l.name,
+                l.delay.as_secs_f64(),
+                l.rate_bps
+            )
+        });
+        format!(
+            "stopped at {:.3} s: more than {limit} packets in flight at once, the \
+             most a run holds{hint}; shorten the delay, lower the sending rate or set a \
+             shorter `duration`",
+            now.as_secs_f64()
         )
     }
 
