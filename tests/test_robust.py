@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import sctplab
+from conftest import ROOT, sctplab
 
 import sctplab as api
 
@@ -259,3 +261,140 @@ def test_a_series_too_large_for_memory_is_refused_before_the_run(
     assert r.returncode == 2
     line = one_error_line(r)
     assert "series.interval = 1 ns" in line and "more than the 10000000" in line
+
+
+# --- 4. one line, never a traceback ----------------------------------------------------
+
+
+def test_seed_above_u64_is_one_line(example: Path) -> None:
+    r = sctplab("run", example, "--seed", str(2**64))
+    assert r.returncode == 2
+    assert "--seed 18446744073709551616" in one_error_line(r)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "text"),
+    [
+        ({"scenario": ["a"]}, "UsageError", "expected a path, TOML text or a dict"),
+        ({"seed": -1}, "UsageError", "--seed -1: expected an integer from 0"),
+        ({"seed": 2**64}, "UsageError", "--seed 18446744073709551616"),
+        ({"set": [("duration", "1s")]}, "UsageError", "set: expected a dict"),
+    ],
+)
+def test_api_misuse_raises_the_one_line_errors(
+    example: Path, kwargs: dict[str, object], error: str, text: str
+) -> None:
+    args: dict[str, object] = {"scenario": str(example), **kwargs}
+    with pytest.raises(getattr(api, error)) as e:
+        api.run(**args)  # type: ignore[arg-type]
+    assert text in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("args", "text"),
+    [
+        (["--scheduler", "notaurl"], "--scheduler notaurl: not a scheduler address"),
+        (["--grid", "links.bottleneck.loss.rate=[NaN]"], "NaN and Infinity"),
+        (["--grid", "links.bottleneck.loss.rate=[0.1,Infinity]"], "NaN and Infinity"),
+        (["--seeds", str(10**20)], "runs one sweep plans"),
+    ],
+)
+def test_sweep_bad_options_are_one_line(
+    tmp_path: Path, example: Path, args: list[str], text: str
+) -> None:
+    store = tmp_path / "store"
+    base = ["--seeds", "1"] if "--seeds" not in args else []
+    r = sctplab("sweep", example, *base, *args, "--store", store)
+    assert r.returncode == 2
+    assert text in one_error_line(r)
+    assert not (store / "catalog.sqlite").exists()
+
+
+def _catalog(tmp_path: Path, content: bytes | None, sql: str | None = None) -> Path:
+    store = tmp_path / "store"
+    store.mkdir()
+    if content is not None:
+        (store / "catalog.sqlite").write_bytes(content)
+    if sql is not None:
+        conn = sqlite3.connect(store / "catalog.sqlite")
+        conn.executescript(sql)
+        conn.close()
+    return store
+
+
+@pytest.mark.parametrize(
+    ("content", "sql"),
+    [
+        (b"this is not a database\n" * 10, None),
+        (b"", None),
+        (None, "CREATE TABLE photos (id INTEGER, data BLOB);"),
+    ],
+    ids=["corrupt", "empty", "foreign"],
+)
+def test_export_and_sweep_on_a_bad_catalog_are_one_line(
+    tmp_path: Path, example: Path, content: bytes | None, sql: str | None
+) -> None:
+    store = _catalog(tmp_path, content, sql)
+    r = sctplab("export", "--store", store, "--format", "csv")
+    assert r.returncode == 2
+    assert "not a sctplab catalog" in one_error_line(r)
+    if content == b"":
+        return  # an empty file is an empty database: a sweep may start a catalog in it
+    before = (store / "catalog.sqlite").read_bytes()
+    r = sctplab("sweep", example, "--seeds", "1", "--store", store)
+    assert r.returncode == 2
+    assert "not a sctplab catalog" in one_error_line(r)
+    assert (store / "catalog.sqlite").read_bytes() == before, "another program's file untouched"
+
+
+@pytest.mark.parametrize("column", ["overrides", "metrics", "host"])
+def test_a_catalog_row_with_bad_json_is_one_line(
+    tmp_path: Path, example: Path, column: str
+) -> None:
+    store = tmp_path / "store"
+    r = sctplab("sweep", example, "--seeds", "1", "--store", store, "--quiet")
+    assert r.returncode == 0, r.stderr
+    conn = sqlite3.connect(store / "catalog.sqlite")
+    conn.execute(f"UPDATE runs SET {column} = '{{not json'")
+    conn.commit()
+    conn.close()
+    r = sctplab("export", "--store", store, "--format", "csv")
+    assert r.returncode == 2
+    line = one_error_line(r)
+    assert f"`{column}` is not valid JSON" in line
+
+
+@pytest.fixture(scope="module")
+def tcp_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("tcp") / "run"
+    scen = ROOT / "scenarios" / "example-tcp.toml"
+    r = sctplab("run", scen, "--out", out, "--trace", "ns2,sends,acks", "--series", "cwnd")
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+@pytest.mark.parametrize(
+    ("name", "damage"),
+    [
+        ("series.parquet", lambda b: b[: len(b) // 2]),
+        ("series.parquet", lambda b: b"PAR1" + b"\0" * 100),
+        ("sends.csv", lambda b: b"time_s,flow\n1,2,3,4,5,6,7\n"),
+        ("sends.csv", lambda b: b"\xff\xfe\x00garbage"),
+        ("trace.tr", lambda b: b"+ 0.1 0 1 tcp\n" * 3),
+        ("trace.tr", lambda b: b"\xff" * 50),
+        ("summary.json", lambda b: b"[1, 2]"),
+    ],
+)
+def test_plot_on_damaged_files_is_one_line(
+    tmp_path: Path, tcp_run: Path, name: str, damage: Callable[[bytes], bytes]
+) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(tcp_run, run)
+    (run / name).write_bytes(damage((run / name).read_bytes()))
+    r = sctplab("plot", run)
+    if r.returncode == 0:
+        # A file damaged into another valid one is allowed to plot (or be skipped).
+        assert r.stderr == ""
+        return
+    assert r.returncode == 2
+    assert name in one_error_line(r)

@@ -147,11 +147,27 @@ class Executors:
 
     def _open_dask(self, address: str) -> None:
         from distributed import Client
+        from distributed.comm.addressing import parse_address, parse_host_port
+        from distributed.comm.registry import backends
 
+        # Checked before a Client exists: a half-built one complains again at exit.
+        try:
+            scheme, location = parse_address(address)
+            _, port = parse_host_port(location)
+        except (ValueError, TypeError) as e:
+            raise _core.UsageError(
+                f"--scheduler {address}: not a scheduler address ({one_line(str(e))}); "
+                "expected tcp://HOST:PORT"
+            ) from None
+        if scheme not in backends or not 0 < int(port) < 65536:
+            raise _core.UsageError(
+                f"--scheduler {address}: not a scheduler address (protocol {scheme!r}, "
+                f"port {port}); expected tcp://HOST:PORT"
+            )
         try:
             # distributed.Client is not annotated.
             self.client = Client(address, timeout="10s", set_as_default=False)  # type: ignore[no-untyped-call]
-        except (OSError, TimeoutError) as e:
+        except (OSError, TimeoutError, ValueError) as e:
             raise _core.UsageError(
                 f"--scheduler {address}: cannot reach the Dask scheduler: {one_line(str(e))}"
             ) from None

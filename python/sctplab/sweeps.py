@@ -82,6 +82,11 @@ def check_grid(grid: Mapping[str, Any]) -> dict[str, list[Any]]:
                 "of values, e.g. [0.008,0.01]"
             )
         for v in values:
+            if not _finite(v):
+                raise _core.UsageError(
+                    f"--grid {key}: {json.dumps(v, default=repr)}: NaN and Infinity are not "
+                    "scenario values (and the catalog could not store them)"
+                )
             try:
                 overrides({key: v})
             except _core.ScenarioError:
@@ -116,6 +121,21 @@ class SweepReport:
     run_ids: list[str] = field(default_factory=list)
 
 
+def _finite(v: Any) -> bool:
+    """No NaN or infinity anywhere inside a grid value."""
+    if isinstance(v, float):
+        return math.isfinite(v)
+    if isinstance(v, Mapping):
+        return all(_finite(x) for x in v.values())
+    if isinstance(v, list | tuple):
+        return all(_finite(x) for x in v)
+    return True
+
+
+# The most runs one sweep plans (each is a catalog row and a folder).
+MAX_RUNS = 10_000_000
+
+
 def check_run_timeout(timeout: object) -> float | None:
     """`--run-timeout`: seconds of wall time, positive and finite, or None."""
     if timeout is None:
@@ -142,6 +162,12 @@ def plan(
     if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
         raise _core.UsageError(f"--seeds {seeds}: expected a positive integer (seeds 1..N)")
     checked = check_grid(grid)
+    points_n = math.prod(len(v) for v in checked.values())
+    if points_n * seeds > MAX_RUNS:
+        raise _core.UsageError(
+            f"--seeds {seeds}: {points_n} grid point(s) x {seeds} seed(s) is more than the "
+            f"{MAX_RUNS} runs one sweep plans"
+        )
     src = read_scenario(scenario)
     # A movement file named in the scenario file is found beside it, wherever workers run.
     base_sets, _ = movement_file_sets(src, [])
