@@ -255,3 +255,22 @@ def test_bad_movement_file_names_file_and_line(tmp_path: Path) -> None:
         assert len(lines) == 1, r.stderr
         assert "mobility.file" in lines[0] and "moves.tcl" in lines[0], lines[0]
         assert expected in lines[0], lines[0]
+
+
+def test_toml_syntax_error_names_line_column_and_key(tmp_path: Path) -> None:
+    scen = tmp_path / "dup.toml"
+    scen.write_text(BASE.replace('name = "island"', 'name = "island"\nname = "again"'))
+    r = sctplab("run", scen)
+    assert r.returncode == 2
+    # `name = "again"` is line 9 of BASE's text (line 1 is empty).
+    assert r.stderr.strip() == f"sctplab: error: {scen}:9:1: invalid TOML: duplicate key `name`"
+
+
+def test_a_bad_set_value_is_blamed_on_the_override(tmp_path: Path) -> None:
+    scen = tmp_path / "ok.toml"
+    scen.write_text(BASE)
+    r = sctplab("run", scen, "--set", "links.ab.delay=10Mb")
+    assert r.returncode == 2
+    line = r.stderr.strip()
+    assert line.startswith("sctplab: error: --set links.ab.delay=10Mb: links.ab.delay: "), line
+    assert str(scen) not in line

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from sctplab._core import ScenarioError, UsageError
+from sctplab._core import RunError, ScenarioError, UsageError
 from sctplab._core import __version__ as __version__
 from sctplab.runner import RunResult, movement, run
 
@@ -42,6 +42,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "PlotResult",
+    "RunError",
     "RunResult",
     "ScenarioError",
     "UsageError",

@@ -12,6 +12,10 @@ class ScenarioError(ValueError):
 class UsageError(ValueError):
     """An option outside the scenario is invalid."""
 
+class RunError(RuntimeError):
+    """A run was stopped before its end: a livelock, simulated time at its maximum, a
+    limit, or its wall-clock timeout."""
+
 class SeriesColumns(TypedDict):
     time_s: bytes
     entity: bytes
@@ -50,6 +54,7 @@ def run(
     traces: list[str] = ...,
     series: list[str] = ...,
     progress: bool = False,
+    timeout_s: float | None = None,
 ) -> RawRun: ...
 def movement(
     text: str,
@@ -60,3 +65,4 @@ def movement(
     sets: list[tuple[str, str]] = ...,
     seed: int = 1,
 ) -> str: ...
+def mobility_file(text: str) -> str | None: ...

@@ -73,10 +73,9 @@ def run_cmd(
     path = Path(scenario)
     if not path.is_file():
         _fail(f"{scenario}: no such scenario file")
-    if seed < 0:
-        _fail(f"--seed {seed}: expected a non-negative integer")
-    from sctplab.runner import movement_file_sets
+    from sctplab.runner import check_seed, movement_file_sets
 
+    check_seed(seed)
     parsed = [parse_set(s) for s in sets]
     resolve_sets, _ = movement_file_sets(read_scenario(path), parsed)
     name, _ = _core.resolve(
@@ -118,8 +117,9 @@ def movement_cmd(scenario: str, sets: tuple[str, ...], seed: int, out: Path | No
     path = Path(scenario)
     if not path.is_file():
         _fail(f"{scenario}: no such scenario file")
-    if seed < 0:
-        _fail(f"--seed {seed}: expected a non-negative integer")
+    from sctplab.runner import check_seed
+
+    check_seed(seed)
     text = movement(path, seed=seed, raw_sets=[parse_set(s) for s in sets])
     if out is None:
         click.echo(text, nl=False)
@@ -169,6 +169,13 @@ def movement_cmd(scenario: str, sets: tuple[str, ...], seed: int, out: Path | No
     show_default=True,
     help="Results store (run folders and catalog); runs already there are not run again.",
 )
+@click.option(
+    "--run-timeout",
+    type=float,
+    default=None,
+    metavar="SECONDS",
+    help="Stop a run after this much wall time; it is recorded as failed and the sweep goes on.",
+)
 @click.option("--quiet", is_flag=True, help="No progress bar and no summary line.")
 def sweep_cmd(
     scenario: str,
@@ -177,6 +184,7 @@ def sweep_cmd(
     jobs: int | None,
     scheduler: str | None,
     store: Path,
+    run_timeout: float | None,
     quiet: bool,
 ) -> None:
     """Run SCENARIO over a grid of values times seeds 1..N into the results store.
@@ -217,6 +225,7 @@ def sweep_cmd(
         store=store,
         progress=not quiet and sys.stderr.isatty(),
         on_start=started,
+        run_timeout=run_timeout,
     )
     if not quiet:
         rate = report.ran / report.wall_s if report.wall_s > 0 else 0.0
@@ -343,12 +352,16 @@ def main() -> None:
     """Entry point: turns every expected error into one line and exit status 2."""
     try:
         cli.main(standalone_mode=False)
-    except click.exceptions.Abort:
-        _fail("aborted", 130)
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        # Ctrl-C: one line; a run folder left behind says it is incomplete (run.json).
+        _fail("interrupted", 130)
     except click.exceptions.ClickException as e:
         _fail(e.format_message(), e.exit_code if e.exit_code != 1 else 2)
     except (_core.ScenarioError, _core.UsageError) as e:
         _fail(str(e))
+    except _core.RunError as e:
+        # Valid input, but the run could not finish (livelock, time overflow, timeout).
+        _fail(str(e), 1)
     except OSError as e:
         _fail(str(e), 1)
 

@@ -32,6 +32,8 @@ class RunTask:
     default_name: str
     sets: tuple[tuple[str, str], ...]
     seed: int
+    # Wall-clock limit of the run in seconds (`--run-timeout`), or none.
+    timeout_s: float | None = None
 
 
 @dataclass
@@ -66,13 +68,15 @@ def compute_run(task: RunTask) -> RunOutcome:
             default_name=task.default_name,
             sets=list(task.sets),
             seed=task.seed,
+            timeout_s=task.timeout_s,
         )
     except BaseException as e:
         # pyo3 turns a Rust panic into PanicException, a BaseException: catch it too, so
         # one bad run is a failed row, not a dead worker. Interrupts still propagate.
         if isinstance(e, KeyboardInterrupt | SystemExit):
             raise
-        message = str(e) if isinstance(e, _core.ScenarioError | _core.UsageError) else None
+        expected = _core.ScenarioError | _core.UsageError | _core.RunError
+        message = str(e) if isinstance(e, expected) else None
         return RunOutcome(
             ok=False,
             code_version=version,
@@ -143,11 +147,27 @@ class Executors:
 
     def _open_dask(self, address: str) -> None:
         from distributed import Client
+        from distributed.comm.addressing import parse_address, parse_host_port
+        from distributed.comm.registry import backends
 
+        # Checked before a Client exists: a half-built one complains again at exit.
+        try:
+            scheme, location = parse_address(address)
+            _, port = parse_host_port(location)
+        except (ValueError, TypeError) as e:
+            raise _core.UsageError(
+                f"--scheduler {address}: not a scheduler address ({one_line(str(e))}); "
+                "expected tcp://HOST:PORT"
+            ) from None
+        if scheme not in backends or not 0 < int(port) < 65536:
+            raise _core.UsageError(
+                f"--scheduler {address}: not a scheduler address (protocol {scheme!r}, "
+                f"port {port}); expected tcp://HOST:PORT"
+            )
         try:
             # distributed.Client is not annotated.
             self.client = Client(address, timeout="10s", set_as_default=False)  # type: ignore[no-untyped-call]
-        except (OSError, TimeoutError) as e:
+        except (OSError, TimeoutError, ValueError) as e:
             raise _core.UsageError(
                 f"--scheduler {address}: cannot reach the Dask scheduler: {one_line(str(e))}"
             ) from None
@@ -169,8 +189,18 @@ class Executors:
             # Dask's ClientExecutor.shutdown has no cancel_futures: wait=False cancels.
             self.executor.shutdown(wait=not cancel)
             self.client.close()
+        elif cancel:
+            # Interrupted (Ctrl-C) or failed: runs in progress are abandoned, not waited
+            # for (one may take hours). A worker that got the SIGINT too stops by itself;
+            # one that did not (a signal to the driver alone) is terminated here.
+            processes = dict(getattr(self.executor, "_processes", None) or {})
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            for proc in processes.values():
+                proc.terminate()
+            for proc in processes.values():
+                proc.join(timeout=5)
         else:
-            self.executor.shutdown(wait=True, cancel_futures=cancel)
+            self.executor.shutdown(wait=True)
 
 
 @contextmanager

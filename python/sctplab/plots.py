@@ -19,9 +19,10 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sctplab._core import UsageError
 
@@ -76,8 +77,10 @@ def _read_run(run_dir: Path) -> _Run:
         raise UsageError(f"{run_dir}: not a run folder (no summary.json)")
     try:
         summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, RecursionError) as e:
         raise UsageError(f"{run_dir / 'summary.json'}: unreadable ({e})") from None
+    if not isinstance(summary, dict):
+        raise UsageError(f"{run_dir / 'summary.json'}: unreadable (not a JSON object)")
     name = str(summary.get("scenario", run_dir.name))
     nodes: list[str] = []
     flows: list[dict[str, Any]] = []
@@ -89,7 +92,7 @@ def _read_run(run_dir: Path) -> _Run:
             nodes = [str(n.get("name")) for n in doc.get("nodes", [])]
             flows = [dict(f) for f in doc.get("flows", [])]
             faults = [dict(f) for f in doc.get("faults", [])]
-        except (OSError, tomllib.TOMLDecodeError):
+        except (OSError, ValueError, AttributeError, TypeError, RecursionError):
             pass  # names and sizes are niceties; the plots fall back to what the files say
     if not flows:
         flows = [{"name": n} for n in summary.get("flows", {})]
@@ -382,6 +385,21 @@ def _plot_paths(run: _Run, sim_time: float) -> Path | str | None:
     return _save(fig, run.dir / "paths.png")
 
 
+_T = TypeVar("_T")
+
+
+def _guarded(run: _Run, files: list[str], draw: Callable[[], _T]) -> _T:
+    """Runs one plot; a file that is not what sctplab writes (truncated, edited, another
+    program's) is one line naming it, not a traceback."""
+    try:
+        return draw()
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError, OSError) as e:
+        present = [f for f in files if (run.dir / f).is_file()]
+        named = " or ".join(str(run.dir / f) for f in present) or str(run.dir)
+        why = " ".join(f"{type(e).__name__}: {e}".split())[:200]
+        raise UsageError(f"{named}: unreadable or not as sctplab writes it ({why})") from None
+
+
 def plot(run_dir: str | Path) -> PlotResult:
     """Draw the PNGs a run folder's files allow, into the folder; see the module doc.
 
@@ -389,10 +407,17 @@ def plot(run_dir: str | Path) -> PlotResult:
     """
     run = _read_run(Path(run_dir))
     summary = json.loads((run.dir / "summary.json").read_text(encoding="utf-8"))
-    sim_time = float(summary.get("sim_time_s") or 0.0)
+    try:
+        sim_time = float(summary.get("sim_time_s") or 0.0)
+    except (TypeError, ValueError):
+        raise UsageError(f"{run.dir / 'summary.json'}: sim_time_s is not a number") from None
     result = PlotResult()
-    made_all = [_plot_cwnd(run), _plot_sequence(run), _plot_throughput(run, sim_time)]
-    paths = _plot_paths(run, sim_time)
+    made_all = [
+        _guarded(run, ["series.parquet"], lambda: _plot_cwnd(run)),
+        _guarded(run, ["sends.csv", "acks.csv"], lambda: _plot_sequence(run)),
+        _guarded(run, ["sends.csv", "trace.tr"], lambda: _plot_throughput(run, sim_time)),
+    ]
+    paths = _guarded(run, ["sends.csv"], lambda: _plot_paths(run, sim_time))
     if paths is not None:
         made_all.append(paths)
     for made in made_all:

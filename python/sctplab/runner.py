@@ -87,6 +87,7 @@ def code_version() -> dict[str, Any]:
 def _run_json(raw: _core.RawRun, seed: int, sets: list[tuple[str, str]]) -> dict[str, Any]:
     wall = raw["wall_s"]
     return {
+        "complete": True,
         "wall_time_s": wall,
         "events_per_s": raw["events"] / wall if wall > 0 else None,
         **code_version(),
@@ -100,6 +101,32 @@ def _run_json(raw: _core.RawRun, seed: int, sets: list[tuple[str, str]]) -> dict
             "cpus": os.cpu_count(),
         },
     }
+
+
+def _incomplete_run_json(
+    status: str, seed: int, sets: list[tuple[str, str]], error: str | None
+) -> dict[str, Any]:
+    """run.json of a run folder whose run has not finished (`running`), was interrupted
+    (`interrupted`) or failed (`failed`): no summary.json, whatever traces were written."""
+    return {
+        "complete": False,
+        "status": status,
+        "error": error,
+        **code_version(),
+        "seed": seed,
+        "overrides": dict(sets),
+        "stopped_at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+
+
+def check_seed(seed: object) -> int:
+    """A run seed: an integer in 0..2^64-1 (the core's u64)."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise _core.UsageError(f"--seed {seed!r}: expected an integer from 0 to {MAX_SEED}")
+    return seed
+
+
+MAX_SEED = 2**64 - 1
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -127,16 +154,22 @@ def movement_file_sets(
     if given:
         try:
             raw = tomllib.loads(f"v = {given[-1]}")["v"]
-        except tomllib.TOMLDecodeError:
+        except (tomllib.TOMLDecodeError, RecursionError):
             raw = given[-1]  # as the core reads it: text that is not TOML is a string
         base = Path.cwd()
     else:
-        try:
-            doc = json.loads(src.text) if src.is_json else tomllib.loads(src.text)
-        except (tomllib.TOMLDecodeError, ValueError):
-            return sets, None
-        mob = doc.get("mobility")
-        raw = mob.get("file") if isinstance(mob, dict) else None
+        # The core's parser (depth-limited, linear) rather than tomllib, which takes
+        # minutes on hostile nesting; a text that does not parse is reported by the core
+        # with its position.
+        if src.is_json:
+            try:
+                doc = json.loads(src.text)
+            except (ValueError, RecursionError):
+                return sets, None
+            mob = doc.get("mobility") if isinstance(doc, dict) else None
+            raw = mob.get("file") if isinstance(mob, dict) else None
+        else:
+            raw = _core.mobility_file(src.text)
         is_file = src.source not in ("<string>", "<dict>")
         base = Path(src.source).resolve().parent if is_file else Path.cwd()
     if not isinstance(raw, str):
@@ -177,6 +210,7 @@ def run(
     trace: Iterable[str] = (),
     series: Iterable[str] = (),
     progress: bool = False,
+    timeout: float | None = None,
     raw_sets: list[tuple[str, str]] | None = None,
 ) -> RunResult:
     """Run one scenario.
@@ -185,7 +219,13 @@ def run(
     values by dotted key (`{"links.bottleneck.delay": "250ms"}`). With `out`, the run
     folder of CONTRACTS.md is written there (summary.json, run.json, scenario.toml and
     whatever `pcap`, `trace` and `series` ask for); traces and pcap need `out`.
+
+    `timeout` (seconds of wall time) stops a run that takes longer with `RunError`, as
+    do a livelock and simulated time at its maximum. Ctrl-C raises KeyboardInterrupt
+    within a fraction of a second. A run folder whose run did not finish has no
+    summary.json, and its run.json says `"complete": false` with the reason.
     """
+    check_seed(seed)
     src = read_scenario(scenario)
     sets, movement_path = movement_file_sets(src, (raw_sets or []) + overrides(set))
     out_dir = Path(out) if out is not None else None
@@ -194,20 +234,46 @@ def run(
     if out_dir is None and (pcap or trace_list):
         raise _core.UsageError("pcap and traces need an output folder (out=...)")
     if out_dir is not None:
+        # Checked before the folder is touched: bad input leaves no folder behind.
+        _core.resolve(
+            src.text,
+            is_json=src.is_json,
+            source=src.source,
+            default_name=src.default_name,
+            sets=sets,
+        )
         out_dir.mkdir(parents=True, exist_ok=True)
-    raw = _core.run(
-        src.text,
-        is_json=src.is_json,
-        source=src.source,
-        default_name=src.default_name,
-        sets=sets,
-        seed=seed,
-        out_dir=str(out_dir) if out_dir is not None else None,
-        pcap=pcap,
-        traces=trace_list,
-        series=series_list,
-        progress=progress,
-    )
+        # Until the run ends, the folder must not look complete: summary.json marks a
+        # complete folder, so a stale one from an earlier run goes first.
+        (out_dir / "summary.json").unlink(missing_ok=True)
+        _write_atomic(
+            out_dir / "run.json",
+            json.dumps(_incomplete_run_json("running", seed, sets, None), indent=2) + "\n",
+        )
+    try:
+        raw = _core.run(
+            src.text,
+            is_json=src.is_json,
+            source=src.source,
+            default_name=src.default_name,
+            sets=sets,
+            seed=seed,
+            out_dir=str(out_dir) if out_dir is not None else None,
+            pcap=pcap,
+            traces=trace_list,
+            series=series_list,
+            progress=progress,
+            timeout_s=timeout,
+        )
+    except BaseException as e:
+        if out_dir is not None:
+            status = "interrupted" if isinstance(e, KeyboardInterrupt) else "failed"
+            error = " ".join(str(e).split()) or type(e).__name__
+            _write_atomic(
+                out_dir / "run.json",
+                json.dumps(_incomplete_run_json(status, seed, sets, error), indent=2) + "\n",
+            )
+        raise
     if out_dir is not None:
         resolved = raw["resolved_toml"]
         if movement_path is not None:

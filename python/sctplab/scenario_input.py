@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sctplab._core import ScenarioError
+from sctplab._core import ScenarioError, UsageError
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,10 @@ def read_scenario(scenario: str | Path | Mapping[str, Any]) -> ScenarioText:
             raise ScenarioError(f"<dict>: not representable as a scenario: {e}") from None
         name = str(scenario.get("name", "scenario"))
         return ScenarioText(text, True, "<dict>", name)
+    if not isinstance(scenario, str | Path):
+        raise UsageError(
+            f"scenario: expected a path, TOML text or a dict, not {type(scenario).__name__}"
+        )
     if isinstance(scenario, Path) or _looks_like_path(scenario):
         path = Path(scenario)
         try:
@@ -53,6 +57,16 @@ def overrides(sets: Mapping[str, Any] | None) -> list[tuple[str, str]]:
     """
     if not sets:
         return []
+    if not isinstance(sets, Mapping):
+        raise UsageError(
+            f"set: expected a dict of dotted keys to values, e.g. "
+            f'{{"links.bottleneck.delay": "250ms"}}, not {type(sets).__name__}'
+        )
+    for k in sets:
+        if not isinstance(k, str):
+            raise UsageError(
+                f"set: key {k!r}: expected a dotted key such as links.bottleneck.delay"
+            )
     return [(k, _toml_value(v)) for k, v in sets.items()]
 
 

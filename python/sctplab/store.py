@@ -161,10 +161,30 @@ def _safe_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", name) or "scenario"
 
 
+def _not_a_catalog(root: Path, why: str) -> _core.UsageError:
+    return _core.UsageError(f"{root / CATALOG}: not a sctplab catalog ({one_line(why)})")
+
+
+def one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
 def _connect(root: Path) -> sqlite3.Connection:
+    try:
+        return _connect_unchecked(root)
+    except sqlite3.DatabaseError as e:
+        raise _not_a_catalog(root, str(e)) from None
+
+
+def _connect_unchecked(root: Path) -> sqlite3.Connection:
     # isolation_level=None: we open transactions ourselves, so a commit happens exactly
     # where the write order needs it.
     conn = sqlite3.connect(root / CATALOG, isolation_level=None, timeout=30)
+    # Another program's database is not ours to add tables to.
+    tables = {n for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if tables and not {"meta", "runs", "scenarios"} <= tables:
+        conn.close()
+        raise _not_a_catalog(root, f"it has tables {', '.join(sorted(tables))}")
     conn.execute("PRAGMA journal_mode=WAL")
     # NORMAL in WAL mode: a commit survives the process being killed (not a power cut);
     # FULL would fsync every run.
@@ -404,6 +424,16 @@ def _open_read_only(root: Path) -> sqlite3.Connection:
     return sqlite3.connect(f"{catalog.resolve().as_uri()}?mode=ro", uri=True)
 
 
+def _json_field(root: Path, run_id: str, column: str, text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        raise _core.UsageError(
+            f"{root / CATALOG}: run {run_id}: `{column}` is not valid JSON; the catalog "
+            "was edited or damaged (delete that row to run it again)"
+        ) from None
+
+
 _COLUMNS = (
     "run_id, scenario, overrides, seed, status, error, path, wall_time_s, metrics, "
     "code_version, sctplab_version, git_commit, git_dirty, host, created_at, scenario_hash"
@@ -438,6 +468,9 @@ def load_rows(
             f"SELECT {_COLUMNS} FROM runs{where} "
             "ORDER BY scenario, scenario_hash, code_version, overrides, seed"
         ).fetchall()
+    except sqlite3.DatabaseError as e:
+        # Not a database, an empty file, another program's database, a damaged one.
+        raise _not_a_catalog(path, str(e)) from None
     finally:
         conn.close()
     if only is not None:
@@ -447,8 +480,12 @@ def load_rows(
     metrics_seen: dict[str, None] = {}
     parsed: list[tuple[dict[str, Any], dict[str, Any]]] = []
     for row in rows:
-        params = json.loads(row[2])
-        metrics = json.loads(row[8]) if row[8] else {}
+        params = _json_field(path, row[0], "overrides", row[2])
+        metrics = _json_field(path, row[0], "metrics", row[8]) if row[8] else {}
+        if not isinstance(params, dict) or not isinstance(metrics, dict):
+            raise _core.UsageError(
+                f"{path / CATALOG}: run {row[0]}: overrides and metrics must be JSON objects"
+            )
         params_seen.update(dict.fromkeys(params))
         metrics_seen.update(dict.fromkeys(metrics))
         parsed.append((params, metrics))
@@ -473,7 +510,8 @@ def load_rows(
         rec["sctplab_version"] = row[10]
         rec["git_commit"] = row[11]
         rec["git_dirty"] = None if row[12] is None else bool(row[12])
-        rec["host"] = json.loads(row[13]).get("hostname") if row[13] else None
+        host = _json_field(path, row[0], "host", row[13]) if row[13] else None
+        rec["host"] = host.get("hostname") if isinstance(host, dict) else None
         rec["created_at"] = row[14]
         rec["run_dir"] = str((path / row[6]).resolve()) if row[6] else None
         rec["scenario_hash"] = row[15]

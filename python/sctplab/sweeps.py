@@ -11,6 +11,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import itertools
 import json
+import math
 import sys
 import time
 from collections import deque
@@ -81,6 +82,11 @@ def check_grid(grid: Mapping[str, Any]) -> dict[str, list[Any]]:
                 "of values, e.g. [0.008,0.01]"
             )
         for v in values:
+            if not _finite(v):
+                raise _core.UsageError(
+                    f"--grid {key}: {json.dumps(v, default=repr)}: NaN and Infinity are not "
+                    "scenario values (and the catalog could not store them)"
+                )
             try:
                 overrides({key: v})
             except _core.ScenarioError:
@@ -115,8 +121,38 @@ class SweepReport:
     run_ids: list[str] = field(default_factory=list)
 
 
+def _finite(v: Any) -> bool:
+    """No NaN or infinity anywhere inside a grid value."""
+    if isinstance(v, float):
+        return math.isfinite(v)
+    if isinstance(v, Mapping):
+        return all(_finite(x) for x in v.values())
+    if isinstance(v, list | tuple):
+        return all(_finite(x) for x in v)
+    return True
+
+
+# The most runs one sweep plans (each is a catalog row and a folder).
+MAX_RUNS = 10_000_000
+
+
+def check_run_timeout(timeout: object) -> float | None:
+    """`--run-timeout`: seconds of wall time, positive and finite, or None."""
+    if timeout is None:
+        return None
+    ok = isinstance(timeout, int | float) and not isinstance(timeout, bool)
+    if not ok or not math.isfinite(float(timeout)) or float(timeout) <= 0:  # type: ignore[arg-type]
+        raise _core.UsageError(
+            f"--run-timeout {timeout!r}: expected a positive number of seconds of wall time"
+        )
+    return float(timeout)  # type: ignore[arg-type]
+
+
 def plan(
-    scenario: str | Path | Mapping[str, Any], grid: Mapping[str, Sequence[Any]], seeds: int
+    scenario: str | Path | Mapping[str, Any],
+    grid: Mapping[str, Sequence[Any]],
+    seeds: int,
+    run_timeout: float | None = None,
 ) -> tuple[str, str, str, list[PlannedRun]]:
     """(scenario name, its content hash, resolved base TOML, the runs) for a sweep.
 
@@ -126,6 +162,12 @@ def plan(
     if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
         raise _core.UsageError(f"--seeds {seeds}: expected a positive integer (seeds 1..N)")
     checked = check_grid(grid)
+    points_n = math.prod(len(v) for v in checked.values())
+    if points_n * seeds > MAX_RUNS:
+        raise _core.UsageError(
+            f"--seeds {seeds}: {points_n} grid point(s) x {seeds} seed(s) is more than the "
+            f"{MAX_RUNS} runs one sweep plans"
+        )
     src = read_scenario(scenario)
     # A movement file named in the scenario file is found beside it, wherever workers run.
     base_sets, _ = movement_file_sets(src, [])
@@ -157,6 +199,7 @@ def plan(
                 default_name=src.default_name,
                 sets=tuple(movement_file_sets(src, base_sets + overrides(point))[0]),
                 seed=seed,
+                timeout_s=run_timeout,
             )
             runs.append(PlannedRun(key, point, task))
     return name, digest, base, runs
@@ -232,15 +275,21 @@ def run_sweep(
     store: str | Path = DEFAULT_STORE,
     progress: bool = False,
     on_start: Callable[[SweepReport], None] | None = None,
+    run_timeout: float | None = None,
 ) -> SweepReport:
-    """Plan, skip what the store has, compute the rest, record every result."""
+    """Plan, skip what the store has, compute the rest, record every result.
+
+    `run_timeout` (seconds of wall time) stops a run that takes longer; it is recorded
+    as failed with the reason and the sweep goes on.
+    """
+    run_timeout = check_run_timeout(run_timeout)
     if jobs is not None and (isinstance(jobs, bool) or jobs < 1):
         raise _core.UsageError(f"--jobs {jobs}: expected a positive integer")
     if jobs is not None and scheduler is not None:
         raise _core.UsageError(
             "--jobs sets the local pool's size; with --scheduler the Dask workers decide"
         )
-    name, digest, base, runs = plan(scenario, grid or {}, seeds)
+    name, digest, base, runs = plan(scenario, grid or {}, seeds, run_timeout)
     t0 = time.perf_counter()
     # The executor first: an unreachable scheduler is bad input, reported before the
     # store is created or touched. (A local pool starts its processes on first use.)
@@ -346,6 +395,7 @@ def sweep(
     scheduler: str | None = None,
     store: str | Path = DEFAULT_STORE,
     progress: bool | None = None,
+    run_timeout: float | None = None,
 ) -> pd.DataFrame:
     """Run a sweep like `sctplab sweep` and return its runs as a DataFrame.
 
@@ -354,6 +404,8 @@ def sweep(
     every grid point runs with seeds 1..`seeds`. `jobs` local processes (default: the
     CPU count) or `scheduler="tcp://host:port"` for a Dask cluster; results go to
     `store` (default `store/`), and runs already there are not run again.
+    `run_timeout` (seconds of wall time per run) records a run that takes longer as
+    failed, with the reason, and goes on.
 
     Returns the runs this sweep asked for (those found in the store included), in the
     format of `sctplab.load`; failed runs have `status == "failed"` and an `error`.
@@ -361,7 +413,14 @@ def sweep(
     """
     show = sys.stderr.isatty() if progress is None else progress
     report = run_sweep(
-        scenario, grid, seeds, jobs=jobs, scheduler=scheduler, store=store, progress=show
+        scenario,
+        grid,
+        seeds,
+        jobs=jobs,
+        scheduler=scheduler,
+        store=store,
+        progress=show,
+        run_timeout=run_timeout,
     )
     from sctplab.store import load
 

@@ -10,6 +10,13 @@ pub enum Error {
     Scenario(ScenarioError),
     /// An option outside the scenario is wrong (`--trace` kind, `--series` name).
     Usage(String),
+    /// The run was stopped before its end: it could not go on (a livelock, simulated
+    /// time past its maximum, a resource limit) or took longer than its wall-clock limit.
+    Stopped(String),
+    /// The scenario asks for more than a run holds (packets in flight): it stopped.
+    Limit(String),
+    /// The caller asked the run to stop (Ctrl-C).
+    Interrupted,
     /// Writing an output file failed.
     Io {
         path: PathBuf,
@@ -31,6 +38,8 @@ impl fmt::Display for Error {
         match self {
             Error::Scenario(e) => write!(f, "{e}"),
             Error::Usage(m) => write!(f, "{m}"),
+            Error::Stopped(m) | Error::Limit(m) => write!(f, "{m}"),
+            Error::Interrupted => write!(f, "interrupted"),
             Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
         }
     }

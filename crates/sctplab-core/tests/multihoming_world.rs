@@ -205,7 +205,7 @@ fn run(duration: &str, flow_extra: &str, extra: &str, series: &[&str]) -> Run {
         &RunOptions {
             seed: 1,
             trace,
-            progress: false,
+            ..RunOptions::default()
         },
     )
     .expect("run");

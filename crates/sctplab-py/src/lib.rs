@@ -2,12 +2,12 @@
 //! converts arguments and results and maps errors to Python exceptions.
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use sctplab_core::trace::TraceConfig;
 use sctplab_core::{
-    Error, RunOptions, Scenario, export_movement, load_json, load_toml, run_scenario,
+    Error, RunOptions, Scenario, export_movement, load_json, load_toml, run_scenario_interruptible,
 };
 use std::path::PathBuf;
 
@@ -23,11 +23,21 @@ create_exception!(
     PyValueError,
     "An option outside the scenario is invalid."
 );
+create_exception!(
+    _core,
+    RunError,
+    PyRuntimeError,
+    "A run was stopped before its end: a livelock, simulated time at its maximum, a limit, or its wall-clock timeout."
+);
 
 fn to_py(e: Error) -> PyErr {
     match e {
         Error::Scenario(s) => ScenarioError::new_err(s.to_string()),
         Error::Usage(m) => UsageError::new_err(m),
+        Error::Stopped(m) => RunError::new_err(m),
+        // The scenario asks for more than a run holds: bad input (exit status 2).
+        Error::Limit(m) => ScenarioError::new_err(m),
+        Error::Interrupted => PyKeyboardInterrupt::new_err("interrupted"),
         Error::Io { .. } => PyOSError::new_err(e.to_string()),
     }
 }
@@ -64,7 +74,7 @@ fn resolve(
 /// Runs one scenario. Returns a dict: summary_json, resolved_toml, name, events,
 /// sim_time_s, wall_s, and series columns (little-endian f64/u32 bytes plus names).
 #[pyfunction]
-#[pyo3(signature = (text, *, is_json=false, source="<string>", default_name="scenario", sets=Vec::new(), seed=1, out_dir=None, pcap=false, traces=Vec::new(), series=Vec::new(), progress=false))]
+#[pyo3(signature = (text, *, is_json=false, source="<string>", default_name="scenario", sets=Vec::new(), seed=1, out_dir=None, pcap=false, traces=Vec::new(), series=Vec::new(), progress=false, timeout_s=None))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -79,6 +89,7 @@ fn run<'py>(
     traces: Vec<String>,
     series: Vec<String>,
     progress: bool,
+    timeout_s: Option<f64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let scenario = load(text, is_json, source, default_name, sets)?;
     let mut trace = TraceConfig {
@@ -92,14 +103,41 @@ fn run<'py>(
     trace
         .set_series(&series)
         .map_err(|m| UsageError::new_err(format!("--series: {m}")))?;
+    let wall_limit = match timeout_s {
+        Some(t) if t.is_finite() && t > 0.0 => Some(std::time::Duration::from_secs_f64(t.min(1e9))),
+        Some(t) => {
+            return Err(UsageError::new_err(format!(
+                "--run-timeout {t}: expected a positive number of seconds"
+            )));
+        }
+        None => None,
+    };
     let opts = RunOptions {
         seed,
         trace,
         progress,
+        wall_limit,
+        packet_limit: None,
     };
-    let result = py
-        .detach(|| run_scenario(&scenario, &opts))
-        .map_err(to_py)?;
+    // The run holds no GIL, so Python never sees a signal on its own: ask it now and
+    // then (PyErr_CheckSignals runs the handlers; SIGINT's raises KeyboardInterrupt),
+    // and keep what the handler raised to re-raise it here.
+    let mut raised: Option<PyErr> = None;
+    let result = py.detach(|| {
+        run_scenario_interruptible(&scenario, &opts, &mut || {
+            Python::attach(|py| match py.check_signals() {
+                Ok(()) => false,
+                Err(e) => {
+                    raised = Some(e);
+                    true
+                }
+            })
+        })
+    });
+    let result = match (result, raised) {
+        (Err(Error::Interrupted), Some(e)) => return Err(e),
+        (r, _) => r.map_err(to_py)?,
+    };
 
     let out = PyDict::new(py);
     out.set_item("name", &scenario.name)?;
@@ -137,6 +175,16 @@ fn movement(
     export_movement(&s, seed).map_err(to_py)
 }
 
+/// `[mobility] file` as written in a TOML scenario, if the text parses and it is a
+/// string. Python's tomllib takes minutes on hostile nesting; this parser has a depth
+/// limit, and a text that does not parse is reported by `resolve` with its position.
+#[pyfunction]
+fn mobility_file(text: &str) -> Option<String> {
+    let table: toml::Table = text.parse().ok()?;
+    let file = table.get("mobility")?.get("file")?.as_str()?;
+    Some(file.to_string())
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", sctplab_core::VERSION)?;
@@ -144,8 +192,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__git_dirty__", env!("SCTPLAB_GIT_DIRTY") == "true")?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("UsageError", m.py().get_type::<UsageError>())?;
+    m.add("RunError", m.py().get_type::<RunError>())?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(movement, m)?)?;
+    m.add_function(wrap_pyfunction!(mobility_file, m)?)?;
     Ok(())
 }

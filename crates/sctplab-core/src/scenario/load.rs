@@ -93,11 +93,30 @@ pub fn load_toml(
 ) -> Result<Scenario, ScenarioError> {
     let table: Table = text
         .parse()
-        .map_err(|e: toml::de::Error| {
-            ScenarioError::new(source, "", format!("invalid TOML: {}", e.message()))
-        })
-        .map_err(|e| with_toml_line(e, text))?;
+        .map_err(|e: toml::de::Error| syntax_error(&e, text, source))?;
     load_table(table, source, default_name, sets)
+}
+
+/// A TOML syntax error as `FILE:LINE:COLUMN: invalid TOML: MESSAGE`, naming the key
+/// when the parser points at one (a duplicate key).
+fn syntax_error(e: &toml::de::Error, text: &str, source: &str) -> ScenarioError {
+    let mut message = e.message().trim().to_string();
+    let Some(span) = e.span() else {
+        return ScenarioError::new(source, "", format!("invalid TOML: {message}"));
+    };
+    let start = span.start.min(text.len());
+    let before = text.get(..start).unwrap_or("");
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    let pointed = text.get(span.clone()).unwrap_or("").trim();
+    if message.starts_with("duplicate key") && !pointed.is_empty() && !pointed.contains('\n') {
+        message = format!("duplicate key `{}`", clip(pointed));
+    }
+    ScenarioError::new(
+        &format!("{source}:{line}:{column}"),
+        "",
+        format!("invalid TOML: {message}"),
+    )
 }
 
 /// Same as `load_toml` for a JSON object (the Python API's dict form).
@@ -114,10 +133,15 @@ pub fn load_json(
     load_table(table, source, default_name, sets)
 }
 
-fn with_toml_line(mut e: ScenarioError, _text: &str) -> ScenarioError {
-    // toml's message carries no position once reduced to message(); keep it short.
-    e.message = e.message.trim().to_string();
-    e
+/// A key or value as messages show it: whole if short, else its start and its length.
+pub(crate) fn clip(text: &str) -> String {
+    const SHOWN: usize = 60;
+    if text.chars().count() <= SHOWN {
+        text.to_string()
+    } else {
+        let head: String = text.chars().take(SHOWN).collect();
+        format!("{head}... ({} characters)", text.chars().count())
+    }
 }
 
 fn load_table(
@@ -128,10 +152,32 @@ fn load_table(
 ) -> Result<Scenario, ScenarioError> {
     for (key, value) in sets {
         overrides::apply(&mut table, key, overrides::parse_value(value)).map_err(|mut e| {
-            e.source = format!("--set {key}={value}");
+            e.source = format!("--set {}={}", clip(key), clip(value));
             e
         })?;
     }
+    typed_and_checked(table, source, default_name).map_err(|e| blame_override(e, sets))
+}
+
+/// An error at (or under) a key that a `--set` gave is the override's, not the file's
+/// (docs/scenario.md): the last such override is named as the source.
+fn blame_override(mut e: ScenarioError, sets: &[(String, String)]) -> ScenarioError {
+    let hit = sets.iter().rev().find(|(key, _)| {
+        !e.path.is_empty()
+            && (e.path == *key
+                || e.path.starts_with(key.as_str()) && e.path[key.len()..].starts_with('.'))
+    });
+    if let Some((key, value)) = hit {
+        e.source = format!("--set {}={}", clip(key), clip(value));
+    }
+    e
+}
+
+fn typed_and_checked(
+    table: Table,
+    source: &str,
+    default_name: &str,
+) -> Result<Scenario, ScenarioError> {
     let root = Value::Table(table);
     let file: ScenarioFile = typed(&root, source, "")?;
     let mut flows = Vec::with_capacity(file.flows.len());

@@ -24,9 +24,25 @@ fn entry_name(v: &Value) -> Option<&str> {
     v.as_table()?.get("name")?.as_str()
 }
 
+/// The deepest key path an override may name. Scenario keys are at most four deep
+/// (`links.<name>.loss.rate`); the bound keeps a hostile path from building tables so
+/// deep that dropping or serialising them overflows the stack.
+pub const MAX_KEY_SEGMENTS: usize = 32;
+
 pub fn apply(root: &mut Table, key: &str, value: Value) -> Result<(), ScenarioError> {
     let source = format!("--set {key}");
     let err = |msg: String| ScenarioError::new(&source, "", msg);
+    if key.split('.').nth(MAX_KEY_SEGMENTS).is_some() {
+        let shown: String = key.chars().take(40).collect();
+        return Err(ScenarioError::new(
+            &format!("--set {shown}..."),
+            "",
+            format!(
+                "a key path has at most {MAX_KEY_SEGMENTS} dotted segments, this one {}",
+                key.split('.').count()
+            ),
+        ));
+    }
     let segments: Vec<&str> = key.split('.').collect();
     if segments.iter().any(|s| s.is_empty()) {
         return Err(err(
@@ -127,6 +143,24 @@ mod tests {
         assert_eq!(parse_value("\"original\"").as_str(), Some("original"));
         assert_eq!(parse_value("original").as_str(), Some("original"));
         assert_eq!(parse_value("true").as_bool(), Some(true));
+    }
+
+    #[test]
+    fn a_very_deep_key_path_is_refused_before_anything_is_built() {
+        // 30000 segments used to build 30000 nested tables and overflow the stack.
+        let key = vec!["a"; 30_000].join(".");
+        let mut t = doc();
+        let e = apply(&mut t, &key, parse_value("1")).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("at most 32 dotted segments, this one 30000"),
+            "{e}"
+        );
+        assert!(e.to_string().len() < 200, "{e}");
+        assert!(!t.contains_key("a"));
+        // 32 segments are still a path (an unknown key, refused later by the schema).
+        let key = vec!["a"; 32].join(".");
+        apply(&mut t, &key, parse_value("1")).expect("32 segments are allowed");
     }
 
     #[test]

@@ -8,7 +8,7 @@ mod tracer;
 mod wireless;
 mod wtrace;
 
-pub use run::{RunOptions, RunResult, run_scenario};
+pub use run::{RunOptions, RunResult, run_scenario, run_scenario_interruptible};
 
 /// The movement a wireless scenario's nodes make with run `seed`, as an ns-2 setdest
 /// file (so ns-2 can replay it), up to the scenario's `duration`.

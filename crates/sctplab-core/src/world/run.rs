@@ -1,13 +1,13 @@
 //! The run loop: pops events in (time, sequence) order and drives links and endpoints.
 
 use super::{Event, Fault, NO_FLOW, World, addr_parts};
-use crate::endpoint::Endpoint;
 use crate::endpoint::EndpointEvent;
+use crate::endpoint::{AnyEndpoint, Endpoint};
 use crate::error::Error;
 use crate::net::link::overlap_ns;
 use crate::net::{EndpointId, LinkDirId, NodeId, PacketId};
 use crate::scenario::Scenario;
-use crate::sim::SimTime;
+use crate::sim::{SimDuration, SimTime};
 use crate::trace::TraceConfig;
 use crate::trace::series::Series;
 use std::io::Write;
@@ -19,6 +19,11 @@ pub struct RunOptions {
     pub trace: TraceConfig,
     /// Print a heartbeat (simulated time, events/s) to stderr about once a second.
     pub progress: bool,
+    /// Stop the run with `Error::Stopped` once it has taken this much wall-clock time.
+    pub wall_limit: Option<std::time::Duration>,
+    /// The most packets alive at once before the run stops with `Error::Limit`
+    /// (default `MAX_PACKETS_ALIVE`).
+    pub packet_limit: Option<usize>,
 }
 
 /// What a run hands back. `summary_json` is deterministic; the rest is not.
@@ -34,10 +39,27 @@ pub struct RunResult {
 }
 
 pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> Result<RunResult, Error> {
+    run_scenario_interruptible(s, opts, &mut || false)
+}
+
+/// `run_scenario`, asking `interrupted` about every `POLL_EVERY` of wall time whether to
+/// stop (the Python binding checks for Ctrl-C there); a `true` ends the run with
+/// `Error::Interrupted`. Traces written so far are flushed whatever the outcome.
+pub fn run_scenario_interruptible(
+    s: &Scenario,
+    opts: &RunOptions,
+    interrupted: &mut dyn FnMut() -> bool,
+) -> Result<RunResult, Error> {
     let started = Instant::now();
     let mut world = World::build(s, opts.seed, &opts.trace)?;
-    let end = world.run(opts.progress);
-    world.tracer.finish().map_err(|e| {
+    let mut ctl = Control {
+        started,
+        wall_limit: opts.wall_limit,
+        packet_limit: opts.packet_limit.unwrap_or(MAX_PACKETS_ALIVE),
+        interrupted,
+    };
+    let ran = world.run(opts.progress, &mut ctl);
+    let flushed = world.tracer.finish().map_err(|e| {
         Error::io(
             opts.trace
                 .out_dir
@@ -45,7 +67,9 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> Result<RunResult, Error>
                 .unwrap_or(std::path::Path::new(".")),
             e,
         )
-    })?;
+    });
+    let end = ran?;
+    flushed?;
     let summary_json = world.summary_json(end);
     let series = std::mem::take(&mut world.tracer.series);
     Ok(RunResult {
@@ -58,13 +82,40 @@ pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> Result<RunResult, Error>
     })
 }
 
-/// Events between checks of the wall clock for the heartbeat.
-const HEARTBEAT_EVERY: u64 = 1 << 16;
+/// Events between checks of the wall clock (heartbeat, wall-clock limit, interrupt).
+const CLOCK_EVERY: u64 = 1 << 12;
+/// Wall time between two questions to the interrupt callback.
+const POLL_EVERY: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// A run without `duration` that has made no progress (see `World::progress_mark`) for
+/// this long is a livelock: nothing left can finish its flows. The longest legitimate
+/// silence we know of is a few backed-off retransmission timeouts (RTO at most 60 s in
+/// SCTP, RFC 9260 sec. 16; 64 s in ns-2's TCP), so an hour leaves a wide margin.
+const LIVELOCK_SPAN: SimDuration = SimDuration::from_secs(3600);
+/// Simulated time between two looks at the flows' progress.
+const PROGRESS_EVERY: SimDuration = SimDuration::from_secs(10);
+
+/// The most sampled values (`--series`) a run holds: 24 bytes each, so 240 MB.
+const MAX_SERIES_VALUES: u64 = 10_000_000;
+
+/// The most packets a run holds at once (in queues, on wires, in MAC queues): a few
+/// hundred bytes each, so about a gigabyte. Only a link whose delay times bandwidth is
+/// absurd (a 10^9 s delay) or a source far faster than its path gets there.
+const MAX_PACKETS_ALIVE: usize = 4_000_000;
+
+/// What the run loop checks outside the model: the wall clock and the caller.
+pub(crate) struct Control<'a> {
+    pub started: Instant,
+    pub wall_limit: Option<std::time::Duration>,
+    pub packet_limit: usize,
+    pub interrupted: &'a mut dyn FnMut() -> bool,
+}
 
 impl World {
     /// Runs until the stop time, until every flow has finished, or until nothing is left
-    /// to happen. Returns the simulated time at which the run ended.
-    pub(crate) fn run(&mut self, progress: bool) -> SimTime {
+    /// to happen. Returns the simulated time at which the run ended, or why it stopped
+    /// early (livelock, simulated time at its maximum, wall-clock limit, interrupt).
+    pub(crate) fn run(&mut self, progress: bool, ctl: &mut Control) -> Result<SimTime, Error> {
         if let Some(t) = self.stop_at {
             self.queue.schedule(t, Event::Stop);
         }
@@ -80,7 +131,13 @@ impl World {
         }
         let wall = Instant::now();
         let mut last_beat = wall;
+        let mut last_poll = wall;
         let mut end = SimTime::ZERO;
+        // The livelock guard: only for runs that end when their flows do.
+        let guard = self.stop_at.is_none() && !self.flows.is_empty();
+        let mut mark = self.progress_mark();
+        let mut progressed_at = SimTime::ZERO;
+        let mut next_look = SimTime::ZERO + PROGRESS_EVERY;
         let drained = loop {
             let Some((now, ev)) = self.queue.pop() else {
                 // Replaced (stale) MAC timer events were never popped; had they been,
@@ -88,6 +145,15 @@ impl World {
                 end = end.max(self.queue.superseded_horizon());
                 break true;
             };
+            if now == SimTime::MAX {
+                // Time saturates rather than wrapping: an event here was scheduled past
+                // the end of the clock.
+                return Err(Error::Stopped(format!(
+                    "stopped at {:.3} s: simulated time would pass its maximum (about 584 \
+                     years); set `duration` to end the run",
+                    end.as_secs_f64()
+                )));
+            }
             end = now;
             match ev {
                 Event::Stop => break false,
@@ -95,26 +161,63 @@ impl World {
                 Event::Arrive(dir, pkt, lost) => self.arrive(now, dir, pkt, lost),
                 Event::Timer(ep, generation) => self.timer(now, ep, generation),
                 Event::SnoopTimer(i, generation) => self.snoop_timer(now, i as usize, generation),
-                Event::Fault(i) => self.fault(now, i as usize),
+                Event::Fault(i) => {
+                    // A scripted change can unblock any flow: it counts as progress.
+                    progressed_at = now;
+                    self.fault(now, i as usize)
+                }
                 Event::RxStart(nic, slot) => self.rx_start(now, nic, slot),
                 Event::MacTimer(nic, g) => self.mac_timer(now, nic, g),
                 Event::AodvTimer(nic, g) => self.aodv_timer(now, nic, g),
                 Event::LlDown(nic, pid) => self.ll_down(now, nic, pid),
                 Event::LlUp(nic, pid) => self.ll_up(now, nic, pid),
                 Event::Release(pid) => self.discard(pid),
-                Event::Sample => self.sample(now),
+                Event::Sample => {
+                    self.sample(now);
+                    self.check_series_size(now)?;
+                }
             }
             if !self.flows.is_empty() && self.unfinished == 0 {
                 break false;
             }
-            if self.queue.events_processed() % super::wireless::SWEEP_EVERY == 0 {
+            if guard && now >= next_look {
+                next_look = now + PROGRESS_EVERY;
+                let m = self.progress_mark();
+                if m != mark || self.sure_to_progress() {
+                    mark = m;
+                    progressed_at = now;
+                } else if now.saturating_since(progressed_at) >= LIVELOCK_SPAN {
+                    return Err(Error::Stopped(self.livelock_message(progressed_at, now)));
+                }
+            }
+            let n = self.queue.events_processed();
+            if n % super::wireless::SWEEP_EVERY == 0 {
                 self.sweep_mac_timers();
             }
-            if progress && self.queue.events_processed() % HEARTBEAT_EVERY == 0 {
+            if n % CLOCK_EVERY == 0 {
+                if self.pool.live() > ctl.packet_limit {
+                    return Err(Error::Limit(self.packets_message(now, ctl.packet_limit)));
+                }
                 let t = Instant::now();
-                if t.duration_since(last_beat).as_secs_f64() >= 1.0 {
+                if progress && t.duration_since(last_beat).as_secs_f64() >= 1.0 {
                     last_beat = t;
                     self.heartbeat(now, wall);
+                }
+                if t.duration_since(last_poll) >= POLL_EVERY {
+                    last_poll = t;
+                    if (ctl.interrupted)() {
+                        return Err(Error::Interrupted);
+                    }
+                    if let Some(limit) = ctl.wall_limit {
+                        if t.duration_since(ctl.started) >= limit {
+                            return Err(Error::Stopped(format!(
+                                "timed out: {} s of wall time (the run timeout) at {:.3} s \
+                                 of simulated time",
+                                limit.as_secs_f64(),
+                                now.as_secs_f64()
+                            )));
+                        }
+                    }
                 }
             }
         };
@@ -131,7 +234,126 @@ impl World {
         for slot in &mut self.endpoints {
             slot.ep.finish(end);
         }
-        end
+        Ok(end)
+    }
+
+    /// Some unfinished flow will get further whatever happens: a CBR source has a send
+    /// pending (open loop: nothing can block it).
+    fn sure_to_progress(&self) -> bool {
+        self.flows.iter().filter(|f| !f.finished).any(|f| {
+            let ep = &self.endpoints[f.sender.idx()].ep;
+            matches!(ep, AnyEndpoint::CbrSource(_)) && ep.poll_timeout().is_some()
+        })
+    }
+
+    /// A value that changes whenever some unfinished flow gets further: data delivered
+    /// in order, a cumulative ack moving, a connection changing state, a flow finishing.
+    /// Retransmissions and probes that change none of these are not progress.
+    fn progress_mark(&self) -> u64 {
+        let mut h: u64 = self.unfinished as u64;
+        let mut mix = |x: u64| h = (h ^ x).wrapping_mul(0x0100_0000_01b3).rotate_left(7);
+        for f in self.flows.iter().filter(|f| !f.finished) {
+            let snd = &self.endpoints[f.sender.idx()].ep;
+            let rcv = &self.endpoints[f.receiver.idx()].ep;
+            match (snd, rcv) {
+                // Changes at each send.
+                (AnyEndpoint::CbrSource(src), _) => {
+                    mix(src.poll_timeout().map_or(u64::MAX, SimTime::as_nanos))
+                }
+                (AnyEndpoint::TcpSender(tx), AnyEndpoint::TcpReceiver(rx)) => {
+                    mix(rx.cum() as u64);
+                    mix(u64::from(tx.stats.connect_time.is_some()));
+                    mix(u64::from(tx.is_done()));
+                }
+                (AnyEndpoint::Sctp(client), AnyEndpoint::Sctp(server)) => {
+                    mix(client.state as u64);
+                    mix(server.state as u64);
+                    if let Some(o) = &client.out {
+                        mix(u64::from(o.cum_ack));
+                    }
+                    if let Some(i) = &server.inb {
+                        mix(u64::from(i.cum_tsn));
+                        mix(i.delivered_total);
+                    }
+                }
+                _ => {}
+            }
+        }
+        h
+    }
+
+    fn livelock_message(&self, since: SimTime, now: SimTime) -> String {
+        let stuck: Vec<&str> = self
+            .flows
+            .iter()
+            .filter(|f| !f.finished)
+            .map(|f| f.name.as_str())
+            .collect();
+        format!(
+            "stopped at {:.3} s: livelock: no flow has made progress (data delivered or \
+             acknowledged, a state change) since {:.3} s; unfinished: {}. A run without \
+             `duration` ends only when its flows finish: set `duration` to bound it",
+            now.as_secs_f64(),
+            since.as_secs_f64(),
+            stuck.join(", "),
+        )
+    }
+
+    /// Sampled values are held in memory until the run ends: refuse a run whose series
+    /// would not fit, at its first sample when its duration says so, else when it
+    /// gets there.
+    fn check_series_size(&self, now: SimTime) -> Result<(), Error> {
+        let held = self.tracer.series.len() as u64;
+        let interval = self.series_interval.as_nanos().max(1);
+        let projected = match self.stop_at {
+            Some(stop) if now == SimTime::ZERO => {
+                held.max(1).saturating_mul(stop.as_nanos() / interval + 1)
+            }
+            _ => held,
+        };
+        if projected <= MAX_SERIES_VALUES {
+            return Ok(());
+        }
+        let vars = self.tracer.series_vars.join(",");
+        let interval_ns = self.series_interval.as_nanos();
+        Err(Error::Usage(match self.stop_at {
+            Some(stop) if now == SimTime::ZERO => format!(
+                "series.interval = {interval_ns} ns with --series {vars}: {} s / {interval_ns} ns \
+                 samples of {held} values each is {projected} values, more than the \
+                 {MAX_SERIES_VALUES} a run holds; use a longer series.interval or fewer \
+                 --series variables",
+                stop.as_secs_f64()
+            ),
+            _ => format!(
+                "stopped at {:.3} s: --series {vars} every {interval_ns} ns (series.interval) \
+                 has reached {MAX_SERIES_VALUES} values, the most a run holds; use a longer \
+                 series.interval or fewer --series variables",
+                now.as_secs_f64()
+            ),
+        }))
+    }
+
+    fn packets_message(&self, now: SimTime, limit: usize) -> String {
+        // The likeliest culprit: the link that holds the most bits on its wire.
+        let widest = self
+            .links
+            .iter()
+            .rev()
+            .max_by_key(|l| u128::from(l.rate_bps) * u128::from(l.delay.as_nanos()));
+        let hint = widest.map_or(String::new(), |l| {
+            format!(
+                "; the link with the largest delay x bandwidth is {} ({} s x {} b/s)",
+                l.name,
+                l.delay.as_secs_f64(),
+                l.rate_bps
+            )
+        });
+        format!(
+            "stopped at {:.3} s: more than {limit} packets in flight at once, the \
+             most a run holds{hint}; shorten the delay, lower the sending rate or set a \
+             shorter `duration`",
+            now.as_secs_f64()
+        )
     }
 
     fn heartbeat(&self, now: SimTime, wall: Instant) {

@@ -56,7 +56,7 @@ pub fn run_golden(file: &str, sets: &[(String, String)], series: &[&str]) -> Tra
         &RunOptions {
             seed: 1,
             trace,
-            progress: false,
+            ..RunOptions::default()
         },
     )
     .expect("run");

@@ -1,0 +1,69 @@
+//! Error text (issue 13): TOML syntax errors carry file:line:column and the key; a bad
+//! value given by `--set` is blamed on the override, not on the file.
+
+use sctplab_core::load_toml;
+
+const BASE: &str = r#"duration = "5s"
+[[nodes]]
+name = "a"
+[[nodes]]
+name = "b"
+[[links]]
+name = "ab"
+a = "a"
+b = "b"
+bandwidth = "1Mb"
+delay = "10ms"
+"#;
+
+fn err(text: &str, sets: &[(&str, &str)]) -> String {
+    let sets: Vec<(String, String)> = sets
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    load_toml(text, "s.toml", "s", &sets)
+        .expect_err("must fail")
+        .to_string()
+}
+
+#[test]
+fn a_duplicate_key_names_its_line_column_and_key() {
+    // Line 4 repeats `name` of the second node; the key starts in column 1.
+    let text = "duration = \"5s\"\n[[nodes]]\nname = \"a\"\nname = \"b\"\n";
+    assert_eq!(
+        err(text, &[]),
+        "s.toml:4:1: invalid TOML: duplicate key `name`"
+    );
+}
+
+#[test]
+fn an_unterminated_string_names_its_line() {
+    let text = "duration = \"5s\"\n[[nodes]]\nname = \"a\n";
+    let e = err(text, &[]);
+    assert!(e.starts_with("s.toml:3:"), "{e}");
+    assert!(e.contains("invalid TOML"), "{e}");
+}
+
+#[test]
+fn a_bad_value_from_set_is_blamed_on_the_override() {
+    let e = err(BASE, &[("links.ab.delay", "10Mb")]);
+    assert!(
+        e.starts_with("--set links.ab.delay=10Mb: links.ab.delay: "),
+        "{e}"
+    );
+    let e = err(BASE, &[("links.ab.delyy", "10ms")]);
+    assert!(e.starts_with("--set links.ab.delyy=10ms: "), "{e}");
+    // Under the overridden key (a table given whole).
+    let e = err(BASE, &[("links.ab.loss", "{ rate = 2.0 }")]);
+    assert!(
+        e.starts_with("--set links.ab.loss={ rate = 2.0 }: links.ab.loss.rate"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_bad_value_in_the_file_stays_the_files_with_an_unrelated_override() {
+    let text = BASE.replace("delay = \"10ms\"", "delay = \"10Mb\"");
+    let e = err(&text, &[("duration", "\"9s\"")]);
+    assert!(e.starts_with("s.toml: links.ab.delay: "), "{e}");
+}

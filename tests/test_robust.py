@@ -1,0 +1,400 @@
+"""Robustness (issue 13): runs that never end, Ctrl-C, crashes on huge inputs, and one
+line (no traceback) for every bad input of every command."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, sctplab
+
+import sctplab as api
+
+TWO_NODES = """
+[[nodes]]
+name = "a"
+[[nodes]]
+name = "b"
+[[links]]
+name = "ab"
+a = "a"
+b = "b"
+bandwidth = "1Mb"
+delay = "10ms"
+"""
+
+# A TCP transfer whose only link goes down for good at 1 s, and no `duration`: nothing
+# can ever finish the flow, and the sender retransmits forever.
+DEAD_LINK = (
+    TWO_NODES
+    + """
+[[flows]]
+name = "bulk"
+type = "tcp"
+variant = "sack"
+from = "a"
+to = "b"
+bytes = "10MB"
+[[faults]]
+at = "1s"
+link = "ab"
+action = "down"
+"""
+)
+
+# Long enough that only a timeout or an interrupt ends it in a test (about 10^7 events).
+BUSY = (
+    'duration = "10000000s"\n'
+    + TWO_NODES
+    + """
+[[flows]]
+name = "fast"
+type = "cbr"
+from = "a"
+to = "b"
+rate = "900Kb"
+"""
+)
+
+
+CLI = [sys.executable, "-m", "sctplab.cli"]
+
+
+def one_error_line(r: subprocess.CompletedProcess[str]) -> str:
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("sctplab: error: "), r.stderr
+    assert "Traceback" not in r.stderr and "panicked" not in r.stderr
+    return lines[0]
+
+
+# --- 1. runs that never end ------------------------------------------------------------
+
+
+def test_livelock_without_duration_stops_with_one_line(tmp_path: Path) -> None:
+    scen = tmp_path / "dead.toml"
+    scen.write_text(DEAD_LINK)
+    out = tmp_path / "run"
+    r = sctplab("run", scen, "--out", out, "--trace", "sends")
+    assert r.returncode == 1
+    line = one_error_line(r)
+    assert "livelock" in line and "bulk" in line and "`duration`" in line
+    # The folder does not look complete: no summary.json, run.json says why.
+    assert not (out / "summary.json").exists()
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["complete"] is False and meta["status"] == "failed"
+    assert "livelock" in meta["error"]
+    assert (out / "sends.csv").is_file()  # traces written so far stay
+
+
+def test_livelock_through_the_api_is_run_error() -> None:
+    with pytest.raises(api.RunError, match="livelock"):
+        api.run(DEAD_LINK)
+
+
+def test_sweep_run_timeout_records_the_run_as_failed_and_goes_on(tmp_path: Path) -> None:
+    scen, store = tmp_path / "busy.toml", tmp_path / "store"
+    scen.write_text(BUSY)
+    grid = 'duration=["1s","10000000s"]'
+    r = sctplab(
+        "sweep", scen, "--grid", grid, "--seeds", "1", "--jobs", "2", "--store", store,
+        "--run-timeout", "0.5",
+    )  # fmt: skip
+    assert r.returncode == 1, r.stderr
+    assert "1 run(s) done, 1 failed" in r.stdout
+    failed = [line for line in r.stderr.splitlines() if "run failed" in line]
+    assert len(failed) == 1 and 'duration="10000000s"' in failed[0] and "timed out" in failed[0]
+    conn = sqlite3.connect(store / "catalog.sqlite")
+    rows = conn.execute("SELECT status, error FROM runs ORDER BY status").fetchall()
+    conn.close()
+    assert [s for s, _ in rows] == ["failed", "ok"]
+    assert rows[0][1].startswith("timed out:") and "\n" not in rows[0][1]
+
+
+def test_python_sweep_run_timeout(tmp_path: Path) -> None:
+    df = api.sweep(
+        BUSY, {"duration": ["1s", "10000000s"]}, 1, jobs=1, store=tmp_path / "s", run_timeout=0.5
+    )
+    by = dict(zip(df["duration"], df["status"], strict=True))
+    assert by == {"1s": "ok", "10000000s": "failed"}
+    with pytest.raises(api.UsageError, match="--run-timeout"):
+        api.sweep(BUSY, {}, 1, store=tmp_path / "s2", run_timeout=-1)
+
+
+# --- 2. Ctrl-C -------------------------------------------------------------------------
+
+
+def _wait_for(path: Path, proc: subprocess.Popen[str], limit: float = 30.0) -> None:
+    t0 = time.monotonic()
+    while not path.exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() - t0 < limit, f"{path} never appeared"
+        time.sleep(0.05)
+
+
+def test_ctrl_c_stops_sctplab_run_within_a_second(tmp_path: Path) -> None:
+    scen, out = tmp_path / "busy.toml", tmp_path / "run"
+    scen.write_text(BUSY)
+    proc = subprocess.Popen(
+        [*CLI, "run", str(scen), "--out", str(out), "--trace", "sends", "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _wait_for(out / "sends.csv", proc)  # the core is running
+    time.sleep(0.3)
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=10)
+    waited = time.monotonic() - t0
+    assert waited < 1.0, f"took {waited:.2f} s to stop"
+    assert proc.returncode == 130
+    assert err.strip().splitlines() == ["sctplab: error: interrupted"]
+    assert not (out / "summary.json").exists()
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["complete"] is False and meta["status"] == "interrupted"
+
+
+def test_ctrl_c_raises_keyboard_interrupt_through_the_api(tmp_path: Path) -> None:
+    code = (
+        "import sys, sctplab\n"
+        "try:\n"
+        f"    sctplab.run({BUSY!r}, out=sys.argv[1])\n"
+        "except KeyboardInterrupt:\n"
+        "    print('KeyboardInterrupt')\n"
+    )
+    out = tmp_path / "run"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _wait_for(out / "run.json", proc)
+    time.sleep(0.5)
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=10)
+    assert time.monotonic() - t0 < 1.0
+    assert stdout.strip() == "KeyboardInterrupt", stderr
+    assert json.loads((out / "run.json").read_text())["status"] == "interrupted"
+
+
+def test_ctrl_c_stops_a_sweep_and_its_workers(tmp_path: Path) -> None:
+    scen, store = tmp_path / "busy.toml", tmp_path / "store"
+    scen.write_text(BUSY)
+    proc = subprocess.Popen(
+        [*CLI, "sweep", str(scen), "--seeds", "2", "--jobs", "2", "--store", str(store)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    _wait_for(store / "catalog.sqlite", proc)
+    time.sleep(1.5)  # the workers are in the core
+    t0 = time.monotonic()
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+    _, err = proc.communicate(timeout=10)
+    assert time.monotonic() - t0 < 1.0
+    assert proc.returncode == 130
+    assert err.strip().splitlines()[-1] == "sctplab: error: interrupted"
+    assert "Traceback" not in err
+    # Nothing half-done is recorded: the catalog has no row, and no run folder is left.
+    conn = sqlite3.connect(store / "catalog.sqlite")
+    assert conn.execute("SELECT COUNT(*) FROM runs").fetchone() == (0,)
+    conn.close()
+    # No worker is left behind.
+    time.sleep(0.2)
+    left = subprocess.run(
+        ["ps", "-o", "pid=,args=", "-g", str(proc.pid)], capture_output=True, text=True
+    ).stdout
+    alive = [line for line in left.splitlines() if "<defunct>" not in line]
+    assert alive == [], left
+
+
+# --- 3. crashes on huge inputs ---------------------------------------------------------
+
+
+def test_a_30000_segment_set_path_is_one_line_not_a_segfault(example: Path) -> None:
+    key = ".".join(["a"] * 30_000)
+    r = sctplab("run", example, "--set", f"{key}=1")
+    assert r.returncode == 2
+    line = one_error_line(r)
+    assert "at most 32 dotted segments" in line and len(line) < 300
+    with pytest.raises(api.ScenarioError, match="at most 32 dotted segments"):
+        api.run(str(example), set={key: 1})
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        "x." + ".".join(["a"] * 30_000) + " = 1\n",
+        "x = " + "[" * 30_000 + "]" * 30_000 + "\n",
+        "x = " + "{a=" * 30_000 + "1" + "}" * 30_000 + "\n",
+    ],
+    ids=["dotted-key", "arrays", "inline-tables"],
+)
+def test_deeply_nested_toml_is_one_line(tmp_path: Path, example: Path, doc: str) -> None:
+    scen = tmp_path / "deep.toml"
+    scen.write_text(doc + example.read_text())
+    r = sctplab("run", scen, "--out", tmp_path / "run")
+    assert r.returncode == 2
+    assert "deep.toml" in one_error_line(r)
+
+
+def test_a_series_too_large_for_memory_is_refused_before_the_run(
+    tmp_path: Path, example: Path
+) -> None:
+    r = sctplab(
+        "run", example, "--set", "series.interval=1ns", "--series", "queue",
+        "--out", tmp_path / "run",
+    )  # fmt: skip
+    assert r.returncode == 2
+    line = one_error_line(r)
+    assert "series.interval = 1 ns" in line and "more than the 10000000" in line
+
+
+# --- 4. one line, never a traceback ----------------------------------------------------
+
+
+def test_seed_above_u64_is_one_line(example: Path) -> None:
+    r = sctplab("run", example, "--seed", str(2**64))
+    assert r.returncode == 2
+    assert "--seed 18446744073709551616" in one_error_line(r)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "text"),
+    [
+        ({"scenario": ["a"]}, "UsageError", "expected a path, TOML text or a dict"),
+        ({"seed": -1}, "UsageError", "--seed -1: expected an integer from 0"),
+        ({"seed": 2**64}, "UsageError", "--seed 18446744073709551616"),
+        ({"set": [("duration", "1s")]}, "UsageError", "set: expected a dict"),
+    ],
+)
+def test_api_misuse_raises_the_one_line_errors(
+    example: Path, kwargs: dict[str, object], error: str, text: str
+) -> None:
+    args: dict[str, object] = {"scenario": str(example), **kwargs}
+    with pytest.raises(getattr(api, error)) as e:
+        api.run(**args)  # type: ignore[arg-type]
+    assert text in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("args", "text"),
+    [
+        (["--scheduler", "notaurl"], "--scheduler notaurl: not a scheduler address"),
+        (["--grid", "links.bottleneck.loss.rate=[NaN]"], "NaN and Infinity"),
+        (["--grid", "links.bottleneck.loss.rate=[0.1,Infinity]"], "NaN and Infinity"),
+        (["--seeds", str(10**20)], "runs one sweep plans"),
+    ],
+)
+def test_sweep_bad_options_are_one_line(
+    tmp_path: Path, example: Path, args: list[str], text: str
+) -> None:
+    store = tmp_path / "store"
+    base = ["--seeds", "1"] if "--seeds" not in args else []
+    r = sctplab("sweep", example, *base, *args, "--store", store)
+    assert r.returncode == 2
+    assert text in one_error_line(r)
+    assert not (store / "catalog.sqlite").exists()
+
+
+def _catalog(tmp_path: Path, content: bytes | None, sql: str | None = None) -> Path:
+    store = tmp_path / "store"
+    store.mkdir()
+    if content is not None:
+        (store / "catalog.sqlite").write_bytes(content)
+    if sql is not None:
+        conn = sqlite3.connect(store / "catalog.sqlite")
+        conn.executescript(sql)
+        conn.close()
+    return store
+
+
+@pytest.mark.parametrize(
+    ("content", "sql"),
+    [
+        (b"this is not a database\n" * 10, None),
+        (b"", None),
+        (None, "CREATE TABLE photos (id INTEGER, data BLOB);"),
+    ],
+    ids=["corrupt", "empty", "foreign"],
+)
+def test_export_and_sweep_on_a_bad_catalog_are_one_line(
+    tmp_path: Path, example: Path, content: bytes | None, sql: str | None
+) -> None:
+    store = _catalog(tmp_path, content, sql)
+    r = sctplab("export", "--store", store, "--format", "csv")
+    assert r.returncode == 2
+    assert "not a sctplab catalog" in one_error_line(r)
+    if content == b"":
+        return  # an empty file is an empty database: a sweep may start a catalog in it
+    before = (store / "catalog.sqlite").read_bytes()
+    r = sctplab("sweep", example, "--seeds", "1", "--store", store)
+    assert r.returncode == 2
+    assert "not a sctplab catalog" in one_error_line(r)
+    assert (store / "catalog.sqlite").read_bytes() == before, "another program's file untouched"
+
+
+@pytest.mark.parametrize("column", ["overrides", "metrics", "host"])
+def test_a_catalog_row_with_bad_json_is_one_line(
+    tmp_path: Path, example: Path, column: str
+) -> None:
+    store = tmp_path / "store"
+    r = sctplab("sweep", example, "--seeds", "1", "--store", store, "--quiet")
+    assert r.returncode == 0, r.stderr
+    conn = sqlite3.connect(store / "catalog.sqlite")
+    conn.execute(f"UPDATE runs SET {column} = '{{not json'")
+    conn.commit()
+    conn.close()
+    r = sctplab("export", "--store", store, "--format", "csv")
+    assert r.returncode == 2
+    line = one_error_line(r)
+    assert f"`{column}` is not valid JSON" in line
+
+
+@pytest.fixture(scope="module")
+def tcp_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("tcp") / "run"
+    scen = ROOT / "scenarios" / "example-tcp.toml"
+    r = sctplab("run", scen, "--out", out, "--trace", "ns2,sends,acks", "--series", "cwnd")
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+@pytest.mark.parametrize(
+    ("name", "damage"),
+    [
+        ("series.parquet", lambda b: b[: len(b) // 2]),
+        ("series.parquet", lambda b: b"PAR1" + b"\0" * 100),
+        ("sends.csv", lambda b: b"time_s,flow\n1,2,3,4,5,6,7\n"),
+        ("sends.csv", lambda b: b"\xff\xfe\x00garbage"),
+        ("trace.tr", lambda b: b"+ 0.1 0 1 tcp\n" * 3),
+        ("trace.tr", lambda b: b"\xff" * 50),
+        ("summary.json", lambda b: b"[1, 2]"),
+    ],
+)
+def test_plot_on_damaged_files_is_one_line(
+    tmp_path: Path, tcp_run: Path, name: str, damage: Callable[[bytes], bytes]
+) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(tcp_run, run)
+    (run / name).write_bytes(damage((run / name).read_bytes()))
+    r = sctplab("plot", run)
+    if r.returncode == 0:
+        # A file damaged into another valid one is allowed to plot (or be skipped).
+        assert r.stderr == ""
+        return
+    assert r.returncode == 2
+    assert name in one_error_line(r)
