@@ -30,6 +30,7 @@ fn run_traced(text: &str) -> (Value, Vec<(f64, u32, String)>) {
             seed: 1,
             trace,
             progress: false,
+            ..RunOptions::default()
         },
     )
     .expect("run");
