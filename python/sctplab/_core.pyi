@@ -60,3 +60,27 @@ def movement(
     sets: list[tuple[str, str]] = ...,
     seed: int = 1,
 ) -> str: ...
+
+class LiveResult(TypedDict):
+    outcome: str
+    line: str
+    summary_json: str
+
+def live(
+    role: str,
+    *,
+    bind: str,
+    udp_port: int,
+    sctp_port: int,
+    remote: str | None = None,
+    remote_udp_port: int = 0,
+    local_sctp_port: int | None = None,
+    sets: list[tuple[str, str]] = ...,
+    scenario_text: str | None = None,
+    scenario_source: str = "<string>",
+    flow_name: str | None = None,
+    timeout: float | None = None,
+    linger: float = 0.0,
+    pcap: str | None = None,
+    seed: int | None = None,
+) -> LiveResult: ...
