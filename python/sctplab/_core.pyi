@@ -84,3 +84,19 @@ def live(
     pcap: str | None = None,
     seed: int | None = None,
 ) -> LiveResult: ...
+def live_relay(
+    *,
+    listen: str,
+    listen_port: int,
+    server: str,
+    server_port: int,
+    loss: float = 0.0,
+    delay: float = 0.0,
+    jitter: float = 0.0,
+    reorder: float = 0.0,
+    reorder_delay: float = 0.0,
+    duplicate: float = 0.0,
+    drop_chunks: list[tuple[int, int]] = ...,
+    seed: int = 1,
+    timeout: float | None = None,
+) -> str: ...

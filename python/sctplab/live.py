@@ -184,3 +184,73 @@ def client_cmd(
         "interrupted": EXIT_INTERRUPTED,
     }.get(result["outcome"], EXIT_FAIL)
     _finish(result, summary, status)
+
+
+def _drop_list(items: tuple[str, ...]) -> list[tuple[int, int]]:
+    out = []
+    for item in items:
+        num, _, times = item.partition("x")
+        try:
+            out.append((int(num), int(times) if times else 1))
+        except ValueError:
+            raise click.UsageError(
+                f"--drop {item}: expected N or NxTIMES, e.g. 120x2 (chunk 120, twice)"
+            ) from None
+    return out
+
+
+@live_group.command("relay")
+@click.option("--listen-port", type=click.IntRange(0, 65535), required=True,
+              help="UDP port the client sends to.")  # fmt: skip
+@click.option("--server-port", type=click.IntRange(1, 65535), required=True,
+              help="The server's UDP port.")  # fmt: skip
+@click.option("--bind", default="127.0.0.1", show_default=True)
+@click.option("--server", "server_host", default="127.0.0.1", show_default=True)
+@click.option("--loss", type=float, default=0.0, help="Loss probability per datagram.")
+@click.option("--delay", type=click.FloatRange(min=0), default=0.0, help="Seconds one way.")
+@click.option("--jitter", type=click.FloatRange(min=0), default=0.0,
+              help="Extra uniform delay, up to SECONDS.")  # fmt: skip
+@click.option("--reorder", type=float, default=0.0,
+              help="Probability a datagram is held back --reorder-delay longer.")  # fmt: skip
+@click.option("--reorder-delay", type=click.FloatRange(min=0), default=0.005,
+              show_default=True)  # fmt: skip
+@click.option("--duplicate", type=float, default=0.0, help="Duplication probability.")
+@click.option("--drop", "drops", multiple=True, metavar="N[xTIMES]",
+              help="Drop DATA chunk N (1-based from the client's initial TSN) the first "
+                   "TIMES times it goes to the server. Repeatable.")  # fmt: skip
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
+@click.option("--timeout", type=click.FloatRange(min=0), default=None)
+def relay_cmd(
+    listen_port: int,
+    server_port: int,
+    bind: str,
+    server_host: str,
+    loss: float,
+    delay: float,
+    jitter: float,
+    reorder: float,
+    reorder_delay: float,
+    duplicate: float,
+    drops: tuple[str, ...],
+    seed: int,
+    timeout: float | None,
+) -> None:
+    """A seeded UDP impairment relay between a live client and server (loopback
+    tests): loss, delay, jitter, reordering, duplication in both directions and a drop
+    list of DATA chunks. Runs until --timeout or Ctrl-C, then prints its counters."""
+    stats = _core.live_relay(
+        listen=_ipv4(bind),
+        listen_port=listen_port,
+        server=_ipv4(server_host),
+        server_port=server_port,
+        loss=loss,
+        delay=delay,
+        jitter=jitter,
+        reorder=reorder,
+        reorder_delay=reorder_delay,
+        duplicate=duplicate,
+        drop_chunks=_drop_list(drops),
+        seed=seed,
+        timeout=timeout,
+    )
+    click.echo(stats)

@@ -229,6 +229,88 @@ fn live<'py>(
     Ok(out)
 }
 
+/// Runs the seeded UDP impairment relay (`sctplab live relay`) until `timeout` or
+/// Ctrl-C; returns its counters as a JSON text.
+#[pyfunction]
+#[pyo3(signature = (*, listen, listen_port, server, server_port, loss=0.0, delay=0.0, jitter=0.0, reorder=0.0, reorder_delay=0.0, duplicate=0.0, drop_chunks=Vec::new(), seed=1, timeout=None))]
+#[allow(clippy::too_many_arguments)]
+fn live_relay(
+    py: Python<'_>,
+    listen: &str,
+    listen_port: u16,
+    server: &str,
+    server_port: u16,
+    loss: f64,
+    delay: f64,
+    jitter: f64,
+    reorder: f64,
+    reorder_delay: f64,
+    duplicate: f64,
+    drop_chunks: Vec<(u32, u32)>,
+    seed: u64,
+    timeout: Option<f64>,
+) -> PyResult<String> {
+    use sctplab_core::live::{Impairment, Relay, RelayOptions};
+    use std::net::{Ipv4Addr, SocketAddrV4};
+    use std::time::{Duration, Instant};
+    let ip = |s: &str| -> PyResult<Ipv4Addr> {
+        s.parse()
+            .map_err(|_| UsageError::new_err(format!("{s}: expected an IPv4 address")))
+    };
+    let secs = |v: f64| -> PyResult<Duration> {
+        Duration::try_from_secs_f64(v)
+            .map_err(|_| UsageError::new_err(format!("{v}: expected seconds >= 0")))
+    };
+    for (name, p) in [
+        ("--loss", loss),
+        ("--reorder", reorder),
+        ("--duplicate", duplicate),
+    ] {
+        if !(0.0..=1.0).contains(&p) {
+            return Err(UsageError::new_err(format!(
+                "{name} {p}: expected a probability in [0, 1]"
+            )));
+        }
+    }
+    let imp = Impairment {
+        loss,
+        delay: secs(delay)?,
+        jitter: secs(jitter)?,
+        reorder,
+        reorder_delay: secs(reorder_delay)?,
+        duplicate,
+    };
+    let mut relay = Relay::new(RelayOptions {
+        listen: SocketAddrV4::new(ip(listen)?, listen_port),
+        server: SocketAddrV4::new(ip(server)?, server_port),
+        to_server: imp.clone(),
+        to_client: imp,
+        drop_chunks,
+        seed,
+    })
+    .map_err(|e| PyOSError::new_err(e.to_string()))?;
+    let end = timeout.map(secs).transpose()?.map(|t| Instant::now() + t);
+    loop {
+        py.detach(|| relay.run_for(Duration::from_millis(100)))
+            .map_err(|e| PyOSError::new_err(e.to_string()))?;
+        if py.check_signals().is_err() || end.is_some_and(|t| Instant::now() >= t) {
+            break;
+        }
+    }
+    let (a, b) = relay.stats();
+    let dir = |d: &sctplab_core::live::relay::DirStats| {
+        format!(
+            "{{\"received\": {}, \"forwarded\": {}, \"lost\": {}, \"listed_drops\": {}, \"reordered\": {}, \"duplicated\": {}}}",
+            d.received, d.forwarded, d.lost, d.listed_drops, d.reordered, d.duplicated
+        )
+    };
+    Ok(format!(
+        "{{\"to_server\": {}, \"to_client\": {}}}",
+        dir(a),
+        dir(b)
+    ))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", sctplab_core::VERSION)?;
@@ -240,5 +322,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(movement, m)?)?;
     m.add_function(wrap_pyfunction!(live, m)?)?;
+    m.add_function(wrap_pyfunction!(live_relay, m)?)?;
     Ok(())
 }

@@ -7,10 +7,12 @@
 
 pub mod config;
 pub mod payload;
+pub mod relay;
 pub mod session;
 pub mod wire;
 
 pub use config::{FlowSource, assoc_cfg, flow_config};
+pub use relay::{Impairment, Relay, RelayOptions};
 pub use session::{Counters, LiveOptions, Outcome, Session};
 
 #[cfg(test)]
