@@ -113,6 +113,8 @@ pub struct Session {
     /// acknowledged at the client, last message delivered at the server).
     established_at: Option<SimTime>,
     transfer_done_at: Option<SimTime>,
+    /// Server: when the first message was handed on.
+    first_delivery_at: Option<SimTime>,
     wait_set: Option<Duration>,
     pub counters: Counters,
     total: Option<u64>,
@@ -211,6 +213,7 @@ impl Session {
             receiver: None,
             established_at: None,
             transfer_done_at: None,
+            first_delivery_at: None,
             wait_set: None,
             counters: Counters::default(),
             total: opts.flow.bytes.map(|b| b.0),
@@ -501,6 +504,7 @@ impl Session {
                 );
             });
             if rcv.messages > before {
+                self.first_delivery_at.get_or_insert(now);
                 self.transfer_done_at = Some(now);
             }
         }
@@ -654,6 +658,7 @@ impl Session {
             "connect_time_s": secs(a.stats.connect_time.map(|d| SimTime::ZERO + d)),
             "completion_time_s": secs(self.transfer_done_at),
             "established_at_s": secs(self.established_at),
+            "first_delivery_s": secs(self.first_delivery_at),
             "final_cwnd": a.data_path().map_or(Value::Null, |p| json!(p.cwnd)),
             "final_ssthresh": a.data_path().map_or(Value::Null, |p| json!(p.ssthresh)),
             "chunks_dropped_no_buffer": a.inb.as_ref().map_or(0, |i| i.dropped_no_buffer),
