@@ -123,7 +123,7 @@ def main() -> None:
     for (client, server), v in results.items():
         med = statistics.median(v) / 1e6
         print(f"| {client} -> {server} | **{med:.0f} Mb/s** | "
-              f"{min(v) / 1e6:.0f} – {max(v) / 1e6:.0f} Mb/s |")  # fmt: skip
+              f"{min(v) / 1e6:.0f} to {max(v) / 1e6:.0f} Mb/s |")  # fmt: skip
 
 
 if __name__ == "__main__":
