@@ -255,3 +255,12 @@ def test_bad_flow_key_is_exit_2() -> None:
     code, _, err = finish(p)
     assert code == 2
     assert "rto_minn" in err and len(err.strip().splitlines()) == 1
+
+
+def test_ctrl_c_stops_a_waiting_server() -> None:
+    p = start([*CLI, "live", "server", "--port", "5001", "--udp-port", str(free_udp_port())])
+    time.sleep(1.5)
+    p.send_signal(signal.SIGINT)
+    code, line, _ = finish(p, timeout=10)
+    assert code == 130
+    assert line == {"messages": 0, "bytes": 0, "streams": {}, "errors": 0}
