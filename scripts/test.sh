@@ -9,6 +9,10 @@ need_apt=()
 command -v tshark >/dev/null 2>&1 || need_apt+=(tshark)
 # ns-2.35 with the Delaware SCTP module: an independent oracle in validation tests only.
 command -v ns >/dev/null 2>&1 || need_apt+=(ns2)
+# Live-mode interop tests build a usrsctp peer (tests/live/usrsctp_peer.c) with the system
+# C compiler against Debian's usrsctp.
+command -v cc >/dev/null 2>&1 || need_apt+=(gcc libc6-dev)
+[ -f /usr/include/usrsctp.h ] || need_apt+=(libusrsctp-dev)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "== apt-get install ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"

@@ -66,3 +66,43 @@ def movement(
     seed: int = 1,
 ) -> str: ...
 def mobility_file(text: str) -> str | None: ...
+
+class LiveResult(TypedDict):
+    outcome: str
+    line: str
+    summary_json: str
+
+def live(
+    role: str,
+    *,
+    bind: str,
+    udp_port: int,
+    sctp_port: int,
+    remote: str | None = None,
+    remote_udp_port: int = 0,
+    local_sctp_port: int | None = None,
+    sets: list[tuple[str, str]] = ...,
+    scenario_text: str | None = None,
+    scenario_source: str = "<string>",
+    flow_name: str | None = None,
+    timeout: float | None = None,
+    linger: float = 0.0,
+    pcap: str | None = None,
+    seed: int | None = None,
+) -> LiveResult: ...
+def live_relay(
+    *,
+    listen: str,
+    listen_port: int,
+    server: str,
+    server_port: int,
+    loss: float = 0.0,
+    delay: float = 0.0,
+    jitter: float = 0.0,
+    reorder: float = 0.0,
+    reorder_delay: float = 0.0,
+    duplicate: float = 0.0,
+    drop_chunks: list[tuple[int, int]] = ...,
+    seed: int = 1,
+    timeout: float | None = None,
+) -> str: ...

@@ -348,6 +348,12 @@ def validate_ns2_cmd(quick: bool, out: Path) -> None:
         sys.exit(1)
 
 
+# Live mode (the association over real UDP) lives in its own module.
+from sctplab.live import live_group  # noqa: E402
+
+cli.add_command(live_group)
+
+
 def main() -> None:
     """Entry point: turns every expected error into one line and exit status 2."""
     try:

@@ -7,6 +7,7 @@
 
 pub mod endpoint;
 pub mod error;
+pub mod live;
 pub mod metrics;
 pub mod net;
 pub mod scenario;

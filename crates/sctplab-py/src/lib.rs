@@ -185,6 +185,180 @@ fn mobility_file(text: &str) -> Option<String> {
     Some(file.to_string())
 }
 
+/// Runs one live association end (`role` "server" or "client") until it ends, the
+/// timeout passes or Ctrl-C. Returns a dict: outcome ("graceful", "aborted",
+/// "timeout", "interrupted"), line (the contract's JSON line), summary_json.
+#[pyfunction]
+#[pyo3(signature = (role, *, bind, udp_port, sctp_port, remote=None, remote_udp_port=0, local_sctp_port=None, sets=Vec::new(), scenario_text=None, scenario_source="<string>", flow_name=None, timeout=None, linger=0.0, pcap=None, seed=None))]
+#[allow(clippy::too_many_arguments)]
+fn live<'py>(
+    py: Python<'py>,
+    role: &str,
+    bind: &str,
+    udp_port: u16,
+    sctp_port: u16,
+    remote: Option<&str>,
+    remote_udp_port: u16,
+    local_sctp_port: Option<u16>,
+    sets: Vec<(String, String)>,
+    scenario_text: Option<&str>,
+    scenario_source: &str,
+    flow_name: Option<&str>,
+    timeout: Option<f64>,
+    linger: f64,
+    pcap: Option<PathBuf>,
+    seed: Option<u64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    use sctplab_core::live::{FlowSource, LiveOptions, Outcome, Session, flow_config};
+    use sctplab_core::sctp::Role;
+    use std::net::{Ipv4Addr, SocketAddrV4};
+    use std::time::Duration;
+    let role = match role {
+        "server" => Role::Server,
+        "client" => Role::Client,
+        other => return Err(UsageError::new_err(format!("role {other:?}"))),
+    };
+    let ip = |s: &str, what: &str| -> PyResult<Ipv4Addr> {
+        s.parse()
+            .map_err(|_| UsageError::new_err(format!("{what} {s}: expected an IPv4 address")))
+    };
+    let secs = |v: f64, what: &str| -> PyResult<Duration> {
+        Duration::try_from_secs_f64(v)
+            .map_err(|_| UsageError::new_err(format!("{what} {v}: expected seconds >= 0")))
+    };
+    let source = match (scenario_text, flow_name) {
+        (Some(text), Some(flow)) => Some(FlowSource {
+            source: scenario_source,
+            text,
+            flow,
+        }),
+        (None, None) => None,
+        _ => return Err(UsageError::new_err("--scenario and --flow go together")),
+    };
+    let flow =
+        flow_config(source.as_ref(), &sets).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    let remote = match remote {
+        Some(r) => Some(SocketAddrV4::new(ip(r, "HOST")?, remote_udp_port)),
+        None => None,
+    };
+    let opts = LiveOptions {
+        role,
+        bind: SocketAddrV4::new(ip(bind, "--bind")?, udp_port),
+        remote,
+        sctp_port,
+        local_sctp_port,
+        flow,
+        timeout: timeout.map(|t| secs(t, "--timeout")).transpose()?,
+        linger: secs(linger, "--linger")?,
+        pcap,
+        seed,
+    };
+    let mut session = Session::new(opts).map_err(|e| PyOSError::new_err(e.to_string()))?;
+    let outcome = loop {
+        let o = py
+            .detach(|| session.run_for(Duration::from_millis(100)))
+            .map_err(|e| PyOSError::new_err(e.to_string()))?;
+        if o != Outcome::Running {
+            break match o {
+                Outcome::Graceful => "graceful",
+                Outcome::Aborted => "aborted",
+                _ => "timeout",
+            };
+        }
+        // Ctrl-C: Python's handler raised KeyboardInterrupt; end with what we have.
+        if py.check_signals().is_err() {
+            break "interrupted";
+        }
+    };
+    let out = PyDict::new(py);
+    out.set_item("outcome", outcome)?;
+    out.set_item("line", session.result_line())?;
+    out.set_item("summary_json", session.summary().to_string())?;
+    Ok(out)
+}
+
+/// Runs the seeded UDP impairment relay (`sctplab live relay`) until `timeout` or
+/// Ctrl-C; returns its counters as a JSON text.
+#[pyfunction]
+#[pyo3(signature = (*, listen, listen_port, server, server_port, loss=0.0, delay=0.0, jitter=0.0, reorder=0.0, reorder_delay=0.0, duplicate=0.0, drop_chunks=Vec::new(), seed=1, timeout=None))]
+#[allow(clippy::too_many_arguments)]
+fn live_relay(
+    py: Python<'_>,
+    listen: &str,
+    listen_port: u16,
+    server: &str,
+    server_port: u16,
+    loss: f64,
+    delay: f64,
+    jitter: f64,
+    reorder: f64,
+    reorder_delay: f64,
+    duplicate: f64,
+    drop_chunks: Vec<(u32, u32)>,
+    seed: u64,
+    timeout: Option<f64>,
+) -> PyResult<String> {
+    use sctplab_core::live::{Impairment, Relay, RelayOptions};
+    use std::net::{Ipv4Addr, SocketAddrV4};
+    use std::time::{Duration, Instant};
+    let ip = |s: &str| -> PyResult<Ipv4Addr> {
+        s.parse()
+            .map_err(|_| UsageError::new_err(format!("{s}: expected an IPv4 address")))
+    };
+    let secs = |v: f64| -> PyResult<Duration> {
+        Duration::try_from_secs_f64(v)
+            .map_err(|_| UsageError::new_err(format!("{v}: expected seconds >= 0")))
+    };
+    for (name, p) in [
+        ("--loss", loss),
+        ("--reorder", reorder),
+        ("--duplicate", duplicate),
+    ] {
+        if !(0.0..=1.0).contains(&p) {
+            return Err(UsageError::new_err(format!(
+                "{name} {p}: expected a probability in [0, 1]"
+            )));
+        }
+    }
+    let imp = Impairment {
+        loss,
+        delay: secs(delay)?,
+        jitter: secs(jitter)?,
+        reorder,
+        reorder_delay: secs(reorder_delay)?,
+        duplicate,
+    };
+    let mut relay = Relay::new(RelayOptions {
+        listen: SocketAddrV4::new(ip(listen)?, listen_port),
+        server: SocketAddrV4::new(ip(server)?, server_port),
+        to_server: imp.clone(),
+        to_client: imp,
+        drop_chunks,
+        seed,
+    })
+    .map_err(|e| PyOSError::new_err(e.to_string()))?;
+    let end = timeout.map(secs).transpose()?.map(|t| Instant::now() + t);
+    loop {
+        py.detach(|| relay.run_for(Duration::from_millis(100)))
+            .map_err(|e| PyOSError::new_err(e.to_string()))?;
+        if py.check_signals().is_err() || end.is_some_and(|t| Instant::now() >= t) {
+            break;
+        }
+    }
+    let (a, b) = relay.stats();
+    let dir = |d: &sctplab_core::live::relay::DirStats| {
+        format!(
+            "{{\"received\": {}, \"forwarded\": {}, \"lost\": {}, \"listed_drops\": {}, \"reordered\": {}, \"duplicated\": {}}}",
+            d.received, d.forwarded, d.lost, d.listed_drops, d.reordered, d.duplicated
+        )
+    };
+    Ok(format!(
+        "{{\"to_server\": {}, \"to_client\": {}}}",
+        dir(a),
+        dir(b)
+    ))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", sctplab_core::VERSION)?;
@@ -197,5 +371,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(movement, m)?)?;
     m.add_function(wrap_pyfunction!(mobility_file, m)?)?;
+    m.add_function(wrap_pyfunction!(live, m)?)?;
+    m.add_function(wrap_pyfunction!(live_relay, m)?)?;
     Ok(())
 }

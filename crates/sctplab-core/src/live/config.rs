@@ -1,0 +1,190 @@
+//! The live association's configuration: the same SCTP flow keys as a scenario's
+//! `[[flows]]` entry (`scenario::schema::SctpCfg`), from a scenario file's flow entry
+//! or the defaults, with `--set KEY=VALUE` overrides addressed to the flow's keys
+//! (`variant=newreno`, `rto_min=200ms`), validated exactly as in a scenario.
+
+use crate::metrics::Window;
+use crate::scenario::ScenarioError;
+use crate::scenario::overrides;
+use crate::scenario::schema::SctpCfg;
+use crate::sctp::AssocCfg;
+use crate::sctp::config as sctp_config;
+use crate::sim::SimTime;
+use toml::{Table, Value};
+
+/// Variant of a live association when neither the flow entry nor `--set` names one.
+pub const DEFAULT_VARIANT: &str = "rfc9260";
+
+/// Where a flow entry comes from: a scenario's text and the name of its SCTP flow.
+pub struct FlowSource<'a> {
+    pub source: &'a str,
+    pub text: &'a str,
+    pub flow: &'a str,
+}
+
+fn err(source: &str, path: impl Into<String>, msg: impl Into<String>) -> ScenarioError {
+    ScenarioError::new(source, path, msg)
+}
+
+/// The flow table: the named entry of `scenario`, or a bare SCTP flow.
+fn flow_table(scenario: Option<&FlowSource<'_>>) -> Result<Table, ScenarioError> {
+    let Some(s) = scenario else {
+        let mut t = Table::new();
+        t.insert("name".into(), Value::String("live".into()));
+        t.insert("variant".into(), Value::String(DEFAULT_VARIANT.into()));
+        return Ok(t);
+    };
+    let root: Table = s.text.parse().map_err(|e: toml::de::Error| {
+        err(s.source, "", format!("invalid TOML: {}", e.message()))
+    })?;
+    let flows = root
+        .get("flows")
+        .and_then(Value::as_array)
+        .ok_or_else(|| err(s.source, "flows", "expected a list of [[flows]] entries"))?;
+    let entry = flows
+        .iter()
+        .filter_map(Value::as_table)
+        .find(|t| t.get("name").and_then(Value::as_str) == Some(s.flow))
+        .ok_or_else(|| {
+            err(
+                s.source,
+                format!("flows.{}", s.flow),
+                "no flow of that name",
+            )
+        })?;
+    match entry.get("type").and_then(Value::as_str) {
+        Some("sctp") => Ok(entry.clone()),
+        other => Err(err(
+            s.source,
+            format!("flows.{}.type", s.flow),
+            format!("{other:?}: expected \"sctp\" (live mode runs SCTP only)"),
+        )),
+    }
+}
+
+/// Resolves the SCTP flow a live endpoint runs. `sets` are (key, TOML value) pairs on
+/// the flow's own keys. `from`, `to` and `type` are not used live and may be absent.
+pub fn flow_config(
+    scenario: Option<&FlowSource<'_>>,
+    sets: &[(String, String)],
+) -> Result<SctpCfg, ScenarioError> {
+    let mut t = flow_table(scenario)?;
+    t.remove("type");
+    t.entry("from").or_insert(Value::String("client".into()));
+    t.entry("to").or_insert(Value::String("server".into()));
+    for (key, value) in sets {
+        overrides::apply(&mut t, key, overrides::parse_value(value))?;
+    }
+    let source = scenario.map_or("--set", |s| s.source);
+    let v = Value::Table(t);
+    serde_path_to_error::deserialize::<_, SctpCfg>(v).map_err(|e| {
+        let path = e.path().to_string();
+        let path = if path == "." { String::new() } else { path };
+        err(source, path, e.into_inner().message().to_string())
+    })
+}
+
+/// The association configuration of one live end, built from the flow as the
+/// simulator builds it (`world::build`), starting at once and measured over the whole
+/// session. `ports` is (client SCTP port, server SCTP port).
+pub fn assoc_cfg(c: &SctpCfg, ports: (u16, u16), local: [u8; 4], peer: [u8; 4]) -> AssocCfg {
+    AssocCfg {
+        ports,
+        pmtu: c.mtu.0 as usize,
+        streams: c.streams,
+        receive_buffer: c.receive_buffer.0,
+        initial_ssthresh: c.initial_ssthresh.map(|s| s.0),
+        knobs: sctp_config::resolve(c),
+        rto_initial: c.rto_initial.0,
+        rto_min: c.rto_min.0,
+        rto_max: c.rto_max.0,
+        delayed_sack: c.delayed_sack.then_some(c.sack_delay.0),
+        heartbeat: c.heartbeat.then_some(c.heartbeat_interval.0),
+        cookie_lifetime: c.cookie_lifetime.0,
+        association_max_retrans: c.association_max_retrans,
+        max_init_retrans: 8,
+        total: c.bytes.map(|b| b.0),
+        message_size: c.message_size.0,
+        unordered: c.unordered,
+        start: SimTime::ZERO,
+        stop: None,
+        window: Window::ALL,
+        trace_sends: false,
+        trace_acks: false,
+        local_addrs: vec![local],
+        primary_peer: peer,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::schema::SctpVariant;
+
+    fn sets(v: &[(&str, &str)]) -> Vec<(String, String)> {
+        v.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn defaults_and_overrides() {
+        let c = flow_config(None, &[]).expect("defaults");
+        assert_eq!(c.variant, SctpVariant::Rfc9260);
+        // RFC 9260 15: RTO.Min 1 s; schema default MTU 1500 B.
+        assert_eq!(c.rto_min.0.as_nanos(), 1_000_000_000);
+        assert_eq!(c.mtu.0, 1500);
+        let c = flow_config(
+            None,
+            &sets(&[
+                ("variant", "newreno"),
+                ("rto_min", "200ms"),
+                ("streams", "4"),
+            ]),
+        )
+        .expect("overrides");
+        assert_eq!(c.variant, SctpVariant::Newreno);
+        assert_eq!(c.rto_min.0.as_nanos(), 200_000_000);
+        assert_eq!(c.streams, 4);
+    }
+
+    #[test]
+    fn bad_keys_and_values_name_the_path() {
+        let e = flow_config(None, &sets(&[("rto_minn", "1s")])).expect_err("unknown key");
+        assert!(e.to_string().contains("rto_minn"), "{e}");
+        let e = flow_config(None, &sets(&[("rto_min", "fast")])).expect_err("bad value");
+        assert!(e.to_string().contains("rto_min"), "{e}");
+    }
+
+    #[test]
+    fn flow_entry_of_a_scenario() {
+        let text = r#"
+[[flows]]
+name = "a"
+type = "tcp"
+from = "n1"
+to = "n2"
+variant = "reno"
+
+[[flows]]
+name = "s"
+type = "sctp"
+from = "n1"
+to = "n2"
+variant = "original"
+delayed_sack = false
+"#;
+        let src = FlowSource {
+            source: "x.toml",
+            text,
+            flow: "s",
+        };
+        let c = flow_config(Some(&src), &sets(&[("variant", "newreno-star")])).expect("flow");
+        assert_eq!(c.variant, SctpVariant::NewrenoStar);
+        assert!(!c.delayed_sack);
+        let tcp = FlowSource { flow: "a", ..src };
+        assert!(flow_config(Some(&tcp), &[]).is_err());
+        let missing = FlowSource { flow: "zz", ..tcp };
+        assert!(flow_config(Some(&missing), &[]).is_err());
+    }
+}

@@ -1,0 +1,404 @@
+//! Real message bytes for the association's DATA chunks (the simulator's chunks carry a
+//! length only) in the test-message format of CONTRACTS.md "Live mode": message k of
+//! stream s (k counted per stream from 0) has bytes 0..3 = k big-endian and byte
+//! i >= 4 = (s + i) mod 256.
+//!
+//! Sending: the association cuts messages into chunks with consecutive TSNs (RFC 9260
+//! 6.9), so the first transmission of each TSN fixes which message and which offset
+//! it carries; retransmissions look the TSN up again.
+//!
+//! Receiving: chunks are kept by TSN and handed on in TSN order. Because a message's
+//! fragments have consecutive TSNs and each stream's messages take increasing TSNs,
+//! TSN order is also every stream's message order, so a message arriving with a k
+//! other than its stream's next one is out of order (or the peer numbered it wrong).
+
+use std::collections::VecDeque;
+
+/// Byte `i` of message `k` on stream `s`.
+#[inline]
+pub fn message_byte(k: u32, stream: u16, i: u64) -> u8 {
+    if i < 4 {
+        k.to_be_bytes()[i as usize]
+    } else {
+        ((u64::from(stream) + i) % 256) as u8
+    }
+}
+
+/// Writes bytes `offset..offset + out.len()` of message `k` on `stream` into `out`.
+pub fn fill(out: &mut [u8], k: u32, stream: u16, offset: u64) {
+    for (j, b) in out.iter_mut().enumerate() {
+        *b = message_byte(k, stream, offset + j as u64);
+    }
+}
+
+/// True if `data` is the whole message `k` of `stream`.
+pub fn is_message(data: &[u8], k: u32, stream: u16) -> bool {
+    data.iter()
+        .enumerate()
+        .all(|(i, &b)| b == message_byte(k, stream, i as u64))
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct SentChunk {
+    k: u32,
+    stream: u16,
+    offset: u64,
+    len: u32,
+    acked: bool,
+}
+
+/// What message and offset each TSN the local end sent carries.
+#[derive(Default)]
+pub struct PayloadSender {
+    /// TSN of `chunks[0]`.
+    base: u32,
+    chunks: VecDeque<SentChunk>,
+    next_k: Vec<u32>,
+    started: bool,
+    acked_bytes: u64,
+}
+
+impl PayloadSender {
+    /// Fills the payload of DATA chunk `tsn` (on `stream`, first fragment if `begin`).
+    /// Returns false if the chunk cannot be placed (a TSN already forgotten, or a
+    /// middle fragment whose predecessor was never seen); the payload is then left as
+    /// it is.
+    pub fn fill_chunk(&mut self, out: &mut [u8], tsn: u32, stream: u16, begin: bool) -> bool {
+        if !self.started {
+            self.started = true;
+            self.base = tsn;
+        }
+        let idx = tsn.wrapping_sub(self.base) as usize;
+        if idx > self.chunks.len() || (idx as i32) < 0 {
+            return false;
+        }
+        if idx == self.chunks.len() {
+            let c = if begin {
+                let s = usize::from(stream);
+                if self.next_k.len() <= s {
+                    self.next_k.resize(s + 1, 0);
+                }
+                let k = self.next_k[s];
+                self.next_k[s] = k.wrapping_add(1);
+                SentChunk {
+                    k,
+                    stream,
+                    offset: 0,
+                    len: out.len() as u32,
+                    acked: false,
+                }
+            } else {
+                let Some(prev) = self.chunks.back() else {
+                    return false;
+                };
+                SentChunk {
+                    k: prev.k,
+                    stream: prev.stream,
+                    offset: prev.offset + u64::from(prev.len),
+                    len: out.len() as u32,
+                    acked: false,
+                }
+            };
+            self.chunks.push_back(c);
+        }
+        let c = self.chunks[idx];
+        fill(out, c.k, c.stream, c.offset);
+        true
+    }
+
+    /// The peer acknowledged every TSN up to `cum_ack`: count their bytes and forget
+    /// them, but keep the last one (the offset of a following middle fragment
+    /// depends on it).
+    pub fn acked(&mut self, cum_ack: u32) {
+        let upto = cum_ack.wrapping_sub(self.base) as i32;
+        if upto < 0 {
+            return;
+        }
+        let upto = (upto as usize).min(self.chunks.len().saturating_sub(1));
+        for c in self.chunks.iter_mut().take(upto + 1) {
+            if !c.acked {
+                c.acked = true;
+                self.acked_bytes += u64::from(c.len);
+            }
+        }
+        while self.chunks.len() > 1 && self.chunks[0].acked {
+            self.chunks.pop_front();
+            self.base = self.base.wrapping_add(1);
+        }
+    }
+
+    /// User data bytes cumulatively acknowledged.
+    pub fn acked_bytes(&self) -> u64 {
+        self.acked_bytes
+    }
+
+    /// Messages begun on each stream, indexed by stream id.
+    pub fn messages_per_stream(&self) -> &[u32] {
+        &self.next_k
+    }
+}
+
+#[derive(Default)]
+struct Held {
+    stream: u16,
+    begin: bool,
+    end: bool,
+    unordered: bool,
+    data: Vec<u8>,
+}
+
+/// Messages received, checked against the test-message format.
+#[derive(Default)]
+pub struct PayloadReceiver {
+    /// TSN of `held[0]`: the next one to hand on.
+    next_tsn: u32,
+    started: bool,
+    held: VecDeque<Option<Held>>,
+    held_bytes: u64,
+    /// Buffers of chunks already handed on, reused for new ones.
+    free: Vec<Vec<u8>>,
+    /// The message being put together (fragments so far) and its stream.
+    partial: Vec<u8>,
+    partial_stream: Option<u16>,
+    expected_k: Vec<u32>,
+    pub messages: u64,
+    pub bytes: u64,
+    /// Messages per stream, indexed by stream id.
+    pub per_stream: Vec<u64>,
+    /// Messages out of order within their stream or with wrong content, and
+    /// fragments that do not form a message.
+    pub errors: u64,
+    /// Chunks refused because the store was full.
+    pub overflow: u64,
+}
+
+/// Most chunks kept ahead of the next TSN to hand on; far more than any a_rwnd allows.
+const MAX_AHEAD: usize = 1 << 20;
+
+impl PayloadReceiver {
+    /// `initial_tsn`: the peer's initial TSN, from its INIT or INIT ACK.
+    pub fn new(initial_tsn: u32) -> Self {
+        PayloadReceiver {
+            next_tsn: initial_tsn,
+            started: true,
+            ..PayloadReceiver::default()
+        }
+    }
+
+    pub fn started(&self) -> bool {
+        self.started
+    }
+
+    /// Bytes waiting for an earlier TSN.
+    pub fn held_bytes(&self) -> u64 {
+        self.held_bytes
+    }
+
+    /// Stores DATA chunk `tsn`'s payload if it is new; `cap` bounds the bytes held.
+    #[allow(clippy::too_many_arguments)]
+    pub fn on_chunk(
+        &mut self,
+        tsn: u32,
+        stream: u16,
+        begin: bool,
+        end: bool,
+        unordered: bool,
+        payload: &[u8],
+        cap: u64,
+    ) {
+        let off = tsn.wrapping_sub(self.next_tsn) as i32;
+        if off < 0 {
+            return; // already handed on
+        }
+        let i = off as usize;
+        if i >= MAX_AHEAD || self.held_bytes + payload.len() as u64 > cap {
+            self.overflow += 1;
+            return;
+        }
+        while self.held.len() <= i {
+            self.held.push_back(None);
+        }
+        if self.held[i].is_some() {
+            return;
+        }
+        let mut data = self.free.pop().unwrap_or_default();
+        data.clear();
+        data.extend_from_slice(payload);
+        self.held_bytes += data.len() as u64;
+        self.held[i] = Some(Held {
+            stream,
+            begin,
+            end,
+            unordered,
+            data,
+        });
+        self.deliver();
+    }
+
+    fn deliver(&mut self) {
+        while let Some(Some(_)) = self.held.front() {
+            let Some(Some(h)) = self.held.pop_front() else {
+                break;
+            };
+            self.next_tsn = self.next_tsn.wrapping_add(1);
+            self.held_bytes -= h.data.len() as u64;
+            if h.begin {
+                if self.partial_stream.is_some() {
+                    // A new message began before the last one ended.
+                    self.errors += 1;
+                }
+                self.partial.clear();
+                self.partial_stream = Some(h.stream);
+            } else if self.partial_stream != Some(h.stream) {
+                self.errors += 1;
+                self.partial_stream = None;
+                self.free.push(h.data);
+                continue;
+            }
+            self.partial.extend_from_slice(&h.data);
+            if h.end {
+                self.complete(h.stream, h.unordered);
+            }
+            self.free.push(h.data);
+        }
+    }
+
+    fn complete(&mut self, stream: u16, unordered: bool) {
+        self.partial_stream = None;
+        let s = usize::from(stream);
+        if self.per_stream.len() <= s {
+            self.per_stream.resize(s + 1, 0);
+            self.expected_k.resize(s + 1, 0);
+        }
+        let k = if unordered {
+            // No order to check: the message's own number.
+            let mut b = [0u8; 4];
+            for (j, x) in self.partial.iter().take(4).enumerate() {
+                b[j] = *x;
+            }
+            u32::from_be_bytes(b)
+        } else {
+            self.expected_k[s]
+        };
+        if !is_message(&self.partial, k, stream) {
+            self.errors += 1;
+        }
+        self.expected_k[s] = self.expected_k[s].wrapping_add(1);
+        self.per_stream[s] += 1;
+        self.messages += 1;
+        self.bytes += self.partial.len() as u64;
+    }
+
+    /// Fragments received but never completed count as errors at the end.
+    pub fn finish(&mut self) {
+        if self.partial_stream.take().is_some() {
+            self.errors += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contract_message_format() {
+        // CONTRACTS.md: message k = 258 (0x00000102) of stream 3: bytes 0..3 =
+        // 00 00 01 02, then byte i = (3 + i) mod 256: 7, 8, ..., and byte 253 wraps to 0.
+        let mut m = vec![0u8; 300];
+        fill(&mut m, 258, 3, 0);
+        assert_eq!(&m[..6], &[0, 0, 1, 2, 7, 8]);
+        assert_eq!(m[253], 0);
+        assert_eq!(m[299], ((3 + 299) % 256) as u8);
+        assert!(is_message(&m, 258, 3));
+        assert!(!is_message(&m, 257, 3));
+        assert!(!is_message(&m, 258, 2));
+    }
+
+    /// Sends `n` messages of `size` bytes round-robin over `streams`, cut into chunks of
+    /// at most `max` bytes; returns (tsn, stream, begin, end, payload).
+    fn cut(n: u32, size: usize, streams: u16, max: usize) -> Vec<(u32, u16, bool, bool, Vec<u8>)> {
+        let mut s = PayloadSender::default();
+        let mut out = Vec::new();
+        let mut tsn = 100u32;
+        for m in 0..n {
+            let stream = (m % u32::from(streams)) as u16;
+            let mut left = size;
+            let mut first = true;
+            while left > 0 {
+                let len = left.min(max);
+                let mut buf = vec![0u8; len];
+                assert!(s.fill_chunk(&mut buf, tsn, stream, first));
+                left -= len;
+                out.push((tsn, stream, first, left == 0, buf));
+                first = false;
+                tsn += 1;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn fragments_reassemble_in_any_arrival_order() {
+        let chunks = cut(12, 2500, 4, 1000);
+        assert_eq!(chunks.len(), 36);
+        let mut r = PayloadReceiver::new(100);
+        // Arrival order: odd positions first, then even ones backwards, with duplicates.
+        let mut order: Vec<usize> = (0..36).filter(|i| i % 2 == 1).collect();
+        order.extend((0..36).filter(|i| i % 2 == 0).rev());
+        order.extend([3, 5, 0]);
+        for i in order {
+            let (tsn, st, b, e, ref p) = chunks[i];
+            r.on_chunk(tsn, st, b, e, false, p, u64::MAX);
+        }
+        r.finish();
+        assert_eq!((r.messages, r.bytes, r.errors), (12, 12 * 2500, 0));
+        assert_eq!(r.per_stream, vec![3, 3, 3, 3]);
+        assert_eq!(r.held_bytes(), 0);
+    }
+
+    #[test]
+    fn retransmission_carries_the_same_bytes() {
+        let mut s = PayloadSender::default();
+        let mut a = vec![0u8; 10];
+        let mut b = vec![0u8; 10];
+        assert!(s.fill_chunk(&mut a, 7, 1, true));
+        assert!(s.fill_chunk(&mut [0u8; 10], 8, 1, false));
+        assert!(s.fill_chunk(&mut b, 7, 1, true));
+        assert_eq!(a, b);
+        s.acked(7);
+        let mut c = vec![0u8; 10];
+        assert!(s.fill_chunk(&mut c, 9, 1, false), "offset follows TSN 8");
+        // Byte 20 of message 0 on stream 1: (1 + 20) mod 256 = 21.
+        assert_eq!(c[0], 21);
+        assert!(
+            !s.fill_chunk(&mut [0u8; 4], 7, 1, true),
+            "TSN 7 is forgotten"
+        );
+        assert!(
+            !s.fill_chunk(&mut [0u8; 4], 20, 1, true),
+            "TSN 20 skips ahead"
+        );
+    }
+
+    #[test]
+    fn wrong_order_and_content_are_errors() {
+        let mut r = PayloadReceiver::new(1);
+        let mut m0 = vec![0u8; 8];
+        let mut m1 = vec![0u8; 8];
+        fill(&mut m0, 0, 0, 0);
+        fill(&mut m1, 1, 0, 0);
+        // Stream 0's message 1 at TSN 1 and message 0 at TSN 2: both out of order.
+        r.on_chunk(1, 0, true, true, false, &m1, u64::MAX);
+        r.on_chunk(2, 0, true, true, false, &m0, u64::MAX);
+        // A corrupted byte in message 2.
+        let mut m2 = vec![0u8; 8];
+        fill(&mut m2, 2, 0, 0);
+        m2[6] ^= 1;
+        r.on_chunk(3, 0, true, true, false, &m2, u64::MAX);
+        assert_eq!((r.messages, r.errors), (3, 3));
+        // The cap refuses what does not fit.
+        r.on_chunk(10, 0, true, true, false, &m0, 4);
+        assert_eq!(r.overflow, 1);
+    }
+}

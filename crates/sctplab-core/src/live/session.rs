@@ -1,0 +1,688 @@
+//! The real-time driver: one association, one UDP socket (RFC 6951 encapsulation:
+//! each UDP payload is one SCTP packet), the wall clock as `SimTime` since the session
+//! began. It feeds the machine what arrives and its timer expiries, and sends what the
+//! machine polls out, exactly as the simulator's run loop does, with real message bytes
+//! added to DATA chunks (`payload`).
+//!
+//! The socket waits at most until the association's next deadline, and `run_for`
+//! returns after the wall time it is given, so a caller can check for Ctrl-C between
+//! slices.
+
+use super::payload::{PayloadReceiver, PayloadSender};
+use super::wire::{for_each_data, frame_udp, reseal};
+use crate::endpoint::Endpoint;
+use crate::net::wire::{Chunk, DataFlags, SctpRepr, TransportRepr, WireError};
+use crate::net::{Packet, PacketKind};
+use crate::scenario::schema::SctpCfg;
+use crate::sctp::{Association, Role, State};
+use crate::sim::{RngStream, SimTime};
+use crate::trace::pcap::PcapWriter;
+use serde_json::{Value, json};
+use std::fs::File;
+use std::io::{BufWriter, ErrorKind};
+use std::net::{SocketAddr, SocketAddrV4, UdpSocket};
+use std::path::PathBuf;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// Largest UDP payload accepted.
+const MAX_DATAGRAM: usize = 65_535;
+/// Bytes of out-of-order user data the payload checker keeps at most.
+const RECEIVE_STORE_CAP: u64 = 64 << 20;
+/// Shortest socket wait, so a deadline that is due keeps the loop turning.
+const MIN_WAIT: Duration = Duration::from_micros(50);
+
+pub struct LiveOptions {
+    pub role: Role,
+    /// Local UDP address.
+    pub bind: SocketAddrV4,
+    /// Client: the server's UDP address.
+    pub remote: Option<SocketAddrV4>,
+    /// The server's SCTP port.
+    pub sctp_port: u16,
+    /// Client: its own SCTP port (default: the server's).
+    pub local_sctp_port: Option<u16>,
+    pub flow: SctpCfg,
+    /// Give up after this long (exit status 3 in the CLI).
+    pub timeout: Option<Duration>,
+    /// Client: how long to stay after SHUTDOWN-COMPLETE, answering a retransmitted
+    /// SHUTDOWN-ACK (its SHUTDOWN-COMPLETE was lost) as RFC 9260 8.4 (5) says.
+    pub linger: Duration,
+    pub pcap: Option<PathBuf>,
+    /// Seed of the tags, initial TSN and cookie secret; None: from the OS.
+    pub seed: Option<u64>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Running,
+    /// SHUTDOWN / SHUTDOWN-ACK / SHUTDOWN-COMPLETE went through.
+    Graceful,
+    /// ABORT sent or received, or the handshake gave up.
+    Aborted,
+    TimedOut,
+}
+
+/// What arrived and what was refused, beyond the association's own counters.
+#[derive(Clone, Debug, Default)]
+pub struct Counters {
+    pub datagrams_in: u64,
+    pub datagrams_out: u64,
+    /// Datagrams that do not decode as an SCTP packet: bad checksum, truncated or
+    /// inconsistent lengths, chunk types this implementation does not know.
+    pub malformed: u64,
+    pub bad_checksum: u64,
+    pub unsupported_chunk: u64,
+    /// Well-formed packets for another SCTP port, or (client) from another address.
+    pub misdirected: u64,
+    pub send_errors: u64,
+    /// Chunks whose bytes could not be placed (should stay 0).
+    pub payload_misses: u64,
+}
+
+pub struct Session {
+    role: Role,
+    sock: UdpSocket,
+    local: SocketAddrV4,
+    peer: Option<SocketAddrV4>,
+    last_from: Option<SocketAddrV4>,
+    /// SCTP source ports of the last packet accepted and of the peer: the server's
+    /// association is configured before any peer is known, so its packets are
+    /// addressed here (an INIT ACK to the INIT's port, the rest to the peer's).
+    last_from_port: u16,
+    peer_sctp_port: Option<u16>,
+    /// Client: the initial TSN of the peer's INIT ACK (see `transmit`).
+    peer_initial_tsn: Option<u32>,
+    local_sctp_port: u16,
+    pub assoc: Association,
+    epoch: Instant,
+    epoch_unix_ns: u64,
+    deadline: Option<Instant>,
+    linger: Duration,
+    linger_until: Option<Instant>,
+    outcome: Outcome,
+    pcap: Option<(PcapWriter<BufWriter<File>>, PathBuf)>,
+    pcap_ident: u16,
+    pkt: Packet,
+    rx_pkt: Packet,
+    rx_buf: Vec<u8>,
+    tx_buf: Vec<u8>,
+    frame_buf: Vec<u8>,
+    sender: PayloadSender,
+    pub receiver: Option<PayloadReceiver>,
+    /// When this end's association came up, and when its transfer ended (all data
+    /// acknowledged at the client, last message delivered at the server).
+    established_at: Option<SimTime>,
+    transfer_done_at: Option<SimTime>,
+    /// Server: when the first message was handed on.
+    first_delivery_at: Option<SimTime>,
+    wait_set: Option<Duration>,
+    pub counters: Counters,
+    total: Option<u64>,
+}
+
+fn os_seed() -> u64 {
+    use std::io::Read;
+    let mut b = [0u8; 8];
+    if File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut b))
+        .is_ok()
+    {
+        return u64::from_le_bytes(b);
+    }
+    // No /dev/urandom: std's per-process random hash keys.
+    use std::hash::{BuildHasher, RandomState};
+    RandomState::new().hash_one(std::process::id())
+}
+
+fn v4(a: SocketAddr) -> Option<SocketAddrV4> {
+    match a {
+        SocketAddr::V4(a) => Some(a),
+        SocketAddr::V6(_) => None,
+    }
+}
+
+impl Session {
+    pub fn new(opts: LiveOptions) -> std::io::Result<Session> {
+        let sock = UdpSocket::bind(opts.bind)?;
+        let local = v4(sock.local_addr()?).unwrap_or(opts.bind);
+        let (ports, peer_ip) = match opts.role {
+            Role::Client => {
+                let remote = opts.remote.ok_or_else(|| {
+                    std::io::Error::new(ErrorKind::InvalidInput, "client without a remote")
+                })?;
+                (
+                    (
+                        opts.local_sctp_port.unwrap_or(opts.sctp_port),
+                        opts.sctp_port,
+                    ),
+                    remote.ip().octets(),
+                )
+            }
+            Role::Server => ((0, opts.sctp_port), [0; 4]),
+        };
+        let local_sctp_port = match opts.role {
+            Role::Client => ports.0,
+            Role::Server => ports.1,
+        };
+        let cfg = super::config::assoc_cfg(&opts.flow, ports, local.ip().octets(), peer_ip);
+        let seed = opts.seed.unwrap_or_else(os_seed);
+        let name = match opts.role {
+            Role::Client => "live:client",
+            Role::Server => "live:server",
+        };
+        let assoc = Association::new(opts.role, cfg, RngStream::new(seed, name));
+        let pcap = match &opts.pcap {
+            Some(path) => {
+                let f = File::create(path)?;
+                Some((PcapWriter::new(BufWriter::new(f))?, path.clone()))
+            }
+            None => None,
+        };
+        let now = Instant::now();
+        let epoch_unix_ns = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        Ok(Session {
+            role: opts.role,
+            sock,
+            local,
+            peer: opts.remote,
+            last_from: None,
+            last_from_port: 0,
+            peer_sctp_port: match opts.role {
+                Role::Client => Some(opts.sctp_port),
+                Role::Server => None,
+            },
+            peer_initial_tsn: None,
+            local_sctp_port,
+            assoc,
+            epoch: now,
+            epoch_unix_ns,
+            deadline: opts.timeout.map(|t| now + t),
+            linger: opts.linger,
+            linger_until: None,
+            outcome: Outcome::Running,
+            pcap,
+            pcap_ident: 0,
+            pkt: Packet::default(),
+            rx_pkt: Packet::default(),
+            rx_buf: vec![0; MAX_DATAGRAM],
+            tx_buf: Vec::with_capacity(MAX_DATAGRAM),
+            frame_buf: Vec::with_capacity(MAX_DATAGRAM + 28),
+            sender: PayloadSender::default(),
+            receiver: None,
+            established_at: None,
+            transfer_done_at: None,
+            first_delivery_at: None,
+            wait_set: None,
+            counters: Counters::default(),
+            total: opts.flow.bytes.map(|b| b.0),
+        })
+    }
+
+    /// The local UDP address (useful with port 0).
+    pub fn local_addr(&self) -> SocketAddrV4 {
+        self.local
+    }
+
+    pub fn outcome(&self) -> Outcome {
+        self.outcome
+    }
+
+    fn sim_now(&self, at: Instant) -> SimTime {
+        SimTime::from_nanos(at.saturating_duration_since(self.epoch).as_nanos() as u64)
+    }
+
+    /// Runs for at most `slice` of wall time; returns the outcome so far (`Running`
+    /// if the session is not over).
+    pub fn run_for(&mut self, slice: Duration) -> std::io::Result<Outcome> {
+        let end = Instant::now() + slice;
+        loop {
+            let at = Instant::now();
+            if self.outcome != Outcome::Running {
+                match self.linger_until {
+                    Some(t) if at < t => {}
+                    _ => {
+                        self.flush_pcap();
+                        return Ok(self.outcome);
+                    }
+                }
+            } else if self.deadline.is_some_and(|d| at >= d) {
+                self.outcome = Outcome::TimedOut;
+                self.flush_pcap();
+                return Ok(self.outcome);
+            }
+            if at >= end {
+                self.flush_pcap();
+                return Ok(self.outcome);
+            }
+            let now = self.sim_now(at);
+            if self.assoc.poll_timeout().is_some_and(|t| t <= now) {
+                self.assoc.handle_timeout(now);
+            }
+            self.transmit(now);
+            self.check_state(now);
+            let mut wait = end.saturating_duration_since(at);
+            if let Some(d) = self.deadline {
+                wait = wait.min(d.saturating_duration_since(at));
+            }
+            if let Some(t) = self.linger_until {
+                wait = wait.min(t.saturating_duration_since(at));
+            }
+            if let Some(t) = self.assoc.poll_timeout() {
+                wait = wait.min(Duration::from_nanos(
+                    t.as_nanos().saturating_sub(now.as_nanos()),
+                ));
+            }
+            let wait = wait.max(MIN_WAIT);
+            if self.wait_set != Some(wait) {
+                self.sock.set_read_timeout(Some(wait))?;
+                self.wait_set = Some(wait);
+            }
+            let mut rx = std::mem::take(&mut self.rx_buf);
+            let got = self.sock.recv_from(&mut rx);
+            let r = match got {
+                Ok((n, from)) => {
+                    let now = self.sim_now(Instant::now());
+                    self.on_datagram(now, &rx[..n], from);
+                    Ok(())
+                }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        ErrorKind::WouldBlock
+                            | ErrorKind::TimedOut
+                            | ErrorKind::Interrupted
+                            | ErrorKind::ConnectionRefused
+                    ) =>
+                {
+                    Ok(())
+                }
+                Err(e) => Err(e),
+            };
+            self.rx_buf = rx;
+            r?;
+        }
+    }
+
+    fn flush_pcap(&mut self) {
+        if let Some((w, _)) = self.pcap.as_mut() {
+            // A pcap that cannot be written must not stop the association.
+            let _ = w.flush();
+        }
+    }
+
+    fn record(&mut self, now: SimTime, src: SocketAddrV4, dst: SocketAddrV4, payload: &[u8]) {
+        let Some((w, _)) = self.pcap.as_mut() else {
+            return;
+        };
+        self.pcap_ident = self.pcap_ident.wrapping_add(1);
+        frame_udp(
+            &mut self.frame_buf,
+            (src.ip().octets(), src.port()),
+            (dst.ip().octets(), dst.port()),
+            self.pcap_ident,
+            payload,
+        );
+        let _ = w.write_packet(self.epoch_unix_ns + now.as_nanos(), &self.frame_buf);
+    }
+
+    fn check_state(&mut self, now: SimTime) {
+        if self.established_at.is_none()
+            && matches!(
+                self.assoc.state,
+                State::Established | State::ShutdownSent | State::ShutdownAckSent
+            )
+        {
+            self.established_at = Some(now);
+        }
+        if self.transfer_done_at.is_none() {
+            let done = match self.role {
+                Role::Client => self.assoc.out.as_ref().and_then(|o| o.all_acked_at),
+                Role::Server => None,
+            };
+            self.transfer_done_at = done;
+        }
+        if self.outcome == Outcome::Running && self.assoc.state == State::Done {
+            if self.assoc.stats.aborted {
+                self.outcome = Outcome::Aborted;
+            } else {
+                self.outcome = Outcome::Graceful;
+                if self.role == Role::Client && !self.linger.is_zero() {
+                    self.linger_until = Some(Instant::now() + self.linger);
+                }
+            }
+        }
+    }
+
+    /// Sends everything the association has to send now.
+    fn transmit(&mut self, now: SimTime) {
+        while self.assoc.poll_transmit(now, &mut self.pkt) {
+            let TransportRepr::Sctp(repr) = &mut self.pkt.transport else {
+                continue;
+            };
+            let is_init_ack = repr.chunks.iter().any(|c| matches!(c, Chunk::InitAck(_)));
+            repr.dst_port = match (is_init_ack, self.peer_sctp_port) {
+                (false, Some(p)) => p,
+                _ => self.last_from_port,
+            };
+            // RFC 9260 3.3.8: a SHUTDOWN acknowledges the last TSN received in
+            // sequence. The sending-only client has no inbound half and the machine
+            // writes 0; a real peer checks the value (usrsctp aborts when it is not
+            // below its next TSN), so it is the peer's initial TSN - 1 here.
+            if let (None, Some(tsn)) = (&self.assoc.inb, self.peer_initial_tsn) {
+                for c in &mut repr.chunks {
+                    if let Chunk::Shutdown { cum_tsn_ack } = c {
+                        *cum_tsn_ack = tsn.wrapping_sub(1);
+                    }
+                }
+            }
+            let n = repr.buffer_len();
+            self.tx_buf.clear();
+            self.tx_buf.resize(n, 0);
+            repr.emit(&mut self.tx_buf);
+            if self.pkt.kind == PacketKind::Data {
+                let (sender, counters) = (&mut self.sender, &mut self.counters);
+                let buf = &mut self.tx_buf;
+                let mut spots = [(0usize, 0usize, 0u32, 0u16, false); 64];
+                let mut k = 0;
+                for_each_data(buf, |d| {
+                    if k < spots.len() {
+                        spots[k] = (
+                            d.start,
+                            d.end,
+                            d.tsn,
+                            d.stream,
+                            d.flags & DataFlags::BEGIN.bits() != 0,
+                        );
+                        k += 1;
+                    }
+                });
+                for &(s, e, tsn, stream, begin) in &spots[..k] {
+                    if !sender.fill_chunk(&mut buf[s..e], tsn, stream, begin) {
+                        counters.payload_misses += 1;
+                    }
+                }
+                reseal(buf);
+            }
+            let dest = if is_init_ack {
+                self.last_from
+            } else {
+                self.peer.or(self.last_from)
+            };
+            let Some(dest) = dest else { continue };
+            self.send(now, dest);
+        }
+        while self.assoc.poll_event().is_some() {}
+        if let Some(out) = self.assoc.out.as_ref() {
+            self.sender.acked(out.cum_ack);
+        }
+    }
+
+    fn send(&mut self, now: SimTime, dest: SocketAddrV4) {
+        match self.sock.send_to(&self.tx_buf, dest) {
+            Ok(_) => self.counters.datagrams_out += 1,
+            Err(_) => self.counters.send_errors += 1,
+        }
+        let buf = std::mem::take(&mut self.tx_buf);
+        self.record(now, self.local, dest, &buf);
+        self.tx_buf = buf;
+    }
+
+    fn on_datagram(&mut self, now: SimTime, data: &[u8], from: SocketAddr) {
+        self.counters.datagrams_in += 1;
+        let Some(from) = v4(from) else {
+            self.counters.misdirected += 1;
+            return;
+        };
+        self.record(now, from, self.local, data);
+        let repr = match SctpRepr::parse(data) {
+            Ok(r) => r,
+            Err(e) => {
+                self.counters.malformed += 1;
+                match e {
+                    WireError::BadChecksum => self.counters.bad_checksum += 1,
+                    WireError::UnsupportedChunk(_) => self.counters.unsupported_chunk += 1,
+                    _ => {}
+                }
+                return;
+            }
+        };
+        if repr.dst_port != self.local_sctp_port
+            || (self.role == Role::Client && Some(from) != self.peer)
+        {
+            self.counters.misdirected += 1;
+            return;
+        }
+        self.last_from = Some(from);
+        self.last_from_port = repr.src_port;
+        if self.assoc.state == State::Done {
+            self.after_close(now, &repr);
+            return;
+        }
+        if self.role == Role::Client && self.assoc.state == State::CookieWait {
+            for c in &repr.chunks {
+                if let Chunk::InitAck(ia) = c {
+                    self.peer_initial_tsn = Some(ia.initial_tsn);
+                }
+            }
+        }
+        let had_inb = self.assoc.inb.is_some();
+        let drops = self.assoc.stats.bad_vtag_drops;
+        let (vtag, peer_port) = (repr.vtag, repr.src_port);
+        let ootb_reply = self.assoc.state == State::Closed
+            && self.role == Role::Server
+            && repr.chunks.iter().any(|c| matches!(c, Chunk::ShutdownAck));
+        self.rx_pkt.ip.src = from.ip().octets();
+        self.rx_pkt.ip.dst = self.local.ip().octets();
+        self.rx_pkt.transport = TransportRepr::Sctp(repr);
+        self.assoc.handle_packet(now, &self.rx_pkt);
+        if ootb_reply {
+            self.shutdown_complete_t(now, vtag, peer_port, from);
+        }
+        if self.assoc.stats.bad_vtag_drops > drops {
+            self.transmit(now);
+            return;
+        }
+        if self.role == Role::Server && !had_inb && self.assoc.inb.is_some() {
+            self.peer = Some(from);
+            self.peer_sctp_port = Some(self.last_from_port);
+            self.receiver = Some(PayloadReceiver::new(self.first_peer_tsn(data)));
+        }
+        if let Some(rcv) = self.receiver.as_mut() {
+            let before = rcv.messages;
+            for_each_data(data, |d| {
+                let flags = DataFlags::from_bits(d.flags);
+                rcv.on_chunk(
+                    d.tsn,
+                    d.stream,
+                    flags.contains(DataFlags::BEGIN),
+                    flags.contains(DataFlags::END),
+                    flags.contains(DataFlags::UNORDERED),
+                    &data[d.start..d.end],
+                    RECEIVE_STORE_CAP,
+                );
+            });
+            if rcv.messages > before {
+                self.first_delivery_at.get_or_insert(now);
+                self.transfer_done_at = Some(now);
+            }
+        }
+        self.transmit(now);
+        self.check_state(now);
+    }
+
+    /// The peer's initial TSN, once the packet in `data` created the association: the
+    /// inbound half starts below it, and `highest_tsn` counts from it when that packet
+    /// bundled DATA.
+    fn first_peer_tsn(&self, data: &[u8]) -> u32 {
+        let Some(inb) = self.assoc.inb.as_ref() else {
+            return 0;
+        };
+        if inb.highest_tsn == 0 {
+            return inb.cum_tsn.wrapping_add(1);
+        }
+        let mut top: Option<u32> = None;
+        for_each_data(data, |d| {
+            top = Some(match top {
+                Some(t) if (d.tsn.wrapping_sub(t) as i32) <= 0 => t,
+                _ => d.tsn,
+            });
+        });
+        top.map_or(inb.cum_tsn.wrapping_add(1), |t| {
+            t.wrapping_sub(inb.highest_tsn).wrapping_add(1)
+        })
+    }
+
+    /// RFC 9260 8.4 (5): after the association is gone, a SHUTDOWN-ACK gets a
+    /// SHUTDOWN-COMPLETE with the T bit (the peer's own tag reflected).
+    fn after_close(&mut self, now: SimTime, repr: &SctpRepr) {
+        if repr.chunks.iter().any(|c| matches!(c, Chunk::ShutdownAck)) {
+            if let Some(from) = self.last_from {
+                self.shutdown_complete_t(now, repr.vtag, repr.src_port, from);
+            }
+        }
+    }
+
+    fn shutdown_complete_t(&mut self, now: SimTime, vtag: u32, peer_port: u16, to: SocketAddrV4) {
+        let repr = SctpRepr {
+            src_port: self.local_sctp_port,
+            dst_port: peer_port,
+            vtag,
+            chunks: vec![Chunk::ShutdownComplete { t_bit: true }],
+        };
+        self.tx_buf.clear();
+        self.tx_buf.resize(repr.buffer_len(), 0);
+        repr.emit(&mut self.tx_buf);
+        self.send(now, to);
+    }
+
+    /// The contract's result line: messages, bytes and messages per stream handed to
+    /// the application (server) or sent and acknowledged (client), and errors.
+    pub fn result_line(&mut self) -> String {
+        let (messages, bytes, streams, errors) = match self.receiver.as_mut() {
+            Some(r) => {
+                r.finish();
+                let streams: Vec<(usize, u64)> = r
+                    .per_stream
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, n)| **n > 0)
+                    .map(|(s, n)| (s, *n))
+                    .collect();
+                (r.messages, r.bytes, streams, r.errors + r.overflow)
+            }
+            None => {
+                let (m, b, s) = self.sent_messages();
+                (m, b, s, self.counters.payload_misses)
+            }
+        };
+        // The contract's key order and spacing: {"messages": M, "bytes": B, ...}.
+        let streams: Vec<String> = streams
+            .iter()
+            .map(|(k, v)| format!("\"{k}\": {v}"))
+            .collect();
+        format!(
+            "{{\"messages\": {messages}, \"bytes\": {bytes}, \"streams\": {{{}}}, \"errors\": {errors}}}",
+            streams.join(", ")
+        )
+    }
+
+    /// Client: messages and bytes of a completed transfer, per stream.
+    fn sent_messages(&self) -> (u64, u64, Vec<(usize, u64)>) {
+        let mut streams = Vec::new();
+        if !self.assoc.out.as_ref().is_some_and(|o| o.done()) {
+            return (0, 0, streams);
+        }
+        let mut m = 0;
+        for (s, &n) in self.sender.messages_per_stream().iter().enumerate() {
+            if n > 0 {
+                streams.push((s, u64::from(n)));
+                m += u64::from(n);
+            }
+        }
+        (m, self.total.unwrap_or(0), streams)
+    }
+
+    /// summary.json of the session: the flow metrics of a simulated SCTP flow (as
+    /// this end sees them) and the live counters.
+    pub fn summary(&self) -> Value {
+        let secs = |t: Option<SimTime>| t.map_or(Value::Null, |t| json!(t.as_secs_f64()));
+        let a = &self.assoc;
+        let default_out = crate::sctp::OutStats::default();
+        let o = a.out.as_ref().map_or(&default_out, |o| &o.stats);
+        let delivered = match (&self.receiver, self.role) {
+            (Some(r), _) => r.bytes,
+            (None, Role::Client) => self.sender.acked_bytes(),
+            (None, Role::Server) => 0,
+        };
+        // Goodput over the transfer: from this end's association set-up to the last
+        // byte acknowledged (client) or delivered (server).
+        let span = match (self.established_at, self.transfer_done_at) {
+            (Some(a), Some(b)) => b.saturating_since(a).as_secs_f64(),
+            _ => 0.0,
+        };
+        let goodput = if span > 0.0 {
+            delivered as f64 * 8.0 / span
+        } else {
+            0.0
+        };
+        let c = &self.counters;
+        let role = match self.role {
+            Role::Client => "client",
+            Role::Server => "server",
+        };
+        let outcome = match self.outcome {
+            Outcome::Running => "running",
+            Outcome::Graceful => "graceful",
+            Outcome::Aborted => "aborted",
+            Outcome::TimedOut => "timeout",
+        };
+        let flow = json!({
+            "type": "sctp",
+            "role": role,
+            "goodput_bps": goodput,
+            "delivered_bytes": delivered,
+            "data_packets_sent": o.data_packets_sent,
+            "data_chunks_sent": o.chunks_sent,
+            "new_bytes_sent": o.new_bytes_sent,
+            "retransmissions": o.retransmissions,
+            "fast_retransmissions": o.fast_retransmissions,
+            "timeout_retransmissions": o.timeout_retransmissions,
+            "timeouts": o.timeouts,
+            "fast_recoveries": o.fast_recoveries,
+            "ack_packets": a.stats.ack_packets,
+            "ack_bytes": a.stats.ack_bytes,
+            "sack_packets": a.stats.ack_packets,
+            "sack_bytes": a.stats.ack_bytes,
+            "connect_time_s": secs(a.stats.connect_time.map(|d| SimTime::ZERO + d)),
+            "completion_time_s": secs(self.transfer_done_at),
+            "established_at_s": secs(self.established_at),
+            "first_delivery_s": secs(self.first_delivery_at),
+            "final_cwnd": a.data_path().map_or(Value::Null, |p| json!(p.cwnd)),
+            "final_ssthresh": a.data_path().map_or(Value::Null, |p| json!(p.ssthresh)),
+            "chunks_dropped_no_buffer": a.inb.as_ref().map_or(0, |i| i.dropped_no_buffer),
+            "control_packets": a.stats.control_packets,
+            "heartbeats": a.stats.heartbeats,
+            "bad_vtag_drops": a.stats.bad_vtag_drops,
+            "cookie_rejects": a.stats.cookie_rejects,
+            "inits_received": a.stats.inits_received,
+            "associations_created": a.stats.associations_created,
+            "aborted": a.stats.aborted,
+        });
+        json!({
+            "flows": {"live": flow},
+            "live": {
+                "outcome": outcome,
+                "datagrams_in": c.datagrams_in,
+                "datagrams_out": c.datagrams_out,
+                "malformed": c.malformed,
+                "bad_checksum": c.bad_checksum,
+                "unsupported_chunk": c.unsupported_chunk,
+                "misdirected": c.misdirected,
+                "send_errors": c.send_errors,
+                "payload_misses": c.payload_misses,
+            },
+        })
+    }
+}

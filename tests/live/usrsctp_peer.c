@@ -1,0 +1,255 @@
+/* A usrsctp peer for sctplab's live-mode interop tests: the same test messages and
+ * result line as `sctplab live server|client` (CONTRACTS.md "Live mode"), over UDP
+ * encapsulation (RFC 6951), on loopback.
+ *
+ *   usrsctp_peer server UDP_PORT SCTP_PORT TIMEOUT_S
+ *   usrsctp_peer client UDP_PORT REMOTE_UDP_PORT SCTP_PORT STREAMS MESSAGES SIZE TIMEOUT_S
+ *
+ * Prints one JSON line: messages, bytes, streams, errors (server: out of order within
+ * a stream or wrong content), graceful (the association ended by SHUTDOWN, not ABORT),
+ * elapsed_s (server: first to last message; client: connect to shutdown complete) and
+ * usrsctp's own counters of T3 timeouts, fast retransmissions, retransmitted chunks
+ * and duplicate DATA chunks received. Exit 0 if graceful with no errors, 1 otherwise,
+ * 3 on timeout. */
+#include <errno.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <usrsctp.h>
+
+#define MAX_STREAMS 64
+#define BUF_LEN (1 << 17)
+
+static unsigned char buf[BUF_LEN];
+static unsigned char msg[BUF_LEN];
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static unsigned char message_byte(uint32_t k, uint16_t s, size_t i) {
+  if (i < 4) return (unsigned char)(k >> (8 * (3 - i)));
+  return (unsigned char)((s + i) % 256);
+}
+
+static void on_alarm(int sig) {
+  (void)sig;
+  static const char line[] = "{\"timeout\": true}\n";
+  ssize_t w = write(1, line, sizeof line - 1);
+  (void)w;
+  _exit(3);
+}
+
+static void subscribe(struct socket *s) {
+  struct sctp_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.se_assoc_id = SCTP_FUTURE_ASSOC;
+  ev.se_on = 1;
+  ev.se_type = SCTP_ASSOC_CHANGE;
+  usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_EVENT, &ev, sizeof ev);
+}
+
+static void print_result(unsigned long messages, unsigned long long bytes,
+                         const unsigned long *per_stream, int nstreams, unsigned long errors,
+                         int graceful, double elapsed) {
+  struct sctpstat st;
+  memset(&st, 0, sizeof st);
+  usrsctp_get_stat(&st);
+  printf("{\"messages\": %lu, \"bytes\": %llu, \"streams\": {", messages, bytes);
+  int first = 1;
+  for (int i = 0; i < nstreams; i++) {
+    if (per_stream[i] == 0) continue;
+    printf("%s\"%d\": %lu", first ? "" : ", ", i, per_stream[i]);
+    first = 0;
+  }
+  printf("}, \"errors\": %lu, \"graceful\": %s, \"elapsed_s\": %.6f, \"t3\": %u, "
+         "\"fast_rtx\": %u, \"rtx_chunks\": %u, \"dup_data\": %u}\n",
+         errors, graceful ? "true" : "false", elapsed, st.sctps_timodata,
+         st.sctps_sendfastretrans, st.sctps_sendretransdata, st.sctps_recvdupdata);
+  fflush(stdout);
+}
+
+/* Returns 1 if the notification says the association ended badly, 2 if it ended by
+ * shutdown, 0 otherwise. */
+static int assoc_change(const unsigned char *p, ssize_t n) {
+  const union sctp_notification *sn = (const union sctp_notification *)p;
+  if (n < (ssize_t)sizeof(struct sctp_assoc_change) ||
+      sn->sn_header.sn_type != SCTP_ASSOC_CHANGE)
+    return 0;
+  switch (sn->sn_assoc_change.sac_state) {
+  case SCTP_COMM_LOST:
+  case SCTP_CANT_STR_ASSOC:
+    return 1;
+  case SCTP_SHUTDOWN_COMP:
+    return 2;
+  default:
+    return 0;
+  }
+}
+
+static void finish(void) {
+  for (int i = 0; i < 300 && usrsctp_finish() != 0; i++) usleep(10000);
+}
+
+static int run_server(uint16_t udp_port, uint16_t sctp_port) {
+  usrsctp_init(udp_port, NULL, NULL);
+  struct socket *s = usrsctp_socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP, NULL, NULL, 0, NULL);
+  if (!s) { perror("usrsctp_socket"); return 1; }
+  const int on = 1;
+  usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_RECVRCVINFO, &on, sizeof on);
+  struct sctp_initmsg im;
+  memset(&im, 0, sizeof im);
+  im.sinit_num_ostreams = 1;
+  im.sinit_max_instreams = MAX_STREAMS;
+  usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_INITMSG, &im, sizeof im);
+  subscribe(s);
+  struct sockaddr_in a;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_port = htons(sctp_port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (usrsctp_bind(s, (struct sockaddr *)&a, sizeof a) < 0) { perror("bind"); return 1; }
+  if (usrsctp_listen(s, 1) < 0) { perror("listen"); return 1; }
+  struct socket *c = usrsctp_accept(s, NULL, NULL);
+  if (!c) { perror("accept"); return 1; }
+  subscribe(c);
+  usrsctp_setsockopt(c, IPPROTO_SCTP, SCTP_RECVRCVINFO, &on, sizeof on);
+  unsigned long per_stream[MAX_STREAMS] = {0}, messages = 0, errors = 0;
+  unsigned long long bytes = 0;
+  size_t have = 0;
+  int graceful = 1, partial_sid = -1;
+  double t_first = 0, t_last = 0;
+  for (;;) {
+    struct sctp_rcvinfo ri;
+    socklen_t ilen = sizeof ri, flen = sizeof a;
+    unsigned int itype = 0;
+    int flags = 0;
+    ssize_t n = usrsctp_recvv(c, buf, sizeof buf, (struct sockaddr *)&a, &flen, &ri, &ilen,
+                              &itype, &flags);
+    if (n < 0) { graceful = 0; break; }
+    if (n == 0) break;
+    if (flags & MSG_NOTIFICATION) {
+      int r = assoc_change(buf, n);
+      if (r == 1) { graceful = 0; break; }
+      if (r == 2) break;
+      continue;
+    }
+    int sid = itype == SCTP_RECVV_RCVINFO ? ri.rcv_sid : 0;
+    if (partial_sid >= 0 && partial_sid != sid) { errors++; have = 0; }
+    partial_sid = sid;
+    if (have + (size_t)n > sizeof msg) { errors++; have = 0; continue; }
+    memcpy(msg + have, buf, (size_t)n);
+    have += (size_t)n;
+    if (!(flags & MSG_EOR)) continue;
+    if (messages == 0) t_first = now_s();
+    t_last = now_s();
+    uint32_t k = sid < MAX_STREAMS ? (uint32_t)per_stream[sid] : 0;
+    int ok = sid < MAX_STREAMS;
+    for (size_t i = 0; ok && i < have; i++) ok = msg[i] == message_byte(k, (uint16_t)sid, i);
+    if (!ok) errors++;
+    if (sid < MAX_STREAMS) per_stream[sid]++;
+    messages++;
+    bytes += have;
+    have = 0;
+    partial_sid = -1;
+  }
+  if (have) errors++;
+  print_result(messages, bytes, per_stream, MAX_STREAMS, errors, graceful, t_last - t_first);
+  usrsctp_close(c);
+  usrsctp_close(s);
+  finish();
+  return graceful && errors == 0 ? 0 : 1;
+}
+
+static int run_client(uint16_t udp_port, uint16_t remote_udp, uint16_t sctp_port, int streams,
+                      unsigned long count, size_t size) {
+  if (streams < 1 || streams > MAX_STREAMS || size > sizeof msg) return 2;
+  usrsctp_init(udp_port, NULL, NULL);
+  struct socket *s = usrsctp_socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP, NULL, NULL, 0, NULL);
+  if (!s) { perror("usrsctp_socket"); return 1; }
+  struct sctp_udpencaps enc;
+  memset(&enc, 0, sizeof enc);
+  enc.sue_address.ss_family = AF_INET;
+  enc.sue_port = htons(remote_udp);
+  if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_REMOTE_UDP_ENCAPS_PORT, &enc, sizeof enc) < 0) {
+    perror("SCTP_REMOTE_UDP_ENCAPS_PORT");
+    return 1;
+  }
+  struct sctp_initmsg im;
+  memset(&im, 0, sizeof im);
+  im.sinit_num_ostreams = (uint16_t)streams;
+  im.sinit_max_instreams = 1;
+  usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_INITMSG, &im, sizeof im);
+  const int on = 1;
+  usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_NODELAY, &on, sizeof on);
+  subscribe(s);
+  struct sockaddr_in a;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_port = htons(sctp_port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  double t0 = now_s();
+  if (usrsctp_connect(s, (struct sockaddr *)&a, sizeof a) < 0) { perror("connect"); return 1; }
+  unsigned long per_stream[MAX_STREAMS] = {0};
+  for (unsigned long m = 0; m < count; m++) {
+    int sid = (int)(m % (unsigned long)streams);
+    uint32_t k = (uint32_t)per_stream[sid];
+    for (size_t i = 0; i < size; i++) msg[i] = message_byte(k, (uint16_t)sid, i);
+    struct sctp_sndinfo si;
+    memset(&si, 0, sizeof si);
+    si.snd_sid = (uint16_t)sid;
+    if (usrsctp_sendv(s, msg, size, NULL, 0, &si, sizeof si, SCTP_SENDV_SNDINFO, 0) !=
+        (ssize_t)size) {
+      perror("sendv");
+      print_result(m, 0, per_stream, streams, 1, 0, now_s() - t0);
+      return 1;
+    }
+    per_stream[sid]++;
+  }
+  usrsctp_shutdown(s, SHUT_WR);
+  int graceful = 0;
+  for (;;) {
+    int flags = 0;
+    socklen_t flen = sizeof a, ilen = 0;
+    unsigned int itype = 0;
+    ssize_t n = usrsctp_recvv(s, buf, sizeof buf, (struct sockaddr *)&a, &flen, NULL, &ilen,
+                              &itype, &flags);
+    if (n <= 0) break;
+    if (flags & MSG_NOTIFICATION) {
+      int r = assoc_change(buf, n);
+      if (r == 2) graceful = 1;
+      if (r) break;
+    }
+  }
+  double elapsed = now_s() - t0;
+  print_result(count, (unsigned long long)count * size, per_stream, streams, 0, graceful,
+               elapsed);
+  usrsctp_close(s);
+  finish();
+  return graceful ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 5 && strcmp(argv[1], "server") == 0) {
+    signal(SIGALRM, on_alarm);
+    alarm((unsigned)atoi(argv[4]));
+    return run_server((uint16_t)atoi(argv[2]), (uint16_t)atoi(argv[3]));
+  }
+  if (argc == 9 && strcmp(argv[1], "client") == 0) {
+    signal(SIGALRM, on_alarm);
+    alarm((unsigned)atoi(argv[8]));
+    return run_client((uint16_t)atoi(argv[2]), (uint16_t)atoi(argv[3]), (uint16_t)atoi(argv[4]),
+                      atoi(argv[5]), strtoul(argv[6], NULL, 10), (size_t)strtoul(argv[7], NULL, 10));
+  }
+  fprintf(stderr, "usage: %s server UDP SCTP_PORT TIMEOUT | client UDP REMOTE_UDP SCTP_PORT "
+                  "STREAMS MESSAGES SIZE TIMEOUT\n", argv[0]);
+  return 2;
+}

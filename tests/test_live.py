@@ -1,0 +1,266 @@
+"""`sctplab live`: the simulator's SCTP association over UDP on loopback, against itself
+and against usrsctp (a C peer of our own, tests/live/usrsctp_peer.c, built here with the
+system compiler), with and without the seeded impairment relay.
+
+Expected values come from the contract (CONTRACTS.md "Live mode"): M messages sent
+round-robin over N streams give stream s exactly ceil((M - s) / N) messages, so 1000
+over 4 give 250 each, 1000 * SIZE bytes, no errors, exit 0 after a graceful shutdown.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PEER_SRC = ROOT / "tests" / "live" / "usrsctp_peer.c"
+CLI = [sys.executable, "-m", "sctplab.cli"]
+SCTP_PORT = 5001
+MESSAGES, STREAMS, SIZE = 1000, 4, 1000
+EXPECTED_STREAMS = {"0": 250, "1": 250, "2": 250, "3": 250}
+# Relay settings of the impaired runs (both directions): 1 % loss, 2 ms +- 1 ms,
+# 2 % reordered by 5 ms more, 1 % duplicated; chunk 100 lost twice (its first
+# transmission and its fast retransmission: gap reports, fast retransmit, then T3),
+# chunk 1000 (the last of 1000 one-chunk messages) lost once: nothing follows it to
+# report the gap, so only T3 can repair it.
+RELAY_ARGS = [
+    "--loss", "0.01", "--delay", "0.002", "--jitter", "0.001", "--reorder", "0.02",
+    "--duplicate", "0.01", "--drop", "100x2", "--drop", "1000", "--seed", "3",
+]  # fmt: skip
+TIMEOUT = 25
+
+
+def free_udp_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start(args: list[str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def finish(p: subprocess.Popen[str], timeout: float = TIMEOUT + 10) -> tuple[int, dict, str]:
+    out, err = p.communicate(timeout=timeout)
+    lines = [ln for ln in out.splitlines() if ln.startswith("{")]
+    return p.returncode, json.loads(lines[-1]) if lines else {}, err
+
+
+def wait_bound(port: int) -> None:
+    """Waits until something listens on UDP `port` (a server started in the background)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                return
+        time.sleep(0.05)
+    raise AssertionError(f"nothing bound UDP port {port}")
+
+
+@pytest.fixture(scope="module")
+def peer(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if cc is None:
+        pytest.skip("no C compiler (cc) to build the usrsctp peer")
+    exe = tmp_path_factory.mktemp("peer") / "usrsctp_peer"
+    r = subprocess.run(
+        [cc, "-O2", "-o", str(exe), str(PEER_SRC), "-lusrsctp", "-lpthread"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if r.returncode != 0 and "usrsctp.h" in r.stderr:
+        pytest.skip("libusrsctp-dev is not installed (usrsctp.h missing)")
+    assert r.returncode == 0, r.stderr
+    return exe
+
+
+def our_server(udp: int, *extra: str) -> subprocess.Popen[str]:
+    return start(
+        [*CLI, "live", "server", "--port", str(SCTP_PORT), "--udp-port", str(udp),
+         "--timeout", str(TIMEOUT), *extra]
+    )  # fmt: skip
+
+
+def our_client(udp: int, remote_udp: int, *extra: str) -> subprocess.Popen[str]:
+    return start(
+        [*CLI, "live", "client", "127.0.0.1", "--port", str(SCTP_PORT), "--udp-port", str(udp),
+         "--remote-udp-port", str(remote_udp), "--streams", str(STREAMS),
+         "--messages", str(MESSAGES), "--size", str(SIZE), "--timeout", str(TIMEOUT), *extra]
+    )  # fmt: skip
+
+
+def usrsctp_server(peer: Path, udp: int) -> subprocess.Popen[str]:
+    return start([str(peer), "server", str(udp), str(SCTP_PORT), str(TIMEOUT)])
+
+
+def usrsctp_client(peer: Path, udp: int, remote_udp: int) -> subprocess.Popen[str]:
+    return start(
+        [str(peer), "client", str(udp), str(remote_udp), str(SCTP_PORT), str(STREAMS),
+         str(MESSAGES), str(SIZE), str(TIMEOUT)]
+    )  # fmt: skip
+
+
+def start_relay(server_udp: int) -> tuple[subprocess.Popen[str], int]:
+    port = free_udp_port()
+    p = start(
+        [*CLI, "live", "relay", "--listen-port", str(port), "--server-port", str(server_udp),
+         "--timeout", str(TIMEOUT + 5), *RELAY_ARGS]
+    )  # fmt: skip
+    wait_bound(port)
+    return p, port
+
+
+def stop_relay(p: subprocess.Popen[str]) -> dict:
+    p.send_signal(signal.SIGINT)
+    code, stats, err = finish(p)
+    assert code == 0, err
+    return stats
+
+
+def assert_received(line: dict) -> None:
+    assert line["messages"] == MESSAGES
+    assert line["bytes"] == MESSAGES * SIZE
+    assert line["streams"] == EXPECTED_STREAMS
+    assert line["errors"] == 0
+
+
+def test_our_client_to_our_server_with_pcap(tmp_path: Path) -> None:
+    udp = free_udp_port()
+    pcap = tmp_path / "server.pcap"
+    summary = tmp_path / "summary.json"
+    srv = our_server(udp, "--pcap", str(pcap), "--summary", str(summary))
+    wait_bound(udp)
+    cli = our_client(free_udp_port(), udp)
+    code, line, err = finish(cli)
+    assert code == 0, err
+    # The client reports what it sent and had acknowledged.
+    assert_received(line)
+    scode, sline, serr = finish(srv)
+    assert scode == 0, serr
+    assert_received(sline)
+    # The contract's line: exactly these keys, in this order.
+    assert list(sline) == ["messages", "bytes", "streams", "errors"]
+    flow = json.loads(summary.read_text())["flows"]["live"]
+    assert flow["delivered_bytes"] == MESSAGES * SIZE
+    assert json.loads(summary.read_text())["live"]["malformed"] == 0
+    tshark = shutil.which("tshark")
+    if tshark is None:
+        return
+    # tshark decodes every record as SCTP with a good CRC32c: one DATA chunk per
+    # 1000-byte message (it fits a 1500-byte MTU), plus the handshake and shutdown.
+    r = subprocess.run(
+        [tshark, "-r", str(pcap), "-d", f"udp.port=={udp},sctp", "-o", "sctp.checksum:crc-32c",
+         "-T", "fields", "-e", "sctp.chunk_type", "-e", "sctp.checksum.status"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    rows = [ln.split("\t") for ln in r.stdout.splitlines() if ln]
+    assert all(status == "1" for _, status in rows), "every CRC32c good"
+    chunk_types = [t for types, _ in rows for t in types.split(",")]
+    assert chunk_types.count("0") == MESSAGES  # DATA, no retransmission on loopback
+    for t in ("1", "2", "10", "11", "7", "8", "14"):  # INIT .. SHUTDOWN-COMPLETE
+        assert t in chunk_types
+
+
+def test_our_client_to_usrsctp_server(peer: Path) -> None:
+    udp = free_udp_port()
+    srv = usrsctp_server(peer, udp)
+    wait_bound(udp)
+    code, line, err = finish(our_client(free_udp_port(), udp))
+    assert code == 0, err
+    assert_received(line)
+    scode, sline, serr = finish(srv)
+    assert scode == 0, (sline, serr)
+    assert_received(sline)
+    assert sline["graceful"] is True
+
+
+def test_usrsctp_client_to_our_server(peer: Path) -> None:
+    udp = free_udp_port()
+    srv = our_server(udp)
+    wait_bound(udp)
+    code, line, err = finish(usrsctp_client(peer, free_udp_port(), udp))
+    assert code == 0, (line, err)
+    assert line["graceful"] is True
+    scode, sline, serr = finish(srv)
+    assert scode == 0, serr
+    assert_received(sline)
+
+
+def test_impaired_our_client_to_usrsctp_server(peer: Path, tmp_path: Path) -> None:
+    udp = free_udp_port()
+    srv = usrsctp_server(peer, udp)
+    wait_bound(udp)
+    relay, relay_port = start_relay(udp)
+    summary = tmp_path / "client.json"
+    code, _, err = finish(
+        our_client(free_udp_port(), relay_port, "--linger", "3", "--summary", str(summary))
+    )
+    assert code == 0, err
+    scode, sline, serr = finish(srv)
+    stats = stop_relay(relay)
+    assert scode == 0, (sline, serr, stats)
+    assert_received(sline)
+    assert stats["to_server"]["listed_drops"] == 3
+    flow = json.loads(summary.read_text())["flows"]["live"]
+    # Our sender repaired losses from the peer's gap reports and by T3.
+    assert flow["fast_retransmissions"] >= 1
+    assert flow["timeouts"] >= 1
+    assert flow["timeout_retransmissions"] >= 1
+    # usrsctp saw the relay's duplicates.
+    assert sline["dup_data"] >= 1
+
+
+def test_impaired_usrsctp_client_to_our_server(peer: Path, tmp_path: Path) -> None:
+    udp = free_udp_port()
+    summary = tmp_path / "server.json"
+    srv = our_server(udp, "--summary", str(summary))
+    wait_bound(udp)
+    relay, relay_port = start_relay(udp)
+    code, line, err = finish(usrsctp_client(peer, free_udp_port(), relay_port))
+    scode, sline, serr = finish(srv)
+    stats = stop_relay(relay)
+    assert code == 0, (line, err, stats)
+    assert scode == 0, (sline, serr, stats)
+    assert_received(sline)
+    # usrsctp's sender repaired from our SACKs' gap reports and, for the last chunk,
+    # by T3.
+    assert line["fast_rtx"] >= 1
+    assert line["t3"] >= 1
+    flow = json.loads(summary.read_text())["flows"]["live"]
+    assert flow["delivered_bytes"] == MESSAGES * SIZE
+
+
+def test_server_times_out_with_status_3() -> None:
+    p = start([*CLI, "live", "server", "--port", "5001", "--udp-port", str(free_udp_port()),
+               "--timeout", "0.3"])  # fmt: skip
+    code, line, _ = finish(p)
+    assert code == 3
+    assert line == {"messages": 0, "bytes": 0, "streams": {}, "errors": 0}
+
+
+def test_bad_flow_key_is_exit_2() -> None:
+    p = start([*CLI, "live", "server", "--port", "5001", "--udp-port", "0",
+               "--set", "rto_minn=1s"])  # fmt: skip
+    code, _, err = finish(p)
+    assert code == 2
+    assert "rto_minn" in err and len(err.strip().splitlines()) == 1
+
+
+def test_ctrl_c_stops_a_waiting_server() -> None:
+    p = start([*CLI, "live", "server", "--port", "5001", "--udp-port", str(free_udp_port())])
+    time.sleep(1.5)
+    p.send_signal(signal.SIGINT)
+    code, line, _ = finish(p, timeout=10)
+    assert code == 130
+    assert line == {"messages": 0, "bytes": 0, "streams": {}, "errors": 0}
