@@ -67,3 +67,43 @@ fn a_bad_value_in_the_file_stays_the_files_with_an_unrelated_override() {
     let e = err(&text, &[("duration", "\"9s\"")]);
     assert!(e.starts_with("s.toml: links.ab.delay: "), "{e}");
 }
+
+/// Found by the scenario fuzzer (tests/test_fuzz_scenarios.py): a dict from the Python
+/// API with an integer above 2^63 - 1 or a None (JSON null) was refused with
+/// "not representable as TOML: u64 value was too large" and no key path.
+#[test]
+fn a_json_value_toml_cannot_hold_is_named_by_its_key_path() {
+    let json = |queue: &str| {
+        format!(
+            r#"{{"duration": "5s", "nodes": [{{"name": "a"}}, {{"name": "b"}}],
+                "links": [{{"name": "ab", "a": "a", "b": "b", "bandwidth": "1Mb",
+                            "delay": "10ms", "queue": {queue}}}]}}"#
+        )
+    };
+    let e = |queue: &str| {
+        sctplab_core::load_json(&json(queue), "<dict>", "s", &[])
+            .expect_err("must fail")
+            .to_string()
+    };
+    // 2^63 is one above the largest TOML (signed 64-bit) integer.
+    assert_eq!(
+        e("9223372036854775808"),
+        "<dict>: links.ab.queue: 9223372036854775808 is too large; \
+         expected an integer up to 9223372036854775807"
+    );
+    assert_eq!(
+        e("null"),
+        "<dict>: links.ab.queue: null has no TOML equivalent; leave the key out instead"
+    );
+    // An unnamed list entry is addressed by its index.
+    let unnamed = r#"{"nodes": [{"wlan": null}]}"#;
+    let msg = sctplab_core::load_json(unnamed, "<dict>", "s", &[])
+        .expect_err("must fail")
+        .to_string();
+    assert!(msg.starts_with("<dict>: nodes.0.wlan: null"), "{msg}");
+    // In range it still loads as before (the largest i64 passes the conversion).
+    assert!(
+        sctplab_core::load_json(&json("8"), "<dict>", "s", &[]).is_ok(),
+        "a valid dict must load"
+    );
+}

@@ -128,9 +128,43 @@ pub fn load_json(
 ) -> Result<Scenario, ScenarioError> {
     let value: serde_json::Value = serde_json::from_str(json)
         .map_err(|e| ScenarioError::new(source, "", format!("invalid scenario dict: {e}")))?;
+    if let Some((path, what)) = not_toml(&value, &mut Vec::new()) {
+        return Err(ScenarioError::new(source, path, what));
+    }
     let table: Table = serde_json::from_value::<Table>(value)
         .map_err(|e| ScenarioError::new(source, "", format!("not representable as TOML: {e}")))?;
     load_table(table, source, default_name, sets)
+}
+
+/// The first value of a JSON document that TOML cannot hold (null, or an integer above
+/// TOML's signed 64-bit range), with its named key path: the conversion itself reports
+/// neither where nor which value.
+fn not_toml(value: &serde_json::Value, path: &mut Vec<String>) -> Option<(String, String)> {
+    use serde_json::Value as J;
+    match value {
+        J::Null => Some((
+            path.join("."),
+            "null has no TOML equivalent; leave the key out instead".into(),
+        )),
+        J::Number(n) if n.is_u64() && n.as_i64().is_none() => Some((
+            path.join("."),
+            format!("{n} is too large; expected an integer up to {}", i64::MAX),
+        )),
+        J::Object(map) => map.iter().find_map(|(k, v)| {
+            path.push(k.clone());
+            let found = not_toml(v, path);
+            path.pop();
+            found
+        }),
+        J::Array(items) => items.iter().enumerate().find_map(|(i, v)| {
+            let name = v.get("name").and_then(J::as_str);
+            path.push(name.map_or_else(|| i.to_string(), str::to_string));
+            let found = not_toml(v, path);
+            path.pop();
+            found
+        }),
+        _ => None,
+    }
 }
 
 /// A key or value as messages show it: whole if short, else its start and its length.
