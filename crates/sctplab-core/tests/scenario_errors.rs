@@ -107,3 +107,40 @@ fn a_json_value_toml_cannot_hold_is_named_by_its_key_path() {
         "a valid dict must load"
     );
 }
+
+/// Found by the scenario fuzzer: an override that invents tables the file does not have
+/// was refused with the file named as the source, at the table it created rather than
+/// at its key, so the line blamed the file for the override's mistake.
+#[test]
+fn an_error_at_a_table_an_override_created_is_blamed_on_the_override() {
+    // An unknown top-level key reached through a new table `zz`.
+    assert_eq!(
+        err(BASE, &[("zz.a.b", "1")]),
+        "--set zz.a.b=1: zz: unknown field `zz`, expected one of `name`, `description`, \
+         `duration`, `measure`, `series`, `nodes`, `links`, `flows`, `snoop`, `faults`, \
+         `wireless`, `mobility`"
+    );
+    // BASE has no flows: `flows.f.bytes` makes `flows` a table where a list belongs.
+    assert_eq!(
+        err(BASE, &[("flows.f.bytes", "\"1MB\"")]),
+        "--set flows.f.bytes=\"1MB\": flows: invalid type: map, expected a sequence"
+    );
+    // A key under a scalar that does not exist yet: `measure.start` becomes a table.
+    let e = err(
+        &format!("{BASE}[measure]\nend = \"4s\"\n"),
+        &[("measure.start.x", "1")],
+    );
+    assert!(
+        e.starts_with("--set measure.start.x=1: measure.start: invalid type: map"),
+        "{e}"
+    );
+    // The file keeps the blame for a table it has itself.
+    let e = err(
+        &BASE.replace("delay = \"10ms\"\n", ""),
+        &[("links.ab.queue", "5")],
+    );
+    assert!(
+        e.starts_with("s.toml: links.ab: missing field `delay`"),
+        "{e}"
+    );
+}

@@ -184,23 +184,38 @@ fn load_table(
     default_name: &str,
     sets: &[(String, String)],
 ) -> Result<Scenario, ScenarioError> {
+    // Where each override starts to invent keys the file does not have: an error at a
+    // table an override created is the override's, not the file's.
+    let roots: Vec<String> = sets
+        .iter()
+        .map(|(key, _)| overrides::first_new_prefix(&table, key))
+        .collect();
     for (key, value) in sets {
         overrides::apply(&mut table, key, overrides::parse_value(value)).map_err(|mut e| {
             e.source = format!("--set {}={}", clip(key), clip(value));
             e
         })?;
     }
-    typed_and_checked(table, source, default_name).map_err(|e| blame_override(e, sets))
+    typed_and_checked(table, source, default_name).map_err(|e| blame_override(e, sets, &roots))
 }
 
 /// An error at (or under) a key that a `--set` gave is the override's, not the file's
-/// (docs/scenario.md): the last such override is named as the source.
-fn blame_override(mut e: ScenarioError, sets: &[(String, String)]) -> ScenarioError {
-    let hit = sets.iter().rev().find(|(key, _)| {
-        !e.path.is_empty()
-            && (e.path == *key
-                || e.path.starts_with(key.as_str()) && e.path[key.len()..].starts_with('.'))
+/// (docs/scenario.md): the last such override is named as the source. So is an error at
+/// a table the override created on its way to the key (`roots`: for each override the
+/// first prefix of its key missing from the file, or the key itself), such as an
+/// unknown top-level key or a table where a list belongs.
+fn blame_override(
+    mut e: ScenarioError,
+    sets: &[(String, String)],
+    roots: &[String],
+) -> ScenarioError {
+    let at_or_under = |path: &str, key: &str| {
+        path == key || path.starts_with(key) && path[key.len()..].starts_with('.')
+    };
+    let hit = sets.iter().zip(roots).rev().find(|((key, _), root)| {
+        !e.path.is_empty() && (at_or_under(&e.path, key) || at_or_under(&e.path, root))
     });
+    let hit = hit.map(|(set, _)| set);
     if let Some((key, value)) = hit {
         e.source = format!("--set {}={}", clip(key), clip(value));
     }

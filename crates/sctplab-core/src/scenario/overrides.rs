@@ -29,6 +29,33 @@ fn entry_name(v: &Value) -> Option<&str> {
 /// deep that dropping or serialising them overflows the stack.
 pub const MAX_KEY_SEGMENTS: usize = 32;
 
+/// The shortest prefix of `key` that names nothing in `root` (list entries addressed by
+/// name or index, as [`apply`] does), or `key` itself when every parent exists. An
+/// override creates the tables from there on, so errors there are its own.
+pub fn first_new_prefix(root: &Table, key: &str) -> String {
+    let segments: Vec<&str> = key.split('.').collect();
+    let mut cur: Option<&Value> = None;
+    let mut i = 0;
+    while i < segments.len() {
+        let seg = segments[i];
+        let next = match cur {
+            None => root.get(seg),
+            Some(Value::Table(t)) => t.get(seg),
+            Some(Value::Array(items)) => items
+                .iter()
+                .find(|v| entry_name(v) == Some(seg))
+                .or_else(|| seg.parse::<usize>().ok().and_then(|k| items.get(k))),
+            Some(_) => None,
+        };
+        match next {
+            Some(v) => cur = Some(v),
+            None => return segments[..=i].join("."),
+        }
+        i += 1;
+    }
+    key.to_string()
+}
+
 pub fn apply(root: &mut Table, key: &str, value: Value) -> Result<(), ScenarioError> {
     let source = format!("--set {key}");
     let err = |msg: String| ScenarioError::new(&source, "", msg);
