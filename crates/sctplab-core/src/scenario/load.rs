@@ -186,9 +186,9 @@ fn load_table(
 ) -> Result<Scenario, ScenarioError> {
     // Where each override starts to invent keys the file does not have: an error at a
     // table an override created is the override's, not the file's.
-    let roots: Vec<String> = sets
+    let roots: Vec<(String, String)> = sets
         .iter()
-        .map(|(key, _)| overrides::first_new_prefix(&table, key))
+        .map(|(key, _)| overrides::named_key_and_new_prefix(&table, key))
         .collect();
     for (key, value) in sets {
         overrides::apply(&mut table, key, overrides::parse_value(value)).map_err(|mut e| {
@@ -201,19 +201,20 @@ fn load_table(
 
 /// An error at (or under) a key that a `--set` gave is the override's, not the file's
 /// (docs/scenario.md): the last such override is named as the source. So is an error at
-/// a table the override created on its way to the key (`roots`: for each override the
-/// first prefix of its key missing from the file, or the key itself), such as an
-/// unknown top-level key or a table where a list belongs.
+/// a table the override created on its way to the key, such as an unknown top-level key
+/// or a table where a list belongs. `roots` holds, for each override, its key with list
+/// entries named as error paths name them (`links.0.delay` is `links.ab.delay`) and the
+/// first prefix of it missing from the file (or the key itself).
 fn blame_override(
     mut e: ScenarioError,
     sets: &[(String, String)],
-    roots: &[String],
+    roots: &[(String, String)],
 ) -> ScenarioError {
     let at_or_under = |path: &str, key: &str| {
         path == key || path.starts_with(key) && path[key.len()..].starts_with('.')
     };
-    let hit = sets.iter().zip(roots).rev().find(|((key, _), root)| {
-        !e.path.is_empty() && (at_or_under(&e.path, key) || at_or_under(&e.path, root))
+    let hit = sets.iter().zip(roots).rev().find(|(_, (named, root))| {
+        !e.path.is_empty() && (at_or_under(&e.path, named) || at_or_under(&e.path, root))
     });
     let hit = hit.map(|(set, _)| set);
     if let Some((key, value)) = hit {

@@ -29,31 +29,37 @@ fn entry_name(v: &Value) -> Option<&str> {
 /// deep that dropping or serialising them overflows the stack.
 pub const MAX_KEY_SEGMENTS: usize = 32;
 
-/// The shortest prefix of `key` that names nothing in `root` (list entries addressed by
-/// name or index, as [`apply`] does), or `key` itself when every parent exists. An
-/// override creates the tables from there on, so errors there are its own.
-pub fn first_new_prefix(root: &Table, key: &str) -> String {
-    let segments: Vec<&str> = key.split('.').collect();
+/// `key` as error paths spell it (list entries by name, also when the override gave an
+/// index, as [`apply`] accepts), and the shortest prefix of it that names nothing in
+/// `root` (or the whole key when every parent exists). An override creates the tables
+/// from that prefix on, so errors there are its own.
+pub fn named_key_and_new_prefix(root: &Table, key: &str) -> (String, String) {
+    let mut named: Vec<String> = Vec::new();
+    let mut new_prefix = None;
     let mut cur: Option<&Value> = None;
-    let mut i = 0;
-    while i < segments.len() {
-        let seg = segments[i];
-        let next = match cur {
-            None => root.get(seg),
-            Some(Value::Table(t)) => t.get(seg),
-            Some(Value::Array(items)) => items
+    for (i, seg) in key.split('.').enumerate() {
+        let next = match (i, cur) {
+            (0, _) => root.get(seg),
+            (_, Some(Value::Table(t))) => t.get(seg),
+            (_, Some(Value::Array(items))) => items
                 .iter()
                 .find(|v| entry_name(v) == Some(seg))
                 .or_else(|| seg.parse::<usize>().ok().and_then(|k| items.get(k))),
-            Some(_) => None,
+            _ => None,
         };
-        match next {
-            Some(v) => cur = Some(v),
-            None => return segments[..=i].join("."),
+        let shown = match (cur, next) {
+            (Some(Value::Array(_)), Some(entry)) => entry_name(entry).unwrap_or(seg),
+            _ => seg,
+        };
+        named.push(shown.to_string());
+        if next.is_none() && new_prefix.is_none() {
+            new_prefix = Some(named.join("."));
         }
-        i += 1;
+        cur = next;
     }
-    key.to_string()
+    let named = named.join(".");
+    let new_prefix = new_prefix.unwrap_or_else(|| named.clone());
+    (named, new_prefix)
 }
 
 pub fn apply(root: &mut Table, key: &str, value: Value) -> Result<(), ScenarioError> {
