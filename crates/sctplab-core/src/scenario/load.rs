@@ -128,9 +128,43 @@ pub fn load_json(
 ) -> Result<Scenario, ScenarioError> {
     let value: serde_json::Value = serde_json::from_str(json)
         .map_err(|e| ScenarioError::new(source, "", format!("invalid scenario dict: {e}")))?;
+    if let Some((path, what)) = not_toml(&value, &mut Vec::new()) {
+        return Err(ScenarioError::new(source, path, what));
+    }
     let table: Table = serde_json::from_value::<Table>(value)
         .map_err(|e| ScenarioError::new(source, "", format!("not representable as TOML: {e}")))?;
     load_table(table, source, default_name, sets)
+}
+
+/// The first value of a JSON document that TOML cannot hold (null, or an integer above
+/// TOML's signed 64-bit range), with its named key path: the conversion itself reports
+/// neither where nor which value.
+fn not_toml(value: &serde_json::Value, path: &mut Vec<String>) -> Option<(String, String)> {
+    use serde_json::Value as J;
+    match value {
+        J::Null => Some((
+            path.join("."),
+            "null has no TOML equivalent; leave the key out instead".into(),
+        )),
+        J::Number(n) if n.is_u64() && n.as_i64().is_none() => Some((
+            path.join("."),
+            format!("{n} is too large; expected an integer up to {}", i64::MAX),
+        )),
+        J::Object(map) => map.iter().find_map(|(k, v)| {
+            path.push(k.clone());
+            let found = not_toml(v, path);
+            path.pop();
+            found
+        }),
+        J::Array(items) => items.iter().enumerate().find_map(|(i, v)| {
+            let name = v.get("name").and_then(J::as_str);
+            path.push(name.map_or_else(|| i.to_string(), str::to_string));
+            let found = not_toml(v, path);
+            path.pop();
+            found
+        }),
+        _ => None,
+    }
 }
 
 /// A key or value as messages show it: whole if short, else its start and its length.
@@ -150,23 +184,39 @@ fn load_table(
     default_name: &str,
     sets: &[(String, String)],
 ) -> Result<Scenario, ScenarioError> {
+    // Where each override starts to invent keys the file does not have: an error at a
+    // table an override created is the override's, not the file's.
+    let roots: Vec<(String, String)> = sets
+        .iter()
+        .map(|(key, _)| overrides::named_key_and_new_prefix(&table, key))
+        .collect();
     for (key, value) in sets {
         overrides::apply(&mut table, key, overrides::parse_value(value)).map_err(|mut e| {
             e.source = format!("--set {}={}", clip(key), clip(value));
             e
         })?;
     }
-    typed_and_checked(table, source, default_name).map_err(|e| blame_override(e, sets))
+    typed_and_checked(table, source, default_name).map_err(|e| blame_override(e, sets, &roots))
 }
 
 /// An error at (or under) a key that a `--set` gave is the override's, not the file's
-/// (docs/scenario.md): the last such override is named as the source.
-fn blame_override(mut e: ScenarioError, sets: &[(String, String)]) -> ScenarioError {
-    let hit = sets.iter().rev().find(|(key, _)| {
-        !e.path.is_empty()
-            && (e.path == *key
-                || e.path.starts_with(key.as_str()) && e.path[key.len()..].starts_with('.'))
+/// (docs/scenario.md): the last such override is named as the source. So is an error at
+/// a table the override created on its way to the key, such as an unknown top-level key
+/// or a table where a list belongs. `roots` holds, for each override, its key with list
+/// entries named as error paths name them (`links.0.delay` is `links.ab.delay`) and the
+/// first prefix of it missing from the file (or the key itself).
+fn blame_override(
+    mut e: ScenarioError,
+    sets: &[(String, String)],
+    roots: &[(String, String)],
+) -> ScenarioError {
+    let at_or_under = |path: &str, key: &str| {
+        path == key || path.starts_with(key) && path[key.len()..].starts_with('.')
+    };
+    let hit = sets.iter().zip(roots).rev().find(|(_, (named, root))| {
+        !e.path.is_empty() && (at_or_under(&e.path, named) || at_or_under(&e.path, root))
     });
+    let hit = hit.map(|(set, _)| set);
     if let Some((key, value)) = hit {
         e.source = format!("--set {}={}", clip(key), clip(value));
     }

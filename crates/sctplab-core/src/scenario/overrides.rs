@@ -29,6 +29,39 @@ fn entry_name(v: &Value) -> Option<&str> {
 /// deep that dropping or serialising them overflows the stack.
 pub const MAX_KEY_SEGMENTS: usize = 32;
 
+/// `key` as error paths spell it (list entries by name, also when the override gave an
+/// index, as [`apply`] accepts), and the shortest prefix of it that names nothing in
+/// `root` (or the whole key when every parent exists). An override creates the tables
+/// from that prefix on, so errors there are its own.
+pub fn named_key_and_new_prefix(root: &Table, key: &str) -> (String, String) {
+    let mut named: Vec<String> = Vec::new();
+    let mut new_prefix = None;
+    let mut cur: Option<&Value> = None;
+    for (i, seg) in key.split('.').enumerate() {
+        let next = match (i, cur) {
+            (0, _) => root.get(seg),
+            (_, Some(Value::Table(t))) => t.get(seg),
+            (_, Some(Value::Array(items))) => items
+                .iter()
+                .find(|v| entry_name(v) == Some(seg))
+                .or_else(|| seg.parse::<usize>().ok().and_then(|k| items.get(k))),
+            _ => None,
+        };
+        let shown = match (cur, next) {
+            (Some(Value::Array(_)), Some(entry)) => entry_name(entry).unwrap_or(seg),
+            _ => seg,
+        };
+        named.push(shown.to_string());
+        if next.is_none() && new_prefix.is_none() {
+            new_prefix = Some(named.join("."));
+        }
+        cur = next;
+    }
+    let named = named.join(".");
+    let new_prefix = new_prefix.unwrap_or_else(|| named.clone());
+    (named, new_prefix)
+}
+
 pub fn apply(root: &mut Table, key: &str, value: Value) -> Result<(), ScenarioError> {
     let source = format!("--set {key}");
     let err = |msg: String| ScenarioError::new(&source, "", msg);
