@@ -90,8 +90,6 @@ pub struct Session {
     /// addressed here (an INIT ACK to the INIT's port, the rest to the peer's).
     last_from_port: u16,
     peer_sctp_port: Option<u16>,
-    /// Client: the initial TSN of the peer's INIT ACK (see `transmit`).
-    peer_initial_tsn: Option<u32>,
     local_sctp_port: u16,
     pub assoc: Association,
     epoch: Instant,
@@ -193,7 +191,6 @@ impl Session {
                 Role::Client => Some(opts.sctp_port),
                 Role::Server => None,
             },
-            peer_initial_tsn: None,
             local_sctp_port,
             assoc,
             epoch: now,
@@ -366,17 +363,6 @@ impl Session {
                 (false, Some(p)) => p,
                 _ => self.last_from_port,
             };
-            // RFC 9260 3.3.8: a SHUTDOWN acknowledges the last TSN received in
-            // sequence. The sending-only client has no inbound half and the machine
-            // writes 0; a real peer checks the value (usrsctp aborts when it is not
-            // below its next TSN), so it is the peer's initial TSN - 1 here.
-            if let (None, Some(tsn)) = (&self.assoc.inb, self.peer_initial_tsn) {
-                for c in &mut repr.chunks {
-                    if let Chunk::Shutdown { cum_tsn_ack } = c {
-                        *cum_tsn_ack = tsn.wrapping_sub(1);
-                    }
-                }
-            }
             let n = repr.buffer_len();
             self.tx_buf.clear();
             self.tx_buf.resize(n, 0);
@@ -459,13 +445,6 @@ impl Session {
         if self.assoc.state == State::Done {
             self.after_close(now, &repr);
             return;
-        }
-        if self.role == Role::Client && self.assoc.state == State::CookieWait {
-            for c in &repr.chunks {
-                if let Chunk::InitAck(ia) = c {
-                    self.peer_initial_tsn = Some(ia.initial_tsn);
-                }
-            }
         }
         let had_inb = self.assoc.inb.is_some();
         let drops = self.assoc.stats.bad_vtag_drops;

@@ -151,7 +151,8 @@ pub struct Association {
     peer_tag: u32,
     /// Client: our initial TSN until the outbound half exists.
     pending_initial_tsn: u32,
-    /// Server: the client's initial TSN (packet numbers of SACKs in traces).
+    /// The peer's initial TSN: on the server, packet numbers of SACKs in traces; on the
+    /// sending-only client, what its SHUTDOWN acknowledges (see `shutdown_cum_ack`).
     peer_initial_tsn: u32,
     /// Client: the cookie to echo again if T1-cookie expires.
     last_cookie: Option<Vec<u8>>,
@@ -370,6 +371,7 @@ impl Association {
             return;
         }
         self.peer_tag = ack.init_tag;
+        self.peer_initial_tsn = ack.initial_tsn;
         let streams = self.cfg.streams.min(ack.inbound_streams).max(1);
         let k = self.cfg.knobs.clone();
         let ssthresh = self.cfg.initial_ssthresh.unwrap_or(u64::from(ack.a_rwnd)) as f64;
@@ -648,6 +650,15 @@ impl Association {
             .map_or(self.cfg.rto_initial, |p| p.rto.current())
     }
 
+    /// RFC 9260 3.3.8: a SHUTDOWN acknowledges the last TSN received in sequence. A
+    /// client that only sends has received none: the TSN before the peer's first, not 0
+    /// (usrsctp aborts the association when the value is not below its next TSN).
+    fn shutdown_cum_ack(&self) -> u32 {
+        self.inb
+            .as_ref()
+            .map_or(self.peer_initial_tsn.wrapping_sub(1), |i| i.cum_tsn)
+    }
+
     fn maybe_shutdown(&mut self) {
         if self.role != Role::Client || self.state != State::Established {
             return;
@@ -657,7 +668,7 @@ impl Association {
             // Everything delivered and acknowledged: graceful close (RFC 9260 9.2).
             let rto = self.current_rto();
             self.state = State::ShutdownSent;
-            let cum = self.inb.as_ref().map_or(0, |i| i.cum_tsn);
+            let cum = self.shutdown_cum_ack();
             let dst = self.default_dest();
             self.send_ctrl(self.peer_tag, Chunk::Shutdown { cum_tsn_ack: cum }, dst);
             self.t2 = Some(self.now + rto);
@@ -926,7 +937,7 @@ impl Endpoint for Association {
         }
         if self.t2.is_some_and(|t| now >= t) {
             if self.state == State::ShutdownSent {
-                let cum = self.inb.as_ref().map_or(0, |i| i.cum_tsn);
+                let cum = self.shutdown_cum_ack();
                 let dst = self.default_dest();
                 self.send_ctrl(self.peer_tag, Chunk::Shutdown { cum_tsn_ack: cum }, dst);
                 self.t2 = Some(now + self.current_rto());
