@@ -3,13 +3,11 @@
 //! or the defaults, with `--set KEY=VALUE` overrides addressed to the flow's keys
 //! (`variant=newreno`, `rto_min=200ms`), validated exactly as in a scenario.
 
-use crate::metrics::Window;
 use crate::scenario::ScenarioError;
 use crate::scenario::overrides;
 use crate::scenario::schema::SctpCfg;
 use crate::sctp::AssocCfg;
 use crate::sctp::config as sctp_config;
-use crate::sim::SimTime;
 use toml::{Table, Value};
 
 /// Variant of a live association when neither the flow entry nor `--set` names one.
@@ -88,32 +86,7 @@ pub fn flow_config(
 /// simulator builds it (`world::build`), starting at once and measured over the whole
 /// session. `ports` is (client SCTP port, server SCTP port).
 pub fn assoc_cfg(c: &SctpCfg, ports: (u16, u16), local: [u8; 4], peer: [u8; 4]) -> AssocCfg {
-    AssocCfg {
-        ports,
-        pmtu: c.mtu.0 as usize,
-        streams: c.streams,
-        receive_buffer: c.receive_buffer.0,
-        initial_ssthresh: c.initial_ssthresh.map(|s| s.0),
-        knobs: sctp_config::resolve(c),
-        rto_initial: c.rto_initial.0,
-        rto_min: c.rto_min.0,
-        rto_max: c.rto_max.0,
-        delayed_sack: c.delayed_sack.then_some(c.sack_delay.0),
-        heartbeat: c.heartbeat.then_some(c.heartbeat_interval.0),
-        cookie_lifetime: c.cookie_lifetime.0,
-        association_max_retrans: c.association_max_retrans,
-        max_init_retrans: 8,
-        total: c.bytes.map(|b| b.0),
-        message_size: c.message_size.0,
-        unordered: c.unordered,
-        start: SimTime::ZERO,
-        stop: None,
-        window: Window::ALL,
-        trace_sends: false,
-        trace_acks: false,
-        local_addrs: vec![local],
-        primary_peer: peer,
-    }
+    sctp_config::assoc_cfg(c, ports, vec![local], peer)
 }
 
 #[cfg(test)]

@@ -235,6 +235,43 @@ pub fn initial_cwnd_bytes(k: &Knobs, mtu: u64) -> f64 {
     }
 }
 
+/// The association a flow entry describes, as both drivers build it (the simulator's
+/// world and the live driver): started at once, measured throughout, untraced. The
+/// world then sets the flow's start, stop, measurement window and traces.
+pub fn assoc_cfg(
+    c: &SctpCfg,
+    ports: (u16, u16),
+    local_addrs: Vec<[u8; 4]>,
+    primary_peer: [u8; 4],
+) -> super::AssocCfg {
+    super::AssocCfg {
+        ports,
+        pmtu: c.mtu.0 as usize,
+        streams: c.streams,
+        receive_buffer: c.receive_buffer.0,
+        initial_ssthresh: c.initial_ssthresh.map(|s| s.0),
+        knobs: resolve(c),
+        rto_initial: c.rto_initial.0,
+        rto_min: c.rto_min.0,
+        rto_max: c.rto_max.0,
+        delayed_sack: c.delayed_sack.then_some(c.sack_delay.0),
+        heartbeat: c.heartbeat.then_some(c.heartbeat_interval.0),
+        cookie_lifetime: c.cookie_lifetime.0,
+        association_max_retrans: c.association_max_retrans,
+        max_init_retrans: 8,
+        total: c.bytes.map(|b| b.0),
+        message_size: c.message_size.0,
+        unordered: c.unordered,
+        start: crate::sim::SimTime::ZERO,
+        stop: None,
+        window: crate::metrics::Window::ALL,
+        trace_sends: false,
+        trace_acks: false,
+        local_addrs,
+        primary_peer,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

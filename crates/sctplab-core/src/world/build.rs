@@ -364,30 +364,12 @@ fn sctp_endpoints(
 ) -> (Association, Association) {
     let (client_addrs, server_addrs, primary_peer) = addrs;
     let cfg = AssocCfg {
-        ports,
-        pmtu: c.mtu.0 as usize,
-        streams: c.streams,
-        receive_buffer: c.receive_buffer.0,
-        initial_ssthresh: c.initial_ssthresh.map(|s| s.0),
-        knobs: sctp_config::resolve(c),
-        rto_initial: c.rto_initial.0,
-        rto_min: c.rto_min.0,
-        rto_max: c.rto_max.0,
-        delayed_sack: c.delayed_sack.then_some(c.sack_delay.0),
-        heartbeat: c.heartbeat.then_some(c.heartbeat_interval.0),
-        cookie_lifetime: c.cookie_lifetime.0,
-        association_max_retrans: c.association_max_retrans,
-        max_init_retrans: 8,
-        total: c.bytes.map(|b| b.0),
-        message_size: c.message_size.0,
-        unordered: c.unordered,
         start: SimTime::ZERO + c.start.map_or(SimDuration::ZERO, |d| d.0),
         stop: c.stop.map(|d| SimTime::ZERO + d.0),
         window,
         trace_sends: trace.sends,
         trace_acks: trace.acks,
-        local_addrs: client_addrs,
-        primary_peer,
+        ..sctp_config::assoc_cfg(c, ports, client_addrs, primary_peer)
     };
     let client = Association::new(
         Role::Client,
