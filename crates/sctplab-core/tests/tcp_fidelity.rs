@@ -4,51 +4,13 @@
 
 mod common;
 
-use sctplab_core::trace::TraceConfig;
-use sctplab_core::{RunOptions, load_toml, run_scenario};
 use serde_json::Value;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Runs TOML `text` with seed 1 and the `sends` trace; returns the summary and the sends
 /// as (time_s, seq, kind).
 fn run_traced(text: &str) -> (Value, Vec<(f64, u32, String)>) {
-    let s = load_toml(text, "<test>", "t", &[]).expect("valid");
-    static CALLS: AtomicUsize = AtomicUsize::new(0);
-    let call = CALLS.fetch_add(1, Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!(
-        "sctplab-tcp-fidelity-{}-{call}",
-        std::process::id()
-    ));
-    let mut trace = TraceConfig {
-        out_dir: Some(dir.clone()),
-        ..TraceConfig::default()
-    };
-    trace.set_traces(&["sends"]).unwrap();
-    let r = run_scenario(
-        &s,
-        &RunOptions {
-            seed: 1,
-            trace,
-            progress: false,
-            ..RunOptions::default()
-        },
-    )
-    .expect("run");
-    let sends = std::fs::read_to_string(dir.join("sends.csv"))
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            (
-                f[0].parse().unwrap(),
-                f[2].parse().unwrap(),
-                f[3].to_string(),
-            )
-        })
-        .collect();
-    let _ = std::fs::remove_dir_all(&dir);
-    (serde_json::from_str(&r.summary_json).unwrap(), sends)
+    let t = common::run_traced(text, "tcp-fidelity", &[], &[]);
+    (t.summary, t.sends)
 }
 
 /// One TCP connection a -> b over a 10 Mb/s, 50 ms link (queue 100), window 20, with

@@ -37,7 +37,13 @@ pub fn run_golden(file: &str, sets: &[(String, String)], series: &[&str]) -> Tra
         .join("../../scenarios/golden")
         .join(file);
     let text = std::fs::read_to_string(&path).expect("golden scenario");
-    let s = load_toml(&text, file, "golden", sets).expect("valid golden scenario");
+    run_traced(&text, file, sets, series)
+}
+
+/// Runs the scenario `text` (named `file` in messages) with seed 1, the `sends` trace
+/// and the given series.
+pub fn run_traced(text: &str, file: &str, sets: &[(String, String)], series: &[&str]) -> Traced {
+    let s = load_toml(text, file, "golden", sets).expect("valid scenario");
     // Tests run in parallel threads and may run the same scenario: one folder per call.
     static CALLS: AtomicUsize = AtomicUsize::new(0);
     let call = CALLS.fetch_add(1, Ordering::Relaxed);
