@@ -5,41 +5,11 @@
 mod common;
 
 use common::Traced as Run;
+use common::{after, seq, time_of, var_at};
 
 fn run(file: &str) -> Run {
     let sets = [("series.interval".to_string(), "\"1ms\"".to_string())];
     common::run_golden(file, &sets, &["cwnd", "flight"])
-}
-
-/// The sends after the first transmission of packet `n`, as (number, "new"/"fast_rtx").
-fn after(r: &Run, n: u32, count: usize) -> Vec<(u32, String)> {
-    let i = r
-        .sends
-        .iter()
-        .position(|s| s.1 == n && s.2 == "new")
-        .expect("packet sent");
-    r.sends[i + 1..i + 1 + count]
-        .iter()
-        .map(|s| (s.1, s.2.clone()))
-        .collect()
-}
-
-fn seq(items: &[(u32, &str)]) -> Vec<(u32, String)> {
-    items.iter().map(|&(n, k)| (n, k.to_string())).collect()
-}
-
-/// Last sample at or before `t` (samples every 1 ms; callers ask 1.5 ms after an event,
-/// well before the next one on these paths).
-fn var_at(r: &Run, var: &str, t: f64) -> f64 {
-    r.series
-        .iter()
-        .rfind(|s| s.1 == var && s.0 <= t)
-        .map(|s| s.2)
-        .unwrap()
-}
-
-fn time_of(r: &Run, n: u32, kind: &str) -> f64 {
-    r.sends.iter().find(|s| s.1 == n && s.2 == kind).unwrap().0
 }
 
 /// One MTU of cwnd on seed 002's path: a 1016-byte chunk (1000 B of data).

@@ -6,6 +6,7 @@
 mod common;
 
 use common::Traced as Run;
+use common::{after, seq, time_of, var_at};
 
 /// One MTU of cwnd on seed 002's path.
 const MTU2: f64 = 1016.0;
@@ -16,39 +17,6 @@ fn run(file: &str, variant: &str) -> Run {
         ("flows.sctp1.variant".to_string(), format!("\"{variant}\"")),
     ];
     common::run_golden(file, &sets, &["cwnd", "ssthresh", "flight"])
-}
-
-/// The sends after the first transmission of packet `n`, as (number, kind).
-fn after(r: &Run, n: u32, count: usize) -> Vec<(u32, String)> {
-    let i = r
-        .sends
-        .iter()
-        .position(|s| s.1 == n && s.2 == "new")
-        .expect("packet sent");
-    r.sends[i + 1..i + 1 + count]
-        .iter()
-        .map(|s| (s.1, s.2.clone()))
-        .collect()
-}
-
-fn seq(items: &[(u32, &str)]) -> Vec<(u32, String)> {
-    items.iter().map(|&(n, k)| (n, k.to_string())).collect()
-}
-
-fn var_at(r: &Run, var: &str, t: f64) -> f64 {
-    r.series
-        .iter()
-        .rfind(|s| s.1 == var && s.0 <= t)
-        .map(|s| s.2)
-        .expect("sampled")
-}
-
-fn time_of(r: &Run, n: u32, kind: &str) -> f64 {
-    r.sends
-        .iter()
-        .find(|s| s.1 == n && s.2 == kind)
-        .expect("sent")
-        .0
 }
 
 #[test]

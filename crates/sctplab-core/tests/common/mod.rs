@@ -96,3 +96,40 @@ pub fn run_traced(text: &str, file: &str, sets: &[(String, String)], series: &[&
         series,
     }
 }
+
+/// The sends after the first transmission of packet `n`, as (number, kind).
+pub fn after(r: &Traced, n: u32, count: usize) -> Vec<(u32, String)> {
+    let i = r
+        .sends
+        .iter()
+        .position(|s| s.1 == n && s.2 == "new")
+        .expect("packet sent");
+    r.sends[i + 1..i + 1 + count]
+        .iter()
+        .map(|s| (s.1, s.2.clone()))
+        .collect()
+}
+
+/// An expected send order written as (number, kind) pairs.
+pub fn seq(items: &[(u32, &str)]) -> Vec<(u32, String)> {
+    items.iter().map(|&(n, k)| (n, k.to_string())).collect()
+}
+
+/// Last sample of `var` at or before `t` (callers ask shortly after an event, before the
+/// next one).
+pub fn var_at(r: &Traced, var: &str, t: f64) -> f64 {
+    r.series
+        .iter()
+        .rfind(|s| s.1 == var && s.0 <= t)
+        .map(|s| s.2)
+        .expect("sampled")
+}
+
+/// Time of the first send of packet `n` as `kind` ("new", "fast_rtx", ...).
+pub fn time_of(r: &Traced, n: u32, kind: &str) -> f64 {
+    r.sends
+        .iter()
+        .find(|s| s.1 == n && s.2 == kind)
+        .expect("sent")
+        .0
+}
