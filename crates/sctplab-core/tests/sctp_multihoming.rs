@@ -12,7 +12,7 @@ use sctplab_core::endpoint::Endpoint;
 use sctplab_core::metrics::Window;
 use sctplab_core::net::wire::{Chunk, SctpRepr, TransportRepr};
 use sctplab_core::net::{Packet, PacketKind};
-use sctplab_core::scenario::schema::SctpVariant;
+use sctplab_core::sctp::config::Variant as SctpVariant;
 use sctplab_core::sctp::config::{Knobs, preset};
 use sctplab_core::sctp::{AssocCfg, Association, PathState, Role};
 use sctplab_core::sim::{RngStream, SimDuration, SimTime};

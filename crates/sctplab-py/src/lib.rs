@@ -209,7 +209,7 @@ fn live<'py>(
     pcap: Option<PathBuf>,
     seed: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    use sctplab_core::live::{FlowSource, LiveOptions, Outcome, Session, flow_config};
+    use sctplab_core::live::{FlowSource, LiveOptions, Outcome, Session, assoc_config};
     use sctplab_core::sctp::Role;
     use std::net::{Ipv4Addr, SocketAddrV4};
     use std::time::Duration;
@@ -235,8 +235,8 @@ fn live<'py>(
         (None, None) => None,
         _ => return Err(UsageError::new_err("--scenario and --flow go together")),
     };
-    let flow =
-        flow_config(source.as_ref(), &sets).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    let assoc =
+        assoc_config(source.as_ref(), &sets).map_err(|e| ScenarioError::new_err(e.to_string()))?;
     let remote = match remote {
         Some(r) => Some(SocketAddrV4::new(ip(r, "HOST")?, remote_udp_port)),
         None => None,
@@ -247,7 +247,7 @@ fn live<'py>(
         remote,
         sctp_port,
         local_sctp_port,
-        flow,
+        assoc,
         timeout: timeout.map(|t| secs(t, "--timeout")).transpose()?,
         linger: secs(linger, "--linger")?,
         pcap,

@@ -1,13 +1,15 @@
 //! The live association's configuration: the same SCTP flow keys as a scenario's
 //! `[[flows]]` entry (`scenario::schema::SctpCfg`), from a scenario file's flow entry
 //! or the defaults, with `--set KEY=VALUE` overrides addressed to the flow's keys
-//! (`variant=newreno`, `rto_min=200ms`), validated exactly as in a scenario.
+//! (`variant=newreno`, `rto_min=200ms`), validated exactly as in a scenario. This is the
+//! only part of `live/` that knows the scenario format: the entry is mapped onto the
+//! machine's `AssocCfg` by the same function the simulator's world uses
+//! (`SctpCfg::assoc_cfg`), and the session sees only that.
 
 use crate::scenario::ScenarioError;
 use crate::scenario::overrides;
 use crate::scenario::schema::SctpCfg;
 use crate::sctp::AssocCfg;
-use crate::sctp::config as sctp_config;
 use toml::{Table, Value};
 
 /// Variant of a live association when neither the flow entry nor `--set` names one.
@@ -82,11 +84,15 @@ pub fn flow_config(
     })
 }
 
-/// The association configuration of one live end, built from the flow as the
-/// simulator builds it (`world::build`), starting at once and measured over the whole
-/// session. `ports` is (client SCTP port, server SCTP port).
-pub fn assoc_cfg(c: &SctpCfg, ports: (u16, u16), local: [u8; 4], peer: [u8; 4]) -> AssocCfg {
-    sctp_config::assoc_cfg(c, ports, vec![local], peer)
+/// The association a live end runs, from a scenario's flow entry or the defaults and
+/// `sets` (see [`flow_config`]), as the simulator builds it (`world::build`): started
+/// at once and measured over the whole session. Ports and addresses are the session's
+/// to fill in (`Session::new`).
+pub fn assoc_config(
+    scenario: Option<&FlowSource<'_>>,
+    sets: &[(String, String)],
+) -> Result<AssocCfg, ScenarioError> {
+    Ok(flow_config(scenario, sets)?.assoc_cfg((0, 0), Vec::new(), [0; 4]))
 }
 
 #[cfg(test)]
@@ -119,6 +125,28 @@ mod tests {
         assert_eq!(c.variant, SctpVariant::Newreno);
         assert_eq!(c.rto_min.0.as_nanos(), 200_000_000);
         assert_eq!(c.streams, 4);
+    }
+
+    #[test]
+    fn the_association_is_the_simulators() {
+        // `--set` on the flow's keys reaches the machine's configuration through the
+        // scenario mapping: NewReno's preset (seed 002 sec. 2.2: fast recovery on) with
+        // an RTO.Min of 200 ms and 4 streams, and RFC 9260 15's RTO.Initial of 3 s kept.
+        let a = assoc_config(
+            None,
+            &sets(&[
+                ("variant", "newreno"),
+                ("rto_min", "200ms"),
+                ("streams", "4"),
+            ]),
+        )
+        .expect("assoc");
+        assert!(a.knobs.fast_recovery);
+        assert_eq!(a.rto_min.as_nanos(), 200_000_000);
+        assert_eq!(a.rto_initial.as_nanos(), 3_000_000_000);
+        assert_eq!(a.streams, 4);
+        assert_eq!(a.pmtu, 1500);
+        assert!(assoc_config(None, &sets(&[("streams", "many")])).is_err());
     }
 
     #[test]

@@ -11,7 +11,7 @@ pub mod relay;
 pub mod session;
 pub mod wire;
 
-pub use config::{FlowSource, assoc_cfg, flow_config};
+pub use config::{FlowSource, assoc_config, flow_config};
 pub use relay::{Impairment, Relay, RelayOptions};
 pub use session::{Counters, LiveOptions, Outcome, Session};
 

@@ -13,8 +13,7 @@ use super::wire::{for_each_data, frame_udp, reseal};
 use crate::endpoint::Endpoint;
 use crate::net::wire::{Chunk, DataFlags, SctpRepr, TransportRepr, WireError};
 use crate::net::{Packet, PacketKind};
-use crate::scenario::schema::SctpCfg;
-use crate::sctp::{Association, Role, State};
+use crate::sctp::{AssocCfg, Association, Role, State};
 use crate::sim::{RngStream, SimTime};
 use crate::trace::pcap::PcapWriter;
 use serde_json::{Value, json};
@@ -41,7 +40,8 @@ pub struct LiveOptions {
     pub sctp_port: u16,
     /// Client: its own SCTP port (default: the server's).
     pub local_sctp_port: Option<u16>,
-    pub flow: SctpCfg,
+    /// The association (`config::assoc_config`); its ports and addresses are set here.
+    pub assoc: AssocCfg,
     /// Give up after this long (exit status 3 in the CLI).
     pub timeout: Option<Duration>,
     /// Client: how long to stay after SHUTDOWN-COMPLETE, answering a retransmitted
@@ -162,7 +162,13 @@ impl Session {
             Role::Client => ports.0,
             Role::Server => ports.1,
         };
-        let cfg = super::config::assoc_cfg(&opts.flow, ports, local.ip().octets(), peer_ip);
+        let total = opts.assoc.total;
+        let cfg = AssocCfg {
+            ports,
+            local_addrs: vec![local.ip().octets()],
+            primary_peer: peer_ip,
+            ..opts.assoc
+        };
         let seed = opts.seed.unwrap_or_else(os_seed);
         let name = match opts.role {
             Role::Client => "live:client",
@@ -213,7 +219,7 @@ impl Session {
             first_delivery_at: None,
             wait_set: None,
             counters: Counters::default(),
-            total: opts.flow.bytes.map(|b| b.0),
+            total,
         })
     }
 

@@ -10,12 +10,12 @@ use std::time::{Duration, Instant};
 
 const LO: Ipv4Addr = Ipv4Addr::LOCALHOST;
 
-fn flow(sets: &[(&str, &str)]) -> crate::scenario::schema::SctpCfg {
+fn flow(sets: &[(&str, &str)]) -> crate::sctp::AssocCfg {
     let sets: Vec<(String, String)> = sets
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
-    flow_config(None, &sets).expect("flow")
+    assoc_config(None, &sets).expect("flow")
 }
 
 fn server(timeout_s: u64) -> Session {
@@ -29,7 +29,7 @@ fn server_options(timeout_s: u64) -> LiveOptions {
         remote: None,
         sctp_port: 5001,
         local_sctp_port: None,
-        flow: flow(&[]),
+        assoc: flow(&[]),
         timeout: Some(Duration::from_secs(timeout_s)),
         linger: Duration::ZERO,
         pcap: None,
@@ -61,7 +61,7 @@ fn client_to_server_1000_messages_over_4_streams() {
         remote: Some(srv_addr),
         sctp_port: 5001,
         local_sctp_port: None,
-        flow: flow(&[
+        assoc: flow(&[
             ("streams", "4"),
             ("bytes", "700000B"),
             ("message_size", "700B"),
@@ -228,7 +228,7 @@ fn malformed_packets() -> Vec<Vec<u8>> {
 #[test]
 fn crafted_packets_over_the_socket() {
     let mut srv = Session::new(LiveOptions {
-        flow: flow(&[("cookie_lifetime", "300ms")]),
+        assoc: flow(&[("cookie_lifetime", "300ms")]),
         ..server_options(20)
     })
     .expect("server");
@@ -374,7 +374,12 @@ fn mutated_packets_never_panic() {
         state ^= state << 17;
         state
     };
-    let cfg = assoc_cfg(&flow(&[]), (6000, 5001), [127, 0, 0, 1], [127, 0, 0, 2]);
+    let cfg = crate::sctp::AssocCfg {
+        ports: (6000, 5001),
+        local_addrs: vec![[127, 0, 0, 1]],
+        primary_peer: [127, 0, 0, 2],
+        ..flow(&[])
+    };
     let mut s =
         crate::sctp::Association::new(Role::Server, cfg, crate::sim::RngStream::new(1, "fuzz"));
     let mut pkt = Packet::default();

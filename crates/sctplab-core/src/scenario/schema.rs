@@ -808,3 +808,286 @@ impl FlowSpec {
         }
     }
 }
+
+// The protocol machines have configuration types of their own (`sctp::config`,
+// `tcp::config`, `sctp::AssocCfg`, `tcp::{SenderCfg, ReceiverCfg}`); these mappings are
+// the one place a flow entry becomes them, for the simulator's world and the live driver
+// alike.
+
+impl From<SctpVariant> for crate::sctp::config::Variant {
+    fn from(v: SctpVariant) -> Self {
+        use crate::sctp::config::Variant as V;
+        match v {
+            SctpVariant::Original => V::Original,
+            SctpVariant::Newreno => V::Newreno,
+            SctpVariant::NewrenoStar => V::NewrenoStar,
+            SctpVariant::Newreno2Star => V::Newreno2Star,
+            SctpVariant::Rfc4960 => V::Rfc4960,
+            SctpVariant::Rfc9260 => V::Rfc9260,
+            SctpVariant::Ns2 => V::Ns2,
+        }
+    }
+}
+
+impl From<MaxBurstRule> for crate::sctp::config::MaxBurstRule {
+    fn from(r: MaxBurstRule) -> Self {
+        use crate::sctp::config::MaxBurstRule as R;
+        match r {
+            MaxBurstRule::Off => R::Off,
+            MaxBurstRule::Guide => R::Guide,
+            MaxBurstRule::Packets => R::Packets,
+            MaxBurstRule::Ns2 => R::Ns2,
+        }
+    }
+}
+
+impl From<GrowthRule> for crate::sctp::config::GrowthRule {
+    fn from(r: GrowthRule) -> Self {
+        use crate::sctp::config::GrowthRule as R;
+        match r {
+            GrowthRule::Rfc4960 => R::Rfc4960,
+            GrowthRule::Rfc9260 => R::Rfc9260,
+        }
+    }
+}
+
+impl From<InitialCwnd> for crate::sctp::config::InitialCwnd {
+    fn from(c: InitialCwnd) -> Self {
+        use crate::sctp::config::InitialCwnd as C;
+        match c {
+            InitialCwnd::Mtus(m) => C::Mtus(m),
+            InitialCwnd::Bytes(b) => C::Bytes(b.0),
+        }
+    }
+}
+
+impl From<TcpVariant> for crate::tcp::Variant {
+    fn from(v: TcpVariant) -> Self {
+        use crate::tcp::Variant as V;
+        match v {
+            TcpVariant::Reno => V::Reno,
+            TcpVariant::Newreno => V::Newreno,
+            TcpVariant::Sack => V::Sack,
+            TcpVariant::Fack => V::Fack,
+        }
+    }
+}
+
+impl SctpCfg {
+    /// The variant's knobs with this entry's overrides applied.
+    pub fn knobs(&self) -> crate::sctp::Knobs {
+        let mut k = crate::sctp::config::preset(self.variant.into());
+        let set = |dst: &mut u32, v: Option<u32>| {
+            if let Some(v) = v {
+                *dst = v;
+            }
+        };
+        let flag = |dst: &mut bool, v: Option<bool>| {
+            if let Some(v) = v {
+                *dst = v;
+            }
+        };
+        set(&mut k.fast_rtx_threshold, self.fast_rtx_threshold);
+        flag(&mut k.fast_recovery, self.fast_recovery);
+        flag(&mut k.cwnd_growth_in_recovery, self.cwnd_growth_in_recovery);
+        flag(&mut k.modified_htna, self.modified_htna);
+        flag(&mut k.slow_start_at_ssthresh, self.slow_start_at_ssthresh);
+        flag(&mut k.cwnd_whole_mtus, self.cwnd_whole_mtus);
+        set(&mut k.ssthresh_floor_mtus, self.ssthresh_floor_mtus);
+        set(&mut k.max_burst, self.max_burst);
+        if let Some(v) = self.max_burst_rule {
+            k.max_burst_rule = v.into();
+        }
+        if let Some(v) = self.initial_cwnd {
+            k.initial_cwnd = v.into();
+        }
+        flag(&mut k.heartbeat_before_data, self.heartbeat_before_data);
+        k.path_max_retrans = self.path_max_retrans;
+        if self.pf_max_retrans.is_some() {
+            k.pf_max_retrans = self.pf_max_retrans;
+        }
+        flag(&mut k.retransmit_to_alternate, self.retransmit_to_alternate);
+        flag(&mut k.fast_rtx_to_alternate, self.fast_rtx_to_alternate);
+        flag(&mut k.return_to_primary, self.return_to_primary);
+        if let Some(v) = self.growth_rule {
+            k.growth_rule = v.into();
+        }
+        flag(
+            &mut k.fast_recovery_miss_reports,
+            self.fast_recovery_miss_reports,
+        );
+        flag(
+            &mut k.t3_ssthresh_every_expiry,
+            self.t3_ssthresh_every_expiry,
+        );
+        flag(&mut k.t3_exits_fast_recovery, self.t3_exits_fast_recovery);
+        flag(&mut k.fast_rtx_repeat, self.fast_rtx_repeat);
+        flag(&mut k.sack_on_rwnd_drop, self.sack_on_rwnd_drop);
+        k
+    }
+
+    /// The association this entry describes, as both drivers build it (the simulator's
+    /// world and the live driver): started at once, measured throughout, untraced. The
+    /// world then sets the flow's start, stop, measurement window and traces.
+    pub fn assoc_cfg(
+        &self,
+        ports: (u16, u16),
+        local_addrs: Vec<[u8; 4]>,
+        primary_peer: [u8; 4],
+    ) -> crate::sctp::AssocCfg {
+        crate::sctp::AssocCfg {
+            ports,
+            pmtu: self.mtu.0 as usize,
+            streams: self.streams,
+            receive_buffer: self.receive_buffer.0,
+            initial_ssthresh: self.initial_ssthresh.map(|s| s.0),
+            knobs: self.knobs(),
+            rto_initial: self.rto_initial.0,
+            rto_min: self.rto_min.0,
+            rto_max: self.rto_max.0,
+            delayed_sack: self.delayed_sack.then_some(self.sack_delay.0),
+            heartbeat: self.heartbeat.then_some(self.heartbeat_interval.0),
+            cookie_lifetime: self.cookie_lifetime.0,
+            association_max_retrans: self.association_max_retrans,
+            max_init_retrans: 8,
+            total: self.bytes.map(|b| b.0),
+            message_size: self.message_size.0,
+            unordered: self.unordered,
+            start: crate::sim::SimTime::ZERO,
+            stop: None,
+            window: crate::metrics::Window::ALL,
+            trace_sends: false,
+            trace_acks: false,
+            local_addrs,
+            primary_peer,
+        }
+    }
+}
+
+impl TcpCfg {
+    /// The sender's and the receiver's configurations of this connection, started at
+    /// `start`'s offset from time zero and measured over `window`.
+    pub fn endpoint_cfgs(
+        &self,
+        ports: (u16, u16),
+        window: crate::metrics::Window,
+        trace_sends: bool,
+        trace_acks: bool,
+    ) -> (crate::tcp::SenderCfg, crate::tcp::ReceiverCfg) {
+        use crate::sim::{SimDuration, SimTime};
+        let start = SimTime::ZERO + self.start.map_or(SimDuration::ZERO, |d| d.0);
+        let map = crate::tcp::SeqMap {
+            iss: 0,
+            mss: self.segment_size.0,
+            total: self.bytes.map(|b| b.0),
+        };
+        let variant = crate::tcp::Variant::from(self.variant);
+        let sack = variant.uses_sack();
+        let sender = crate::tcp::SenderCfg {
+            variant,
+            ports,
+            map,
+            wnd: f64::from(self.window),
+            initial_window: self.initial_window,
+            initial_ssthresh: self.initial_ssthresh.unwrap_or(f64::from(self.window)),
+            numdupacks: i64::from(self.dupack_threshold),
+            limited_transmit: self.limited_transmit,
+            delay_growth: self.delay_growth,
+            rules: crate::tcp::CongestionRules {
+                slow_start_at_ssthresh: self.slow_start_at_ssthresh,
+                precision_reduce: self.precision_reduce,
+                flight_based_cut: self.window_unit == WindowUnit::Bytes,
+            },
+            partial_window_deflation: self.partial_window_deflation,
+            reset_timer_first_partial_only: self.reset_timer_on_first_partial_ack_only,
+            max_burst: self.max_burst,
+            rto_initial: self.rto_initial.0,
+            rto_min: self.rto_min.0,
+            rto_max: self.rto_max.0,
+            tick: self.clock_granularity.0,
+            handshake: self.handshake,
+            sack_permitted: sack,
+            start,
+            stop: self.stop.map(|d| SimTime::ZERO + d.0),
+            window,
+            trace_sends,
+            trace_acks,
+        };
+        let receiver = crate::tcp::ReceiverCfg {
+            ports,
+            map,
+            sack,
+            max_sack_blocks: self.max_sack_blocks as usize,
+            delayed_ack: self.delayed_ack.then_some(self.delayed_ack_timeout.0),
+            window,
+            start,
+        };
+        (sender, receiver)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sctp::config::{self as sc, preset};
+
+    fn sctp(extra: &str) -> SctpCfg {
+        let text = format!("name = \"s\"\nfrom = \"a\"\nto = \"b\"\n{extra}");
+        toml::from_str(&text).expect("sctp entry")
+    }
+
+    #[test]
+    fn each_variant_maps_to_its_preset() {
+        for (name, v) in [
+            ("original", sc::Variant::Original),
+            ("newreno", sc::Variant::Newreno),
+            ("newreno-star", sc::Variant::NewrenoStar),
+            ("newreno-2star", sc::Variant::Newreno2Star),
+            ("rfc4960", sc::Variant::Rfc4960),
+            ("rfc9260", sc::Variant::Rfc9260),
+            ("ns2", sc::Variant::Ns2),
+        ] {
+            // path_max_retrans is always the entry's (schema default 5, RFC 9260 16),
+            // which is every preset's value too.
+            assert_eq!(
+                sctp(&format!("variant = \"{name}\"")).knobs(),
+                preset(v),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn overrides_reach_the_machine_types() {
+        let k = sctp(
+            "variant = \"ns2\"\ninitial_cwnd = \"4380B\"\nmax_burst_rule = \"off\"\n\
+             growth_rule = \"rfc9260\"\nfast_rtx_threshold = 4\npf_max_retrans = 0\n\
+             path_max_retrans = 2",
+        )
+        .knobs();
+        assert_eq!(k.initial_cwnd, sc::InitialCwnd::Bytes(4380));
+        assert_eq!(k.max_burst_rule, sc::MaxBurstRule::Off);
+        assert_eq!(k.growth_rule, sc::GrowthRule::Rfc9260);
+        assert_eq!(k.fast_rtx_threshold, 4);
+        assert_eq!(k.pf_max_retrans, Some(0));
+        assert_eq!(k.path_max_retrans, 2);
+        let k = sctp("variant = \"rfc4960\"\ninitial_cwnd = 2.5").knobs();
+        assert_eq!(k.initial_cwnd, sc::InitialCwnd::Mtus(2.5));
+    }
+
+    #[test]
+    fn tcp_entry_maps_onto_sender_and_receiver() {
+        let c: TcpCfg = toml::from_str(
+            "name = \"t\"\nfrom = \"a\"\nto = \"b\"\nvariant = \"fack\"\nstart = \"1s\"",
+        )
+        .expect("tcp entry");
+        let (s, r) = c.endpoint_cfgs((1, 2), crate::metrics::Window::ALL, false, false);
+        assert_eq!(s.variant, crate::tcp::Variant::Fack);
+        // FACK rides on SACK (ns-2.35 `Agent/TCP/Fack` with a `TCPSink/Sack1`).
+        assert!(s.sack_permitted && r.sack);
+        // ns-2 `TcpAgent::reset`: ssthresh starts at window_ (20 by default).
+        assert_eq!(s.initial_ssthresh, 20.0);
+        assert_eq!(s.start.as_nanos(), 1_000_000_000);
+        assert_eq!(r.start, s.start);
+    }
+}

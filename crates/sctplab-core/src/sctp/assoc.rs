@@ -1176,7 +1176,7 @@ impl Endpoint for Association {
 mod tests {
     use super::*;
     use crate::net::wire::{DataChunk, DataFlags};
-    use crate::scenario::schema::SctpVariant;
+    use crate::sctp::config::Variant;
 
     fn cfg() -> AssocCfg {
         AssocCfg {
@@ -1185,7 +1185,7 @@ mod tests {
             streams: 1,
             receive_buffer: 65_536,
             initial_ssthresh: None,
-            knobs: super::super::config::preset(SctpVariant::Rfc4960),
+            knobs: super::super::config::preset(Variant::Rfc4960),
             rto_initial: SimDuration::from_secs(3),
             rto_min: SimDuration::from_secs(1),
             rto_max: SimDuration::from_secs(60),

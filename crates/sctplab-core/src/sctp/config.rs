@@ -1,7 +1,56 @@
 //! SCTP congestion-control variants as presets over named knobs. Each knob's source is
 //! in docs/models/sctp.md; a scenario may override any knob of its variant.
+//!
+//! These are the machine's own types: the scenario layer maps its flow entries onto
+//! them (`SctpCfg::assoc_cfg` in scenario/schema.rs), so the simulator and the live driver
+//! build the same association and nothing here knows the scenario format.
 
-use crate::scenario::schema::{GrowthRule, InitialCwnd, MaxBurstRule, SctpCfg, SctpVariant};
+/// SCTP congestion-control presets (docs/models/sctp.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Variant {
+    Original,
+    Newreno,
+    NewrenoStar,
+    Newreno2Star,
+    Rfc4960,
+    Rfc9260,
+    Ns2,
+}
+
+/// How Max.Burst limits a burst.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MaxBurstRule {
+    Off,
+    /// Implementer's guide v7 (seed 002 sec. 2.1): before sending new data,
+    /// cwnd = min(cwnd, outstanding + max_burst * MTU).
+    Guide,
+    /// RFC 4960 sec. 6.1 / RFC 9260 sec. 6.1: at most `max_burst` packets per send
+    /// opportunity.
+    Packets,
+    /// ns-2.35: at most `max_burst` packets in answer to a SACK that acknowledges a
+    /// retransmitted chunk.
+    Ns2,
+}
+
+/// Which text's cwnd growth rules apply (RFC 4960 / RFC 9260 sec. 7.2.1 and 7.2.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GrowthRule {
+    /// RFC 4960 with the Implementer's Guide, as ns-2.35 codes it: cwnd grows only on a
+    /// SACK that advances the cumulative ack; partial_bytes_acked counts cumulatively
+    /// acked chunks while cwnd is full and gap-acked ones only on such a SACK.
+    Rfc4960,
+    /// RFC 9260 (RFC 8540 sec. 3.22, 3.26): every SACK that newly acknowledges data may
+    /// grow cwnd; partial_bytes_acked counts every newly acked chunk and is reset to cwnd
+    /// when it exceeds cwnd while the flight was below cwnd.
+    Rfc9260,
+}
+
+/// Initial cwnd: a number of MTUs, or bytes (`Bytes(0)`: RFC 4960's formula).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum InitialCwnd {
+    Mtus(f64),
+    Bytes(u64),
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Knobs {
@@ -74,7 +123,7 @@ pub fn rfc4960_initial_cwnd(mtu: u64) -> u64 {
     (4 * mtu).min((2 * mtu).max(4380))
 }
 
-pub fn preset(v: SctpVariant) -> Knobs {
+pub fn preset(v: Variant) -> Knobs {
     let original = Knobs {
         fast_rtx_threshold: 4,
         fast_recovery: false,
@@ -107,27 +156,27 @@ pub fn preset(v: SctpVariant) -> Knobs {
         ..original.clone()
     };
     match v {
-        SctpVariant::Original => original,
-        SctpVariant::Newreno => newreno,
-        SctpVariant::NewrenoStar => Knobs {
+        Variant::Original => original,
+        Variant::Newreno => newreno,
+        Variant::NewrenoStar => Knobs {
             slow_start_at_ssthresh: false,
             ..newreno
         },
-        SctpVariant::Newreno2Star => Knobs {
+        Variant::Newreno2Star => Knobs {
             slow_start_at_ssthresh: false,
             cwnd_whole_mtus: true,
             ..newreno
         },
-        SctpVariant::Rfc4960 => rfc4960(original),
-        SctpVariant::Rfc9260 => Knobs {
+        Variant::Rfc4960 => rfc4960(original),
+        Variant::Rfc9260 => Knobs {
             growth_rule: GrowthRule::Rfc9260,
             ..rfc4960(original)
         },
-        SctpVariant::Ns2 => Knobs {
+        Variant::Ns2 => Knobs {
             fast_rtx_threshold: 3,
             ssthresh_floor_mtus: 4,
             max_burst_rule: MaxBurstRule::Ns2,
-            initial_cwnd: InitialCwnd::Bytes(crate::scenario::units::Size(0)),
+            initial_cwnd: InitialCwnd::Bytes(0),
             heartbeat_before_data: true,
             ns2_paths: true,
             ..newreno
@@ -144,7 +193,7 @@ fn rfc4960(original: Knobs) -> Knobs {
         modified_htna: false,
         ssthresh_floor_mtus: 4,
         max_burst_rule: MaxBurstRule::Packets,
-        initial_cwnd: InitialCwnd::Bytes(crate::scenario::units::Size(0)),
+        initial_cwnd: InitialCwnd::Bytes(0),
         fast_rtx_to_alternate: false,
         fast_recovery_miss_reports: true,
         t3_ssthresh_every_expiry: true,
@@ -155,120 +204,13 @@ fn rfc4960(original: Knobs) -> Knobs {
     }
 }
 
-/// The variant's knobs with the scenario's overrides applied.
-pub fn resolve(c: &SctpCfg) -> Knobs {
-    let mut k = preset(c.variant);
-    if let Some(v) = c.fast_rtx_threshold {
-        k.fast_rtx_threshold = v;
-    }
-    if let Some(v) = c.fast_recovery {
-        k.fast_recovery = v;
-    }
-    if let Some(v) = c.cwnd_growth_in_recovery {
-        k.cwnd_growth_in_recovery = v;
-    }
-    if let Some(v) = c.modified_htna {
-        k.modified_htna = v;
-    }
-    if let Some(v) = c.slow_start_at_ssthresh {
-        k.slow_start_at_ssthresh = v;
-    }
-    if let Some(v) = c.cwnd_whole_mtus {
-        k.cwnd_whole_mtus = v;
-    }
-    if let Some(v) = c.ssthresh_floor_mtus {
-        k.ssthresh_floor_mtus = v;
-    }
-    if let Some(v) = c.max_burst {
-        k.max_burst = v;
-    }
-    if let Some(v) = c.max_burst_rule {
-        k.max_burst_rule = v;
-    }
-    if let Some(v) = c.initial_cwnd {
-        k.initial_cwnd = v;
-    }
-    if let Some(v) = c.heartbeat_before_data {
-        k.heartbeat_before_data = v;
-    }
-    k.path_max_retrans = c.path_max_retrans;
-    if c.pf_max_retrans.is_some() {
-        k.pf_max_retrans = c.pf_max_retrans;
-    }
-    if let Some(v) = c.retransmit_to_alternate {
-        k.retransmit_to_alternate = v;
-    }
-    if let Some(v) = c.fast_rtx_to_alternate {
-        k.fast_rtx_to_alternate = v;
-    }
-    if let Some(v) = c.return_to_primary {
-        k.return_to_primary = v;
-    }
-    if let Some(v) = c.growth_rule {
-        k.growth_rule = v;
-    }
-    if let Some(v) = c.fast_recovery_miss_reports {
-        k.fast_recovery_miss_reports = v;
-    }
-    if let Some(v) = c.t3_ssthresh_every_expiry {
-        k.t3_ssthresh_every_expiry = v;
-    }
-    if let Some(v) = c.t3_exits_fast_recovery {
-        k.t3_exits_fast_recovery = v;
-    }
-    if let Some(v) = c.fast_rtx_repeat {
-        k.fast_rtx_repeat = v;
-    }
-    if let Some(v) = c.sack_on_rwnd_drop {
-        k.sack_on_rwnd_drop = v;
-    }
-    k
-}
-
 /// Initial cwnd in bytes for a path whose MTU unit (chunk bytes per packet) is `mtu`.
 /// `Bytes(0)` in a preset stands for RFC 4960's formula.
 pub fn initial_cwnd_bytes(k: &Knobs, mtu: u64) -> f64 {
     match k.initial_cwnd {
         InitialCwnd::Mtus(m) => m * mtu as f64,
-        InitialCwnd::Bytes(b) if b.0 == 0 => rfc4960_initial_cwnd(mtu) as f64,
-        InitialCwnd::Bytes(b) => b.0 as f64,
-    }
-}
-
-/// The association a flow entry describes, as both drivers build it (the simulator's
-/// world and the live driver): started at once, measured throughout, untraced. The
-/// world then sets the flow's start, stop, measurement window and traces.
-pub fn assoc_cfg(
-    c: &SctpCfg,
-    ports: (u16, u16),
-    local_addrs: Vec<[u8; 4]>,
-    primary_peer: [u8; 4],
-) -> super::AssocCfg {
-    super::AssocCfg {
-        ports,
-        pmtu: c.mtu.0 as usize,
-        streams: c.streams,
-        receive_buffer: c.receive_buffer.0,
-        initial_ssthresh: c.initial_ssthresh.map(|s| s.0),
-        knobs: resolve(c),
-        rto_initial: c.rto_initial.0,
-        rto_min: c.rto_min.0,
-        rto_max: c.rto_max.0,
-        delayed_sack: c.delayed_sack.then_some(c.sack_delay.0),
-        heartbeat: c.heartbeat.then_some(c.heartbeat_interval.0),
-        cookie_lifetime: c.cookie_lifetime.0,
-        association_max_retrans: c.association_max_retrans,
-        max_init_retrans: 8,
-        total: c.bytes.map(|b| b.0),
-        message_size: c.message_size.0,
-        unordered: c.unordered,
-        start: crate::sim::SimTime::ZERO,
-        stop: None,
-        window: crate::metrics::Window::ALL,
-        trace_sends: false,
-        trace_acks: false,
-        local_addrs,
-        primary_peer,
+        InitialCwnd::Bytes(0) => rfc4960_initial_cwnd(mtu) as f64,
+        InitialCwnd::Bytes(b) => b as f64,
     }
 }
 
@@ -286,9 +228,9 @@ mod tests {
 
     #[test]
     fn starred_variants_differ_from_newreno_in_one_knob_each() {
-        let nr = preset(SctpVariant::Newreno);
-        let star = preset(SctpVariant::NewrenoStar);
-        let two = preset(SctpVariant::Newreno2Star);
+        let nr = preset(Variant::Newreno);
+        let star = preset(Variant::NewrenoStar);
+        let two = preset(Variant::Newreno2Star);
         assert!(nr.slow_start_at_ssthresh && !star.slow_start_at_ssthresh);
         assert_eq!(
             Knobs {
@@ -304,7 +246,7 @@ mod tests {
             },
             star
         );
-        let orig = preset(SctpVariant::Original);
+        let orig = preset(Variant::Original);
         assert_eq!(
             Knobs {
                 fast_recovery: false,

@@ -8,12 +8,11 @@
 //! bytes count chunk bytes (16-byte chunk header included, padding excluded), and "MTU"
 //! is what one packet can carry in chunks (PMTU - 32).
 
-use super::config::Knobs;
+use super::config::{GrowthRule, Knobs, MaxBurstRule};
 use super::path::PathSet;
 use crate::endpoint::{EndpointEvent, SendKind};
 use crate::metrics::Window;
 use crate::net::wire::{DataChunk, DataFlags, SackChunk};
-use crate::scenario::schema::{GrowthRule, MaxBurstRule};
 use crate::sim::SimTime;
 use std::collections::VecDeque;
 
@@ -896,7 +895,7 @@ impl Outbound {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::schema::SctpVariant;
+    use crate::sctp::config::Variant;
     use crate::sctp::config::preset;
     use crate::sctp::path::{Path, Rto};
     use crate::sim::SimDuration;
@@ -908,7 +907,7 @@ mod tests {
     /// A sender with one destination, TSNs from 1 (packet number = TSN), and the
     /// variant's knobs except a fast-retransmit threshold no test reaches, so the growth
     /// rules are seen alone.
-    fn sender(v: SctpVariant, cwnd: f64, ssthresh: f64, total: Option<u64>) -> (Outbound, PathSet) {
+    fn sender(v: Variant, cwnd: f64, ssthresh: f64, total: Option<u64>) -> (Outbound, PathSet) {
         let mut k = preset(v);
         k.fast_rtx_threshold = 100;
         let app = AppSource::new(total, 1000, 1, false);
@@ -961,7 +960,7 @@ mod tests {
         //                      3 is below the exit point).
         // Without the rule TSN 3 stays at 2 reports and waits for more SACKs or T3.
         for (rule, fast_rtx) in [(true, 2), (false, 1)] {
-            let (mut o, mut ps) = sender(SctpVariant::Rfc4960, 8.0 * M, 1e9, None);
+            let (mut o, mut ps) = sender(Variant::Rfc4960, 8.0 * M, 1e9, None);
             o.k.fast_rtx_threshold = 3;
             o.k.fast_recovery_miss_reports = rule;
             o.send_new(t(0), &mut ps);
@@ -985,7 +984,7 @@ mod tests {
         // expiry with no SACK between: the RFCs give ssthresh = max(1/2, 4) = 4 MTU; ns-2
         // (`Timeout`: only if cwnd > 1 MTU) keeps 8 MTU.
         for (every, second) in [(true, 4.0), (false, 8.0)] {
-            let (mut o, mut ps) = sender(SctpVariant::Rfc4960, 16.0 * M, 1e9, None);
+            let (mut o, mut ps) = sender(Variant::Rfc4960, 16.0 * M, 1e9, None);
             o.k.t3_ssthresh_every_expiry = every;
             o.send_new(t(0), &mut ps);
             o.on_t3(t(3000), 0, &mut ps);
@@ -994,8 +993,8 @@ mod tests {
             let p = &ps.paths[0];
             assert_eq!((p.ssthresh / M, p.cwnd / M), (second, 1.0), "every {every}");
         }
-        assert!(!preset(SctpVariant::Ns2).t3_ssthresh_every_expiry);
-        assert!(preset(SctpVariant::Rfc9260).t3_ssthresh_every_expiry);
+        assert!(!preset(Variant::Ns2).t3_ssthresh_every_expiry);
+        assert!(preset(Variant::Rfc9260).t3_ssthresh_every_expiry);
     }
 
     #[test]
@@ -1008,7 +1007,7 @@ mod tests {
         // (flight >= 1 MTU) -> cwnd = 1 + min(1016 B newly acked, MTU) = 2 MTU.
         // Staying in it (ns-2.35: the recover point stays): no growth, cwnd 1 MTU.
         for (exits, cwnd) in [(true, 2.0), (false, 1.0)] {
-            let (mut o, mut ps) = sender(SctpVariant::Rfc4960, 4.0 * M, 1e9, None);
+            let (mut o, mut ps) = sender(Variant::Rfc4960, 4.0 * M, 1e9, None);
             o.k.t3_exits_fast_recovery = exits;
             o.k.fast_rtx_threshold = 3;
             o.send_new(t(0), &mut ps);
@@ -1021,8 +1020,8 @@ mod tests {
             let (c, _) = sack(&mut o, &mut ps, 1400, 4, &[]);
             assert_eq!(c / M, cwnd, "exits {exits}");
         }
-        assert!(!preset(SctpVariant::Ns2).t3_exits_fast_recovery);
-        assert!(preset(SctpVariant::Rfc4960).t3_exits_fast_recovery);
+        assert!(!preset(Variant::Ns2).t3_exits_fast_recovery);
+        assert!(preset(Variant::Rfc4960).t3_exits_fast_recovery);
     }
 
     #[test]
@@ -1038,7 +1037,7 @@ mod tests {
         // procedure, the counter resets to 0"): TSN 1 is fast-retransmitted a second time
         // on the SACK for 9. ns-2.35 (`eIneligibleForFastRtx`): never twice; T3 repairs.
         for (repeat, count) in [(true, 2), (false, 1)] {
-            let (mut o, mut ps) = sender(SctpVariant::Rfc4960, 4.0 * M, 1e9, None);
+            let (mut o, mut ps) = sender(Variant::Rfc4960, 4.0 * M, 1e9, None);
             o.k.fast_rtx_threshold = 3;
             o.k.fast_rtx_repeat = repeat;
             o.send_new(t(0), &mut ps);
@@ -1057,8 +1056,8 @@ mod tests {
             assert_eq!(o.stats.fast_retransmissions, count, "repeat {repeat}");
             assert_eq!(o.stats.fast_recoveries, 1, "still one cut");
         }
-        assert!(!preset(SctpVariant::Ns2).fast_rtx_repeat);
-        assert!(preset(SctpVariant::Rfc9260).fast_rtx_repeat);
+        assert!(!preset(Variant::Ns2).fast_rtx_repeat);
+        assert!(preset(Variant::Rfc9260).fast_rtx_repeat);
     }
 
     #[test]
@@ -1072,8 +1071,8 @@ mod tests {
         //           (flight 3 M after the SACK, TSNs 5 and 6 go);
         //   SACK 2: flight 5 M >= cwnd 5 M -> cwnd 6 M.
         for (v, expect) in [
-            (SctpVariant::Rfc4960, [4.0, 4.0]),
-            (SctpVariant::Rfc9260, [5.0, 6.0]),
+            (Variant::Rfc4960, [4.0, 4.0]),
+            (Variant::Rfc9260, [5.0, 6.0]),
         ] {
             let (mut o, mut ps) = sender(v, 4.0 * M, 1e9, None);
             o.send_new(t(0), &mut ps);
@@ -1094,16 +1093,8 @@ mod tests {
         // RFC 9260 7.2.2: pba counts every newly acked byte -> 1, 2, 3 M, then 4 M >=
         //   cwnd with the flight (4 M) >= cwnd: pba = 4 M - 4 M = 0, cwnd 5 M.
         for (v, cwnds, pbas) in [
-            (
-                SctpVariant::Rfc4960,
-                [4.0, 4.0, 4.0, 4.0],
-                [1.0, 1.0, 1.0, 1.0],
-            ),
-            (
-                SctpVariant::Rfc9260,
-                [4.0, 4.0, 4.0, 5.0],
-                [1.0, 2.0, 3.0, 0.0],
-            ),
+            (Variant::Rfc4960, [4.0, 4.0, 4.0, 4.0], [1.0, 1.0, 1.0, 1.0]),
+            (Variant::Rfc9260, [4.0, 4.0, 4.0, 5.0], [1.0, 2.0, 3.0, 0.0]),
         ] {
             let (mut o, mut ps) = sender(v, 4.0 * M, 2.0 * M, None);
             o.send_new(t(0), &mut ps);
@@ -1127,7 +1118,7 @@ mod tests {
         //   pba = cwnd = 4 M; no growth (the window was not full); one chunk remains out,
         //   so pba is not zeroed.
         // RFC 4960 as ns-2 codes it (pba counts only while cwnd is full): pba stays 3 M.
-        for (v, pba) in [(SctpVariant::Rfc4960, 3.0), (SctpVariant::Rfc9260, 4.0)] {
+        for (v, pba) in [(Variant::Rfc4960, 3.0), (Variant::Rfc9260, 4.0)] {
             let (mut o, mut ps) = sender(v, 4.0 * M, 2.0 * M, Some(3000));
             ps.paths[0].pba = 3.0 * M;
             o.send_new(t(0), &mut ps);

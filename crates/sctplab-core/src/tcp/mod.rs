@@ -3,6 +3,7 @@
 //! docs/models/tcp.md documents every knob and where it comes from.
 
 mod cc;
+pub mod config;
 mod receiver;
 mod recovery;
 mod rtt;
@@ -10,8 +11,8 @@ mod scoreboard;
 mod sender;
 mod seqmap;
 
-pub use crate::scenario::schema::TcpVariant;
 pub use cc::CongestionRules;
+pub use config::Variant;
 pub use receiver::{ReceiverCfg, TcpReceiver};
 pub use rtt::RttEstimator;
 pub use sender::{SenderCfg, SenderStats, TcpSender};

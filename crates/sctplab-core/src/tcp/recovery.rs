@@ -369,13 +369,13 @@ impl TcpSender {
     pub(super) fn timeout(&mut self) {
         self.limited_sent = 0;
         match self.cfg.variant {
-            super::TcpVariant::Reno | super::TcpVariant::Newreno => {
+            super::Variant::Reno | super::Variant::Newreno => {
                 self.dupwnd = 0.0;
                 self.dupacks = 0;
                 self.recover = self.maxseq;
                 self.timeout_common();
             }
-            super::TcpVariant::Sack => {
+            super::Variant::Sack => {
                 self.dupacks = 0;
                 self.fastrecov = false;
                 self.timeout_flag = true;
@@ -386,7 +386,7 @@ impl TcpSender {
                 self.sb.clear();
                 self.timeout_common();
             }
-            super::TcpVariant::Fack => {
+            super::Variant::Fack => {
                 self.timeout_flag = false;
                 if self.highest_ack > self.last_ack {
                     self.last_ack = self.highest_ack;

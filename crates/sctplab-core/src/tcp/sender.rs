@@ -7,6 +7,7 @@
 //! (`cc.rs`). `recovery.rs` holds each variant's ack processing and sending rule.
 
 use super::cc::CongestionRules;
+use super::config::Variant;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::seqmap::SeqMap;
@@ -14,7 +15,6 @@ use crate::endpoint::{Endpoint, EndpointEvent, SendKind};
 use crate::metrics::Window;
 use crate::net::wire::{TcpFlags, TcpOptions, TcpRepr, TransportRepr};
 use crate::net::{Packet, PacketKind};
-use crate::scenario::schema::TcpVariant;
 use crate::sim::{SimDuration, SimTime};
 use std::collections::VecDeque;
 
@@ -40,7 +40,7 @@ pub(super) enum Why {
 
 #[derive(Clone, Debug)]
 pub struct SenderCfg {
-    pub variant: TcpVariant,
+    pub variant: Variant,
     pub ports: (u16, u16),
     pub map: SeqMap,
     pub wnd: f64,
@@ -201,18 +201,16 @@ impl TcpSender {
     /// adds its window trim.
     pub(super) fn window(&self) -> i64 {
         match self.cfg.variant {
-            TcpVariant::Reno | TcpVariant::Newreno => {
-                (self.cwnd + self.dupwnd).min(self.cfg.wnd) as i64
-            }
-            TcpVariant::Sack => self.cwnd.min(self.cfg.wnd) as i64,
-            TcpVariant::Fack => (self.cwnd.min(self.cfg.wnd) + self.wintrim) as i64,
+            Variant::Reno | Variant::Newreno => (self.cwnd + self.dupwnd).min(self.cfg.wnd) as i64,
+            Variant::Sack => self.cwnd.min(self.cfg.wnd) as i64,
+            Variant::Fack => (self.cwnd.min(self.cfg.wnd) + self.wintrim) as i64,
         }
     }
 
     /// The same, unrounded (ns-2 `windowd()`).
     pub(super) fn windowd(&self) -> f64 {
         match self.cfg.variant {
-            TcpVariant::Reno | TcpVariant::Newreno => (self.cwnd + self.dupwnd).min(self.cfg.wnd),
+            Variant::Reno | Variant::Newreno => (self.cwnd + self.dupwnd).min(self.cfg.wnd),
             _ => self.cwnd.min(self.cfg.wnd),
         }
     }
@@ -369,7 +367,7 @@ impl TcpSender {
         if self.last_ack == 0
             && self.cfg.delay_growth
             && !self.cfg.handshake
-            && self.cfg.variant != TcpVariant::Fack
+            && self.cfg.variant != Variant::Fack
         {
             self.cwnd = self.cfg.initial_window;
         }
@@ -476,9 +474,9 @@ impl TcpSender {
     /// The variant's sending rule.
     pub(super) fn send_much(&mut self) {
         match self.cfg.variant {
-            TcpVariant::Reno | TcpVariant::Newreno => self.send_much_basic(self.cfg.max_burst),
-            TcpVariant::Sack => self.send_much_sack1(self.cfg.max_burst),
-            TcpVariant::Fack => self.send_much_fack(self.cfg.max_burst),
+            Variant::Reno | Variant::Newreno => self.send_much_basic(self.cfg.max_burst),
+            Variant::Sack => self.send_much_sack1(self.cfg.max_burst),
+            Variant::Fack => self.send_much_fack(self.cfg.max_burst),
         }
     }
 }
@@ -527,10 +525,10 @@ impl Endpoint for TcpSender {
             self.stats.acks_received += 1;
         }
         match self.cfg.variant {
-            TcpVariant::Reno => self.recv_reno(cum),
-            TcpVariant::Newreno => self.recv_newreno(cum),
-            TcpVariant::Sack => self.recv_sack1(cum, blocks),
-            TcpVariant::Fack => self.recv_fack(cum, blocks, pkt.ts_echo),
+            Variant::Reno => self.recv_reno(cum),
+            Variant::Newreno => self.recv_newreno(cum),
+            Variant::Sack => self.recv_sack1(cum, blocks),
+            Variant::Fack => self.recv_fack(cum, blocks, pkt.ts_echo),
         }
         self.trace_ack(cum, blocks, tcp.window);
     }
@@ -629,7 +627,7 @@ impl Endpoint for TcpSender {
         out("ssthresh", self.ssthresh);
         let flight = (self.maxseq - self.highest_ack).max(0) as f64;
         out("flight", flight);
-        if self.cfg.variant == TcpVariant::Sack && self.fastrecov {
+        if self.cfg.variant == Variant::Sack && self.fastrecov {
             out("pipe", self.pipe as f64);
         }
     }
@@ -641,11 +639,6 @@ impl TcpSender {
     }
 
     pub fn variant_name(&self) -> &'static str {
-        match self.cfg.variant {
-            TcpVariant::Reno => "reno",
-            TcpVariant::Newreno => "newreno",
-            TcpVariant::Sack => "sack",
-            TcpVariant::Fack => "fack",
-        }
+        self.cfg.variant.name()
     }
 }

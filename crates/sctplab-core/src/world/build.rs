@@ -16,16 +16,13 @@ use crate::net::{EndpointId, FlowId, IfaceId, LinkDirId, NodeId, PacketPool};
 use crate::scenario::ScenarioError;
 use crate::scenario::schema::{AodvSchema, MobilityModel, PhySchema, WirelessCfg, WirelessRouting};
 use crate::scenario::schema::{
-    FaultAction, LinkCfg, LossCfg, LossDirection, LossPosition, SctpCfg, TcpCfg, WindowUnit,
+    FaultAction, LinkCfg, LossCfg, LossDirection, LossPosition, SctpCfg, TcpCfg,
 };
 use crate::scenario::{FlowSpec, Scenario};
-use crate::sctp::config as sctp_config;
 use crate::sctp::{AssocCfg, Association, Role};
 use crate::sim::{EventQueue, RngStream, SimDuration, SimTime};
 use crate::snoop::{SnoopAgent, SnoopCfg};
-use crate::tcp::{
-    CongestionRules, ReceiverCfg, SenderCfg, SeqMap, TcpReceiver, TcpSender, TcpVariant,
-};
+use crate::tcp::{TcpReceiver, TcpSender};
 use crate::trace::TraceConfig;
 use crate::wireless::aodv::{Aodv, AodvCfg};
 use crate::wireless::frame::MacAddr;
@@ -369,7 +366,7 @@ fn sctp_endpoints(
         window,
         trace_sends: trace.sends,
         trace_acks: trace.acks,
-        ..sctp_config::assoc_cfg(c, ports, client_addrs, primary_peer)
+        ..c.assoc_cfg(ports, client_addrs, primary_peer)
     };
     let client = Association::new(
         Role::Client,
@@ -393,53 +390,8 @@ fn tcp_endpoints(
     window: Window,
     trace: &TraceConfig,
 ) -> (TcpSender, TcpReceiver) {
-    let start = SimTime::ZERO + c.start.map_or(SimDuration::ZERO, |d| d.0);
-    let map = SeqMap {
-        iss: 0,
-        mss: c.segment_size.0,
-        total: c.bytes.map(|b| b.0),
-    };
-    let sack = matches!(c.variant, TcpVariant::Sack | TcpVariant::Fack);
-    let sender = TcpSender::new(SenderCfg {
-        variant: c.variant,
-        ports,
-        map,
-        wnd: f64::from(c.window),
-        initial_window: c.initial_window,
-        initial_ssthresh: c.initial_ssthresh.unwrap_or(f64::from(c.window)),
-        numdupacks: i64::from(c.dupack_threshold),
-        limited_transmit: c.limited_transmit,
-        delay_growth: c.delay_growth,
-        rules: CongestionRules {
-            slow_start_at_ssthresh: c.slow_start_at_ssthresh,
-            precision_reduce: c.precision_reduce,
-            flight_based_cut: c.window_unit == WindowUnit::Bytes,
-        },
-        partial_window_deflation: c.partial_window_deflation,
-        reset_timer_first_partial_only: c.reset_timer_on_first_partial_ack_only,
-        max_burst: c.max_burst,
-        rto_initial: c.rto_initial.0,
-        rto_min: c.rto_min.0,
-        rto_max: c.rto_max.0,
-        tick: c.clock_granularity.0,
-        handshake: c.handshake,
-        sack_permitted: sack,
-        start,
-        stop: c.stop.map(|d| SimTime::ZERO + d.0),
-        window,
-        trace_sends: trace.sends,
-        trace_acks: trace.acks,
-    });
-    let receiver = TcpReceiver::new(ReceiverCfg {
-        ports,
-        map,
-        sack,
-        max_sack_blocks: c.max_sack_blocks as usize,
-        delayed_ack: c.delayed_ack.then_some(c.delayed_ack_timeout.0),
-        window,
-        start,
-    });
-    (sender, receiver)
+    let (sender, receiver) = c.endpoint_cfgs(ports, window, trace.sends, trace.acks);
+    (TcpSender::new(sender), TcpReceiver::new(receiver))
 }
 
 #[allow(clippy::too_many_arguments)]
