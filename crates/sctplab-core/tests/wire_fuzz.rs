@@ -18,9 +18,9 @@
 use sctplab_core::net::wire::checksum::{internet_checksum, ipv4_transport_checksum, sctp_crc32c};
 use sctplab_core::net::wire::sctp_chunk::chunk_type;
 use sctplab_core::net::wire::{
-    Chunk, DataChunk, DataFlags, InitAckChunk, InitChunk, IpProtocol, Ipv4Repr, SackBlocks,
-    SackChunk, SctpRepr, TcpFlags, TcpOptions, TcpRepr, TransportRepr, UdpRepr, emit_ipv4_packet,
-    parse_ipv4_packet,
+    Chunk, DataChunk, DataFlags, ErrorCause, InitAckChunk, InitChunk, IpProtocol, Ipv4Repr,
+    SackBlocks, SackChunk, SctpRepr, TcpFlags, TcpOptions, TcpRepr, TransportRepr, UdpRepr,
+    UnknownChunk, emit_ipv4_packet, parse_ipv4_packet,
 };
 use sctplab_core::sim::{RngStream, SimTime};
 use sctplab_core::wireless::aodv::{AodvMsg, Rerr, Rrep, Rreq, Unreachable};
@@ -126,7 +126,7 @@ impl Accepted {
 // ---------------------------------------------------------------- SCTP
 
 fn gen_chunk(g: &mut Gen) -> Chunk {
-    match g.below(12) {
+    match g.below(14) {
         0 => Chunk::Data(DataChunk {
             tsn: g.u32(),
             stream: g.u16(),
@@ -142,6 +142,7 @@ fn gen_chunk(g: &mut Gen) -> Chunk {
             inbound_streams: g.u16(),
             initial_tsn: g.u32(),
             addrs: (0..g.below(4)).map(|_| g.addr()).collect(),
+            unrecognized: vec![],
         }),
         2 => {
             let cookie_len = g.below(40);
@@ -152,6 +153,8 @@ fn gen_chunk(g: &mut Gen) -> Chunk {
                 inbound_streams: g.u16(),
                 initial_tsn: g.u32(),
                 addrs: (0..g.below(4)).map(|_| g.addr()).collect(),
+                unrecognized: vec![],
+                reported: vec![],
                 state_cookie: g.bytes(cookie_len),
             })
         }
@@ -179,6 +182,28 @@ fn gen_chunk(g: &mut Gen) -> Chunk {
             Chunk::CookieEcho { cookie: g.bytes(n) }
         }
         10 => Chunk::CookieAck,
+        11 => Chunk::Error {
+            t_bit: g.bool(),
+            causes: (0..g.below(3))
+                .map(|_| {
+                    let n = g.below(12);
+                    ErrorCause {
+                        code: g.u16(),
+                        info: g.bytes(n),
+                    }
+                })
+                .collect(),
+        },
+        // Unknown types that skip (RFC 9260 3.2, high bit set), so a packet of them
+        // still parses to the end.
+        12 => {
+            let n = g.below(12);
+            Chunk::Unknown(UnknownChunk {
+                kind: 0x80 | g.u8(),
+                flags: g.u8(),
+                value: g.bytes(n),
+            })
+        }
         _ => Chunk::ShutdownComplete { t_bit: g.bool() },
     }
 }
@@ -213,7 +238,7 @@ fn fix_sctp_crc(buf: &mut [u8]) {
     }
 }
 
-const KNOWN_CHUNKS: [u8; 12] = [
+const KNOWN_CHUNKS: [u8; 13] = [
     chunk_type::DATA,
     chunk_type::INIT,
     chunk_type::INIT_ACK,
@@ -223,6 +248,7 @@ const KNOWN_CHUNKS: [u8; 12] = [
     chunk_type::ABORT,
     chunk_type::SHUTDOWN,
     chunk_type::SHUTDOWN_ACK,
+    chunk_type::ERROR,
     chunk_type::COOKIE_ECHO,
     chunk_type::COOKIE_ACK,
     chunk_type::SHUTDOWN_COMPLETE,

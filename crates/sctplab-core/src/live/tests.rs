@@ -140,6 +140,16 @@ impl Attacker {
     }
 
     fn init(&self, tag: u32, tsn: u32) -> Option<crate::net::wire::InitAckChunk> {
+        self.init_with(tag, tsn, vec![])
+    }
+
+    /// An INIT carrying the parameter TLVs `params` after its fixed fields.
+    fn init_with(
+        &self,
+        tag: u32,
+        tsn: u32,
+        params: Vec<Vec<u8>>,
+    ) -> Option<crate::net::wire::InitAckChunk> {
         self.send(
             0,
             vec![Chunk::Init(InitChunk {
@@ -149,6 +159,7 @@ impl Attacker {
                 inbound_streams: 1,
                 initial_tsn: tsn,
                 addrs: vec![],
+                unrecognized: params,
             })],
             0,
         );
@@ -205,10 +216,6 @@ fn malformed_packets() -> Vec<Vec<u8>> {
     let mut b = valid(vec![data(1, 8)]);
     b[15] = 200;
     out.push(sealed(b));
-    // A chunk type this implementation does not know (0x40: "stop and discard").
-    let mut b = valid(vec![Chunk::CookieAck]);
-    b[12] = 0x40;
-    out.push(sealed(b));
     // SACK whose gap count disagrees with its length.
     let mut b = valid(vec![Chunk::Sack(crate::net::wire::SackChunk {
         cum_tsn_ack: 1,
@@ -253,6 +260,20 @@ fn crafted_packets_over_the_socket() {
         let ia = a.init(tag, 1000).expect("INIT ACK");
         acks.push(ia);
     }
+
+    // RFC 9260 3.2.1: of an INIT's unknown parameters, 0x8000 (bits 10: skip) goes
+    // unreported and 0xC000 (bits 11: skip and report; Forward-TSN-Supported, which
+    // this end does not implement) comes back in an Unrecognized Parameter of the INIT
+    // ACK. Behind a 0x0010 parameter (bits 00: stop) nothing is read, so nothing is
+    // reported.
+    let ia = a
+        .init_with(9, 1, vec![vec![0x80, 0, 0, 4], vec![0xc0, 0, 0, 4]])
+        .expect("INIT ACK");
+    assert_eq!(ia.reported, vec![vec![0xc0, 0, 0, 4]]);
+    let ia = a
+        .init_with(10, 1, vec![vec![0, 0x10, 0, 4], vec![0xc0, 0, 0, 4]])
+        .expect("INIT ACK");
+    assert!(ia.reported.is_empty());
 
     // 3. A tampered cookie, and a genuine one echoed after its 300 ms lifetime: both
     // refused without an answer.
@@ -299,6 +320,54 @@ fn crafted_packets_over_the_socket() {
     };
     assert_eq!(s.cum_tsn_ack, 7000);
 
+    // RFC 9260 3.2: an unknown chunk of type 0xC0 (bits 11) is skipped and reported;
+    // the DATA behind it is processed. One of type 0x40 (bits 01) stops the packet:
+    // reported, and the DATA behind it discarded.
+    let unknown = |kind: u8| {
+        Chunk::Unknown(crate::net::wire::UnknownChunk {
+            kind,
+            flags: 0,
+            value: vec![1, 2, 3, 4, 5],
+        })
+    };
+    a.send(their_tag, vec![unknown(0xc0), data(7001, 100)], 1);
+    let mut got = Vec::new();
+    while let Some(p) = a.recv() {
+        assert_eq!(p.vtag, 0xabcd);
+        got.extend(p.chunks);
+    }
+    // Unrecognized Chunk Type (cause 6): the chunk complete with its header, length
+    // 4 + 5 = 9 (RFC 9260 3.3.10.6).
+    let cause6 = |kind: u8| crate::net::wire::ErrorCause {
+        code: 6,
+        info: vec![kind, 0, 0, 9, 1, 2, 3, 4, 5],
+    };
+    assert!(
+        got.contains(&Chunk::Error {
+            t_bit: false,
+            causes: vec![cause6(0xc0)]
+        }),
+        "{got:?}"
+    );
+    assert!(
+        got.iter()
+            .any(|c| matches!(c, Chunk::Sack(s) if s.cum_tsn_ack == 7001)),
+        "{got:?}"
+    );
+    a.send(their_tag, vec![unknown(0x40), data(7002, 100)], 2);
+    let mut got = Vec::new();
+    while let Some(p) = a.recv() {
+        got.extend(p.chunks);
+    }
+    assert_eq!(
+        got,
+        vec![Chunk::Error {
+            t_bit: false,
+            causes: vec![cause6(0x40)]
+        }],
+        "no SACK: the DATA behind a stopping chunk is not processed"
+    );
+
     // 6. Graceful shutdown.
     a.send(
         their_tag,
@@ -314,16 +383,16 @@ fn crafted_packets_over_the_socket() {
     let (o, mut srv) = h.join().expect("server thread");
     assert_eq!(o, Outcome::Graceful);
     let st = &srv.assoc.stats;
-    assert_eq!(st.inits_received, 501);
+    assert_eq!(st.inits_received, 503);
+    assert_eq!((st.unknown_chunks, st.errors_sent), (2, 2));
     assert_eq!(st.associations_created, 1);
     assert_eq!(st.cookie_rejects, 2);
     assert_eq!(st.bad_vtag_drops, 1);
     assert_eq!(srv.counters.malformed, bad.len() as u64);
     assert_eq!(srv.counters.bad_checksum, 1);
-    assert_eq!(srv.counters.unsupported_chunk, 1);
     assert_eq!(
         srv.result_line(),
-        r#"{"messages": 1, "bytes": 100, "streams": {"0": 1}, "errors": 0}"#
+        r#"{"messages": 2, "bytes": 200, "streams": {"0": 2}, "errors": 0}"#
     );
 }
 
@@ -355,6 +424,7 @@ fn mutated_packets_never_panic() {
             inbound_streams: 3,
             initial_tsn: 5,
             addrs: vec![[127, 0, 0, 2]],
+            unrecognized: vec![],
         })]));
         v.push(mk(vec![
             data(5, 30),

@@ -29,6 +29,10 @@ pub fn for_each_data(packet: &[u8], mut f: impl FnMut(DataAt)) {
         if len < 4 || at + len > packet.len() {
             return;
         }
+        // RFC 9260 3.2: nothing behind an unknown chunk of type 00 or 01 is processed.
+        if crate::net::wire::sctp_chunk::stops_packet(kind) {
+            return;
+        }
         if kind == 0 && len >= DATA_HEADER {
             let c = &packet[at..at + len];
             f(DataAt {

@@ -19,7 +19,9 @@ use super::outbound::{AppSource, Outbound};
 use super::path::{Path, PathSet, PathState, PathStats, Rto};
 use crate::endpoint::{Endpoint, EndpointEvent};
 use crate::metrics::Window;
-use crate::net::wire::{Chunk, InitAckChunk, InitChunk, SctpRepr, TransportRepr};
+use crate::net::wire::{
+    Chunk, ErrorCause, InitAckChunk, InitChunk, SctpRepr, TransportRepr, cause,
+};
 use crate::net::{Packet, PacketKind};
 use crate::sim::{RngStream, SimDuration, SimTime};
 use std::collections::VecDeque;
@@ -91,6 +93,11 @@ pub struct AssocStats {
     pub completed_at: Option<SimTime>,
     /// Changes of the destination new data goes to.
     pub failovers: u64,
+    /// Chunks of a type this end does not know (RFC 9260 3.2), and ERROR chunks sent
+    /// and received.
+    pub unknown_chunks: u64,
+    pub errors_sent: u64,
+    pub errors_received: u64,
 }
 
 /// Heartbeat Info as Linux (>= 5.14, `struct sctp_sender_hb_info`) sends it: a 28-byte
@@ -259,6 +266,19 @@ impl Association {
         self.ctrl.push_back((vtag, c, dst));
     }
 
+    /// An ERROR chunk under the peer's tag (T bit clear, RFC 9260 3.3.10).
+    fn send_error(&mut self, causes: Vec<ErrorCause>, dst: [u8; 4]) {
+        self.stats.errors_sent += 1;
+        self.send_ctrl(
+            self.peer_tag,
+            Chunk::Error {
+                t_bit: false,
+                causes,
+            },
+            dst,
+        );
+    }
+
     /// Where chunks that answer nothing go: the current data destination, else the
     /// configured primary (client) or the last packet's source (server).
     fn default_dest(&self) -> [u8; 4] {
@@ -304,6 +324,7 @@ impl Association {
             inbound_streams: u16::MAX,
             initial_tsn: self.pending_initial_tsn,
             addrs: self.listed_addrs(),
+            unrecognized: Vec::new(),
         };
         self.send_ctrl(0, Chunk::Init(init), self.cfg.primary_peer);
         self.t1 = Some(self.now + self.t1_timeout());
@@ -350,6 +371,9 @@ impl Association {
             inbound_streams: peer_out,
             initial_tsn: local_tsn,
             addrs: self.listed_addrs(),
+            unrecognized: Vec::new(),
+            // RFC 9260 3.2.2: the INIT's parameters to report go back in the INIT ACK.
+            reported: init.unrecognized.clone(),
             state_cookie: body.seal(&self.secret),
         };
         self.send_ctrl(init.init_tag, Chunk::InitAck(ack), self.pkt_src);
@@ -413,6 +437,21 @@ impl Association {
             },
             self.cfg.primary_peer,
         );
+        // RFC 9260 3.2.2: the INIT ACK's parameters to report go in an ERROR chunk
+        // bundled behind the COOKIE ECHO (which must come first), one "Unrecognized
+        // Parameters" cause holding them all.
+        if !ack.unrecognized.is_empty() {
+            let mut info = Vec::new();
+            for t in &ack.unrecognized {
+                info.resize(info.len().next_multiple_of(4), 0);
+                info.extend_from_slice(t);
+            }
+            let causes = vec![ErrorCause {
+                code: cause::UNRECOGNIZED_PARAMETERS,
+                info,
+            }];
+            self.send_error(causes, self.cfg.primary_peer);
+        }
         self.state = State::CookieEchoed;
         self.t1_retries = 0;
         self.t1 = Some(self.now + self.t1_timeout());
@@ -770,6 +809,9 @@ impl Association {
                 self.stop_timers();
                 self.stats.aborted = true;
             }
+            // Informational here: no cause this end acts on is ever provoked by what it
+            // sends (RFC 9260 3.3.10 leaves the handling to the cause).
+            Chunk::Error { .. } => self.stats.errors_received += 1,
             _ => {}
         }
     }
@@ -866,24 +908,47 @@ impl Endpoint for Association {
             return;
         };
         self.pkt_src = pkt.ip.src;
-        let is_init = sctp.chunks.iter().any(|c| matches!(c, Chunk::Init(_)));
-        let is_cookie_echo = sctp
+        // RFC 9260 3.2: an unknown chunk whose type has the high bit clear ends the
+        // packet; it and everything after it go unprocessed.
+        let end = sctp
             .chunks
             .iter()
-            .any(|c| matches!(c, Chunk::CookieEcho { .. }));
+            .position(|c| matches!(c, Chunk::Unknown(u) if u.stops_packet()))
+            .map_or(sctp.chunks.len(), |i| i + 1);
+        let chunks = &sctp.chunks[..end];
+        let is_init = chunks.iter().any(|c| matches!(c, Chunk::Init(_)));
+        let is_cookie_echo = chunks.iter().any(|c| matches!(c, Chunk::CookieEcho { .. }));
         // RFC 9260 8.5: every packet but an INIT (tag 0) and a COOKIE-ECHO (checked
         // against the cookie) must carry our tag, or it is dropped.
         if !is_init && !is_cookie_echo && sctp.vtag != self.local_tag {
             self.stats.bad_vtag_drops += 1;
             return;
         }
-        let had_data = sctp.chunks.iter().any(|c| matches!(c, Chunk::Data(_)));
+        let had_data = chunks.iter().any(|c| matches!(c, Chunk::Data(_)));
         if had_data {
             // RFC 9260 6.4: the SACK goes where the DATA came from.
             self.sack_dest = pkt.ip.src;
         }
-        for c in &sctp.chunks {
-            self.handle_chunk(sctp.vtag, c);
+        let mut causes = Vec::new();
+        for c in chunks {
+            match c {
+                Chunk::Unknown(u) => {
+                    self.stats.unknown_chunks += 1;
+                    if u.reports() {
+                        causes.push(u.cause());
+                    }
+                }
+                c => self.handle_chunk(sctp.vtag, c),
+            }
+        }
+        // RFC 9260 3.2: chunk types 01 and 11 are reported in one ERROR chunk per
+        // packet, to an association's peer only (before one exists there is no tag to
+        // send it under; the INIT ACK path answers statelessly).
+        if !causes.is_empty()
+            && self.peer_tag != 0
+            && !matches!(self.state, State::Closed | State::CookieWait | State::Done)
+        {
+            self.send_error(causes, pkt.ip.src);
         }
         if had_data {
             if let Some(inb) = self.inb.as_mut() {
@@ -1254,6 +1319,7 @@ mod tests {
             inbound_streams: 1,
             initial_tsn: 1,
             addrs: vec![],
+            unrecognized: vec![],
         })
     }
 
@@ -1363,5 +1429,120 @@ mod tests {
         s.handle_packet(SimTime::ZERO, &packet(good_tag ^ 1, vec![data]));
         assert_eq!(s.stats.bad_vtag_drops, 1);
         assert_eq!(s.inb.as_ref().map(|i| i.delivered_total), Some(0));
+    }
+
+    #[test]
+    fn init_ack_parameters_to_report_ride_behind_the_cookie_echo() {
+        // RFC 9260 3.2.2: the receiver of an INIT ACK reports its unrecognized
+        // parameters in an ERROR chunk ("Unrecognized Parameters", cause 8) bundled
+        // with the COOKIE ECHO, which comes first (6.10).
+        let (mut c, mut s) = (client(), server());
+        let mut ack = handshake_to_init_ack(&mut c, &mut s);
+        let TransportRepr::Sctp(repr) = &mut ack.transport else {
+            panic!("SCTP")
+        };
+        let Some(Chunk::InitAck(ia)) = repr.chunks.first_mut() else {
+            panic!("INIT ACK")
+        };
+        // Forward-TSN-Supported (0xC000, length 4) and a 6-byte 0x4001 parameter.
+        ia.unrecognized = vec![vec![0xc0, 0, 0, 4], vec![0x40, 1, 0, 6, 9, 9]];
+        c.handle_packet(SimTime::ZERO, &ack);
+        let out = drain(&mut c, SimTime::ZERO);
+        assert_eq!(out.len(), 1, "one packet");
+        let chunks = &sctp(&out[0]).chunks;
+        assert!(matches!(chunks[0], Chunk::CookieEcho { .. }));
+        assert_eq!(
+            chunks[1],
+            Chunk::Error {
+                t_bit: false,
+                causes: vec![ErrorCause {
+                    code: 8,
+                    info: vec![0xc0, 0, 0, 4, 0x40, 1, 0, 6, 9, 9],
+                }],
+            }
+        );
+        assert_eq!(c.stats.errors_sent, 1);
+    }
+
+    #[test]
+    fn unknown_chunks_follow_their_type_bits() {
+        // RFC 9260 3.2 on an established server: 0x80 (10) skipped silently, 0xC1 (11)
+        // skipped and reported, 0x41 (01) stops the packet and is reported,
+        // 0x3F (00) stops it silently; DATA is processed only before a stop.
+        let (mut c, mut s) = (client(), server());
+        let ack = handshake_to_init_ack(&mut c, &mut s);
+        c.handle_packet(SimTime::ZERO, &ack);
+        let echo = drain(&mut c, SimTime::ZERO);
+        s.handle_packet(SimTime::ZERO, &echo[0]);
+        drain(&mut s, SimTime::ZERO);
+        let tag = sctp(&echo[0]).vtag;
+        let unknown = |kind: u8| {
+            Chunk::Unknown(crate::net::wire::UnknownChunk {
+                kind,
+                flags: 0,
+                value: vec![],
+            })
+        };
+        // The client's initial TSN is the first DATA the server expects.
+        let first = c.out.as_ref().map_or(0, |o| o.cum_ack.wrapping_add(1));
+        let data = |tsn: u32| {
+            Chunk::Data(DataChunk {
+                tsn,
+                stream: 0,
+                ssn: tsn.wrapping_sub(first) as u16,
+                ppid: 0,
+                flags: DataFlags::UNFRAGMENTED,
+                payload_len: 100,
+            })
+        };
+        let delivered = |s: &Association| s.inb.as_ref().map_or(0, |i| i.delivered_total);
+        let errors = |pkts: &[Packet]| -> Vec<Chunk> {
+            pkts.iter()
+                .flat_map(|p| sctp(p).chunks.iter())
+                .filter(|c| matches!(c, Chunk::Error { .. }))
+                .cloned()
+                .collect()
+        };
+        let cause6 = |kind: u8| ErrorCause {
+            code: 6,
+            info: vec![kind, 0, 0, 4],
+        };
+        let t = SimTime::from_nanos(1_000_000);
+        s.handle_packet(
+            t,
+            &packet(tag, vec![unknown(0x80), unknown(0xc1), data(first)]),
+        );
+        assert_eq!(delivered(&s), 100);
+        assert_eq!(
+            errors(&drain(&mut s, t)),
+            vec![Chunk::Error {
+                t_bit: false,
+                causes: vec![cause6(0xc1)]
+            }]
+        );
+        s.handle_packet(
+            t,
+            &packet(tag, vec![unknown(0x41), data(first.wrapping_add(1))]),
+        );
+        assert_eq!(
+            delivered(&s),
+            100,
+            "DATA behind a stopping chunk is discarded"
+        );
+        assert_eq!(
+            errors(&drain(&mut s, t)),
+            vec![Chunk::Error {
+                t_bit: false,
+                causes: vec![cause6(0x41)]
+            }]
+        );
+        s.handle_packet(
+            t,
+            &packet(tag, vec![data(first.wrapping_add(1)), unknown(0x3f)]),
+        );
+        assert_eq!(delivered(&s), 200, "chunks before the stop are processed");
+        assert!(errors(&drain(&mut s, t)).is_empty());
+        assert_eq!(s.stats.unknown_chunks, 4);
+        assert_eq!(s.stats.errors_sent, 2);
     }
 }

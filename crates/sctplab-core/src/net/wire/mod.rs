@@ -28,7 +28,10 @@ pub mod udp;
 pub use ipv4::{HEADER_LEN as IPV4_HEADER_LEN, Ipv4Repr};
 pub use packet::{TransportRepr, emit_ipv4_packet, parse_ipv4_packet};
 pub use sctp::SctpRepr;
-pub use sctp_chunk::{Chunk, DataChunk, DataFlags, InitAckChunk, InitChunk, SackChunk};
+pub use sctp_chunk::{
+    Chunk, DataChunk, DataFlags, ErrorCause, InitAckChunk, InitChunk, SackChunk, UnknownChunk,
+    cause,
+};
 pub use tcp::{SackBlocks, TcpFlags, TcpOptions, TcpRepr};
 pub use udp::UdpRepr;
 

@@ -68,7 +68,8 @@ impl SctpRepr {
     /// Parses a whole SCTP packet (`buf` is exactly the IP payload). The
     /// CRC32c is verified before anything else is looked at; then every
     /// chunk must parse (see the policy in [`super::sctp_chunk`]) and the
-    /// chunks must cover the buffer exactly.
+    /// chunks must cover the buffer exactly, up to an unknown chunk that
+    /// stops the packet (RFC 9260 3.2), after which nothing is read.
     pub fn parse(buf: &[u8]) -> Result<SctpRepr, WireError> {
         if buf.len() < HEADER_LEN {
             return Err(WireError::Truncated);
@@ -86,7 +87,12 @@ impl SctpRepr {
         let mut rest = &buf[HEADER_LEN..];
         while !rest.is_empty() {
             let (chunk, used) = Chunk::parse(rest)?;
+            // RFC 9260 3.2: the receiver discards what follows such a chunk unread.
+            let stop = matches!(&chunk, Chunk::Unknown(u) if u.stops_packet());
             chunks.push(chunk);
+            if stop {
+                break;
+            }
             rest = rest.get(used..).ok_or(WireError::Truncated)?;
         }
         if chunks.is_empty() {
@@ -175,6 +181,7 @@ mod tests {
                 inbound_streams: 4,
                 initial_tsn: 5,
                 addrs: vec![],
+                unrecognized: vec![],
             })],
         };
         let buf = emit_vec(&repr);
@@ -227,13 +234,27 @@ mod tests {
         trailing.extend_from_slice(&[0, 0]);
         fix_crc(&mut trailing);
         assert_eq!(SctpRepr::parse(&trailing), Err(WireError::Truncated));
-        let mut unknown = emit_vec(&bundle());
-        unknown[12] = 0x40; // chunk type 64
-        fix_crc(&mut unknown);
-        assert_eq!(
-            SctpRepr::parse(&unknown),
-            Err(WireError::UnsupportedChunk(0x40))
-        );
+    }
+
+    #[test]
+    fn unknown_chunks_stop_or_skip_by_their_type_bits() {
+        // RFC 9260 3.2. The bundle's first chunk (a SACK) retyped 0x40 (bits 01):
+        // the parse ends with it and the rest is not read, not even trailing garbage.
+        let mut stop = emit_vec(&bundle());
+        stop[12] = 0x40;
+        stop.extend_from_slice(&[0xff; 3]);
+        fix_crc(&mut stop);
+        let p = SctpRepr::parse(&stop).expect("parse");
+        assert_eq!(p.chunks.len(), 1);
+        assert!(matches!(&p.chunks[0], Chunk::Unknown(u) if u.kind == 0x40));
+        // Retyped 0xc0 (bits 11): skipped, the three chunks behind it still parse.
+        let mut skip = emit_vec(&bundle());
+        skip[12] = 0xc0;
+        fix_crc(&mut skip);
+        let p = SctpRepr::parse(&skip).expect("parse");
+        assert_eq!(p.chunks.len(), 4);
+        assert_eq!(p.chunks[1..], bundle().chunks[1..]);
+        assert_eq!(SctpRepr::parse(&emit_vec(&p)), Ok(p));
     }
 
     #[test]

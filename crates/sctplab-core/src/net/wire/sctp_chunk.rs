@@ -6,16 +6,20 @@
 //! (§3.2). Padding counts in the packet size: see [`Chunk::padded_len`].
 //!
 //! Parse policy:
-//! - Chunk types not listed in [`chunk_type`] are refused with
-//!   [`WireError::UnsupportedChunk`] rather than skipped: the simulator only
-//!   emits these types, so an unknown one means a bug or a foreign capture,
-//!   and silently dropping it would hide that.
+//! - Chunk types not listed in [`chunk_type`] parse as [`Chunk::Unknown`],
+//!   whose two high-order type bits say what the receiver does (§3.2):
+//!   [`UnknownChunk::stops_packet`] and [`UnknownChunk::reports`]. A chunk
+//!   that stops the packet ends the parse: the bytes after it are not looked
+//!   at, as the receiver discards them unprocessed.
 //! - Padding must be present, even after the last chunk (the sender MUST
 //!   pad, §3.2); its content is ignored.
 //! - Fixed-size chunks must have exactly their size; reserved flag bits are
 //!   ignored (§3.3: "ignored on receipt").
-//! - Optional INIT / INIT ACK parameters are bounds-checked and skipped; an
-//!   ABORT's error causes are bounds-checked by the length only and dropped.
+//! - INIT / INIT ACK parameters this module does not recognize follow the
+//!   two high-order bits of their type (§3.2.1): skipped, or the rest of the
+//!   chunk's parameters left unprocessed, and those to be reported kept in
+//!   `unrecognized`. An ABORT's error causes are bounds-checked by the length
+//!   only and dropped.
 
 use std::fmt;
 use std::ops::BitOr;
@@ -36,9 +40,21 @@ pub mod chunk_type {
     pub const ABORT: u8 = 6;
     pub const SHUTDOWN: u8 = 7;
     pub const SHUTDOWN_ACK: u8 = 8;
+    pub const ERROR: u8 = 9;
     pub const COOKIE_ECHO: u8 = 10;
     pub const COOKIE_ACK: u8 = 11;
     pub const SHUTDOWN_COMPLETE: u8 = 14;
+
+    /// Whether this module decodes chunks of type `kind`.
+    pub const fn is_known(kind: u8) -> bool {
+        matches!(kind, 0..=11 | 14)
+    }
+}
+
+/// Whether a chunk of type `kind` ends the processing of its packet: an unknown type
+/// whose high-order bit is clear (RFC 9260 3.2, bits 00 and 01).
+pub const fn stops_packet(kind: u8) -> bool {
+    !chunk_type::is_known(kind) && kind & 0x80 == 0
 }
 
 /// Heartbeat Info parameter (§3.3.5).
@@ -47,8 +63,42 @@ const PARAM_HEARTBEAT_INFO: u16 = 1;
 const PARAM_IPV4_ADDRESS: u16 = 5;
 /// Length of an IPv4 Address parameter (no padding needed).
 pub const IPV4_ADDRESS_PARAM_LEN: usize = 8;
+/// IPv6 Address parameter (§3.3.2.1): recognized, not used (IPv4 only).
+const PARAM_IPV6_ADDRESS: u16 = 6;
 /// State Cookie parameter of INIT ACK (§3.3.3.1).
 const PARAM_STATE_COOKIE: u16 = 7;
+/// Unrecognized Parameter of INIT ACK (§3.3.3.1): one INIT parameter reported back.
+const PARAM_UNRECOGNIZED: u16 = 8;
+/// Cookie Preservative (§3.3.2.1): recognized; the lifetime increment is not granted.
+const PARAM_COOKIE_PRESERVATIVE: u16 = 9;
+/// Host Name Address (§3.3.2.1, deprecated): recognized, not used.
+const PARAM_HOST_NAME: u16 = 11;
+/// Supported Address Types (§3.3.2.1): recognized; only IPv4 is used anyway.
+const PARAM_SUPPORTED_ADDRESS_TYPES: u16 = 12;
+/// Parameters RFC 9260 defines for INIT and INIT ACK (§3.3.2, §3.3.3); any other
+/// type is unrecognized and handled by its high-order bits (§3.2.1).
+const INIT_PARAMS: [u16; 5] = [
+    PARAM_IPV4_ADDRESS,
+    PARAM_IPV6_ADDRESS,
+    PARAM_COOKIE_PRESERVATIVE,
+    PARAM_HOST_NAME,
+    PARAM_SUPPORTED_ADDRESS_TYPES,
+];
+const INIT_ACK_PARAMS: [u16; 5] = [
+    PARAM_IPV4_ADDRESS,
+    PARAM_IPV6_ADDRESS,
+    PARAM_STATE_COOKIE,
+    PARAM_UNRECOGNIZED,
+    PARAM_HOST_NAME,
+];
+
+/// Error cause codes (§3.3.10).
+pub mod cause {
+    /// Unrecognized Chunk Type (§3.3.10.6): the chunk, complete with its header.
+    pub const UNRECOGNIZED_CHUNK_TYPE: u16 = 6;
+    /// Unrecognized Parameters (§3.3.10.8): the complete parameter TLVs.
+    pub const UNRECOGNIZED_PARAMETERS: u16 = 8;
+}
 /// Type and length of a parameter (§3.2.1).
 const PARAM_HEADER_LEN: usize = 4;
 /// The T bit of ABORT and SHUTDOWN COMPLETE (§3.3.7, §3.3.13): set when
@@ -159,6 +209,10 @@ pub struct InitChunk {
     /// IPv4 Address parameters (§3.3.2.1), in order. Empty: the receiver uses
     /// the packet's source address as the sole destination.
     pub addrs: Vec<[u8; 4]>,
+    /// Parameters not recognized whose type asks for a report (§3.2.1: type
+    /// bits 01 or 11), each a complete TLV without padding, in order. Emitted
+    /// verbatim after the addresses.
+    pub unrecognized: Vec<Vec<u8>>,
 }
 
 /// INIT ACK chunk (§3.3.3): the INIT fields, IPv4 Address parameters and the
@@ -171,7 +225,56 @@ pub struct InitAckChunk {
     pub inbound_streams: u16,
     pub initial_tsn: u32,
     pub addrs: Vec<[u8; 4]>,
+    /// As in [`InitChunk::unrecognized`]; emitted after the cookie.
+    pub unrecognized: Vec<Vec<u8>>,
+    /// Unrecognized Parameter parameters (§3.3.3.1): the INIT's parameters this
+    /// end reports back, one complete TLV each. Emitted before the cookie.
+    pub reported: Vec<Vec<u8>>,
     pub state_cookie: Vec<u8>,
+}
+
+/// One error cause of an ERROR chunk (§3.3.10): code and cause-specific information.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ErrorCause {
+    pub code: u16,
+    pub info: Vec<u8>,
+}
+
+/// A chunk whose type this module does not know (§3.2).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownChunk {
+    pub kind: u8,
+    pub flags: u8,
+    pub value: Vec<u8>,
+}
+
+impl UnknownChunk {
+    /// §3.2: type bits 00 and 01 stop the processing of the packet (this chunk and
+    /// all after it are discarded); 10 and 11 skip only this chunk.
+    pub fn stops_packet(&self) -> bool {
+        self.kind & 0x80 == 0
+    }
+
+    /// §3.2: type bits 01 and 11 ask for an ERROR chunk with an "Unrecognized Chunk
+    /// Type" cause.
+    pub fn reports(&self) -> bool {
+        self.kind & 0x40 != 0
+    }
+
+    /// The chunk as it arrived (header and value, no padding): the information of
+    /// its "Unrecognized Chunk Type" cause (§3.3.10.6).
+    pub fn cause(&self) -> ErrorCause {
+        let len = CHUNK_HEADER_LEN + self.value.len();
+        let mut info = Vec::with_capacity(len);
+        info.push(self.kind);
+        info.push(self.flags);
+        info.extend_from_slice(&len_u16(len, "SCTP chunk").to_be_bytes());
+        info.extend_from_slice(&self.value);
+        ErrorCause {
+            code: cause::UNRECOGNIZED_CHUNK_TYPE,
+            info,
+        }
+    }
 }
 
 /// SACK chunk (§3.3.4).
@@ -248,6 +351,13 @@ pub enum Chunk {
     ShutdownComplete {
         t_bit: bool,
     },
+    /// OPERATION ERROR (§3.3.10).
+    Error {
+        t_bit: bool,
+        causes: Vec<ErrorCause>,
+    },
+    /// A chunk type this module does not know (§3.2).
+    Unknown(UnknownChunk),
 }
 
 // A chunk always has at least its 4-byte header, so an `is_empty` to go
@@ -269,13 +379,18 @@ impl Chunk {
             Chunk::CookieEcho { .. } => chunk_type::COOKIE_ECHO,
             Chunk::CookieAck => chunk_type::COOKIE_ACK,
             Chunk::ShutdownComplete { .. } => chunk_type::SHUTDOWN_COMPLETE,
+            Chunk::Error { .. } => chunk_type::ERROR,
+            Chunk::Unknown(u) => u.kind,
         }
     }
 
     fn flags(&self) -> u8 {
         match self {
             Chunk::Data(d) => d.flags.bits(),
-            Chunk::Abort { t_bit } | Chunk::ShutdownComplete { t_bit } => u8::from(*t_bit) * FLAG_T,
+            Chunk::Abort { t_bit }
+            | Chunk::ShutdownComplete { t_bit }
+            | Chunk::Error { t_bit, .. } => u8::from(*t_bit) * FLAG_T,
+            Chunk::Unknown(u) => u.flags,
             _ => 0,
         }
     }
@@ -290,13 +405,27 @@ impl Chunk {
         CHUNK_HEADER_LEN
             + match self {
                 Chunk::Data(d) => DataChunk::HEADER_LEN - CHUNK_HEADER_LEN + d.payload_len as usize,
-                Chunk::Init(i) => INIT_FIXED_LEN + IPV4_ADDRESS_PARAM_LEN * i.addrs.len(),
+                Chunk::Init(i) => {
+                    INIT_FIXED_LEN
+                        + IPV4_ADDRESS_PARAM_LEN * i.addrs.len()
+                        + tlvs_len(i.unrecognized.iter().map(Vec::len))
+                }
                 Chunk::InitAck(ia) => {
                     INIT_FIXED_LEN
                         + IPV4_ADDRESS_PARAM_LEN * ia.addrs.len()
-                        + PARAM_HEADER_LEN
-                        + ia.state_cookie.len()
+                        + ia.reported
+                            .iter()
+                            .map(|t| pad4(PARAM_HEADER_LEN + t.len()))
+                            .sum::<usize>()
+                        + tlvs_len(
+                            std::iter::once(PARAM_HEADER_LEN + ia.state_cookie.len())
+                                .chain(ia.unrecognized.iter().map(Vec::len)),
+                        )
                 }
+                Chunk::Error { causes, .. } => {
+                    tlvs_len(causes.iter().map(|c| PARAM_HEADER_LEN + c.info.len()))
+                }
+                Chunk::Unknown(u) => u.value.len(),
                 Chunk::Sack(s) => {
                     SackChunk::len_with(s.gaps.len(), s.dups.len()) - CHUNK_HEADER_LEN
                 }
@@ -348,7 +477,8 @@ impl Chunk {
                     i.inbound_streams,
                     i.initial_tsn,
                 );
-                emit_addrs(&mut value[INIT_FIXED_LEN..], &i.addrs);
+                let at = INIT_FIXED_LEN + emit_addrs(&mut value[INIT_FIXED_LEN..], &i.addrs);
+                emit_tlvs(&mut value[at..], &i.unrecognized);
             }
             Chunk::InitAck(ia) => {
                 emit_init_fields(
@@ -359,8 +489,20 @@ impl Chunk {
                     ia.inbound_streams,
                     ia.initial_tsn,
                 );
-                let at = INIT_FIXED_LEN + emit_addrs(&mut value[INIT_FIXED_LEN..], &ia.addrs);
+                let mut at = INIT_FIXED_LEN + emit_addrs(&mut value[INIT_FIXED_LEN..], &ia.addrs);
+                for t in &ia.reported {
+                    emit_param(&mut value[at..], PARAM_UNRECOGNIZED, t);
+                    let end = at + pad4(PARAM_HEADER_LEN + t.len());
+                    value[at + PARAM_HEADER_LEN + t.len()..end].fill(0);
+                    at = end;
+                }
+                // Unrecognized parameters go last: one that stops the parameter walk
+                // (§3.2.1) must not hide the cookie from a parser.
+                let cookie_end = at + PARAM_HEADER_LEN + ia.state_cookie.len();
                 emit_param(&mut value[at..], PARAM_STATE_COOKIE, &ia.state_cookie);
+                let end = (at + pad4(cookie_end - at)).min(value.len());
+                value[cookie_end..end].fill(0);
+                emit_tlvs(&mut value[end..], &ia.unrecognized);
             }
             Chunk::Sack(s) => {
                 write_u32(value, 0, s.cum_tsn_ack);
@@ -383,6 +525,16 @@ impl Chunk {
             }
             Chunk::Shutdown { cum_tsn_ack } => write_u32(value, 0, *cum_tsn_ack),
             Chunk::CookieEcho { cookie } => value.copy_from_slice(cookie),
+            Chunk::Error { causes, .. } => {
+                let mut at = 0;
+                for c in causes {
+                    let end = (at + pad4(PARAM_HEADER_LEN + c.info.len())).min(value.len());
+                    emit_param(&mut value[at..], c.code, &c.info);
+                    value[at + PARAM_HEADER_LEN + c.info.len()..end].fill(0);
+                    at = end;
+                }
+            }
+            Chunk::Unknown(u) => value.copy_from_slice(&u.value),
             Chunk::Abort { .. }
             | Chunk::ShutdownAck
             | Chunk::CookieAck
@@ -424,7 +576,8 @@ impl Chunk {
             chunk_type::INIT => {
                 let (mut init, params) = parse_init_fields(value)?;
                 let mut bad_addr = false;
-                walk_params(params, |ptype, pvalue| {
+                let mut unrecognized = Vec::new();
+                walk_init_params(params, &INIT_PARAMS, &mut unrecognized, |ptype, pvalue| {
                     if ptype == PARAM_IPV4_ADDRESS {
                         match <[u8; 4]>::try_from(pvalue) {
                             Ok(a) => init.addrs.push(a),
@@ -432,6 +585,7 @@ impl Chunk {
                         }
                     }
                 })?;
+                init.unrecognized = unrecognized;
                 if bad_addr {
                     return Err(WireError::BadLength);
                 }
@@ -442,16 +596,25 @@ impl Chunk {
                 let mut cookie = None;
                 let mut addrs = Vec::new();
                 let mut bad_addr = false;
-                walk_params(params, |ptype, pvalue| {
-                    if ptype == PARAM_STATE_COOKIE && cookie.is_none() {
-                        cookie = Some(pvalue);
-                    } else if ptype == PARAM_IPV4_ADDRESS {
-                        match <[u8; 4]>::try_from(pvalue) {
-                            Ok(a) => addrs.push(a),
-                            Err(_) => bad_addr = true,
+                let mut unrecognized = Vec::new();
+                let mut reported = Vec::new();
+                walk_init_params(
+                    params,
+                    &INIT_ACK_PARAMS,
+                    &mut unrecognized,
+                    |ptype, pvalue| {
+                        if ptype == PARAM_STATE_COOKIE && cookie.is_none() {
+                            cookie = Some(pvalue);
+                        } else if ptype == PARAM_UNRECOGNIZED {
+                            reported.push(pvalue.to_vec());
+                        } else if ptype == PARAM_IPV4_ADDRESS {
+                            match <[u8; 4]>::try_from(pvalue) {
+                                Ok(a) => addrs.push(a),
+                                Err(_) => bad_addr = true,
+                            }
                         }
-                    }
-                })?;
+                    },
+                )?;
                 if bad_addr {
                     return Err(WireError::BadLength);
                 }
@@ -463,6 +626,8 @@ impl Chunk {
                     inbound_streams: init.inbound_streams,
                     initial_tsn: init.initial_tsn,
                     addrs,
+                    unrecognized,
+                    reported,
                     state_cookie: cookie.to_vec(),
                 })
             }
@@ -499,7 +664,24 @@ impl Chunk {
                     t_bit: flags & FLAG_T != 0,
                 }
             }
-            other => return Err(WireError::UnsupportedChunk(other)),
+            chunk_type::ERROR => {
+                let mut causes = Vec::new();
+                walk_params(value, |code, info| {
+                    causes.push(ErrorCause {
+                        code,
+                        info: info.to_vec(),
+                    })
+                })?;
+                Chunk::Error {
+                    t_bit: flags & FLAG_T != 0,
+                    causes,
+                }
+            }
+            kind => Chunk::Unknown(UnknownChunk {
+                kind,
+                flags,
+                value: value.to_vec(),
+            }),
         };
         Ok((chunk, padded))
     }
@@ -557,6 +739,7 @@ fn parse_init_fields(value: &[u8]) -> Result<(InitChunk, &[u8]), WireError> {
         inbound_streams: read_u16(value, 10)?,
         initial_tsn: read_u32(value, 12)?,
         addrs: Vec::new(),
+        unrecognized: Vec::new(),
     };
     Ok((init, &value[INIT_FIXED_LEN..]))
 }
@@ -582,6 +765,68 @@ fn walk_params<'a>(
         params = params.get(pad4(plen)..).unwrap_or(&[]);
     }
     Ok(())
+}
+
+/// Walks INIT / INIT ACK parameters: `known` types go to `visit`; any other follows
+/// the two high-order bits of its type (§3.2.1): 00 stop, 01 stop and report, 10 skip,
+/// 11 skip and report, where stopping leaves this and every later parameter
+/// unprocessed. Reported parameters are appended to `unrecognized` as complete TLVs.
+fn walk_init_params<'a>(
+    mut params: &'a [u8],
+    known: &[u16],
+    unrecognized: &mut Vec<Vec<u8>>,
+    mut visit: impl FnMut(u16, &'a [u8]),
+) -> Result<(), WireError> {
+    while !params.is_empty() {
+        let ptype = read_u16(params, 0)?;
+        let plen = usize::from(read_u16(params, 2)?);
+        if plen < PARAM_HEADER_LEN {
+            return Err(WireError::BadLength);
+        }
+        let tlv = params.get(..plen).ok_or(WireError::BadLength)?;
+        if known.contains(&ptype) {
+            visit(ptype, &tlv[PARAM_HEADER_LEN..]);
+        } else {
+            if ptype & 0x4000 != 0 {
+                unrecognized.push(tlv.to_vec());
+            }
+            if ptype & 0x8000 == 0 {
+                return Ok(());
+            }
+        }
+        params = params.get(pad4(plen)..).unwrap_or(&[]);
+    }
+    Ok(())
+}
+
+/// Bytes a run of TLVs of these unpadded lengths takes inside a chunk length: every
+/// one padded to 4 except the last, whose padding the chunk length leaves out (§3.2).
+fn tlvs_len(lens: impl Iterator<Item = usize>) -> usize {
+    let mut total = 0;
+    let mut last = 0;
+    for l in lens {
+        total += pad4(l);
+        last = pad4(l) - l;
+    }
+    total - last
+}
+
+/// Writes TLVs verbatim, each padded to 4 except where the slice ends first (the
+/// chunk's final padding is written by the caller).
+fn emit_tlvs(buf: &mut [u8], tlvs: &[Vec<u8>]) {
+    let mut at = 0;
+    for t in tlvs {
+        at += emit_padded(&mut buf[at..], t);
+    }
+}
+
+/// Writes `t` and zero padding up to 4 (as far as `buf` reaches); returns the bytes
+/// the padded TLV takes.
+fn emit_padded(buf: &mut [u8], t: &[u8]) -> usize {
+    buf[..t.len()].copy_from_slice(t);
+    let end = pad4(t.len()).min(buf.len());
+    buf[t.len()..end].fill(0);
+    pad4(t.len())
 }
 
 fn parse_heartbeat_info(value: &[u8]) -> Result<Vec<u8>, WireError> {
@@ -650,6 +895,7 @@ mod tests {
                 inbound_streams: 65535,
                 initial_tsn: 42,
                 addrs: vec![],
+                unrecognized: vec![],
             }),
             Chunk::Init(InitChunk {
                 init_tag: 7,
@@ -658,6 +904,7 @@ mod tests {
                 inbound_streams: 65535,
                 initial_tsn: 3,
                 addrs: vec![[10, 0, 0, 1], [11, 0, 0, 1]],
+                unrecognized: vec![],
             }),
             Chunk::InitAck(InitAckChunk {
                 init_tag: 0x8765_4321,
@@ -666,6 +913,8 @@ mod tests {
                 inbound_streams: 5,
                 initial_tsn: 1000,
                 addrs: vec![],
+                unrecognized: vec![],
+                reported: vec![],
                 state_cookie: vec![0xc0; 13],
             }),
             Chunk::InitAck(InitAckChunk {
@@ -675,6 +924,8 @@ mod tests {
                 inbound_streams: 5,
                 initial_tsn: 1000,
                 addrs: vec![[10, 0, 0, 2], [11, 0, 0, 2], [12, 0, 0, 2]],
+                unrecognized: vec![],
+                reported: vec![],
                 state_cookie: vec![0xc0; 13],
             }),
             Chunk::Sack(SackChunk {
@@ -770,6 +1021,8 @@ mod tests {
             inbound_streams: 1,
             initial_tsn: 1,
             addrs: vec![],
+            unrecognized: vec![],
+            reported: vec![],
             state_cookie: vec![0; 13],
         });
         // 20 fixed + 4 parameter header + 13 cookie; 3 bytes of padding.
@@ -819,6 +1072,8 @@ mod tests {
             inbound_streams: 11,
             initial_tsn: 0x0102_0304,
             addrs: vec![],
+            unrecognized: vec![],
+            reported: vec![],
             state_cookie: vec![0xaa, 0xbb],
         });
         // §3.3.3: type 2, flags 0, length 26 = 20 + (4 + 2); State Cookie
@@ -856,6 +1111,7 @@ mod tests {
             inbound_streams: 0xffff,
             initial_tsn: 9,
             addrs: vec![[10, 0, 0, 1], [11, 0, 0, 1]],
+            unrecognized: vec![],
         });
         assert_eq!(init.len(), 36);
         assert_eq!(
@@ -874,6 +1130,8 @@ mod tests {
             inbound_streams: 1,
             initial_tsn: 7,
             addrs: vec![[12, 1, 2, 3]],
+            unrecognized: vec![],
+            reported: vec![],
             state_cookie: vec![0xaa, 0xbb],
         });
         assert_eq!((ack.len(), ack.padded_len()), (34, 36));
@@ -938,8 +1196,6 @@ mod tests {
 
     #[test]
     fn rejects_inconsistent_chunks() {
-        let unsupported = Chunk::parse(&[9, 0, 0, 4]);
-        assert_eq!(unsupported, Err(WireError::UnsupportedChunk(9)));
         assert_eq!(Chunk::parse(&[0, 0, 0, 3]), Err(WireError::BadLength));
         assert_eq!(
             Chunk::parse(&[0, 0, 0, 8, 0, 0, 0, 0]),
@@ -1002,5 +1258,175 @@ mod tests {
             }
             let _ = Chunk::parse(&buf);
         }
+    }
+
+    #[test]
+    fn unknown_chunk_types_keep_their_bytes_and_bits() {
+        // RFC 9260 3.2: the two high-order bits of the type decide (00 stop, 01 stop
+        // and report, 10 skip, 11 skip and report). A 5-byte value: length 9, padded
+        // to 12.
+        let bytes = [0xc0, 0x07, 0, 9, 1, 2, 3, 4, 5, 0, 0, 0];
+        let (chunk, used) = Chunk::parse(&bytes).expect("parse");
+        let u = UnknownChunk {
+            kind: 0xc0,
+            flags: 7,
+            value: vec![1, 2, 3, 4, 5],
+        };
+        assert_eq!((chunk.clone(), used), (Chunk::Unknown(u.clone()), 12));
+        assert_eq!(emit_vec(&chunk), bytes);
+        assert!(!u.stops_packet() && u.reports());
+        for (kind, stops, reports) in [
+            (0x3f, true, false),
+            (0x40, true, true),
+            (0x80, false, false),
+            (0xff, false, true),
+        ] {
+            let u = UnknownChunk {
+                kind,
+                flags: 0,
+                value: vec![],
+            };
+            assert_eq!(
+                (u.stops_packet(), u.reports()),
+                (stops, reports),
+                "{kind:#x}"
+            );
+            assert_eq!(stops_packet(kind), stops);
+        }
+        // Known types never stop a packet as unknown ones.
+        assert!(!stops_packet(chunk_type::DATA) && !stops_packet(chunk_type::ERROR));
+        // The "Unrecognized Chunk Type" cause (3.3.10.6) holds the chunk as it came,
+        // header included, without padding.
+        assert_eq!(
+            u_cause(&bytes),
+            ErrorCause {
+                code: 6,
+                info: bytes[..9].to_vec()
+            }
+        );
+    }
+
+    fn u_cause(chunk: &[u8]) -> ErrorCause {
+        match Chunk::parse(chunk) {
+            Ok((Chunk::Unknown(u), _)) => u.cause(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn known_answer_error_chunk() {
+        // 3.3.10: type 9, T bit in the flags; causes are TLVs padded to 4 except the
+        // last, whose padding the chunk length leaves out. Cause 6 with a 9-byte
+        // chunk: 4 + 9 = 13 (16 padded); cause 8 with one 4-byte parameter: 8.
+        // Chunk length 4 + 16 + 8 = 28.
+        let err = Chunk::Error {
+            t_bit: true,
+            causes: vec![
+                ErrorCause {
+                    code: 6,
+                    info: vec![0xc0, 0, 0, 9, 1, 2, 3, 4, 5],
+                },
+                ErrorCause {
+                    code: 8,
+                    info: vec![0xc0, 0, 0, 4],
+                },
+            ],
+        };
+        assert_eq!((err.len(), err.padded_len()), (28, 28));
+        let bytes = emit_vec(&err);
+        assert_eq!(
+            bytes,
+            [
+                9, 1, 0, 28, 0, 6, 0, 13, 0xc0, 0, 0, 9, 1, 2, 3, 4, 5, 0, 0, 0, 0, 8, 0, 8, 0xc0,
+                0, 0, 4
+            ]
+        );
+        assert_eq!(Chunk::parse(&bytes), Ok((err, 28)));
+        // One cause of 13 bytes: the chunk length is 17, 20 on the wire.
+        let one = Chunk::Error {
+            t_bit: false,
+            causes: vec![ErrorCause {
+                code: 6,
+                info: vec![0x40, 0, 0, 9, 1, 2, 3, 4, 5],
+            }],
+        };
+        assert_eq!((one.len(), one.padded_len()), (17, 20));
+        assert_eq!(Chunk::parse(&emit_vec(&one)), Ok((one, 20)));
+    }
+
+    #[test]
+    fn unrecognized_init_parameters_follow_their_type_bits() {
+        // 3.2.1 on an INIT: an IPv4 address, 0x8000 (10: skip), 0xC000 (11: skip,
+        // report), 0x4001 with 2 value bytes (01: stop, report), then an address that
+        // is no longer processed.
+        let mut bytes = vec![1, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 9];
+        bytes.extend([0, 5, 0, 8, 10, 0, 0, 1]);
+        bytes.extend([0x80, 0, 0, 4]);
+        bytes.extend([0xc0, 0, 0, 4]);
+        bytes.extend([0x40, 1, 0, 6, 7, 7, 0, 0]);
+        bytes.extend([0, 5, 0, 8, 11, 0, 0, 1]);
+        let len = bytes.len() as u16;
+        bytes[2..4].copy_from_slice(&len.to_be_bytes());
+        let (chunk, used) = Chunk::parse(&bytes).expect("parse");
+        assert_eq!(used, bytes.len());
+        let Chunk::Init(init) = chunk else {
+            panic!("INIT")
+        };
+        assert_eq!(init.addrs, vec![[10, 0, 0, 1]]);
+        assert_eq!(
+            init.unrecognized,
+            vec![vec![0xc0, 0, 0, 4], vec![0x40, 1, 0, 6, 7, 7]]
+        );
+        // Type 00 (0x0010): stop without a report; the 0xC000 behind it is not read.
+        let mut bytes = vec![1, 0, 0, 28, 0, 0, 0, 1, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 9];
+        bytes.extend([0, 0x10, 0, 4, 0xc0, 0, 0, 4]);
+        let (chunk, _) = Chunk::parse(&bytes).expect("parse");
+        assert!(matches!(chunk, Chunk::Init(i) if i.unrecognized.is_empty()));
+        // The recognized parameters of 3.3.2 (Supported Address Types, Cookie
+        // Preservative) are not reported.
+        let mut bytes = vec![1, 0, 0, 36, 0, 0, 0, 1, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 9];
+        bytes.extend([0, 12, 0, 6, 0, 5, 0, 0, 0, 9, 0, 8, 0, 0, 0, 1]);
+        let (chunk, _) = Chunk::parse(&bytes).expect("parse");
+        assert!(matches!(chunk, Chunk::Init(i) if i.unrecognized.is_empty()));
+    }
+
+    #[test]
+    fn known_answer_init_ack_reporting_a_parameter() {
+        // 3.3.3: an Unrecognized Parameter (type 8) wraps the INIT's 0xC000 parameter
+        // (4 + 4 = 8 bytes), then the State Cookie (4 + 2, last, padding not counted):
+        // length 20 + 8 + 6 = 34, 36 on the wire.
+        let ack = Chunk::InitAck(InitAckChunk {
+            init_tag: 5,
+            a_rwnd: 6,
+            outbound_streams: 1,
+            inbound_streams: 1,
+            initial_tsn: 7,
+            addrs: vec![],
+            unrecognized: vec![],
+            reported: vec![vec![0xc0, 0, 0, 4]],
+            state_cookie: vec![0xaa, 0xbb],
+        });
+        assert_eq!((ack.len(), ack.padded_len()), (34, 36));
+        let bytes = emit_vec(&ack);
+        assert_eq!(
+            bytes,
+            [
+                2, 0, 0, 34, 0, 0, 0, 5, 0, 0, 0, 6, 0, 1, 0, 1, 0, 0, 0, 7, 0, 8, 0, 8, 0xc0, 0,
+                0, 4, 0, 7, 0, 6, 0xaa, 0xbb, 0, 0
+            ]
+        );
+        assert_eq!(Chunk::parse(&bytes), Ok((ack, 36)));
+        // An INIT ACK whose own unknown 0x4002 parameter (stop, report) follows the
+        // cookie: reported, and re-emitted behind the cookie so it still parses.
+        let mut bytes = bytes;
+        bytes.extend([0x40, 2, 0, 4]);
+        bytes[2..4].copy_from_slice(&40u16.to_be_bytes());
+        let (chunk, used) = Chunk::parse(&bytes).expect("parse");
+        assert_eq!(used, 40);
+        let Chunk::InitAck(ia) = &chunk else {
+            panic!("INIT ACK")
+        };
+        assert_eq!(ia.unrecognized, vec![vec![0x40, 2, 0, 4]]);
+        assert_eq!(emit_vec(&chunk), bytes);
     }
 }
