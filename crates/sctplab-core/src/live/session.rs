@@ -428,8 +428,26 @@ impl Session {
             return;
         };
         self.record(now, from, self.local, data);
-        let repr = match SctpRepr::parse(data) {
-            Ok(r) => r,
+        // Decoded into the packet kept for the machine, whose chunk list (and SACK
+        // lists) are reused: no allocation per datagram once they have grown.
+        if !matches!(self.rx_pkt.transport, TransportRepr::Sctp(_)) {
+            self.rx_pkt.transport = TransportRepr::Sctp(SctpRepr {
+                src_port: 0,
+                dst_port: 0,
+                vtag: 0,
+                chunks: Vec::new(),
+            });
+        }
+        let TransportRepr::Sctp(repr) = &mut self.rx_pkt.transport else {
+            return;
+        };
+        let (vtag, peer_port, dst_port, has_shutdown_ack) = match repr.parse_into(data) {
+            Ok(()) => (
+                repr.vtag,
+                repr.src_port,
+                repr.dst_port,
+                repr.chunks.iter().any(|c| matches!(c, Chunk::ShutdownAck)),
+            ),
             Err(e) => {
                 self.counters.malformed += 1;
                 if e == WireError::BadChecksum {
@@ -438,27 +456,28 @@ impl Session {
                 return;
             }
         };
-        if repr.dst_port != self.local_sctp_port
+        if dst_port != self.local_sctp_port
             || (self.role == Role::Client && Some(from) != self.peer)
         {
             self.counters.misdirected += 1;
             return;
         }
         self.last_from = Some(from);
-        self.last_from_port = repr.src_port;
+        self.last_from_port = peer_port;
         if self.assoc.state == State::Done {
-            self.after_close(now, &repr);
+            // RFC 9260 8.4 (5): after the association is gone, a SHUTDOWN-ACK gets a
+            // SHUTDOWN-COMPLETE with the T bit (the peer's own tag reflected).
+            if has_shutdown_ack {
+                self.shutdown_complete_t(now, vtag, peer_port, from);
+            }
             return;
         }
         let had_inb = self.assoc.inb.is_some();
         let drops = self.assoc.stats.bad_vtag_drops;
-        let (vtag, peer_port) = (repr.vtag, repr.src_port);
-        let ootb_reply = self.assoc.state == State::Closed
-            && self.role == Role::Server
-            && repr.chunks.iter().any(|c| matches!(c, Chunk::ShutdownAck));
+        let ootb_reply =
+            self.assoc.state == State::Closed && self.role == Role::Server && has_shutdown_ack;
         self.rx_pkt.ip.src = from.ip().octets();
         self.rx_pkt.ip.dst = self.local.ip().octets();
-        self.rx_pkt.transport = TransportRepr::Sctp(repr);
         self.assoc.handle_packet(now, &self.rx_pkt);
         if ootb_reply {
             self.shutdown_complete_t(now, vtag, peer_port, from);
@@ -515,16 +534,6 @@ impl Session {
         top.map_or(inb.cum_tsn.wrapping_add(1), |t| {
             t.wrapping_sub(inb.highest_tsn).wrapping_add(1)
         })
-    }
-
-    /// RFC 9260 8.4 (5): after the association is gone, a SHUTDOWN-ACK gets a
-    /// SHUTDOWN-COMPLETE with the T bit (the peer's own tag reflected).
-    fn after_close(&mut self, now: SimTime, repr: &SctpRepr) {
-        if repr.chunks.iter().any(|c| matches!(c, Chunk::ShutdownAck)) {
-            if let Some(from) = self.last_from {
-                self.shutdown_complete_t(now, repr.vtag, repr.src_port, from);
-            }
-        }
     }
 
     fn shutdown_complete_t(&mut self, now: SimTime, vtag: u32, peer_port: u16, to: SocketAddrV4) {

@@ -71,6 +71,21 @@ impl SctpRepr {
     /// chunks must cover the buffer exactly, up to an unknown chunk that
     /// stops the packet (RFC 9260 3.2), after which nothing is read.
     pub fn parse(buf: &[u8]) -> Result<SctpRepr, WireError> {
+        let mut repr = SctpRepr {
+            src_port: 0,
+            dst_port: 0,
+            vtag: 0,
+            chunks: Vec::new(),
+        };
+        repr.parse_into(buf)?;
+        Ok(repr)
+    }
+
+    /// [`SctpRepr::parse`] into `self`, reusing its chunk list and the gap and
+    /// duplicate lists of the SACKs in it, so a receive loop that keeps one
+    /// `SctpRepr` allocates nothing per packet once those have grown. On an
+    /// error `self` holds some unspecified, valid packet.
+    pub fn parse_into(&mut self, buf: &[u8]) -> Result<(), WireError> {
         if buf.len() < HEADER_LEN {
             return Err(WireError::Truncated);
         }
@@ -83,27 +98,42 @@ impl SctpRepr {
         if sctp_crc32c(buf) != stored {
             return Err(WireError::BadChecksum);
         }
-        let mut chunks = Vec::new();
+        let mut n = 0;
         let mut rest = &buf[HEADER_LEN..];
-        while !rest.is_empty() {
-            let (chunk, used) = Chunk::parse(rest)?;
-            // RFC 9260 3.2: the receiver discards what follows such a chunk unread.
-            let stop = matches!(&chunk, Chunk::Unknown(u) if u.stops_packet());
-            chunks.push(chunk);
-            if stop {
-                break;
+        let parsed = loop {
+            if rest.is_empty() {
+                break Ok(());
             }
-            rest = rest.get(used..).ok_or(WireError::Truncated)?;
-        }
-        if chunks.is_empty() {
+            let used = match self.chunks.get_mut(n) {
+                Some(slot) => Chunk::parse_in_place(rest, slot),
+                None => Chunk::parse(rest).map(|(chunk, used)| {
+                    self.chunks.push(chunk);
+                    used
+                }),
+            };
+            let used = match used {
+                Ok(u) => u,
+                Err(e) => break Err(e),
+            };
+            n += 1;
+            // RFC 9260 3.2: the receiver discards what follows such a chunk unread.
+            if matches!(&self.chunks[n - 1], Chunk::Unknown(u) if u.stops_packet()) {
+                break Ok(());
+            }
+            match rest.get(used..) {
+                Some(r) => rest = r,
+                None => break Err(WireError::Truncated),
+            }
+        };
+        self.chunks.truncate(n);
+        parsed?;
+        if self.chunks.is_empty() {
             return Err(WireError::Malformed("SCTP packet without chunks"));
         }
-        Ok(SctpRepr {
-            src_port: read_u16(buf, 0)?,
-            dst_port: read_u16(buf, 2)?,
-            vtag: read_u32(buf, 4)?,
-            chunks,
-        })
+        self.src_port = read_u16(buf, 0)?;
+        self.dst_port = read_u16(buf, 2)?;
+        self.vtag = read_u32(buf, 4)?;
+        Ok(())
     }
 }
 
@@ -286,5 +316,36 @@ mod tests {
                 let _ = SctpRepr::parse(&bad);
             }
         }
+    }
+
+    #[test]
+    fn parse_into_reuses_and_matches_parse() {
+        // One representation across packets of different shapes decodes each exactly
+        // as a fresh parse does, and keeps its lists' memory.
+        let other = SctpRepr {
+            src_port: 1,
+            dst_port: 2,
+            vtag: 3,
+            chunks: vec![data(1, 8)],
+        };
+        let mut r = SctpRepr::parse(&emit_vec(&bundle())).expect("bundle");
+        for p in [other.clone(), bundle(), other, bundle()] {
+            r.parse_into(&emit_vec(&p)).expect("parse");
+            assert_eq!(r, p);
+        }
+        // A SACK decoded where a SACK was keeps that SACK's gap list.
+        let gaps_at = |r: &SctpRepr| match &r.chunks[0] {
+            Chunk::Sack(s) => s.gaps.as_ptr(),
+            c => panic!("{c:?}"),
+        };
+        let before = gaps_at(&r);
+        r.parse_into(&emit_vec(&bundle())).expect("parse");
+        assert_eq!(gaps_at(&r), before);
+        // A refused packet leaves a valid representation that the next one replaces.
+        let mut bad = emit_vec(&bundle());
+        bad[20] ^= 1;
+        assert_eq!(r.parse_into(&bad), Err(WireError::BadChecksum));
+        r.parse_into(&emit_vec(&bundle())).expect("parse");
+        assert_eq!(r, bundle());
     }
 }

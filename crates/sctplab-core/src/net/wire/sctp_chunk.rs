@@ -687,6 +687,34 @@ impl Chunk {
     }
 }
 
+impl Chunk {
+    /// [`Chunk::parse`] into `slot`: a SACK read where a SACK was keeps that SACK's
+    /// gap and duplicate lists, so a reused chunk list stops allocating once they have
+    /// grown. Returns the bytes the chunk occupies; on an error `slot` is unchanged.
+    pub fn parse_in_place(buf: &[u8], slot: &mut Chunk) -> Result<usize, WireError> {
+        match slot {
+            Chunk::Sack(s) if read_u8(buf, 0)? == chunk_type::SACK => {
+                let len = usize::from(read_u16(buf, 2)?);
+                if len < CHUNK_HEADER_LEN {
+                    return Err(WireError::BadLength);
+                }
+                let padded = pad4(len);
+                if buf.len() < padded {
+                    return Err(WireError::Truncated);
+                }
+                parse_sack_into(&buf[CHUNK_HEADER_LEN..len], s)?;
+                Ok(padded)
+            }
+            // DATA and the other fixed chunks own no heap memory: a plain store.
+            _ => {
+                let (chunk, used) = Chunk::parse(buf)?;
+                *slot = chunk;
+                Ok(used)
+            }
+        }
+    }
+}
+
 fn emit_init_fields(value: &mut [u8], tag: u32, a_rwnd: u32, os: u16, mis: u16, tsn: u32) {
     write_u32(value, 0, tag);
     write_u32(value, 4, a_rwnd);
@@ -841,29 +869,42 @@ fn parse_heartbeat_info(value: &[u8]) -> Result<Vec<u8>, WireError> {
 }
 
 fn parse_sack(value: &[u8]) -> Result<SackChunk, WireError> {
+    let mut sack = SackChunk {
+        cum_tsn_ack: 0,
+        a_rwnd: 0,
+        gaps: Vec::new(),
+        dups: Vec::new(),
+    };
+    parse_sack_into(value, &mut sack)?;
+    Ok(sack)
+}
+
+/// Reads a SACK's value into `sack`, reusing its lists; `sack` is untouched on an
+/// error (every check comes before the first write).
+fn parse_sack_into(value: &[u8], sack: &mut SackChunk) -> Result<(), WireError> {
     let n_gaps = usize::from(read_u16(value, 8)?);
     let n_dups = usize::from(read_u16(value, 10)?);
     // The counts and the chunk length must agree exactly (§3.3.4).
     if value.len() + CHUNK_HEADER_LEN != SackChunk::len_with(n_gaps, n_dups) {
         return Err(WireError::BadLength);
     }
-    let mut gaps = Vec::with_capacity(n_gaps);
-    let mut at = 12;
-    for _ in 0..n_gaps {
-        gaps.push((read_u16(value, at)?, read_u16(value, at + 2)?));
-        at += 4;
-    }
-    let mut dups = Vec::with_capacity(n_dups);
-    for _ in 0..n_dups {
-        dups.push(read_u32(value, at)?);
-        at += 4;
-    }
-    Ok(SackChunk {
-        cum_tsn_ack: read_u32(value, 0)?,
-        a_rwnd: read_u32(value, 4)?,
-        gaps,
-        dups,
-    })
+    // The length check above guarantees every read below is in bounds.
+    let u16_at = |at: usize| u16::from_be_bytes([value[at], value[at + 1]]);
+    let u32_at =
+        |at: usize| u32::from_be_bytes([value[at], value[at + 1], value[at + 2], value[at + 3]]);
+    sack.cum_tsn_ack = u32_at(0);
+    sack.a_rwnd = u32_at(4);
+    let gaps_end = 12 + 4 * n_gaps;
+    sack.gaps.clear();
+    sack.gaps.extend(
+        (12..gaps_end)
+            .step_by(4)
+            .map(|at| (u16_at(at), u16_at(at + 2))),
+    );
+    sack.dups.clear();
+    sack.dups
+        .extend((gaps_end..gaps_end + 4 * n_dups).step_by(4).map(u32_at));
+    Ok(())
 }
 
 #[cfg(test)]
