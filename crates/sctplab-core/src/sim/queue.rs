@@ -537,6 +537,14 @@ impl<E> EventQueue<E> {
         self.superseded = self.superseded.max(time);
     }
 
+    /// Whether an event with key (time, seq) would have been popped by now: it is not
+    /// after the last event popped. For events kept out of the queue with a reserved
+    /// sequence number (a link's end of transmission).
+    #[inline]
+    pub fn passed(&self, time: SimTime, seq: u64) -> bool {
+        self.popped > 0 && key(time, seq) <= self.last
+    }
+
     /// (time, sequence number) of the last event popped.
     pub fn last_key(&self) -> (SimTime, u64) {
         (key_time(self.last), self.last as u64)
