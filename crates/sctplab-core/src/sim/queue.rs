@@ -287,6 +287,8 @@ pub struct EventQueue<E> {
     /// The most recent pops (at least `HISTORY` of them once there were that many):
     /// (key, `next_seq` when it was popped), for `seq_after`.
     history: History,
+    /// Whether pops are recorded in `history` (only `seq_after` reads it).
+    keep_history: bool,
     now: SimTime,
     popped: u64,
 }
@@ -314,9 +316,16 @@ impl<E> EventQueue<E> {
             next_seq: 0,
             last: 0,
             history: History::default(),
+            keep_history: true,
             now: SimTime::ZERO,
             popped: 0,
         }
+    }
+
+    /// Whether to remember recent pops for `seq_after` (on by default). A world that
+    /// never asks (no wireless NICs) turns it off: it is work on every pop.
+    pub fn keep_history(&mut self, on: bool) {
+        self.keep_history = on;
     }
 
     /// The current simulated time: the time of the last event popped.
@@ -504,7 +513,7 @@ impl<E> EventQueue<E> {
     /// counter if none), minus one.
     fn after_index(&self, i: usize) -> u64 {
         assert!(
-            i > 0 || self.popped <= self.history.time.len() as u64,
+            self.keep_history && (i > 0 || self.popped <= self.history.time.len() as u64),
             "seq_after: key older than the pop history"
         );
         self.history.next.get(i).map_or(self.next_seq, |&n| n) - 1
@@ -598,7 +607,9 @@ impl<E> EventQueue<E> {
         let time = key_time(key);
         assert!(time >= self.now, "time ran backwards");
         self.last = key;
-        self.history.push(key, self.next_seq);
+        if self.keep_history {
+            self.history.push(key, self.next_seq);
+        }
         self.now = time;
         self.popped += 1;
         Some((time, event))

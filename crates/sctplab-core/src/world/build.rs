@@ -331,7 +331,12 @@ impl World {
             snoops,
             faults,
             pool: PacketPool::default(),
-            queue: EventQueue::with_capacity(4096),
+            queue: {
+                let mut q = EventQueue::with_capacity(4096);
+                // The pop history serves the wireless MACs' virtual events only.
+                q.keep_history(wireless.is_some());
+                q
+            },
             window,
             stop_at: s.duration().map(|d| SimTime::ZERO + d),
             series_interval: f.series.interval.map_or(DEFAULT_SERIES_INTERVAL, |d| d.0),
