@@ -8,7 +8,8 @@
 //! counter, and `pop` always returns the event with the smallest key. Where an event is
 //! kept does not change that order, so three stores serve different patterns cheaply:
 //!
-//! - a 4-ary min-heap for ordinary events;
+//! - for ordinary events, a 4-ary min-heap while few are pending, a radix heap beyond
+//!   a few thousand (`Store`);
 //! - *runs* (`schedule_run`): a batch of events scheduled together (one frame reaching
 //!   every receiver in range) is sorted once and consumed in order, instead of entering
 //!   the heap one by one;
@@ -90,6 +91,267 @@ impl History {
         }
         lo
     }
+}
+
+/// Ordinary events: a 4-ary heap while few are pending, a radix heap beyond
+/// `RADIX_ABOVE` (back to the heap below `HEAP_BELOW`). Both pop by key; which one holds
+/// the events changes nothing but speed.
+// One per queue and never moved: the size of the larger variant costs nothing.
+#[allow(clippy::large_enum_variant)]
+enum Store<E> {
+    Heap(Vec<Entry<E>>),
+    Radix(Radix<E>),
+}
+
+/// Pending ordinary events above which the radix heap takes over. Measured: with few
+/// pending events (a wired run holds tens) the 4-ary heap is faster (TCP case of
+/// bench/RESULTS.md: 1.88 s against 2.11 s of user CPU), at 100,000 the radix heap is
+/// about twice as fast (`benches/kernel.rs`): its cost hardly grows with the size.
+const RADIX_ABOVE: usize = 4096;
+/// ... and below which the 4-ary heap comes back (hysteresis: no switching to and fro).
+const HEAP_BELOW: usize = 1024;
+
+/// A radix heap (Ahuja, Mehlhorn, Orlin and Tarjan 1990) over the 128-bit keys, with
+/// 4-bit digits. It needs monotone keys, which a future-event list has: every key
+/// pushed is above the last key popped from it (`base`). A key whose highest digit
+/// differing from `base` is digit `d` goes to bucket (d, its own digit d); it shares
+/// every digit above `d` with `base`, so every key of a bucket is below every key of a
+/// later bucket in (d, digit) order. A pop takes the least key of the first non-empty
+/// bucket, makes it the new base, and spreads the rest of that bucket over lower
+/// digits (the other buckets keep their place). An event moves at most once per
+/// digit, in practice two or three times (the digits in which pending times differ).
+struct Radix<E> {
+    base: Key,
+    /// `DIGITS * RADIX` buckets, bucket (d, v) at `d * RADIX + v`.
+    buckets: Vec<Vec<Entry<E>>>,
+    /// Bit `d` set iff some bucket of digit `d` is not empty ...
+    levels: u32,
+    /// ... and bit `v` of `digits[d]` (words of 64 bits) iff bucket (d, v) is not empty.
+    digits: [[u64; RADIX / 64]; DIGITS],
+    len: usize,
+    /// The minimum's (key, bucket), when known.
+    min: Option<(Key, u32, u32)>,
+}
+
+const DIGIT_BITS: u32 = 8;
+const RADIX: usize = 1 << DIGIT_BITS;
+const DIGITS: usize = 128 / DIGIT_BITS as usize;
+
+/// The bucket of `k` for base `base`.
+#[inline]
+fn bucket(k: Key, base: Key) -> u32 {
+    let x = k ^ base;
+    let d = 127u32.saturating_sub(x.leading_zeros()) / DIGIT_BITS;
+    let v = (k >> (d * DIGIT_BITS)) as u32 & (RADIX as u32 - 1);
+    d * RADIX as u32 + v
+}
+
+impl<E> Radix<E> {
+    fn new(base: Key) -> Self {
+        Radix {
+            base,
+            buckets: (0..DIGITS * RADIX).map(|_| Vec::new()).collect(),
+            levels: 0,
+            digits: [[0; RADIX / 64]; DIGITS],
+            len: 0,
+            min: None,
+        }
+    }
+
+    #[inline]
+    fn mark(&mut self, b: u32) {
+        let d = b as usize / RADIX;
+        let v = b as usize % RADIX;
+        self.levels |= 1 << d;
+        self.digits[d][v / 64] |= 1 << (v % 64);
+    }
+
+    #[inline]
+    fn unmark(&mut self, b: u32) {
+        let d = b as usize / RADIX;
+        let v = b as usize % RADIX;
+        self.digits[d][v / 64] &= !(1 << (v % 64));
+        if self.digits[d].iter().all(|&w| w == 0) {
+            self.levels &= !(1 << d);
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, e: Entry<E>) {
+        debug_assert!(e.key >= self.base, "radix heap key below its base");
+        let b = bucket(e.key, self.base);
+        let v = &mut self.buckets[b as usize];
+        if let Some((m, ..)) = self.min {
+            if e.key < m {
+                self.min = Some((e.key, b, v.len() as u32));
+            }
+        }
+        v.push(e);
+        self.mark(b);
+        self.len += 1;
+    }
+
+    #[inline]
+    fn peek(&mut self) -> Option<Key> {
+        if self.min.is_none() && self.len > 0 {
+            let d = self.levels.trailing_zeros();
+            let words = &self.digits[d as usize];
+            let w = words.iter().position(|&w| w != 0).expect("level not empty");
+            let b = d * RADIX as u32 + (w * 64) as u32 + words[w].trailing_zeros();
+            let v = &self.buckets[b as usize];
+            let mut i = 0;
+            for (j, e) in v.iter().enumerate().skip(1) {
+                if e.key < v[i].key {
+                    i = j;
+                }
+            }
+            self.min = Some((v[i].key, b, i as u32));
+        }
+        self.min.map(|m| m.0)
+    }
+
+    fn pop(&mut self) -> Option<E> {
+        self.peek()?;
+        let (k, b, i) = self.min.take().expect("peeked");
+        let top = self.buckets[b as usize].swap_remove(i as usize);
+        self.len -= 1;
+        self.base = k;
+        if self.buckets[b as usize].is_empty() {
+            // The usual case below the top digits: a bucket of one.
+            self.unmark(b);
+            return Some(top.event);
+        }
+        // Spread the rest of the bucket below it, relative to the new base; the least
+        // of them is the next minimum (anything in a later bucket is above them all).
+        let mut rest = std::mem::take(&mut self.buckets[b as usize]);
+        self.unmark(b);
+        let mut min: Option<(Key, u32, u32)> = None;
+        for e in rest.drain(..) {
+            let nb = bucket(e.key, k);
+            let v = &mut self.buckets[nb as usize];
+            if min.is_none_or(|m| e.key < m.0) {
+                min = Some((e.key, nb, v.len() as u32));
+            }
+            v.push(e);
+            self.mark(nb);
+        }
+        if self.buckets[b as usize].is_empty() {
+            // Keep the allocation (a bucket of digit 0 may have refilled itself).
+            self.buckets[b as usize] = rest;
+        }
+        self.min = min;
+        Some(top.event)
+    }
+
+    /// Empties the radix heap into `out`.
+    fn drain_into(&mut self, out: &mut Vec<Entry<E>>) {
+        for v in &mut self.buckets {
+            out.append(v);
+        }
+        self.levels = 0;
+        self.digits = [[0; RADIX / 64]; DIGITS];
+        self.len = 0;
+        self.min = None;
+    }
+}
+
+impl<E> Store<E> {
+    fn len(&self) -> usize {
+        match self {
+            Store::Heap(h) => h.len(),
+            Store::Radix(r) => r.len,
+        }
+    }
+
+    /// Adds an event; `last` is the key of the last event popped from the queue (below
+    /// every pending key).
+    #[inline]
+    fn push(&mut self, e: Entry<E>, last: Key) {
+        match self {
+            Store::Heap(h) => {
+                h.push(e);
+                let n = h.len();
+                heap_sift_up(h, n - 1);
+                if h.len() > RADIX_ABOVE {
+                    let mut r = Radix::new(last);
+                    for e in h.drain(..) {
+                        r.push(e);
+                    }
+                    *self = Store::Radix(r);
+                }
+            }
+            Store::Radix(r) => r.push(e),
+        }
+    }
+
+    #[inline]
+    fn peek(&mut self) -> Option<Key> {
+        match self {
+            Store::Heap(h) => h.first().map(|e| e.key),
+            Store::Radix(r) => r.peek(),
+        }
+    }
+
+    #[inline]
+    fn pop(&mut self) -> E {
+        match self {
+            Store::Heap(h) => heap_pop(h),
+            Store::Radix(r) => {
+                let e = r.pop().expect("non-empty store");
+                if r.len < HEAP_BELOW {
+                    let mut h = Vec::with_capacity(RADIX_ABOVE + 1);
+                    r.drain_into(&mut h);
+                    h.sort_unstable_by_key(|e| e.key);
+                    *self = Store::Heap(h);
+                }
+                e
+            }
+        }
+    }
+}
+
+fn heap_sift_up<E>(h: &mut [Entry<E>], mut i: usize) {
+    let k = h[i].key;
+    while i > 0 {
+        let parent = (i - 1) / ARITY;
+        if h[parent].key <= k {
+            break;
+        }
+        h.swap(i, parent);
+        i = parent;
+    }
+}
+
+fn heap_pop<E>(h: &mut Vec<Entry<E>>) -> E {
+    let last = h.len() - 1;
+    h.swap(0, last);
+    let top = h.pop().expect("non-empty heap");
+    let n = h.len();
+    let mut i = 0;
+    if n > 1 {
+        let k = h[0].key;
+        loop {
+            let first = ARITY * i + 1;
+            if first >= n {
+                break;
+            }
+            let end = (first + ARITY).min(n);
+            let mut c = first;
+            let mut ck = h[first].key;
+            for (j, e) in h[first + 1..end].iter().enumerate() {
+                if e.key < ck {
+                    c = first + 1 + j;
+                    ck = e.key;
+                }
+            }
+            if ck >= k {
+                break;
+            }
+            h.swap(i, c);
+            i = c;
+        }
+    }
+    top.event
 }
 
 /// A batch of events sorted by decreasing key: the earliest is the last.
@@ -270,7 +532,7 @@ enum Src {
 }
 
 pub struct EventQueue<E> {
-    heap: Vec<Entry<E>>,
+    heap: Store<E>,
     /// Run storage; `active` lists the runs with events left, `spare` the empty ones
     /// (kept to reuse their allocation).
     runs: Vec<Run<E>>,
@@ -305,7 +567,7 @@ impl<E> EventQueue<E> {
 
     pub fn with_capacity(cap: usize) -> Self {
         EventQueue {
-            heap: Vec::with_capacity(cap),
+            heap: Store::Heap(Vec::with_capacity(cap.min(RADIX_ABOVE + 1))),
             runs: Vec::new(),
             active: Vec::new(),
             spare: Vec::new(),
@@ -366,8 +628,7 @@ impl<E> EventQueue<E> {
     /// Schedules `event` at `time`. Scheduling in the past is a model bug, not bad input.
     pub fn schedule(&mut self, time: SimTime, event: E) {
         let key = self.next_key(time);
-        self.heap.push(Entry { key, event });
-        self.heap_sift_up(self.heap.len() - 1);
+        self.heap.push(Entry { key, event }, self.last);
     }
 
     /// Schedules a batch of events, in the given order (so with consecutive sequence
@@ -462,8 +723,7 @@ impl<E> EventQueue<E> {
     pub fn schedule_reserved(&mut self, time: SimTime, seq: u64, event: E) {
         let k = key(time, seq);
         assert!(k > self.last, "reserved event scheduled in the past");
-        self.heap.push(Entry { key: k, event });
-        self.heap_sift_up(self.heap.len() - 1);
+        self.heap.push(Entry { key: k, event }, self.last);
     }
 
     /// Schedules `event` at `time` in slot `id`, replacing the slot's pending event if
@@ -567,7 +827,7 @@ impl<E> EventQueue<E> {
 
     fn earliest(&mut self) -> Option<(Key, Src)> {
         self.slots.settle();
-        let mut best: Option<(Key, Src)> = self.heap.first().map(|e| (e.key, Src::Heap));
+        let mut best: Option<(Key, Src)> = self.heap.peek().map(|k| (k, Src::Heap));
         for (i, &r) in self.active.iter().enumerate() {
             let k = self.runs[r as usize].items.last().expect("active run").key;
             if best.is_none_or(|(b, _)| k < b) {
@@ -591,7 +851,7 @@ impl<E> EventQueue<E> {
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         let (key, src) = self.earliest()?;
         let event = match src {
-            Src::Heap => self.heap_pop(),
+            Src::Heap => self.heap.pop(),
             Src::Run(i) => {
                 let r = self.active[i] as usize;
                 let run = &mut self.runs[r].items;
@@ -613,52 +873,6 @@ impl<E> EventQueue<E> {
         self.now = time;
         self.popped += 1;
         Some((time, event))
-    }
-
-    fn heap_sift_up(&mut self, mut i: usize) {
-        let h = &mut self.heap;
-        let k = h[i].key;
-        while i > 0 {
-            let parent = (i - 1) / ARITY;
-            if h[parent].key <= k {
-                break;
-            }
-            h.swap(i, parent);
-            i = parent;
-        }
-    }
-
-    fn heap_pop(&mut self) -> E {
-        let h = &mut self.heap;
-        let last = h.len() - 1;
-        h.swap(0, last);
-        let top = h.pop().expect("non-empty heap");
-        let n = h.len();
-        let mut i = 0;
-        if n > 1 {
-            let k = h[0].key;
-            loop {
-                let first = ARITY * i + 1;
-                if first >= n {
-                    break;
-                }
-                let end = (first + ARITY).min(n);
-                let mut c = first;
-                let mut ck = h[first].key;
-                for (j, e) in h[first + 1..end].iter().enumerate() {
-                    if e.key < ck {
-                        c = first + 1 + j;
-                        ck = e.key;
-                    }
-                }
-                if ck >= k {
-                    break;
-                }
-                h.swap(i, c);
-                i = c;
-            }
-        }
-        top.event
     }
 }
 
@@ -815,6 +1029,77 @@ mod tests {
             assert!(q.is_empty());
             assert_eq!(q.superseded_horizon().as_nanos(), stale_max, "seed {seed}");
         }
+    }
+
+    /// Many pending events, so that the store switches from the 4-ary heap to the radix
+    /// heap and back, with frequent ties in time and events scheduled with reserved
+    /// numbers: the pop order must be a `BTreeMap`'s over (time, sequence number).
+    #[test]
+    fn large_queues_pop_in_key_order_across_store_switches() {
+        use crate::sim::RngStream;
+        use std::collections::BTreeMap;
+        let mut r = RngStream::new(7, "queue-large");
+        let mut q: EventQueue<u64> = EventQueue::default();
+        let mut want: BTreeMap<(u64, u64), u64> = BTreeMap::new();
+        let mut reserved: Vec<(u64, u64)> = Vec::new();
+        let mut now = 0u64;
+        let mut id = 0u64;
+        let mut popped = 0usize;
+        let mut was_radix = false;
+        // Grow to about 3 * RADIX_ABOVE, shrink below HEAP_BELOW, grow again.
+        for phase in [3 * RADIX_ABOVE, HEAP_BELOW / 2, 2 * RADIX_ABOVE, 0] {
+            let grow = q.len() < phase;
+            while (grow && q.len() < phase) || (!grow && q.len() > phase) {
+                let adds = if grow { 3 } else { 1 };
+                for _ in 0..adds {
+                    // Times within 64 ns of now (many ties), or up to 2^40 ns later.
+                    let t = if r.next_u64() % 4 == 0 {
+                        now + r.next_u64() % (1 << 40)
+                    } else {
+                        now + r.next_u64() % 64
+                    };
+                    if r.next_u64() % 8 == 0 {
+                        reserved.push((t, q.reserve_seq()));
+                    } else {
+                        let seq = q.next_seq;
+                        q.schedule(SimTime::from_nanos(t), id);
+                        want.insert((t, seq), id);
+                        id += 1;
+                    }
+                }
+                // Reserved events are put in later, while still ahead of the last pop.
+                if let Some(&(t, seq)) = reserved.last() {
+                    if r.next_u64() % 2 == 0 {
+                        reserved.pop();
+                        if (t, seq) > (now, q.last_key().1) || popped == 0 {
+                            q.schedule_reserved(SimTime::from_nanos(t), seq, id);
+                            want.insert((t, seq), id);
+                            id += 1;
+                        }
+                    }
+                }
+                for _ in 0..2 {
+                    if grow && r.next_u64() % 2 == 0 {
+                        continue;
+                    }
+                    let Some(((t, seq), e)) = want.pop_first() else {
+                        break;
+                    };
+                    assert_eq!(q.pop(), Some((SimTime::from_nanos(t), e)));
+                    assert_eq!(q.last_key(), (SimTime::from_nanos(t), seq));
+                    now = t;
+                    popped += 1;
+                }
+                was_radix |= matches!(q.heap, Store::Radix(_));
+                assert_eq!(q.len(), want.len());
+            }
+        }
+        assert!(was_radix, "the test must reach the radix heap");
+        assert!(
+            matches!(q.heap, Store::Heap(_)),
+            "and come back to the 4-ary heap"
+        );
+        assert!(q.pop().is_none());
     }
 
     #[test]
