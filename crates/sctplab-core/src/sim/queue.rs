@@ -6,13 +6,15 @@
 //!
 //! Every event gets its key (time, sequence number) when it is scheduled, from one
 //! counter, and `pop` always returns the event with the smallest key. Where an event is
-//! kept does not change that order, so three stores serve different patterns cheaply:
+//! kept does not change that order, so four stores serve different patterns cheaply:
 //!
 //! - for ordinary events, a 4-ary min-heap while few are pending, a radix heap beyond
 //!   a few thousand (`Store`);
 //! - *runs* (`schedule_run`): a batch of events scheduled together (one frame reaching
 //!   every receiver in range) is sorted once and consumed in order, instead of entering
 //!   the heap one by one;
+//! - *lanes* (`schedule_lane`): events that come in key order per lane (a wired link's
+//!   arrivals) wait in a FIFO; only each lane's earliest is in an indexed heap;
 //! - *slots* (`schedule_slot`): at most one pending event per slot id (a MAC's next
 //!   timer). Scheduling into a busy slot replaces its event; the caller guarantees the
 //!   replaced one would have been a no-op when popped (a superseded timer generation), so
@@ -521,6 +523,22 @@ impl<E> Slots<E> {
         self.popped = Some(id);
         Some((self.keys[id as usize], e))
     }
+
+    /// The slot the root belongs to.
+    #[inline]
+    fn root(&self) -> Option<u32> {
+        self.heap.first().copied()
+    }
+}
+
+/// FIFO lanes (`schedule_lane`): each lane's events come in key order, so only its
+/// earliest is in an indexed heap (one slot per lane); the rest wait in order.
+struct Lanes<E> {
+    heads: Slots<E>,
+    waiting: Vec<std::collections::VecDeque<Entry<E>>>,
+    /// Events per lane, its head included.
+    count: Vec<u32>,
+    len: usize,
 }
 
 /// Where the earliest pending event is.
@@ -529,6 +547,7 @@ enum Src {
     Heap,
     Run(usize),
     Slot,
+    Lane,
 }
 
 pub struct EventQueue<E> {
@@ -542,6 +561,7 @@ pub struct EventQueue<E> {
     run_scratch: Vec<Entry<E>>,
     run_order: Vec<u64>,
     slots: Slots<E>,
+    lanes: Lanes<E>,
     superseded: SimTime,
     next_seq: u64,
     /// Key of the last event popped.
@@ -574,6 +594,12 @@ impl<E> EventQueue<E> {
             run_scratch: Vec::new(),
             run_order: Vec::new(),
             slots: Slots::new(),
+            lanes: Lanes {
+                heads: Slots::new(),
+                waiting: Vec::new(),
+                count: Vec::new(),
+                len: 0,
+            },
             superseded: SimTime::ZERO,
             next_seq: 0,
             last: 0,
@@ -606,7 +632,7 @@ impl<E> EventQueue<E> {
             .iter()
             .map(|&r| self.runs[r as usize].items.len())
             .sum();
-        self.heap.len() + in_runs + self.slots.len()
+        self.heap.len() + in_runs + self.slots.len() + self.lanes.len
     }
 
     pub fn is_empty(&self) -> bool {
@@ -629,6 +655,29 @@ impl<E> EventQueue<E> {
     pub fn schedule(&mut self, time: SimTime, event: E) {
         let key = self.next_key(time);
         self.heap.push(Entry { key, event }, self.last);
+    }
+
+    /// Schedules `event` at `time` in FIFO lane `lane`: the same as `schedule`, for
+    /// events that come in time order per lane (a link's arrivals), so that only each
+    /// lane's earliest event is in a heap. `time` must not be before the lane's last.
+    pub fn schedule_lane(&mut self, lane: usize, time: SimTime, event: E) {
+        let key = self.next_key(time);
+        let l = &mut self.lanes;
+        if lane >= l.count.len() {
+            l.count.resize(lane + 1, 0);
+            l.waiting.resize_with(lane + 1, Default::default);
+        }
+        if l.count[lane] == 0 {
+            l.heads.set(lane, key, event);
+        } else {
+            let tail = l.waiting[lane]
+                .back()
+                .map_or_else(|| l.heads.keys[lane], |e| e.key);
+            assert!(key_time(tail) <= time, "lane {lane} scheduled out of order");
+            l.waiting[lane].push_back(Entry { key, event });
+        }
+        l.count[lane] += 1;
+        l.len += 1;
     }
 
     /// Schedules a batch of events, in the given order (so with consecutive sequence
@@ -827,6 +876,7 @@ impl<E> EventQueue<E> {
 
     fn earliest(&mut self) -> Option<(Key, Src)> {
         self.slots.settle();
+        self.lanes.heads.settle();
         let mut best: Option<(Key, Src)> = self.heap.peek().map(|k| (k, Src::Heap));
         for (i, &r) in self.active.iter().enumerate() {
             let k = self.runs[r as usize].items.last().expect("active run").key;
@@ -837,6 +887,11 @@ impl<E> EventQueue<E> {
         if let Some(k) = self.slots.peek() {
             if best.is_none_or(|(b, _)| k < b) {
                 best = Some((k, Src::Slot));
+            }
+        }
+        if let Some(k) = self.lanes.heads.peek() {
+            if best.is_none_or(|(b, _)| k < b) {
+                best = Some((k, Src::Lane));
             }
         }
         best
@@ -863,6 +918,18 @@ impl<E> EventQueue<E> {
                 event
             }
             Src::Slot => self.slots.pop().expect("slot event").1,
+            Src::Lane => {
+                let l = &mut self.lanes;
+                let lane = l.heads.root().expect("lane head") as usize;
+                let event = l.heads.pop().expect("lane head").1;
+                l.count[lane] -= 1;
+                l.len -= 1;
+                // The lane's next event becomes its head: one sift from the root.
+                if let Some(next) = l.waiting[lane].pop_front() {
+                    l.heads.set(lane, next.key, next.event);
+                }
+                event
+            }
         };
         let time = key_time(key);
         assert!(time >= self.now, "time ran backwards");
@@ -1099,6 +1166,46 @@ mod tests {
             matches!(q.heap, Store::Heap(_)),
             "and come back to the 4-ary heap"
         );
+        assert!(q.pop().is_none());
+    }
+
+    /// FIFO lanes (times in order per lane, often equal across lanes and with plain
+    /// events) pop in the order of a `BTreeMap` over (time, sequence number).
+    #[test]
+    fn lanes_pop_in_key_order_with_other_events() {
+        use crate::sim::RngStream;
+        use std::collections::BTreeMap;
+        let mut r = RngStream::new(3, "queue-lanes");
+        let mut q: EventQueue<u64> = EventQueue::default();
+        let mut want: BTreeMap<(u64, u64), u64> = BTreeMap::new();
+        let mut lane_last = [0u64; 5];
+        let mut now = 0u64;
+        for id in 0..20_000u64 {
+            let seq = q.next_seq;
+            let t = if r.next_u64() % 3 == 0 {
+                let t = now + r.next_u64() % 16;
+                q.schedule(SimTime::from_nanos(t), id);
+                t
+            } else {
+                let lane = (r.next_u64() % 5) as usize;
+                let t = lane_last[lane].max(now) + r.next_u64() % 4;
+                lane_last[lane] = t;
+                q.schedule_lane(lane, SimTime::from_nanos(t), id);
+                t
+            };
+            want.insert((t, seq), id);
+            while r.next_u64() % 2 == 0 {
+                let Some(((t, _), e)) = want.pop_first() else {
+                    break;
+                };
+                assert_eq!(q.pop(), Some((SimTime::from_nanos(t), e)));
+                now = t;
+            }
+            assert_eq!(q.len(), want.len());
+        }
+        while let Some(((t, _), e)) = want.pop_first() {
+            assert_eq!(q.pop(), Some((SimTime::from_nanos(t), e)));
+        }
         assert!(q.pop().is_none());
     }
 

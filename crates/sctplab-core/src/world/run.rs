@@ -603,7 +603,9 @@ impl World {
         // as when it was scheduled as an event (ns-2's order: `LinkDelay::recv`).
         link.tx.end = Some((tx_end, self.queue.reserve_seq()));
         link.tx.end_queued = false;
-        self.queue.schedule(arrive, Event::Arrive(dir, pid, lost));
+        // A link's arrivals come in the order they leave: one FIFO lane per direction.
+        self.queue
+            .schedule_lane(dir.idx(), arrive, Event::Arrive(dir, pid, lost));
     }
 
     fn tx_done(&mut self, now: SimTime, dir: LinkDirId) {
