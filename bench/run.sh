@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Regenerates the numbers in bench/RESULTS.md: machine facts, the two criterion
-# benchmarks, and the wall time of one whole `sctplab run`.
+# Regenerates the numbers in bench/RESULTS.md: machine facts, the criterion benchmarks
+# (kernel, wired hop, TCP ack processing, SCTP SACK processing), and the wall time of
+# one whole `sctplab run`.
 #
 # Usage: bench/run.sh            (from anywhere; honours CARGO_TARGET_DIR)
 #        SCTPLAB=/path/to/sctplab bench/run.sh   to time a specific CLI
@@ -33,6 +34,14 @@ cargo bench -p sctplab-bench --bench kernel -- "${criterion_args[@]}"
 echo
 echo "== wired: UDP CBR over three hops, end to end"
 cargo bench -p sctplab-bench --bench wired -- "${criterion_args[@]}"
+
+echo
+echo "== tcp_ack: TCP-SACK ack processing, one hop, 1 % loss"
+cargo bench -p sctplab-bench --bench tcp_ack -- "${criterion_args[@]}"
+
+echo
+echo "== sctp_sack: SCTP SACK processing, one hop, without loss and with 1 % loss"
+cargo bench -p sctplab-bench --bench sctp_sack -- "${criterion_args[@]}"
 
 echo
 echo "== whole process: sctplab run scenarios/example-cbr.toml --quiet"

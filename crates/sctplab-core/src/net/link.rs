@@ -1,10 +1,10 @@
 //! One direction of a full-duplex point-to-point link: transmitter, drop-tail queue,
 //! serialisation at the link rate, propagation delay, and an optional loss model.
 
-use super::ids::{IfaceId, NodeId, PacketId};
+use super::ids::{IfaceId, NodeId};
 use super::loss::LossModel;
 use super::queue::DropTail;
-use crate::sim::{SimDuration, SimTime};
+use crate::sim::{EventQueue, SimDuration, SimTime};
 
 /// Counters of one link direction over the measurement window.
 #[derive(Clone, Debug, Default)]
@@ -31,8 +31,10 @@ pub struct LinkDir {
     pub delay: SimDuration,
     pub queue: DropTail,
     pub loss: LossModel,
-    /// The packet being serialised, if any.
-    pub transmitting: Option<PacketId>,
+    /// The transmitter: when its last packet finishes serialising.
+    pub tx: Transmitter,
+    /// (size, serialisation time) of recent packet sizes (`tx_time_cached`).
+    tx_cache: [(u32, SimDuration); TX_CACHE],
     pub counters: LinkCounters,
     /// False while a `[[faults]]` entry holds the link down.
     pub up: bool,
@@ -40,24 +42,97 @@ pub struct LinkDir {
     pub last_down: Option<SimTime>,
 }
 
+/// A FIFO transmitter without an event of its own.
+///
+/// A packet's departure time is known when it starts serialising, so the end of its
+/// transmission (ns-2's `Queue::resume` after `LinkDelay`'s transmission time) is kept
+/// as the key (time, sequence number) that its event would have had, the sequence
+/// number reserved from the event queue when the transmission starts, exactly where
+/// the event used to be scheduled. The transmitter is busy for an event being handled
+/// while that key is still ahead of the event's own key: the same answer, ties
+/// included, as when a `TxDone` event was popped for every packet. Only when a packet
+/// has to wait behind it does the `TxDone` enter the queue, with that key, to start
+/// the next transmission; a packet that finds the interface empty costs one event per
+/// hop (its arrival at the far end).
+#[derive(Clone, Debug, Default)]
+pub struct Transmitter {
+    /// Key of the end of the last transmission started, if any.
+    pub end: Option<(SimTime, u64)>,
+    /// Whether that end is in the event queue as a `TxDone` (packets are waiting).
+    pub end_queued: bool,
+}
+
+/// Serialisation times remembered per packet size (direct-mapped by the size's low
+/// bits): a link carries few sizes, and the division is the costly part.
+const TX_CACHE: usize = 4;
+
 impl LinkDir {
+    pub fn new(
+        name: String,
+        (from, to): (NodeId, NodeId),
+        (from_iface, to_iface): (IfaceId, IfaceId),
+        rate_bps: u64,
+        delay: SimDuration,
+        queue: DropTail,
+        loss: LossModel,
+    ) -> Self {
+        LinkDir {
+            name,
+            from,
+            to,
+            from_iface,
+            to_iface,
+            rate_bps,
+            delay,
+            queue,
+            loss,
+            tx: Transmitter::default(),
+            tx_cache: [(u32::MAX, SimDuration::ZERO); TX_CACHE],
+            counters: LinkCounters::default(),
+            up: true,
+            last_down: None,
+        }
+    }
+
     pub fn tx_time(&self, bytes: u32) -> SimDuration {
         SimDuration::transmission(u64::from(bytes), self.rate_bps)
+    }
+
+    /// `tx_time`, computed once per packet size (while the size stays in the cache).
+    #[inline]
+    pub fn tx_time_cached(&mut self, bytes: u32) -> SimDuration {
+        let e = &mut self.tx_cache[bytes as usize % TX_CACHE];
+        if e.0 != bytes {
+            *e = (
+                bytes,
+                SimDuration::transmission(u64::from(bytes), self.rate_bps),
+            );
+        }
+        e.1
     }
 
     /// Whether a packet arriving at `now` survived the link's faults: the link is up and
     /// did not go down since the packet started its transmission.
     pub fn carried(&self, now: SimTime, bytes: u32) -> bool {
-        let sent = SimTime::from_nanos(
-            now.as_nanos()
-                .saturating_sub(self.delay.as_nanos() + self.tx_time(bytes).as_nanos()),
-        );
-        self.up && self.last_down.is_none_or(|d| d < sent)
+        self.up
+            && self.last_down.is_none_or(|d| {
+                let sent = now
+                    .as_nanos()
+                    .saturating_sub(self.delay.as_nanos() + self.tx_time(bytes).as_nanos());
+                d < SimTime::from_nanos(sent)
+            })
+    }
+
+    /// Whether a packet is on the wire for the event being handled (the last one `q`
+    /// popped): the end of the last transmission is not behind it (see `Transmitter`).
+    #[inline]
+    pub fn busy<E>(&self, q: &EventQueue<E>) -> bool {
+        self.tx.end.is_some_and(|(t, seq)| !q.passed(t, seq))
     }
 
     /// Packets in the interface: waiting plus the one on the wire.
-    pub fn occupancy(&self) -> usize {
-        self.queue.len() + usize::from(self.transmitting.is_some())
+    pub fn occupancy<E>(&self, q: &EventQueue<E>) -> usize {
+        self.queue.len() + usize::from(self.busy(q))
     }
 }
 
@@ -66,4 +141,59 @@ pub fn overlap_ns(start: SimTime, end: SimTime, w0: SimTime, w1: SimTime) -> u64
     let a = start.max(w0);
     let b = end.min(w1);
     b.as_nanos().saturating_sub(a.as_nanos())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::loss::LossModel;
+
+    fn link() -> LinkDir {
+        LinkDir::new(
+            "a->b".into(),
+            (NodeId(0), NodeId(1)),
+            (IfaceId(0), IfaceId(1)),
+            1_000_000,
+            SimDuration::from_millis(1),
+            DropTail::new(10, None),
+            LossModel::default(),
+        )
+    }
+
+    /// ns-2's scheduler runs simultaneous events in the order they were scheduled. A
+    /// transmission that ends at t = 8 ms (1000 B at 1 Mb/s) is over for an event at
+    /// 8 ms scheduled after the transmission started, and still running for one
+    /// scheduled before it, with no event of its own in the queue.
+    #[test]
+    fn end_of_transmission_keeps_its_place_among_simultaneous_events() {
+        let mut q: EventQueue<&str> = EventQueue::default();
+        let mut l = link();
+        let t8 = SimTime::from_nanos(8_000_000);
+        q.schedule(SimTime::ZERO, "start");
+        q.schedule(t8, "before");
+        assert_eq!(q.pop(), Some((SimTime::ZERO, "start")));
+        assert!(!l.busy(&q));
+        let end = SimTime::ZERO + l.tx_time_cached(1000);
+        assert_eq!(end, t8);
+        l.tx.end = Some((end, q.reserve_seq()));
+        q.schedule(t8, "after");
+        assert!(l.busy(&q));
+        assert_eq!(l.occupancy(&q), 1);
+        assert_eq!(q.pop(), Some((t8, "before")));
+        assert!(l.busy(&q), "scheduled before the transmission started");
+        assert_eq!(q.pop(), Some((t8, "after")));
+        assert!(!l.busy(&q), "scheduled after it started");
+    }
+
+    #[test]
+    fn cached_serialisation_times_match_the_formula() {
+        // 1500 B at 1 Mb/s is 12 ms; 40 B is 320 us; sizes that share a cache line
+        // (1500 and 40 both map to entry 0) replace each other.
+        let mut l = link();
+        for b in [1500, 40, 1500, 1501, 40, 0, 65535] {
+            assert_eq!(l.tx_time_cached(b), l.tx_time(b), "{b} bytes");
+        }
+        assert_eq!(l.tx_time_cached(1500), SimDuration::from_millis(12));
+        assert_eq!(l.tx_time_cached(40), SimDuration::from_micros(320));
+    }
 }

@@ -655,95 +655,119 @@ impl Outbound {
                 cum.wrapping_add(u32::from(b)),
             )
         };
-        for k in 0..sack.gaps.len() {
-            let (_, end) = block(k);
-            if tsn_lt(highest_sacked, end) {
-                highest_sacked = end;
-            }
-        }
-        for i in 0..self.sent.len() {
-            let s = &mut self.sent[i];
-            let covered = (0..sack.gaps.len()).any(|k| {
-                let (a, b) = block(k);
-                tsn_le(a, s.tsn) && tsn_le(s.tsn, b)
-            });
-            let d = s.dest;
-            if covered {
-                if !s.gap_acked {
-                    s.gap_acked = true;
-                    let sc = &mut ps.scratch[d];
-                    if !sc.unacked_seen {
-                        sc.first_outstanding_acked = true;
-                    }
-                    sc.newly += f64::from(s.chunk_len);
-                    any_newly = true;
-                    if htna.is_none_or(|h| tsn_lt(h, s.tsn)) {
-                        htna = Some(s.tsn);
-                    }
-                    if ns2_pba && sc.in_ca && new_cum && !s.pba_counted {
-                        s.pba_counted = true;
-                        ps.paths[d].pba += f64::from(s.chunk_len);
-                    }
-                    // A chunk marked for retransmission that arrived after all was
-                    // counted out while marked; the mark goes.
-                    let was = s.mark.take();
-                    if was != Some(Mark::Timeout) {
-                        ps.scratch[d].clear_errors = true;
-                    }
-                    let s = self.sent[i].clone();
-                    Self::rtt_sample(now, &s, ps);
-                }
-            } else if s.gap_acked {
-                // A SACK older than one already seen (or reneging): count it again.
-                s.gap_acked = false;
-                ps.paths[d].outstanding += f64::from(s.chunk_len);
-            }
-            if !self.sent[i].gap_acked {
-                ps.scratch[d].unacked_seen = true;
-            }
-        }
-        // Missing reports (HTNA, and the modified HTNA of New-Reno SCTP).
+        // Without gap blocks nothing above the cumulative TSN is acked or reported
+        // missing (every chunk left is above it, and so above the highest TSN newly
+        // acked): one pass does what the general passes below would (same results).
         let mut fast_needed = false;
-        let threshold = self.k.fast_rtx_threshold;
-        let modified = self.k.modified_htna
-            && new_cum
-            && htna.is_some_and(|h| tsn_le(h, self.recover))
-            && self.k.fast_recovery;
-        // RFC 4960/9260 7.2.4: in fast recovery, a SACK advancing the cumulative ack
-        // reports every hole below its highest gap-acked TSN.
-        let rfc_fr = self.k.fast_recovery_miss_reports && was_in_fast_recovery && new_cum;
-        for s in self.sent.iter_mut() {
-            if s.gap_acked {
-                continue;
+        let mut marked = None;
+        if sack.gaps.is_empty() {
+            let mut any_mark = false;
+            let mut out = 0.0;
+            for s in self.sent.iter_mut() {
+                let d = s.dest;
+                if s.gap_acked {
+                    // A SACK older than one already seen (or reneging): count it again.
+                    s.gap_acked = false;
+                    ps.paths[d].outstanding += f64::from(s.chunk_len);
+                }
+                let sc = &mut ps.scratch[d];
+                sc.unacked_seen = true;
+                sc.has_any = true;
+                sc.has_unacked = true;
+                any_mark |= s.mark.is_some();
+                out += f64::from(s.chunk_len);
             }
-            let below_htna = htna.is_some_and(|h| tsn_lt(s.tsn, h));
-            let reported = if s.fast_rtxed && self.k.fast_rtx_repeat {
-                // A report counts against the retransmission only when data sent after
-                // it got through; otherwise the retransmission may just be in flight
-                // and every SACK of the window would retransmit it again.
-                below_htna && htna.is_some_and(|h| tsn_le(s.rtx_at, h))
-            } else {
-                below_htna || ((modified || rfc_fr) && tsn_lt(s.tsn, highest_sacked))
-            };
-            if reported {
-                s.missing += 1;
-                let eligible = !s.fast_rtxed || self.k.fast_rtx_repeat;
-                if s.missing >= threshold && eligible && s.mark.is_none() {
-                    s.mark = Some(Mark::Fast);
-                    s.fast_rtxed = true;
-                    fast_needed = true;
+            marked = Some((any_mark, out));
+        } else {
+            for k in 0..sack.gaps.len() {
+                let (_, end) = block(k);
+                if tsn_lt(highest_sacked, end) {
+                    highest_sacked = end;
+                }
+            }
+            for i in 0..self.sent.len() {
+                let s = &mut self.sent[i];
+                let covered = (0..sack.gaps.len()).any(|k| {
+                    let (a, b) = block(k);
+                    tsn_le(a, s.tsn) && tsn_le(s.tsn, b)
+                });
+                let d = s.dest;
+                if covered {
+                    if !s.gap_acked {
+                        s.gap_acked = true;
+                        let sc = &mut ps.scratch[d];
+                        if !sc.unacked_seen {
+                            sc.first_outstanding_acked = true;
+                        }
+                        sc.newly += f64::from(s.chunk_len);
+                        any_newly = true;
+                        if htna.is_none_or(|h| tsn_lt(h, s.tsn)) {
+                            htna = Some(s.tsn);
+                        }
+                        if ns2_pba && sc.in_ca && new_cum && !s.pba_counted {
+                            s.pba_counted = true;
+                            ps.paths[d].pba += f64::from(s.chunk_len);
+                        }
+                        // A chunk marked for retransmission that arrived after all was
+                        // counted out while marked; the mark goes.
+                        let was = s.mark.take();
+                        if was != Some(Mark::Timeout) {
+                            ps.scratch[d].clear_errors = true;
+                        }
+                        let s = self.sent[i].clone();
+                        Self::rtt_sample(now, &s, ps);
+                    }
+                } else if s.gap_acked {
+                    // A SACK older than one already seen (or reneging): count it again.
+                    s.gap_acked = false;
+                    ps.paths[d].outstanding += f64::from(s.chunk_len);
+                }
+                if !self.sent[i].gap_acked {
+                    ps.scratch[d].unacked_seen = true;
+                }
+            }
+            // Missing reports (HTNA, and the modified HTNA of New-Reno SCTP).
+            let threshold = self.k.fast_rtx_threshold;
+            let modified = self.k.modified_htna
+                && new_cum
+                && htna.is_some_and(|h| tsn_le(h, self.recover))
+                && self.k.fast_recovery;
+            // RFC 4960/9260 7.2.4: in fast recovery, a SACK advancing the cumulative ack
+            // reports every hole below its highest gap-acked TSN.
+            let rfc_fr = self.k.fast_recovery_miss_reports && was_in_fast_recovery && new_cum;
+            for s in self.sent.iter_mut() {
+                if s.gap_acked {
+                    continue;
+                }
+                let below_htna = htna.is_some_and(|h| tsn_lt(s.tsn, h));
+                let reported = if s.fast_rtxed && self.k.fast_rtx_repeat {
+                    // A report counts against the retransmission only when data sent after
+                    // it got through; otherwise the retransmission may just be in flight
+                    // and every SACK of the window would retransmit it again.
+                    below_htna && htna.is_some_and(|h| tsn_le(s.rtx_at, h))
+                } else {
+                    below_htna || ((modified || rfc_fr) && tsn_lt(s.tsn, highest_sacked))
+                };
+                if reported {
+                    s.missing += 1;
+                    let eligible = !s.fast_rtxed || self.k.fast_rtx_repeat;
+                    if s.missing >= threshold && eligible && s.mark.is_none() {
+                        s.mark = Some(Mark::Fast);
+                        s.fast_rtxed = true;
+                        fast_needed = true;
+                    }
+                }
+            }
+            for s in self.sent.iter() {
+                let sc = &mut ps.scratch[s.dest];
+                sc.has_any = true;
+                if !s.gap_acked {
+                    sc.has_unacked = true;
                 }
             }
         }
         // cwnd grows before the outstanding count drops (ns-2 `ProcessSackChunk`).
         let growth_allowed = self.k.cwnd_growth_in_recovery || !self.in_fast_recovery();
-        for s in self.sent.iter() {
-            let sc = &mut ps.scratch[s.dest];
-            sc.has_any = true;
-            if !s.gap_acked {
-                sc.has_unacked = true;
-            }
-        }
         for j in 0..ps.paths.len() {
             let newly = ps.scratch[j].newly;
             match self.k.growth_rule {
@@ -777,15 +801,20 @@ impl Outbound {
         }
         if fast_needed {
             self.fast_retransmit(now, ps);
-        } else if self.any_marked() {
+        } else if marked.map_or_else(|| self.any_marked(), |m| m.0) {
             self.rtx_marked(now, false, ps);
+            marked = None;
         }
-        let total_out: f64 = self
-            .sent
-            .iter()
-            .filter(|s| !s.gap_acked)
-            .map(|s| f64::from(s.chunk_len))
-            .sum();
+        let total_out: f64 = match marked {
+            // Nothing was marked or sent since the pass: every chunk is outstanding.
+            Some((_, out)) => out,
+            None => self
+                .sent
+                .iter()
+                .filter(|s| !s.gap_acked)
+                .map(|s| f64::from(s.chunk_len))
+                .sum(),
+        };
         self.peer_rwnd = (f64::from(sack.a_rwnd) - total_out).max(0.0);
         true
     }

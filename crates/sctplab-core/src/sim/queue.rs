@@ -6,12 +6,15 @@
 //!
 //! Every event gets its key (time, sequence number) when it is scheduled, from one
 //! counter, and `pop` always returns the event with the smallest key. Where an event is
-//! kept does not change that order, so three stores serve different patterns cheaply:
+//! kept does not change that order, so four stores serve different patterns cheaply:
 //!
-//! - a 4-ary min-heap for ordinary events;
+//! - for ordinary events, a 4-ary min-heap while few are pending, a radix heap beyond
+//!   a few thousand (`Store`);
 //! - *runs* (`schedule_run`): a batch of events scheduled together (one frame reaching
 //!   every receiver in range) is sorted once and consumed in order, instead of entering
 //!   the heap one by one;
+//! - *lanes* (`schedule_lane`): events that come in key order per lane (a wired link's
+//!   arrivals) wait in a FIFO; only each lane's earliest is in an indexed heap;
 //! - *slots* (`schedule_slot`): at most one pending event per slot id (a MAC's next
 //!   timer). Scheduling into a busy slot replaces its event; the caller guarantees the
 //!   replaced one would have been a no-op when popped (a superseded timer generation), so
@@ -90,6 +93,267 @@ impl History {
         }
         lo
     }
+}
+
+/// Ordinary events: a 4-ary heap while few are pending, a radix heap beyond
+/// `RADIX_ABOVE` (back to the heap below `HEAP_BELOW`). Both pop by key; which one holds
+/// the events changes nothing but speed.
+// One per queue and never moved: the size of the larger variant costs nothing.
+#[allow(clippy::large_enum_variant)]
+enum Store<E> {
+    Heap(Vec<Entry<E>>),
+    Radix(Radix<E>),
+}
+
+/// Pending ordinary events above which the radix heap takes over. Measured: with few
+/// pending events (a wired run holds tens) the 4-ary heap is faster (TCP case of
+/// bench/RESULTS.md: 1.88 s against 2.11 s of user CPU), at 100,000 the radix heap is
+/// about twice as fast (`benches/kernel.rs`): its cost hardly grows with the size.
+const RADIX_ABOVE: usize = 4096;
+/// ... and below which the 4-ary heap comes back (hysteresis: no switching to and fro).
+const HEAP_BELOW: usize = 1024;
+
+/// A radix heap (Ahuja, Mehlhorn, Orlin and Tarjan 1990) over the 128-bit keys, with
+/// 4-bit digits. It needs monotone keys, which a future-event list has: every key
+/// pushed is above the last key popped from it (`base`). A key whose highest digit
+/// differing from `base` is digit `d` goes to bucket (d, its own digit d); it shares
+/// every digit above `d` with `base`, so every key of a bucket is below every key of a
+/// later bucket in (d, digit) order. A pop takes the least key of the first non-empty
+/// bucket, makes it the new base, and spreads the rest of that bucket over lower
+/// digits (the other buckets keep their place). An event moves at most once per
+/// digit, in practice two or three times (the digits in which pending times differ).
+struct Radix<E> {
+    base: Key,
+    /// `DIGITS * RADIX` buckets, bucket (d, v) at `d * RADIX + v`.
+    buckets: Vec<Vec<Entry<E>>>,
+    /// Bit `d` set iff some bucket of digit `d` is not empty ...
+    levels: u32,
+    /// ... and bit `v` of `digits[d]` (words of 64 bits) iff bucket (d, v) is not empty.
+    digits: [[u64; RADIX / 64]; DIGITS],
+    len: usize,
+    /// The minimum's (key, bucket), when known.
+    min: Option<(Key, u32, u32)>,
+}
+
+const DIGIT_BITS: u32 = 8;
+const RADIX: usize = 1 << DIGIT_BITS;
+const DIGITS: usize = 128 / DIGIT_BITS as usize;
+
+/// The bucket of `k` for base `base`.
+#[inline]
+fn bucket(k: Key, base: Key) -> u32 {
+    let x = k ^ base;
+    let d = 127u32.saturating_sub(x.leading_zeros()) / DIGIT_BITS;
+    let v = (k >> (d * DIGIT_BITS)) as u32 & (RADIX as u32 - 1);
+    d * RADIX as u32 + v
+}
+
+impl<E> Radix<E> {
+    fn new(base: Key) -> Self {
+        Radix {
+            base,
+            buckets: (0..DIGITS * RADIX).map(|_| Vec::new()).collect(),
+            levels: 0,
+            digits: [[0; RADIX / 64]; DIGITS],
+            len: 0,
+            min: None,
+        }
+    }
+
+    #[inline]
+    fn mark(&mut self, b: u32) {
+        let d = b as usize / RADIX;
+        let v = b as usize % RADIX;
+        self.levels |= 1 << d;
+        self.digits[d][v / 64] |= 1 << (v % 64);
+    }
+
+    #[inline]
+    fn unmark(&mut self, b: u32) {
+        let d = b as usize / RADIX;
+        let v = b as usize % RADIX;
+        self.digits[d][v / 64] &= !(1 << (v % 64));
+        if self.digits[d].iter().all(|&w| w == 0) {
+            self.levels &= !(1 << d);
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, e: Entry<E>) {
+        debug_assert!(e.key >= self.base, "radix heap key below its base");
+        let b = bucket(e.key, self.base);
+        let v = &mut self.buckets[b as usize];
+        if let Some((m, ..)) = self.min {
+            if e.key < m {
+                self.min = Some((e.key, b, v.len() as u32));
+            }
+        }
+        v.push(e);
+        self.mark(b);
+        self.len += 1;
+    }
+
+    #[inline]
+    fn peek(&mut self) -> Option<Key> {
+        if self.min.is_none() && self.len > 0 {
+            let d = self.levels.trailing_zeros();
+            let words = &self.digits[d as usize];
+            let w = words.iter().position(|&w| w != 0).expect("level not empty");
+            let b = d * RADIX as u32 + (w * 64) as u32 + words[w].trailing_zeros();
+            let v = &self.buckets[b as usize];
+            let mut i = 0;
+            for (j, e) in v.iter().enumerate().skip(1) {
+                if e.key < v[i].key {
+                    i = j;
+                }
+            }
+            self.min = Some((v[i].key, b, i as u32));
+        }
+        self.min.map(|m| m.0)
+    }
+
+    fn pop(&mut self) -> Option<E> {
+        self.peek()?;
+        let (k, b, i) = self.min.take().expect("peeked");
+        let top = self.buckets[b as usize].swap_remove(i as usize);
+        self.len -= 1;
+        self.base = k;
+        if self.buckets[b as usize].is_empty() {
+            // The usual case below the top digits: a bucket of one.
+            self.unmark(b);
+            return Some(top.event);
+        }
+        // Spread the rest of the bucket below it, relative to the new base; the least
+        // of them is the next minimum (anything in a later bucket is above them all).
+        let mut rest = std::mem::take(&mut self.buckets[b as usize]);
+        self.unmark(b);
+        let mut min: Option<(Key, u32, u32)> = None;
+        for e in rest.drain(..) {
+            let nb = bucket(e.key, k);
+            let v = &mut self.buckets[nb as usize];
+            if min.is_none_or(|m| e.key < m.0) {
+                min = Some((e.key, nb, v.len() as u32));
+            }
+            v.push(e);
+            self.mark(nb);
+        }
+        if self.buckets[b as usize].is_empty() {
+            // Keep the allocation (a bucket of digit 0 may have refilled itself).
+            self.buckets[b as usize] = rest;
+        }
+        self.min = min;
+        Some(top.event)
+    }
+
+    /// Empties the radix heap into `out`.
+    fn drain_into(&mut self, out: &mut Vec<Entry<E>>) {
+        for v in &mut self.buckets {
+            out.append(v);
+        }
+        self.levels = 0;
+        self.digits = [[0; RADIX / 64]; DIGITS];
+        self.len = 0;
+        self.min = None;
+    }
+}
+
+impl<E> Store<E> {
+    fn len(&self) -> usize {
+        match self {
+            Store::Heap(h) => h.len(),
+            Store::Radix(r) => r.len,
+        }
+    }
+
+    /// Adds an event; `last` is the key of the last event popped from the queue (below
+    /// every pending key).
+    #[inline]
+    fn push(&mut self, e: Entry<E>, last: Key) {
+        match self {
+            Store::Heap(h) => {
+                h.push(e);
+                let n = h.len();
+                heap_sift_up(h, n - 1);
+                if h.len() > RADIX_ABOVE {
+                    let mut r = Radix::new(last);
+                    for e in h.drain(..) {
+                        r.push(e);
+                    }
+                    *self = Store::Radix(r);
+                }
+            }
+            Store::Radix(r) => r.push(e),
+        }
+    }
+
+    #[inline]
+    fn peek(&mut self) -> Option<Key> {
+        match self {
+            Store::Heap(h) => h.first().map(|e| e.key),
+            Store::Radix(r) => r.peek(),
+        }
+    }
+
+    #[inline]
+    fn pop(&mut self) -> E {
+        match self {
+            Store::Heap(h) => heap_pop(h),
+            Store::Radix(r) => {
+                let e = r.pop().expect("non-empty store");
+                if r.len < HEAP_BELOW {
+                    let mut h = Vec::with_capacity(RADIX_ABOVE + 1);
+                    r.drain_into(&mut h);
+                    h.sort_unstable_by_key(|e| e.key);
+                    *self = Store::Heap(h);
+                }
+                e
+            }
+        }
+    }
+}
+
+fn heap_sift_up<E>(h: &mut [Entry<E>], mut i: usize) {
+    let k = h[i].key;
+    while i > 0 {
+        let parent = (i - 1) / ARITY;
+        if h[parent].key <= k {
+            break;
+        }
+        h.swap(i, parent);
+        i = parent;
+    }
+}
+
+fn heap_pop<E>(h: &mut Vec<Entry<E>>) -> E {
+    let last = h.len() - 1;
+    h.swap(0, last);
+    let top = h.pop().expect("non-empty heap");
+    let n = h.len();
+    let mut i = 0;
+    if n > 1 {
+        let k = h[0].key;
+        loop {
+            let first = ARITY * i + 1;
+            if first >= n {
+                break;
+            }
+            let end = (first + ARITY).min(n);
+            let mut c = first;
+            let mut ck = h[first].key;
+            for (j, e) in h[first + 1..end].iter().enumerate() {
+                if e.key < ck {
+                    c = first + 1 + j;
+                    ck = e.key;
+                }
+            }
+            if ck >= k {
+                break;
+            }
+            h.swap(i, c);
+            i = c;
+        }
+    }
+    top.event
 }
 
 /// A batch of events sorted by decreasing key: the earliest is the last.
@@ -259,6 +523,22 @@ impl<E> Slots<E> {
         self.popped = Some(id);
         Some((self.keys[id as usize], e))
     }
+
+    /// The slot the root belongs to.
+    #[inline]
+    fn root(&self) -> Option<u32> {
+        self.heap.first().copied()
+    }
+}
+
+/// FIFO lanes (`schedule_lane`): each lane's events come in key order, so only its
+/// earliest is in an indexed heap (one slot per lane); the rest wait in order.
+struct Lanes<E> {
+    heads: Slots<E>,
+    waiting: Vec<std::collections::VecDeque<Entry<E>>>,
+    /// Events per lane, its head included.
+    count: Vec<u32>,
+    len: usize,
 }
 
 /// Where the earliest pending event is.
@@ -267,10 +547,11 @@ enum Src {
     Heap,
     Run(usize),
     Slot,
+    Lane,
 }
 
 pub struct EventQueue<E> {
-    heap: Vec<Entry<E>>,
+    heap: Store<E>,
     /// Run storage; `active` lists the runs with events left, `spare` the empty ones
     /// (kept to reuse their allocation).
     runs: Vec<Run<E>>,
@@ -280,6 +561,7 @@ pub struct EventQueue<E> {
     run_scratch: Vec<Entry<E>>,
     run_order: Vec<u64>,
     slots: Slots<E>,
+    lanes: Lanes<E>,
     superseded: SimTime,
     next_seq: u64,
     /// Key of the last event popped.
@@ -287,6 +569,8 @@ pub struct EventQueue<E> {
     /// The most recent pops (at least `HISTORY` of them once there were that many):
     /// (key, `next_seq` when it was popped), for `seq_after`.
     history: History,
+    /// Whether pops are recorded in `history` (only `seq_after` reads it).
+    keep_history: bool,
     now: SimTime,
     popped: u64,
 }
@@ -303,20 +587,33 @@ impl<E> EventQueue<E> {
 
     pub fn with_capacity(cap: usize) -> Self {
         EventQueue {
-            heap: Vec::with_capacity(cap),
+            heap: Store::Heap(Vec::with_capacity(cap.min(RADIX_ABOVE + 1))),
             runs: Vec::new(),
             active: Vec::new(),
             spare: Vec::new(),
             run_scratch: Vec::new(),
             run_order: Vec::new(),
             slots: Slots::new(),
+            lanes: Lanes {
+                heads: Slots::new(),
+                waiting: Vec::new(),
+                count: Vec::new(),
+                len: 0,
+            },
             superseded: SimTime::ZERO,
             next_seq: 0,
             last: 0,
             history: History::default(),
+            keep_history: true,
             now: SimTime::ZERO,
             popped: 0,
         }
+    }
+
+    /// Whether to remember recent pops for `seq_after` (on by default). A world that
+    /// never asks (no wireless NICs) turns it off: it is work on every pop.
+    pub fn keep_history(&mut self, on: bool) {
+        self.keep_history = on;
     }
 
     /// The current simulated time: the time of the last event popped.
@@ -335,7 +632,7 @@ impl<E> EventQueue<E> {
             .iter()
             .map(|&r| self.runs[r as usize].items.len())
             .sum();
-        self.heap.len() + in_runs + self.slots.len()
+        self.heap.len() + in_runs + self.slots.len() + self.lanes.len
     }
 
     pub fn is_empty(&self) -> bool {
@@ -357,8 +654,30 @@ impl<E> EventQueue<E> {
     /// Schedules `event` at `time`. Scheduling in the past is a model bug, not bad input.
     pub fn schedule(&mut self, time: SimTime, event: E) {
         let key = self.next_key(time);
-        self.heap.push(Entry { key, event });
-        self.heap_sift_up(self.heap.len() - 1);
+        self.heap.push(Entry { key, event }, self.last);
+    }
+
+    /// Schedules `event` at `time` in FIFO lane `lane`: the same as `schedule`, for
+    /// events that come in time order per lane (a link's arrivals), so that only each
+    /// lane's earliest event is in a heap. `time` must not be before the lane's last.
+    pub fn schedule_lane(&mut self, lane: usize, time: SimTime, event: E) {
+        let key = self.next_key(time);
+        let l = &mut self.lanes;
+        if lane >= l.count.len() {
+            l.count.resize(lane + 1, 0);
+            l.waiting.resize_with(lane + 1, Default::default);
+        }
+        if l.count[lane] == 0 {
+            l.heads.set(lane, key, event);
+        } else {
+            let tail = l.waiting[lane]
+                .back()
+                .map_or_else(|| l.heads.keys[lane], |e| e.key);
+            assert!(key_time(tail) <= time, "lane {lane} scheduled out of order");
+            l.waiting[lane].push_back(Entry { key, event });
+        }
+        l.count[lane] += 1;
+        l.len += 1;
     }
 
     /// Schedules a batch of events, in the given order (so with consecutive sequence
@@ -453,8 +772,7 @@ impl<E> EventQueue<E> {
     pub fn schedule_reserved(&mut self, time: SimTime, seq: u64, event: E) {
         let k = key(time, seq);
         assert!(k > self.last, "reserved event scheduled in the past");
-        self.heap.push(Entry { key: k, event });
-        self.heap_sift_up(self.heap.len() - 1);
+        self.heap.push(Entry { key: k, event }, self.last);
     }
 
     /// Schedules `event` at `time` in slot `id`, replacing the slot's pending event if
@@ -504,7 +822,7 @@ impl<E> EventQueue<E> {
     /// counter if none), minus one.
     fn after_index(&self, i: usize) -> u64 {
         assert!(
-            i > 0 || self.popped <= self.history.time.len() as u64,
+            self.keep_history && (i > 0 || self.popped <= self.history.time.len() as u64),
             "seq_after: key older than the pop history"
         );
         self.history.next.get(i).map_or(self.next_seq, |&n| n) - 1
@@ -537,6 +855,14 @@ impl<E> EventQueue<E> {
         self.superseded = self.superseded.max(time);
     }
 
+    /// Whether an event with key (time, seq) would have been popped by now: it is not
+    /// after the last event popped. For events kept out of the queue with a reserved
+    /// sequence number (a link's end of transmission).
+    #[inline]
+    pub fn passed(&self, time: SimTime, seq: u64) -> bool {
+        self.popped > 0 && key(time, seq) <= self.last
+    }
+
     /// (time, sequence number) of the last event popped.
     pub fn last_key(&self) -> (SimTime, u64) {
         (key_time(self.last), self.last as u64)
@@ -550,7 +876,8 @@ impl<E> EventQueue<E> {
 
     fn earliest(&mut self) -> Option<(Key, Src)> {
         self.slots.settle();
-        let mut best: Option<(Key, Src)> = self.heap.first().map(|e| (e.key, Src::Heap));
+        self.lanes.heads.settle();
+        let mut best: Option<(Key, Src)> = self.heap.peek().map(|k| (k, Src::Heap));
         for (i, &r) in self.active.iter().enumerate() {
             let k = self.runs[r as usize].items.last().expect("active run").key;
             if best.is_none_or(|(b, _)| k < b) {
@@ -560,6 +887,11 @@ impl<E> EventQueue<E> {
         if let Some(k) = self.slots.peek() {
             if best.is_none_or(|(b, _)| k < b) {
                 best = Some((k, Src::Slot));
+            }
+        }
+        if let Some(k) = self.lanes.heads.peek() {
+            if best.is_none_or(|(b, _)| k < b) {
+                best = Some((k, Src::Lane));
             }
         }
         best
@@ -574,7 +906,7 @@ impl<E> EventQueue<E> {
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         let (key, src) = self.earliest()?;
         let event = match src {
-            Src::Heap => self.heap_pop(),
+            Src::Heap => self.heap.pop(),
             Src::Run(i) => {
                 let r = self.active[i] as usize;
                 let run = &mut self.runs[r].items;
@@ -586,60 +918,28 @@ impl<E> EventQueue<E> {
                 event
             }
             Src::Slot => self.slots.pop().expect("slot event").1,
+            Src::Lane => {
+                let l = &mut self.lanes;
+                let lane = l.heads.root().expect("lane head") as usize;
+                let event = l.heads.pop().expect("lane head").1;
+                l.count[lane] -= 1;
+                l.len -= 1;
+                // The lane's next event becomes its head: one sift from the root.
+                if let Some(next) = l.waiting[lane].pop_front() {
+                    l.heads.set(lane, next.key, next.event);
+                }
+                event
+            }
         };
         let time = key_time(key);
         assert!(time >= self.now, "time ran backwards");
         self.last = key;
-        self.history.push(key, self.next_seq);
+        if self.keep_history {
+            self.history.push(key, self.next_seq);
+        }
         self.now = time;
         self.popped += 1;
         Some((time, event))
-    }
-
-    fn heap_sift_up(&mut self, mut i: usize) {
-        let h = &mut self.heap;
-        let k = h[i].key;
-        while i > 0 {
-            let parent = (i - 1) / ARITY;
-            if h[parent].key <= k {
-                break;
-            }
-            h.swap(i, parent);
-            i = parent;
-        }
-    }
-
-    fn heap_pop(&mut self) -> E {
-        let h = &mut self.heap;
-        let last = h.len() - 1;
-        h.swap(0, last);
-        let top = h.pop().expect("non-empty heap");
-        let n = h.len();
-        let mut i = 0;
-        if n > 1 {
-            let k = h[0].key;
-            loop {
-                let first = ARITY * i + 1;
-                if first >= n {
-                    break;
-                }
-                let end = (first + ARITY).min(n);
-                let mut c = first;
-                let mut ck = h[first].key;
-                for (j, e) in h[first + 1..end].iter().enumerate() {
-                    if e.key < ck {
-                        c = first + 1 + j;
-                        ck = e.key;
-                    }
-                }
-                if ck >= k {
-                    break;
-                }
-                h.swap(i, c);
-                i = c;
-            }
-        }
-        top.event
     }
 }
 
@@ -796,6 +1096,117 @@ mod tests {
             assert!(q.is_empty());
             assert_eq!(q.superseded_horizon().as_nanos(), stale_max, "seed {seed}");
         }
+    }
+
+    /// Many pending events, so that the store switches from the 4-ary heap to the radix
+    /// heap and back, with frequent ties in time and events scheduled with reserved
+    /// numbers: the pop order must be a `BTreeMap`'s over (time, sequence number).
+    #[test]
+    fn large_queues_pop_in_key_order_across_store_switches() {
+        use crate::sim::RngStream;
+        use std::collections::BTreeMap;
+        let mut r = RngStream::new(7, "queue-large");
+        let mut q: EventQueue<u64> = EventQueue::default();
+        let mut want: BTreeMap<(u64, u64), u64> = BTreeMap::new();
+        let mut reserved: Vec<(u64, u64)> = Vec::new();
+        let mut now = 0u64;
+        let mut id = 0u64;
+        let mut popped = 0usize;
+        let mut was_radix = false;
+        // Grow to about 3 * RADIX_ABOVE, shrink below HEAP_BELOW, grow again.
+        for phase in [3 * RADIX_ABOVE, HEAP_BELOW / 2, 2 * RADIX_ABOVE, 0] {
+            let grow = q.len() < phase;
+            while (grow && q.len() < phase) || (!grow && q.len() > phase) {
+                let adds = if grow { 3 } else { 1 };
+                for _ in 0..adds {
+                    // Times within 64 ns of now (many ties), or up to 2^40 ns later.
+                    let t = if r.next_u64() % 4 == 0 {
+                        now + r.next_u64() % (1 << 40)
+                    } else {
+                        now + r.next_u64() % 64
+                    };
+                    if r.next_u64() % 8 == 0 {
+                        reserved.push((t, q.reserve_seq()));
+                    } else {
+                        let seq = q.next_seq;
+                        q.schedule(SimTime::from_nanos(t), id);
+                        want.insert((t, seq), id);
+                        id += 1;
+                    }
+                }
+                // Reserved events are put in later, while still ahead of the last pop.
+                if let Some(&(t, seq)) = reserved.last() {
+                    if r.next_u64() % 2 == 0 {
+                        reserved.pop();
+                        if (t, seq) > (now, q.last_key().1) || popped == 0 {
+                            q.schedule_reserved(SimTime::from_nanos(t), seq, id);
+                            want.insert((t, seq), id);
+                            id += 1;
+                        }
+                    }
+                }
+                for _ in 0..2 {
+                    if grow && r.next_u64() % 2 == 0 {
+                        continue;
+                    }
+                    let Some(((t, seq), e)) = want.pop_first() else {
+                        break;
+                    };
+                    assert_eq!(q.pop(), Some((SimTime::from_nanos(t), e)));
+                    assert_eq!(q.last_key(), (SimTime::from_nanos(t), seq));
+                    now = t;
+                    popped += 1;
+                }
+                was_radix |= matches!(q.heap, Store::Radix(_));
+                assert_eq!(q.len(), want.len());
+            }
+        }
+        assert!(was_radix, "the test must reach the radix heap");
+        assert!(
+            matches!(q.heap, Store::Heap(_)),
+            "and come back to the 4-ary heap"
+        );
+        assert!(q.pop().is_none());
+    }
+
+    /// FIFO lanes (times in order per lane, often equal across lanes and with plain
+    /// events) pop in the order of a `BTreeMap` over (time, sequence number).
+    #[test]
+    fn lanes_pop_in_key_order_with_other_events() {
+        use crate::sim::RngStream;
+        use std::collections::BTreeMap;
+        let mut r = RngStream::new(3, "queue-lanes");
+        let mut q: EventQueue<u64> = EventQueue::default();
+        let mut want: BTreeMap<(u64, u64), u64> = BTreeMap::new();
+        let mut lane_last = [0u64; 5];
+        let mut now = 0u64;
+        for id in 0..20_000u64 {
+            let seq = q.next_seq;
+            let t = if r.next_u64() % 3 == 0 {
+                let t = now + r.next_u64() % 16;
+                q.schedule(SimTime::from_nanos(t), id);
+                t
+            } else {
+                let lane = (r.next_u64() % 5) as usize;
+                let t = lane_last[lane].max(now) + r.next_u64() % 4;
+                lane_last[lane] = t;
+                q.schedule_lane(lane, SimTime::from_nanos(t), id);
+                t
+            };
+            want.insert((t, seq), id);
+            while r.next_u64() % 2 == 0 {
+                let Some(((t, _), e)) = want.pop_first() else {
+                    break;
+                };
+                assert_eq!(q.pop(), Some((SimTime::from_nanos(t), e)));
+                now = t;
+            }
+            assert_eq!(q.len(), want.len());
+        }
+        while let Some(((t, _), e)) = want.pop_first() {
+            assert_eq!(q.pop(), Some((SimTime::from_nanos(t), e)));
+        }
+        assert!(q.pop().is_none());
     }
 
     #[test]

@@ -65,8 +65,13 @@ impl SimDuration {
     /// Time to serialise `bytes` at `bits_per_sec`, rounded up to whole nanoseconds so that a
     /// link is never faster than its rate.
     pub fn transmission(bytes: u64, bits_per_sec: u64) -> Self {
+        let rate = bits_per_sec.max(1);
+        // Packet sizes fit in 64 bits (up to 2.3 GB): no 128-bit division.
+        if let Some(bit_ns) = bytes.checked_mul(8 * NANOS_PER_SEC) {
+            return SimDuration(bit_ns.div_ceil(rate));
+        }
         let bits = bytes as u128 * 8;
-        let ns = (bits * NANOS_PER_SEC as u128).div_ceil(bits_per_sec.max(1) as u128);
+        let ns = (bits * NANOS_PER_SEC as u128).div_ceil(rate as u128);
         SimDuration(u64::try_from(ns).unwrap_or(u64::MAX))
     }
     pub fn saturating_mul(self, k: u64) -> Self {
@@ -144,6 +149,12 @@ mod tests {
         );
         // 1 byte at 3 bit/s = 8/3 s = 2.666...s, rounded up to the next nanosecond.
         assert_eq!(SimDuration::transmission(1, 3).as_nanos(), 2_666_666_667);
+        // Past 64 bits of bit-nanoseconds (2^61 bytes = 2^64 bits): 2^64 bits at
+        // 2^34 bit/s is 2^30 s = 1073741824e9 ns.
+        assert_eq!(
+            SimDuration::transmission(1 << 61, 1 << 34).as_nanos(),
+            1_073_741_824 * 1_000_000_000
+        );
     }
 
     #[test]

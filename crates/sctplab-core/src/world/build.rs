@@ -7,7 +7,7 @@ use crate::endpoint::AnyEndpoint;
 use crate::endpoint::cbr::{CbrSource, UdpSink};
 use crate::error::Error;
 use crate::metrics::Window;
-use crate::net::link::{LinkCounters, LinkDir};
+use crate::net::link::LinkDir;
 use crate::net::loss::{DropList, GilbertElliott, LossModel};
 use crate::net::queue::DropTail;
 use crate::net::routing::StaticRoutes;
@@ -328,7 +328,12 @@ impl World {
             snoops,
             faults,
             pool: PacketPool::default(),
-            queue: EventQueue::with_capacity(4096),
+            queue: {
+                let mut q = EventQueue::with_capacity(4096);
+                // The pop history serves the wireless MACs' virtual events only.
+                q.keep_history(wireless.is_some());
+                q
+            },
             window,
             stop_at: s.duration().map(|d| SimTime::ZERO + d),
             series_interval: f.series.interval.map_or(DEFAULT_SERIES_INTERVAL, |d| d.0),
@@ -417,21 +422,15 @@ fn link_dir(
         }
         _ => LossModel::default(),
     };
-    LinkDir {
-        name: format!("{}->{}", nodes[from.idx()].name, nodes[to.idx()].name),
-        from,
-        to,
-        from_iface,
-        to_iface,
-        rate_bps: l.bandwidth.0,
-        delay: l.delay.0,
-        queue: DropTail::new(l.queue, l.queue_bytes.map(|b| b.0)),
+    LinkDir::new(
+        format!("{}->{}", nodes[from.idx()].name, nodes[to.idx()].name),
+        (from, to),
+        (from_iface, to_iface),
+        l.bandwidth.0,
+        l.delay.0,
+        DropTail::new(l.queue, l.queue_bytes.map(|b| b.0)),
         loss,
-        transmitting: None,
-        counters: LinkCounters::default(),
-        up: true,
-        last_down: None,
-    }
+    )
 }
 
 // Keeps the Event type's size in check: the heap moves it on every push and pop.

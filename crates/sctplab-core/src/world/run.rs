@@ -528,7 +528,7 @@ impl World {
             Some(iface) => {
                 let link = &self.links[self.ifaces[iface.idx()].out.idx()];
                 let size = self.pool.get(pid).size;
-                !link.queue.would_drop(size, link.transmitting.is_some())
+                !link.queue.would_drop(size, link.busy(&self.queue))
             }
             None => true,
         }
@@ -555,7 +555,8 @@ impl World {
         if self.tracer.ns2_on() {
             self.tracer.ns2('+', now, from, to, pkt);
         }
-        if link.queue.would_drop(pkt.size, link.transmitting.is_some()) {
+        let busy = link.busy(&self.queue);
+        if link.queue.would_drop(pkt.size, busy) {
             if self.window.contains(now) {
                 link.counters.queue_drops += 1;
             }
@@ -565,10 +566,17 @@ impl World {
             self.discard(pid);
             return;
         }
-        if link.transmitting.is_none() {
+        if !busy {
             self.start_tx(now, dir, pid);
         } else {
             link.queue.push(pid, pkt.size);
+            // The end of the transmission now has work to do: it enters the queue with
+            // the key it was given when the transmission started (`Transmitter`).
+            if !link.tx.end_queued {
+                let (t, seq) = link.tx.end.expect("a busy transmitter has an end");
+                link.tx.end_queued = true;
+                self.queue.schedule_reserved(t, seq, Event::TxDone(dir));
+            }
         }
     }
 
@@ -581,8 +589,7 @@ impl World {
         if self.tracer.pcap_on() {
             self.tracer.pcap(link.from_iface.idx(), now, pkt);
         }
-        link.transmitting = Some(pid);
-        let tx_end = now + link.tx_time(pkt.size);
+        let tx_end = now + link.tx_time_cached(pkt.size);
         if self.window.contains(now) {
             link.counters.tx_packets += 1;
             link.counters.tx_bytes += u64::from(pkt.size);
@@ -592,15 +599,26 @@ impl World {
         // the far end: a lost packet still occupies the link for its transmission time.
         let lost = !link.loss.at_entry && link.loss.is_active() && link.loss.lose(pkt);
         let arrive = tx_end + link.delay;
-        self.queue.schedule(tx_end, Event::TxDone(dir));
-        self.queue.schedule(arrive, Event::Arrive(dir, pid, lost));
+        // The end of transmission takes its sequence number here, before the arrival,
+        // as when it was scheduled as an event (ns-2's order: `LinkDelay::recv`).
+        link.tx.end = Some((tx_end, self.queue.reserve_seq()));
+        link.tx.end_queued = false;
+        // A link's arrivals come in the order they leave: one FIFO lane per direction.
+        self.queue
+            .schedule_lane(dir.idx(), arrive, Event::Arrive(dir, pid, lost));
     }
 
     fn tx_done(&mut self, now: SimTime, dir: LinkDirId) {
         let link = &mut self.links[dir.idx()];
-        link.transmitting = None;
+        link.tx.end_queued = false;
         if let Some(next) = link.queue.pop() {
             self.start_tx(now, dir, next);
+            let link = &mut self.links[dir.idx()];
+            if !link.queue.is_empty() {
+                let (t, seq) = link.tx.end.expect("a transmission just started");
+                link.tx.end_queued = true;
+                self.queue.schedule_reserved(t, seq, Event::TxDone(dir));
+            }
         }
     }
 
