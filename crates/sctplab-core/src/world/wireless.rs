@@ -1022,41 +1022,53 @@ impl World {
                 .zip(quiet)
                 .all(|(n, &q)| n.mac.timers_are_quiet() == q)
         );
-        // One run of events: the same keys as scheduling each in turn.
-        let receivers = self.queue.schedule_run_deferring(
-            scratch_recv.iter().flat_map(|&(other, at)| {
-                node_nics[other as usize]
-                    .iter()
-                    .filter(move |&&j| j != nic)
-                    .map(move |&j| (at, Event::RxStart(j, slot)))
-            }),
-            |e| match *e {
-                Event::RxStart(j, _) => {
-                    defer_rx && to != MacAddr(j) && !to.is_broadcast() && quiet[j as usize]
-                }
-                _ => false,
-            },
-            scratch_rx,
-        );
-        for (at, seq, e) in scratch_rx.drain(..) {
-            if let Event::RxStart(j, s) = e {
-                let n = &mut nics[j as usize];
-                let r = DeferredRx {
-                    at,
-                    seq,
-                    slot: s,
-                    dist_tx: scratch_dist[n.node.idx()],
-                };
-                let list = &mut n.deferred_rx;
-                // Usually in order; a nearer receiver of a later frame may come first.
-                if list.back().is_none_or(|b| (b.at, b.seq) < (at, seq)) {
-                    list.push_back(r);
-                } else {
-                    let pos = list.partition_point(|b| (b.at, b.seq) < (at, seq));
-                    list.insert(pos, r);
+        let receivers = if defer_rx && !to.is_broadcast() {
+            // Each receiver takes its sequence number in turn, as a run would number
+            // them: a quiet one keeps its reception in its list, the others (a few:
+            // the addressee and NICs with something to do) enter the queue.
+            let mut count = 0;
+            for &(other, at) in scratch_recv.iter() {
+                let dist_tx = scratch_dist[other as usize];
+                for &j in &node_nics[other as usize] {
+                    if j == nic {
+                        continue;
+                    }
+                    count += 1;
+                    let seq = self.queue.reserve_seq();
+                    if to == MacAddr(j) || !quiet[j as usize] {
+                        scratch_rx.push((at, seq, Event::RxStart(j, slot)));
+                        continue;
+                    }
+                    let r = DeferredRx {
+                        at,
+                        seq,
+                        slot,
+                        dist_tx,
+                    };
+                    let list = &mut nics[j as usize].deferred_rx;
+                    // Usually in order; a nearer receiver of a later frame may come first.
+                    if list.back().is_none_or(|b| (b.at, b.seq) < (at, seq)) {
+                        list.push_back(r);
+                    } else {
+                        let pos = list.partition_point(|b| (b.at, b.seq) < (at, seq));
+                        list.insert(pos, r);
+                    }
                 }
             }
-        }
+            for (at, seq, e) in scratch_rx.drain(..) {
+                self.queue.schedule_reserved(at, seq, e);
+            }
+            count
+        } else {
+            // One run of events: the same keys as scheduling each in turn.
+            self.queue
+                .schedule_run(scratch_recv.iter().flat_map(|&(other, at)| {
+                    node_nics[other as usize]
+                        .iter()
+                        .filter(move |&&j| j != nic)
+                        .map(move |&j| (at, Event::RxStart(j, slot)))
+                }))
+        };
         if receivers == 0 {
             free_frames.push(slot);
         } else {
