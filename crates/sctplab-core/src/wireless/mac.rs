@@ -646,7 +646,18 @@ impl Mac {
             if k == NO_TIMER || timer_at(k) > now {
                 break;
             }
-            self.quiet_set_timer(i, NO_TIMER);
+            // Stop timer i; the other of the two, if it runs, is now the earliest.
+            debug_assert!(i == RECV || i == NAV);
+            debug_assert_eq!(self.running & !((1 << RECV) | (1 << NAV)), 0);
+            self.timers[i] = NO_TIMER;
+            self.running &= !(1 << i);
+            let o = RECV + NAV - i;
+            let ko = self.timers[o];
+            self.next = if ko != NO_TIMER {
+                (o, ko)
+            } else {
+                (0, NO_TIMER)
+            };
             if i == RECV {
                 if let Some(rx) = self.rx.take() {
                     // `receive_end` of a frame the MAC does not act on, not sending.
@@ -660,43 +671,21 @@ impl Mac {
                         debug_assert!(rx.frame.dst != self.addr && !rx.frame.dst.is_broadcast());
                         rx.frame.duration
                     };
-                    // `set_nav`.
+                    // `set_nav`; the NAV timer is then the only one running.
                     let until = self.now + d;
                     if until > self.nav {
                         self.nav = until;
                         self.timer_seq += 1;
                         let k = (u128::from(until.as_nanos()) << 64) | u128::from(self.timer_seq);
-                        self.quiet_set_timer(NAV, k);
+                        self.timers[NAV] = k;
+                        self.running |= 1 << NAV;
+                        self.next = (NAV, k);
                     }
                 }
                 self.rx_state = RxState::Idle;
-            } else {
-                debug_assert_eq!(i, NAV);
             }
         }
         debug_assert!(!self.has_output());
-    }
-
-    /// `set_timer` while only the reception and NAV timers can run (a quiet MAC).
-    #[inline(always)]
-    fn quiet_set_timer(&mut self, i: usize, k: TimerKey) {
-        debug_assert!(i == RECV || i == NAV);
-        debug_assert_eq!(self.running & !((1 << RECV) | (1 << NAV)), 0);
-        self.timers[i] = k;
-        if k == NO_TIMER {
-            self.running &= !(1 << i);
-        } else {
-            self.running |= 1 << i;
-        }
-        let (r, n) = (self.timers[RECV], self.timers[NAV]);
-        // Keys are unique, and a stopped timer's is the largest.
-        self.next = if r < n {
-            (RECV, r)
-        } else if n != NO_TIMER {
-            (NAV, n)
-        } else {
-            (0, NO_TIMER)
-        };
     }
 
     /// `rx_start` at a quiet MAC that is not receiving (`needs_power` gives false), for
@@ -723,7 +712,13 @@ impl Mac {
         self.timer_seq += 1;
         let at = now + frame.airtime;
         let k = (u128::from(at.as_nanos()) << 64) | u128::from(self.timer_seq);
-        self.quiet_set_timer(RECV, k);
+        // The reception timer was stopped: only the NAV's can be earlier.
+        debug_assert_eq!(self.timers[RECV], NO_TIMER);
+        self.timers[RECV] = k;
+        self.running |= 1 << RECV;
+        if k < self.next.1 {
+            self.next = (RECV, k);
+        }
     }
 
     /// After the world has handled a `Failed` event (routing's link-failure handler,

@@ -468,20 +468,23 @@ impl Wireless {
         let mut last = None;
         loop {
             let n = &mut self.nics[i];
-            let timer = match (n.mac_timer.virt, n.mac_timer.at) {
-                (Some(v), Some(at)) => Some((v, at)),
-                _ => None,
+            let timer_at = match n.mac_timer.virt {
+                Some(_) => n.mac_timer.at,
+                None => None,
             };
-            let rx = n.deferred_rx.front().copied();
             // The earlier of the two; only a tie in time needs the timer's number.
-            let take_rx = match (timer, rx) {
+            let take_rx = match (n.deferred_rx.front(), timer_at) {
                 (None, None) => return last,
-                (None, Some(_)) => true,
-                (Some(_), None) => false,
-                (Some((v, at)), Some(r)) => r.at < at || (r.at == at && r.seq < v.resolve(q)),
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (Some(r), Some(at)) => {
+                    r.at < at
+                        || (r.at == at
+                            && r.seq < n.mac_timer.virt.expect("virtual timer").resolve(q))
+                }
             };
             if take_rx {
-                let r = rx.expect("deferred reception");
+                let r = *n.deferred_rx.front().expect("deferred reception");
                 if r.at > before.0 || (r.at == before.0 && r.seq > before.1) {
                     return last;
                 }
@@ -490,7 +493,10 @@ impl Wireless {
                 self.deferred_rx_start(r, nic, q);
                 continue;
             }
-            let (v, at) = timer.expect("virtual timer");
+            let (v, at) = (
+                n.mac_timer.virt.expect("virtual timer"),
+                timer_at.expect("virtual timer"),
+            );
             if at > before.0 || (at == before.0 && v.resolve(q) > before.1) {
                 return last;
             }
