@@ -205,6 +205,8 @@ pub(crate) enum VirtSeq {
     After(SimTime, u64),
     /// Armed by a virtual event at .0 that was itself `After(.1, .2)`.
     After2(SimTime, SimTime, u64),
+    /// Armed by a virtual event at .0 that was itself `After2(.1, .2, .3)`.
+    After3(SimTime, SimTime, SimTime, u64),
 }
 
 impl VirtSeq {
@@ -213,6 +215,9 @@ impl VirtSeq {
             VirtSeq::Known(s) => s,
             VirtSeq::After(t, s) => q.seq_after((t, s)),
             VirtSeq::After2(t, tp, sp) => q.seq_after_lazy(t, || q.seq_after((tp, sp))),
+            VirtSeq::After3(t, tp, tpp, spp) => {
+                q.seq_after_lazy(t, || q.seq_after_lazy(tp, || q.seq_after((tpp, spp))))
+            }
         }
     }
 
@@ -221,7 +226,8 @@ impl VirtSeq {
         match self {
             VirtSeq::Known(s) => VirtSeq::After(at, s),
             VirtSeq::After(tp, sp) => VirtSeq::After2(at, tp, sp),
-            VirtSeq::After2(..) => VirtSeq::After(at, self.resolve(q)),
+            VirtSeq::After2(tp, tpp, spp) => VirtSeq::After3(at, tp, tpp, spp),
+            VirtSeq::After3(..) => VirtSeq::After(at, self.resolve(q)),
         }
     }
 }
@@ -920,7 +926,9 @@ impl World {
             // Pin down a pending number while its parent is still in the pop history.
             let w = self.wireless.as_deref_mut().expect("wireless world");
             let slot = &mut w.nics[nic as usize].mac_timer;
-            if let Some(v @ (VirtSeq::After(..) | VirtSeq::After2(..))) = slot.virt {
+            if let Some(v @ (VirtSeq::After(..) | VirtSeq::After2(..) | VirtSeq::After3(..))) =
+                slot.virt
+            {
                 slot.virt = Some(VirtSeq::Known(v.resolve(&self.queue)));
             }
         }
