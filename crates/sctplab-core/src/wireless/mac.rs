@@ -632,6 +632,95 @@ impl Mac {
         }
     }
 
+    /// `handle_timeout` for a MAC whose timers are quiet (`timers_are_quiet`): only a
+    /// reception end and a NAV end can be due. The same state changes, without the
+    /// general dispatch: no backoff runs, so leaving the receive state and the NAV end
+    /// (`nav_handler`, which only resumes a paused backoff) check nothing else.
+    #[inline]
+    pub fn quiet_timeout(&mut self, now: SimTime) {
+        debug_assert!(self.timers_are_quiet() && !self.resume_pending);
+        debug_assert!(!self.backoff.busy && !self.backoff.paused);
+        self.now = now;
+        loop {
+            let (i, k) = self.next;
+            if k == NO_TIMER || timer_at(k) > now {
+                break;
+            }
+            // Stop timer i; the other of the two, if it runs, is now the earliest.
+            debug_assert!(i == RECV || i == NAV);
+            debug_assert_eq!(self.running & !((1 << RECV) | (1 << NAV)), 0);
+            self.timers[i] = NO_TIMER;
+            self.running &= !(1 << i);
+            let o = RECV + NAV - i;
+            let ko = self.timers[o];
+            self.next = if ko != NO_TIMER {
+                (o, ko)
+            } else {
+                (0, NO_TIMER)
+            };
+            if i == RECV {
+                if let Some(rx) = self.rx.take() {
+                    // `receive_end` of a frame the MAC does not act on, not sending.
+                    let d = if self.rx_state == RxState::Coll {
+                        self.counters.rx_collided += 1;
+                        self.eifs_nav
+                    } else if rx.error {
+                        self.counters.rx_errors += 1;
+                        self.eifs_nav
+                    } else {
+                        debug_assert!(rx.frame.dst != self.addr && !rx.frame.dst.is_broadcast());
+                        rx.frame.duration
+                    };
+                    // `set_nav`; the NAV timer is then the only one running.
+                    let until = self.now + d;
+                    if until > self.nav {
+                        self.nav = until;
+                        self.timer_seq += 1;
+                        let k = (u128::from(until.as_nanos()) << 64) | u128::from(self.timer_seq);
+                        self.timers[NAV] = k;
+                        self.running |= 1 << NAV;
+                        self.next = (NAV, k);
+                    }
+                }
+                self.rx_state = RxState::Idle;
+            }
+        }
+        debug_assert!(!self.has_output());
+    }
+
+    /// `rx_start` at a quiet MAC that is not receiving (`needs_power` gives false), for
+    /// a frame it will not act on: the reception starts, nothing else changes (no backoff
+    /// runs to freeze). Power as in `rx_start` (NaN: not computed).
+    #[inline]
+    pub fn quiet_rx_start_idle(
+        &mut self,
+        now: SimTime,
+        frame: &Frame,
+        power_w: f64,
+        decodable: bool,
+    ) {
+        debug_assert!(self.timers_are_quiet() && !self.resume_pending);
+        debug_assert!(self.rx_state == RxState::Idle && !self.tx_active);
+        debug_assert!(!self.backoff.busy && !self.backoff.paused);
+        self.now = now;
+        self.rx_state = RxState::Recv;
+        self.rx = Some(RxFrame {
+            frame: *frame,
+            power: power_w,
+            error: !decodable,
+        });
+        self.timer_seq += 1;
+        let at = now + frame.airtime;
+        let k = (u128::from(at.as_nanos()) << 64) | u128::from(self.timer_seq);
+        // The reception timer was stopped: only the NAV's can be earlier.
+        debug_assert_eq!(self.timers[RECV], NO_TIMER);
+        self.timers[RECV] = k;
+        self.running |= 1 << RECV;
+        if k < self.next.1 {
+            self.next = (RECV, k);
+        }
+    }
+
     /// After the world has handled a `Failed` event (routing's link-failure handler,
     /// which may purge this NIC's queue): take the next packet from the queue, as ns-2's
     /// `tx_resume` does right after the failure callback, with the transmit state not yet

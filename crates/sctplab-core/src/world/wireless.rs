@@ -14,7 +14,7 @@
 use super::{Event, NO_FLOW, World};
 use crate::net::wire::{TransportRepr, UdpRepr};
 use crate::net::{IfaceId, NodeId, PacketId, PacketKind};
-use crate::sim::{SimDuration, SimTime};
+use crate::sim::{EventQueue, SimDuration, SimTime};
 use crate::wireless::aodv::{AODV_UDP_PORT, Aodv, AodvEvent, BROADCAST, RouteDecision};
 use crate::wireless::frame::{Frame, MacAddr};
 use crate::wireless::grid::Grid;
@@ -205,6 +205,8 @@ pub(crate) enum VirtSeq {
     After(SimTime, u64),
     /// Armed by a virtual event at .0 that was itself `After(.1, .2)`.
     After2(SimTime, SimTime, u64),
+    /// Armed by a virtual event at .0 that was itself `After2(.1, .2, .3)`.
+    After3(SimTime, SimTime, SimTime, u64),
 }
 
 impl VirtSeq {
@@ -213,6 +215,9 @@ impl VirtSeq {
             VirtSeq::Known(s) => s,
             VirtSeq::After(t, s) => q.seq_after((t, s)),
             VirtSeq::After2(t, tp, sp) => q.seq_after_lazy(t, || q.seq_after((tp, sp))),
+            VirtSeq::After3(t, tp, tpp, spp) => {
+                q.seq_after_lazy(t, || q.seq_after_lazy(tp, || q.seq_after((tpp, spp))))
+            }
         }
     }
 
@@ -221,7 +226,8 @@ impl VirtSeq {
         match self {
             VirtSeq::Known(s) => VirtSeq::After(at, s),
             VirtSeq::After(tp, sp) => VirtSeq::After2(at, tp, sp),
-            VirtSeq::After2(..) => VirtSeq::After(at, self.resolve(q)),
+            VirtSeq::After2(tp, tpp, spp) => VirtSeq::After3(at, tp, tpp, spp),
+            VirtSeq::After3(..) => VirtSeq::After(at, self.resolve(q)),
         }
     }
 }
@@ -454,6 +460,136 @@ impl Wireless {
         self.nics[nic as usize]
             .mac
             .rx_start(at, frame, p, decodable);
+    }
+
+    /// `World::mac_catch_up`: the quiet MAC's virtual timer events run through
+    /// `Mac::quiet_timeout` and its deferred receptions through `deferred_rx_start`.
+    fn catch_up(
+        &mut self,
+        nic: u32,
+        before: (SimTime, u64),
+        q: &mut EventQueue<Event>,
+    ) -> Option<SimTime> {
+        let i = nic as usize;
+        let mut last = None;
+        loop {
+            let n = &mut self.nics[i];
+            let timer_at = match n.mac_timer.virt {
+                Some(_) => n.mac_timer.at,
+                None => None,
+            };
+            // The earlier of the two; only a tie in time needs the timer's number.
+            let take_rx = match (n.deferred_rx.front(), timer_at) {
+                (None, None) => return last,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (Some(r), Some(at)) => {
+                    r.at < at
+                        || (r.at == at
+                            && r.seq < n.mac_timer.virt.expect("virtual timer").resolve(q))
+                }
+            };
+            if take_rx {
+                let r = *n.deferred_rx.front().expect("deferred reception");
+                if r.at > before.0 || (r.at == before.0 && r.seq > before.1) {
+                    return last;
+                }
+                last = Some(r.at);
+                n.deferred_rx.pop_front();
+                self.deferred_rx_start(r, nic, q);
+                continue;
+            }
+            let (v, at) = (
+                n.mac_timer.virt.expect("virtual timer"),
+                timer_at.expect("virtual timer"),
+            );
+            if at > before.0 || (at == before.0 && v.resolve(q) > before.1) {
+                return last;
+            }
+            last = Some(at);
+            // What `mac_timer` would have done when popping (at, seq).
+            let next = match n.mac.poll_timeout() {
+                Some(t) if t > at => Some(t),
+                Some(_) => {
+                    n.mac.quiet_timeout(at);
+                    // Every timer due at `at` has fired.
+                    n.mac.poll_timeout()
+                }
+                None => None,
+            };
+            match next {
+                Some(t) => {
+                    debug_assert!(t > at && n.mac.timers_are_quiet());
+                    n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
+                    n.mac_timer.at = Some(t);
+                    n.mac_timer.virt = Some(v.child(at, q));
+                }
+                None => {
+                    n.mac_timer.at = None;
+                    n.mac_timer.virt = None;
+                }
+            }
+        }
+    }
+
+    /// What `rx_start` would have done with the deferred `RxStart` (at, seq): the MAC
+    /// stays quiet, so only its timer may need re-arming, as a virtual event armed by
+    /// this one.
+    fn deferred_rx_start(&mut self, r: DeferredRx, nic: u32, q: &mut EventQueue<Event>) {
+        let DeferredRx { at, seq, slot, .. } = r;
+        let (frame, sender) = self.take_frame(slot);
+        // Decodability is by the distance when the first bit arrives. While the frame
+        // propagated (`dist_tx` / c, rounded to the ns) each node moved at most
+        // max_speed * that time; unless a bound lies that close to the distance at
+        // transmission, the answer is the same there and needs no positions now.
+        let moved =
+            2.0 * self.mobility.max_speed() * (r.dist_tx / propagation::SPEED_OF_LIGHT + 1e-9);
+        let (decodable, power) = match self
+            .rx_power
+            .decodable_near(r.dist_tx, moved + self.dist_slack_m)
+        {
+            Some(dec) => {
+                if cfg!(debug_assertions) {
+                    let d = self.power_at(nic, sender, at).0;
+                    let exact = self.rx_power.classify(d) == Reception::Decodable;
+                    assert_eq!(dec, exact, "decodability at {d} m from {} m", r.dist_tx);
+                }
+                (dec, None)
+            }
+            None => {
+                let (d, p) = self.power_at(nic, sender, at);
+                (self.rx_power.classify(d) == Reception::Decodable, Some(p))
+            }
+        };
+        let i = nic as usize;
+        if self.nics[i].mac.needs_power().0 {
+            self.mac_rx_start(nic, at, &frame, sender, decodable, power);
+        } else {
+            // Not receiving: the power is only needed if a later frame overlaps.
+            let p = power.unwrap_or_else(|| {
+                self.rx_src[i] = (sender as u32, at);
+                f64::NAN
+            });
+            self.nics[i]
+                .mac
+                .quiet_rx_start_idle(at, &frame, p, decodable);
+        }
+        let n = &mut self.nics[i];
+        debug_assert!(!n.mac.has_output(), "a deferred reception produced output");
+        debug_assert!(n.mac.timers_are_quiet());
+        if let Some(t) = n.mac.poll_timeout() {
+            let t = t.max(at);
+            if n.mac_timer.at.is_none_or(|p| t < p) {
+                match (n.mac_timer.at, n.mac_timer.virt) {
+                    (Some(p), Some(_)) => q.note_superseded(p),
+                    (Some(_), None) => q.cancel_slot(i),
+                    _ => {}
+                }
+                n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
+                n.mac_timer.at = Some(t);
+                n.mac_timer.virt = Some(VirtSeq::Known(seq).child(at, q));
+            }
+        }
     }
 }
 
@@ -767,113 +903,20 @@ impl World {
     /// Runs a NIC's virtual timer events and deferred receptions that come before the
     /// event with key `before` (time, sequence number), in key order, as `mac_timer` and
     /// `rx_start` would have run them. Returns the time of the last one run.
+    #[inline]
     fn mac_catch_up(&mut self, nic: u32, before: (SimTime, u64)) -> Option<SimTime> {
-        let mut last = None;
-        loop {
-            let w = self
-                .wireless
-                .as_deref_mut()
-                .expect("wireless events only exist in wireless worlds");
-            let n = &mut w.nics[nic as usize];
-            let timer = match (n.mac_timer.virt, n.mac_timer.at) {
-                (Some(v), Some(at)) => Some((v, at)),
-                _ => None,
-            };
-            let rx = n.deferred_rx.front().copied();
-            // The earlier of the two; only a tie in time needs the timer's number.
-            let take_rx = match (timer, rx) {
-                (None, None) => return last,
-                (None, Some(_)) => true,
-                (Some(_), None) => false,
-                (Some((v, at)), Some(r)) => {
-                    r.at < at || (r.at == at && r.seq < v.resolve(&self.queue))
-                }
-            };
-            if take_rx {
-                let r = rx.expect("deferred reception");
-                if r.at > before.0 || (r.at == before.0 && r.seq > before.1) {
-                    return last;
-                }
-                last = Some(r.at);
-                n.deferred_rx.pop_front();
-                self.deferred_rx_start(r, nic);
-                continue;
-            }
-            let (v, at) = timer.expect("virtual timer");
-            if at > before.0 || (at == before.0 && v.resolve(&self.queue) > before.1) {
-                return last;
-            }
-            last = Some(at);
-            n.mac_timer.at = None;
-            n.mac_timer.virt = None;
-            // What `mac_timer` would have done when popping (at, seq).
-            let next = match n.mac.poll_timeout() {
-                Some(t) if t > at => Some(t),
-                Some(_) => {
-                    n.mac.handle_timeout(at);
-                    debug_assert!(!n.mac.has_output(), "a quiet MAC timer produced output");
-                    n.mac.poll_timeout().map(|t| t.max(at))
-                }
-                None => None,
-            };
-            if let Some(t) = next {
-                debug_assert!(n.mac.timers_are_quiet());
-                n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
-                n.mac_timer.at = Some(t);
-                n.mac_timer.virt = Some(v.child(at, &self.queue));
-            }
-        }
-    }
-
-    /// What `rx_start` would have done with the deferred `RxStart` (at, seq): the MAC
-    /// stays quiet, so only its timer may need re-arming, as a virtual event armed by
-    /// this one.
-    fn deferred_rx_start(&mut self, r: DeferredRx, nic: u32) {
-        let w = self
-            .wireless
+        let World {
+            wireless, queue, ..
+        } = self;
+        let w = wireless
             .as_deref_mut()
             .expect("wireless events only exist in wireless worlds");
-        let DeferredRx { at, seq, slot, .. } = r;
-        let (frame, sender) = w.take_frame(slot);
-        // Decodability is by the distance when the first bit arrives. While the frame
-        // propagated (`dist_tx` / c, rounded to the ns) each node moved at most
-        // max_speed * that time; unless a bound lies that close to the distance at
-        // transmission, the answer is the same there and needs no positions now.
-        let moved = 2.0 * w.mobility.max_speed() * (r.dist_tx / propagation::SPEED_OF_LIGHT + 1e-9);
-        let (decodable, power) = match w.rx_power.decodable_near(r.dist_tx, moved + w.dist_slack_m)
-        {
-            Some(dec) => {
-                if cfg!(debug_assertions) {
-                    let d = w.power_at(nic, sender, at).0;
-                    let exact = w.rx_power.classify(d) == Reception::Decodable;
-                    assert_eq!(dec, exact, "decodability at {d} m from {} m", r.dist_tx);
-                }
-                (dec, None)
-            }
-            None => {
-                let (d, p) = w.power_at(nic, sender, at);
-                (w.rx_power.classify(d) == Reception::Decodable, Some(p))
-            }
-        };
-        w.mac_rx_start(nic, at, &frame, sender, decodable, power);
-        let n = &mut w.nics[nic as usize];
-        debug_assert!(!n.mac.has_output(), "a deferred reception produced output");
-        debug_assert!(n.mac.timers_are_quiet());
-        if let Some(t) = n.mac.poll_timeout() {
-            let t = t.max(at);
-            if n.mac_timer.at.is_none_or(|p| t < p) {
-                match (n.mac_timer.at, n.mac_timer.virt) {
-                    (Some(p), Some(_)) => self.queue.note_superseded(p),
-                    (Some(_), None) => self.queue.cancel_slot(nic as usize),
-                    _ => {}
-                }
-                n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
-                n.mac_timer.at = Some(t);
-                n.mac_timer.virt = Some(VirtSeq::Known(seq).child(at, &self.queue));
-            }
+        let n = &w.nics[nic as usize];
+        if n.mac_timer.virt.is_none() && n.deferred_rx.is_empty() {
+            return None;
         }
+        w.catch_up(nic, before, queue)
     }
-
     /// Runs the virtual MAC timer events that are already due (see `seq_after`).
     pub(super) fn sweep_mac_timers(&mut self) {
         let n = self.wireless.as_deref().map_or(0, |w| w.nics.len());
@@ -883,7 +926,9 @@ impl World {
             // Pin down a pending number while its parent is still in the pop history.
             let w = self.wireless.as_deref_mut().expect("wireless world");
             let slot = &mut w.nics[nic as usize].mac_timer;
-            if let Some(v @ (VirtSeq::After(..) | VirtSeq::After2(..))) = slot.virt {
+            if let Some(v @ (VirtSeq::After(..) | VirtSeq::After2(..) | VirtSeq::After3(..))) =
+                slot.virt
+            {
                 slot.virt = Some(VirtSeq::Known(v.resolve(&self.queue)));
             }
         }
@@ -991,41 +1036,53 @@ impl World {
                 .zip(quiet)
                 .all(|(n, &q)| n.mac.timers_are_quiet() == q)
         );
-        // One run of events: the same keys as scheduling each in turn.
-        let receivers = self.queue.schedule_run_deferring(
-            scratch_recv.iter().flat_map(|&(other, at)| {
-                node_nics[other as usize]
-                    .iter()
-                    .filter(move |&&j| j != nic)
-                    .map(move |&j| (at, Event::RxStart(j, slot)))
-            }),
-            |e| match *e {
-                Event::RxStart(j, _) => {
-                    defer_rx && to != MacAddr(j) && !to.is_broadcast() && quiet[j as usize]
-                }
-                _ => false,
-            },
-            scratch_rx,
-        );
-        for (at, seq, e) in scratch_rx.drain(..) {
-            if let Event::RxStart(j, s) = e {
-                let n = &mut nics[j as usize];
-                let r = DeferredRx {
-                    at,
-                    seq,
-                    slot: s,
-                    dist_tx: scratch_dist[n.node.idx()],
-                };
-                let list = &mut n.deferred_rx;
-                // Usually in order; a nearer receiver of a later frame may come first.
-                if list.back().is_none_or(|b| (b.at, b.seq) < (at, seq)) {
-                    list.push_back(r);
-                } else {
-                    let pos = list.partition_point(|b| (b.at, b.seq) < (at, seq));
-                    list.insert(pos, r);
+        let receivers = if defer_rx && !to.is_broadcast() {
+            // Each receiver takes its sequence number in turn, as a run would number
+            // them: a quiet one keeps its reception in its list, the others (a few:
+            // the addressee and NICs with something to do) enter the queue.
+            let mut count = 0;
+            for &(other, at) in scratch_recv.iter() {
+                let dist_tx = scratch_dist[other as usize];
+                for &j in &node_nics[other as usize] {
+                    if j == nic {
+                        continue;
+                    }
+                    count += 1;
+                    let seq = self.queue.reserve_seq();
+                    if to == MacAddr(j) || !quiet[j as usize] {
+                        scratch_rx.push((at, seq, Event::RxStart(j, slot)));
+                        continue;
+                    }
+                    let r = DeferredRx {
+                        at,
+                        seq,
+                        slot,
+                        dist_tx,
+                    };
+                    let list = &mut nics[j as usize].deferred_rx;
+                    // Usually in order; a nearer receiver of a later frame may come first.
+                    if list.back().is_none_or(|b| (b.at, b.seq) < (at, seq)) {
+                        list.push_back(r);
+                    } else {
+                        let pos = list.partition_point(|b| (b.at, b.seq) < (at, seq));
+                        list.insert(pos, r);
+                    }
                 }
             }
-        }
+            for (at, seq, e) in scratch_rx.drain(..) {
+                self.queue.schedule_reserved(at, seq, e);
+            }
+            count
+        } else {
+            // One run of events: the same keys as scheduling each in turn.
+            self.queue
+                .schedule_run(scratch_recv.iter().flat_map(|&(other, at)| {
+                    node_nics[other as usize]
+                        .iter()
+                        .filter(move |&&j| j != nic)
+                        .map(move |&j| (at, Event::RxStart(j, slot)))
+                }))
+        };
         if receivers == 0 {
             free_frames.push(slot);
         } else {
