@@ -58,7 +58,13 @@ fn one_hop_delay_is_the_ns2_exchange_timeline() {
     // +prop; SIFS 10; DATA 192 + 574*8/2 = 2488 us; +prop; LL up 25 us.
     // Delay = 25 + 50 + 20k + 272 + 10 + 248 + 10 + 2488 + 25 us + 3 * 667 ns
     //       = 3128.002... -> 3 128 000 + 2 001 ns + 20 000 k ns.
-    let s = common::summary(&line(&[100, 300], "static", ""), 1);
+    // ARP off: with it the first packet also waits for one ARP exchange (its timeline is
+    // tests/wireless_arp.rs `first_packet_waits_for_one_arp_exchange`).
+    let text = line(&[100, 300], "static", "").replace(
+        "routing = \"static\"\n",
+        "routing = \"static\"\narp = false\n",
+    );
+    let s = common::summary(&text, 1);
     let f = flow(&s);
     // 100 kb/s of 512-B payloads: one every 40.96 ms from 0.5 s while t < 2 s: 37.
     assert_eq!(f["data_packets_sent"], 37);

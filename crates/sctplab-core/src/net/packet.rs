@@ -53,6 +53,9 @@ pub struct Packet {
     pub next_hop: u32,
     /// The routing-protocol message a control packet carries (AODV over UDP port 654).
     pub routing: Option<crate::wireless::aodv::AodvMsg>,
+    /// The ARP message an ARP packet carries (wireless NICs; not an IP packet: `size` is
+    /// the ARP packet's 28 bytes and the IP fields are unused).
+    pub arp: Option<crate::wireless::arp::ArpMsg>,
 }
 
 impl Default for Packet {
@@ -85,6 +88,7 @@ impl Default for Packet {
             forwards: 0,
             next_hop: 0,
             routing: None,
+            arp: None,
         }
     }
 }

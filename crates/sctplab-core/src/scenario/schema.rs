@@ -71,6 +71,10 @@ pub struct WirelessCfg {
     /// Link-layer delay, each way (ns-2 `LL delay_`).
     #[serde(default = "default_ll_delay")]
     pub ll_delay: Duration,
+    /// ARP between the link layer and the interface queue, as ns-2.35's `ARPTable`
+    /// (false: next hops resolve instantly, no ARP frames).
+    #[serde(default = "yes")]
+    pub arp: bool,
     #[serde(default)]
     pub phy: PhySchema,
     #[serde(default)]

@@ -26,6 +26,13 @@ const LLC_SNAP_IPV4: [u8; 8] = [0xaa, 0xaa, 0x03, 0x00, 0x00, 0x00, 0x08, 0x00];
 
 /// Writes `frame` into `out` (cleared first); `ip` is the datagram a DATA frame carries.
 pub fn emit_frame(frame: &Frame, ip: &[u8], out: &mut Vec<u8>) {
+    emit_frame_typed(frame, 0x0800, ip, out);
+}
+
+/// `emit_frame` for a DATA frame whose LLC/SNAP header names `ethertype` (0x0806 for
+/// ARP) and whose body is `body`.
+pub fn emit_frame_typed(frame: &Frame, ethertype: u16, body: &[u8], out: &mut Vec<u8>) {
+    let ip = body;
     out.clear();
     // Frame control: protocol version 0, type and subtype (clause 7.1.3.1.2).
     let (fc0, fc1) = match frame.kind {
@@ -46,7 +53,8 @@ pub fn emit_frame(frame: &Frame, ip: &[u8], out: &mut Vec<u8>) {
             out.extend_from_slice(&mac_bytes(frame.src));
             out.extend_from_slice(&BSSID);
             out.extend_from_slice(&((frame.seq & 0x0fff) << 4).to_le_bytes());
-            out.extend_from_slice(&LLC_SNAP_IPV4);
+            out.extend_from_slice(&LLC_SNAP_IPV4[..6]);
+            out.extend_from_slice(&ethertype.to_be_bytes());
             out.extend_from_slice(ip);
         }
     }
@@ -99,5 +107,13 @@ mod tests {
         assert_eq!(&out[22..24], &[0x50, 0x00]);
         assert_eq!(&out[24..32], &LLC_SNAP_IPV4);
         assert_eq!(&out[32..], &[0x45, 0, 0, 20]);
+    }
+
+    #[test]
+    fn arp_frames_name_ethertype_0806() {
+        let mut out = Vec::new();
+        emit_frame_typed(&frame(FrameKind::Data), 0x0806, &[1, 2], &mut out);
+        assert_eq!(&out[24..32], &[0xaa, 0xaa, 0x03, 0, 0, 0, 0x08, 0x06]);
+        assert_eq!(&out[32..], &[1, 2]);
     }
 }

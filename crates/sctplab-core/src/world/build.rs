@@ -25,6 +25,7 @@ use crate::snoop::{SnoopAgent, SnoopCfg};
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::trace::TraceConfig;
 use crate::wireless::aodv::{Aodv, AodvCfg};
+use crate::wireless::arp::{ArpCfg, ArpTable};
 use crate::wireless::frame::MacAddr;
 use crate::wireless::grid::Grid;
 use crate::wireless::mac::{Mac, MacCfg};
@@ -579,6 +580,9 @@ fn build_wireless(
                 mac: Mac::new(mac.clone(), MacAddr(nic), stream("mac")),
                 aodv: (w.routing == WirelessRouting::Aodv)
                     .then(|| Aodv::new(aodv.clone(), u32::from_be_bytes(addr), stream("aodv"))),
+                arp: w
+                    .arp
+                    .then(|| ArpTable::new(ArpCfg::ns2(), MacAddr(nic), u32::from_be_bytes(addr))),
                 mac_timer: TimerSlot::default(),
                 deferred_rx: std::collections::VecDeque::new(),
                 aodv_timer: TimerSlot::default(),

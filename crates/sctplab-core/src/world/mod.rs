@@ -123,6 +123,9 @@ pub(crate) enum Event {
     MacTimer(u32, u32),
     /// A wireless NIC's routing-agent timer (NIC, generation).
     AodvTimer(u32, u32),
+    /// A unicast packet enters the link layer of a NIC after routing's jitter, where ARP
+    /// resolves its next hop (only with ARP on).
+    LlEnter(u32, PacketId),
     /// A packet leaves the link layer of a NIC for its interface queue.
     LlDown(u32, PacketId),
     /// A packet a NIC received leaves the link layer for routing.

@@ -169,6 +169,7 @@ impl World {
                 Event::RxStart(nic, slot) => self.rx_start(now, nic, slot),
                 Event::MacTimer(nic, g) => self.mac_timer(now, nic, g),
                 Event::AodvTimer(nic, g) => self.aodv_timer(now, nic, g),
+                Event::LlEnter(nic, pid) => self.ll_resolve(now, nic, pid),
                 Event::LlDown(nic, pid) => self.ll_down(now, nic, pid),
                 Event::LlUp(nic, pid) => self.ll_up(now, nic, pid),
                 Event::Release(pid) => self.discard(pid),
@@ -403,6 +404,7 @@ impl World {
             pkt.forwards = 0;
             pkt.next_hop = 0;
             pkt.routing = None;
+            pkt.arp = None;
             // The source address is that of the interface the packet leaves by.
             let out = self
                 .routes

@@ -285,7 +285,7 @@ impl World {
             if nics.is_empty() {
                 continue;
             }
-            let (mut mac, mut aodv) = (Map::new(), Map::new());
+            let (mut mac, mut aodv, mut arp) = (Map::new(), Map::new(), Map::new());
             let mut purged = 0;
             for &n in nics {
                 let nic = &w.nics[n as usize];
@@ -299,6 +299,11 @@ impl World {
                         serde_json::to_value(a.counters()).unwrap_or_default(),
                     );
                 }
+                let arp_counts = nic.arp.as_ref().map(|a| a.counters().clone());
+                add_counts(
+                    &mut arp,
+                    serde_json::to_value(arp_counts.unwrap_or_default()).unwrap_or_default(),
+                );
                 purged += nic.ifq_purged;
             }
             let c = &w.node_counters[i];
@@ -307,6 +312,7 @@ impl World {
                 json!({
                     "mac": mac,
                     "routing": aodv,
+                    "arp": arp,
                     "forwarded": c.forwarded,
                     "ttl_drops": c.ttl_drops,
                     "ifq_purged": purged,

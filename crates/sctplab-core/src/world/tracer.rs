@@ -9,10 +9,11 @@ use crate::net::wire::{IPV4_HEADER_LEN, emit_ipv4_packet};
 use crate::sim::SimTime;
 use crate::trace::TraceConfig;
 use crate::trace::csv::{AcksCsv, SendsCsv};
-use crate::trace::ieee80211::emit_frame;
+use crate::trace::ieee80211::{emit_frame, emit_frame_typed, mac_bytes};
 use crate::trace::ns2::Ns2Trace;
 use crate::trace::pcap::{LINKTYPE_IEEE802_11, LINKTYPE_RAW, PcapWriter};
 use crate::trace::series::Series;
+use crate::wireless::arp::ETHERTYPE_ARP;
 use crate::wireless::frame::Frame;
 use std::fs::{self, File};
 use std::io::{self, BufWriter};
@@ -137,6 +138,13 @@ impl Tracer {
                     let udp = IPV4_HEADER_LEN;
                     msg.encode(&mut self.scratch[udp + 8..]);
                     self.scratch[udp + 6..udp + 8].fill(0);
+                }
+                Some(Packet { arp: Some(a), .. }) => {
+                    a.encode(mac_bytes, &mut self.scratch);
+                    emit_frame_typed(frame, ETHERTYPE_ARP, &self.scratch, &mut self.frame_scratch);
+                    let r = w.write_packet(t.as_nanos(), &self.frame_scratch);
+                    self.keep(r);
+                    return;
                 }
                 Some(p) => emit_ipv4_packet(
                     &p.ip,

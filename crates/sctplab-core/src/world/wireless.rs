@@ -3,8 +3,9 @@
 //! to the event loop as ns-2.35's mobile node stacks them:
 //!
 //! ```text
-//! agent -> routing (AODV) -> LL (delay) -> IFQ -> MAC -> channel
+//! agent -> routing (AODV) -> LL (ARP, delay) -> IFQ -> MAC -> channel
 //! channel -> MAC -> LL (delay) -> routing -> agent, or back down when forwarding
+//! channel -> MAC -> LL -> ARP (requests answered, held packets released)
 //! ```
 //!
 //! The channel delivers each frame to every NIC within carrier-sense range (found through
@@ -16,6 +17,7 @@ use crate::net::wire::{TransportRepr, UdpRepr};
 use crate::net::{IfaceId, NodeId, PacketId, PacketKind};
 use crate::sim::{EventQueue, SimDuration, SimTime};
 use crate::wireless::aodv::{AODV_UDP_PORT, Aodv, AodvEvent, BROADCAST, RouteDecision};
+use crate::wireless::arp::{ARP_HDR_LEN, ArpEvent, ArpMsg, ArpOp, ArpTable};
 use crate::wireless::frame::{Frame, MacAddr};
 use crate::wireless::grid::Grid;
 use crate::wireless::mac::{Mac, MacEvent};
@@ -250,6 +252,8 @@ pub(crate) struct Nic {
     pub addr: [u8; 4],
     pub mac: Mac,
     pub aodv: Option<Aodv>,
+    /// The NIC's ARP table (`[wireless] arp`, on by default as in ns-2.35).
+    pub arp: Option<ArpTable>,
     pub mac_timer: TimerSlot,
     /// Deferred receptions (`Wireless::deferred_mac_timers`): `RxStart` events kept out
     /// of the queue, in key order.
@@ -307,6 +311,8 @@ pub(crate) struct Wireless {
     pub node_counters: Vec<NodeCounters>,
     /// PLCP preamble and header bytes, which ns-2's MAC trace lines count in frame sizes.
     pub plcp_bytes: u32,
+    /// Packets taken out of an interface queue by a link break (reused).
+    scratch_purge: Vec<crate::wireless::ifq::IfqEntry>,
     scratch: Vec<usize>,
     /// `RxStart` events a transmission deferred, before they go to their NICs.
     scratch_rx: Vec<(SimTime, u64, Event)>,
@@ -376,6 +382,7 @@ impl Wireless {
             static_next,
             node_counters: vec![NodeCounters::default(); n],
             plcp_bytes: 0,
+            scratch_purge: Vec::new(),
             scratch: Vec::new(),
             scratch_rx: Vec::new(),
             scratch_pos: vec![(0.0, 0.0); m],
@@ -758,8 +765,115 @@ impl World {
             };
             self.wtrace_packet(op, now, node, "RTR", "---", pid);
         }
-        self.queue
-            .schedule(now + delay + ll, Event::LlDown(nic, pid));
+        let arp = self.wl().nics[nic as usize].arp.is_some();
+        if !arp || next_hop == BROADCAST {
+            self.queue
+                .schedule(now + delay + ll, Event::LlDown(nic, pid));
+        } else if delay == SimDuration::ZERO {
+            self.ll_resolve(now, nic, pid);
+        } else {
+            // ARP looks the next hop up when the packet enters the LL (ns-2 `LL::recv`
+            // after AODV's jitter), not when routing hands it over: packets AODV releases
+            // spaced by ARP_DELAY find the first one's exchange done.
+            self.queue.schedule(now + delay, Event::LlEnter(nic, pid));
+        }
+    }
+
+    /// A unicast packet in the LL of `nic` with ARP on (`LL::sendDown` -> `arpresolve`):
+    /// on to the interface queue after the LL delay if its next hop is resolved, else
+    /// held (or given up) by the ARP table.
+    pub(super) fn ll_resolve(&mut self, now: SimTime, nic: u32, pid: PacketId) {
+        let nh = self.pool.get(pid).next_hop;
+        let w = self.wl();
+        let ll = w.ll_delay;
+        let Some(arp) = w.nics[nic as usize].arp.as_mut() else {
+            self.queue.schedule(now + ll, Event::LlDown(nic, pid));
+            return;
+        };
+        if arp.handle_outgoing(now, nh, pid).is_some() {
+            self.queue.schedule(now + ll, Event::LlDown(nic, pid));
+        } else {
+            self.service_arp(now, nic);
+        }
+    }
+
+    /// Drains an ARP table after an input: held packets released to the interface
+    /// queue, replaced ones dropped, given-up ones to routing's link-failure handler, and
+    /// requests and replies sent (events first: a released packet goes before the reply
+    /// to the same request, as ns-2 schedules them).
+    fn service_arp(&mut self, now: SimTime, nic: u32) {
+        let node = self.wl().nics[nic as usize].node;
+        while let Some(ev) = self.wl().nics[nic as usize]
+            .arp
+            .as_mut()
+            .and_then(ArpTable::poll_event)
+        {
+            match ev {
+                ArpEvent::Release { packet, at, .. } => {
+                    self.queue.schedule(at, Event::LlDown(nic, packet));
+                }
+                ArpEvent::Replaced { packet } => {
+                    self.drop_traced(now, node, "IFQ", "ARP", packet);
+                }
+                ArpEvent::GaveUp { packet, next_hop } => {
+                    // arp.cc hands the packet to its transmit-failure callback: AODV's
+                    // link-failure handler for the data packets it routed, none for its
+                    // own messages or with static routes (then dropped, reason ARP).
+                    let pkt = self.pool.get(packet);
+                    let (dst, fwd, control) =
+                        (addr_u32(pkt.ip.dst), pkt.forwards, pkt.routing.is_some());
+                    match self.wl().nics[nic as usize].aodv.as_mut() {
+                        Some(a) if !control => {
+                            a.link_failed(now, next_hop, packet, dst, fwd);
+                            self.service_aodv(now, nic);
+                        }
+                        _ => self.drop_traced(now, node, "IFQ", "ARP", packet),
+                    }
+                }
+            }
+        }
+        while let Some(out) = self.wl().nics[nic as usize]
+            .arp
+            .as_mut()
+            .and_then(ArpTable::poll_transmit)
+        {
+            let src = self.wl().nics[nic as usize].addr;
+            let pid = self.pool.alloc();
+            let pkt = self.pool.get_mut(pid);
+            // ns-2 gives ARP packets uid 0 and counts them in no agent's numbering.
+            pkt.uid = 0;
+            pkt.flow = NO_FLOW;
+            pkt.kind = PacketKind::Control;
+            pkt.data_num = 0;
+            pkt.ack_num = 0;
+            pkt.forwards = 0;
+            pkt.created = now;
+            pkt.ip.src = src;
+            pkt.ip.dst = u32_addr(out.msg.tpa);
+            pkt.ip.ttl = 0;
+            pkt.transport = TransportRepr::Udp(UdpRepr {
+                src_port: 0,
+                dst_port: 0,
+            });
+            pkt.payload_len = 0;
+            pkt.routing = None;
+            pkt.arp = Some(out.msg);
+            pkt.size = ARP_HDR_LEN;
+            pkt.next_hop = match out.msg.op {
+                ArpOp::Request => BROADCAST,
+                ArpOp::Reply => out.msg.tpa,
+            };
+            self.queue.schedule(out.at, Event::LlDown(nic, pid));
+        }
+    }
+
+    /// An ARP packet the MAC of `nic` received goes straight to the ARP table (ns-2
+    /// `LL::recv` calls `arpinput` with no LL delay).
+    fn arp_input(&mut self, now: SimTime, nic: u32, msg: &ArpMsg) {
+        if let Some(a) = self.wl().nics[nic as usize].arp.as_mut() {
+            a.handle_arp(now, msg);
+            self.service_arp(now, nic);
+        }
     }
 
     pub(super) fn ll_down(&mut self, now: SimTime, nic: u32, pid: PacketId) {
@@ -786,6 +900,10 @@ impl World {
                     if self.tracer.ns2_on() {
                         let node = self.wl().nics[nic as usize].node;
                         self.wtrace_received(now, node, packet, from);
+                    }
+                    if let Some(msg) = self.pool.get(packet).arp {
+                        self.arp_input(now, nic, &msg);
+                        continue;
                     }
                     let copy = self.pool.alloc();
                     let (src, dst) = (packet, copy);
@@ -818,9 +936,10 @@ impl World {
                         pkt.next_hop,
                         addr_u32(pkt.ip.dst),
                         pkt.forwards,
-                        pkt.routing.is_some(),
+                        pkt.routing.is_some() || pkt.arp.is_some(),
                     );
-                    // ns-2 gives AODV no failure callback for its own messages.
+                    // ns-2 gives AODV no failure callback for its own messages (nor
+                    // ARP for its replies).
                     match self.wl().nics[nic as usize].aodv.as_mut() {
                         Some(a) if !control => {
                             a.link_failed(now, nh, packet, dst, fwd);
@@ -1180,6 +1299,7 @@ impl World {
             // ns-2 charges IP + its own message structs, no UDP header: keep that size.
             pkt.payload_len = out.ns2_len().saturating_sub(28);
             pkt.routing = Some(out.msg);
+            pkt.arp = None;
             pkt.finalize();
             self.link_down_after(now, nic, pid, out.next_hop, out.delay);
         }
@@ -1199,16 +1319,25 @@ impl World {
                     self.drop_traced(now, node, "RTR", reason.ns2_code(), pkt)
                 }
                 AodvEvent::PurgeIfq { next_hop } => {
+                    // ns-2's `PriQueue::filter` matches the IP next hop, which ARP
+                    // packets do not carry: an ARP reply for the neighbour stays queued.
                     let mac = self.mac_of(next_hop);
-                    while let Some(e) = self.wl().nics[nic as usize]
-                        .mac
-                        .ifq_mut()
-                        .take_next_hop(mac)
-                    {
-                        self.wl().nics[nic as usize].ifq_purged += 1;
-                        let node = self.wl().nics[nic as usize].node;
+                    let w = self
+                        .wireless
+                        .as_deref_mut()
+                        .expect("wireless events only exist in wireless worlds");
+                    let pool = &self.pool;
+                    let mut out = std::mem::take(&mut w.scratch_purge);
+                    w.nics[nic as usize].mac.ifq_mut().remove_where(
+                        |e| e.next_hop == mac && pool.get(e.packet).arp.is_none(),
+                        &mut out,
+                    );
+                    let node = w.nics[nic as usize].node;
+                    w.nics[nic as usize].ifq_purged += out.len() as u64;
+                    for e in out.drain(..) {
                         self.drop_traced(now, node, "IFQ", "CBK", e.packet);
                     }
+                    self.wl().scratch_purge = out;
                 }
             }
         }

@@ -7,6 +7,7 @@ use crate::net::{NodeId, Packet, PacketId};
 use crate::sim::SimTime;
 use crate::trace::ns2::WirelessLine;
 use crate::wireless::aodv::AodvMsg;
+use crate::wireless::arp::{ArpMsg, ArpOp, ETHERTYPE_ARP};
 use crate::wireless::frame::{Frame, FrameKind, MacAddr};
 
 /// ns-2's node number for an IPv4 address of ours (-1: broadcast or not in the plan).
@@ -59,8 +60,19 @@ fn tail(p: &Packet) -> String {
 fn kind_of(p: &Packet) -> &'static str {
     if p.routing.is_some() {
         "AODV"
+    } else if p.arp.is_some() {
+        "ARP"
     } else {
         p.ns2_type()
+    }
+}
+
+/// The EtherType ns-2's MAC lines show for a packet.
+fn ethertype_of(p: &Packet) -> u64 {
+    if p.arp.is_some() {
+        u64::from(ETHERTYPE_ARP)
+    } else {
+        0x800
     }
 }
 
@@ -91,7 +103,7 @@ impl World {
             .as_deref()
             .and_then(|w| w.nics.get(from.0 as usize))
             .map_or(0, |n| u64::from(n.node.0));
-        let mac = [0, u64::from(node.0), ta, 0x800];
+        let mac = [0, u64::from(node.0), ta, ethertype_of(self.pool.get(pid))];
         self.wtrace_packet_mac('r', t, node, "MAC", "---", pid, mac);
     }
 
@@ -107,6 +119,11 @@ impl World {
         mac: [u64; 4],
     ) {
         let p = self.pool.get(pid);
+        // ARP packets have no IP header: ns-2 prints `format_arp`'s tail instead.
+        let (ip, tail) = match &p.arp {
+            Some(a) => (None, self.arp_tail(a)),
+            None => (Some(ip_fields(p)), tail(p)),
+        };
         let line = WirelessLine {
             op,
             t,
@@ -117,8 +134,8 @@ impl World {
             kind: kind_of(p),
             size: p.size,
             mac,
-            ip: Some(ip_fields(p)),
-            tail: tail(p),
+            ip,
+            tail,
         };
         self.tracer.ns2_wireless(&line);
     }
@@ -145,6 +162,28 @@ impl World {
             .is_some_and(|w| !w.node_nics[node.idx()].is_empty())
     }
 
+    /// ns-2's `format_arp` (old format): `------- [REQUEST sha/spa tha/tpa]`, hardware
+    /// and protocol addresses as node numbers (0 for a request's unknown target).
+    fn arp_tail(&self, a: &ArpMsg) -> String {
+        let hw = |m: crate::wireless::frame::MacAddr| -> i64 {
+            self.wireless
+                .as_deref()
+                .and_then(|w| w.nics.get(m.0 as usize))
+                .map_or(0, |n| i64::from(n.node.0))
+        };
+        let op = match a.op {
+            ArpOp::Request => "REQUEST",
+            ArpOp::Reply => "REPLY",
+        };
+        format!(
+            "------- [{op} {}/{} {}/{}]",
+            hw(a.sha),
+            node_of(a.spa.to_be_bytes()),
+            a.tha.map_or(0, hw),
+            node_of(a.tpa.to_be_bytes())
+        )
+    }
+
     /// A frame event at the MAC of a NIC on `node`.
     pub(super) fn wtrace_frame(&mut self, op: char, t: SimTime, node: NodeId, frame: &Frame) {
         let mac = |a: MacAddr| -> u64 {
@@ -160,16 +199,19 @@ impl World {
             frame.duration.as_nanos() / 1_000,
             mac(frame.dst),
             mac(frame.src),
-            if frame.kind == FrameKind::Data {
-                0x800
-            } else {
-                0
+            match (frame.kind, frame.packet) {
+                (FrameKind::Data, Some(pid)) => ethertype_of(self.pool.get(pid)),
+                (FrameKind::Data, None) => 0x800,
+                _ => 0,
             },
         ];
         let (kind, ip, tail_text, uid) = match frame.packet {
             Some(pid) => {
                 let p = self.pool.get(pid);
-                (kind_of(p), Some(ip_fields(p)), tail(p), p.uid)
+                match &p.arp {
+                    Some(a) => (kind_of(p), None, self.arp_tail(a), p.uid),
+                    None => (kind_of(p), Some(ip_fields(p)), tail(p), p.uid),
+                }
             }
             None => (
                 match frame.kind {
