@@ -323,6 +323,38 @@ def test_a_spilled_series_is_the_file_an_in_memory_one_makes(tmp_path: Path, exa
     assert disk.series.equals(mem.series)
 
 
+# Errors two keys make together name the one the user changed (issue 13): both are in
+# the message, and an override's key is where the error is reported.
+@pytest.mark.parametrize(
+    ("key", "value", "want"),
+    [
+        # n1 loses its NIC: the flow joining n0 and n1 has one wireless end.
+        ("nodes.n1.wlan", "0", "nodes.n1.wlan = 0"),
+        # A static model needs positions the random-waypoint scenario does not give.
+        ("mobility.model", '"static"', 'mobility.model = "static"'),
+    ],
+)
+def test_a_wireless_error_names_the_key_changed(key: str, value: str, want: str) -> None:
+    manet = ROOT / "scenarios" / "manet-tcp.toml"
+    r = sctplab("run", manet, "--set", f"{key}={value}")
+    assert r.returncode == 2
+    line = one_error_line(r)
+    assert line.startswith(f"sctplab: error: --set {key}={value}: {key}: "), line
+    assert want in line, line
+    # The same change in the document itself (no override to point at): the message
+    # still names the changed key.
+    import tomllib
+
+    doc = tomllib.loads(manet.read_text())
+    if key == "nodes.n1.wlan":
+        doc["nodes"][1]["wlan"] = 0
+    else:
+        doc["mobility"]["model"] = "static"
+    with pytest.raises(api.ScenarioError) as e:
+        api.run(doc)
+    assert want in str(e.value), str(e.value)
+
+
 # --- 4. one line, never a traceback ----------------------------------------------------
 
 
