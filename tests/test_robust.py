@@ -130,6 +130,38 @@ def test_python_sweep_run_timeout(tmp_path: Path) -> None:
         api.sweep(BUSY, {}, 1, store=tmp_path / "s2", run_timeout=-1)
 
 
+def test_a_worker_stuck_outside_the_core_is_killed_and_the_sweep_goes_on(
+    tmp_path: Path,
+) -> None:
+    # The test hook makes the worker sleep 60 s in Python before the core runs seed 2:
+    # the core's own limit never gets a look, so only the driver can end it. With
+    # --run-timeout 0.5 it kills that worker at 0.5 * 1.1 + 2 s (executor.kill_after),
+    # records the run as timed out, starts a new worker, and the other runs complete.
+    scen, store = tmp_path / "two.toml", tmp_path / "store"
+    scen.write_text('duration = "1s"\n' + TWO_NODES)
+    env = {**os.environ, "SCTPLAB_TEST_HANG_BEFORE_RUN": "2:60"}
+    t0 = time.monotonic()
+    r = subprocess.run(
+        [*CLI, "sweep", str(scen), "--seeds", "4", "--jobs", "1", "--store", str(store),
+         "--run-timeout", "0.5"],
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    took = time.monotonic() - t0
+    assert r.returncode == 1, r.stderr
+    assert "3 run(s) done, 1 failed" in r.stdout, r.stdout
+    assert took < 30, took  # not the 60 s of the hang
+    conn = sqlite3.connect(store / "catalog.sqlite")
+    rows = dict(conn.execute("SELECT seed, coalesce(error, status) FROM runs").fetchall())
+    conn.close()
+    assert set(rows) == {1, 2, 3, 4}
+    assert rows[2].startswith("timed out:") and "worker process was killed" in rows[2]
+    assert all(rows[k] == "ok" for k in (1, 3, 4))
+    # The store is consistent: the next sweep (no hang) runs only the failed one.
+    r = sctplab("sweep", scen, "--seeds", "4", "--jobs", "1", "--store", store)
+    assert r.returncode == 0, r.stderr
+    assert "1 run(s) done" in r.stdout and "3 reused" in r.stdout, r.stdout
+
+
 # --- 2. Ctrl-C -------------------------------------------------------------------------
 
 
