@@ -130,6 +130,38 @@ def test_python_sweep_run_timeout(tmp_path: Path) -> None:
         api.sweep(BUSY, {}, 1, store=tmp_path / "s2", run_timeout=-1)
 
 
+def test_a_worker_stuck_outside_the_core_is_killed_and_the_sweep_goes_on(
+    tmp_path: Path,
+) -> None:
+    # The test hook makes the worker sleep 60 s in Python before the core runs seed 2:
+    # the core's own limit never gets a look, so only the driver can end it. With
+    # --run-timeout 0.5 it kills that worker at 0.5 * 1.1 + 2 s (executor.kill_after),
+    # records the run as timed out, starts a new worker, and the other runs complete.
+    scen, store = tmp_path / "two.toml", tmp_path / "store"
+    scen.write_text('duration = "1s"\n' + TWO_NODES)
+    env = {**os.environ, "SCTPLAB_TEST_HANG_BEFORE_RUN": "2:60"}
+    t0 = time.monotonic()
+    r = subprocess.run(
+        [*CLI, "sweep", str(scen), "--seeds", "4", "--jobs", "1", "--store", str(store),
+         "--run-timeout", "0.5"],
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    took = time.monotonic() - t0
+    assert r.returncode == 1, r.stderr
+    assert "3 run(s) done, 1 failed" in r.stdout, r.stdout
+    assert took < 30, took  # not the 60 s of the hang
+    conn = sqlite3.connect(store / "catalog.sqlite")
+    rows = dict(conn.execute("SELECT seed, coalesce(error, status) FROM runs").fetchall())
+    conn.close()
+    assert set(rows) == {1, 2, 3, 4}
+    assert rows[2].startswith("timed out:") and "worker process was killed" in rows[2]
+    assert all(rows[k] == "ok" for k in (1, 3, 4))
+    # The store is consistent: the next sweep (no hang) runs only the failed one.
+    r = sctplab("sweep", scen, "--seeds", "4", "--jobs", "1", "--store", store)
+    assert r.returncode == 0, r.stderr
+    assert "1 run(s) done" in r.stdout and "3 reused" in r.stdout, r.stdout
+
+
 # --- 2. Ctrl-C -------------------------------------------------------------------------
 
 
@@ -251,16 +283,108 @@ def test_deeply_nested_toml_is_one_line(tmp_path: Path, example: Path, doc: str)
     assert "deep.toml" in one_error_line(r)
 
 
-def test_a_series_too_large_for_memory_is_refused_before_the_run(
+def test_a_series_too_large_for_the_disk_is_refused_before_the_run(
     tmp_path: Path, example: Path
 ) -> None:
+    # 10 s sampled every 1 ns, 6 queues: 6 * (10^10 + 1) values, 48 bytes each at most
+    # while written (spill chunk + Parquet), about 2880 GB: more than any test disk has.
     r = sctplab(
         "run", example, "--set", "series.interval=1ns", "--series", "queue",
         "--out", tmp_path / "run",
     )  # fmt: skip
     assert r.returncode == 2
     line = one_error_line(r)
-    assert "series.interval = 1 ns" in line and "more than the 10000000" in line
+    assert "series.interval = 1 ns" in line and "60000000006 values" in line
+    assert "GB on disk" in line and "GB free in" in line
+    assert not (tmp_path / "run" / "summary.json").exists()
+    assert not (tmp_path / "run" / ".series.spill").exists()
+    # Without a run folder the series comes back in memory: capped at 10^7 values.
+    with pytest.raises(api.UsageError, match="more than the 10000000 a run returns in memory"):
+        api.run(str(example), set={"series.interval": "1us"}, series=["queue"])
+
+
+# A run whose series went to disk in chunks, in a fresh interpreter so its peak RSS is
+# its own: ru_maxrss after the imports, after the run, and the file's row count.
+_LONG_SERIES = """
+import resource, sys
+import pyarrow.parquet as pq
+import sctplab
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+sctplab.run(sys.argv[1], set={"series.interval": sys.argv[2]}, series=["queue"], out=sys.argv[3])
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+rows = pq.ParquetFile(sys.argv[3] + "/series.parquet").metadata.num_rows
+print(base, peak, rows)
+"""
+
+
+def test_a_long_series_streams_to_disk_with_bounded_memory(tmp_path: Path, example: Path) -> None:
+    # example-cbr (10 s, 3 links = 6 queues) sampled every 5 us: 2,000,000 samples of 6
+    # values = 12,000,000 rows, over the 10^7 values a run used to refuse. Held in
+    # memory they would take 12e6 * 24 B = 288 MB in the core alone (and as much again in
+    # pyarrow); streamed, the run holds one 1 Mi-row chunk (24 MiB) at a time.
+    out = tmp_path / "run"
+    r = subprocess.run(
+        [sys.executable, "-c", _LONG_SERIES, str(example), "5us", str(out)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    base_kb, peak_kb, rows = (int(x) for x in r.stdout.split())
+    assert rows == 12_000_000
+    # Generous: 200 MB above the interpreter with its imports (measured: about 105).
+    assert peak_kb - base_kb < 200_000, (base_kb, peak_kb)
+    assert not (out / ".series.spill").exists()
+    assert json.loads((out / "run.json").read_text())["complete"] is True
+
+
+def test_a_spilled_series_is_the_file_an_in_memory_one_makes(tmp_path: Path, example: Path) -> None:
+    # Every 50 us for 10 s: 200,000 samples x 6 queues = 1,200,000 rows, one whole
+    # 1,048,576-row chunk spilled plus the rest. The run folder's file must be the bytes
+    # pq.write_table makes of the whole in-memory table (same schema, row groups, values).
+    import pyarrow.parquet as pq
+
+    from sctplab.runner import _series_table
+
+    sets = {"series.interval": "50us"}
+    mem = api.run(str(example), set=sets, series=["queue"])
+    disk = api.run(str(example), set=sets, series=["queue"], out=tmp_path / "run")
+    assert mem.series_file is None and disk.series_file == tmp_path / "run" / "series.parquet"
+    table = _series_table(mem.series_columns)
+    assert table.num_rows == 1_200_000
+    pq.write_table(table, tmp_path / "whole.parquet")
+    assert (tmp_path / "whole.parquet").read_bytes() == disk.series_file.read_bytes()
+    assert disk.series.equals(mem.series)
+
+
+# Errors two keys make together name the one the user changed (issue 13): both are in
+# the message, and an override's key is where the error is reported.
+@pytest.mark.parametrize(
+    ("key", "value", "want"),
+    [
+        # n1 loses its NIC: the flow joining n0 and n1 has one wireless end.
+        ("nodes.n1.wlan", "0", "nodes.n1.wlan = 0"),
+        # A static model needs positions the random-waypoint scenario does not give.
+        ("mobility.model", '"static"', 'mobility.model = "static"'),
+    ],
+)
+def test_a_wireless_error_names_the_key_changed(key: str, value: str, want: str) -> None:
+    manet = ROOT / "scenarios" / "manet-tcp.toml"
+    r = sctplab("run", manet, "--set", f"{key}={value}")
+    assert r.returncode == 2
+    line = one_error_line(r)
+    assert line.startswith(f"sctplab: error: --set {key}={value}: {key}: "), line
+    assert want in line, line
+    # The same change in the document itself (no override to point at): the message
+    # still names the changed key.
+    import tomllib
+
+    doc = tomllib.loads(manet.read_text())
+    if key == "nodes.n1.wlan":
+        doc["nodes"][1]["wlan"] = 0
+    else:
+        doc["mobility"]["model"] = "static"
+    with pytest.raises(api.ScenarioError) as e:
+        api.run(doc)
+    assert want in str(e.value), str(e.value)
 
 
 # --- 4. one line, never a traceback ----------------------------------------------------

@@ -23,6 +23,9 @@ class SeriesColumns(TypedDict):
     value: bytes
     entity_names: list[str]
     variable_names: list[str]
+    # Rows before those above are in the `series_spill` file, in whole chunks.
+    spilled_rows: int
+    spill_chunk_rows: int
 
 class RawRun(TypedDict):
     name: str
@@ -55,6 +58,8 @@ def run(
     series: list[str] = ...,
     progress: bool = False,
     timeout_s: float | None = None,
+    series_spill: str | None = None,
+    series_disk_limit: int | None = None,
 ) -> RawRun: ...
 def movement(
     text: str,

@@ -55,11 +55,26 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+# Tests only: "SEED:SECONDS" makes a worker sleep that long in Python before the core
+# runs the task with that seed, standing in for a run stuck inside one event (where the
+# core's own wall-clock check, every 4096 events, never comes).
+TEST_HANG_ENV = "SCTPLAB_TEST_HANG_BEFORE_RUN"
+
+
+def _test_hang(seed: int) -> None:
+    spec = os.environ.get(TEST_HANG_ENV)
+    if spec:
+        which, _, seconds = spec.partition(":")
+        if which == str(seed):
+            time.sleep(float(seconds))
+
+
 def compute_run(task: RunTask) -> RunOutcome:
     """Run one scenario in a worker and return its results (no files written)."""
     from sctplab.runner import _run_json
 
     version = code_version()
+    _test_hang(task.seed)
     try:
         raw = _core.run(
             task.text,
@@ -95,6 +110,116 @@ def compute_run(task: RunTask) -> RunOutcome:
     )
 
 
+# Extra wall time a worker gets past `--run-timeout` before the driver kills it: the
+# core stops a run itself at its limit (checked every 4096 events); only a run stuck
+# inside one event, or outside the core, outlives this.
+KILL_GRACE_S = 2.0
+
+
+def kill_after(timeout_s: float) -> float:
+    """Seconds after a run starts at which the driver kills its worker."""
+    return timeout_s * 1.1 + KILL_GRACE_S
+
+
+@dataclass
+class _Worker:
+    proc: Any
+    conn: Any
+    # The batch it is working on, the index of the run it is on, and when that run
+    # started (when the previous result arrived or the batch was sent).
+    batch: list[Any] = field(default_factory=list)
+    next: int = 0
+    started: float = 0.0
+
+
+class LocalPool:
+    """Worker processes fed batches of runs over pipes, one result sent back per run.
+
+    Unlike concurrent.futures' pool, the driver knows which run each worker is on and
+    since when, so it can kill one worker whose run outlives its time limit (and only
+    that worker: the others' runs go on), and a batch costs one message each way per run
+    rather than a future, a call queue slot and a result queue slot.
+    """
+
+    def __init__(self, size: int) -> None:
+        import multiprocessing
+
+        # spawn, not fork: the driver may already have threads (rich, pyarrow), and
+        # forking a threaded process can deadlock; it is also what macOS and (from 3.14)
+        # Linux use by default, so scripts need the usual `if __name__ == "__main__":`.
+        self.ctx = multiprocessing.get_context("spawn")
+        self.size = size
+        self.workers: list[_Worker] = []
+
+    def start_worker(self) -> _Worker:
+        ours, theirs = self.ctx.Pipe()
+        proc = self.ctx.Process(
+            target=_worker_main, args=(theirs, os.getpid()), name="sctplab-worker", daemon=True
+        )
+        proc.start()
+        theirs.close()
+        w = _Worker(proc, ours)
+        self.workers.append(w)
+        return w
+
+    def send(self, w: _Worker, fn: Any, batch: list[Any]) -> None:
+        """Give an idle worker a batch: `fn(item.task)` for each item, in order."""
+        w.batch, w.next, w.started = batch, 0, time.monotonic()
+        w.conn.send((fn, [item.task for item in batch]))
+
+    def kill(self, w: _Worker) -> None:
+        self.workers.remove(w)
+        if w.proc.is_alive():
+            w.proc.kill()
+        w.proc.join(timeout=5)
+        w.conn.close()
+
+    def shutdown(self, *, cancel: bool) -> None:
+        for w in list(self.workers):
+            if cancel:
+                w.proc.terminate()
+            else:
+                try:
+                    w.conn.send(None)
+                except OSError:
+                    pass
+        for w in self.workers:
+            w.proc.join(timeout=5)
+            if w.proc.is_alive():
+                w.proc.kill()
+                w.proc.join(timeout=5)
+            w.conn.close()
+        self.workers = []
+
+
+def _worker_main(conn: Any, parent: int) -> None:
+    """A LocalPool worker: batches in, one (index, outcome) out per run."""
+    import signal
+
+    # Ctrl-C goes to the whole process group: the driver decides (it terminates us).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _exit_with_parent(parent)
+    while True:
+        try:
+            msg = conn.recv()
+        except EOFError:
+            return
+        if msg is None:
+            return
+        fn, tasks = msg
+        for i, task in enumerate(tasks):
+            try:
+                outcome = fn(task)
+            except Exception as e:
+                outcome = RunOutcome(
+                    ok=False,
+                    code_version=code_version(),
+                    sets=task.sets,
+                    error=one_line(f"{type(e).__name__}: {e}"),
+                )
+            conn.send((i, outcome))
+
+
 def _exit_with_parent(parent: int) -> None:
     """Pool worker initializer: exit when the driver is gone.
 
@@ -119,6 +244,9 @@ class Executors:
         self.scheduler = scheduler
         self.client: Any = None
         self.executor: cf.Executor
+        # The local pool for sweeps (batches, per-run kill); `executor` stays for the
+        # other callers (reproduce) and is only started if they use it.
+        self.pool: LocalPool | None = None
         self.parallelism = 1
         if scheduler is not None:
             self._open_dask(scheduler)
@@ -132,13 +260,15 @@ class Executors:
         return f"{self.parallelism} local process(es)"
 
     def _open_pool(self) -> None:
+        self.parallelism = self.jobs or os.cpu_count() or 1
+        self.pool = LocalPool(self.parallelism)
+        self.executor = self._process_pool()
+
+    def _process_pool(self) -> cf.ProcessPoolExecutor:
         import multiprocessing
 
-        self.parallelism = self.jobs or os.cpu_count() or 1
-        # spawn, not fork: the driver may already have threads (rich, pyarrow), and
-        # forking a threaded process can deadlock; it is also what macOS and (from 3.14)
-        # Linux use by default, so scripts need the usual `if __name__ == "__main__":`.
-        self.executor = cf.ProcessPoolExecutor(
+        # spawn: see LocalPool. Its processes start on first submit (reproduce uses it).
+        return cf.ProcessPoolExecutor(
             max_workers=self.parallelism,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_exit_with_parent,
@@ -182,9 +312,11 @@ class Executors:
         recorded as failed by the driver); Dask replaces its workers by itself."""
         if self.scheduler is None:
             self.executor.shutdown(wait=False, cancel_futures=True)
-            self._open_pool()
+            self.executor = self._process_pool()
 
     def close(self, *, cancel: bool) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(cancel=cancel)
         if self.client is not None:
             # Dask's ClientExecutor.shutdown has no cancel_futures: wait=False cancels.
             self.executor.shutdown(wait=not cancel)

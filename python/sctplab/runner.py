@@ -34,10 +34,17 @@ class RunResult:
     wall_s: float
     events: int
     series_columns: _core.SeriesColumns = field(repr=False)
+    # series.parquet, when the run streamed its series there (too long to hand back).
+    series_file: Path | None = field(default=None, repr=False)
 
     @property
     def series(self) -> pd.DataFrame:
         """Sampled variables, long form: time_s, entity, variable, value."""
+        if self.series_file is not None:
+            import pyarrow.parquet as pq
+
+            streamed: pd.DataFrame = pq.read_table(self.series_file).to_pandas()
+            return streamed
         df: pd.DataFrame = _series_table(self.series_columns).to_pandas()
         return df
 
@@ -56,12 +63,24 @@ class RunResult:
 
 def _series_table(cols: _core.SeriesColumns) -> pa.Table:
     import numpy as np
+
+    return _columns_table(
+        np.frombuffer(cols["time_s"], dtype="<f8"),
+        np.frombuffer(cols["entity"], dtype="<u4"),
+        np.frombuffer(cols["variable"], dtype="<u4"),
+        np.frombuffer(cols["value"], dtype="<f8"),
+        cols,
+    )
+
+
+def _columns_table(
+    time_s: Any, entity_u32: Any, variable_u32: Any, value: Any, cols: _core.SeriesColumns
+) -> pa.Table:
+    import numpy as np
     import pyarrow as pa
 
-    time_s = np.frombuffer(cols["time_s"], dtype="<f8")
-    value = np.frombuffer(cols["value"], dtype="<f8")
-    entity = np.frombuffer(cols["entity"], dtype="<u4").astype(np.int32)
-    variable = np.frombuffer(cols["variable"], dtype="<u4").astype(np.int32)
+    entity = entity_u32.astype(np.int32)
+    variable = variable_u32.astype(np.int32)
     return pa.table(
         {
             "time_s": pa.array(time_s, pa.float64()),
@@ -74,6 +93,34 @@ def _series_table(cols: _core.SeriesColumns) -> pa.Table:
             "value": pa.array(value, pa.float64()),
         }
     )
+
+
+SERIES_SPILL = ".series.spill"
+
+
+def _write_series(cols: _core.SeriesColumns, spill: Path, dest: Path) -> None:
+    """series.parquet from the spilled chunks (each one row group) and the rows the run
+    handed back (the last row group), one chunk in memory at a time. The chunks are
+    pyarrow's default row-group length, so the file is the one `pq.write_table` makes of
+    the whole table: a run that spilled and one that did not write the same bytes."""
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    rest = _series_table(cols)
+    chunk, spilled = cols["spill_chunk_rows"], cols["spilled_rows"]
+    if spilled == 0:
+        pq.write_table(rest, dest)
+        return
+    with pq.ParquetWriter(dest, rest.schema) as writer, spill.open("rb") as f:
+        for _ in range(spilled // chunk):
+            time_s = np.fromfile(f, dtype="<f8", count=chunk)
+            entity = np.fromfile(f, dtype="<u4", count=chunk)
+            variable = np.fromfile(f, dtype="<u4", count=chunk)
+            value = np.fromfile(f, dtype="<f8", count=chunk)
+            if len(value) != chunk:
+                raise _core.RunError(f"{spill}: spill file shorter than the run wrote")
+            writer.write_table(_columns_table(time_s, entity, variable, value, cols))
+        writer.write_table(rest)
 
 
 def code_version() -> dict[str, Any]:
@@ -233,6 +280,9 @@ def run(
     series_list = [s for s in series if s]
     if out_dir is None and (pcap or trace_list):
         raise _core.UsageError("pcap and traces need an output folder (out=...)")
+    spill: Path | None = None
+    free = 0
+    series_file: Path | None = None
     if out_dir is not None:
         # Checked before the folder is touched: bad input leaves no folder behind.
         _core.resolve(
@@ -250,6 +300,13 @@ def run(
             out_dir / "run.json",
             json.dumps(_incomplete_run_json("running", seed, sets, None), indent=2) + "\n",
         )
+        if series_list:
+            # Long series go to disk in chunks as the run goes; the disk is their limit.
+            import shutil
+
+            spill = out_dir / SERIES_SPILL
+            spill.unlink(missing_ok=True)
+            free = shutil.disk_usage(out_dir).free
     try:
         raw = _core.run(
             src.text,
@@ -264,8 +321,12 @@ def run(
             series=series_list,
             progress=progress,
             timeout_s=timeout,
+            series_spill=str(spill) if spill is not None else None,
+            series_disk_limit=free if spill is not None else None,
         )
     except BaseException as e:
+        if spill is not None:
+            spill.unlink(missing_ok=True)
         if out_dir is not None:
             status = "interrupted" if isinstance(e, KeyboardInterrupt) else "failed"
             error = " ".join(str(e).split()) or type(e).__name__
@@ -286,10 +347,13 @@ def run(
             resolved = resolved.replace(json.dumps(str(movement_path)), json.dumps(copy.name))
         _write_atomic(out_dir / "scenario.toml", resolved)
         _write_atomic(out_dir / "run.json", json.dumps(_run_json(raw, seed, sets), indent=2) + "\n")
-        if series_list:
-            import pyarrow.parquet as pq
-
-            pq.write_table(_series_table(raw["series"]), out_dir / "series.parquet")
+        if series_list and spill is not None:
+            try:
+                _write_series(raw["series"], spill, out_dir / "series.parquet")
+            finally:
+                spill.unlink(missing_ok=True)
+            if raw["series"]["spilled_rows"]:
+                series_file = out_dir / "series.parquet"
         # summary.json last: its presence marks a complete run folder.
         _write_atomic(out_dir / "summary.json", raw["summary_json"])
     return RunResult(
@@ -299,4 +363,5 @@ def run(
         wall_s=raw["wall_s"],
         events=raw["events"],
         series_columns=raw["series"],
+        series_file=series_file,
     )

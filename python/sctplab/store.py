@@ -215,6 +215,8 @@ class StoreWriter:
     def __init__(self, root: Path, conn: sqlite3.Connection) -> None:
         self.root = root
         self.conn = conn
+        # Scenario folders under runs/ known to exist (one mkdir each, not one per run).
+        self._made: set[Path] = set()
 
     def cleanup(self) -> Cleanup:
         """Remove what a killed driver left: temp folders, and run folders whose catalog
@@ -261,13 +263,40 @@ class StoreWriter:
         self, key: RunKey, scenario: str, params: Mapping[str, Any], outcome: RunOutcome
     ) -> Path:
         """Write the run folder, then its row: the order that makes a SIGKILL safe."""
+        row, final = self._write_folder(key, scenario, params, outcome)
+        self._upsert_rows([row])
+        return final
+
+    def record_failed(
+        self, key: RunKey, scenario: str, error: str, run_json: Mapping[str, Any] | None = None
+    ) -> None:
+        self._upsert_rows([_row(key, scenario, "failed", error, None, None, None, None, run_json)])
+
+    def record_many(self, items: Sequence[Recorded]) -> None:
+        """Several runs at once: every ok run's folder first, then all the rows in one
+        transaction (a SIGKILL in between leaves orphan folders, removed on the next
+        start, and no row without its folder)."""
+        rows = []
+        for key, scenario, params, outcome in items:
+            if outcome.ok:
+                rows.append(self._write_folder(key, scenario, params, outcome)[0])
+            else:
+                error = outcome.error or "failed"
+                row = _row(key, scenario, "failed", error, None, None, None, None, outcome.run_json)
+                rows.append(row)
+        self._upsert_rows(rows)
+
+    def _write_folder(
+        self, key: RunKey, scenario: str, params: Mapping[str, Any], outcome: RunOutcome
+    ) -> tuple[tuple[Any, ...], Path]:
         assert outcome.summary_json is not None and outcome.resolved_toml is not None
         run_id = key.run_id
         rel = f"{RUNS}/{_safe_name(scenario)}/{run_id}"
         final = self.root / rel
         tmp = self.root / TMP / run_id
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
+        if os.path.lexists(tmp):
+            shutil.rmtree(tmp, ignore_errors=True)
+        os.mkdir(tmp)
         created = _now()
         run_json = outcome.run_json
         manifest = {
@@ -288,67 +317,35 @@ class StoreWriter:
             "store_schema": SCHEMA_VERSION,
         }
         # summary.json exactly as the core wrote it, so it is byte-identical to `sctplab run`.
-        (tmp / "summary.json").write_text(outcome.summary_json, encoding="utf-8")
-        (tmp / "scenario.toml").write_text(outcome.resolved_toml, encoding="utf-8")
-        (tmp / "run.json").write_text(json.dumps(run_json, indent=2) + "\n", encoding="utf-8")
-        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-        final.parent.mkdir(parents=True, exist_ok=True)
-        if final.exists():
+        _write(tmp / "summary.json", outcome.summary_json)
+        _write(tmp / "scenario.toml", outcome.resolved_toml)
+        _write(tmp / "run.json", json.dumps(run_json, indent=2) + "\n")
+        _write(tmp / "manifest.json", json.dumps(manifest, indent=2) + "\n")
+        parent = final.parent
+        if parent not in self._made:
+            parent.mkdir(parents=True, exist_ok=True)
+            self._made.add(parent)
+        try:
+            os.rename(tmp, final)
+        except OSError:
             # Only an orphan can be here (cleanup runs first, the store is locked).
             shutil.rmtree(final)
-        os.rename(tmp, final)
-        metrics = flatten_summary(json.loads(outcome.summary_json))
-        self._upsert(
-            key,
-            scenario,
-            status="ok",
-            error=None,
-            path=rel,
-            wall=outcome.wall_s,
-            events=outcome.events,
-            metrics=canonical_json(metrics),
-            run_json=run_json,
-            created=created,
-        )
-        return final
+            os.rename(tmp, final)
+        metrics = canonical_json(flatten_summary(json.loads(outcome.summary_json)))
+        row = _row(
+            key, scenario, "ok", None, rel, outcome.wall_s, outcome.events, metrics, run_json,
+            created,
+        )  # fmt: skip
+        return row, final
 
-    def record_failed(
-        self, key: RunKey, scenario: str, error: str, run_json: Mapping[str, Any] | None = None
-    ) -> None:
-        self._upsert(
-            key,
-            scenario,
-            status="failed",
-            error=error,
-            path=None,
-            wall=None,
-            events=None,
-            metrics=None,
-            run_json=run_json or {},
-            created=_now(),
-        )
-
-    def _upsert(
-        self,
-        key: RunKey,
-        scenario: str,
-        *,
-        status: str,
-        error: str | None,
-        path: str | None,
-        wall: float | None,
-        events: int | None,
-        metrics: str | None,
-        run_json: Mapping[str, Any],
-        created: str,
-    ) -> None:
-        host = run_json.get("host")
-        dirty = run_json.get("git_dirty")
+    def _upsert_rows(self, rows: Sequence[tuple[Any, ...]]) -> None:
+        if not rows:
+            return
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             # A failed row may become ok (or stay failed with the newer error); an ok row
             # is final.
-            self.conn.execute(
+            self.conn.executemany(
                 """
                 INSERT INTO runs (run_id, scenario_hash, overrides, seed, code_version,
                     scenario, status, error, path, wall_time_s, events, metrics,
@@ -362,30 +359,57 @@ class StoreWriter:
                     host = excluded.host, created_at = excluded.created_at
                 WHERE runs.status = 'failed'
                 """,
-                (
-                    key.run_id,
-                    key.scenario_hash,
-                    key.overrides,
-                    key.seed,
-                    key.code_version,
-                    scenario,
-                    status,
-                    error,
-                    path,
-                    wall,
-                    events,
-                    metrics,
-                    run_json.get("sctplab_version"),
-                    run_json.get("git_commit"),
-                    None if dirty is None else int(bool(dirty)),
-                    canonical_json(host) if host is not None else None,
-                    created,
-                ),
+                rows,
             )
         except BaseException:
             self.conn.execute("ROLLBACK")
             raise
         self.conn.execute("COMMIT")
+
+
+# (key, scenario name, parameters, outcome): one run for StoreWriter.record_many.
+Recorded = tuple[RunKey, str, Mapping[str, Any], "RunOutcome"]
+
+
+def _write(path: Path, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def _row(
+    key: RunKey,
+    scenario: str,
+    status: str,
+    error: str | None,
+    path: str | None,
+    wall: float | None,
+    events: int | None,
+    metrics: str | None,
+    run_json: Mapping[str, Any] | None,
+    created: str | None = None,
+) -> tuple[Any, ...]:
+    run_json = run_json or {}
+    host = run_json.get("host")
+    dirty = run_json.get("git_dirty")
+    return (
+        key.run_id,
+        key.scenario_hash,
+        key.overrides,
+        key.seed,
+        key.code_version,
+        scenario,
+        status,
+        error,
+        path,
+        wall,
+        events,
+        metrics,
+        run_json.get("sctplab_version"),
+        run_json.get("git_commit"),
+        None if dirty is None else int(bool(dirty)),
+        canonical_json(host) if host is not None else None,
+        created or _now(),
+    )
 
 
 @contextmanager

@@ -24,9 +24,12 @@ from typing import TYPE_CHECKING, Any
 from sctplab import _core
 from sctplab.executor import (
     Executors,
+    LocalPool,
     RunOutcome,
     RunTask,
+    _Worker,
     compute_run,
+    kill_after,
     one_line,
     open_executor,
 )
@@ -310,9 +313,65 @@ def run_sweep(
         if on_start is not None:
             on_start(report)
         with _progress(progress and bool(todo), len(todo), name) as bar:
-            _execute(todo, writer, ex, name, report, bar)
+            _execute(todo, writer, ex, name, report, bar, run_timeout)
     report.wall_s = time.perf_counter() - t0
     return report
+
+
+# Results wait at most this long (or this many runs) in the driver before their folders
+# and rows are written in one batch: a killed sweep loses at most the runs in flight and
+# those finished in the last FLUSH_S.
+FLUSH_S = 0.5
+FLUSH_RUNS = 256
+# Runs per batch sent to a local worker: at most this many, and few enough that every
+# worker gets several batches (so the last ones end together).
+MAX_BATCH = 32
+
+
+class _Recorder:
+    """Buffers outcomes and writes them in batches (StoreWriter.record_many)."""
+
+    def __init__(self, writer: StoreWriter, name: str, report: SweepReport, bar: _Progress) -> None:
+        self.writer, self.name, self.report, self.bar = writer, name, report, bar
+        self.pending: list[tuple[PlannedRun, RunOutcome]] = []
+        self.since = time.monotonic()
+
+    def add(self, run: PlannedRun, outcome: RunOutcome) -> None:
+        if outcome.ok and outcome.code_version != run.key.code_version:
+            # Results from other code must not be filed under this code's key.
+            outcome = RunOutcome(
+                ok=False,
+                code_version=outcome.code_version,
+                run_json=outcome.run_json,
+                error=(
+                    f"worker runs sctplab {outcome.code_version}, the driver "
+                    f"{run.key.code_version}: install the same build on every worker"
+                ),
+            )
+        if not self.pending:
+            self.since = time.monotonic()
+        self.pending.append((run, outcome))
+        if len(self.pending) >= FLUSH_RUNS:
+            self.flush()
+
+    def due(self) -> float:
+        """Seconds until the buffer must be written (inf when empty)."""
+        if not self.pending:
+            return math.inf
+        return max(0.0, self.since + FLUSH_S - time.monotonic())
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        items = [(r.key, self.name, r.params, o) for r, o in self.pending]
+        self.writer.record_many(items)
+        for run, outcome in self.pending:
+            if outcome.ok:
+                self.report.ran += 1
+            else:
+                self.report.failed.append((run, outcome.error or "failed"))
+        self.pending = []
+        self.bar.update(self.report.ran, len(self.report.failed))
 
 
 def _execute(
@@ -322,7 +381,105 @@ def _execute(
     name: str,
     report: SweepReport,
     bar: _Progress,
+    run_timeout: float | None = None,
 ) -> None:
+    rec = _Recorder(writer, name, report, bar)
+    try:
+        if ex.pool is not None:
+            _execute_local(todo, ex.pool, rec, run_timeout)
+        else:
+            _execute_futures(todo, ex, rec)
+    finally:
+        # What finished is kept even when the sweep is interrupted.
+        rec.flush()
+
+
+def _execute_local(
+    todo: list[PlannedRun], pool: LocalPool, rec: _Recorder, run_timeout: float | None
+) -> None:
+    """Batches to the local workers; one result back per run; a worker whose run outlives
+    its limit (a run stuck inside one event) is killed and replaced, the run recorded as
+    timed out and the rest of its batch run by the others."""
+    from multiprocessing.connection import wait
+
+    queue = deque(todo)
+    fn = compute_run  # looked up here, so tests can stand another function in
+    idle: list[_Worker] = []
+    limit = kill_after(run_timeout) if run_timeout is not None else None
+
+    def give(w: _Worker) -> None:
+        if not queue:
+            idle.append(w)
+            return
+        size = max(1, min(MAX_BATCH, len(queue) // (4 * pool.size)))
+        batch = [queue.popleft() for _ in range(min(size, len(queue)))]
+        pool.send(w, fn, batch)
+
+    def lost(w: _Worker, error: str) -> None:
+        """`w` is gone: its current run failed with `error`, the rest goes back."""
+        run = w.batch[w.next]
+        rec.add(run, RunOutcome(ok=False, code_version=run.key.code_version, error=error))
+        queue.extendleft(reversed(w.batch[w.next + 1 :]))
+        w.batch = []
+        pool.kill(w)
+        while idle and queue:
+            give(idle.pop())
+        if queue:
+            give(pool.start_worker())
+
+    for _ in range(min(pool.size, len(queue))):
+        give(pool.start_worker())
+    while any(w.batch for w in pool.workers):
+        busy = [w for w in pool.workers if w.batch]
+        now = time.monotonic()
+        wait_s = rec.due()
+        if limit is not None:
+            wait_s = min(wait_s, *(w.started + limit - now for w in busy))
+        by_handle: dict[Any, _Worker] = {}
+        for w in busy:
+            by_handle[w.conn] = w
+            by_handle[w.proc.sentinel] = w
+        ready = wait(list(by_handle), timeout=None if math.isinf(wait_s) else max(0.0, wait_s))
+        handled: set[int] = set()
+        for h in ready:
+            w = by_handle[h]
+            if id(w) in handled or w not in pool.workers:
+                continue
+            handled.add(id(w))
+            try:
+                got = w.conn.poll()
+            except OSError:
+                got = False
+            if not got:
+                code = w.proc.exitcode
+                lost(w, one_line(f"worker process died (exit code {code})"))
+                continue
+            while w.batch and w.conn.poll():
+                try:
+                    i, outcome = w.conn.recv()
+                except (EOFError, OSError):
+                    lost(w, "worker process died")
+                    break
+                rec.add(w.batch[i], outcome)
+                w.next, w.started = i + 1, time.monotonic()
+                if w.next == len(w.batch):
+                    w.batch = []
+                    give(w)
+        if limit is not None:
+            now = time.monotonic()
+            for w in [w for w in pool.workers if w.batch and now - w.started > limit]:
+                assert run_timeout is not None
+                lost(
+                    w,
+                    f"timed out: no result {now - w.started:.1f} s after the run started "
+                    f"(--run-timeout {run_timeout:g} s); its worker process was killed",
+                )
+        if rec.due() == 0.0:
+            rec.flush()
+
+
+def _execute_futures(todo: list[PlannedRun], ex: Executors, rec: _Recorder) -> None:
+    """One future per run (a Dask cluster's executor)."""
     queue = deque(todo)
     inflight: dict[cf.Future[RunOutcome], PlannedRun] = {}
     # A bounded window of submitted runs: memory stays flat for huge sweeps and a
@@ -338,7 +495,12 @@ def _execute(
                 ex.restart()
                 fut = ex.executor.submit(compute_run, run.task)
             inflight[fut] = run
-        finished, _ = cf.wait(list(inflight), return_when=cf.FIRST_COMPLETED)
+        timeout = rec.due()
+        finished, _ = cf.wait(
+            list(inflight),
+            timeout=None if math.isinf(timeout) else timeout,
+            return_when=cf.FIRST_COMPLETED,
+        )
         broken = False
         for fut in finished:
             run = inflight.pop(fut)
@@ -357,33 +519,11 @@ def _execute(
                     code_version=run.key.code_version,
                     error=one_line(f"{type(e).__name__}: {e}"),
                 )
-            _record(writer, run, name, outcome, report)
-            bar.update(report.ran, len(report.failed))
+            rec.add(run, outcome)
+        if rec.due() == 0.0:
+            rec.flush()
         if broken:
             ex.restart()
-
-
-def _record(
-    writer: StoreWriter, run: PlannedRun, name: str, outcome: RunOutcome, report: SweepReport
-) -> None:
-    if outcome.ok and outcome.code_version != run.key.code_version:
-        # Results from other code must not be filed under this code's key.
-        outcome = RunOutcome(
-            ok=False,
-            code_version=outcome.code_version,
-            run_json=outcome.run_json,
-            error=(
-                f"worker runs sctplab {outcome.code_version}, the driver "
-                f"{run.key.code_version}: install the same build on every worker"
-            ),
-        )
-    if outcome.ok:
-        writer.record_ok(run.key, name, run.params, outcome)
-        report.ran += 1
-    else:
-        error = outcome.error or "failed"
-        writer.record_failed(run.key, name, error, outcome.run_json)
-        report.failed.append((run, error))
 
 
 def sweep(

@@ -73,8 +73,10 @@ fn resolve(
 
 /// Runs one scenario. Returns a dict: summary_json, resolved_toml, name, events,
 /// sim_time_s, wall_s, and series columns (little-endian f64/u32 bytes plus names).
+/// With `series_spill`, sampled rows beyond the last whole chunk are returned; the
+/// chunks before are in that file (see `sctplab_core::trace::series`).
 #[pyfunction]
-#[pyo3(signature = (text, *, is_json=false, source="<string>", default_name="scenario", sets=Vec::new(), seed=1, out_dir=None, pcap=false, traces=Vec::new(), series=Vec::new(), progress=false, timeout_s=None))]
+#[pyo3(signature = (text, *, is_json=false, source="<string>", default_name="scenario", sets=Vec::new(), seed=1, out_dir=None, pcap=false, traces=Vec::new(), series=Vec::new(), progress=false, timeout_s=None, series_spill=None, series_disk_limit=None))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -90,11 +92,15 @@ fn run<'py>(
     series: Vec<String>,
     progress: bool,
     timeout_s: Option<f64>,
+    series_spill: Option<PathBuf>,
+    series_disk_limit: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let scenario = load(text, is_json, source, default_name, sets)?;
     let mut trace = TraceConfig {
         out_dir,
         pcap,
+        series_spill,
+        series_disk_limit,
         ..TraceConfig::default()
     };
     trace
@@ -156,6 +162,9 @@ fn run<'py>(
     cols.set_item("value", PyBytes::new(py, &f64s(&s.value)))?;
     cols.set_item("entity_names", s.entity_names.clone())?;
     cols.set_item("variable_names", s.variable_names.clone())?;
+    // Rows before these went to `series_spill` in chunks of `spill_chunk_rows`.
+    cols.set_item("spilled_rows", s.spilled_rows)?;
+    cols.set_item("spill_chunk_rows", sctplab_core::trace::series::SPILL_ROWS)?;
     out.set_item("series", cols)?;
     Ok(out)
 }

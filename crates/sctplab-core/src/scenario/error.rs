@@ -11,6 +11,10 @@ pub struct ScenarioError {
     /// empty for whole-file problems such as TOML syntax.
     pub path: String,
     pub message: String,
+    /// Other keys whose values together with `path`'s make the error (the message names
+    /// them too): when an override gave one of them and none gave `path`, the error is
+    /// reported at the key the override changed.
+    pub related: Vec<String>,
 }
 
 impl ScenarioError {
@@ -19,7 +23,14 @@ impl ScenarioError {
             source: source.to_string(),
             path: path.into(),
             message: message.into(),
+            related: Vec::new(),
         }
+    }
+
+    /// The same error, also caused by the values at `keys` (see `related`).
+    pub fn with_related(mut self, keys: impl IntoIterator<Item = String>) -> Self {
+        self.related.extend(keys);
+        self
     }
 }
 

@@ -213,10 +213,23 @@ fn blame_override(
     let at_or_under = |path: &str, key: &str| {
         path == key || path.starts_with(key) && path[key.len()..].starts_with('.')
     };
-    let hit = sets.iter().zip(roots).rev().find(|(_, (named, root))| {
-        !e.path.is_empty() && (at_or_under(&e.path, named) || at_or_under(&e.path, root))
-    });
-    let hit = hit.map(|(set, _)| set);
+    let hits = |path: &str| {
+        sets.iter().zip(roots).rev().find(|(_, (named, root))| {
+            !path.is_empty() && (at_or_under(path, named) || at_or_under(path, root))
+        })
+    };
+    let mut hit = hits(&e.path).map(|(set, _)| set);
+    if hit.is_none() {
+        // An error two keys make together is the changed key's: report it there.
+        let moved = e
+            .related
+            .iter()
+            .find_map(|k| hits(k).map(|(set, _)| (k.clone(), set)));
+        if let Some((key, set)) = moved {
+            e.path = key;
+            hit = Some(set);
+        }
+    }
     if let Some((key, value)) = hit {
         e.source = format!("--set {}={}", clip(key), clip(value));
     }
@@ -495,13 +508,18 @@ fn validate(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
         }
         let wireless = |i: usize| f.nodes[i].wlan > 0;
         if wireless(ends[0]) != wireless(ends[1]) {
+            // Either end's `wlan` may be what changed: name both, and report the error
+            // at the one an override gave, if any.
+            let (wl_from, wl_to) = (f.nodes[ends[0]].wlan, f.nodes[ends[1]].wlan);
             return Err(err(
                 p.clone(),
                 format!(
-                    "{from:?} and {to:?}: one end is wireless and the other wired; a network \
+                    "{from:?} and {to:?}: one end is wireless and the other not \
+                     (nodes.{from}.wlan = {wl_from}, nodes.{to}.wlan = {wl_to}); a network \
                      joining wired links and wireless NICs is not supported yet"
                 ),
-            ));
+            )
+            .with_related([format!("nodes.{from}.wlan"), format!("nodes.{to}.wlan")]));
         }
         if !wireless(ends[0]) && component[ends[0]] != component[ends[1]] {
             return Err(err(
@@ -763,10 +781,17 @@ fn validate_wireless(
                 }
             }
             (true, _, _) => {
-                return err(
+                // The node's position or the mobility model may be what changed.
+                return Err(ScenarioError::new(
+                    source,
                     format!("{p}.x"),
-                    "a wireless node needs x and y when [mobility] model is \"static\"".into(),
-                );
+                    format!(
+                        "mobility.model = \"static\" (without a movement file) needs x and y \
+                         on every wireless node, and {:?} lacks them",
+                        n.name
+                    ),
+                )
+                .with_related(["mobility.model".to_string()]));
             }
             (false, None, None) => {}
             (false, _, _) => {

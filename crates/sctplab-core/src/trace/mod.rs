@@ -19,6 +19,11 @@ pub struct TraceConfig {
     pub acks: bool,
     /// Variable names to sample (`cwnd`, `queue`, ...); empty for none.
     pub series: Vec<String>,
+    /// Where sampled rows go in chunks as the run goes (see `series::Series`); none:
+    /// they are all held in memory, up to `series::MAX_IN_MEMORY_VALUES`.
+    pub series_spill: Option<PathBuf>,
+    /// Free bytes on the spill file's disk: a series that would need more is refused.
+    pub series_disk_limit: Option<u64>,
 }
 
 /// Trace kinds accepted by `--trace`.

@@ -95,9 +95,6 @@ const LIVELOCK_SPAN: SimDuration = SimDuration::from_secs(3600);
 /// Simulated time between two looks at the flows' progress.
 const PROGRESS_EVERY: SimDuration = SimDuration::from_secs(10);
 
-/// The most sampled values (`--series`) a run holds: 24 bytes each, so 240 MB.
-const MAX_SERIES_VALUES: u64 = 10_000_000;
-
 /// The most packets a run holds at once (in queues, on wires, in MAC queues): a few
 /// hundred bytes each, so about a gigabyte. Only a link whose delay times bandwidth is
 /// absurd (a 10^9 s delay) or a source far faster than its path gets there.
@@ -300,38 +297,16 @@ impl World {
         )
     }
 
-    /// Sampled values are held in memory until the run ends: refuse a run whose series
-    /// would not fit, at its first sample when its duration says so, else when it
-    /// gets there.
-    fn check_series_size(&self, now: SimTime) -> Result<(), Error> {
-        let held = self.tracer.series.len() as u64;
-        let interval = self.series_interval.as_nanos().max(1);
-        let projected = match self.stop_at {
-            Some(stop) if now == SimTime::ZERO => {
-                held.max(1).saturating_mul(stop.as_nanos() / interval + 1)
-            }
-            _ => held,
+    /// Spills whole chunks of sampled values and refuses a series that would not fit
+    /// (trace::series::Series::after_sample).
+    fn check_series_size(&mut self, now: SimTime) -> Result<(), Error> {
+        let ctx = crate::trace::series::SampleCtx {
+            now_ns: now.as_nanos(),
+            stop_ns: self.stop_at.map(|s| s.as_nanos()),
+            interval_ns: self.series_interval.as_nanos(),
+            vars: &self.tracer.series_vars,
         };
-        if projected <= MAX_SERIES_VALUES {
-            return Ok(());
-        }
-        let vars = self.tracer.series_vars.join(",");
-        let interval_ns = self.series_interval.as_nanos();
-        Err(Error::Usage(match self.stop_at {
-            Some(stop) if now == SimTime::ZERO => format!(
-                "series.interval = {interval_ns} ns with --series {vars}: {} s / {interval_ns} ns \
-                 samples of {held} values each is {projected} values, more than the \
-                 {MAX_SERIES_VALUES} a run holds; use a longer series.interval or fewer \
-                 --series variables",
-                stop.as_secs_f64()
-            ),
-            _ => format!(
-                "stopped at {:.3} s: --series {vars} every {interval_ns} ns (series.interval) \
-                 has reached {MAX_SERIES_VALUES} values, the most a run holds; use a longer \
-                 series.interval or fewer --series variables",
-                now.as_secs_f64()
-            ),
-        }))
+        self.tracer.series.after_sample(&ctx).map_err(Error::Usage)
     }
 
     fn packets_message(&self, now: SimTime, limit: usize) -> String {

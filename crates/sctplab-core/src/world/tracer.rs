@@ -50,7 +50,12 @@ impl Tracer {
             frame_scratch: Vec::with_capacity(2048),
             error: None,
             series_vars: cfg.series.clone(),
-            series: Series::default(),
+            series: match &cfg.series_spill {
+                Some(path) if !cfg.series.is_empty() => {
+                    Series::spilling(path.clone(), cfg.series_disk_limit)
+                }
+                _ => Series::default(),
+            },
         };
         if !cfg.needs_dir() {
             return Ok(t);
@@ -213,6 +218,9 @@ impl Tracer {
         }
         for w in self.pcap.iter_mut().flatten() {
             results.push(w.flush());
+        }
+        if let Err((_, e)) = self.series.finish() {
+            results.push(Err(e));
         }
         if let Some(e) = self.error.take() {
             return Err(e);

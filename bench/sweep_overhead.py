@@ -1,0 +1,76 @@
+"""Per-run overhead of a local sweep on short runs (issue 14).
+
+Runs `sctplab sweep SCENARIO --seeds N --jobs J` into a fresh store as a subprocess and
+compares the CPU time of the whole sweep (driver and workers: the child's RUSAGE_CHILDREN)
+with the time the core spent simulating (the catalog's wall_time_s per run, measured
+inside the core around the event loop). Overhead = everything else: process start,
+imports, scenario parsing, pickling, store writes.
+
+    python bench/sweep_overhead.py [--scenario scenarios/example-cbr.toml] [--seeds 400]
+                                   [--jobs 1] [--repeat 3]
+
+Prints one line per repeat and the minimum (the least disturbed by other load).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def one(scenario: str, seeds: int, jobs: int, extra: list[str]) -> tuple[float, float, float, int]:
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Path(tmp) / "store"
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "sctplab.cli", "sweep", scenario, "--seeds", str(seeds),
+             "--jobs", str(jobs), "--store", str(store), "--quiet", *extra],
+            check=True, stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        conn = sqlite3.connect(store / "catalog.sqlite")
+        (core, n) = conn.execute(
+            "SELECT sum(wall_time_s), count(*) FROM runs WHERE status = 'ok'"
+        ).fetchone()
+        conn.close()
+        return wall, cpu, core, n
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--scenario", default="scenarios/example-cbr.toml")
+    ap.add_argument("--seeds", type=int, default=400)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("extra", nargs="*", help="more sweep arguments (after --)")
+    a = ap.parse_args()
+    load = open("/proc/loadavg").read().split()[:3] if os.path.exists("/proc/loadavg") else []
+    print(f"machine: {os.cpu_count()} cores, load {' '.join(load)}")
+    print(f"sctplab sweep {a.scenario} --seeds {a.seeds} --jobs {a.jobs} {' '.join(a.extra)}")
+    rows = []
+    for _ in range(a.repeat):
+        wall, cpu, core, n = one(a.scenario, a.seeds, a.jobs, a.extra)
+        over = cpu - core
+        rows.append((over / cpu, wall, cpu, core, n))
+        print(
+            f"runs {n}: wall {wall:.2f} s, CPU {cpu:.2f} s, core {core:.2f} s "
+            f"({1e3 * core / n:.2f} ms/run), overhead {1e3 * over / n:.2f} ms/run = "
+            f"{100 * over / cpu:.1f} % of CPU"
+        )
+    best = min(rows)
+    per_run = 1e3 * (best[2] - best[3]) / best[4]
+    print(f"min overhead: {100 * best[0]:.1f} % of CPU ({per_run:.2f} ms/run)")
+
+
+if __name__ == "__main__":
+    main()
