@@ -34,13 +34,14 @@ def test_validate_ns2_quick(tmp_path: Path) -> None:
     ]
     assert all(row["pass"] == "yes" for row in rows)
     # 24 TCP + 6 SCTP drop scenarios x 4 order checks, 5 statistical rows, TCP and
-    # TCP-snoop transfer times at two loss rates, 6 multihoming rows, and 13 wireless
-    # rows (7 chains, 3 MANET TCP and 3 MANET SCTP metrics).
-    assert len(rows) == 30 * 4 + 5 + 4 + 6 + 13
-    snoop = [r["metric"] for r in rows[-23:-19]]
+    # TCP-snoop transfer times at two loss rates, 6 multihoming rows, and 17 wireless
+    # rows (7 chains, 3 MANET TCP and 3 MANET SCTP metrics at 10 m/s, the saturated
+    # cell at n = 5 and 20 with RTS/CTS and basic access).
+    assert len(rows) == 30 * 4 + 5 + 4 + 6 + 17
+    snoop = [r["metric"] for r in rows[-27:-23]]
     assert snoop == ["tcp_transfer_time_s", "tcp_snoop_transfer_time_s"] * 2
     assert (tmp_path / "validation.md").read_text().startswith("# sctplab against ns-2.35")
-    assert [r["metric"] for r in rows[-19:-13]] == [
+    assert [r["metric"] for r in rows[-23:-17]] == [
         "mh_failover_s",
         "mh_first_new_tsn_alt",
         "mh_rtx_chunks",
@@ -48,3 +49,6 @@ def test_validate_ns2_quick(tmp_path: Path) -> None:
         "mh_delivered_during_B",
         "mh_delivered_after_B",
     ]
+    assert [r["metric"] for r in rows[-4:]] == ["cell_throughput_bps"] * 4
+    # The wireless rows' ns-2 results went to the default cache under --out.
+    assert list((tmp_path / "ns2-cache" / "manet").glob("*.json"))

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from sctplab import ns2_oracle, validate_cell
+from sctplab.validate import COLUMNS
 
 
 def require_ns2() -> None:
@@ -80,3 +81,20 @@ def test_both_simulators_near_the_model(rts: bool, tmp_path: Path):
     mine = validate_cell.ours_bps(5, rts, 1, 3.0, 20.0, "circle")
     assert theirs == pytest.approx(model, rel=0.03)
     assert mine == pytest.approx(model, rel=0.03)
+
+
+def test_rows_of_validate_ns2(tmp_path: Path):
+    # Two seeds of 3 s at n = 5: one row per access method, RTS/CTS first, with the
+    # contract's columns; the tolerance is at least 2 % of ns-2's mean. A second call
+    # with the same cache gives the same ns-2 column.
+    require_ns2()
+    cache = tmp_path / "cache"
+    rows = validate_cell.checks((5,), 2, 3.0, cache, jobs=1)
+    assert [r.scenario.split(", ")[2] for r in rows] == ["RTS/CTS", "basic"]
+    for r in rows:
+        assert r.metric == "cell_throughput_bps"
+        assert len(r.cells()) == len(COLUMNS)
+        assert r.tolerance >= 0.02 * r.ns2_mean
+    assert len(list((cache / "cell").glob("*.json"))) == 4
+    again = validate_cell.checks((5,), 2, 3.0, cache, jobs=1)
+    assert [(r.ns2_mean, r.ns2_ci95) for r in again] == [(r.ns2_mean, r.ns2_ci95) for r in rows]

@@ -130,12 +130,20 @@ def test_sctp_agent_trace_counts(tmp_path: Path) -> None:
 
 def test_rows_have_the_contract_columns(tmp_path: Path) -> None:
     require_ns2()
-    # A short version of the rows: 2 seeds of 3 s per chain, 2 movements of 5 s of MANET.
-    rows = validate_wireless.chain(tmp_path, 2, 3.0) + validate_wireless.manet(tmp_path, 2, 25.0)
-    assert len(rows) == 7 + 2 * 3
+    # A short version of the rows: 2 seeds of 3 s per chain, 2 movements of 5 s of MANET
+    # at two speeds.
+    rows = validate_wireless.chain(tmp_path, 2, 3.0) + validate_wireless.manet(
+        tmp_path, 2, 25.0, speeds=(1, 20)
+    )
+    assert len(rows) == 7 + 2 * 2 * 3
     assert [r.metric for r in rows[7:]] == [
-        f"manet_{t}_{m}" for t in ("tcp", "sctp") for m in validate_wireless.MANET_METRICS
+        f"manet_{t}_{m}"
+        for _ in (1, 20)
+        for t in ("tcp", "sctp")
+        for m in validate_wireless.MANET_METRICS
     ]
+    assert all("1 m/s" in r.scenario for r in rows[7:13])
+    assert all("20 m/s" in r.scenario for r in rows[13:])
     for r in rows:
         cells = r.cells()
         assert len(cells) == len(COLUMNS)
@@ -145,9 +153,57 @@ def test_rows_have_the_contract_columns(tmp_path: Path) -> None:
             float(cells[i])
 
 
+def test_paired_confidence_is_bonferronis() -> None:
+    # 5 % for the family: 24 rows (4 speeds x 2 transports x 3 metrics) at 1 - 0.05 / 24
+    # = 0.997917 each, 6 rows at 1 - 0.05 / 6 = 0.991667.
+    assert validate_wireless.paired_confidence(24) == pytest.approx(0.997917, abs=1e-6)
+    assert validate_wireless.paired_confidence(6) == pytest.approx(0.991667, abs=1e-6)
+
+
+def test_the_movement_follows_the_speed() -> None:
+    # setdest lines: `$ns_ at T "$node_(i) setdest X Y SPEED"`; no leg is faster than
+    # the maximum speed, and the 1 m/s and 20 m/s files differ.
+    def speeds(text: str) -> list[float]:
+        return [
+            float(line.split()[-1].rstrip('"')) for line in text.splitlines() if "setdest" in line
+        ]
+
+    slow_mv = validate_wireless.manet_movement(1, 1)
+    fast_mv = validate_wireless.manet_movement(20, 1)
+    assert slow_mv != fast_mv
+    assert 0 < max(speeds(slow_mv)) <= 1.0
+    assert 1.0 < max(speeds(fast_mv)) <= 20.0
+
+
+def test_ns2_results_come_from_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    require_ns2()
+    # One movement of 2 s of transport time: the first call runs ns-2 and fills the
+    # cache; the second must not run ns-2 (it would raise) and gives the same counts;
+    # other CBR pairs are another key, so ns-2 runs again.
+    cache = tmp_path / "cache"
+    mv = tmp_path / "movement.tcl"
+    mv.write_text(validate_wireless.manet_movement(10, 1))
+    pairs = validate_wireless.manet_pairs("tcp", 1, mv, 10)
+    first = validate_wireless.manet_ns2("tcp", 1, mv, pairs, 22.0, tmp_path, cache)
+    assert len(list((cache / "manet").glob("*.json"))) == 1
+
+    def no_ns2(args: list[str], tmp: Path) -> None:
+        raise AssertionError("ns-2 ran although the cache holds the result")
+
+    monkeypatch.setattr(validate_wireless, "_ns", no_ns2)
+    assert validate_wireless.manet_ns2("tcp", 1, mv, pairs, 22.0, tmp_path, cache) == first
+    with pytest.raises(AssertionError, match="cache holds"):
+        validate_wireless.manet_ns2("tcp", 1, mv, pairs[1:], 22.0, tmp_path, cache)
+
+
 @slow
 def test_full_wireless_rows_pass(tmp_path: Path) -> None:
     require_ns2()
-    rows = validate_wireless.wireless(tmp_path, quick=False)
+    # SCTPLAB_NS2_CACHE: a folder of ns-2 results kept between runs (the full set is 96
+    # MANET runs of ns-2, 17-45 s of CPU each).
+    cache = os.environ.get("SCTPLAB_NS2_CACHE")
+    rows = validate_wireless.wireless(
+        tmp_path, quick=False, cache=Path(cache) if cache else tmp_path / "ns2-cache"
+    )
     failed = [r.cells() for r in rows if not r.passed]
     assert not failed

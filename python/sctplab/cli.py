@@ -334,12 +334,24 @@ def validate_group() -> None:
     show_default=True,
     help="Output folder for validation.md and validation.csv.",
 )
-def validate_ns2_cmd(quick: bool, out: Path) -> None:
+@click.option(
+    "--ns2-cache",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder of cached ns-2 results of the wireless rows [default: OUT/ns2-cache].",
+)
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Processes for the wireless rows [default: one per core].",
+)
+def validate_ns2_cmd(quick: bool, out: Path, ns2_cache: Path | None, jobs: int | None) -> None:
     """Run the shipped ns-2.35 scripts and sctplab side by side; exit 1 if a check fails."""
     from sctplab.validate import validate_ns2
 
     try:
-        report, ok = validate_ns2(out, quick=quick)
+        report, ok = validate_ns2(out, quick=quick, ns2_cache=ns2_cache, jobs=jobs)
     except FileNotFoundError as e:
         _fail(str(e))
         return

@@ -4,12 +4,16 @@ normal run depends on it."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 # sctplab variant -> (ns-2 agent, sink)
 TCP_AGENTS = {"reno": "Reno", "newreno": "Newreno", "sack": "Sack1", "fack": "Fack"}
@@ -32,6 +36,72 @@ def ns2_binary() -> str | None:
 def script(name: str) -> Path:
     """Path of a shipped ns-2 script (package data)."""
     return Path(str(resources.files("sctplab.ns2") / name))
+
+
+# Every script that sources the shared mobile-node set-up.
+_SOURCES = {"wireless_node.tcl"}
+
+
+def script_text(name: str) -> str:
+    """The text ns-2 runs for script `name`: the script and the files it sources."""
+    text = script(name).read_text()
+    for dep in sorted(_SOURCES):
+        if dep != name and dep in text:
+            text += script(dep).read_text()
+    return text
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()
+
+
+class Ns2Cache:
+    """ns-2 results on disk, one JSON file per run, keyed by a hash of everything the
+    result depends on: the script and what it sources, the arguments and input files
+    (the caller's `parts`), how the trace is read (the caller passes the reader's
+    source), and the ns binary (path, size and modification time). A model change in
+    sctplab changes none of these, so re-validating re-runs only sctplab. `folder`
+    None: no cache (every call computes)."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+
+    def key(self, kind: str, parts: dict[str, Any]) -> str:
+        exe = ns2_binary()
+        ident = ""
+        if exe is not None:
+            real = os.path.realpath(exe)
+            st = os.stat(real)
+            ident = f"{real}:{st.st_size}:{int(st.st_mtime)}"
+        return _digest({"kind": kind, "ns": ident, **parts})
+
+    def _path(self, kind: str, key: str) -> Path | None:
+        return None if self.folder is None else self.folder / kind / f"{key}.json"
+
+    def get(self, kind: str, key: str) -> dict[str, Any] | None:
+        path = self._path(kind, key)
+        if path is None or not path.is_file():
+            return None
+        try:
+            value = json.loads(path.read_text())
+        except ValueError:
+            return None  # a torn or foreign file: compute again
+        return value if isinstance(value, dict) else None
+
+    def put(self, kind: str, key: str, value: dict[str, Any]) -> None:
+        path = self._path(kind, key)
+        if path is None:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Written whole then renamed, so parallel workers never read half a file.
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(value, sort_keys=True))
+        os.replace(tmp, path)
+
+
+def text_digest(text: str) -> str:
+    """A short stand-in for a large input (a movement file) in a cache key."""
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 @dataclass

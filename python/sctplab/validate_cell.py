@@ -18,7 +18,8 @@ counted. Layouts (the script's LAYOUT): "circle", the sink in the middle of a 20
 of stations with capture off on both sides (the test has one power everywhere, so never a
 capture), and "point", the stations at one point and the sink 10 m away.
 
-Run: `python -m sctplab.validate_cell` (docs/models/wireless.md shows its table).
+Run: `python -m sctplab.validate_cell` (docs/models/wireless.md shows its table); the
+ns-2 and sctplab columns are also rows of `sctplab validate ns2` (`checks`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from typing import Any
 from sctplab import ns2_oracle
 from sctplab.runner import run
 from sctplab.stats import mean_ci
+from sctplab.validate import Check
 
 IP_BYTES = 1000
 UDP_IP_HEADERS = 28  # sctplab's CBR packet_size is UDP payload (docs/scenario.md)
@@ -221,24 +223,29 @@ def ours_bps(
 
 
 def ns2_bps(
-    n: int, rts: bool, seed: int, warmup_s: float, duration_s: float, layout: str, tmp: Path
+    n: int,
+    rts: bool,
+    seed: int,
+    warmup_s: float,
+    duration_s: float,
+    layout: str,
+    tmp: Path,
+    cache: Path | None = None,
 ) -> float:
-    """ns-2.35's throughput on saturated_cell.tcl (seed > 0)."""
+    """ns-2.35's throughput on saturated_cell.tcl (seed > 0), from `cache` when it holds
+    this run."""
+    args = [str(n), "1" if rts else "0", str(IP_BYTES), str(seed)]
+    args += [f"{warmup_s:g}", f"{duration_s:g}", layout]
+    store = ns2_oracle.Ns2Cache(cache)
+    key = store.key("cell", {"script": ns2_oracle.script_text("saturated_cell.tcl"), "args": args})
+    hit = store.get("cell", key)
+    if hit is not None:
+        return float(hit["bps"])
     exe = ns2_oracle.ns2_binary()
     if exe is None:
         raise FileNotFoundError("ns (Debian package ns2) is not installed")
     out = subprocess.run(
-        [
-            exe,
-            str(ns2_oracle.script("saturated_cell.tcl")),
-            str(n),
-            "1" if rts else "0",
-            str(IP_BYTES),
-            str(seed),
-            f"{warmup_s:g}",
-            f"{duration_s:g}",
-            layout,
-        ],
+        [exe, str(ns2_oracle.script("saturated_cell.tcl")), *args],
         check=True,
         capture_output=True,
         text=True,
@@ -252,7 +259,9 @@ def ns2_bps(
             values.update(zip(x[::2], x[1::2], strict=True))
     if int(values["active"]) != n:
         raise RuntimeError(f"ns-2: only {values['active']} of {n} stations were served")
-    return float(values["bytes"]) * 8 / float(values["seconds"])
+    bps = float(values["bytes"]) * 8 / float(values["seconds"])
+    store.put("cell", key, {"bps": bps})
+    return bps
 
 
 def ns2_warmup_s(n: int) -> float:
@@ -308,6 +317,73 @@ def format_table(rows: Sequence[Row]) -> str:
             f"| {100 * (r.ours_mean / r.extended - 1):+.2f} % |"
         )
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- rows of `validate ns2`
+
+# Relative floor of the tolerance, as the other statistical rows.
+REL_TOLERANCE = 0.02
+
+
+def _ns2_job(job: tuple[int, bool, int, float, str | None]) -> float:
+    n, rts, seed, duration_s, cache = job
+    with tempfile.TemporaryDirectory(prefix="sctplab-cell-") as d:
+        return ns2_bps(
+            n,
+            rts,
+            seed,
+            ns2_warmup_s(n),
+            duration_s,
+            "circle",
+            Path(d),
+            None if cache is None else Path(cache),
+        )
+
+
+def _ours_job(job: tuple[int, bool, int, float]) -> float:
+    n, rts, seed, duration_s = job
+    return ours_bps(n, rts, seed, ns2_warmup_s(n), duration_s, "circle")
+
+
+def checks(
+    ns: Sequence[int],
+    seeds: int,
+    duration_s: float,
+    cache: Path | None = None,
+    jobs: int | None = None,
+) -> list[Check]:
+    """The saturated cell's rows of `sctplab validate ns2`: throughput (IP bytes delivered
+    to the sink per second) at each n, RTS/CTS then basic access, layout "circle"; mean
+    and 95 % half-width over seeds 1..`seeds` in both, tolerance the sum of the
+    half-widths, at least 2 % of ns-2's mean (the rule of the other statistical rows)."""
+    from sctplab.validate_wireless import pool_map
+
+    cases = [(n, rts, s) for rts in (True, False) for n in ns for s in range(1, seeds + 1)]
+    c = None if cache is None else str(cache)
+    theirs_all = pool_map(
+        _ns2_job, [(n, r, s, duration_s, c) for n, r, s in cases], jobs, "cell ns-2"
+    )
+    mine_all = pool_map(_ours_job, [(n, r, s, duration_s) for n, r, s in cases], jobs, "cell")
+    rows = []
+    for rts in (True, False):
+        for n in ns:
+            sel = [i for i, (cn, cr, _) in enumerate(cases) if (cn, cr) == (n, rts)]
+            tm, tci, _ = mean_ci([theirs_all[i] for i in sel])
+            mm, mci, _ = mean_ci([mine_all[i] for i in sel])
+            half = sum(0.0 if math.isnan(h) else h for h in (tci, mci))
+            rows.append(
+                Check(
+                    "cell_throughput_bps",
+                    f"saturated 802.11 cell, n = {n}, {'RTS/CTS' if rts else 'basic'}, "
+                    f"{duration_s:g} s, {seeds} seeds",
+                    tm,
+                    tci,
+                    mm,
+                    mci,
+                    max(half, REL_TOLERANCE * abs(tm)),
+                )
+            )
+    return rows
 
 
 def main(argv: Sequence[str] | None = None) -> None:

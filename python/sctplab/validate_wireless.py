@@ -7,15 +7,19 @@ Two kinds of rows (docs/validation.md, "Wireless"):
   and for us. ns-2 and sctplab draw from different generators, so the rows compare
   distributions;
 - MANET replay (ns2/manet.tcl): seed 004's scenario (scenarios/manet-tcp.toml and
-  manet-sctp.toml) with the random-waypoint movement sctplab draws for seed K exported as
-  an ns-2 setdest file and replayed by both, and ns-2 given the CBR pairs and start times
-  of our run of seed K; goodput, retransmissions and ack bytes of the transport flow, the
-  per-scenario differences paired.
+  manet-sctp.toml) at each maximum speed (1, 5, 10, 20 m/s, pause 0) with the
+  random-waypoint movement sctplab draws for seed K exported as an ns-2 setdest file and
+  replayed by both, and ns-2 given the CBR pairs and start times of our run of seed K;
+  goodput, retransmissions and ack bytes of the transport flow, the per-scenario
+  differences paired;
+- the saturated cell (sctplab.validate_cell, ns2/saturated_cell.tcl).
 
-A chain row passes when the two 95 % intervals overlap (the difference is within the sum
-of both half-widths), a MANET row when the 99 % interval of the paired differences contains
-0 (PAIRED_CONFIDENCE says why 99 %); either also passes within 2 % of ns-2's mean, the
-floor of the other statistical rows.
+A chain or cell row passes when the two 95 % intervals overlap (the difference is within
+the sum of both half-widths), a MANET row when the interval of the paired differences
+contains 0, at the confidence that keeps the chance of any MANET row failing by chance at
+5 % (FAMILY_ALPHA); either also passes within 2 % of ns-2's mean, the floor of the other
+statistical rows. ns-2's results are cached (ns2_oracle.Ns2Cache), so a second run with
+the same cache re-runs only sctplab; runs go to a process pool.
 ns-2 is measured from an agent-level trace (AGT lines only) so that both simulators count
 the same events: payload delivered in order at the receiving agent, data the sending
 agent sends again, and the size of every ack the receiving agent sends.
@@ -23,11 +27,20 @@ agent sends again, and the size of every ack the receiving agent sends.
 
 from __future__ import annotations
 
+import concurrent.futures as cf
+import dataclasses
+import inspect
 import math
+import multiprocessing
+import os
 import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sctplab import ns2_oracle
 from sctplab.reproduce.common import load_scenario, scenarios_dir
@@ -39,17 +52,20 @@ CHAIN_HOPS = range(1, 8)
 CHAIN_SPACING_M = 200.0
 CHAIN_START_S = 1.0
 MANET_START_S = 20.0
+# The movement files always cover the full run (920 s); a shorter run replays their start.
+FULL_STOP_S = MANET_START_S + 900.0
 MANET_NODES = 46
 TCP_SEGMENT = 1400
 SCTP_CHUNK_DATA = 684  # dataChunkSize_ 700 less the 16-byte chunk header
 # Relative floor of every tolerance, as the other statistical rows.
 REL_TOLERANCE = 0.02
-# The MANET rows' interval of the paired differences. Two independent 95 % intervals of
-# equal width (the other statistical rows' rule) fail to overlap for equal means with
-# probability 0.6 % (a difference beyond 2 * 1.96 / sqrt(2) = 2.77 standard errors); a
-# 99 % interval of paired differences fails for equal means with probability 1 %, about
-# as strict. A 95 % one would fail one of the six MANET rows in a quarter of runs.
-PAIRED_CONFIDENCE = 0.99
+# The MANET rows' intervals of the paired differences: the chance that any row of the
+# family fails when the two simulators agree is at most FAMILY_ALPHA (Bonferroni: each
+# row's interval at 1 - FAMILY_ALPHA / rows). 24 rows in the full run (4 speeds x 2
+# transports x 3 metrics): 99.79 % each; 6 with --quick: 99.17 %.
+FAMILY_ALPHA = 0.05
+# Seed 004's maximum speeds (pause 0).
+SPEEDS = (1, 5, 10, 20)
 
 
 @dataclass(frozen=True)
@@ -58,12 +74,35 @@ class Plan:
 
     chain_seeds: int
     chain_duration_s: float
+    manet_speeds: tuple[int, ...]
     manet_seeds: int
     manet_stop_s: float
+    cell_ns: tuple[int, ...]
+    cell_seeds: int
+    cell_duration_s: float
 
 
-QUICK = Plan(chain_seeds=3, chain_duration_s=30.0, manet_seeds=3, manet_stop_s=120.0)
-FULL = Plan(chain_seeds=10, chain_duration_s=100.0, manet_seeds=6, manet_stop_s=920.0)
+QUICK = Plan(
+    chain_seeds=3,
+    chain_duration_s=30.0,
+    manet_speeds=(10,),
+    manet_seeds=3,
+    manet_stop_s=120.0,
+    cell_ns=(5, 20),
+    cell_seeds=3,
+    cell_duration_s=10.0,
+)
+# Seed 004's point count: 12 movement scenarios per speed, 900 s of transport time.
+FULL = Plan(
+    chain_seeds=10,
+    chain_duration_s=100.0,
+    manet_speeds=SPEEDS,
+    manet_seeds=12,
+    manet_stop_s=920.0,
+    cell_ns=(5, 10, 20, 50),
+    cell_seeds=5,
+    cell_duration_s=60.0,
+)
 
 
 @dataclass
@@ -183,6 +222,40 @@ def _ns(args: list[str], tmp: Path) -> None:
     subprocess.run([exe, *args], check=True, capture_output=True, cwd=tmp)
 
 
+# ---------------------------------------------------------------- process pool
+
+
+A = TypeVar("A")
+R = TypeVar("R")
+HEARTBEAT_S = 60.0
+
+
+def pool_map(fn: Callable[[A], R], items: Sequence[A], jobs: int | None, label: str) -> list[R]:
+    """`fn` over `items` on a local process pool of `jobs` workers (default: one per
+    core), results in order; a line on stderr every `HEARTBEAT_S` seconds. ns-2 runs
+    in a subprocess of the worker, so a pool of N keeps N cores busy."""
+    workers = jobs or os.cpu_count() or 1
+    if workers == 1 or len(items) <= 1:
+        return [fn(x) for x in items]
+    t0 = time.monotonic()
+    with cf.ProcessPoolExecutor(
+        max_workers=workers, mp_context=multiprocessing.get_context("spawn")
+    ) as ex:
+        futures = [ex.submit(fn, x) for x in items]
+        pending = set(futures)
+        while pending:
+            _, pending = cf.wait(pending, timeout=HEARTBEAT_S, return_when=cf.ALL_COMPLETED)
+            if pending:
+                done = len(futures) - len(pending)
+                print(
+                    f"sctplab validate ns2: {label}: {done}/{len(futures)} runs, "
+                    f"{time.monotonic() - t0:.0f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
+        return [f.result() for f in futures]
+
+
 # ---------------------------------------------------------------- static chains
 
 
@@ -213,8 +286,23 @@ def chain_scenario(hops: int, duration_s: float) -> dict[str, Any]:
     }
 
 
-def ns2_chain_throughput(hops: int, seed: int, duration_s: float, tmp: Path) -> float:
-    """ns-2's throughput of the chain (payload bits delivered in order per second)."""
+def ns2_chain_throughput(
+    hops: int, seed: int, duration_s: float, tmp: Path, cache: Path | None = None
+) -> float:
+    """ns-2's throughput of the chain (payload bits delivered in order per second),
+    from `cache` when it holds this run."""
+    store = ns2_oracle.Ns2Cache(cache)
+    key = store.key(
+        "chain",
+        {
+            "script": ns2_oracle.script_text("wireless_chain.tcl"),
+            "reader": inspect.getsource(read_tcp_agt),
+            "args": [hops, seed, f"{duration_s:g}"],
+        },
+    )
+    hit = store.get("chain", key)
+    if hit is not None:
+        return float(hit["bps"])
     tr = tmp / f"chain-{hops}-{seed}.tr"
     _ns(
         [
@@ -228,18 +316,49 @@ def ns2_chain_throughput(hops: int, seed: int, duration_s: float, tmp: Path) -> 
     )
     c = read_tcp_agt(tr, 0, hops, CHAIN_START_S, CHAIN_START_S + duration_s)
     tr.unlink()
-    return c.delivered_bytes * 8 / duration_s
+    bps = c.delivered_bytes * 8 / duration_s
+    store.put("chain", key, {"bps": bps})
+    return bps
 
 
-def chain(tmp: Path, seeds: int, duration_s: float) -> list[Check]:
+def _chain_ns2_job(job: tuple[int, int, float, str | None]) -> float:
+    hops, seed, duration_s, cache = job
+    with tempfile.TemporaryDirectory(prefix="sctplab-chain-") as d:
+        return ns2_chain_throughput(hops, seed, duration_s, Path(d), _path(cache))
+
+
+def _chain_ours_job(job: tuple[int, int, float]) -> float:
+    hops, seed, duration_s = job
+    summary = run(chain_scenario(hops, duration_s), seed=seed).summary
+    return float(summary["flows"]["tcp"]["goodput_bps"])
+
+
+def _path(p: str | None) -> Path | None:
+    return None if p is None else Path(p)
+
+
+def _str(p: Path | None) -> str | None:
+    return None if p is None else str(p)
+
+
+def chain(
+    tmp: Path,
+    seeds: int,
+    duration_s: float,
+    cache: Path | None = None,
+    jobs: int | None = None,
+) -> list[Check]:
+    cases = [(h, s) for h in CHAIN_HOPS for s in range(1, seeds + 1)]
+    theirs_all = pool_map(
+        _chain_ns2_job, [(h, s, duration_s, _str(cache)) for h, s in cases], jobs, "chains ns-2"
+    )
+    mine_all = pool_map(
+        _chain_ours_job, [(h, s, duration_s) for h, s in cases], jobs, "chains sctplab"
+    )
     checks = []
     for hops in CHAIN_HOPS:
-        theirs = [ns2_chain_throughput(hops, s, duration_s, tmp) for s in range(1, seeds + 1)]
-        sc = chain_scenario(hops, duration_s)
-        mine = [
-            float(run(sc, seed=s).summary["flows"]["tcp"]["goodput_bps"])
-            for s in range(1, seeds + 1)
-        ]
+        theirs = [v for (h, _), v in zip(cases, theirs_all, strict=True) if h == hops]
+        mine = [v for (h, _), v in zip(cases, mine_all, strict=True) if h == hops]
         tm, tci, _ = mean_ci(theirs)
         mm, mci, _ = mean_ci(mine)
         checks.append(
@@ -258,20 +377,46 @@ def chain(tmp: Path, seeds: int, duration_s: float) -> list[Check]:
 
 # ---------------------------------------------------------------- MANET replay
 
+Pair = tuple[int, int, float]
 
-def manet_ours(
-    transport: str, seed: int, movement_file: Path, stop_s: float
-) -> tuple[FlowCounts, list[tuple[int, int, float]]]:
-    """Our run of seed 004's scenario replaying `movement_file`: the transport flow's counts
-    and the CBR pairs drawn (0-based node indices, start time)."""
-    sets = {"mobility.file": str(movement_file)}
-    if stop_s != MANET_START_S + 900.0:
+
+def manet_sets(speed: int, movement_file: Path | None, stop_s: float) -> dict[str, Any]:
+    """Overrides of scenarios/manet-*.toml for one point: the maximum speed, the movement
+    file to replay (None: draw it) and the end of the run."""
+    sets: dict[str, Any] = {"mobility.max_speed": f"{speed}m/s"}
+    if movement_file is not None:
+        sets["mobility.file"] = str(movement_file)
+    if stop_s != FULL_STOP_S:
         end = f"{stop_s:g}s"
         sets.update({"duration": end, "measure.end": end, "flows.transport.stop": end})
-    path = scenarios_dir() / f"manet-{transport}.toml"
+    return sets
+
+
+def manet_movement(speed: int, seed: int) -> str:
+    """The random-waypoint movement sctplab draws for seed 004's scenario at `speed` m/s
+    (pause 0) and `seed`, in ns-2's setdest format."""
+    return movement(
+        scenarios_dir() / "manet-tcp.toml", seed=seed, set=manet_sets(speed, None, FULL_STOP_S)
+    )
+
+
+def _pairs(summary_flows: dict[str, Any], transport: str) -> list[Pair]:
     # ns-2's $node_(i) is our node declared i-th (docs/scenario.md, [mobility] file).
-    index = {n["name"]: i for i, n in enumerate(load_scenario(path.name)["nodes"])}
-    flows = run(path, seed=seed, set=sets).summary["flows"]
+    index = {n["name"]: i for i, n in enumerate(load_scenario(f"manet-{transport}.toml")["nodes"])}
+    return sorted(
+        (index[f["from"]], index[f["to"]], float(f["start_s"]))
+        for name, f in summary_flows.items()
+        if name.startswith("background.")
+    )
+
+
+def manet_ours(
+    transport: str, seed: int, movement_file: Path, stop_s: float, speed: int = 10
+) -> tuple[FlowCounts, list[Pair]]:
+    """Our run of seed 004's scenario replaying `movement_file`: the transport flow's counts
+    and the CBR pairs drawn (0-based node indices, start time)."""
+    path = scenarios_dir() / f"manet-{transport}.toml"
+    flows = run(path, seed=seed, set=manet_sets(speed, movement_file, stop_s)).summary["flows"]
     t = flows["transport"]
     counts = FlowCounts(
         float(t["delivered_bytes"]),
@@ -279,11 +424,20 @@ def manet_ours(
         float(t["ack_packets"]),
         float(t["ack_bytes"]),
     )
-    pairs = []
-    for name, f in flows.items():
-        if name.startswith("background."):
-            pairs.append((index[f["from"]], index[f["to"]], float(f["start_s"])))
-    return counts, pairs
+    return counts, _pairs(flows, transport)
+
+
+# The CBR pairs and start times are drawn when the scenario is built, before anything
+# runs, so a run that stops just after the transport flow starts draws the same ones as
+# the full run (manet() checks that they are equal). ns-2's side needs only them.
+PAIRS_STOP_S = MANET_START_S + 1.0
+
+
+def manet_pairs(transport: str, seed: int, movement_file: Path, speed: int) -> list[Pair]:
+    """The CBR pairs of our run of `seed`, from a short run."""
+    path = scenarios_dir() / f"manet-{transport}.toml"
+    sets = manet_sets(speed, movement_file, PAIRS_STOP_S)
+    return _pairs(run(path, seed=seed, set=sets).summary["flows"], transport)
 
 
 # ns-2.35's AODV sometimes dies of a segmentation fault in aodv_rt_entry::pc_insert (a
@@ -296,20 +450,44 @@ NS2_SEED_STRIDE = 1000
 NS2_ATTEMPTS = 3
 
 
+def _pairs_text(pairs: list[Pair]) -> str:
+    return "".join(f"{a} {b} {t!r}\n" for a, b, t in pairs)
+
+
 def manet_ns2(
     transport: str,
     seed: int,
     movement_file: Path,
-    pairs: list[tuple[int, int, float]],
+    pairs: list[Pair],
     stop_s: float,
     tmp: Path,
+    cache: Path | None = None,
 ) -> tuple[FlowCounts | None, int]:
     """ns-2's counts for one movement (None if every attempt crashed), and how many ns-2
-    runs crashed."""
+    runs crashed; from `cache` when it holds this run."""
+    store = ns2_oracle.Ns2Cache(cache)
+    read = read_tcp_agt if transport == "tcp" else read_sctp_agt
+    key = store.key(
+        "manet",
+        {
+            "script": ns2_oracle.script_text("manet.tcl"),
+            "reader": inspect.getsource(read) + inspect.getsource(_agt),
+            "movement": ns2_oracle.text_digest(movement_file.read_text()),
+            "pairs": _pairs_text(pairs),
+            "args": [transport, seed, f"{stop_s:g}", MANET_START_S],
+            "attempts": [NS2_ATTEMPTS, NS2_SEED_STRIDE],
+        },
+    )
+    hit = store.get("manet", key)
+    if hit is not None:
+        c = hit["counts"]
+        return (None if c is None else FlowCounts(*map(float, c))), int(hit["crashed"])
     pairs_file = tmp / f"pairs-{transport}-{seed}.txt"
-    pairs_file.write_text("".join(f"{a} {b} {t!r}\n" for a, b, t in pairs))
+    pairs_file.write_text(_pairs_text(pairs))
     tr = tmp / f"manet-{transport}-{seed}.tr"
     args = [str(ns2_oracle.script("manet.tcl")), transport, str(movement_file), str(pairs_file)]
+    counts: FlowCounts | None = None
+    crashed = NS2_ATTEMPTS
     for attempt in range(NS2_ATTEMPTS):
         ns_seed = seed + attempt * NS2_SEED_STRIDE
         try:
@@ -318,11 +496,45 @@ def manet_ns2(
             if e.returncode >= 0:
                 raise
             continue
-        read = read_tcp_agt if transport == "tcp" else read_sctp_agt
         counts = read(tr, 0, 1, MANET_START_S, stop_s)
         tr.unlink()
-        return counts, attempt
-    return None, NS2_ATTEMPTS
+        crashed = attempt
+        break
+    tr.unlink(missing_ok=True)
+    value = None if counts is None else list(dataclasses.astuple(counts))
+    store.put("manet", key, {"counts": value, "crashed": crashed})
+    return counts, crashed
+
+
+@dataclass(frozen=True)
+class ManetJob:
+    """One point of the MANET replay, for a pool worker."""
+
+    transport: str
+    speed: int
+    seed: int
+    movement: str  # setdest text
+    stop_s: float
+    cache: str | None = None
+
+
+def _manet_ns2_job(job: ManetJob) -> tuple[list[Pair], FlowCounts | None, int]:
+    with tempfile.TemporaryDirectory(prefix="sctplab-manet-ns2-") as d:
+        tmp = Path(d)
+        mv = tmp / "movement.tcl"
+        mv.write_text(job.movement)
+        pairs = manet_pairs(job.transport, job.seed, mv, job.speed)
+        counts, crashed = manet_ns2(
+            job.transport, job.seed, mv, pairs, job.stop_s, tmp, _path(job.cache)
+        )
+        return pairs, counts, crashed
+
+
+def _manet_ours_job(job: ManetJob) -> tuple[FlowCounts, list[Pair]]:
+    with tempfile.TemporaryDirectory(prefix="sctplab-manet-ours-") as d:
+        mv = Path(d) / "movement.tcl"
+        mv.write_text(job.movement)
+        return manet_ours(job.transport, job.seed, mv, job.stop_s, job.speed)
 
 
 MANET_METRICS = ("goodput_bps", "retransmissions", "ack_bytes")
@@ -334,52 +546,87 @@ def _metric(c: FlowCounts, metric: str, window_s: float) -> float:
     return float(getattr(c, metric))
 
 
-def manet(tmp: Path, seeds: int, stop_s: float) -> list[Check]:
+def paired_confidence(rows: int) -> float:
+    """The confidence of each MANET row's interval of paired differences: Bonferroni's
+    for a family of `rows` rows at 5 % (docs/validation.md, "Tolerance")."""
+    return 1.0 - FAMILY_ALPHA / rows
+
+
+def manet(
+    tmp: Path,
+    seeds: int,
+    stop_s: float,
+    speeds: Sequence[int] = (10,),
+    cache: Path | None = None,
+    jobs: int | None = None,
+) -> list[Check]:
+    """The MANET rows: for each speed, transport and metric one row of `seeds` movements
+    paired. ns-2's results come from `cache` when it holds them."""
     window_s = stop_s - MANET_START_S
+    movements = {(sp, k): manet_movement(sp, k) for sp in speeds for k in range(1, seeds + 1)}
+    points = [(sp, tr, k) for sp in speeds for tr in ("tcp", "sctp") for k in range(1, seeds + 1)]
+    jobs_list = [
+        ManetJob(tr, sp, k, movements[(sp, k)], stop_s, _str(cache)) for sp, tr, k in points
+    ]
+    # ns-2 first: its runs are the long ones (unless cached).
+    theirs_all = pool_map(_manet_ns2_job, jobs_list, jobs, "MANET ns-2")
+    mine_all = pool_map(_manet_ours_job, jobs_list, jobs, "MANET sctplab")
+    confidence = paired_confidence(len(speeds) * 2 * len(MANET_METRICS))
     checks = []
-    movements = {}
-    for k in range(1, seeds + 1):
-        mv = tmp / f"movement-{k}.tcl"
-        mv.write_text(movement(scenarios_dir() / "manet-tcp.toml", seed=k))
-        movements[k] = mv
-    for transport in ("tcp", "sctp"):
-        per_seed = []
-        crashes = 0
-        lost = 0
-        for k in range(1, seeds + 1):
-            mine, pairs = manet_ours(transport, k, movements[k], stop_s)
-            theirs, crashed = manet_ns2(transport, k, movements[k], pairs, stop_s, tmp)
-            crashes += crashed
-            if theirs is None:
-                lost += 1
-            else:
-                per_seed.append((theirs, mine))
-        note = f", {crashes} ns-2 run(s) crashed" if crashes else ""
-        note += f", {lost} movement(s) left out" if lost else ""
-        for metric in MANET_METRICS:
-            theirs_v = [_metric(t, metric, window_s) for t, _ in per_seed]
-            mine_v = [_metric(m, metric, window_s) for _, m in per_seed]
-            tm, tci, _ = mean_ci(theirs_v)
-            mm, mci, _ = mean_ci(mine_v)
-            diffs = [m - t for t, m in zip(theirs_v, mine_v, strict=True)]
-            _, dci, _ = mean_ci(diffs, confidence=PAIRED_CONFIDENCE)
-            checks.append(
-                Check(
-                    f"manet_{transport}_{metric}",
-                    f"seed-004 replay, {window_s:g} s, {len(per_seed)} movements, paired{note}",
-                    tm,
-                    tci,
-                    mm,
-                    mci,
-                    _tolerance(tm, dci),
+    for sp in speeds:
+        for transport in ("tcp", "sctp"):
+            per_seed = []
+            crashes = 0
+            lost = 0
+            for i, (p_sp, p_tr, k) in enumerate(points):
+                if (p_sp, p_tr) != (sp, transport):
+                    continue
+                pairs, theirs, crashed = theirs_all[i]
+                mine, my_pairs = mine_all[i]
+                if pairs != my_pairs:
+                    raise RuntimeError(
+                        f"MANET {transport} {sp} m/s seed {k}: the short run drew other CBR "
+                        "pairs than the full run, so ns-2 did not replay our traffic"
+                    )
+                crashes += crashed
+                if theirs is None:
+                    lost += 1
+                else:
+                    per_seed.append((theirs, mine))
+            note = f", {crashes} ns-2 run(s) crashed" if crashes else ""
+            note += f", {lost} movement(s) left out" if lost else ""
+            for metric in MANET_METRICS:
+                theirs_v = [_metric(t, metric, window_s) for t, _ in per_seed]
+                mine_v = [_metric(m, metric, window_s) for _, m in per_seed]
+                tm, tci, _ = mean_ci(theirs_v)
+                mm, mci, _ = mean_ci(mine_v)
+                diffs = [m - t for t, m in zip(theirs_v, mine_v, strict=True)]
+                _, dci, _ = mean_ci(diffs, confidence=confidence)
+                checks.append(
+                    Check(
+                        f"manet_{transport}_{metric}",
+                        f"seed-004 replay, {sp} m/s, {window_s:g} s, {len(per_seed)} "
+                        f"movements, paired{note}",
+                        tm,
+                        tci,
+                        mm,
+                        mci,
+                        _tolerance(tm, dci),
+                    )
                 )
-            )
     return checks
 
 
-def wireless(tmp: Path, quick: bool = False) -> list[Check]:
-    """The wireless rows, in order: chains of 1..7 hops, then MANET TCP and SCTP."""
+def wireless(
+    tmp: Path, quick: bool = False, cache: Path | None = None, jobs: int | None = None
+) -> list[Check]:
+    """The wireless rows, in order: chains of 1..7 hops, then MANET TCP and SCTP per
+    speed, then the saturated cell. ns-2's results come from `cache` when it has them."""
+    from sctplab import validate_cell
+
     plan = QUICK if quick else FULL
-    return chain(tmp, plan.chain_seeds, plan.chain_duration_s) + manet(
-        tmp, plan.manet_seeds, plan.manet_stop_s
+    return (
+        chain(tmp, plan.chain_seeds, plan.chain_duration_s, cache, jobs)
+        + manet(tmp, plan.manet_seeds, plan.manet_stop_s, plan.manet_speeds, cache, jobs)
+        + validate_cell.checks(plan.cell_ns, plan.cell_seeds, plan.cell_duration_s, cache, jobs)
     )

@@ -3,7 +3,8 @@
 # `sctplab movement scenarios/manet-tcp.toml --seed K` writes), IEEE 802.11 at 2 Mb/s for
 # data and basic rate, two-ray ground, AODV, PriQueue of 50; the CBR/UDP background pairs
 # of sctplab's run of the same seed; one transport flow from node 0 to node 1 from 20 s to
-# STOP. Every other value is ns-2.35's default. Usage:
+# STOP. Every other value is ns-2.35's default; the node set-up is wireless_node.tcl's.
+# Usage:
 #   ns manet.tcl TRANSPORT MOVEMENT PAIRS SEED STOP TRACE
 # TRANSPORT is "tcp" (Agent/TCP/Sack1 as scenarios/manet-tcp.toml) or "sctp" (Agent/SCTP as
 # scenarios/manet-sctp.toml). PAIRS is a text file with one CBR flow a line,
@@ -26,43 +27,9 @@ set start 20.0
 set cbr_size 512
 set cbr_interval [expr {$cbr_size * 8.0 / 16000.0}]
 
-global defaultRNG
-$defaultRNG seed $seed
-
-Mac/802_11 set dataRate_ 2Mb
-Mac/802_11 set basicRate_ 2Mb
-
-set ns_ [new Simulator]
-# A mobile node needs a trace file for its drop target, so "no trace" writes the (few)
-# drop lines to /dev/null with every trace level off.
-set traced [expr {$tracefile ne "-"}]
-set tf [open [expr {$traced ? $tracefile : "/dev/null"}] w]
-$ns_ trace-all $tf
-
-set topo [new Topography]
-$topo load_flatgrid 1000 300
-set god_ [create-god $nn]
-
-set chan [new Channel/WirelessChannel]
-$ns_ node-config -adhocRouting AODV \
-    -llType LL \
-    -macType Mac/802_11 \
-    -ifqType Queue/DropTail/PriQueue \
-    -ifqLen 50 \
-    -antType Antenna/OmniAntenna \
-    -propType Propagation/TwoRayGround \
-    -phyType Phy/WirelessPhy \
-    -channel $chan \
-    -topoInstance $topo \
-    -agentTrace [expr {$traced ? "ON" : "OFF"}] \
-    -routerTrace OFF \
-    -macTrace OFF \
-    -movementTrace OFF
-
-for {set i 0} {$i < $nn} {incr i} {
-    set node_($i) [$ns_ node]
-    $node_($i) random-motion 0
-}
+source [file join [file dirname [info script]] wireless_node.tcl]
+wireless_setup $seed $tracefile 1000 300 $nn AODV
+wireless_nodes $nn
 # The setdest file refers to $node_(i), $ns_ and $god_.
 source $movement
 

@@ -3,7 +3,7 @@
 # sctplab.validate_cell. Node 0 is the sink; nodes 1..N each send CBR over UDP to it at
 # 2 Mb/s (above the cell's capacity, so every interface queue stays full). IEEE 802.11 at
 # 2 Mb/s for data and basic rate, two-ray ground, PriQueue of 50; every other value is
-# ns-2.35's default.
+# ns-2.35's default; the node set-up is wireless_node.tcl's.
 #
 # - Routing: ns-2's DumbAgent (no routing traffic): a packet goes straight to the link
 #   layer, which ARPs for its IP destination, the sink, one hop away. The ARP exchange
@@ -61,44 +61,15 @@ if {$warmup < $start + 1.0} {
     exit 2
 }
 
-global defaultRNG
-$defaultRNG seed $seed
-
-Mac/802_11 set dataRate_ 2Mb
-Mac/802_11 set basicRate_ 2Mb
+source [file join [file dirname [info script]] wireless_node.tcl]
 Mac/802_11 set RTSThreshold_ [expr {$rts ? 0 : 3000}]
 if {$layout eq "circle"} {
     Phy/WirelessPhy set CPThresh_ 1e30
 }
-
-set ns_ [new Simulator]
-# A mobile node needs a trace object for its drop target; nothing is traced.
-set tf [open /dev/null w]
-$ns_ trace-all $tf
-
-set topo [new Topography]
-$topo load_flatgrid 100.0 100.0
-create-god [expr {$n + 1}]
-
-set chan [new Channel/WirelessChannel]
-$ns_ node-config -adhocRouting DumbAgent \
-    -llType LL \
-    -macType Mac/802_11 \
-    -ifqType Queue/DropTail/PriQueue \
-    -ifqLen 50 \
-    -antType Antenna/OmniAntenna \
-    -propType Propagation/TwoRayGround \
-    -phyType Phy/WirelessPhy \
-    -channel $chan \
-    -topoInstance $topo \
-    -agentTrace OFF \
-    -routerTrace OFF \
-    -macTrace OFF \
-    -movementTrace OFF
-
+# Nothing is traced.
+wireless_setup $seed - 100.0 100.0 [expr {$n + 1}] DumbAgent
+wireless_nodes [expr {$n + 1}]
 for {set i 0} {$i <= $n} {incr i} {
-    set node_($i) [$ns_ node]
-    $node_($i) random-motion 0
     if {$i == 0} {
         set x [expr {$layout eq "circle" ? 50.0 : 60.0}]
         set y 50.0

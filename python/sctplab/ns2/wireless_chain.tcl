@@ -2,7 +2,8 @@
 # HOPS+1 mobile nodes on a line 200 m apart (receive range 250 m, carrier sense 550 m, so
 # each node hears its neighbours and senses the next ones), IEEE 802.11 at 2 Mb/s for
 # data and basic rate, two-ray ground, AODV, PriQueue of 50, and one TCP-SACK flow from
-# the first node to the last, started at 1 s. Every other value is ns-2.35's default.
+# the first node to the last, started at 1 s. Every other value is ns-2.35's default;
+# the node set-up is wireless_node.tcl's.
 # Usage:
 #   ns wireless_chain.tcl HOPS SEED DURATION TRACE
 # DURATION is the flow's running time (the run ends at 1 s + DURATION); SEED (> 0) seeds
@@ -21,43 +22,11 @@ set start 1.0
 set spacing 200.0
 set nn [expr {$hops + 1}]
 
-global defaultRNG
-$defaultRNG seed $seed
-
-Mac/802_11 set dataRate_ 2Mb
-Mac/802_11 set basicRate_ 2Mb
-
-set ns_ [new Simulator]
-# A mobile node needs a trace file for its drop target, so "no trace" writes the (few)
-# drop lines to /dev/null with every trace level off.
-set traced [expr {$tracefile ne "-"}]
-set tf [open [expr {$traced ? $tracefile : "/dev/null"}] w]
-$ns_ trace-all $tf
-
+source [file join [file dirname [info script]] wireless_node.tcl]
 # The nodes sit on y = 50 m from x = 50 m on, inside a flat grid with a 50 m margin.
-set topo [new Topography]
-$topo load_flatgrid [expr {$spacing * $hops + 100.0}] 100.0
-create-god $nn
-
-set chan [new Channel/WirelessChannel]
-$ns_ node-config -adhocRouting AODV \
-    -llType LL \
-    -macType Mac/802_11 \
-    -ifqType Queue/DropTail/PriQueue \
-    -ifqLen 50 \
-    -antType Antenna/OmniAntenna \
-    -propType Propagation/TwoRayGround \
-    -phyType Phy/WirelessPhy \
-    -channel $chan \
-    -topoInstance $topo \
-    -agentTrace [expr {$traced ? "ON" : "OFF"}] \
-    -routerTrace OFF \
-    -macTrace OFF \
-    -movementTrace OFF
-
+wireless_setup $seed $tracefile [expr {$spacing * $hops + 100.0}] 100.0 $nn AODV
+wireless_nodes $nn
 for {set i 0} {$i < $nn} {incr i} {
-    set node_($i) [$ns_ node]
-    $node_($i) random-motion 0
     $node_($i) set X_ [expr {50.0 + $spacing * $i}]
     $node_($i) set Y_ 50.0
     $node_($i) set Z_ 0.0
