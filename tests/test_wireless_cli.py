@@ -141,6 +141,7 @@ duration = "1s"
 width = "500m"
 height = "300m"
 routing = "static"
+arp = false  # the MAC exchange alone; ARP's frames are tested in crates/sctplab-core
 [wireless.mac]
 data_rate = "2Mb"
 basic_rate = "2Mb"

@@ -184,6 +184,9 @@ def cell_scenario(
             "height": "100m",
             "routing": "static",
             "queue": 50,
+            # saturated_cell.tcl resolves ARP before the sources start and ns-2's ARP
+            # entries never expire, so no ARP exchange happens in its window: off here.
+            "arp": False,
             "phy": phy,
             "mac": {
                 "data_rate": SOURCE_RATE,
