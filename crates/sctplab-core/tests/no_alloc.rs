@@ -7,54 +7,9 @@
 //! cost the same in both, so the difference is what the extra packets cost.
 
 use sctplab_core::{RunOptions, load_toml, run_scenario};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
-
-struct Counting;
-
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-
-/// The counter is shared, so tests that measure take turns.
-static MEASURING: Mutex<()> = Mutex::new(());
-
-thread_local! {
-    // Only the thread under measurement counts: the test harness and tests running in
-    // parallel allocate on their own threads, and must not leak into the numbers. A const
-    // initialiser and no destructor make this safe to touch from inside the allocator.
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-}
-
-fn note_alloc() {
-    if COUNTING.with(Cell::get) {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-// SAFETY: defers every operation to `System`; the counter has no effect on the memory.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note_alloc();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note_alloc();
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    // A growing Vec reallocates rather than allocates, and that is exactly the per-packet
-    // growth this test is after, so reallocations count too.
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note_alloc();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::{counted, take_turn};
 
 /// What one run cost: allocations during `run_scenario`, packets sent and events.
 struct Cost {
@@ -67,11 +22,7 @@ fn run_counting(toml: &str, duration_s: u32) -> Cost {
     let toml = toml.replace("DURATION", &format!("{duration_s}s"));
     let s = load_toml(&toml, "<test>", "no-alloc", &[]).expect("valid scenario");
     let opts = RunOptions::default();
-    let before = ALLOCS.load(Ordering::Relaxed);
-    COUNTING.with(|c| c.set(true));
-    let r = run_scenario(&s, &opts);
-    COUNTING.with(|c| c.set(false));
-    let allocs = ALLOCS.load(Ordering::Relaxed) - before;
+    let (r, allocs) = counted(|| run_scenario(&s, &opts));
     let r = r.expect("run");
     let summary: serde_json::Value = serde_json::from_str(&r.summary_json).expect("json");
     let packets = summary["flows"]
@@ -89,7 +40,7 @@ fn run_counting(toml: &str, duration_s: u32) -> Cost {
 
 /// Runs `toml` for 10 s and 40 s and checks the extra packets allocated (almost) nothing.
 fn assert_flat(label: &str, toml: &str) {
-    let _turn = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let _turn = take_turn();
     let short = run_counting(toml, 10);
     let long = run_counting(toml, 40);
     let extra_packets = long.packets - short.packets;

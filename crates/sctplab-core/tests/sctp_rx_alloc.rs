@@ -9,56 +9,9 @@ use sctplab_core::net::wire::{SctpRepr, TransportRepr};
 use sctplab_core::net::{Packet, PacketKind};
 use sctplab_core::sctp::{AssocCfg, Association, Role};
 use sctplab_core::sim::{RngStream, SimTime};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
-
-struct Counting;
-
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-static MEASURING: Mutex<()> = Mutex::new(());
-
-thread_local! {
-    // Only the measured thread counts (the harness allocates on its own threads).
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-}
-
-fn note_alloc() {
-    if COUNTING.with(Cell::get) {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-// SAFETY: defers every operation to `System`; the counter has no effect on the memory.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note_alloc();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note_alloc();
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note_alloc();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn counted<T>(f: impl FnOnce() -> T) -> (T, u64) {
-    let before = ALLOCS.load(Ordering::Relaxed);
-    COUNTING.with(|c| c.set(true));
-    let r = f();
-    COUNTING.with(|c| c.set(false));
-    (r, ALLOCS.load(Ordering::Relaxed) - before)
-}
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::{counted, take_turn};
 
 fn cfg(sets: &[(&str, &str)]) -> AssocCfg {
     let sets: Vec<(String, String)> = sets
@@ -228,7 +181,7 @@ fn check(label: &str, cost: &Cost) {
 
 #[test]
 fn receive_path_allocates_nothing_per_packet() {
-    let _turn = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let _turn = take_turn();
     // 3 MB in 1000-byte messages: about 2000 DATA packets of two chunks (MTU 1500).
     check("lossless", &transfer(3_000_000, 0, 200));
     // One DATA packet in 50 lost: SACKs with gap blocks, out-of-order chunks held by
