@@ -549,14 +549,7 @@ impl Chunk {
     pub fn parse(buf: &[u8]) -> Result<(Chunk, usize), WireError> {
         let kind = read_u8(buf, 0)?;
         let flags = read_u8(buf, 1)?;
-        let len = usize::from(read_u16(buf, 2)?);
-        if len < CHUNK_HEADER_LEN {
-            return Err(WireError::BadLength);
-        }
-        let padded = pad4(len);
-        if buf.len() < padded {
-            return Err(WireError::Truncated);
-        }
+        let (len, padded) = chunk_extent(buf)?;
         let value = &buf[CHUNK_HEADER_LEN..len];
         let chunk = match kind {
             chunk_type::DATA => {
@@ -687,6 +680,20 @@ impl Chunk {
     }
 }
 
+/// The length a chunk header at the start of `buf` declares and the bytes it occupies with
+/// padding, checked against the header size and the buffer.
+fn chunk_extent(buf: &[u8]) -> Result<(usize, usize), WireError> {
+    let len = usize::from(read_u16(buf, 2)?);
+    if len < CHUNK_HEADER_LEN {
+        return Err(WireError::BadLength);
+    }
+    let padded = pad4(len);
+    if buf.len() < padded {
+        return Err(WireError::Truncated);
+    }
+    Ok((len, padded))
+}
+
 impl Chunk {
     /// [`Chunk::parse`] into `slot`: a SACK read where a SACK was keeps that SACK's
     /// gap and duplicate lists, so a reused chunk list stops allocating once they have
@@ -694,14 +701,7 @@ impl Chunk {
     pub fn parse_in_place(buf: &[u8], slot: &mut Chunk) -> Result<usize, WireError> {
         match slot {
             Chunk::Sack(s) if read_u8(buf, 0)? == chunk_type::SACK => {
-                let len = usize::from(read_u16(buf, 2)?);
-                if len < CHUNK_HEADER_LEN {
-                    return Err(WireError::BadLength);
-                }
-                let padded = pad4(len);
-                if buf.len() < padded {
-                    return Err(WireError::Truncated);
-                }
+                let (len, padded) = chunk_extent(buf)?;
                 parse_sack_into(&buf[CHUNK_HEADER_LEN..len], s)?;
                 Ok(padded)
             }
