@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import platform
+import socket
 import subprocess
 from pathlib import Path
 
@@ -48,6 +50,9 @@ def test_run_folder_contents(example: Path, tmp_path: Path) -> None:
     run_json = json.loads((out / "run.json").read_text())
     assert run_json["wall_time_s"] > 0
     assert {"sctplab_version", "git_commit", "host", "events_per_s"} <= set(run_json)
+    # The host name is read without importing socket; it must be socket's.
+    assert run_json["host"]["hostname"] == socket.gethostname()
+    assert run_json["host"]["platform"] == platform.platform()
 
     sends = pd.read_csv(out / "sends.csv")
     assert list(sends.columns) == ["time_s", "flow", "seq", "kind", "dest"]
