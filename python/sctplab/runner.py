@@ -8,6 +8,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -130,8 +131,6 @@ def code_version() -> dict[str, Any]:
 
 
 def _run_json(raw: _core.RawRun, seed: int, sets: list[tuple[str, str]]) -> dict[str, Any]:
-    import platform
-
     wall = raw["wall_s"]
     return {
         "complete": True,
@@ -141,12 +140,21 @@ def _run_json(raw: _core.RawRun, seed: int, sets: list[tuple[str, str]]) -> dict
         "seed": seed,
         "overrides": dict(sets),
         "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "host": {
-            "hostname": _hostname(),
-            "platform": platform.platform(),
-            "python": sys.version.split()[0],
-            "cpus": os.cpu_count(),
-        },
+        "host": dict(_host()),
+    }
+
+
+@lru_cache(maxsize=1)
+def _host() -> dict[str, Any]:
+    """run.json's `host`: the same for every run of a process (a sweep worker runs
+    thousands; os.cpu_count alone costs some 40 us)."""
+    import platform
+
+    return {
+        "hostname": _hostname(),
+        "platform": platform.platform(),
+        "python": sys.version.split()[0],
+        "cpus": os.cpu_count(),
     }
 
 
