@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import platform
+import socket
 import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -48,6 +51,9 @@ def test_run_folder_contents(example: Path, tmp_path: Path) -> None:
     run_json = json.loads((out / "run.json").read_text())
     assert run_json["wall_time_s"] > 0
     assert {"sctplab_version", "git_commit", "host", "events_per_s"} <= set(run_json)
+    # The host name is read without importing socket; it must be socket's.
+    assert run_json["host"]["hostname"] == socket.gethostname()
+    assert run_json["host"]["platform"] == platform.platform()
 
     sends = pd.read_csv(out / "sends.csv")
     assert list(sends.columns) == ["time_s", "flow", "seq", "kind", "dest"]
@@ -191,3 +197,18 @@ def test_sctp_pcap_shows_a_whole_association_with_valid_crc32c(tmp_path: Path) -
     # INIT, INIT-ACK, COOKIE-ECHO, COOKIE-ACK, DATA, SACK, SHUTDOWN, SHUTDOWN-ACK,
     # SHUTDOWN-COMPLETE (RFC 9260 chunk type numbers).
     assert {"1", "2", "10", "11", "0", "3", "7", "8", "14"} <= types
+
+
+def test_start_up_imports_stay_lazy() -> None:
+    # `sctplab run` and every sweep worker import these modules at start-up; the heavy
+    # ones are imported where they are used (bench/RESULTS.md, "Whole process").
+    heavy = [
+        "pandas", "numpy", "pyarrow", "matplotlib", "scipy", "rich", "dask", "distributed",
+        "socket", "tomllib", "sqlite3", "concurrent.futures", "sctplab.store",
+    ]  # fmt: skip
+    code = (
+        "import sys, sctplab.cli, sctplab.executor; "
+        f"print(','.join(m for m in {heavy!r} if m in sys.modules))"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert r.stdout.strip() == ""

@@ -38,6 +38,27 @@ def test_count_packets_groups_chunks_into_packets() -> None:
     assert manet.count_packets(rows, 1) == (7, 4)
 
 
+def test_flow_sends_reads_what_dictreader_reads(tmp_path: Path) -> None:
+    # The fast reader against csv.DictReader, the plain way, on a trace with columns
+    # in a different order, a quoted field and rows of other flows in between.
+    path = tmp_path / "sends.csv"
+    path.write_text(
+        "flow,time_s,seq,kind,dest\n"
+        "background.1,0.5,1,new,n15:wlan0\n"
+        "transport,1.000000001,1,new,n1:wlan0\n"
+        '"transport",1.2,2,fast_rtx,"n1:wlan1"\n'
+        "background.2,1.3,4,new,n9:wlan0\n"
+        "transport,2.5,3,rto_rtx,n1:wlan0\n"
+    )
+    with path.open() as f:
+        plain = [(r["time_s"], r["kind"], r["dest"]) for r in csv.DictReader(f)]
+        f.seek(0)
+        flows = [r["flow"] for r in csv.DictReader(f)]
+    want = [row for row, flow in zip(plain, flows, strict=True) if flow == "transport"]
+    assert manet.flow_sends(path, "transport") == want
+    assert len(want) == 3
+
+
 def test_movement_stats_from_a_setdest_file() -> None:
     # n0 starts at (0, 0) and goes to (300, 0) at 10 m/s from t = 0, arriving at 30 s;
     # n1 stays at (0, 0). Over [0, 40] s: mean speed of the two nodes (300 m / 40 s + 0) / 2

@@ -177,3 +177,31 @@ def test_one_driver_per_store(store: Path, tmp_path: Path) -> None:
     assert "store in use by another sweep" in r.stderr
     # Readers need no lock.
     assert len(api.load(store)) == 8
+
+
+def test_indent_json_is_json_dumps_with_indent() -> None:
+    # The driver's fast writer of run.json and manifest.json against json.dumps(indent=2).
+    from collections import OrderedDict
+
+    from sctplab.store import indent_json
+
+    values: list[object] = [
+        {},
+        [],
+        (),
+        {"a": {}, "b": [], "c": [[]], "d": [{}]},
+        {"complete": True, "wall_time_s": 0.00577663, "events_per_s": None, "seed": 2**64 - 1},
+        {"overrides": {"duration": '"10s"', "flows.f.rate": "[1, 2]"}, "host": {"cpus": 2}},
+        {"text": 'quote " backslash \\ newline \n tab \t é ü 中 \x00 \u2028', "é": "x"},
+        {"floats": [1.0, -0.0, 1e300, 5e-324, float("inf"), float("-inf"), 0.1 + 0.2]},
+        {"keys": {7: "int", 2.5: "float", True: "bool", None: "none"}},
+        [1, [2, [3, {"x": (4, 5)}]], "s", False],
+        {"sub": OrderedDict([("z", 1), ("a", [OrderedDict()])])},
+        "plain",
+        17,
+        None,
+    ]
+    for v in values:
+        assert indent_json(v) == json.dumps(v, indent=2), v
+    nan = indent_json({"x": float("nan")})
+    assert nan == json.dumps({"x": float("nan")}, indent=2)

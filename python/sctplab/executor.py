@@ -9,17 +9,19 @@ writes every folder and row and workers need no shared file system.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import os
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sctplab import _core
-from sctplab.store import code_version
+from sctplab.code_version import code_version
+
+if TYPE_CHECKING:
+    import concurrent.futures as cf
 
 
 @dataclass(frozen=True)
@@ -265,6 +267,9 @@ class Executors:
         self.executor = self._process_pool()
 
     def _process_pool(self) -> cf.ProcessPoolExecutor:
+        # Imported here: the sweep's workers import this module, and concurrent.futures
+        # (with logging) is a fifth of their start-up.
+        import concurrent.futures as cf
         import multiprocessing
 
         # spawn: see LocalPool. Its processes start on first submit (reproduce uses it).

@@ -5,7 +5,6 @@ Rust (`sctplab_core::live`); this module is the command line around them."""
 from __future__ import annotations
 
 import json
-import socket
 import sys
 from pathlib import Path
 
@@ -19,6 +18,10 @@ EXIT_OK, EXIT_FAIL, EXIT_TIMEOUT, EXIT_INTERRUPTED = 0, 1, 3, 130
 
 
 def _ipv4(host: str) -> str:
+    # Imported here: the CLI loads this module at start-up, and socket's import costs
+    # about as much as the rest of sctplab's own modules.
+    import socket
+
     try:
         return socket.gethostbyname(host)
     except OSError as e:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import platform
-import socket
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -141,13 +140,36 @@ def _run_json(raw: _core.RawRun, seed: int, sets: list[tuple[str, str]]) -> dict
         "seed": seed,
         "overrides": dict(sets),
         "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "host": {
-            "hostname": socket.gethostname(),
-            "platform": platform.platform(),
-            "python": sys.version.split()[0],
-            "cpus": os.cpu_count(),
-        },
+        "host": dict(_host()),
     }
+
+
+@lru_cache(maxsize=1)
+def _host() -> dict[str, Any]:
+    """run.json's `host`: the same for every run of a process (a sweep worker runs
+    thousands; os.cpu_count alone costs some 40 us)."""
+    import platform
+
+    return {
+        "hostname": _hostname(),
+        "platform": platform.platform(),
+        "python": sys.version.split()[0],
+        "cpus": os.cpu_count(),
+    }
+
+
+def _hostname() -> str:
+    """The host's name as `socket.gethostname()` gives it, without importing socket
+    (which costs about a tenth of a short `sctplab run`): gethostname(2) is the kernel's
+    node name that uname(2) reports too, on Linux (glibc implements it with uname) and
+    macOS (both read kern.hostname)."""
+    uname = getattr(os, "uname", None)
+    if uname is None:
+        import socket
+
+        return socket.gethostname()
+    name: str = uname().nodename
+    return name
 
 
 def _incomplete_run_json(
@@ -195,10 +217,10 @@ def movement_file_sets(
     scenario.toml finds the movement file copied beside it); text and dicts use the
     working directory.
     """
-    import tomllib
-
     given = [v for k, v in sets if k == MOBILITY_FILE_KEY]
     if given:
+        import tomllib
+
         try:
             raw = tomllib.loads(f"v = {given[-1]}")["v"]
         except (tomllib.TOMLDecodeError, RecursionError):

@@ -28,11 +28,12 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import lru_cache
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sctplab import _core
+from sctplab.code_version import code_version as code_version
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -95,22 +96,6 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-@lru_cache(maxsize=1)
-def code_version() -> str:
-    """`<version>+<commit>`, plus a hash of the extension when the tree was dirty.
-
-    The commit alone does not name the code that ran when the build had uncommitted
-    changes, and caching results under it would hand back numbers from other code; the
-    extension's own bytes do name it (the worker runs nothing but `_core`).
-    """
-    commit = _core.__git_commit__
-    version = f"{_core.__version__}+{commit[:12]}"
-    if _core.__git_dirty__ or commit == "unknown":
-        digest = hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()[:12]
-        version += f".dirty.{digest}"
-    return version
-
-
 def scenario_hash(resolved_toml: str) -> str:
     """Content hash of the base scenario as the core resolved it (comments and key order
     of the file do not matter, values and defaults do)."""
@@ -126,11 +111,15 @@ class RunKey:
     seed: int
     code_version: str
 
-    @property
+    @cached_property
     def run_id(self) -> str:
         # 64 bits of the key's hash: a folder name of fixed length, unique in practice.
+        # Cached: the driver asks for it several times per run.
         text = canonical_json([self.scenario_hash, self.overrides, self.seed, self.code_version])
         return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+_JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
@@ -139,7 +128,12 @@ def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
 
     def walk(prefix: str, value: Any) -> None:
-        if isinstance(value, Mapping):
+        # Exact types first: json.loads gives plain dicts and lists, and the ABC check
+        # (isinstance of Mapping) on every leaf was most of the driver's time per run.
+        kind = type(value)
+        if kind in _JSON_SCALARS:
+            out[prefix] = value
+        elif kind is dict or isinstance(value, Mapping):
             for k, v in value.items():
                 walk(f"{prefix}.{k}", v)
         elif isinstance(value, list):
@@ -216,7 +210,7 @@ class StoreWriter:
         self.root = root
         self.conn = conn
         # Scenario folders under runs/ known to exist (one mkdir each, not one per run).
-        self._made: set[Path] = set()
+        self._made: set[str] = set()
 
     def cleanup(self) -> Cleanup:
         """Remove what a killed driver left: temp folders, and run folders whose catalog
@@ -292,8 +286,11 @@ class StoreWriter:
         assert outcome.summary_json is not None and outcome.resolved_toml is not None
         run_id = key.run_id
         rel = f"{RUNS}/{_safe_name(scenario)}/{run_id}"
-        final = self.root / rel
-        tmp = self.root / TMP / run_id
+        # Plain strings and os calls, not pathlib and open(): this runs once per run in
+        # the one driver process, and on runs of a few ms it was a large part of it.
+        root = str(self.root)
+        final = os.path.join(root, rel)
+        tmp = os.path.join(root, TMP, run_id)
         if os.path.lexists(tmp):
             shutil.rmtree(tmp, ignore_errors=True)
         os.mkdir(tmp)
@@ -317,13 +314,13 @@ class StoreWriter:
             "store_schema": SCHEMA_VERSION,
         }
         # summary.json exactly as the core wrote it, so it is byte-identical to `sctplab run`.
-        _write(tmp / "summary.json", outcome.summary_json)
-        _write(tmp / "scenario.toml", outcome.resolved_toml)
-        _write(tmp / "run.json", json.dumps(run_json, indent=2) + "\n")
-        _write(tmp / "manifest.json", json.dumps(manifest, indent=2) + "\n")
-        parent = final.parent
+        _write(os.path.join(tmp, "summary.json"), outcome.summary_json)
+        _write(os.path.join(tmp, "scenario.toml"), outcome.resolved_toml)
+        _write(os.path.join(tmp, "run.json"), indent_json(run_json) + "\n")
+        _write(os.path.join(tmp, "manifest.json"), indent_json(manifest) + "\n")
+        parent = os.path.dirname(final)
         if parent not in self._made:
-            parent.mkdir(parents=True, exist_ok=True)
+            os.makedirs(parent, exist_ok=True)
             self._made.add(parent)
         try:
             os.rename(tmp, final)
@@ -336,7 +333,7 @@ class StoreWriter:
             key, scenario, "ok", None, rel, outcome.wall_s, outcome.events, metrics, run_json,
             created,
         )  # fmt: skip
-        return row, final
+        return row, Path(final)
 
     def _upsert_rows(self, rows: Sequence[tuple[Any, ...]]) -> None:
         if not rows:
@@ -371,9 +368,68 @@ class StoreWriter:
 Recorded = tuple[RunKey, str, Mapping[str, Any], "RunOutcome"]
 
 
-def _write(path: Path, text: str) -> None:
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
+def _write(path: str, text: str) -> None:
+    # os.open/os.write: three system calls, where open() in text mode adds a stat, an
+    # isatty ioctl and seeks, per file, four files per run.
+    data = text.encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+
+
+def indent_json(value: Any) -> str:
+    """`json.dumps(value, indent=2)`, built from the C encoder's scalars.
+
+    With an indent, json.dumps falls back to its pure-Python encoder, which took about
+    a tenth of the driver's time per run for run.json and manifest.json. Same output
+    for dicts, lists and tuples of JSON scalars (tests compare the two)."""
+    parts: list[str] = []
+    _indent_into(parts, value, "\n")
+    return "".join(parts)
+
+
+def _indent_into(parts: list[str], value: Any, newline: str) -> None:
+    kind = type(value)
+    if kind is dict and value:
+        inner = newline + "  "
+        first = True
+        for k, v in value.items():
+            parts.append("{" + inner if first else "," + inner)
+            first = False
+            parts.append(_key_json(k) + ": ")
+            _indent_into(parts, v, inner)
+        parts.append(newline + "}")
+    elif (kind is list or kind is tuple) and value:
+        inner = newline + "  "
+        first = True
+        for v in value:
+            parts.append("[" + inner if first else "," + inner)
+            first = False
+            _indent_into(parts, v, inner)
+        parts.append(newline + "]")
+    elif kind is dict:
+        parts.append("{}")
+    elif kind is list or kind is tuple:
+        parts.append("[]")
+    elif kind in _JSON_SCALARS:
+        parts.append(_scalar_json(value))
+    else:
+        # Anything else (subclasses, other mappings): json decides, as before.
+        parts.append(json.dumps(value, indent=2).replace("\n", newline))
+
+
+_scalar_json = json.JSONEncoder().encode
+
+
+def _key_json(key: Any) -> str:
+    if type(key) is str:
+        return _scalar_json(key)
+    # json turns non-string keys into strings first (True -> "true", 1.5 -> "1.5").
+    return json.dumps({key: 0})[1:-4]
 
 
 def _row(

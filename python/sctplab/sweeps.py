@@ -187,11 +187,14 @@ def plan(
     runs: list[PlannedRun] = []
     seen: set[str] = set()
     points = [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*checked.values())]
+    # A point's overrides and key text, once per point rather than once per run.
+    point_sets = [tuple(movement_file_sets(src, base_sets + overrides(p))[0]) for p in points]
+    point_keys = [canonical_json(p) for p in points]
     # Seed-major order: an interrupted sweep has covered every grid point with the
     # first seeds rather than some points with all seeds.
     for seed in range(1, seeds + 1):
-        for point in points:
-            key = RunKey(digest, canonical_json(point), seed, version)
+        for point, sets, point_key in zip(points, point_sets, point_keys, strict=True):
+            key = RunKey(digest, point_key, seed, version)
             if key.run_id in seen:  # a value listed twice
                 continue
             seen.add(key.run_id)
@@ -200,7 +203,7 @@ def plan(
                 is_json=src.is_json,
                 source=src.source,
                 default_name=src.default_name,
-                sets=tuple(movement_file_sets(src, base_sets + overrides(point))[0]),
+                sets=sets,
                 seed=seed,
                 timeout_s=run_timeout,
             )

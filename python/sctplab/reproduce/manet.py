@@ -16,7 +16,7 @@ from typing import Any
 
 from sctplab.reproduce.common import Figure, Row, StudyResult, Table, load_scenario, write_table
 from sctplab.reproduce.pool import Point, run_points
-from sctplab.stats import mean_ci
+from sctplab.stats import mean_ci, t_quantile
 
 TRANSPORTS = ["tcp", "sctp"]
 MULTIHOMED = {"nodes.n0.wlan": 2, "nodes.n1.wlan": 2}
@@ -114,6 +114,19 @@ def count_packets(rows: Iterable[tuple[str, str, str]], per_packet: int) -> tupl
     return new, rtx
 
 
+def flow_sends(path: Path, flow: str) -> list[tuple[str, str, str]]:
+    """(time_s, kind, dest) of `flow`'s rows of a sends.csv trace, in file order.
+
+    csv.reader rather than DictReader: a full run's trace has ~75k rows, and a dict per
+    row cost about a tenth of a second of each run's CPU."""
+    with path.open(newline="") as f:
+        reader = csv.reader(f)
+        header = next(reader)
+        flow_i, time_i = header.index("flow"), header.index("time_s")
+        kind_i, dest_i = header.index("kind"), header.index("dest")
+        return [(r[time_i], r[kind_i], r[dest_i]) for r in reader if r[flow_i] == flow]
+
+
 def work(point: Point) -> dict[str, Any]:
     """One run (in a pool worker): the transport flow's summary plus the packet counts
     from its sends trace and the background pairs drawn, for the pairing check."""
@@ -124,12 +137,7 @@ def work(point: Point) -> dict[str, Any]:
         res = run(scenario, seed=seed, set=sets, out=tmp, trace=["sends"])
         flow = res.summary["flows"]["transport"]
         per_packet = SCTP_CHUNKS_PER_PACKET if flow["type"] == "sctp" else 1
-        with (Path(tmp) / "sends.csv").open() as f:
-            rows = [
-                (r["time_s"], r["kind"], r["dest"])
-                for r in csv.DictReader(f)
-                if r["flow"] == "transport"
-            ]
+        rows = flow_sends(Path(tmp) / "sends.csv", "transport")
     new, rtx = count_packets(rows, per_packet)
     return {
         "flow": {k: v for k, v in flow.items() if k not in ("streams",)},
@@ -236,6 +244,14 @@ def _cache_key(transport: str, sets: dict[str, Any], seed: int) -> str:
 Todo = tuple[Any, str, dict[str, Any], int]  # (tag, transport, overrides, seed)
 
 
+def _cost(sets: dict[str, Any]) -> int:
+    """A run's relative cost, for ordering only: the CBR rate (kb/s) dominates it (at
+    10 m/s, 220 s: 64 kb/s takes about twice the CPU of 16 kb/s; speed, case and transport
+    change it by less than a third)."""
+    rate = str(sets.get("flows.background.rate", f"{BASE_RATE}Kb"))
+    return int(rate.removesuffix("Kb")) if rate.removesuffix("Kb").isdigit() else BASE_RATE
+
+
 def run_cached(out: Path, todo: list[Todo]) -> tuple[dict[Any, dict[str, Any]], int]:
     """Results of the runs by tag; runs of the same core build already in `out/runs.json`
     are reused (none when the build is from a dirty tree). New results are saved as they
@@ -258,6 +274,11 @@ def run_cached(out: Path, todo: list[Todo]) -> tuple[dict[Any, dict[str, Any]], 
         tmp.write_text(json.dumps(cache))
         tmp.replace(path)
         saved[0] = time.monotonic()
+
+    # Longest runs first, so the two workers finish together instead of one idling
+    # while the other runs a long point at the end (results are kept by key, so the
+    # order changes nothing else).
+    missing.sort(key=lambda i: -_cost(todo[i][2]))
 
     def arrived(j: int, r: dict[str, Any]) -> None:
         cache[keys[missing[j]]] = r
@@ -285,8 +306,8 @@ def reproduce(out: Path, quick: bool = False, *, seeds: int | None = None) -> St
     end_s = QUICK_END_S if quick else FULL_END_S
     keys = plan(seeds)
     exp_base = Key("tcp", "sh-mobile", LOAD_SPEED, BASE_RATE, 0)
-    # Seed-major, as the plan: an interrupted run has covered every point with the first
-    # seeds.
+    # Seed-major, as the plan (run_cached runs them longest first; an interrupted study
+    # resumes from manet/runs.json whatever the order).
     todo: list[Todo] = []
     for seed in range(1, seeds + 1):
         todo += [(k, k.transport, sets_for(k, end_s), k.seed) for k in keys if k.seed == seed]
@@ -599,9 +620,7 @@ def _figures(out: Path, st: Study) -> list[Figure]:
 
 
 def _t(df: int) -> float:
-    from scipy.stats import t
-
-    return float(t.ppf(0.975, df))
+    return t_quantile(0.975, df)
 
 
 def _clean(xs: Iterable[float]) -> list[float]:
