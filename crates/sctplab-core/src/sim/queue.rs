@@ -364,11 +364,13 @@ struct Run<E> {
 const NO_POS: u32 = u32::MAX;
 
 /// An indexed binary min-heap of slots, each holding at most one event.
+///
+/// Each heap entry carries its key, so a sift compares keys without looking up the slot
+/// (the heap of ~46 MAC timers is walked on nearly every MAC timer event).
 struct Slots<E> {
-    /// Slot ids, heap-ordered by their keys.
-    heap: Vec<u32>,
-    /// Per slot: its key, its position in `heap` (`NO_POS` if empty), its event.
-    keys: Vec<Key>,
+    /// (key, slot id), heap-ordered by key.
+    heap: Vec<(Key, u32)>,
+    /// Per slot: its position in `heap` (`NO_POS` if empty), its event.
     pos: Vec<u32>,
     events: Vec<Option<E>>,
     /// A slot whose event was just popped but which still sits at the root: a timer
@@ -381,7 +383,6 @@ impl<E> Slots<E> {
     fn new() -> Self {
         Slots {
             heap: Vec::new(),
-            keys: Vec::new(),
             pos: Vec::new(),
             events: Vec::new(),
             popped: None,
@@ -390,6 +391,15 @@ impl<E> Slots<E> {
 
     fn len(&self) -> usize {
         self.heap.len() - usize::from(self.popped.is_some())
+    }
+
+    /// The key of slot `id`'s pending event, `Key::MAX` if it has none.
+    #[inline]
+    fn key_of(&self, id: usize) -> Key {
+        match self.pos.get(id) {
+            Some(&p) if p != NO_POS => self.heap[p as usize].0,
+            _ => Key::MAX,
+        }
     }
 
     /// Takes a popped slot out of the heap for good.
@@ -401,55 +411,50 @@ impl<E> Slots<E> {
                 self.sift_down(0, last);
             }
             self.pos[id as usize] = NO_POS;
-            self.keys[id as usize] = Key::MAX;
         }
     }
 
-    /// Moves slot `id` (whose key is already set) up from heap position `i`.
-    fn sift_up(&mut self, mut i: usize, id: u32) {
-        let k = self.keys[id as usize];
+    /// Puts `e` at heap position `i` or above, moving larger parents down.
+    fn sift_up(&mut self, mut i: usize, e: (Key, u32)) {
+        let h = &mut self.heap;
         while i > 0 {
             let parent = (i - 1) / 2;
-            let p = self.heap[parent];
-            if self.keys[p as usize] <= k {
+            let p = h[parent];
+            if p.0 <= e.0 {
                 break;
             }
-            self.heap[i] = p;
-            self.pos[p as usize] = i as u32;
+            h[i] = p;
+            self.pos[p.1 as usize] = i as u32;
             i = parent;
         }
-        self.heap[i] = id;
-        self.pos[id as usize] = i as u32;
+        h[i] = e;
+        self.pos[e.1 as usize] = i as u32;
     }
 
-    /// Moves slot `id` (whose key is already set) down from heap position `i`.
-    fn sift_down(&mut self, mut i: usize, id: u32) {
-        let k = self.keys[id as usize];
-        let n = self.heap.len();
+    /// Puts `e` at heap position `i` or below, moving smaller children up.
+    fn sift_down(&mut self, mut i: usize, e: (Key, u32)) {
+        let h = &mut self.heap;
+        let n = h.len();
         loop {
             let l = 2 * i + 1;
             if l >= n {
                 break;
             }
             let mut c = l;
-            let mut ck = self.keys[self.heap[l] as usize];
-            if l + 1 < n {
-                let rk = self.keys[self.heap[l + 1] as usize];
-                if rk < ck {
-                    c = l + 1;
-                    ck = rk;
-                }
+            let mut ch = h[l];
+            if l + 1 < n && h[l + 1].0 < ch.0 {
+                c = l + 1;
+                ch = h[c];
             }
-            if ck >= k {
+            if ch.0 >= e.0 {
                 break;
             }
-            let ch = self.heap[c];
-            self.heap[i] = ch;
-            self.pos[ch as usize] = i as u32;
+            h[i] = ch;
+            self.pos[ch.1 as usize] = i as u32;
             i = c;
         }
-        self.heap[i] = id;
-        self.pos[id as usize] = i as u32;
+        h[i] = e;
+        self.pos[e.1 as usize] = i as u32;
     }
 
     /// Sets slot `id` to `(k, event)`; returns the key of the event it replaced.
@@ -459,29 +464,26 @@ impl<E> Slots<E> {
             // than any key scheduled since.
             self.popped = None;
             self.events[id] = Some(event);
-            self.keys[id] = k;
-            self.sift_down(0, id as u32);
+            self.sift_down(0, (k, id as u32));
             return None;
         }
         self.settle();
         if id >= self.pos.len() {
             self.pos.resize(id + 1, NO_POS);
-            self.keys.resize(id + 1, Key::MAX);
             self.events.resize_with(id + 1, || None);
         }
         self.events[id] = Some(event);
-        let old = self.keys[id];
-        self.keys[id] = k;
         let p = self.pos[id];
         if p == NO_POS {
-            self.heap.push(id as u32);
-            self.sift_up(self.heap.len() - 1, id as u32);
+            self.heap.push((k, id as u32));
+            self.sift_up(self.heap.len() - 1, (k, id as u32));
             None
         } else {
+            let old = self.heap[p as usize].0;
             if k < old {
-                self.sift_up(p as usize, id as u32);
+                self.sift_up(p as usize, (k, id as u32));
             } else {
-                self.sift_down(p as usize, id as u32);
+                self.sift_down(p as usize, (k, id as u32));
             }
             Some(old)
         }
@@ -494,17 +496,15 @@ impl<E> Slots<E> {
         if p == NO_POS {
             return None;
         }
-        let old = self.keys[id];
+        let old = self.heap[p as usize].0;
         self.events[id] = None;
-        self.keys[id] = Key::MIN;
         // Move it to the root, then pop it.
-        self.sift_up(p as usize, id as u32);
+        self.sift_up(p as usize, (Key::MIN, id as u32));
         let last = self.heap.pop().expect("non-empty");
         if !self.heap.is_empty() {
             self.sift_down(0, last);
         }
         self.pos[id] = NO_POS;
-        self.keys[id] = Key::MAX;
         Some(old)
     }
 
@@ -512,22 +512,22 @@ impl<E> Slots<E> {
     #[inline]
     fn peek(&self) -> Option<Key> {
         debug_assert!(self.popped.is_none());
-        self.heap.first().map(|&id| self.keys[id as usize])
+        self.heap.first().map(|e| e.0)
     }
 
     /// Pops the root (after `settle`); it stays in place until the next operation.
     fn pop(&mut self) -> Option<(Key, E)> {
         debug_assert!(self.popped.is_none());
-        let id = *self.heap.first()?;
+        let (k, id) = *self.heap.first()?;
         let e = self.events[id as usize].take().expect("slot event");
         self.popped = Some(id);
-        Some((self.keys[id as usize], e))
+        Some((k, e))
     }
 
     /// The slot the root belongs to.
     #[inline]
     fn root(&self) -> Option<u32> {
-        self.heap.first().copied()
+        self.heap.first().map(|e| e.1)
     }
 }
 
@@ -672,7 +672,7 @@ impl<E> EventQueue<E> {
         } else {
             let tail = l.waiting[lane]
                 .back()
-                .map_or_else(|| l.heads.keys[lane], |e| e.key);
+                .map_or_else(|| l.heads.key_of(lane), |e| e.key);
             assert!(key_time(tail) <= time, "lane {lane} scheduled out of order");
             l.waiting[lane].push_back(Entry { key, event });
         }

@@ -302,11 +302,120 @@ impl NodeMotion {
     }
 }
 
+/// The stretch of a node's trajectory around the last query, reduced to what a position
+/// costs: `Leg::at` with the leg's start, its window and its clamps precomputed, so that the
+/// common query (a time inside the window) is one unsigned comparison, a conversion, a
+/// division and two multiply-adds, with no branch on the direction. Bit-identical to
+/// `Leg::at` (test `pieces_agree_with_leg_at_bit_for_bit`).
+///
+/// A moving piece is a leg before its arrival. A parked piece (after the arrival until the
+/// next leg, or a node that never moves) is the destination with direction (-0.0, -0.0)
+/// and speed 0: `to + (-0.0 * 0.0)` is `to` for every `to`, signed zeros included
+/// (`+0.0` would turn a `-0.0` coordinate into `+0.0`).
+#[derive(Copy, Clone, Debug)]
+struct Piece {
+    /// Valid for times `t` with `t - start < span` (unsigned, so earlier times fail too).
+    start: u64,
+    span: u64,
+    from: (f64, f64),
+    dir: (f64, f64),
+    speed: f64,
+    /// A coordinate above `hi` or below `lo` is clamped to it: the destination on the side
+    /// the node moves towards, infinite otherwise (as `Leg::at`'s clamps).
+    lo: (f64, f64),
+    hi: (f64, f64),
+}
+
+impl Piece {
+    /// A piece no time falls in.
+    const EMPTY: Piece = Piece {
+        start: 0,
+        span: 0,
+        from: (0.0, 0.0),
+        dir: (0.0, 0.0),
+        speed: 0.0,
+        lo: (f64::NEG_INFINITY, f64::NEG_INFINITY),
+        hi: (f64::INFINITY, f64::INFINITY),
+    };
+
+    /// The piece of `leg` (in force until `end`) that holds `now`, `now` being in
+    /// `[leg.start, end)`.
+    fn of(leg: &Leg, end: SimTime, now: SimTime) -> Piece {
+        // Capped at 2^63 so that a time inside converts as a signed integer, exactly.
+        let span_to = |from: SimTime, to: SimTime| {
+            to.as_nanos()
+                .saturating_sub(from.as_nanos())
+                .min(i64::MAX as u64)
+        };
+        if now < leg.arrive {
+            let side = |d: f64, to: f64| {
+                if d > 0.0 {
+                    (f64::NEG_INFINITY, to)
+                } else if d < 0.0 {
+                    (to, f64::INFINITY)
+                } else {
+                    (f64::NEG_INFINITY, f64::INFINITY)
+                }
+            };
+            let (lo_x, hi_x) = side(leg.dir.0, leg.to.0);
+            let (lo_y, hi_y) = side(leg.dir.1, leg.to.1);
+            Piece {
+                start: leg.start.as_nanos(),
+                span: span_to(leg.start, leg.arrive.min(end)),
+                from: leg.from,
+                dir: leg.dir,
+                speed: leg.speed,
+                lo: (lo_x, lo_y),
+                hi: (hi_x, hi_y),
+            }
+        } else {
+            Piece {
+                start: leg.arrive.as_nanos(),
+                span: span_to(leg.arrive, end),
+                from: leg.to,
+                dir: (-0.0, -0.0),
+                speed: 0.0,
+                ..Piece::EMPTY
+            }
+        }
+    }
+
+    /// The position at `now` if `now` is in the piece.
+    #[inline]
+    fn at(&self, now: SimTime) -> Option<(f64, f64)> {
+        let dt = now.as_nanos().wrapping_sub(self.start);
+        if dt >= self.span {
+            return None;
+        }
+        // `dt < 2^63`: as a signed integer it converts to the same double as
+        // `Leg::at`'s unsigned one, in one instruction.
+        let s = self.speed * ((dt as i64) as f64 / 1e9);
+        let mut x = self.from.0 + self.dir.0 * s;
+        let mut y = self.from.1 + self.dir.1 * s;
+        if x > self.hi.0 {
+            x = self.hi.0;
+        }
+        if x < self.lo.0 {
+            x = self.lo.0;
+        }
+        if y > self.hi.1 {
+            y = self.hi.1;
+        }
+        if y < self.lo.1 {
+            y = self.lo.1;
+        }
+        Some((x, y))
+    }
+}
+
 /// Where every node is, at any time.
 #[derive(Clone, Debug)]
 pub struct Mobility {
     area: Area,
     nodes: Vec<NodeMotion>,
+    /// Per node, the piece of its trajectory the last query fell in (the hot part of
+    /// `nodes`, contiguous).
+    pieces: Vec<Piece>,
     max_speed: f64,
 }
 
@@ -321,11 +430,11 @@ impl Mobility {
                 )));
             }
         }
-        Ok(Mobility {
+        Ok(Mobility::with_nodes(
             area,
-            nodes: positions.iter().map(|p| NodeMotion::fixed(*p)).collect(),
-            max_speed: 0.0,
-        })
+            positions.iter().map(|p| NodeMotion::fixed(*p)).collect(),
+            0.0,
+        ))
     }
 
     /// `n` nodes moving by random waypoint (`setdest -v 1`), node `i` drawing from
@@ -357,11 +466,7 @@ impl Mobility {
                 }
             })
             .collect();
-        Ok(Mobility {
-            area,
-            nodes,
-            max_speed: cfg.max_speed,
-        })
+        Ok(Mobility::with_nodes(area, nodes, cfg.max_speed))
     }
 
     /// Nodes following given legs. `legs[i]` must be non-empty, sorted by start time, with
@@ -395,11 +500,20 @@ impl Mobility {
                 }
             }
         }
-        Ok(Mobility {
+        Ok(Mobility::with_nodes(
             area,
-            nodes: legs.into_iter().map(NodeMotion::script).collect(),
+            legs.into_iter().map(NodeMotion::script).collect(),
             max_speed,
-        })
+        ))
+    }
+
+    fn with_nodes(area: Area, nodes: Vec<NodeMotion>, max_speed: f64) -> Self {
+        Mobility {
+            area,
+            pieces: vec![Piece::EMPTY; nodes.len()],
+            nodes,
+            max_speed,
+        }
     }
 
     /// Keeps `node` at its starting position for the whole run (seed 004's stationary
@@ -407,6 +521,7 @@ impl Mobility {
     pub fn pin(&mut self, node: usize) {
         let start = self.position(node, SimTime::ZERO);
         self.nodes[node] = NodeMotion::fixed(start);
+        self.pieces[node] = Piece::EMPTY;
     }
 
     pub fn len(&self) -> usize {
@@ -435,10 +550,35 @@ impl Mobility {
     /// Position of `node` at `now`. O(1) amortised when `now` does not decrease.
     #[inline]
     pub fn position(&mut self, node: usize, now: SimTime) -> (f64, f64) {
+        match self.pieces[node].at(now) {
+            Some(p) => {
+                debug_assert!({
+                    let m = &self.nodes[node];
+                    let leg = if now >= m.leg.start && now < m.end {
+                        m.leg
+                    } else {
+                        let mut m = m.clone();
+                        m.seek(now);
+                        m.leg
+                    };
+                    let q = leg.at(now);
+                    p.0.to_bits() == q.0.to_bits() && p.1.to_bits() == q.1.to_bits()
+                });
+                p
+            }
+            None => self.position_new_piece(node, now),
+        }
+    }
+
+    /// `position` when `now` is outside the node's current piece: the leg in force at
+    /// `now` answers, and its piece holding `now` becomes the current one.
+    #[cold]
+    fn position_new_piece(&mut self, node: usize, now: SimTime) -> (f64, f64) {
         let m = &mut self.nodes[node];
         if now >= m.end || now < m.leg.start {
             m.seek(now);
         }
+        self.pieces[node] = Piece::of(&m.leg, m.end, now);
         m.leg.at(now)
     }
 
@@ -680,6 +820,72 @@ mod tests {
         assert!(close(m2.position(0, t(25.0)), (25.0, 30.0), 1e-9));
         assert_eq!(m.legs_until(0, t(19.0)).len(), 2);
         assert_eq!(m.legs_until(0, t(20.0)).len(), 3);
+    }
+
+    /// `position` (through the precomputed pieces) against `Leg::at` of the leg in force,
+    /// bit for bit: random waypoint with and without pauses, a script with a pause, a
+    /// zero-speed leg and a `-0.0` coordinate, queried forwards, at leg boundaries and
+    /// backwards.
+    #[test]
+    fn pieces_agree_with_leg_at_bit_for_bit() {
+        let area = Area::new(1000.0, 300.0).unwrap();
+        let script = vec![
+            Leg::stationary(SimTime::ZERO, (-0.0, 10.0)),
+            Leg::new(t(1.0), (-0.0, 10.0), (0.0, 200.0), 7.0),
+            Leg::new(t(40.0), (0.0, 200.0), (300.0, -0.0), 9.5),
+            Leg::new(t(90.0), (300.0, -0.0), (900.0, 250.0), 0.0),
+        ];
+        let mut models = vec![Mobility::scripted(area, vec![script]).unwrap()];
+        for pause in [0, 3] {
+            let cfg = WaypointCfg {
+                max_speed: 10.0,
+                pause: SimDuration::from_secs(pause),
+            };
+            let mut m = Mobility::random_waypoint(area, 6, cfg, 21 + pause).unwrap();
+            m.pin(5);
+            models.push(m);
+        }
+        let mut r = RngStream::new(5, "pieces-test");
+        for mut m in models {
+            let mut reference = m.clone();
+            let mut check = |m: &mut Mobility, node: usize, now: SimTime| {
+                let (leg, _) = reference.leg(node, now);
+                let want = leg.at(now);
+                let got = m.position(node, now);
+                assert_eq!(
+                    (got.0.to_bits(), got.1.to_bits()),
+                    (want.0.to_bits(), want.1.to_bits()),
+                    "node {node} at {now}: {got:?} against {want:?}"
+                );
+            };
+            let mut now = SimTime::ZERO;
+            let mut seen = Vec::new();
+            for _ in 0..20_000 {
+                now += SimDuration::from_nanos((r.uniform() * 2e8) as u64);
+                for node in 0..m.len() {
+                    check(&mut m, node, now);
+                    // The nanoseconds around the node's leg change and arrival.
+                    let (leg, end) = m.leg(node, now);
+                    for edge in [leg.arrive, end] {
+                        if edge != SimTime::MAX && edge.as_nanos() > 0 {
+                            for ns in [edge.as_nanos() - 1, edge.as_nanos()] {
+                                check(&mut m, node, SimTime::from_nanos(ns));
+                            }
+                        }
+                    }
+                }
+                seen.push(now);
+            }
+            for &back in seen.iter().rev().step_by(97) {
+                for node in 0..m.len() {
+                    check(&mut m, node, back);
+                }
+            }
+        }
+        // The -0.0 coordinates come out as -0.0, parked or moving.
+        let area = Area::new(10.0, 10.0).unwrap();
+        let mut m = Mobility::fixed(area, &[(-0.0, 1.0)]).unwrap();
+        assert!(m.position(0, t(3.0)).0.is_sign_negative());
     }
 
     #[test]
