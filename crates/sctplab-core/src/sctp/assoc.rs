@@ -1113,7 +1113,11 @@ impl Endpoint for Association {
             if let (Some(first), Some(out)) = (tx.chunks.first(), self.out.as_ref()) {
                 data_num = out.packet_number(first.tsn);
             }
-            repr.chunks.extend(tx.chunks.into_iter().map(Chunk::Data));
+            let mut chunks = tx.chunks;
+            repr.chunks.extend(chunks.drain(..).map(Chunk::Data));
+            if let Some(out) = self.out.as_mut() {
+                out.recycle_chunks(chunks);
+            }
             kind = PacketKind::Data;
         } else {
             pkt.transport = TransportRepr::Sctp(repr);
