@@ -273,22 +273,32 @@ impl<E> Store<E> {
 
     /// Adds an event; `last` is the key of the last event popped from the queue (below
     /// every pending key).
-    #[inline]
+    // Always inlined: the entry is then built where it is stored. Passed to an
+    // out-of-line push it went through a stack copy written field by field and read back
+    // 16 bytes at a time, a store-forwarding stall that perf put at half of this
+    // function's samples (TCP case of bench/RESULTS.md, session 4).
+    #[inline(always)]
     fn push(&mut self, e: Entry<E>, last: Key) {
         match self {
             Store::Heap(h) => {
-                h.push(e);
-                let n = h.len();
-                heap_sift_up(h, n - 1);
+                heap_push(h, e);
                 if h.len() > RADIX_ABOVE {
-                    let mut r = Radix::new(last);
-                    for e in h.drain(..) {
-                        r.push(e);
-                    }
-                    *self = Store::Radix(r);
+                    self.to_radix(last);
                 }
             }
             Store::Radix(r) => r.push(e),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn to_radix(&mut self, last: Key) {
+        if let Store::Heap(h) = self {
+            let mut r = Radix::new(last);
+            for e in h.drain(..) {
+                r.push(e);
+            }
+            *self = Store::Radix(r);
         }
     }
 
@@ -326,9 +336,15 @@ impl<E> Store<E> {
         if let Store::Heap(h) = self {
             let lane = h[0].lane;
             if lane != NO_LANE {
-                if let Some(next) = lanes.waiting[lane as usize].pop_front() {
+                let waiting = &mut lanes.waiting[lane as usize];
+                if let Some(next) = waiting.front_mut() {
+                    // Swapped in place, then the old root popped from the lane: moving
+                    // `pop_front`'s returned value into the root went through a stack
+                    // copy written field by field and read 16 bytes at a time, a
+                    // store-forwarding stall that perf put at 7 % of the run loop.
+                    std::mem::swap(&mut h[0], next);
+                    let top = waiting.pop_front().expect("lane front exists");
                     lanes.len -= 1;
-                    let top = std::mem::replace(&mut h[0], next);
                     heap_sift_down(h);
                     return top.event;
                 }
@@ -350,8 +366,11 @@ impl<E> Store<E> {
     }
 }
 
-fn heap_sift_up<E>(h: &mut [Entry<E>], mut i: usize) {
-    let k = h[i].key;
+#[inline(always)]
+fn heap_push<E>(h: &mut Vec<Entry<E>>, e: Entry<E>) {
+    let k = e.key;
+    h.push(e);
+    let mut i = h.len() - 1;
     while i > 0 {
         let parent = (i - 1) / ARITY;
         if h[parent].key <= k {
