@@ -283,7 +283,7 @@ impl<E> Store<E> {
             Store::Heap(h) => {
                 heap_push(h, e);
                 if h.len() > RADIX_ABOVE {
-                    self.to_radix(last);
+                    self.switch_to_radix(last);
                 }
             }
             Store::Radix(r) => r.push(e),
@@ -292,7 +292,7 @@ impl<E> Store<E> {
 
     #[cold]
     #[inline(never)]
-    fn to_radix(&mut self, last: Key) {
+    fn switch_to_radix(&mut self, last: Key) {
         if let Store::Heap(h) = self {
             let mut r = Radix::new(last);
             for e in h.drain(..) {
