@@ -1060,24 +1060,22 @@ impl Endpoint for Association {
             }
         }
         let room = self.cfg.pmtu.saturating_sub(32);
-        let mut repr = match std::mem::replace(
-            &mut pkt.transport,
-            TransportRepr::Udp(crate::net::wire::UdpRepr {
-                src_port: 0,
-                dst_port: 0,
-            }),
-        ) {
-            TransportRepr::Sctp(mut s) => {
-                s.chunks.clear();
-                s
-            }
-            _ => SctpRepr {
+        // The header is built in place, in the packet slot's own SCTP header (whose chunk
+        // list keeps its allocation): moving it out and back went through a stack copy
+        // written field by field and read 16 bytes at a time, a store-forwarding stall
+        // that perf put at a third of this function's samples.
+        if !matches!(pkt.transport, TransportRepr::Sctp(_)) {
+            pkt.transport = TransportRepr::Sctp(SctpRepr {
                 src_port: 0,
                 dst_port: 0,
                 vtag: 0,
                 chunks: Vec::new(),
-            },
+            });
+        }
+        let TransportRepr::Sctp(repr) = &mut pkt.transport else {
+            unreachable!("set to SCTP just above")
         };
+        repr.chunks.clear();
         let (src, dst) = match self.role {
             Role::Client => (self.cfg.ports.0, self.cfg.ports.1),
             Role::Server => (self.cfg.ports.1, self.cfg.ports.0),
@@ -1113,13 +1111,15 @@ impl Endpoint for Association {
             if let (Some(first), Some(out)) = (tx.chunks.first(), self.out.as_ref()) {
                 data_num = out.packet_number(first.tsn);
             }
-            repr.chunks.extend(tx.chunks.into_iter().map(Chunk::Data));
+            let mut chunks = tx.chunks;
+            repr.chunks.extend(chunks.drain(..).map(Chunk::Data));
+            if let Some(out) = self.out.as_mut() {
+                out.recycle_chunks(chunks);
+            }
             kind = PacketKind::Data;
         } else {
-            pkt.transport = TransportRepr::Sctp(repr);
             return false;
         }
-        pkt.transport = TransportRepr::Sctp(repr);
         pkt.payload_len = 0;
         pkt.kind = kind;
         pkt.data_num = data_num;

@@ -156,6 +156,68 @@ impl AppSource {
     }
 }
 
+/// What `Outbound::sent` holds, tallied.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct SentCounts {
+    /// Chunks marked for retransmission.
+    marked: u32,
+    /// Chunks acked by a gap block.
+    gap_acked: u32,
+    /// The sum of their `chunk_len`.
+    bytes: u64,
+    /// Chunks per destination index (last sent there).
+    per_dest: Vec<u32>,
+}
+
+impl SentCounts {
+    /// The same tallies counted from scratch.
+    fn of<'a>(sent: impl Iterator<Item = &'a Sent>) -> SentCounts {
+        let mut c = SentCounts::default();
+        for s in sent {
+            c.add(s);
+            c.gap_acked += u32::from(s.gap_acked);
+            c.marked += u32::from(s.mark.is_some());
+        }
+        c
+    }
+
+    /// A chunk enters `sent` (unmarked, not gap-acked).
+    fn add(&mut self, s: &Sent) {
+        self.bytes += u64::from(s.chunk_len);
+        if s.dest >= self.per_dest.len() {
+            self.per_dest.resize(s.dest + 1, 0);
+        }
+        self.per_dest[s.dest] += 1;
+    }
+
+    /// A chunk leaves `sent`.
+    fn remove(&mut self, s: &Sent) {
+        self.bytes -= u64::from(s.chunk_len);
+        self.per_dest[s.dest] -= 1;
+        self.gap_acked -= u32::from(s.gap_acked);
+        self.marked -= u32::from(s.mark.is_some());
+    }
+
+    /// A chunk moves from destination `from` to `to`.
+    fn moved(&mut self, from: usize, to: usize) {
+        self.per_dest[from] -= 1;
+        if to >= self.per_dest.len() {
+            self.per_dest.resize(to + 1, 0);
+        }
+        self.per_dest[to] += 1;
+    }
+
+    /// Trailing zero counts do not matter: compare as if both were equally long.
+    fn same_as(&self, other: &SentCounts) -> bool {
+        let n = self.per_dest.len().max(other.per_dest.len());
+        let at = |v: &Vec<u32>, i: usize| v.get(i).copied().unwrap_or(0);
+        self.marked == other.marked
+            && self.gap_acked == other.gap_acked
+            && self.bytes == other.bytes
+            && (0..n).all(|i| at(&self.per_dest, i) == at(&other.per_dest, i))
+    }
+}
+
 /// A packet of DATA chunks decided on, waiting for `poll_transmit`.
 #[derive(Clone, Debug, Default)]
 pub struct TxPacket {
@@ -183,6 +245,11 @@ pub struct Outbound {
     next_tsn: u32,
     pub cum_ack: u32,
     sent: VecDeque<Sent>,
+    /// Tallies of `sent` kept as it changes, so that a SACK without gap blocks and the
+    /// checks for marked chunks need not walk it.
+    counts: SentCounts,
+    /// Chunk lists of packets already handed over, kept to reuse their allocations.
+    spare_chunks: Vec<Vec<DataChunk>>,
     pub app: AppSource,
     /// Largest chunk payload that fits one packet, and the room for chunks per packet.
     max_payload: u64,
@@ -220,6 +287,8 @@ impl Outbound {
             next_tsn: initial_tsn,
             cum_ack: initial_tsn.wrapping_sub(1),
             sent: VecDeque::new(),
+            counts: SentCounts::default(),
+            spare_chunks: Vec::new(),
             app,
             max_payload,
             room,
@@ -271,7 +340,30 @@ impl Outbound {
     }
 
     fn any_marked(&self) -> bool {
-        self.sent.iter().any(|s| s.mark.is_some())
+        self.counts.marked > 0
+    }
+
+    /// Debug builds check the tallies against a count from scratch.
+    fn check_counts(&self) {
+        debug_assert!(
+            self.counts.same_as(&SentCounts::of(self.sent.iter())),
+            "sent tallies drifted: {:?} against {:?}",
+            self.counts,
+            SentCounts::of(self.sent.iter())
+        );
+    }
+
+    /// An empty chunk list for a new packet (a used one when there is one).
+    fn chunk_list(&mut self) -> Vec<DataChunk> {
+        self.spare_chunks.pop().unwrap_or_default()
+    }
+
+    /// Takes back the (emptied) chunk list of a packet handed over.
+    pub fn recycle_chunks(&mut self, mut chunks: Vec<DataChunk>) {
+        chunks.clear();
+        if self.spare_chunks.len() < 64 {
+            self.spare_chunks.push(chunks);
+        }
     }
 
     fn record(&mut self, now: SimTime, c: &DataChunk, kind: SendKind, dest: [u8; 4]) {
@@ -358,7 +450,7 @@ impl Outbound {
                 break;
             }
             let mut used = 0usize;
-            let mut chunks = Vec::new();
+            let mut chunks = self.chunk_list();
             let mut kinds = Vec::new();
             let next_tsn = self.next_tsn;
             for s in self.sent.iter_mut() {
@@ -370,6 +462,7 @@ impl Outbound {
                 }
                 used += padded;
                 s.mark = None;
+                self.counts.marked -= 1;
                 s.txs += 1;
                 s.missing = 0;
                 s.rtx_at = next_tsn;
@@ -380,6 +473,7 @@ impl Outbound {
                         old.rtt_pending = None; // Karn's rule
                     }
                     ps.paths[dest].outstanding += f64::from(s.chunk_len);
+                    self.counts.moved(s.dest, dest);
                     s.dest = dest;
                 }
                 chunks.push(Self::data_chunk(s));
@@ -390,6 +484,7 @@ impl Outbound {
                 });
             }
             if chunks.is_empty() {
+                self.recycle_chunks(chunks);
                 break;
             }
             // RFC 4960 7.2.4 step 4 / 6.3.2 R3: retransmitting the earliest outstanding
@@ -444,7 +539,7 @@ impl Outbound {
         while ps.paths[d].outstanding < ps.paths[d].cwnd && burst_limit.is_none_or(|b| packets < b)
         {
             let mut used = 0usize;
-            let mut chunks = Vec::new();
+            let mut chunks = self.chunk_list();
             loop {
                 let room_left = self.room - used;
                 if room_left < DataChunk::HEADER_LEN + 4 {
@@ -494,6 +589,7 @@ impl Outbound {
                     dest: d,
                 };
                 let c = Self::data_chunk(&s);
+                self.counts.add(&s);
                 self.sent.push_back(s);
                 let path = &mut ps.paths[d];
                 path.outstanding += len as f64;
@@ -510,6 +606,7 @@ impl Outbound {
                 }
             }
             if chunks.is_empty() {
+                self.recycle_chunks(chunks);
                 break;
             }
             self.queue_packet(now, chunks, ps, d);
@@ -627,6 +724,7 @@ impl Outbound {
                 break;
             }
             let s = self.sent.pop_front().expect("front exists");
+            self.counts.remove(&s);
             if !s.gap_acked {
                 let sc = &mut ps.scratch[s.dest];
                 sc.first_outstanding_acked = true;
@@ -661,23 +759,25 @@ impl Outbound {
         let mut fast_needed = false;
         let mut marked = None;
         if sack.gaps.is_empty() {
-            let mut any_mark = false;
-            let mut out = 0.0;
-            for s in self.sent.iter_mut() {
-                let d = s.dest;
-                if s.gap_acked {
+            if self.counts.gap_acked > 0 {
+                for s in self.sent.iter_mut().filter(|s| s.gap_acked) {
                     // A SACK older than one already seen (or reneging): count it again.
                     s.gap_acked = false;
-                    ps.paths[d].outstanding += f64::from(s.chunk_len);
+                    ps.paths[s.dest].outstanding += f64::from(s.chunk_len);
                 }
-                let sc = &mut ps.scratch[d];
-                sc.unacked_seen = true;
-                sc.has_any = true;
-                sc.has_unacked = true;
-                any_mark |= s.mark.is_some();
-                out += f64::from(s.chunk_len);
+                self.counts.gap_acked = 0;
             }
-            marked = Some((any_mark, out));
+            for (d, &n) in self.counts.per_dest.iter().enumerate() {
+                if n > 0 {
+                    let sc = &mut ps.scratch[d];
+                    sc.unacked_seen = true;
+                    sc.has_any = true;
+                    sc.has_unacked = true;
+                }
+            }
+            // Every chunk left is outstanding; their lengths are integers, so the sum
+            // is the one the chunk-by-chunk f64 sum gives (exact below 2^53).
+            marked = Some((self.counts.marked > 0, self.counts.bytes as f64));
         } else {
             for k in 0..sack.gaps.len() {
                 let (_, end) = block(k);
@@ -695,6 +795,7 @@ impl Outbound {
                 if covered {
                     if !s.gap_acked {
                         s.gap_acked = true;
+                        self.counts.gap_acked += 1;
                         let sc = &mut ps.scratch[d];
                         if !sc.unacked_seen {
                             sc.first_outstanding_acked = true;
@@ -711,6 +812,7 @@ impl Outbound {
                         // A chunk marked for retransmission that arrived after all was
                         // counted out while marked; the mark goes.
                         let was = s.mark.take();
+                        self.counts.marked -= u32::from(was.is_some());
                         if was != Some(Mark::Timeout) {
                             ps.scratch[d].clear_errors = true;
                         }
@@ -720,6 +822,7 @@ impl Outbound {
                 } else if s.gap_acked {
                     // A SACK older than one already seen (or reneging): count it again.
                     s.gap_acked = false;
+                    self.counts.gap_acked -= 1;
                     ps.paths[d].outstanding += f64::from(s.chunk_len);
                 }
                 if !self.sent[i].gap_acked {
@@ -753,6 +856,7 @@ impl Outbound {
                     let eligible = !s.fast_rtxed || self.k.fast_rtx_repeat;
                     if s.missing >= threshold && eligible && s.mark.is_none() {
                         s.mark = Some(Mark::Fast);
+                        self.counts.marked += 1;
                         s.fast_rtxed = true;
                         fast_needed = true;
                     }
@@ -816,6 +920,7 @@ impl Outbound {
                 .sum(),
         };
         self.peer_rwnd = (f64::from(sack.a_rwnd) - total_out).max(0.0);
+        self.check_counts();
         true
     }
 
@@ -883,6 +988,7 @@ impl Outbound {
         p.rtt_pending = None;
         for s in self.sent.iter_mut() {
             if !s.gap_acked && s.dest == i {
+                self.counts.marked += u32::from(s.mark.is_none());
                 s.mark = Some(Mark::Timeout);
                 s.missing = 0;
             }

@@ -41,7 +41,13 @@ fn key_time(k: Key) -> SimTime {
 struct Entry<E> {
     key: Key,
     event: E,
+    /// The FIFO lane whose head this event is (`NO_LANE` if none): popping it brings
+    /// the lane's next event into the store. Fits in the padding after a small event.
+    lane: u32,
 }
+
+/// `Entry::lane` of events that belong to no lane.
+const NO_LANE: u32 = u32::MAX;
 
 /// Sequence numbers go up by two, leaving the odd ones for `seq_after`.
 const SEQ_STEP: u64 = 2;
@@ -212,7 +218,7 @@ impl<E> Radix<E> {
         self.min.map(|m| m.0)
     }
 
-    fn pop(&mut self) -> Option<E> {
+    fn pop(&mut self) -> Option<Entry<E>> {
         self.peek()?;
         let (k, b, i) = self.min.take().expect("peeked");
         let top = self.buckets[b as usize].swap_remove(i as usize);
@@ -221,7 +227,7 @@ impl<E> Radix<E> {
         if self.buckets[b as usize].is_empty() {
             // The usual case below the top digits: a bucket of one.
             self.unmark(b);
-            return Some(top.event);
+            return Some(top);
         }
         // Spread the rest of the bucket below it, relative to the new base; the least
         // of them is the next minimum (anything in a later bucket is above them all).
@@ -242,7 +248,7 @@ impl<E> Radix<E> {
             self.buckets[b as usize] = rest;
         }
         self.min = min;
-        Some(top.event)
+        Some(top)
     }
 
     /// Empties the radix heap into `out`.
@@ -267,22 +273,32 @@ impl<E> Store<E> {
 
     /// Adds an event; `last` is the key of the last event popped from the queue (below
     /// every pending key).
-    #[inline]
+    // Always inlined: the entry is then built where it is stored. Passed to an
+    // out-of-line push it went through a stack copy written field by field and read back
+    // 16 bytes at a time, a store-forwarding stall that perf put at half of this
+    // function's samples (TCP case of bench/RESULTS.md, session 4).
+    #[inline(always)]
     fn push(&mut self, e: Entry<E>, last: Key) {
         match self {
             Store::Heap(h) => {
-                h.push(e);
-                let n = h.len();
-                heap_sift_up(h, n - 1);
+                heap_push(h, e);
                 if h.len() > RADIX_ABOVE {
-                    let mut r = Radix::new(last);
-                    for e in h.drain(..) {
-                        r.push(e);
-                    }
-                    *self = Store::Radix(r);
+                    self.switch_to_radix(last);
                 }
             }
             Store::Radix(r) => r.push(e),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn switch_to_radix(&mut self, last: Key) {
+        if let Store::Heap(h) = self {
+            let mut r = Radix::new(last);
+            for e in h.drain(..) {
+                r.push(e);
+            }
+            *self = Store::Radix(r);
         }
     }
 
@@ -295,7 +311,7 @@ impl<E> Store<E> {
     }
 
     #[inline]
-    fn pop(&mut self) -> E {
+    fn pop(&mut self) -> Entry<E> {
         match self {
             Store::Heap(h) => heap_pop(h),
             Store::Radix(r) => {
@@ -312,8 +328,49 @@ impl<E> Store<E> {
     }
 }
 
-fn heap_sift_up<E>(h: &mut [Entry<E>], mut i: usize) {
-    let k = h[i].key;
+impl<E> Store<E> {
+    /// Pops the earliest event; if it was a lane's head, the lane's next event takes its
+    /// place (in the 4-ary heap: one sift down from the root instead of a pop and a push).
+    #[inline]
+    fn pop_from_lanes(&mut self, lanes: &mut Lanes<E>) -> E {
+        if let Store::Heap(h) = self {
+            let lane = h[0].lane;
+            if lane != NO_LANE {
+                let waiting = &mut lanes.waiting[lane as usize];
+                if let Some(next) = waiting.front_mut() {
+                    // Swapped in place, then the old root popped from the lane: moving
+                    // `pop_front`'s returned value into the root went through a stack
+                    // copy written field by field and read 16 bytes at a time, a
+                    // store-forwarding stall that perf put at 7 % of the run loop.
+                    std::mem::swap(&mut h[0], next);
+                    let top = waiting.pop_front().expect("lane front exists");
+                    lanes.len -= 1;
+                    heap_sift_down(h);
+                    return top.event;
+                }
+                lanes.active[lane as usize] = false;
+            }
+            return heap_pop(h).event;
+        }
+        let top = self.pop();
+        if top.lane != NO_LANE {
+            match lanes.waiting[top.lane as usize].pop_front() {
+                Some(next) => {
+                    lanes.len -= 1;
+                    self.push(next, top.key);
+                }
+                None => lanes.active[top.lane as usize] = false,
+            }
+        }
+        top.event
+    }
+}
+
+#[inline(always)]
+fn heap_push<E>(h: &mut Vec<Entry<E>>, e: Entry<E>) {
+    let k = e.key;
+    h.push(e);
+    let mut i = h.len() - 1;
     while i > 0 {
         let parent = (i - 1) / ARITY;
         if h[parent].key <= k {
@@ -324,10 +381,16 @@ fn heap_sift_up<E>(h: &mut [Entry<E>], mut i: usize) {
     }
 }
 
-fn heap_pop<E>(h: &mut Vec<Entry<E>>) -> E {
+fn heap_pop<E>(h: &mut Vec<Entry<E>>) -> Entry<E> {
     let last = h.len() - 1;
     h.swap(0, last);
     let top = h.pop().expect("non-empty heap");
+    heap_sift_down(h);
+    top
+}
+
+/// Moves the root of `h` down to its place.
+fn heap_sift_down<E>(h: &mut [Entry<E>]) {
     let n = h.len();
     let mut i = 0;
     if n > 1 {
@@ -353,7 +416,6 @@ fn heap_pop<E>(h: &mut Vec<Entry<E>>) -> E {
             i = c;
         }
     }
-    top.event
 }
 
 /// A batch of events sorted by decreasing key: the earliest is the last.
@@ -391,15 +453,6 @@ impl<E> Slots<E> {
 
     fn len(&self) -> usize {
         self.heap.len() - usize::from(self.popped.is_some())
-    }
-
-    /// The key of slot `id`'s pending event, `Key::MAX` if it has none.
-    #[inline]
-    fn key_of(&self, id: usize) -> Key {
-        match self.pos.get(id) {
-            Some(&p) if p != NO_POS => self.heap[p as usize].0,
-            _ => Key::MAX,
-        }
     }
 
     /// Takes a popped slot out of the heap for good.
@@ -523,21 +576,19 @@ impl<E> Slots<E> {
         self.popped = Some(id);
         Some((k, e))
     }
-
-    /// The slot the root belongs to.
-    #[inline]
-    fn root(&self) -> Option<u32> {
-        self.heap.first().map(|e| e.1)
-    }
 }
 
 /// FIFO lanes (`schedule_lane`): each lane's events come in key order, so only its
-/// earliest is in an indexed heap (one slot per lane); the rest wait in order.
+/// earliest (its head) is in the store, as an ordinary entry marked with its lane; the
+/// rest wait in order and the next one enters the store when the head is popped.
 struct Lanes<E> {
-    heads: Slots<E>,
+    /// Per lane: whether its head is in the store ...
+    active: Vec<bool>,
+    /// ... the events behind it, in order ...
     waiting: Vec<std::collections::VecDeque<Entry<E>>>,
-    /// Events per lane, its head included.
-    count: Vec<u32>,
+    /// ... and the key of its last event (to check the order).
+    tail: Vec<Key>,
+    /// Events in all `waiting` queues.
     len: usize,
 }
 
@@ -547,7 +598,6 @@ enum Src {
     Heap,
     Run(usize),
     Slot,
-    Lane,
 }
 
 pub struct EventQueue<E> {
@@ -595,9 +645,9 @@ impl<E> EventQueue<E> {
             run_order: Vec::new(),
             slots: Slots::new(),
             lanes: Lanes {
-                heads: Slots::new(),
+                active: Vec::new(),
                 waiting: Vec::new(),
-                count: Vec::new(),
+                tail: Vec::new(),
                 len: 0,
             },
             superseded: SimTime::ZERO,
@@ -654,7 +704,14 @@ impl<E> EventQueue<E> {
     /// Schedules `event` at `time`. Scheduling in the past is a model bug, not bad input.
     pub fn schedule(&mut self, time: SimTime, event: E) {
         let key = self.next_key(time);
-        self.heap.push(Entry { key, event }, self.last);
+        self.heap.push(
+            Entry {
+                key,
+                event,
+                lane: NO_LANE,
+            },
+            self.last,
+        );
     }
 
     /// Schedules `event` at `time` in FIFO lane `lane`: the same as `schedule`, for
@@ -663,21 +720,30 @@ impl<E> EventQueue<E> {
     pub fn schedule_lane(&mut self, lane: usize, time: SimTime, event: E) {
         let key = self.next_key(time);
         let l = &mut self.lanes;
-        if lane >= l.count.len() {
-            l.count.resize(lane + 1, 0);
+        if lane >= l.active.len() {
+            l.active.resize(lane + 1, false);
+            l.tail.resize(lane + 1, 0);
             l.waiting.resize_with(lane + 1, Default::default);
         }
-        if l.count[lane] == 0 {
-            l.heads.set(lane, key, event);
+        let lane_id = u32::try_from(lane).expect("lane id fits in u32");
+        assert!(lane_id != NO_LANE, "lane id out of range");
+        let e = Entry {
+            key,
+            event,
+            lane: lane_id,
+        };
+        if l.active[lane] {
+            assert!(
+                key_time(l.tail[lane]) <= time,
+                "lane {lane} scheduled out of order"
+            );
+            l.waiting[lane].push_back(e);
+            l.len += 1;
         } else {
-            let tail = l.waiting[lane]
-                .back()
-                .map_or_else(|| l.heads.key_of(lane), |e| e.key);
-            assert!(key_time(tail) <= time, "lane {lane} scheduled out of order");
-            l.waiting[lane].push_back(Entry { key, event });
+            l.active[lane] = true;
+            self.heap.push(e, self.last);
         }
-        l.count[lane] += 1;
-        l.len += 1;
+        l.tail[lane] = key;
     }
 
     /// Schedules a batch of events, in the given order (so with consecutive sequence
@@ -720,7 +786,11 @@ impl<E> EventQueue<E> {
             if defer(&event) {
                 deferred.push((time, key as u64, event));
             } else {
-                self.run_scratch.push(Entry { key, event });
+                self.run_scratch.push(Entry {
+                    key,
+                    event,
+                    lane: NO_LANE,
+                });
             }
         }
         let n = self.run_scratch.len();
@@ -772,7 +842,14 @@ impl<E> EventQueue<E> {
     pub fn schedule_reserved(&mut self, time: SimTime, seq: u64, event: E) {
         let k = key(time, seq);
         assert!(k > self.last, "reserved event scheduled in the past");
-        self.heap.push(Entry { key: k, event }, self.last);
+        self.heap.push(
+            Entry {
+                key: k,
+                event,
+                lane: NO_LANE,
+            },
+            self.last,
+        );
     }
 
     /// Schedules `event` at `time` in slot `id`, replacing the slot's pending event if
@@ -876,7 +953,6 @@ impl<E> EventQueue<E> {
 
     fn earliest(&mut self) -> Option<(Key, Src)> {
         self.slots.settle();
-        self.lanes.heads.settle();
         let mut best: Option<(Key, Src)> = self.heap.peek().map(|k| (k, Src::Heap));
         for (i, &r) in self.active.iter().enumerate() {
             let k = self.runs[r as usize].items.last().expect("active run").key;
@@ -887,11 +963,6 @@ impl<E> EventQueue<E> {
         if let Some(k) = self.slots.peek() {
             if best.is_none_or(|(b, _)| k < b) {
                 best = Some((k, Src::Slot));
-            }
-        }
-        if let Some(k) = self.lanes.heads.peek() {
-            if best.is_none_or(|(b, _)| k < b) {
-                best = Some((k, Src::Lane));
             }
         }
         best
@@ -906,7 +977,7 @@ impl<E> EventQueue<E> {
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         let (key, src) = self.earliest()?;
         let event = match src {
-            Src::Heap => self.heap.pop(),
+            Src::Heap => self.heap.pop_from_lanes(&mut self.lanes),
             Src::Run(i) => {
                 let r = self.active[i] as usize;
                 let run = &mut self.runs[r].items;
@@ -918,18 +989,6 @@ impl<E> EventQueue<E> {
                 event
             }
             Src::Slot => self.slots.pop().expect("slot event").1,
-            Src::Lane => {
-                let l = &mut self.lanes;
-                let lane = l.heads.root().expect("lane head") as usize;
-                let event = l.heads.pop().expect("lane head").1;
-                l.count[lane] -= 1;
-                l.len -= 1;
-                // The lane's next event becomes its head: one sift from the root.
-                if let Some(next) = l.waiting[lane].pop_front() {
-                    l.heads.set(lane, next.key, next.event);
-                }
-                event
-            }
         };
         let time = key_time(key);
         assert!(time >= self.now, "time ran backwards");
@@ -1170,43 +1229,62 @@ mod tests {
     }
 
     /// FIFO lanes (times in order per lane, often equal across lanes and with plain
-    /// events) pop in the order of a `BTreeMap` over (time, sequence number).
+    /// events) pop in the order of a `BTreeMap` over (time, sequence number), with the
+    /// lane heads in the 4-ary heap and, with many lanes and events pending, in the radix
+    /// heap (across both switches).
     #[test]
     fn lanes_pop_in_key_order_with_other_events() {
         use crate::sim::RngStream;
         use std::collections::BTreeMap;
-        let mut r = RngStream::new(3, "queue-lanes");
-        let mut q: EventQueue<u64> = EventQueue::default();
-        let mut want: BTreeMap<(u64, u64), u64> = BTreeMap::new();
-        let mut lane_last = [0u64; 5];
-        let mut now = 0u64;
-        for id in 0..20_000u64 {
-            let seq = q.next_seq;
-            let t = if r.next_u64() % 3 == 0 {
-                let t = now + r.next_u64() % 16;
-                q.schedule(SimTime::from_nanos(t), id);
-                t
-            } else {
-                let lane = (r.next_u64() % 5) as usize;
-                let t = lane_last[lane].max(now) + r.next_u64() % 4;
-                lane_last[lane] = t;
-                q.schedule_lane(lane, SimTime::from_nanos(t), id);
-                t
-            };
-            want.insert((t, seq), id);
-            while r.next_u64() % 2 == 0 {
-                let Some(((t, _), e)) = want.pop_first() else {
-                    break;
+        for (lanes, target) in [(5usize, 0usize), (3 * RADIX_ABOVE, 3 * RADIX_ABOVE)] {
+            let mut r = RngStream::new(3, "queue-lanes");
+            let mut q: EventQueue<u64> = EventQueue::default();
+            let mut want: BTreeMap<(u64, u64), u64> = BTreeMap::new();
+            let mut lane_last = vec![0u64; lanes];
+            let mut now = 0u64;
+            let mut was_radix = false;
+            for id in 0..(20_000 + 4 * target as u64) {
+                let seq = q.next_seq;
+                let t = if r.next_u64() % 3 == 0 {
+                    let t = now + r.next_u64() % 16;
+                    q.schedule(SimTime::from_nanos(t), id);
+                    t
+                } else {
+                    let lane = (r.next_u64() % lanes as u64) as usize;
+                    let t = lane_last[lane].max(now) + r.next_u64() % 4;
+                    lane_last[lane] = t;
+                    q.schedule_lane(lane, SimTime::from_nanos(t), id);
+                    t
                 };
-                assert_eq!(q.pop(), Some((SimTime::from_nanos(t), e)));
-                now = t;
+                want.insert((t, seq), id);
+                // Grow towards `target` pending events for the first half, then drain.
+                let growing = (id as usize) < 2 * target && want.len() < target;
+                while r.next_u64() % if growing { 4 } else { 2 } == 0 {
+                    let Some(((t, _), e)) = want.pop_first() else {
+                        break;
+                    };
+                    assert_eq!(q.pop(), Some((SimTime::from_nanos(t), e)));
+                    now = t;
+                }
+                if !growing && want.len() > 8 {
+                    let ((t, _), e) = want.pop_first().expect("not empty");
+                    assert_eq!(q.pop(), Some((SimTime::from_nanos(t), e)));
+                    now = t;
+                }
+                was_radix |= matches!(q.heap, Store::Radix(_));
+                assert_eq!(q.len(), want.len());
             }
-            assert_eq!(q.len(), want.len());
+            while let Some(((t, _), e)) = want.pop_first() {
+                assert_eq!(q.pop(), Some((SimTime::from_nanos(t), e)));
+            }
+            assert!(q.pop().is_none());
+            assert_eq!(
+                was_radix,
+                target > 0,
+                "the radix heap is reached iff intended"
+            );
+            assert!(matches!(q.heap, Store::Heap(_)));
         }
-        while let Some(((t, _), e)) = want.pop_first() {
-            assert_eq!(q.pop(), Some((SimTime::from_nanos(t), e)));
-        }
-        assert!(q.pop().is_none());
     }
 
     #[test]

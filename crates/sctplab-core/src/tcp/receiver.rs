@@ -43,6 +43,8 @@ pub struct TcpReceiver {
     seen: VecDeque<bool>,
     /// Earlier SACK blocks, most recent first (ns-2 `SackStack`).
     stack: Vec<(i64, i64)>,
+    /// The blocks of the ack being built (kept to reuse its allocation).
+    blocks: Vec<(i64, i64)>,
     pending: VecDeque<PendingAck>,
     /// In-order segments not yet acknowledged (delayed acks).
     unacked: u32,
@@ -69,6 +71,7 @@ impl TcpReceiver {
             maxseen: -1,
             seen: VecDeque::new(),
             stack: Vec::new(),
+            blocks: Vec::new(),
             pending: VecDeque::new(),
             unacked: 0,
             delack_deadline: None,
@@ -128,16 +131,17 @@ impl TcpReceiver {
         }
     }
 
-    /// SACK blocks for an ack triggered by segment `trigger`, updating the block history.
-    fn sack_blocks(&mut self, trigger: i64, is_dup: bool) -> Vec<(i64, i64)> {
+    /// SACK blocks for an ack triggered by segment `trigger` (into `blocks`, emptied
+    /// first), updating the block history.
+    fn sack_blocks(&mut self, trigger: i64, is_dup: bool, blocks: &mut Vec<(i64, i64)>) {
         let max = self.cfg.max_sack_blocks;
-        let mut blocks = Vec::with_capacity(max);
+        blocks.clear();
         if self.cum >= self.maxseen {
             self.stack.clear();
-            return blocks;
+            return;
         }
         if max == 0 || !(self.cum < self.maxseen || is_dup) {
-            return blocks;
+            return;
         }
         // The block containing the triggering segment: right edge at the first hole
         // at or after it, left edge one past the last hole below it.
@@ -180,7 +184,6 @@ impl TcpReceiver {
             self.stack.insert(0, recent);
             self.stack.truncate(max);
         }
-        blocks
     }
 
     fn queue_ack(&mut self, echo: SimTime) {
@@ -263,11 +266,13 @@ impl Endpoint for TcpReceiver {
             ack_no = map.ack_of_segment(self.cum);
             if self.cfg.sack {
                 let (trigger, is_dup) = self.trigger.unwrap_or((self.cum, false));
-                let blocks = self.sack_blocks(trigger, is_dup);
+                let mut blocks = std::mem::take(&mut self.blocks);
+                self.sack_blocks(trigger, is_dup, &mut blocks);
                 let mut sb = SackBlocks::new();
-                for (l, r) in blocks {
+                for &(l, r) in &blocks {
                     sb.push((map.seq_of_segment(l), map.seq_of_segment(r)));
                 }
+                self.blocks = blocks;
                 options.sack = sb;
             }
         }
