@@ -278,7 +278,8 @@ pub(crate) struct DeferredRx {
 
 /// A unicast frame as it went on the air, for the quiet NICs that look at it later
 /// (`Wireless::pull_log`): when, from where, from whom, and the first of the sequence
-/// numbers its receivers take (NIC `j` takes `seq0 + j * step`).
+/// numbers its receivers take (NIC `j` takes `seq0 + j * step`). The frame itself is
+/// kept apart (`Wireless::air_frames`): reading the log skips most of them.
 #[derive(Copy, Clone, Debug)]
 struct LoggedFrame {
     at: SimTime,
@@ -286,7 +287,7 @@ struct LoggedFrame {
     seq0: u64,
     sender_nic: u32,
     sender_node: u32,
-    frame: Frame,
+    dst: MacAddr,
 }
 
 /// A frame on the air: the frame, how many receivers have yet to see its first bit, and
@@ -338,6 +339,7 @@ pub(crate) struct Wireless {
     /// `air_log[0]` is frame number `log_base`; the sweep drops the frames every quiet
     /// NIC has read.
     air_log: Vec<LoggedFrame>,
+    air_frames: Vec<Frame>,
     log_base: u64,
     /// Per NIC: the number of the first logged frame it has not read. Only meaningful
     /// while the NIC is quiet (it is set to the end of the log when the NIC turns quiet;
@@ -408,6 +410,7 @@ impl Wireless {
             scratch_pos: vec![(0.0, 0.0); m],
             scratch_recv: Vec::new(),
             air_log: Vec::new(),
+            air_frames: Vec::new(),
             log_base: 0,
             log_cursor: vec![0; nics_len],
             rx_src: vec![(0, SimTime::ZERO); nics_len],
@@ -487,14 +490,12 @@ impl Wireless {
         let step = EventQueue::<Event>::seq_step();
         for g in log_cursor[i]..end {
             let e = &air_log[(g - *log_base) as usize];
-            if e.sender_nic == nic || e.frame.dst == me {
+            if e.sender_nic == nic || e.dst == me {
                 continue;
             }
-            let p = mobility.position(node, e.at);
-            if !crate::wireless::grid::within(p, e.here, *cs_range_m) {
+            let Some(d) = within_range(e.here, mobility.position(node, e.at), *cs_range_m) else {
                 continue;
-            }
-            let d = propagation::distance(e.here, p);
+            };
             if !rx_power.sensed(d) {
                 continue;
             }
@@ -533,6 +534,7 @@ impl Wireless {
         let k = (keep - self.log_base) as usize;
         if k > 0 {
             self.air_log.drain(..k);
+            self.air_frames.drain(..k);
             self.log_base = keep;
         }
     }
@@ -540,8 +542,8 @@ impl Wireless {
     /// A logged frame and its sender's node.
     #[inline]
     fn logged(&self, g: u64) -> (Frame, usize) {
-        let e = &self.air_log[(g - self.log_base) as usize];
-        (e.frame, e.sender_node as usize)
+        let k = (g - self.log_base) as usize;
+        (self.air_frames[k], self.air_log[k].sender_node as usize)
     }
 
     /// Received power at `nic` of a frame from node `sender` whose first bit arrives at
@@ -717,6 +719,19 @@ impl Wireless {
             }
         }
     }
+}
+
+/// `propagation::distance(here, p)` if `p` is within `r` of `here` as the grid query
+/// decides it (`grid::within(p, here, r)`), with the squares summed once: the
+/// differences only change sign, which squaring undoes exactly.
+#[inline]
+fn within_range(here: (f64, f64), p: (f64, f64), r: f64) -> Option<f64> {
+    let (dx, dy) = (here.0 - p.0, here.1 - p.1);
+    let s = dx * dx + dy * dy;
+    let d = (s <= r * r).then(|| s.sqrt());
+    debug_assert_eq!(d.is_some(), crate::wireless::grid::within(p, here, r));
+    debug_assert!(d.is_none_or(|d| d.to_bits() == propagation::distance(here, p).to_bits()));
+    d
 }
 
 fn addr_u32(a: [u8; 4]) -> u32 {
@@ -1325,8 +1340,9 @@ impl World {
             seq0,
             sender_nic: nic,
             sender_node: sender as u32,
-            frame,
+            dst: to,
         });
+        w.air_frames.push(frame);
         let slot = w.alloc_frame(frame, sender as u32);
         let step = EventQueue::<Event>::seq_step();
         debug_assert!(
@@ -1341,10 +1357,9 @@ impl World {
                 continue;
             }
             let p = w.mobility.position(w.nics[j].node.idx(), now);
-            if !crate::wireless::grid::within(p, here, w.cs_range_m) {
+            let Some(d) = within_range(here, p, w.cs_range_m) else {
                 continue;
-            }
-            let d = propagation::distance(here, p);
+            };
             if w.rx_power.sensed(d) {
                 receivers += 1;
                 self.queue.schedule_reserved(
