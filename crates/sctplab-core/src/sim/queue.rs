@@ -880,6 +880,19 @@ impl<E> EventQueue<E> {
         seq
     }
 
+    /// Takes `n` sequence numbers at once, as `n` calls of `reserve_seq` would: the
+    /// first is returned, the `i`-th is `first + i * seq_step()`.
+    pub fn reserve_seq_block(&mut self, n: usize) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += SEQ_STEP * n as u64;
+        seq
+    }
+
+    /// The gap between consecutive sequence numbers (see `reserve_seq_block`).
+    pub const fn seq_step() -> u64 {
+        SEQ_STEP
+    }
+
     /// The sequence number an event would have had if it had been scheduled while the
     /// event with key `k` (time, seq) was being handled, had that event been popped:
     /// above every number given out before and below every one given out after. Real
@@ -1017,6 +1030,28 @@ mod tests {
         assert_eq!(order, ["a", "b1", "b2", "b3"]);
         assert_eq!(q.now(), SimTime::from_nanos(5));
         assert_eq!(q.events_processed(), 4);
+    }
+
+    /// A block of sequence numbers is the numbers `n` single reservations would give,
+    /// and what is scheduled after it comes after every one of them.
+    #[test]
+    fn reserved_block_is_consecutive_reservations() {
+        let mut a: EventQueue<u32> = EventQueue::default();
+        let mut b: EventQueue<u32> = EventQueue::default();
+        a.schedule(SimTime::from_nanos(1), 0);
+        b.schedule(SimTime::from_nanos(1), 0);
+        let singles: Vec<u64> = (0..5).map(|_| a.reserve_seq()).collect();
+        let first = b.reserve_seq_block(5);
+        let block: Vec<u64> = (0..5)
+            .map(|i| first + i * EventQueue::<u32>::seq_step())
+            .collect();
+        assert_eq!(singles, block);
+        assert_eq!(a.reserve_seq(), b.reserve_seq());
+        b.schedule_reserved(SimTime::from_nanos(2), block[3], 3);
+        b.schedule(SimTime::from_nanos(2), 9);
+        b.schedule_reserved(SimTime::from_nanos(2), block[1], 1);
+        let order: Vec<u32> = std::iter::from_fn(|| b.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, [0, 1, 3, 9]);
     }
 
     #[test]

@@ -266,14 +266,28 @@ pub(crate) struct Nic {
     pub ifq_purged: u64,
 }
 
-/// A deferred `RxStart` (time, sequence number, frame slot) and the distance between
-/// sender and receiver when the frame went on the air.
+/// A deferred `RxStart` (time, sequence number, the frame's place in the air log) and
+/// the distance between sender and receiver when the frame went on the air.
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct DeferredRx {
     at: SimTime,
     seq: u64,
-    slot: u32,
+    log: u64,
     dist_tx: f64,
+}
+
+/// A unicast frame as it went on the air, for the quiet NICs that look at it later
+/// (`Wireless::pull_log`): when, from where, from whom, and the first of the sequence
+/// numbers its receivers take (NIC `j` takes `seq0 + j * step`). The frame itself is
+/// kept apart (`Wireless::air_frames`): reading the log skips most of them.
+#[derive(Copy, Clone, Debug)]
+struct LoggedFrame {
+    at: SimTime,
+    here: (f64, f64),
+    seq0: u64,
+    sender_nic: u32,
+    sender_node: u32,
+    dst: MacAddr,
 }
 
 /// A frame on the air: the frame, how many receivers have yet to see its first bit, and
@@ -315,13 +329,22 @@ pub(crate) struct Wireless {
     scratch_purge: Vec<crate::wireless::ifq::IfqEntry>,
     scratch: Vec<usize>,
     /// `RxStart` events a transmission deferred, before they go to their NICs.
-    scratch_rx: Vec<(SimTime, u64, Event)>,
     /// Positions the last grid query computed, by node (valid for the nodes it returned).
     scratch_pos: Vec<(f64, f64)>,
-    /// The last transmission's receiving nodes with their first bit's arrival time, and
-    /// their distances from the sender, by node.
+    /// The last transmission's receiving nodes with their first bit's arrival time.
     scratch_recv: Vec<(u32, SimTime)>,
-    scratch_dist: Vec<f64>,
+    /// Unicast frames put on the air with deferred receptions on, in transmission order:
+    /// a quiet NIC gets no event and no list entry when a frame goes on the air, but
+    /// reads the frames logged since its cursor when it next catches up (`pull_log`).
+    /// `air_log[0]` is frame number `log_base`; the sweep drops the frames every quiet
+    /// NIC has read.
+    air_log: Vec<LoggedFrame>,
+    air_frames: Vec<Frame>,
+    log_base: u64,
+    /// Per NIC: the number of the first logged frame it has not read. Only meaningful
+    /// while the NIC is quiet (it is set to the end of the log when the NIC turns quiet;
+    /// a NIC that is not quiet gets real events for every frame).
+    log_cursor: Vec<u64>,
     /// Per NIC: the sender's node and the arrival time of the frame its MAC is receiving,
     /// when that frame's power was not computed (see `Mac::rx_start`).
     rx_src: Vec<(u32, SimTime)>,
@@ -384,10 +407,12 @@ impl Wireless {
             plcp_bytes: 0,
             scratch_purge: Vec::new(),
             scratch: Vec::new(),
-            scratch_rx: Vec::new(),
             scratch_pos: vec![(0.0, 0.0); m],
             scratch_recv: Vec::new(),
-            scratch_dist: vec![0.0; m],
+            air_log: Vec::new(),
+            air_frames: Vec::new(),
+            log_base: 0,
+            log_cursor: vec![0; nics_len],
             rx_src: vec![(0, SimTime::ZERO); nics_len],
             quiet,
             dist_slack_m: 1e-6 * (1.0 + area.x_max.abs() + area.y_max.abs()),
@@ -426,6 +451,99 @@ impl Wireless {
             f.left -= 1;
         }
         out
+    }
+
+    /// The number one past the last logged frame.
+    #[inline]
+    fn log_end(&self) -> u64 {
+        self.log_base + self.air_log.len() as u64
+    }
+
+    /// Whether quiet `nic` has logged frames it has not read.
+    #[inline]
+    fn log_pending(&self, nic: u32) -> bool {
+        self.quiet[nic as usize] && self.log_cursor[nic as usize] < self.log_end()
+    }
+
+    /// Reads the frames logged since quiet `nic`'s cursor: each one it senses becomes a
+    /// deferred reception, with the arrival time and sequence number the transmission
+    /// would have given it (same positions, same distance, same filter as the grid
+    /// query and `transmit`; NICs are numbered in node order, so numbering receivers
+    /// by NIC keeps their input order). Not the frame's sender nor its addressee: those
+    /// get real events.
+    fn pull_log(&mut self, nic: u32) {
+        let i = nic as usize;
+        let end = self.log_end();
+        let Wireless {
+            air_log,
+            log_base,
+            log_cursor,
+            mobility,
+            nics,
+            rx_power,
+            cs_range_m,
+            ..
+        } = self;
+        let me = MacAddr(nic);
+        let node = nics[i].node.idx();
+        let list = &mut nics[i].deferred_rx;
+        let step = EventQueue::<Event>::seq_step();
+        for g in log_cursor[i]..end {
+            let e = &air_log[(g - *log_base) as usize];
+            if e.sender_nic == nic || e.dst == me {
+                continue;
+            }
+            let Some(d) = within_range(e.here, mobility.position(node, e.at), *cs_range_m) else {
+                continue;
+            };
+            if !rx_power.sensed(d) {
+                continue;
+            }
+            let (at, seq) = (
+                e.at + propagation::prop_delay(d),
+                e.seq0 + step * nic as u64,
+            );
+            let r = DeferredRx {
+                at,
+                seq,
+                log: g,
+                dist_tx: d,
+            };
+            // Usually in order; a nearer sender of a later frame may come first.
+            if list.back().is_none_or(|b| (b.at, b.seq) < (at, seq)) {
+                list.push_back(r);
+            } else {
+                let pos = list.partition_point(|b| (b.at, b.seq) < (at, seq));
+                list.insert(pos, r);
+            }
+        }
+        log_cursor[i] = end;
+    }
+
+    /// Drops the logged frames no quiet NIC has yet to read or receive.
+    fn trim_log(&mut self) {
+        let mut keep = self.log_end();
+        for (i, n) in self.nics.iter().enumerate() {
+            if self.quiet[i] {
+                keep = keep.min(self.log_cursor[i]);
+            }
+            for r in &n.deferred_rx {
+                keep = keep.min(r.log);
+            }
+        }
+        let k = (keep - self.log_base) as usize;
+        if k > 0 {
+            self.air_log.drain(..k);
+            self.air_frames.drain(..k);
+            self.log_base = keep;
+        }
+    }
+
+    /// A logged frame and its sender's node.
+    #[inline]
+    fn logged(&self, g: u64) -> (Frame, usize) {
+        let k = (g - self.log_base) as usize;
+        (self.air_frames[k], self.air_log[k].sender_node as usize)
     }
 
     /// Received power at `nic` of a frame from node `sender` whose first bit arrives at
@@ -478,6 +596,9 @@ impl Wireless {
         q: &mut EventQueue<Event>,
     ) -> Option<SimTime> {
         let i = nic as usize;
+        if self.log_pending(nic) {
+            self.pull_log(nic);
+        }
         let mut last = None;
         loop {
             let n = &mut self.nics[i];
@@ -543,8 +664,8 @@ impl Wireless {
     /// stays quiet, so only its timer may need re-arming, as a virtual event armed by
     /// this one.
     fn deferred_rx_start(&mut self, r: DeferredRx, nic: u32, q: &mut EventQueue<Event>) {
-        let DeferredRx { at, seq, slot, .. } = r;
-        let (frame, sender) = self.take_frame(slot);
+        let DeferredRx { at, seq, log, .. } = r;
+        let (frame, sender) = self.logged(log);
         // Decodability is by the distance when the first bit arrives. While the frame
         // propagated (`dist_tx` / c, rounded to the ns) each node moved at most
         // max_speed * that time; unless a bound lies that close to the distance at
@@ -598,6 +719,19 @@ impl Wireless {
             }
         }
     }
+}
+
+/// `propagation::distance(here, p)` if `p` is within `r` of `here` as the grid query
+/// decides it (`grid::within(p, here, r)`), with the squares summed once: the
+/// differences only change sign, which squaring undoes exactly.
+#[inline]
+fn within_range(here: (f64, f64), p: (f64, f64), r: f64) -> Option<f64> {
+    let (dx, dy) = (here.0 - p.0, here.1 - p.1);
+    let s = dx * dx + dy * dy;
+    let d = (s <= r * r).then(|| s.sqrt());
+    debug_assert_eq!(d.is_some(), crate::wireless::grid::within(p, here, r));
+    debug_assert!(d.is_none_or(|d| d.to_bits() == propagation::distance(here, p).to_bits()));
+    d
 }
 
 fn addr_u32(a: [u8; 4]) -> u32 {
@@ -972,17 +1106,29 @@ impl World {
             .as_deref_mut()
             .expect("wireless events only exist in wireless worlds");
         let defer = w.deferred_mac_timers;
-        let n = &mut w.nics[nic as usize];
-        let quiet = n.mac.timers_are_quiet();
-        w.quiet[nic as usize] = quiet;
-        // Deferred receptions enter the queue with their keys once the MAC stops being
-        // quiet.
-        if !n.deferred_rx.is_empty() && !quiet {
-            for d in n.deferred_rx.drain(..) {
-                self.queue
-                    .schedule_reserved(d.at, d.seq, Event::RxStart(nic, d.slot));
-            }
+        let i = nic as usize;
+        let quiet = w.nics[i].mac.timers_are_quiet();
+        let was_quiet = std::mem::replace(&mut w.quiet[i], quiet);
+        if quiet && !was_quiet {
+            // It got real events for every frame logged so far.
+            w.log_cursor[i] = w.log_end();
         }
+        // Deferred receptions (and those of frames logged but not yet read) enter the
+        // queue with their keys once the MAC stops being quiet.
+        if !quiet && was_quiet {
+            w.pull_log(nic);
+            let mut list = std::mem::take(&mut w.nics[i].deferred_rx);
+            for d in list.drain(..) {
+                let (frame, sender) = w.logged(d.log);
+                let slot = w.alloc_frame(frame, sender as u32);
+                w.frames[slot as usize].left = 1;
+                self.queue
+                    .schedule_reserved(d.at, d.seq, Event::RxStart(nic, slot));
+            }
+            w.nics[i].deferred_rx = list;
+        }
+        debug_assert!(quiet || w.nics[i].deferred_rx.is_empty());
+        let n = &mut w.nics[i];
         if let Some(t) = n.mac.poll_timeout() {
             let t = t.max(now);
             if n.mac_timer.at.is_none_or(|p| t < p) {
@@ -1031,7 +1177,7 @@ impl World {
             .as_deref_mut()
             .expect("wireless events only exist in wireless worlds");
         let n = &w.nics[nic as usize];
-        if n.mac_timer.virt.is_none() && n.deferred_rx.is_empty() {
+        if n.mac_timer.virt.is_none() && n.deferred_rx.is_empty() && !w.log_pending(nic) {
             return None;
         }
         w.catch_up(nic, before, queue)
@@ -1051,6 +1197,9 @@ impl World {
                 slot.virt = Some(VirtSeq::Known(v.resolve(&self.queue)));
             }
         }
+        if let Some(w) = self.wireless.as_deref_mut() {
+            w.trim_log();
+        }
     }
 
     /// At the end of a run: runs every virtual MAC timer event that would have come
@@ -1069,7 +1218,8 @@ impl World {
     }
 
     pub(super) fn mac_timer(&mut self, now: SimTime, nic: u32, generation: u32) {
-        if !self.wl().nics[nic as usize].deferred_rx.is_empty() {
+        let w = self.wl();
+        if !w.nics[nic as usize].deferred_rx.is_empty() || w.log_pending(nic) {
             let key = self.queue.last_key();
             self.mac_catch_up(nic, key);
         }
@@ -1110,6 +1260,10 @@ impl World {
         let defer_rx = defer_rx && w.deferred_mac_timers;
         let to = frame.dst;
         let sender = w.nics[nic as usize].node;
+        if defer_rx && !to.is_broadcast() {
+            self.transmit_logged(now, nic, frame);
+            return;
+        }
         let slot = w.alloc_frame(frame, sender.idx() as u32);
         let Wireless {
             phy,
@@ -1123,10 +1277,7 @@ impl World {
             frames,
             free_frames,
             cs_range_m,
-            scratch_rx,
             scratch_recv,
-            scratch_dist,
-            quiet,
             ..
         } = w;
         let here = mobility.position(nics[nic as usize].node.idx(), now);
@@ -1145,67 +1296,83 @@ impl World {
         for &other in scratch.iter() {
             let d = propagation::distance(here, scratch_pos[other]);
             if rx_power.sensed(d) {
-                scratch_dist[other] = d;
                 scratch_recv.push((other as u32, now + phy.prop_delay(d)));
             }
         }
-        let quiet = &*quiet;
-        debug_assert!(
-            nics.iter()
-                .zip(quiet)
-                .all(|(n, &q)| n.mac.timers_are_quiet() == q)
-        );
-        let receivers = if defer_rx && !to.is_broadcast() {
-            // Each receiver takes its sequence number in turn, as a run would number
-            // them: a quiet one keeps its reception in its list, the others (a few:
-            // the addressee and NICs with something to do) enter the queue.
-            let mut count = 0;
-            for &(other, at) in scratch_recv.iter() {
-                let dist_tx = scratch_dist[other as usize];
-                for &j in &node_nics[other as usize] {
-                    if j == nic {
-                        continue;
-                    }
-                    count += 1;
-                    let seq = self.queue.reserve_seq();
-                    if to == MacAddr(j) || !quiet[j as usize] {
-                        scratch_rx.push((at, seq, Event::RxStart(j, slot)));
-                        continue;
-                    }
-                    let r = DeferredRx {
-                        at,
-                        seq,
-                        slot,
-                        dist_tx,
-                    };
-                    let list = &mut nics[j as usize].deferred_rx;
-                    // Usually in order; a nearer receiver of a later frame may come first.
-                    if list.back().is_none_or(|b| (b.at, b.seq) < (at, seq)) {
-                        list.push_back(r);
-                    } else {
-                        let pos = list.partition_point(|b| (b.at, b.seq) < (at, seq));
-                        list.insert(pos, r);
-                    }
-                }
-            }
-            for (at, seq, e) in scratch_rx.drain(..) {
-                self.queue.schedule_reserved(at, seq, e);
-            }
-            count
-        } else {
-            // One run of events: the same keys as scheduling each in turn.
-            self.queue
-                .schedule_run(scratch_recv.iter().flat_map(|&(other, at)| {
-                    node_nics[other as usize]
-                        .iter()
-                        .filter(move |&&j| j != nic)
-                        .map(move |&j| (at, Event::RxStart(j, slot)))
-                }))
-        };
+        // One run of events: the same keys as scheduling each in turn.
+        let receivers = self
+            .queue
+            .schedule_run(scratch_recv.iter().flat_map(|&(other, at)| {
+                node_nics[other as usize]
+                    .iter()
+                    .filter(move |&&j| j != nic)
+                    .map(move |&j| (at, Event::RxStart(j, slot)))
+            }));
         if receivers == 0 {
             free_frames.push(slot);
         } else {
             frames[slot as usize].left = receivers as u32;
+        }
+    }
+
+    /// `transmit` of a unicast frame with deferred receptions on. Each NIC in range
+    /// takes its sequence number as the receivers of a run would (in input order: by
+    /// node, then interface, which is NIC order), from one block: NIC `j` the `j`-th.
+    /// The addressee and the NICs that are not quiet (a few) get their `RxStart` events
+    /// now; the quiet ones get nothing here: the frame goes to the air log, which each
+    /// reads when it next catches up (`Wireless::pull_log`), with the same positions,
+    /// distances and keys.
+    fn transmit_logged(&mut self, now: SimTime, nic: u32, frame: Frame) {
+        let w = self.wireless.as_deref_mut().expect("wireless");
+        let to = frame.dst;
+        let addressee = to.0 as usize;
+        if addressee < w.nics.len() && w.log_pending(to.0) {
+            // Its position is asked for now: read the older frames first, so that a
+            // node's position is asked at times that do not go back.
+            w.pull_log(to.0);
+        }
+        let sender = w.nics[nic as usize].node.idx();
+        let here = w.mobility.position(sender, now);
+        let seq0 = self.queue.reserve_seq_block(w.nics.len());
+        w.air_log.push(LoggedFrame {
+            at: now,
+            here,
+            seq0,
+            sender_nic: nic,
+            sender_node: sender as u32,
+            dst: to,
+        });
+        w.air_frames.push(frame);
+        let slot = w.alloc_frame(frame, sender as u32);
+        let step = EventQueue::<Event>::seq_step();
+        debug_assert!(
+            w.nics
+                .iter()
+                .zip(&w.quiet)
+                .all(|(n, &q)| n.mac.timers_are_quiet() == q)
+        );
+        let mut receivers = 0;
+        for j in 0..w.nics.len() {
+            if j == nic as usize || (w.quiet[j] && j != addressee) {
+                continue;
+            }
+            let p = w.mobility.position(w.nics[j].node.idx(), now);
+            let Some(d) = within_range(here, p, w.cs_range_m) else {
+                continue;
+            };
+            if w.rx_power.sensed(d) {
+                receivers += 1;
+                self.queue.schedule_reserved(
+                    now + propagation::prop_delay(d),
+                    seq0 + step * j as u64,
+                    Event::RxStart(j as u32, slot),
+                );
+            }
+        }
+        if receivers == 0 {
+            w.free_frames.push(slot);
+        } else {
+            w.frames[slot as usize].left = receivers;
         }
     }
 
@@ -1414,8 +1581,12 @@ mod tests {
             5 + r.next_u64() % 50,
             if r.next_u64() % 2 == 0 { "1Mb" } else { "2Mb" },
         );
+        // Two NICs on the transfer's endpoints now and then: receivers are numbered by
+        // NIC, which must keep the order of (node, interface).
+        let wlan_ends = 1 + usize::from(r.next_u64() % 3 == 0);
         for i in 0..n {
-            t += &format!("[[nodes]]\nname = \"n{i}\"\nwlan = 1\n");
+            let wlan = if i < 2 { wlan_ends } else { 1 };
+            t += &format!("[[nodes]]\nname = \"n{i}\"\nwlan = {wlan}\n");
         }
         let among: Vec<String> = (0..n).map(|i| format!("\"n{i}\"")).collect();
         t += &format!(
