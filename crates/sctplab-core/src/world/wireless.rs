@@ -15,7 +15,7 @@
 use super::{Event, NO_FLOW, World};
 use crate::net::wire::{TransportRepr, UdpRepr};
 use crate::net::{IfaceId, NodeId, PacketId, PacketKind};
-use crate::sim::{EventQueue, SimDuration, SimTime};
+use crate::sim::{EventQueue, HistoryCursor, SimDuration, SimTime};
 use crate::wireless::aodv::{AODV_UDP_PORT, Aodv, AodvEvent, BROADCAST, RouteDecision};
 use crate::wireless::arp::{ARP_HDR_LEN, ArpEvent, ArpMsg, ArpOp, ArpTable};
 use crate::wireless::frame::{Frame, MacAddr};
@@ -213,23 +213,34 @@ pub(crate) enum VirtSeq {
 
 impl VirtSeq {
     fn resolve(self, q: &crate::sim::EventQueue<Event>) -> u64 {
+        self.resolve_from(q, &mut HistoryCursor::default())
+    }
+
+    /// `resolve`, the outermost lookup through `cur` (within one catch-up the armers'
+    /// times do not go back; the inner ones, only needed on a tie, do).
+    fn resolve_from(self, q: &crate::sim::EventQueue<Event>, cur: &mut HistoryCursor) -> u64 {
         match self {
             VirtSeq::Known(s) => s,
-            VirtSeq::After(t, s) => q.seq_after((t, s)),
-            VirtSeq::After2(t, tp, sp) => q.seq_after_lazy(t, || q.seq_after((tp, sp))),
+            VirtSeq::After(t, s) => q.seq_after_from(cur, (t, s)),
+            VirtSeq::After2(t, tp, sp) => q.seq_after_lazy_from(cur, t, || q.seq_after((tp, sp))),
             VirtSeq::After3(t, tp, tpp, spp) => {
-                q.seq_after_lazy(t, || q.seq_after_lazy(tp, || q.seq_after((tpp, spp))))
+                q.seq_after_lazy_from(cur, t, || q.seq_after_lazy(tp, || q.seq_after((tpp, spp))))
             }
         }
     }
 
     /// The number of an event armed by the virtual event (`at`, self).
-    fn child(self, at: SimTime, q: &crate::sim::EventQueue<Event>) -> VirtSeq {
+    fn child(
+        self,
+        at: SimTime,
+        q: &crate::sim::EventQueue<Event>,
+        cur: &mut HistoryCursor,
+    ) -> VirtSeq {
         match self {
             VirtSeq::Known(s) => VirtSeq::After(at, s),
             VirtSeq::After(tp, sp) => VirtSeq::After2(at, tp, sp),
             VirtSeq::After2(tp, tpp, spp) => VirtSeq::After3(at, tp, tpp, spp),
-            VirtSeq::After3(..) => VirtSeq::After(at, self.resolve(q)),
+            VirtSeq::After3(..) => VirtSeq::After(at, self.resolve_from(q, cur)),
         }
     }
 }
@@ -600,6 +611,7 @@ impl Wireless {
             self.pull_log(nic);
         }
         let mut last = None;
+        let mut cur = HistoryCursor::default();
         loop {
             let n = &mut self.nics[i];
             let timer_at = match n.mac_timer.virt {
@@ -614,7 +626,11 @@ impl Wireless {
                 (Some(r), Some(at)) => {
                     r.at < at
                         || (r.at == at
-                            && r.seq < n.mac_timer.virt.expect("virtual timer").resolve(q))
+                            && r.seq
+                                < n.mac_timer
+                                    .virt
+                                    .expect("virtual timer")
+                                    .resolve_from(q, &mut cur))
                 }
             };
             if take_rx {
@@ -624,14 +640,14 @@ impl Wireless {
                 }
                 last = Some(r.at);
                 n.deferred_rx.pop_front();
-                self.deferred_rx_start(r, nic, q);
+                self.deferred_rx_start(r, nic, q, &mut cur);
                 continue;
             }
             let (v, at) = (
                 n.mac_timer.virt.expect("virtual timer"),
                 timer_at.expect("virtual timer"),
             );
-            if at > before.0 || (at == before.0 && v.resolve(q) > before.1) {
+            if at > before.0 || (at == before.0 && v.resolve_from(q, &mut cur) > before.1) {
                 return last;
             }
             last = Some(at);
@@ -650,7 +666,7 @@ impl Wireless {
                     debug_assert!(t > at && n.mac.timers_are_quiet());
                     n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
                     n.mac_timer.at = Some(t);
-                    n.mac_timer.virt = Some(v.child(at, q));
+                    n.mac_timer.virt = Some(v.child(at, q, &mut cur));
                 }
                 None => {
                     n.mac_timer.at = None;
@@ -663,7 +679,13 @@ impl Wireless {
     /// What `rx_start` would have done with the deferred `RxStart` (at, seq): the MAC
     /// stays quiet, so only its timer may need re-arming, as a virtual event armed by
     /// this one.
-    fn deferred_rx_start(&mut self, r: DeferredRx, nic: u32, q: &mut EventQueue<Event>) {
+    fn deferred_rx_start(
+        &mut self,
+        r: DeferredRx,
+        nic: u32,
+        q: &mut EventQueue<Event>,
+        cur: &mut HistoryCursor,
+    ) {
         let DeferredRx { at, seq, log, .. } = r;
         let (frame, sender) = self.logged(log);
         // Decodability is by the distance when the first bit arrives. While the frame
@@ -715,7 +737,7 @@ impl Wireless {
                 }
                 n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
                 n.mac_timer.at = Some(t);
-                n.mac_timer.virt = Some(VirtSeq::Known(seq).child(at, q));
+                n.mac_timer.virt = Some(VirtSeq::Known(seq).child(at, q, cur));
             }
         }
     }
