@@ -362,6 +362,9 @@ pub(crate) struct Wireless {
     /// Per NIC: `Mac::timers_are_quiet` after its last input (only inputs change it;
     /// `arm_mac_timer` ends every one), so a transmission need not look into each MAC.
     quiet: Vec<bool>,
+    /// Per 64 NICs, a bit for each NIC that is not quiet (the complement of `quiet`):
+    /// a logged transmission visits only these (a few of the ~50 NICs).
+    loud: Vec<u64>,
     /// How far two nodes' distance can change while a frame propagates, besides the
     /// movement itself: a bound far above the rounding of positions and distances (m).
     dist_slack_m: f64,
@@ -401,7 +404,11 @@ impl Wireless {
         let m = mobility.len();
         let nics_len = nics.len();
         let area = mobility.area();
-        let quiet = nics.iter().map(|n| n.mac.timers_are_quiet()).collect();
+        let quiet: Vec<bool> = nics.iter().map(|n| n.mac.timers_are_quiet()).collect();
+        let mut loud = vec![0u64; nics_len.div_ceil(64)];
+        for (j, _) in quiet.iter().enumerate().filter(|(_, q)| !**q) {
+            loud[j / 64] |= 1 << (j % 64);
+        }
         Wireless {
             cs_range_m: phy.cs_range_m(),
             rx_power: RxPower::new(&phy),
@@ -426,6 +433,7 @@ impl Wireless {
             log_cursor: vec![0; nics_len],
             rx_src: vec![(0, SimTime::ZERO); nics_len],
             quiet,
+            loud,
             dist_slack_m: 1e-6 * (1.0 + area.x_max.abs() + area.y_max.abs()),
             deferred_mac_timers: DEFER_QUIET_MAC_TIMERS.with(|c| c.get())
                 && std::env::var_os("SCTPLAB_EVERY_MAC_TIMER").is_none_or(|v| v != "1"),
@@ -1131,6 +1139,9 @@ impl World {
         let i = nic as usize;
         let quiet = w.nics[i].mac.timers_are_quiet();
         let was_quiet = std::mem::replace(&mut w.quiet[i], quiet);
+        if quiet != was_quiet {
+            w.loud[i / 64] ^= 1 << (i % 64);
+        }
         if quiet && !was_quiet {
             // It got real events for every frame logged so far.
             w.log_cursor[i] = w.log_end();
@@ -1373,22 +1384,34 @@ impl World {
                 .zip(&w.quiet)
                 .all(|(n, &q)| n.mac.timers_are_quiet() == q)
         );
+        debug_assert!(
+            (0..w.nics.len()).all(|j| w.quiet[j] == (w.loud[j / 64] >> (j % 64) & 1 == 0))
+        );
         let mut receivers = 0;
-        for j in 0..w.nics.len() {
-            if j == nic as usize || (w.quiet[j] && j != addressee) {
-                continue;
+        // The NICs that are not quiet and the addressee, but not the sender.
+        for word in 0..w.loud.len() {
+            let mut bits = w.loud[word];
+            if addressee < w.nics.len() && addressee / 64 == word {
+                bits |= 1 << (addressee % 64);
             }
-            let p = w.mobility.position(w.nics[j].node.idx(), now);
-            let Some(d) = within_range(here, p, w.cs_range_m) else {
-                continue;
-            };
-            if w.rx_power.sensed(d) {
-                receivers += 1;
-                self.queue.schedule_reserved(
-                    now + propagation::prop_delay(d),
-                    seq0 + step * j as u64,
-                    Event::RxStart(j as u32, slot),
-                );
+            if nic as usize / 64 == word {
+                bits &= !(1 << (nic as usize % 64));
+            }
+            while bits != 0 {
+                let j = word * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let p = w.mobility.position(w.nics[j].node.idx(), now);
+                let Some(d) = within_range(here, p, w.cs_range_m) else {
+                    continue;
+                };
+                if w.rx_power.sensed(d) {
+                    receivers += 1;
+                    self.queue.schedule_reserved(
+                        now + propagation::prop_delay(d),
+                        seq0 + step * j as u64,
+                        Event::RxStart(j as u32, slot),
+                    );
+                }
             }
         }
         if receivers == 0 {
