@@ -3,6 +3,6 @@ mod queue;
 mod rng;
 mod time;
 
-pub use queue::EventQueue;
+pub use queue::{EventQueue, HistoryCursor};
 pub use rng::{RngStream, stream_id};
 pub use time::{SimDuration, SimTime};

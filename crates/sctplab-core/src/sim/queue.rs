@@ -99,6 +99,37 @@ impl History {
         }
         lo
     }
+
+    /// `first_at_or_after(t)` when every pop before index `from` is known to be before
+    /// `t`: gallop forward from `from`, then bisect.
+    #[inline]
+    fn first_at_or_after_from(&self, from: usize, t: u64) -> usize {
+        let h = &self.time;
+        let n = h.len();
+        let mut lo = from;
+        let mut step = 1;
+        while lo < n && h[lo] < t {
+            let hi = (lo + step).min(n);
+            if hi == n || h[hi] >= t {
+                return lo + 1 + h[lo + 1..hi].partition_point(|&x| x < t);
+            }
+            lo = hi + 1;
+            step *= 2;
+        }
+        lo
+    }
+}
+
+/// Where the last `EventQueue::seq_after_from` (or `seq_after_lazy_from`) lookup found
+/// its time in the pop history: a later lookup at a time not before it searches forward
+/// from there instead of back from the newest pop (a catch-up's virtual events come in
+/// time order). Only good until the next pop; a stale or unset cursor is ignored.
+#[derive(Clone, Copy, Default)]
+pub struct HistoryCursor {
+    /// `EventQueue::popped` when it was set (0: unset, as no lookup precedes a pop).
+    popped: u64,
+    time: u64,
+    index: usize,
 }
 
 /// Ordinary events: a 4-ary heap while few are pending, a radix heap beyond
@@ -918,6 +949,50 @@ impl<E> EventQueue<E> {
         self.history.next.get(i).map_or(self.next_seq, |&n| n) - 1
     }
 
+    /// The index of the first pop at or after `t`, searched from `cur` when it is valid
+    /// for `t`, which then points there.
+    #[inline]
+    fn history_index_from(&self, cur: &mut HistoryCursor, t: u64) -> usize {
+        let h = &self.history;
+        let i = if cur.popped == self.popped && self.popped > 0 && cur.time <= t {
+            h.first_at_or_after_from(cur.index, t)
+        } else {
+            h.first_at_or_after(t)
+        };
+        *cur = HistoryCursor {
+            popped: self.popped,
+            time: t,
+            index: i,
+        };
+        i
+    }
+
+    /// `seq_after(k)`, searching from `cur` (see `HistoryCursor`).
+    pub fn seq_after_from(&self, cur: &mut HistoryCursor, k: (SimTime, u64)) -> u64 {
+        let h = &self.history;
+        let t = k.0.as_nanos();
+        let mut i = self.history_index_from(cur, t);
+        while i < h.time.len() && h.time[i] == t && h.seq[i] <= k.1 {
+            i += 1;
+        }
+        self.after_index(i)
+    }
+
+    /// `seq_after_lazy(t, s)`, searching from `cur` (see `HistoryCursor`).
+    pub fn seq_after_lazy_from(
+        &self,
+        cur: &mut HistoryCursor,
+        t: SimTime,
+        s: impl FnOnce() -> u64,
+    ) -> u64 {
+        let i = self.history_index_from(cur, t.as_nanos());
+        if self.history.time.get(i) == Some(&t.as_nanos()) {
+            self.seq_after((t, s()))
+        } else {
+            self.after_index(i)
+        }
+    }
+
     /// `seq_after((t, s))`, asking for `s` only when it matters: when an event at time
     /// `t` itself was popped. Otherwise the first pop after (t, s) is the first pop
     /// after time `t` whatever `s` is (a chain of virtual events then costs one search
@@ -1393,6 +1468,50 @@ mod tests {
                 assert_eq!(lazy, q.seq_after((t(at), seq)), "({at}, {seq})");
                 // Only at t = 1 and t = 3 was anything popped.
                 assert_eq!(asked.get(), at == 1 || at == 3, "({at}, {seq})");
+            }
+        }
+    }
+
+    /// Lookups through a cursor give what the plain searches give, for query times in
+    /// order (the catch-up's case), out of order, and across pops (stale cursors).
+    #[test]
+    fn cursor_lookups_agree_with_plain_ones() {
+        let mut q = EventQueue::default();
+        let t = SimTime::from_nanos;
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut rand = move |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        // Many events on few distinct times: ties in the history.
+        for _ in 0..3000 {
+            let at = rand(2000);
+            q.schedule(t(at), ());
+        }
+        let mut cur = HistoryCursor::default();
+        for round in 0..40 {
+            for _ in 0..60 {
+                q.pop();
+            }
+            if round % 3 == 0 {
+                q.reserve_seq();
+            }
+            let now = q.last_key().0.as_nanos();
+            let mut at = rand(now + 1) / 2;
+            for _ in 0..50 {
+                // Mostly forward, sometimes back, sometimes past the last pop.
+                at = match rand(8) {
+                    0 => rand(now + 1),
+                    1 => now + rand(3),
+                    _ => (at + rand(now / 20 + 2)).min(now + 2),
+                };
+                let seq = rand(q.last_key().1 + 4);
+                let k = (t(at), seq);
+                assert_eq!(q.seq_after_from(&mut cur, k), q.seq_after(k), "{k:?}");
+                let lazy = q.seq_after_lazy_from(&mut cur, t(at), || seq);
+                assert_eq!(lazy, q.seq_after_lazy(t(at), || seq), "{k:?}");
             }
         }
     }

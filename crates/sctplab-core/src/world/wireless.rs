@@ -15,7 +15,7 @@
 use super::{Event, NO_FLOW, World};
 use crate::net::wire::{TransportRepr, UdpRepr};
 use crate::net::{IfaceId, NodeId, PacketId, PacketKind};
-use crate::sim::{EventQueue, SimDuration, SimTime};
+use crate::sim::{EventQueue, HistoryCursor, SimDuration, SimTime};
 use crate::wireless::aodv::{AODV_UDP_PORT, Aodv, AodvEvent, BROADCAST, RouteDecision};
 use crate::wireless::arp::{ARP_HDR_LEN, ArpEvent, ArpMsg, ArpOp, ArpTable};
 use crate::wireless::frame::{Frame, MacAddr};
@@ -213,23 +213,34 @@ pub(crate) enum VirtSeq {
 
 impl VirtSeq {
     fn resolve(self, q: &crate::sim::EventQueue<Event>) -> u64 {
+        self.resolve_from(q, &mut HistoryCursor::default())
+    }
+
+    /// `resolve`, the outermost lookup through `cur` (within one catch-up the armers'
+    /// times do not go back; the inner ones, only needed on a tie, do).
+    fn resolve_from(self, q: &crate::sim::EventQueue<Event>, cur: &mut HistoryCursor) -> u64 {
         match self {
             VirtSeq::Known(s) => s,
-            VirtSeq::After(t, s) => q.seq_after((t, s)),
-            VirtSeq::After2(t, tp, sp) => q.seq_after_lazy(t, || q.seq_after((tp, sp))),
+            VirtSeq::After(t, s) => q.seq_after_from(cur, (t, s)),
+            VirtSeq::After2(t, tp, sp) => q.seq_after_lazy_from(cur, t, || q.seq_after((tp, sp))),
             VirtSeq::After3(t, tp, tpp, spp) => {
-                q.seq_after_lazy(t, || q.seq_after_lazy(tp, || q.seq_after((tpp, spp))))
+                q.seq_after_lazy_from(cur, t, || q.seq_after_lazy(tp, || q.seq_after((tpp, spp))))
             }
         }
     }
 
     /// The number of an event armed by the virtual event (`at`, self).
-    fn child(self, at: SimTime, q: &crate::sim::EventQueue<Event>) -> VirtSeq {
+    fn child(
+        self,
+        at: SimTime,
+        q: &crate::sim::EventQueue<Event>,
+        cur: &mut HistoryCursor,
+    ) -> VirtSeq {
         match self {
             VirtSeq::Known(s) => VirtSeq::After(at, s),
             VirtSeq::After(tp, sp) => VirtSeq::After2(at, tp, sp),
             VirtSeq::After2(tp, tpp, spp) => VirtSeq::After3(at, tp, tpp, spp),
-            VirtSeq::After3(..) => VirtSeq::After(at, self.resolve(q)),
+            VirtSeq::After3(..) => VirtSeq::After(at, self.resolve_from(q, cur)),
         }
     }
 }
@@ -351,6 +362,9 @@ pub(crate) struct Wireless {
     /// Per NIC: `Mac::timers_are_quiet` after its last input (only inputs change it;
     /// `arm_mac_timer` ends every one), so a transmission need not look into each MAC.
     quiet: Vec<bool>,
+    /// Per 64 NICs, a bit for each NIC that is not quiet (the complement of `quiet`):
+    /// a logged transmission visits only these (a few of the ~50 NICs).
+    loud: Vec<u64>,
     /// How far two nodes' distance can change while a frame propagates, besides the
     /// movement itself: a bound far above the rounding of positions and distances (m).
     dist_slack_m: f64,
@@ -390,7 +404,11 @@ impl Wireless {
         let m = mobility.len();
         let nics_len = nics.len();
         let area = mobility.area();
-        let quiet = nics.iter().map(|n| n.mac.timers_are_quiet()).collect();
+        let quiet: Vec<bool> = nics.iter().map(|n| n.mac.timers_are_quiet()).collect();
+        let mut loud = vec![0u64; nics_len.div_ceil(64)];
+        for (j, _) in quiet.iter().enumerate().filter(|(_, q)| !**q) {
+            loud[j / 64] |= 1 << (j % 64);
+        }
         Wireless {
             cs_range_m: phy.cs_range_m(),
             rx_power: RxPower::new(&phy),
@@ -415,6 +433,7 @@ impl Wireless {
             log_cursor: vec![0; nics_len],
             rx_src: vec![(0, SimTime::ZERO); nics_len],
             quiet,
+            loud,
             dist_slack_m: 1e-6 * (1.0 + area.x_max.abs() + area.y_max.abs()),
             deferred_mac_timers: DEFER_QUIET_MAC_TIMERS.with(|c| c.get())
                 && std::env::var_os("SCTPLAB_EVERY_MAC_TIMER").is_none_or(|v| v != "1"),
@@ -600,6 +619,7 @@ impl Wireless {
             self.pull_log(nic);
         }
         let mut last = None;
+        let mut cur = HistoryCursor::default();
         loop {
             let n = &mut self.nics[i];
             let timer_at = match n.mac_timer.virt {
@@ -614,7 +634,11 @@ impl Wireless {
                 (Some(r), Some(at)) => {
                     r.at < at
                         || (r.at == at
-                            && r.seq < n.mac_timer.virt.expect("virtual timer").resolve(q))
+                            && r.seq
+                                < n.mac_timer
+                                    .virt
+                                    .expect("virtual timer")
+                                    .resolve_from(q, &mut cur))
                 }
             };
             if take_rx {
@@ -624,14 +648,14 @@ impl Wireless {
                 }
                 last = Some(r.at);
                 n.deferred_rx.pop_front();
-                self.deferred_rx_start(r, nic, q);
+                self.deferred_rx_start(r, nic, q, &mut cur);
                 continue;
             }
             let (v, at) = (
                 n.mac_timer.virt.expect("virtual timer"),
                 timer_at.expect("virtual timer"),
             );
-            if at > before.0 || (at == before.0 && v.resolve(q) > before.1) {
+            if at > before.0 || (at == before.0 && v.resolve_from(q, &mut cur) > before.1) {
                 return last;
             }
             last = Some(at);
@@ -650,7 +674,7 @@ impl Wireless {
                     debug_assert!(t > at && n.mac.timers_are_quiet());
                     n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
                     n.mac_timer.at = Some(t);
-                    n.mac_timer.virt = Some(v.child(at, q));
+                    n.mac_timer.virt = Some(v.child(at, q, &mut cur));
                 }
                 None => {
                     n.mac_timer.at = None;
@@ -663,7 +687,13 @@ impl Wireless {
     /// What `rx_start` would have done with the deferred `RxStart` (at, seq): the MAC
     /// stays quiet, so only its timer may need re-arming, as a virtual event armed by
     /// this one.
-    fn deferred_rx_start(&mut self, r: DeferredRx, nic: u32, q: &mut EventQueue<Event>) {
+    fn deferred_rx_start(
+        &mut self,
+        r: DeferredRx,
+        nic: u32,
+        q: &mut EventQueue<Event>,
+        cur: &mut HistoryCursor,
+    ) {
         let DeferredRx { at, seq, log, .. } = r;
         let (frame, sender) = self.logged(log);
         // Decodability is by the distance when the first bit arrives. While the frame
@@ -715,7 +745,7 @@ impl Wireless {
                 }
                 n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
                 n.mac_timer.at = Some(t);
-                n.mac_timer.virt = Some(VirtSeq::Known(seq).child(at, q));
+                n.mac_timer.virt = Some(VirtSeq::Known(seq).child(at, q, cur));
             }
         }
     }
@@ -1109,6 +1139,9 @@ impl World {
         let i = nic as usize;
         let quiet = w.nics[i].mac.timers_are_quiet();
         let was_quiet = std::mem::replace(&mut w.quiet[i], quiet);
+        if quiet != was_quiet {
+            w.loud[i / 64] ^= 1 << (i % 64);
+        }
         if quiet && !was_quiet {
             // It got real events for every frame logged so far.
             w.log_cursor[i] = w.log_end();
@@ -1351,22 +1384,34 @@ impl World {
                 .zip(&w.quiet)
                 .all(|(n, &q)| n.mac.timers_are_quiet() == q)
         );
+        debug_assert!(
+            (0..w.nics.len()).all(|j| w.quiet[j] == (w.loud[j / 64] >> (j % 64) & 1 == 0))
+        );
         let mut receivers = 0;
-        for j in 0..w.nics.len() {
-            if j == nic as usize || (w.quiet[j] && j != addressee) {
-                continue;
+        // The NICs that are not quiet and the addressee, but not the sender.
+        for word in 0..w.loud.len() {
+            let mut bits = w.loud[word];
+            if addressee < w.nics.len() && addressee / 64 == word {
+                bits |= 1 << (addressee % 64);
             }
-            let p = w.mobility.position(w.nics[j].node.idx(), now);
-            let Some(d) = within_range(here, p, w.cs_range_m) else {
-                continue;
-            };
-            if w.rx_power.sensed(d) {
-                receivers += 1;
-                self.queue.schedule_reserved(
-                    now + propagation::prop_delay(d),
-                    seq0 + step * j as u64,
-                    Event::RxStart(j as u32, slot),
-                );
+            if nic as usize / 64 == word {
+                bits &= !(1 << (nic as usize % 64));
+            }
+            while bits != 0 {
+                let j = word * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let p = w.mobility.position(w.nics[j].node.idx(), now);
+                let Some(d) = within_range(here, p, w.cs_range_m) else {
+                    continue;
+                };
+                if w.rx_power.sensed(d) {
+                    receivers += 1;
+                    self.queue.schedule_reserved(
+                        now + propagation::prop_delay(d),
+                        seq0 + step * j as u64,
+                        Event::RxStart(j as u32, slot),
+                    );
+                }
             }
         }
         if receivers == 0 {
