@@ -393,7 +393,6 @@ impl World {
             let pkt = self.pool.get_mut(pid);
             pkt.ip.ttl = 64;
             pkt.ip.ident = pkt.uid as u16;
-            pkt.finalize();
             self.flows[flow.idx()].in_flight += 1;
             if self.tracer.ns2_on() && self.is_wireless_node(src) {
                 self.wtrace_packet('s', now, src, "AGT", "---", pid);
