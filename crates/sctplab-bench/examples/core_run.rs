@@ -2,7 +2,10 @@
 //! the interpreter, so that `/usr/bin/time` or callgrind measure the simulator alone.
 //!
 //! Usage: `cargo run --release -p sctplab-bench --example core_run -- SCENARIO.toml
-//!         [--seed N] [--set KEY=VALUE]... [--summary FILE]`
+//!         [--seed N] [--set KEY=VALUE]... [--summary FILE] [--traces DIR]`
+//!
+//! `--traces DIR` writes every trace (pcap, ns-2 text, sends, acks) into DIR, to compare
+//! two builds byte for byte.
 //!
 //! Prints events, simulated seconds, wall seconds and events/s to stderr; writes the
 //! summary JSON to FILE when given.
@@ -17,6 +20,7 @@ fn main() -> Result<(), String> {
     let mut seed = 1u64;
     let mut sets = Vec::new();
     let mut summary = None;
+    let mut traces = None;
     while let Some(a) = args.next() {
         let v = args.next().ok_or(format!("{a} needs a value"))?;
         match a.as_str() {
@@ -26,6 +30,7 @@ fn main() -> Result<(), String> {
                 sets.push((k.to_string(), val.to_string()));
             }
             "--summary" => summary = Some(v),
+            "--traces" => traces = Some(std::path::PathBuf::from(v)),
             _ => return Err(format!("unknown option {a}")),
         }
     }
@@ -34,10 +39,17 @@ fn main() -> Result<(), String> {
         .file_stem()
         .map_or("scenario".into(), |s| s.to_string_lossy().into_owned());
     let s = load_toml(&text, &path, &stem, &sets).map_err(|e| e.to_string())?;
-    let opts = RunOptions {
+    let mut opts = RunOptions {
         seed,
         ..RunOptions::default()
     };
+    if let Some(dir) = traces {
+        opts.trace.out_dir = Some(dir);
+        opts.trace.pcap = true;
+        opts.trace
+            .set_traces(sctplab_core::trace::TRACE_KINDS)
+            .map_err(|e| format!("--traces: {e}"))?;
+    }
     let r = run_scenario(&s, &opts).map_err(|e| e.to_string())?;
     eprintln!(
         "events {} sim_s {:.3} wall_s {:.3} Mev/s {:.2}",

@@ -92,6 +92,7 @@ impl Endpoint for CbrSource {
         }
         self.next_num += 1;
         self.next_send += self.interval;
+        pkt.finalize();
         true
     }
 

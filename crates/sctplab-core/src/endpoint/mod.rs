@@ -54,7 +54,9 @@ pub trait Endpoint {
     /// The deadline last returned by `poll_timeout` has passed. Spurious calls are no-ops.
     fn handle_timeout(&mut self, now: SimTime);
     /// Writes the next packet to send into `pkt` (transport header, payload length, kind,
-    /// data number); the driver fills in addresses and sizes. Returns false if there is
+    /// data number) and `finalize`s it, so its sizes are set (an endpoint that counts the
+    /// bytes it sends needs them, and one pass over SCTP's chunks is enough); the driver
+    /// fills in addresses, which the sizes do not depend on. Returns false if there is
     /// nothing to send now.
     fn poll_transmit(&mut self, now: SimTime, pkt: &mut Packet) -> bool;
     /// The next time `handle_timeout` must be called, if any.

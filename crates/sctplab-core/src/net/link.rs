@@ -1,7 +1,7 @@
 //! One direction of a full-duplex point-to-point link: transmitter, drop-tail queue,
 //! serialisation at the link rate, propagation delay, and an optional loss model.
 
-use super::ids::{IfaceId, NodeId};
+use super::ids::{IfaceId, LinkDirId, NodeId};
 use super::loss::LossModel;
 use super::queue::DropTail;
 use crate::sim::{EventQueue, SimDuration, SimTime};
@@ -27,6 +27,9 @@ pub struct LinkDir {
     pub to: NodeId,
     pub from_iface: IfaceId,
     pub to_iface: IfaceId,
+    /// What the far node did with the last packet that arrived here for a given address
+    /// (`forward_memo`), so that the next one for it skips the route lookups.
+    pub forward_memo: ForwardMemo,
     pub rate_bps: u64,
     pub delay: SimDuration,
     pub queue: DropTail,
@@ -40,6 +43,70 @@ pub struct LinkDir {
     pub up: bool,
     /// When the link last went down: a packet that was on the wire then is lost.
     pub last_down: Option<SimTime>,
+}
+
+/// The forwarding decision of a link's far node for one destination address.
+///
+/// Wired routes, the owners of addresses and the link each interface sends on are fixed
+/// once the world is built, so a node's decision for an address never changes: the
+/// packets of a flow that arrive on a link all get the answer the first one got. Only
+/// wired decisions are recorded (a wireless next hop comes from AODV, which changes);
+/// faults do not change routes (a link that is down drops at `enqueue`, after this).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ForwardMemo {
+    addr: [u8; 4],
+    /// EMPTY, DELIVER, or the link direction to enqueue on.
+    hop: u32,
+}
+
+/// A resolved forwarding decision.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Hop {
+    /// The node owns the address.
+    Deliver,
+    /// Send on this link direction.
+    Out(LinkDirId),
+}
+
+impl ForwardMemo {
+    const EMPTY: u32 = u32::MAX;
+    const DELIVER: u32 = u32::MAX - 1;
+
+    /// The decision recorded for `addr`, if it is the address recorded.
+    #[inline]
+    pub fn get(&self, addr: [u8; 4]) -> Option<Hop> {
+        if self.addr != addr {
+            return None;
+        }
+        match self.hop {
+            Self::EMPTY => None,
+            Self::DELIVER => Some(Hop::Deliver),
+            d => Some(Hop::Out(LinkDirId(d))),
+        }
+    }
+
+    pub fn set(&mut self, addr: [u8; 4], hop: Hop) {
+        self.addr = addr;
+        self.hop = match hop {
+            Hop::Deliver => Self::DELIVER,
+            Hop::Out(d) => {
+                debug_assert!(
+                    d.0 < Self::DELIVER,
+                    "link direction ids stay below the tags"
+                );
+                d.0
+            }
+        };
+    }
+}
+
+impl Default for ForwardMemo {
+    fn default() -> Self {
+        ForwardMemo {
+            addr: [0; 4],
+            hop: Self::EMPTY,
+        }
+    }
 }
 
 /// A FIFO transmitter without an event of its own.
@@ -82,6 +149,7 @@ impl LinkDir {
             to,
             from_iface,
             to_iface,
+            forward_memo: ForwardMemo::default(),
             rate_bps,
             delay,
             queue,
@@ -147,6 +215,21 @@ pub fn overlap_ns(start: SimTime, end: SimTime, w0: SimTime, w1: SimTime) -> u64
 mod tests {
     use super::*;
     use crate::net::loss::LossModel;
+
+    #[test]
+    fn forward_memo_answers_only_for_the_recorded_address() {
+        let mut m = ForwardMemo::default();
+        // The default address is all zeros, but nothing is recorded for it.
+        assert_eq!(m.get([0; 4]), None);
+        m.set([10, 0, 0, 3], Hop::Out(LinkDirId(7)));
+        assert_eq!(m.get([10, 0, 0, 3]), Some(Hop::Out(LinkDirId(7))));
+        assert_eq!(m.get([11, 0, 0, 3]), None);
+        m.set([11, 0, 0, 3], Hop::Deliver);
+        assert_eq!(m.get([11, 0, 0, 3]), Some(Hop::Deliver));
+        assert_eq!(m.get([10, 0, 0, 3]), None);
+        m.set([10, 0, 0, 1], Hop::Out(LinkDirId(0)));
+        assert_eq!(m.get([10, 0, 0, 1]), Some(Hop::Out(LinkDirId(0))));
+    }
 
     fn link() -> LinkDir {
         LinkDir::new(

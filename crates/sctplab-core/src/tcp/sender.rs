@@ -593,6 +593,7 @@ impl Endpoint for TcpSender {
         pkt.ack_num = 0;
         pkt.retransmission = retransmission;
         pkt.ts_echo = now;
+        pkt.finalize();
         true
     }
 

@@ -4,7 +4,7 @@ use super::{Event, Fault, NO_FLOW, World, addr_parts};
 use crate::endpoint::EndpointEvent;
 use crate::endpoint::{AnyEndpoint, Endpoint};
 use crate::error::Error;
-use crate::net::link::overlap_ns;
+use crate::net::link::{Hop, overlap_ns};
 use crate::net::{EndpointId, LinkDirId, NodeId, PacketId};
 use crate::scenario::Scenario;
 use crate::sim::{SimDuration, SimTime};
@@ -393,7 +393,6 @@ impl World {
             let pkt = self.pool.get_mut(pid);
             pkt.ip.ttl = 64;
             pkt.ip.ident = pkt.uid as u16;
-            pkt.finalize();
             self.flows[flow.idx()].in_flight += 1;
             if self.tracer.ns2_on() && self.is_wireless_node(src) {
                 self.wtrace_packet('s', now, src, "AGT", "---", pid);
@@ -470,17 +469,47 @@ impl World {
 
     /// Sends a packet from `node` towards its destination (or delivers it, if it is there).
     fn forward(&mut self, now: SimTime, node: NodeId, pid: PacketId) {
-        let Some(dst) = self.addr_owner(self.pool.get(pid).ip.dst) else {
+        self.forward_resolving(now, node, pid, None);
+    }
+
+    /// `forward` for a packet that has just arrived on `dir` at its far node: the
+    /// decision is the one recorded on the link for the packet's address, if it is.
+    fn forward_arrived(&mut self, now: SimTime, dir: LinkDirId, pid: PacketId) {
+        let link = &self.links[dir.idx()];
+        match link.forward_memo.get(self.pool.get(pid).ip.dst) {
+            Some(Hop::Out(out)) => self.enqueue(now, out, pid),
+            Some(Hop::Deliver) => self.deliver(now, link.to, pid),
+            None => self.forward_resolving(now, link.to, pid, Some(dir)),
+        }
+    }
+
+    /// `forward` from the routes; a wired decision for a packet that came in on
+    /// `arrived_on` is recorded there (`LinkDir::forward_memo`).
+    fn forward_resolving(
+        &mut self,
+        now: SimTime,
+        node: NodeId,
+        pid: PacketId,
+        arrived_on: Option<LinkDirId>,
+    ) {
+        let addr = self.pool.get(pid).ip.dst;
+        let Some(dst) = self.addr_owner(addr) else {
             self.discard(pid);
             return;
         };
         if self.ifaces[dst.idx()].node == node {
+            if let Some(d) = arrived_on {
+                self.links[d.idx()].forward_memo.set(addr, Hop::Deliver);
+            }
             self.deliver(now, node, pid);
             return;
         }
         match self.routes.next_hop(node, dst) {
             Some(iface) => {
                 let dir = self.ifaces[iface.idx()].out;
+                if let Some(d) = arrived_on {
+                    self.links[d.idx()].forward_memo.set(addr, Hop::Out(dir));
+                }
                 self.enqueue(now, dir, pid);
             }
             None if self.ifaces[dst.idx()].nic.is_some() => {
@@ -638,7 +667,7 @@ impl World {
                 return;
             }
         }
-        self.forward(now, to, pid);
+        self.forward_arrived(now, dir, pid);
     }
 
     /// Sends a snoop agent's local retransmissions and (re)arms its timer.
