@@ -359,11 +359,10 @@ pub(crate) struct Wireless {
     /// Per NIC: the sender's node and the arrival time of the frame its MAC is receiving,
     /// when that frame's power was not computed (see `Mac::rx_start`).
     rx_src: Vec<(u32, SimTime)>,
-    /// Per NIC: `Mac::timers_are_quiet` after its last input (only inputs change it;
-    /// `arm_mac_timer` ends every one), so a transmission need not look into each MAC.
-    quiet: Vec<bool>,
-    /// Per 64 NICs, a bit for each NIC that is not quiet (the complement of `quiet`):
-    /// a logged transmission visits only these (a few of the ~50 NICs).
+    /// Per 64 NICs, a bit for each NIC whose MAC is not quiet (`Mac::timers_are_quiet`
+    /// after its last input: only inputs change it, `arm_mac_timer` ends every one), so
+    /// a transmission need not look into each MAC and a logged one visits only these (a
+    /// few of the ~50 NICs); `is_quiet` reads it.
     loud: Vec<u64>,
     /// How far two nodes' distance can change while a frame propagates, besides the
     /// movement itself: a bound far above the rounding of positions and distances (m).
@@ -404,9 +403,12 @@ impl Wireless {
         let m = mobility.len();
         let nics_len = nics.len();
         let area = mobility.area();
-        let quiet: Vec<bool> = nics.iter().map(|n| n.mac.timers_are_quiet()).collect();
         let mut loud = vec![0u64; nics_len.div_ceil(64)];
-        for (j, _) in quiet.iter().enumerate().filter(|(_, q)| !**q) {
+        for (j, _) in nics
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| !n.mac.timers_are_quiet())
+        {
             loud[j / 64] |= 1 << (j % 64);
         }
         Wireless {
@@ -432,7 +434,6 @@ impl Wireless {
             log_base: 0,
             log_cursor: vec![0; nics_len],
             rx_src: vec![(0, SimTime::ZERO); nics_len],
-            quiet,
             loud,
             dist_slack_m: 1e-6 * (1.0 + area.x_max.abs() + area.y_max.abs()),
             deferred_mac_timers: DEFER_QUIET_MAC_TIMERS.with(|c| c.get())
@@ -478,10 +479,16 @@ impl Wireless {
         self.log_base + self.air_log.len() as u64
     }
 
+    /// Whether NIC `i`'s MAC was quiet after its last input.
+    #[inline]
+    fn is_quiet(&self, i: usize) -> bool {
+        self.loud[i / 64] >> (i % 64) & 1 == 0
+    }
+
     /// Whether quiet `nic` has logged frames it has not read.
     #[inline]
     fn log_pending(&self, nic: u32) -> bool {
-        self.quiet[nic as usize] && self.log_cursor[nic as usize] < self.log_end()
+        self.is_quiet(nic as usize) && self.log_cursor[nic as usize] < self.log_end()
     }
 
     /// Reads the frames logged since quiet `nic`'s cursor: each one it senses becomes a
@@ -543,7 +550,7 @@ impl Wireless {
     fn trim_log(&mut self) {
         let mut keep = self.log_end();
         for (i, n) in self.nics.iter().enumerate() {
-            if self.quiet[i] {
+            if self.is_quiet(i) {
                 keep = keep.min(self.log_cursor[i]);
             }
             for r in &n.deferred_rx {
@@ -1138,7 +1145,7 @@ impl World {
         let defer = w.deferred_mac_timers;
         let i = nic as usize;
         let quiet = w.nics[i].mac.timers_are_quiet();
-        let was_quiet = std::mem::replace(&mut w.quiet[i], quiet);
+        let was_quiet = w.is_quiet(i);
         if quiet != was_quiet {
             w.loud[i / 64] ^= 1 << (i % 64);
         }
@@ -1381,11 +1388,8 @@ impl World {
         debug_assert!(
             w.nics
                 .iter()
-                .zip(&w.quiet)
-                .all(|(n, &q)| n.mac.timers_are_quiet() == q)
-        );
-        debug_assert!(
-            (0..w.nics.len()).all(|j| w.quiet[j] == (w.loud[j / 64] >> (j % 64) & 1 == 0))
+                .enumerate()
+                .all(|(j, n)| n.mac.timers_are_quiet() == w.is_quiet(j))
         );
         let mut receivers = 0;
         // The NICs that are not quiet and the addressee, but not the sender.
