@@ -441,7 +441,8 @@ def _execute_local(
         by_handle: dict[Any, _Worker] = {}
         for w in busy:
             by_handle[w.conn] = w
-            by_handle[w.proc.sentinel] = w
+            if w.proc.sentinel is not None:
+                by_handle[w.proc.sentinel] = w
         ready = wait(list(by_handle), timeout=None if math.isinf(wait_s) else max(0.0, wait_s))
         handled: set[int] = set()
         for h in ready:
@@ -461,7 +462,8 @@ def _execute_local(
                 try:
                     i, outcome = w.conn.recv()
                 except (EOFError, OSError):
-                    lost(w, "worker process died")
+                    w.proc.join(timeout=1)
+                    lost(w, one_line(f"worker process died (exit code {w.proc.exitcode})"))
                     break
                 rec.add(w.batch[i], outcome)
                 w.next, w.started = i + 1, time.monotonic()
