@@ -178,6 +178,7 @@ class LocalPool:
         if w.proc.is_alive():
             w.proc.kill()
         w.proc.join(timeout=5)
+        w.proc.close()
         w.conn.close()
 
     def shutdown(self, *, cancel: bool) -> None:
@@ -194,6 +195,7 @@ class LocalPool:
             if w.proc.is_alive():
                 w.proc.kill()
                 w.proc.join(timeout=5)
+            w.proc.close()
             w.conn.close()
         self.workers = []
 
@@ -247,7 +249,10 @@ class _WorkerProcess:
         try:
             self.popen.wait(timeout)
         except subprocess.TimeoutExpired:
-            return
+            pass
+
+    def close(self) -> None:
+        """Release the sentinel (once the driver no longer waits on it)."""
         if self.sentinel is not None:
             os.close(self.sentinel)
             self.sentinel = None
