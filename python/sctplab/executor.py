@@ -203,10 +203,60 @@ class LocalPool:
 # What a worker interpreter runs: the connection comes in as an inherited descriptor,
 # then the driver's sys.path (so it imports what the driver would, as spawn does).
 _BOOT = (
-    "import sys;from multiprocessing.connection import Connection;"
-    "c=Connection(int(sys.argv[1]));sys.path[:]=c.recv();"
-    "from sctplab.executor import _worker_main;_worker_main(c,int(sys.argv[2]))"
+    "import os,sys,pickle\n"
+    "fd=int(sys.argv[1])\n"
+    "def r(k):\n"
+    " b=b''\n"
+    " while len(b)<k:\n"
+    "  x=os.read(fd,k-len(b))\n"
+    "  if not x: raise SystemExit(0)\n"
+    "  b+=x\n"
+    " return b\n"
+    "sys.path[:]=pickle.loads(r(int.from_bytes(r(4),'big',signed=True)))\n"
+    "from sctplab.executor import _Channel,_worker_main\n"
+    "_worker_main(_Channel(fd),int(sys.argv[2]))\n"
 )
+
+
+class _Channel:
+    """The worker's end of its socket, speaking multiprocessing.connection's framing
+    (a signed 4-byte big-endian length, or -1 and an 8-byte one, then a pickle) to the
+    driver's Connection, without importing multiprocessing (a seventh of a worker's
+    start-up)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def _read(self, size: int) -> bytes:
+        parts: list[bytes] = []
+        while size:
+            chunk = os.read(self.fd, size)
+            if not chunk:
+                raise EOFError
+            parts.append(chunk)
+            size -= len(chunk)
+        return b"".join(parts)
+
+    def recv(self) -> Any:
+        import pickle
+
+        size = int.from_bytes(self._read(4), "big", signed=True)
+        if size == -1:
+            size = int.from_bytes(self._read(8), "big")
+        return pickle.loads(self._read(size))
+
+    def send(self, obj: Any) -> None:
+        import pickle
+
+        data = pickle.dumps(obj)
+        size = len(data)
+        if size > 0x7FFFFFFF:
+            header = (-1).to_bytes(4, "big", signed=True) + size.to_bytes(8, "big")
+        else:
+            header = size.to_bytes(4, "big", signed=True)
+        view = memoryview(header + data)
+        while view:
+            view = view[os.write(self.fd, view) :]
 
 
 class _WorkerProcess:
@@ -258,7 +308,7 @@ class _WorkerProcess:
             self.sentinel = None
 
 
-def _worker_main(conn: Any, parent: int) -> None:
+def _worker_main(conn: _Channel, parent: int) -> None:
     """A LocalPool worker: batches in, one (index, outcome) out per run."""
     import signal
 
