@@ -404,12 +404,16 @@ def _indent_into(parts: list[str], value: Any, newline: str) -> None:
     kind = type(value)
     if kind is dict and value:
         inner = newline + "  "
-        first = True
+        sep = "{" + inner
         for k, v in value.items():
-            parts.append("{" + inner if first else "," + inner)
-            first = False
-            parts.append(_key_json(k) + ": ")
-            _indent_into(parts, v, inner)
+            key = _encode_str(k) if type(k) is str else _key_json(k)
+            # Scalars, most entries, without a call of their own.
+            if type(v) in _JSON_SCALARS:
+                parts.append(sep + key + ": " + _scalar_json(v))
+            else:
+                parts.append(sep + key + ": ")
+                _indent_into(parts, v, inner)
+            sep = "," + inner
         parts.append(newline + "}")
     elif (kind is list or kind is tuple) and value:
         inner = newline + "  "
