@@ -204,7 +204,7 @@ def test_start_up_imports_stay_lazy() -> None:
     # ones are imported where they are used (bench/RESULTS.md, "Whole process").
     heavy = [
         "pandas", "numpy", "pyarrow", "matplotlib", "scipy", "rich", "dask", "distributed",
-        "socket", "tomllib", "sqlite3", "concurrent.futures", "sctplab.store",
+        "socket", "tomllib", "sqlite3", "concurrent.futures", "sctplab.store", "sctplab.live",
     ]  # fmt: skip
     code = (
         "import sys, sctplab.cli, sctplab.executor; "

@@ -22,7 +22,25 @@ def _split(values: tuple[str, ...]) -> list[str]:
     return [p.strip() for v in values for p in v.split(",") if p.strip()]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The command group, with `live` (its own module, the association over real UDP)
+    imported only when asked for: `sctplab run` should not load it at start-up."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), "live"})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None and "live" not in self.commands:
+            # `live`, or a name click will answer with "did you mean" from the commands.
+            from sctplab.live import live_group
+
+            self.add_command(live_group)
+            command = super().get_command(ctx, cmd_name)
+        return command
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(_core.__version__, prog_name="sctplab")
 def cli() -> None:
     """sctplab: SCTP and TCP simulation studies, reproduced."""
@@ -358,12 +376,6 @@ def validate_ns2_cmd(quick: bool, out: Path, ns2_cache: Path | None, jobs: int |
     click.echo(f"report: {report}")
     if not ok:
         sys.exit(1)
-
-
-# Live mode (the association over real UDP) lives in its own module.
-from sctplab.live import live_group  # noqa: E402
-
-cli.add_command(live_group)
 
 
 def main() -> None:

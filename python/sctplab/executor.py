@@ -10,6 +10,7 @@ writes every folder and row and workers need no shared file system.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -125,7 +126,7 @@ def kill_after(timeout_s: float) -> float:
 
 @dataclass
 class _Worker:
-    proc: Any
+    proc: _WorkerProcess
     conn: Any
     # The batch it is working on, the index of the run it is on, and when that run
     # started (when the previous result arrived or the batch was sent).
@@ -141,26 +142,29 @@ class LocalPool:
     since when, so it can kill one worker whose run outlives its time limit (and only
     that worker: the others' runs go on), and a batch costs one message each way per run
     rather than a future, a call queue slot and a result queue slot.
+
+    Workers are started with subprocess, not multiprocessing: spawn would also start
+    multiprocessing's resource tracker (a third interpreter, which nothing here needs)
+    and make every worker import the driver's main module (`sctplab.cli`, with click);
+    together that was about 40 % of a sweep's fixed CPU cost. A fresh interpreter (not
+    fork) for the reason multiprocessing's spawn exists: the driver may have threads.
     """
 
     def __init__(self, size: int) -> None:
-        import multiprocessing
-
-        # spawn, not fork: the driver may already have threads (rich, pyarrow), and
-        # forking a threaded process can deadlock; it is also what macOS and (from 3.14)
-        # Linux use by default, so scripts need the usual `if __name__ == "__main__":`.
-        self.ctx = multiprocessing.get_context("spawn")
         self.size = size
         self.workers: list[_Worker] = []
 
     def start_worker(self) -> _Worker:
-        ours, theirs = self.ctx.Pipe()
-        proc = self.ctx.Process(
-            target=_worker_main, args=(theirs, os.getpid()), name="sctplab-worker", daemon=True
-        )
-        proc.start()
-        theirs.close()
-        w = _Worker(proc, ours)
+        import socket
+        from multiprocessing.connection import Connection
+
+        ours, theirs = socket.socketpair()
+        try:
+            proc = _WorkerProcess(theirs.fileno(), os.getpid())
+        finally:
+            theirs.close()
+        w = _Worker(proc, Connection(ours.detach()))
+        w.conn.send(list(sys.path))
         self.workers.append(w)
         return w
 
@@ -174,6 +178,7 @@ class LocalPool:
         if w.proc.is_alive():
             w.proc.kill()
         w.proc.join(timeout=5)
+        w.proc.close()
         w.conn.close()
 
     def shutdown(self, *, cancel: bool) -> None:
@@ -190,11 +195,120 @@ class LocalPool:
             if w.proc.is_alive():
                 w.proc.kill()
                 w.proc.join(timeout=5)
+            w.proc.close()
             w.conn.close()
         self.workers = []
 
 
-def _worker_main(conn: Any, parent: int) -> None:
+# What a worker interpreter runs: the connection comes in as an inherited descriptor,
+# then the driver's sys.path (so it imports what the driver would, as spawn does).
+_BOOT = (
+    "import os,sys,pickle\n"
+    "fd=int(sys.argv[1])\n"
+    "def r(k):\n"
+    " b=b''\n"
+    " while len(b)<k:\n"
+    "  x=os.read(fd,k-len(b))\n"
+    "  if not x: raise SystemExit(0)\n"
+    "  b+=x\n"
+    " return b\n"
+    "sys.path[:]=pickle.loads(r(int.from_bytes(r(4),'big',signed=True)))\n"
+    "from sctplab.executor import _Channel,_worker_main\n"
+    "_worker_main(_Channel(fd),int(sys.argv[2]))\n"
+)
+
+
+class _Channel:
+    """The worker's end of its socket, speaking multiprocessing.connection's framing
+    (a signed 4-byte big-endian length, or -1 and an 8-byte one, then a pickle) to the
+    driver's Connection, without importing multiprocessing (a seventh of a worker's
+    start-up)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def _read(self, size: int) -> bytes:
+        parts: list[bytes] = []
+        while size:
+            chunk = os.read(self.fd, size)
+            if not chunk:
+                raise EOFError
+            parts.append(chunk)
+            size -= len(chunk)
+        return b"".join(parts)
+
+    def recv(self) -> Any:
+        import pickle
+
+        size = int.from_bytes(self._read(4), "big", signed=True)
+        if size == -1:
+            size = int.from_bytes(self._read(8), "big")
+        return pickle.loads(self._read(size))
+
+    def send(self, obj: Any) -> None:
+        import pickle
+
+        data = pickle.dumps(obj)
+        size = len(data)
+        if size > 0x7FFFFFFF:
+            header = (-1).to_bytes(4, "big", signed=True) + size.to_bytes(8, "big")
+        else:
+            header = size.to_bytes(4, "big", signed=True)
+        view = memoryview(header + data)
+        while view:
+            view = view[os.write(self.fd, view) :]
+
+
+class _WorkerProcess:
+    """A worker interpreter, with the part of multiprocessing.Process the driver uses."""
+
+    def __init__(self, fd: int, parent: int) -> None:
+        import subprocess
+
+        flags: list[str] = getattr(subprocess, "_args_from_interpreter_flags", list)()
+        self.popen = subprocess.Popen(
+            [sys.executable, *flags, "-c", _BOOT, str(fd), str(parent)],
+            pass_fds=(fd,),
+            stdin=subprocess.DEVNULL,
+        )
+        # Readable once the process has exited, for multiprocessing.connection.wait
+        # (Linux); elsewhere a dead worker shows as the end of its connection.
+        self.sentinel: int | None = None
+        if hasattr(os, "pidfd_open"):
+            try:
+                self.sentinel = os.pidfd_open(self.popen.pid)
+            except OSError:
+                pass
+
+    @property
+    def exitcode(self) -> int | None:
+        return self.popen.poll()
+
+    def is_alive(self) -> bool:
+        return self.popen.poll() is None
+
+    def kill(self) -> None:
+        self.popen.kill()
+
+    def terminate(self) -> None:
+        self.popen.terminate()
+
+    def join(self, timeout: float | None = None) -> None:
+        import subprocess
+
+        try:
+            self.popen.wait(timeout)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def close(self) -> None:
+        """Release the sentinel (once the driver no longer waits on it)."""
+        if self.sentinel is not None:
+            os.close(self.sentinel)
+            self.sentinel = None
+
+
+def _worker_main(conn: _Channel, parent: int) -> None:
     """A LocalPool worker: batches in, one (index, outcome) out per run."""
     import signal
 
@@ -245,9 +359,9 @@ class Executors:
         self.jobs = jobs
         self.scheduler = scheduler
         self.client: Any = None
-        self.executor: cf.Executor
+        self._executor: cf.Executor | None = None
         # The local pool for sweeps (batches, per-run kill); `executor` stays for the
-        # other callers (reproduce) and is only started if they use it.
+        # other callers (reproduce) and is only made if they use it.
         self.pool: LocalPool | None = None
         self.parallelism = 1
         if scheduler is not None:
@@ -261,10 +375,18 @@ class Executors:
             return f"Dask cluster {self.scheduler} ({self.parallelism} worker threads)"
         return f"{self.parallelism} local process(es)"
 
+    @property
+    def executor(self) -> cf.Executor:
+        """A concurrent.futures executor: Dask's, or a local process pool made on first
+        use (making one starts multiprocessing's resource tracker, an interpreter of its
+        own, for the pool's queue locks: a sweep on the local pool never needs it)."""
+        if self._executor is None:
+            self._executor = self._process_pool()
+        return self._executor
+
     def _open_pool(self) -> None:
         self.parallelism = self.jobs or os.cpu_count() or 1
         self.pool = LocalPool(self.parallelism)
-        self.executor = self._process_pool()
 
     def _process_pool(self) -> cf.ProcessPoolExecutor:
         # Imported here: the sweep's workers import this module, and concurrent.futures
@@ -310,22 +432,25 @@ class Executors:
         self.parallelism = max(1, sum(threads.values()))
         # pure=False: a run's results include the worker's host and clock (run.json), so
         # Dask must not reuse a result computed for an identical earlier task.
-        self.executor = self.client.get_executor(pure=False)
+        self._executor = self.client.get_executor(pure=False)
 
     def restart(self) -> None:
         """Replace a local pool broken by a worker that died (the runs it held are
         recorded as failed by the driver); Dask replaces its workers by itself."""
-        if self.scheduler is None:
-            self.executor.shutdown(wait=False, cancel_futures=True)
-            self.executor = self._process_pool()
+        if self.scheduler is None and self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = self._process_pool()
 
     def close(self, *, cancel: bool) -> None:
         if self.pool is not None:
             self.pool.shutdown(cancel=cancel)
         if self.client is not None:
             # Dask's ClientExecutor.shutdown has no cancel_futures: wait=False cancels.
-            self.executor.shutdown(wait=not cancel)
+            if self._executor is not None:
+                self._executor.shutdown(wait=not cancel)
             self.client.close()
+        elif self._executor is None:
+            pass  # no process pool was made
         elif cancel:
             # Interrupted (Ctrl-C) or failed: runs in progress are abandoned, not waited
             # for (one may take hours). A worker that got the SIGINT too stops by itself;

@@ -403,23 +403,45 @@ def _execute_local(
     """Batches to the local workers; one result back per run; a worker whose run outlives
     its limit (a run stuck inside one event) is killed and replaced, the run recorded as
     timed out and the rest of its batch run by the others."""
-    from multiprocessing.connection import wait
+    import selectors
 
     queue = deque(todo)
     fn = compute_run  # looked up here, so tests can stand another function in
     idle: list[_Worker] = []
     limit = kill_after(run_timeout) if run_timeout is not None else None
+    # One selector for the whole sweep, holding the busy workers' connections and exit
+    # sentinels: multiprocessing.connection.wait builds and fills a new one per call,
+    # which was a good part of the driver's time per result on short runs.
+    selector = selectors.DefaultSelector()
+    watched: dict[int, list[Any]] = {}
+
+    def watch(w: _Worker) -> None:
+        if id(w) not in watched:
+            handles: list[Any] = [w.conn]
+            if w.proc.sentinel is not None:
+                handles.append(w.proc.sentinel)
+            for h in handles:
+                selector.register(h, selectors.EVENT_READ, w)
+            watched[id(w)] = handles
+
+    def unwatch(w: _Worker) -> None:
+        # Before its descriptors are closed: a new worker may get the same numbers.
+        for h in watched.pop(id(w), []):
+            selector.unregister(h)
 
     def give(w: _Worker) -> None:
         if not queue:
+            unwatch(w)
             idle.append(w)
             return
         size = max(1, min(MAX_BATCH, len(queue) // (4 * pool.size)))
         batch = [queue.popleft() for _ in range(min(size, len(queue)))]
         pool.send(w, fn, batch)
+        watch(w)
 
     def lost(w: _Worker, error: str) -> None:
         """`w` is gone: its current run failed with `error`, the rest goes back."""
+        unwatch(w)
         run = w.batch[w.next]
         rec.add(run, RunOutcome(ok=False, code_version=run.key.code_version, error=error))
         queue.extendleft(reversed(w.batch[w.next + 1 :]))
@@ -438,14 +460,10 @@ def _execute_local(
         wait_s = rec.due()
         if limit is not None:
             wait_s = min(wait_s, *(w.started + limit - now for w in busy))
-        by_handle: dict[Any, _Worker] = {}
-        for w in busy:
-            by_handle[w.conn] = w
-            by_handle[w.proc.sentinel] = w
-        ready = wait(list(by_handle), timeout=None if math.isinf(wait_s) else max(0.0, wait_s))
+        ready = selector.select(None if math.isinf(wait_s) else max(0.0, wait_s))
         handled: set[int] = set()
-        for h in ready:
-            w = by_handle[h]
+        for key, _ in ready:
+            w = key.data
             if id(w) in handled or w not in pool.workers:
                 continue
             handled.add(id(w))
@@ -461,7 +479,8 @@ def _execute_local(
                 try:
                     i, outcome = w.conn.recv()
                 except (EOFError, OSError):
-                    lost(w, "worker process died")
+                    w.proc.join(timeout=1)
+                    lost(w, one_line(f"worker process died (exit code {w.proc.exitcode})"))
                     break
                 rec.add(w.batch[i], outcome)
                 w.next, w.started = i + 1, time.monotonic()
@@ -479,6 +498,7 @@ def _execute_local(
                 )
         if rec.due() == 0.0:
             rec.flush()
+    selector.close()
 
 
 def _execute_futures(todo: list[PlannedRun], ex: Executors, rec: _Recorder) -> None:
