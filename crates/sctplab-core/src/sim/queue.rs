@@ -367,30 +367,31 @@ impl<E> Store<E> {
         if let Store::Heap(h) = self {
             let lane = h[0].lane;
             if lane != NO_LANE {
-                let waiting = &mut lanes.waiting[lane as usize];
-                if let Some(next) = waiting.front_mut() {
+                let l = &mut lanes.lanes[lane as usize];
+                if let Some(next) = l.waiting.front_mut() {
                     // Swapped in place, then the old root popped from the lane: moving
                     // `pop_front`'s returned value into the root went through a stack
                     // copy written field by field and read 16 bytes at a time, a
                     // store-forwarding stall that perf put at 7 % of the run loop.
                     std::mem::swap(&mut h[0], next);
-                    let top = waiting.pop_front().expect("lane front exists");
+                    let top = l.waiting.pop_front().expect("lane front exists");
                     lanes.len -= 1;
                     heap_sift_down(h);
                     return top.event;
                 }
-                lanes.active[lane as usize] = false;
+                l.active = false;
             }
             return heap_pop(h).event;
         }
         let top = self.pop();
         if top.lane != NO_LANE {
-            match lanes.waiting[top.lane as usize].pop_front() {
+            let l = &mut lanes.lanes[top.lane as usize];
+            match l.waiting.pop_front() {
                 Some(next) => {
                     lanes.len -= 1;
                     self.push(next, top.key);
                 }
-                None => lanes.active[top.lane as usize] = false,
+                None => l.active = false,
             }
         }
         top.event
@@ -613,14 +614,20 @@ impl<E> Slots<E> {
 /// earliest (its head) is in the store, as an ordinary entry marked with its lane; the
 /// rest wait in order and the next one enters the store when the head is popped.
 struct Lanes<E> {
-    /// Per lane: whether its head is in the store ...
-    active: Vec<bool>,
-    /// ... the events behind it, in order ...
-    waiting: Vec<std::collections::VecDeque<Entry<E>>>,
-    /// ... and the key of its last event (to check the order).
-    tail: Vec<Key>,
+    lanes: Vec<Lane<E>>,
     /// Events in all `waiting` queues.
     len: usize,
+}
+
+/// One FIFO lane, its state together (one cache line) since scheduling and popping
+/// touch all of it.
+struct Lane<E> {
+    /// The events behind its head, in order ...
+    waiting: std::collections::VecDeque<Entry<E>>,
+    /// ... the key of its last event (to check the order) ...
+    tail: Key,
+    /// ... and whether its head is in the store.
+    active: bool,
 }
 
 /// Where the earliest pending event is.
@@ -676,9 +683,7 @@ impl<E> EventQueue<E> {
             run_order: Vec::new(),
             slots: Slots::new(),
             lanes: Lanes {
-                active: Vec::new(),
-                waiting: Vec::new(),
-                tail: Vec::new(),
+                lanes: Vec::new(),
                 len: 0,
             },
             superseded: SimTime::ZERO,
@@ -751,10 +756,12 @@ impl<E> EventQueue<E> {
     pub fn schedule_lane(&mut self, lane: usize, time: SimTime, event: E) {
         let key = self.next_key(time);
         let l = &mut self.lanes;
-        if lane >= l.active.len() {
-            l.active.resize(lane + 1, false);
-            l.tail.resize(lane + 1, 0);
-            l.waiting.resize_with(lane + 1, Default::default);
+        if lane >= l.lanes.len() {
+            l.lanes.resize_with(lane + 1, || Lane {
+                waiting: Default::default(),
+                tail: 0,
+                active: false,
+            });
         }
         let lane_id = u32::try_from(lane).expect("lane id fits in u32");
         assert!(lane_id != NO_LANE, "lane id out of range");
@@ -763,18 +770,20 @@ impl<E> EventQueue<E> {
             event,
             lane: lane_id,
         };
-        if l.active[lane] {
+        let ln = &mut l.lanes[lane];
+        if ln.active {
             assert!(
-                key_time(l.tail[lane]) <= time,
+                key_time(ln.tail) <= time,
                 "lane {lane} scheduled out of order"
             );
-            l.waiting[lane].push_back(e);
+            ln.tail = key;
+            ln.waiting.push_back(e);
             l.len += 1;
         } else {
-            l.active[lane] = true;
+            ln.active = true;
+            ln.tail = key;
             self.heap.push(e, self.last);
         }
-        l.tail[lane] = key;
     }
 
     /// Schedules a batch of events, in the given order (so with consecutive sequence

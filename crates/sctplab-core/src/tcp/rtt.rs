@@ -26,6 +26,9 @@ pub struct RttEstimator {
     pub backoff: u32,
     /// The last sample in ticks (for series and summaries).
     pub last_rtt_ticks: i64,
+    /// `timeout()` for the (`rtxcur_s` bits, `backoff`) it was computed from: the timer
+    /// is re-armed on every ack, the estimate changes once per round trip at most.
+    memo: Option<(u64, u32, SimDuration)>,
 }
 
 impl RttEstimator {
@@ -44,6 +47,7 @@ impl RttEstimator {
             rtxcur_s: initial.as_secs_f64(),
             backoff: 1,
             last_rtt_ticks: 0,
+            memo: None,
         }
     }
 
@@ -98,8 +102,16 @@ impl RttEstimator {
         t
     }
 
-    pub fn timeout(&self) -> SimDuration {
-        SimDuration::from_secs_f64(self.timeout_s())
+    pub fn timeout(&mut self) -> SimDuration {
+        let key = (self.rtxcur_s.to_bits(), self.backoff);
+        match self.memo {
+            Some((bits, backoff, t)) if (bits, backoff) == key => t,
+            _ => {
+                let t = SimDuration::from_secs_f64(self.timeout_s());
+                self.memo = Some((key.0, key.1, t));
+                t
+            }
+        }
     }
 
     /// Doubles the backoff after a timeout; after three doublings the smoothed RTT is
@@ -170,5 +182,23 @@ mod tests {
             e.back_off();
         }
         assert_eq!(e.timeout_s(), 60.0);
+    }
+
+    #[test]
+    fn remembered_timeout_follows_samples_and_backoff() {
+        // The memo against the timeout computed afresh, through samples that change the
+        // estimate, back-offs and the sender's reset of the backoff.
+        let mut e = est();
+        let fresh = |e: &RttEstimator| SimDuration::from_secs_f64(e.timeout_s());
+        assert_eq!(e.timeout(), SimDuration::from_secs(3));
+        for (i, rtt) in [0.2, 0.2, 0.35, 0.05, 1.7, 0.3].into_iter().enumerate() {
+            e.update(rtt, i as f64 * 0.013);
+            assert_eq!(e.timeout(), fresh(&e));
+            assert_eq!(e.timeout(), fresh(&e));
+            e.back_off();
+            assert_eq!(e.timeout(), fresh(&e));
+            e.backoff = 1;
+            assert_eq!(e.timeout(), fresh(&e));
+        }
     }
 }

@@ -245,6 +245,7 @@ impl World {
                     flow,
                     timer_at: None,
                     timer_gen: 0,
+                    send_route: None,
                 });
             }
             nodes[src.idx()].ports.push((proto, ports.0, sid));

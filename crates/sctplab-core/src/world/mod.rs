@@ -103,6 +103,23 @@ pub(crate) struct EndpointSlot {
     /// deadline may be later than the pending event, which then re-arms itself.
     pub timer_at: Option<SimTime>,
     pub timer_gen: u32,
+    /// The wired route of the endpoint's last packet (`SendRoute`).
+    pub send_route: Option<SendRoute>,
+}
+
+/// Where an endpoint's packets for one destination address go: an endpoint sends to one
+/// or two addresses (its peer's), so `service` resolves them once instead of per packet.
+/// Only wired routes are kept: they, the addresses' owners and the interfaces' links are
+/// fixed once the world is built, so the answer never goes stale.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct SendRoute {
+    pub addr: [u8; 4],
+    /// The node that owns `addr`.
+    pub dst: NodeId,
+    /// The address of the interface the packets leave by.
+    pub src_addr: [u8; 4],
+    /// The link direction of that interface.
+    pub out: LinkDirId,
 }
 
 /// Everything that can happen. Kept small (12 bytes) because the heap moves it around.

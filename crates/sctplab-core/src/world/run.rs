@@ -1,6 +1,6 @@
 //! The run loop: pops events in (time, sequence) order and drives links and endpoints.
 
-use super::{Event, Fault, NO_FLOW, World, addr_parts};
+use super::{Event, Fault, NO_FLOW, SendRoute, World, addr_parts};
 use crate::endpoint::EndpointEvent;
 use crate::endpoint::{AnyEndpoint, Endpoint};
 use crate::error::Error;
@@ -366,38 +366,57 @@ impl World {
                 pkt.ip.dst = slot.peer_addr;
             }
             let dst_addr = pkt.ip.dst;
-            let Some(dst_iface) = self.addr_owner(dst_addr) else {
-                self.pool.release(pid);
-                continue;
+            let memo = slot.send_route.filter(|r| r.addr == dst_addr);
+            let (dst_node, src_addr) = match memo {
+                Some(r) => (r.dst, r.src_addr),
+                None => {
+                    let Some(dst_iface) = self.addr_owner(dst_addr) else {
+                        self.pool.release(pid);
+                        continue;
+                    };
+                    let dst_node = self.ifaces[dst_iface.idx()].node;
+                    // The source address is that of the interface the packet leaves by.
+                    let wired = self.routes.next_hop(src, dst_iface);
+                    let out = wired.or_else(|| self.wireless_iface_toward(src, dst_iface));
+                    let src_addr = match out {
+                        Some(out) => self.ifaces[out.idx()].addr,
+                        None => self.nodes[src.idx()].addr,
+                    };
+                    // What `forward` does with it: a wired hop (a packet for the node
+                    // itself is delivered instead, so it is not kept).
+                    if let Some(i) = wired.filter(|_| dst_node != src) {
+                        self.endpoints[id.idx()].send_route = Some(SendRoute {
+                            addr: dst_addr,
+                            dst: dst_node,
+                            src_addr,
+                            out: self.ifaces[i.idx()].out,
+                        });
+                    }
+                    (dst_node, src_addr)
+                }
             };
             self.pool.stamp(pid);
             let pkt = self.pool.get_mut(pid);
             pkt.flow = flow;
             pkt.src = src;
-            pkt.dst = self.ifaces[dst_iface.idx()].node;
+            pkt.dst = dst_node;
             pkt.created = now;
             pkt.forwards = 0;
             pkt.next_hop = 0;
             pkt.routing = None;
             pkt.arp = None;
-            // The source address is that of the interface the packet leaves by.
-            let out = self
-                .routes
-                .next_hop(src, dst_iface)
-                .or_else(|| self.wireless_iface_toward(src, dst_iface));
-            let pkt = self.pool.get_mut(pid);
-            pkt.ip.src = match out {
-                Some(out) => self.ifaces[out.idx()].addr,
-                None => self.nodes[src.idx()].addr,
-            };
-            let pkt = self.pool.get_mut(pid);
+            pkt.ip.src = src_addr;
             pkt.ip.ttl = 64;
             pkt.ip.ident = pkt.uid as u16;
             self.flows[flow.idx()].in_flight += 1;
             if self.tracer.ns2_on() && self.is_wireless_node(src) {
                 self.wtrace_packet('s', now, src, "AGT", "---", pid);
             }
-            self.forward(now, src, pid);
+            match memo {
+                // `forward`'s decision for this address, as recorded above.
+                Some(r) => self.enqueue(now, r.out, pid),
+                None => self.forward(now, src, pid),
+            }
         }
         let slot = &mut self.endpoints[id.idx()];
         if self.tracer.wants_events() {
@@ -651,7 +670,8 @@ impl World {
         if self.tracer.pcap_on() {
             self.tracer.pcap(to_iface.idx(), now, self.pool.get(pid));
         }
-        if let Some(i) = self.nodes[to.idx()].snoop {
+        // Most worlds have no snoop agent: then no node needs looking at.
+        if let Some(i) = self.snoops.first().and_then(|_| self.nodes[to.idx()].snoop) {
             if self.pool.get(pid).dst != to {
                 let room = self.next_hop_has_room(to, pid);
                 let verdict = self.snoops[i]
