@@ -303,6 +303,15 @@ fn timer_at(k: TimerKey) -> SimTime {
     SimTime::from_nanos((k >> 64) as u64)
 }
 
+/// Whether the timer with key `k` is due at `now` (its deadline is not later). One
+/// comparison of the deadline's half of the key: a stopped timer (`NO_TIMER`) has the
+/// deadline `SimTime::MAX`, which no input time reaches.
+#[inline]
+fn due(k: TimerKey, now: SimTime) -> bool {
+    debug_assert!(now < SimTime::MAX);
+    (k >> 64) as u64 <= now.as_nanos()
+}
+
 /// ns-2's `BackoffTimer` state besides its deadline.
 #[derive(Copy, Clone, Debug, Default)]
 struct Backoff {
@@ -619,7 +628,7 @@ impl Mac {
         self.resume_after_failure(now);
         loop {
             let (i, k) = self.next;
-            if k == NO_TIMER || timer_at(k) > now {
+            if !due(k, now) {
                 break;
             }
             self.set_timer(i, NO_TIMER);
@@ -650,7 +659,7 @@ impl Mac {
         self.now = now;
         loop {
             let (i, k) = self.next;
-            if k == NO_TIMER || timer_at(k) > now {
+            if !due(k, now) {
                 break;
             }
             // Stop timer i; the other of the two, if it runs, is now the earliest.
@@ -658,13 +667,10 @@ impl Mac {
             debug_assert_eq!(self.running & !((1 << RECV) | (1 << NAV)), 0);
             self.timers[i] = NO_TIMER;
             self.running &= !(1 << i);
+            // (o, NO_TIMER) if it does not: `next` then names no running timer, which
+            // `set_timer` handles like (0, NO_TIMER) (a rescan finds the same earliest).
             let o = RECV + NAV - i;
-            let ko = self.timers[o];
-            self.next = if ko != NO_TIMER {
-                (o, ko)
-            } else {
-                (0, NO_TIMER)
-            };
+            self.next = (o, self.timers[o]);
             if i == RECV {
                 if let Some(rx) = self.rx.take() {
                     // `receive_end` of a frame the MAC does not act on, not sending.
@@ -818,6 +824,7 @@ impl Mac {
 
     /// `checkBackoffTimer`: freeze the backoff while the medium is busy, resume it after
     /// DIFS once it is idle.
+    #[inline]
     fn check_backoff_timer(&mut self) {
         // The flags first: a resumed backoff is not paused again (the medium is idle).
         if self.backoff.paused {

@@ -175,7 +175,15 @@ pub fn prop_delay(dist_m: f64) -> SimDuration {
         // to `round`: below 2^52 the integer part and the fraction are exact. Through
         // `i64` (the same values in this range) each conversion is one instruction,
         // where the unsigned ones take several on x86-64.
-        let whole = ns as i64;
+        //
+        // `ns` is at least MIN_DISTANCE_M / c * 1e9 > 0 (`max` turns NaN into the floor)
+        // and below 2^52, so it is finite and fits an i64: the unchecked conversion is
+        // the single truncating instruction, without the NaN and overflow fix-ups of
+        // `as` (about 6 instructions fewer per call, 7 M of 1,134 M in callgrind's count
+        // of 40 s of manet-tcp, where every overheard frame takes one delay).
+        debug_assert!(ns > 0.0 && ns < (1u64 << 52) as f64);
+        // SAFETY: `ns` is finite and within i64's range (above).
+        let whole: i64 = unsafe { ns.to_int_unchecked() };
         let frac = ns - whole as f64;
         let whole = whole as u64;
         SimDuration::from_nanos(whole + u64::from(frac >= 0.5))
