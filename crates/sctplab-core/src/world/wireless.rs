@@ -492,58 +492,72 @@ impl Wireless {
     }
 
     /// Reads the frames logged since quiet `nic`'s cursor: each one it senses becomes a
-    /// deferred reception, with the arrival time and sequence number the transmission
-    /// would have given it (same positions, same distance, same filter as the grid
-    /// query and `transmit`; NICs are numbered in node order, so numbering receivers
-    /// by NIC keeps their input order). Not the frame's sender nor its addressee: those
-    /// get real events.
+    /// deferred reception (`read_logged`) in its list, in key order.
     fn pull_log(&mut self, nic: u32) {
-        let i = nic as usize;
         let end = self.log_end();
-        let Wireless {
-            air_log,
-            log_base,
-            log_cursor,
-            mobility,
-            nics,
-            rx_power,
-            cs_range_m,
-            ..
-        } = self;
-        let me = MacAddr(nic);
-        let node = nics[i].node.idx();
-        let list = &mut nics[i].deferred_rx;
-        let step = EventQueue::<Event>::seq_step();
-        for g in log_cursor[i]..end {
-            let e = &air_log[(g - *log_base) as usize];
-            if e.sender_nic == nic || e.dst == me {
-                continue;
-            }
-            let Some(d) = within_range(e.here, mobility.position(node, e.at), *cs_range_m) else {
-                continue;
-            };
-            if !rx_power.sensed(d) {
-                continue;
-            }
-            let (at, seq) = (
-                e.at + propagation::prop_delay(d),
-                e.seq0 + step * nic as u64,
-            );
-            let r = DeferredRx {
-                at,
-                seq,
-                log: g,
-                dist_tx: d,
-            };
-            // Usually in order; a nearer sender of a later frame may come first.
-            if list.back().is_none_or(|b| (b.at, b.seq) < (at, seq)) {
-                list.push_back(r);
-            } else {
-                let pos = list.partition_point(|b| (b.at, b.seq) < (at, seq));
-                list.insert(pos, r);
+        let node = self.nics[nic as usize].node.idx();
+        for g in self.log_cursor[nic as usize]..end {
+            if let Some(r) = self.read_logged(nic, node, g) {
+                insert_in_order(&mut self.nics[nic as usize].deferred_rx, r);
             }
         }
-        log_cursor[i] = end;
+        self.log_cursor[nic as usize] = end;
+    }
+
+    /// Logged frame `g` as quiet `nic` (on `node`) senses it: the deferred reception with
+    /// the arrival time and sequence number the transmission would have given it (same
+    /// positions, same distance, same filter as the grid query and `transmit`; NICs are
+    /// numbered in node order, so numbering receivers by NIC keeps their input order),
+    /// or `None` if it does not sense it. Not the frame's sender nor its addressee: those
+    /// get real events.
+    #[inline(always)]
+    fn read_logged(&mut self, nic: u32, node: usize, g: u64) -> Option<DeferredRx> {
+        let e = &self.air_log[(g - self.log_base) as usize];
+        if e.sender_nic == nic || e.dst == MacAddr(nic) {
+            return None;
+        }
+        let d = within_range(e.here, self.mobility.position(node, e.at), self.cs_range_m)?;
+        if !self.rx_power.sensed(d) {
+            return None;
+        }
+        Some(DeferredRx {
+            at: e.at + propagation::prop_delay(d),
+            seq: e.seq0 + EventQueue::<Event>::seq_step() * nic as u64,
+            log: g,
+            dist_tx: d,
+        })
+    }
+
+    /// The next frame quiet `nic` (on `node`) senses among those logged from `cursor` up
+    /// to `end`, read straight from the log, such that no frame logged after it can
+    /// arrive before it. The frames logged after it that went on the air before it
+    /// arrives (two transmissions less than a propagation delay apart) are read now too,
+    /// into the NIC's list. `cursor` moves past everything read.
+    #[inline(always)]
+    fn stage_logged(
+        &mut self,
+        nic: u32,
+        node: usize,
+        cursor: &mut u64,
+        end: u64,
+    ) -> Option<DeferredRx> {
+        while *cursor < end {
+            let g = *cursor;
+            *cursor = g + 1;
+            let Some(r) = self.read_logged(nic, node, g) else {
+                continue;
+            };
+            // A frame that went on the air after `r.at` arrives after it.
+            while *cursor < end && self.air_log[(*cursor - self.log_base) as usize].at <= r.at {
+                let h = *cursor;
+                *cursor = h + 1;
+                if let Some(s) = self.read_logged(nic, node, h) {
+                    insert_in_order(&mut self.nics[nic as usize].deferred_rx, s);
+                }
+            }
+            return Some(r);
+        }
+        None
     }
 
     /// Drops the logged frames no quiet NIC has yet to read or receive.
@@ -622,9 +636,17 @@ impl Wireless {
         q: &mut EventQueue<Event>,
     ) -> Option<SimTime> {
         let i = nic as usize;
-        if self.log_pending(nic) {
-            self.pull_log(nic);
-        }
+        // Logged frames are read as the loop reaches them (`stage_logged`), not all
+        // into the list first: `staged` is the next one, earlier than every frame not
+        // yet read; the list holds those read before (an earlier catch-up's leftovers,
+        // or frames read ahead of `staged`).
+        let (mut cursor, end) = if self.is_quiet(i) {
+            (self.log_cursor[i], self.log_end())
+        } else {
+            (0, 0)
+        };
+        let node = self.nics[i].node.idx();
+        let mut staged = self.stage_logged(nic, node, &mut cursor, end);
         let mut last = None;
         let mut cur = HistoryCursor::default();
         loop {
@@ -633,9 +655,21 @@ impl Wireless {
                 Some(_) => n.mac_timer.at,
                 None => None,
             };
+            // The earlier of the list's first and the staged frame.
+            let (rx, from_log) = match (n.deferred_rx.front(), staged) {
+                (None, s) => (s, true),
+                (Some(&r), None) => (Some(r), false),
+                (Some(&r), Some(s)) => {
+                    if (r.at, r.seq) < (s.at, s.seq) {
+                        (Some(r), false)
+                    } else {
+                        (Some(s), true)
+                    }
+                }
+            };
             // The earlier of the two; only a tie in time needs the timer's number.
-            let take_rx = match (n.deferred_rx.front(), timer_at) {
-                (None, None) => return last,
+            let take_rx = match (rx, timer_at) {
+                (None, None) => break,
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
                 (Some(r), Some(at)) => {
@@ -649,13 +683,20 @@ impl Wireless {
                 }
             };
             if take_rx {
-                let r = *n.deferred_rx.front().expect("deferred reception");
+                let r = rx.expect("deferred reception");
                 if r.at > before.0 || (r.at == before.0 && r.seq > before.1) {
-                    return last;
+                    break;
                 }
                 last = Some(r.at);
-                n.deferred_rx.pop_front();
+                if from_log {
+                    staged = None;
+                } else {
+                    n.deferred_rx.pop_front();
+                }
                 self.deferred_rx_start(r, nic, q, &mut cur);
+                if staged.is_none() {
+                    staged = self.stage_logged(nic, node, &mut cursor, end);
+                }
                 continue;
             }
             let (v, at) = (
@@ -663,7 +704,7 @@ impl Wireless {
                 timer_at.expect("virtual timer"),
             );
             if at > before.0 || (at == before.0 && v.resolve_from(q, &mut cur) > before.1) {
-                return last;
+                break;
             }
             last = Some(at);
             // What `mac_timer` would have done when popping (at, seq).
@@ -689,11 +730,19 @@ impl Wireless {
                 }
             }
         }
+        if let Some(r) = staged {
+            insert_in_order(&mut self.nics[i].deferred_rx, r);
+        }
+        if end > 0 {
+            self.log_cursor[i] = cursor;
+        }
+        last
     }
 
     /// What `rx_start` would have done with the deferred `RxStart` (at, seq): the MAC
     /// stays quiet, so only its timer may need re-arming, as a virtual event armed by
     /// this one.
+    #[inline(always)]
     fn deferred_rx_start(
         &mut self,
         r: DeferredRx,
@@ -755,6 +804,18 @@ impl Wireless {
                 n.mac_timer.virt = Some(VirtSeq::Known(seq).child(at, q, cur));
             }
         }
+    }
+}
+
+/// Puts a deferred reception into a NIC's list in key order: usually at the end; a
+/// nearer sender of a later frame may come first.
+#[inline]
+fn insert_in_order(list: &mut VecDeque<DeferredRx>, r: DeferredRx) {
+    if list.back().is_none_or(|b| (b.at, b.seq) < (r.at, r.seq)) {
+        list.push_back(r);
+    } else {
+        let pos = list.partition_point(|b| (b.at, b.seq) < (r.at, r.seq));
+        list.insert(pos, r);
     }
 }
 
