@@ -202,46 +202,71 @@ pub(crate) struct TimerSlot {
 pub(crate) enum VirtSeq {
     /// Reserved from the queue when it was armed.
     Known(u64),
-    /// Armed by the virtual event with this key: `EventQueue::seq_after` of it, looked
-    /// up only when needed (a tie in time, entering the queue, or the periodic sweep).
-    After(SimTime, u64),
-    /// Armed by a virtual event at .0 that was itself `After(.1, .2)`.
-    After2(SimTime, SimTime, u64),
-    /// Armed by a virtual event at .0 that was itself `After2(.1, .2, .3)`.
-    After3(SimTime, SimTime, SimTime, u64),
+    /// Armed by a chain of virtual events: the first of them was armed by the event
+    /// numbered .0, each later one by the one before it, and this one by the last. Their
+    /// times are the NIC's `Wireless::virt_chain`, oldest first. The number is
+    /// `EventQueue::seq_after` of the last one's key, looked up only when needed (a tie
+    /// in time, entering the queue, or the periodic sweep), and a link's own number only
+    /// when an event was popped at the very time of the link after it.
+    Chain(u64),
 }
 
+/// Links a chain may have before its number is looked up and it starts again: the
+/// sweep pins every chain every `SWEEP_EVERY` events, so this only bounds the odd long
+/// catch-up (the end of a run).
+const MAX_CHAIN: usize = 64;
+
 impl VirtSeq {
-    fn resolve(self, q: &crate::sim::EventQueue<Event>) -> u64 {
-        self.resolve_from(q, &mut HistoryCursor::default())
+    fn resolve(self, chain: &[SimTime], q: &EventQueue<Event>) -> u64 {
+        self.resolve_from(chain, q, &mut HistoryCursor::default())
     }
 
     /// `resolve`, the outermost lookup through `cur` (within one catch-up the armers'
     /// times do not go back; the inner ones, only needed on a tie, do).
-    fn resolve_from(self, q: &crate::sim::EventQueue<Event>, cur: &mut HistoryCursor) -> u64 {
+    fn resolve_from(
+        self,
+        chain: &[SimTime],
+        q: &EventQueue<Event>,
+        cur: &mut HistoryCursor,
+    ) -> u64 {
         match self {
             VirtSeq::Known(s) => s,
-            VirtSeq::After(t, s) => q.seq_after_from(cur, (t, s)),
-            VirtSeq::After2(t, tp, sp) => q.seq_after_lazy_from(cur, t, || q.seq_after((tp, sp))),
-            VirtSeq::After3(t, tp, tpp, spp) => {
-                q.seq_after_lazy_from(cur, t, || q.seq_after_lazy(tp, || q.seq_after((tpp, spp))))
-            }
+            VirtSeq::Chain(base) => match chain.split_last() {
+                Some((&t, rest)) => q.seq_after_lazy_from(cur, t, || chain_seq(q, base, rest)),
+                None => base,
+            },
         }
     }
 
-    /// The number of an event armed by the virtual event (`at`, self).
+    /// The number of an event armed by the virtual event (`at`, self); `chain` is the
+    /// NIC's.
     fn child(
         self,
         at: SimTime,
-        q: &crate::sim::EventQueue<Event>,
+        chain: &mut Vec<SimTime>,
+        q: &EventQueue<Event>,
         cur: &mut HistoryCursor,
     ) -> VirtSeq {
-        match self {
-            VirtSeq::Known(s) => VirtSeq::After(at, s),
-            VirtSeq::After(tp, sp) => VirtSeq::After2(at, tp, sp),
-            VirtSeq::After2(tp, tpp, spp) => VirtSeq::After3(at, tp, tpp, spp),
-            VirtSeq::After3(..) => VirtSeq::After(at, self.resolve_from(q, cur)),
-        }
+        let base = match self {
+            VirtSeq::Chain(b) if chain.len() < MAX_CHAIN => {
+                chain.push(at);
+                return VirtSeq::Chain(b);
+            }
+            VirtSeq::Chain(_) => self.resolve_from(chain, q, cur),
+            VirtSeq::Known(s) => s,
+        };
+        chain.clear();
+        chain.push(at);
+        VirtSeq::Chain(base)
+    }
+}
+
+/// The number of the event armed by the last of `times`, the first of them armed by
+/// the event numbered `base` (see `VirtSeq::Chain`).
+fn chain_seq(q: &EventQueue<Event>, base: u64, times: &[SimTime]) -> u64 {
+    match times.split_last() {
+        Some((&t, rest)) => q.seq_after_lazy(t, || chain_seq(q, base, rest)),
+        None => base,
     }
 }
 
@@ -288,7 +313,7 @@ pub(crate) struct DeferredRx {
 }
 
 /// A unicast frame as it went on the air, for the quiet NICs that look at it later
-/// (`Wireless::pull_log`): when, from where, from whom, and the first of the sequence
+/// (`Wireless::read_logged`): when, from where, from whom, and the first of the sequence
 /// numbers its receivers take (NIC `j` takes `seq0 + j * step`). The frame itself is
 /// kept apart (`Wireless::air_frames`): reading the log skips most of them.
 #[derive(Copy, Clone, Debug)]
@@ -346,7 +371,7 @@ pub(crate) struct Wireless {
     scratch_recv: Vec<(u32, SimTime)>,
     /// Unicast frames put on the air with deferred receptions on, in transmission order:
     /// a quiet NIC gets no event and no list entry when a frame goes on the air, but
-    /// reads the frames logged since its cursor when it next catches up (`pull_log`).
+    /// reads the frames logged since its cursor when it next catches up (`stage_logged`).
     /// `air_log[0]` is frame number `log_base`; the sweep drops the frames every quiet
     /// NIC has read.
     air_log: Vec<LoggedFrame>,
@@ -364,6 +389,8 @@ pub(crate) struct Wireless {
     /// a transmission need not look into each MAC and a logged one visits only these (a
     /// few of the ~50 NICs); `is_quiet` reads it.
     loud: Vec<u64>,
+    /// Per NIC: the times of the links of its pending `VirtSeq::Chain`.
+    virt_chain: Vec<Vec<SimTime>>,
     /// How far two nodes' distance can change while a frame propagates, besides the
     /// movement itself: a bound far above the rounding of positions and distances (m).
     dist_slack_m: f64,
@@ -435,6 +462,7 @@ impl Wireless {
             log_cursor: vec![0; nics_len],
             rx_src: vec![(0, SimTime::ZERO); nics_len],
             loud,
+            virt_chain: vec![Vec::new(); nics_len],
             dist_slack_m: 1e-6 * (1.0 + area.x_max.abs() + area.y_max.abs()),
             deferred_mac_timers: DEFER_QUIET_MAC_TIMERS.with(|c| c.get())
                 && std::env::var_os("SCTPLAB_EVERY_MAC_TIMER").is_none_or(|v| v != "1"),
@@ -676,10 +704,11 @@ impl Wireless {
                     r.at < at
                         || (r.at == at
                             && r.seq
-                                < n.mac_timer
-                                    .virt
-                                    .expect("virtual timer")
-                                    .resolve_from(q, &mut cur))
+                                < n.mac_timer.virt.expect("virtual timer").resolve_from(
+                                    &self.virt_chain[i],
+                                    q,
+                                    &mut cur,
+                                ))
                 }
             };
             if take_rx {
@@ -703,7 +732,9 @@ impl Wireless {
                 n.mac_timer.virt.expect("virtual timer"),
                 timer_at.expect("virtual timer"),
             );
-            if at > before.0 || (at == before.0 && v.resolve_from(q, &mut cur) > before.1) {
+            if at > before.0
+                || (at == before.0 && v.resolve_from(&self.virt_chain[i], q, &mut cur) > before.1)
+            {
                 break;
             }
             last = Some(at);
@@ -722,7 +753,7 @@ impl Wireless {
                     debug_assert!(t > at && n.mac.timers_are_quiet());
                     n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
                     n.mac_timer.at = Some(t);
-                    n.mac_timer.virt = Some(v.child(at, q, &mut cur));
+                    n.mac_timer.virt = Some(v.child(at, &mut self.virt_chain[i], q, &mut cur));
                 }
                 None => {
                     n.mac_timer.at = None;
@@ -801,7 +832,8 @@ impl Wireless {
                 }
                 n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
                 n.mac_timer.at = Some(t);
-                n.mac_timer.virt = Some(VirtSeq::Known(seq).child(at, q, cur));
+                n.mac_timer.virt =
+                    Some(VirtSeq::Known(seq).child(at, &mut self.virt_chain[i], q, cur));
             }
         }
     }
@@ -1257,7 +1289,7 @@ impl World {
             // The pending virtual event enters the queue with its key once the MAC
             // stops being quiet.
             if !(defer && quiet) {
-                let seq = v.resolve(&self.queue);
+                let seq = v.resolve(&w.virt_chain[i], &self.queue);
                 n.mac_timer.virt = None;
                 let g = n.mac_timer.generation;
                 self.queue
@@ -1292,10 +1324,10 @@ impl World {
             // Pin down a pending number while its parent is still in the pop history.
             let w = self.wireless.as_deref_mut().expect("wireless world");
             let slot = &mut w.nics[nic as usize].mac_timer;
-            if let Some(v @ (VirtSeq::After(..) | VirtSeq::After2(..) | VirtSeq::After3(..))) =
-                slot.virt
-            {
-                slot.virt = Some(VirtSeq::Known(v.resolve(&self.queue)));
+            if let Some(v @ VirtSeq::Chain(_)) = slot.virt {
+                slot.virt = Some(VirtSeq::Known(
+                    v.resolve(&w.virt_chain[nic as usize], &self.queue),
+                ));
             }
         }
         if let Some(w) = self.wireless.as_deref_mut() {
@@ -1421,7 +1453,7 @@ impl World {
     /// node, then interface, which is NIC order), from one block: NIC `j` the `j`-th.
     /// The addressee and the NICs that are not quiet (a few) get their `RxStart` events
     /// now; the quiet ones get nothing here: the frame goes to the air log, which each
-    /// reads when it next catches up (`Wireless::pull_log`), with the same positions,
+    /// reads when it next catches up (`Wireless::stage_logged`), with the same positions,
     /// distances and keys.
     fn transmit_logged(&mut self, now: SimTime, nic: u32, frame: Frame) {
         let w = self.wireless.as_deref_mut().expect("wireless");
