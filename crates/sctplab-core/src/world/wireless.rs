@@ -217,7 +217,7 @@ pub(crate) enum VirtSeq {
 const MAX_CHAIN: usize = 64;
 
 impl VirtSeq {
-    fn resolve(self, chain: &[SimTime], q: &EventQueue<Event>) -> u64 {
+    fn resolve(self, chain: &ChainTimes, q: &EventQueue<Event>) -> u64 {
         self.resolve_from(chain, q, &mut HistoryCursor::default())
     }
 
@@ -225,13 +225,13 @@ impl VirtSeq {
     /// times do not go back; the inner ones, only needed on a tie, do).
     fn resolve_from(
         self,
-        chain: &[SimTime],
+        chain: &ChainTimes,
         q: &EventQueue<Event>,
         cur: &mut HistoryCursor,
     ) -> u64 {
         match self {
             VirtSeq::Known(s) => s,
-            VirtSeq::Chain(base) => match chain.split_last() {
+            VirtSeq::Chain(base) => match chain.times[..chain.len].split_last() {
                 Some((&t, rest)) => q.seq_after_lazy_from(cur, t, || chain_seq(q, base, rest)),
                 None => base,
             },
@@ -243,21 +243,39 @@ impl VirtSeq {
     fn child(
         self,
         at: SimTime,
-        chain: &mut Vec<SimTime>,
+        chain: &mut ChainTimes,
         q: &EventQueue<Event>,
         cur: &mut HistoryCursor,
     ) -> VirtSeq {
         let base = match self {
-            VirtSeq::Chain(b) if chain.len() < MAX_CHAIN => {
-                chain.push(at);
+            VirtSeq::Chain(b) if chain.len < MAX_CHAIN => {
+                chain.times[chain.len] = at;
+                chain.len += 1;
                 return VirtSeq::Chain(b);
             }
             VirtSeq::Chain(_) => self.resolve_from(chain, q, cur),
             VirtSeq::Known(s) => s,
         };
-        chain.clear();
-        chain.push(at);
+        chain.times[0] = at;
+        chain.len = 1;
         VirtSeq::Chain(base)
+    }
+}
+
+/// The times of a NIC's chain links (`VirtSeq::Chain`), in a fixed array: a link is
+/// added at nearly every virtual event, and a store here is cheaper than a `Vec` push.
+#[derive(Clone, Copy)]
+pub(crate) struct ChainTimes {
+    len: usize,
+    times: [SimTime; MAX_CHAIN],
+}
+
+impl Default for ChainTimes {
+    fn default() -> Self {
+        ChainTimes {
+            len: 0,
+            times: [SimTime::ZERO; MAX_CHAIN],
+        }
     }
 }
 
@@ -390,7 +408,7 @@ pub(crate) struct Wireless {
     /// few of the ~50 NICs); `is_quiet` reads it.
     loud: Vec<u64>,
     /// Per NIC: the times of the links of its pending `VirtSeq::Chain`.
-    virt_chain: Vec<Vec<SimTime>>,
+    virt_chain: Vec<ChainTimes>,
     /// How far two nodes' distance can change while a frame propagates, besides the
     /// movement itself: a bound far above the rounding of positions and distances (m).
     dist_slack_m: f64,
@@ -462,7 +480,7 @@ impl Wireless {
             log_cursor: vec![0; nics_len],
             rx_src: vec![(0, SimTime::ZERO); nics_len],
             loud,
-            virt_chain: vec![Vec::new(); nics_len],
+            virt_chain: vec![ChainTimes::default(); nics_len],
             dist_slack_m: 1e-6 * (1.0 + area.x_max.abs() + area.y_max.abs()),
             deferred_mac_timers: DEFER_QUIET_MAC_TIMERS.with(|c| c.get())
                 && std::env::var_os("SCTPLAB_EVERY_MAC_TIMER").is_none_or(|v| v != "1"),
