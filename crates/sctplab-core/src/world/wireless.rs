@@ -202,46 +202,89 @@ pub(crate) struct TimerSlot {
 pub(crate) enum VirtSeq {
     /// Reserved from the queue when it was armed.
     Known(u64),
-    /// Armed by the virtual event with this key: `EventQueue::seq_after` of it, looked
-    /// up only when needed (a tie in time, entering the queue, or the periodic sweep).
-    After(SimTime, u64),
-    /// Armed by a virtual event at .0 that was itself `After(.1, .2)`.
-    After2(SimTime, SimTime, u64),
-    /// Armed by a virtual event at .0 that was itself `After2(.1, .2, .3)`.
-    After3(SimTime, SimTime, SimTime, u64),
+    /// Armed by a chain of virtual events: the first of them was armed by the event
+    /// numbered .0, each later one by the one before it, and this one by the last. Their
+    /// times are the NIC's `Wireless::virt_chain`, oldest first. The number is
+    /// `EventQueue::seq_after` of the last one's key, looked up only when needed (a tie
+    /// in time, entering the queue, or the periodic sweep), and a link's own number only
+    /// when an event was popped at the very time of the link after it.
+    Chain(u64),
 }
 
+/// Links a chain may have before its number is looked up and it starts again: the
+/// sweep pins every chain every `SWEEP_EVERY` events, so this only bounds the odd long
+/// catch-up (the end of a run).
+const MAX_CHAIN: usize = 64;
+
 impl VirtSeq {
-    fn resolve(self, q: &crate::sim::EventQueue<Event>) -> u64 {
-        self.resolve_from(q, &mut HistoryCursor::default())
+    fn resolve(self, chain: &ChainTimes, q: &EventQueue<Event>) -> u64 {
+        self.resolve_from(chain, q, &mut HistoryCursor::default())
     }
 
     /// `resolve`, the outermost lookup through `cur` (within one catch-up the armers'
     /// times do not go back; the inner ones, only needed on a tie, do).
-    fn resolve_from(self, q: &crate::sim::EventQueue<Event>, cur: &mut HistoryCursor) -> u64 {
+    fn resolve_from(
+        self,
+        chain: &ChainTimes,
+        q: &EventQueue<Event>,
+        cur: &mut HistoryCursor,
+    ) -> u64 {
         match self {
             VirtSeq::Known(s) => s,
-            VirtSeq::After(t, s) => q.seq_after_from(cur, (t, s)),
-            VirtSeq::After2(t, tp, sp) => q.seq_after_lazy_from(cur, t, || q.seq_after((tp, sp))),
-            VirtSeq::After3(t, tp, tpp, spp) => {
-                q.seq_after_lazy_from(cur, t, || q.seq_after_lazy(tp, || q.seq_after((tpp, spp))))
-            }
+            VirtSeq::Chain(base) => match chain.times[..chain.len].split_last() {
+                Some((&t, rest)) => q.seq_after_lazy_from(cur, t, || chain_seq(q, base, rest)),
+                None => base,
+            },
         }
     }
 
-    /// The number of an event armed by the virtual event (`at`, self).
+    /// The number of an event armed by the virtual event (`at`, self); `chain` is the
+    /// NIC's.
     fn child(
         self,
         at: SimTime,
-        q: &crate::sim::EventQueue<Event>,
+        chain: &mut ChainTimes,
+        q: &EventQueue<Event>,
         cur: &mut HistoryCursor,
     ) -> VirtSeq {
-        match self {
-            VirtSeq::Known(s) => VirtSeq::After(at, s),
-            VirtSeq::After(tp, sp) => VirtSeq::After2(at, tp, sp),
-            VirtSeq::After2(tp, tpp, spp) => VirtSeq::After3(at, tp, tpp, spp),
-            VirtSeq::After3(..) => VirtSeq::After(at, self.resolve_from(q, cur)),
+        let base = match self {
+            VirtSeq::Chain(b) if chain.len < MAX_CHAIN => {
+                chain.times[chain.len] = at;
+                chain.len += 1;
+                return VirtSeq::Chain(b);
+            }
+            VirtSeq::Chain(_) => self.resolve_from(chain, q, cur),
+            VirtSeq::Known(s) => s,
+        };
+        chain.times[0] = at;
+        chain.len = 1;
+        VirtSeq::Chain(base)
+    }
+}
+
+/// The times of a NIC's chain links (`VirtSeq::Chain`), in a fixed array: a link is
+/// added at nearly every virtual event, and a store here is cheaper than a `Vec` push.
+#[derive(Clone, Copy)]
+pub(crate) struct ChainTimes {
+    len: usize,
+    times: [SimTime; MAX_CHAIN],
+}
+
+impl Default for ChainTimes {
+    fn default() -> Self {
+        ChainTimes {
+            len: 0,
+            times: [SimTime::ZERO; MAX_CHAIN],
         }
+    }
+}
+
+/// The number of the event armed by the last of `times`, the first of them armed by
+/// the event numbered `base` (see `VirtSeq::Chain`).
+fn chain_seq(q: &EventQueue<Event>, base: u64, times: &[SimTime]) -> u64 {
+    match times.split_last() {
+        Some((&t, rest)) => q.seq_after_lazy(t, || chain_seq(q, base, rest)),
+        None => base,
     }
 }
 
@@ -288,7 +331,7 @@ pub(crate) struct DeferredRx {
 }
 
 /// A unicast frame as it went on the air, for the quiet NICs that look at it later
-/// (`Wireless::pull_log`): when, from where, from whom, and the first of the sequence
+/// (`Wireless::read_logged`): when, from where, from whom, and the first of the sequence
 /// numbers its receivers take (NIC `j` takes `seq0 + j * step`). The frame itself is
 /// kept apart (`Wireless::air_frames`): reading the log skips most of them.
 #[derive(Copy, Clone, Debug)]
@@ -346,7 +389,7 @@ pub(crate) struct Wireless {
     scratch_recv: Vec<(u32, SimTime)>,
     /// Unicast frames put on the air with deferred receptions on, in transmission order:
     /// a quiet NIC gets no event and no list entry when a frame goes on the air, but
-    /// reads the frames logged since its cursor when it next catches up (`pull_log`).
+    /// reads the frames logged since its cursor when it next catches up (`stage_logged`).
     /// `air_log[0]` is frame number `log_base`; the sweep drops the frames every quiet
     /// NIC has read.
     air_log: Vec<LoggedFrame>,
@@ -364,6 +407,8 @@ pub(crate) struct Wireless {
     /// a transmission need not look into each MAC and a logged one visits only these (a
     /// few of the ~50 NICs); `is_quiet` reads it.
     loud: Vec<u64>,
+    /// Per NIC: the times of the links of its pending `VirtSeq::Chain`.
+    virt_chain: Vec<ChainTimes>,
     /// How far two nodes' distance can change while a frame propagates, besides the
     /// movement itself: a bound far above the rounding of positions and distances (m).
     dist_slack_m: f64,
@@ -435,6 +480,7 @@ impl Wireless {
             log_cursor: vec![0; nics_len],
             rx_src: vec![(0, SimTime::ZERO); nics_len],
             loud,
+            virt_chain: vec![ChainTimes::default(); nics_len],
             dist_slack_m: 1e-6 * (1.0 + area.x_max.abs() + area.y_max.abs()),
             deferred_mac_timers: DEFER_QUIET_MAC_TIMERS.with(|c| c.get())
                 && std::env::var_os("SCTPLAB_EVERY_MAC_TIMER").is_none_or(|v| v != "1"),
@@ -492,58 +538,72 @@ impl Wireless {
     }
 
     /// Reads the frames logged since quiet `nic`'s cursor: each one it senses becomes a
-    /// deferred reception, with the arrival time and sequence number the transmission
-    /// would have given it (same positions, same distance, same filter as the grid
-    /// query and `transmit`; NICs are numbered in node order, so numbering receivers
-    /// by NIC keeps their input order). Not the frame's sender nor its addressee: those
-    /// get real events.
+    /// deferred reception (`read_logged`) in its list, in key order.
     fn pull_log(&mut self, nic: u32) {
-        let i = nic as usize;
         let end = self.log_end();
-        let Wireless {
-            air_log,
-            log_base,
-            log_cursor,
-            mobility,
-            nics,
-            rx_power,
-            cs_range_m,
-            ..
-        } = self;
-        let me = MacAddr(nic);
-        let node = nics[i].node.idx();
-        let list = &mut nics[i].deferred_rx;
-        let step = EventQueue::<Event>::seq_step();
-        for g in log_cursor[i]..end {
-            let e = &air_log[(g - *log_base) as usize];
-            if e.sender_nic == nic || e.dst == me {
-                continue;
-            }
-            let Some(d) = within_range(e.here, mobility.position(node, e.at), *cs_range_m) else {
-                continue;
-            };
-            if !rx_power.sensed(d) {
-                continue;
-            }
-            let (at, seq) = (
-                e.at + propagation::prop_delay(d),
-                e.seq0 + step * nic as u64,
-            );
-            let r = DeferredRx {
-                at,
-                seq,
-                log: g,
-                dist_tx: d,
-            };
-            // Usually in order; a nearer sender of a later frame may come first.
-            if list.back().is_none_or(|b| (b.at, b.seq) < (at, seq)) {
-                list.push_back(r);
-            } else {
-                let pos = list.partition_point(|b| (b.at, b.seq) < (at, seq));
-                list.insert(pos, r);
+        let node = self.nics[nic as usize].node.idx();
+        for g in self.log_cursor[nic as usize]..end {
+            if let Some(r) = self.read_logged(nic, node, g) {
+                insert_in_order(&mut self.nics[nic as usize].deferred_rx, r);
             }
         }
-        log_cursor[i] = end;
+        self.log_cursor[nic as usize] = end;
+    }
+
+    /// Logged frame `g` as quiet `nic` (on `node`) senses it: the deferred reception with
+    /// the arrival time and sequence number the transmission would have given it (same
+    /// positions, same distance, same filter as the grid query and `transmit`; NICs are
+    /// numbered in node order, so numbering receivers by NIC keeps their input order),
+    /// or `None` if it does not sense it. Not the frame's sender nor its addressee: those
+    /// get real events.
+    #[inline(always)]
+    fn read_logged(&mut self, nic: u32, node: usize, g: u64) -> Option<DeferredRx> {
+        let e = &self.air_log[(g - self.log_base) as usize];
+        if e.sender_nic == nic || e.dst == MacAddr(nic) {
+            return None;
+        }
+        let d = within_range(e.here, self.mobility.position(node, e.at), self.cs_range_m)?;
+        if !self.rx_power.sensed(d) {
+            return None;
+        }
+        Some(DeferredRx {
+            at: e.at + propagation::prop_delay(d),
+            seq: e.seq0 + EventQueue::<Event>::seq_step() * nic as u64,
+            log: g,
+            dist_tx: d,
+        })
+    }
+
+    /// The next frame quiet `nic` (on `node`) senses among those logged from `cursor` up
+    /// to `end`, read straight from the log, such that no frame logged after it can
+    /// arrive before it. The frames logged after it that went on the air before it
+    /// arrives (two transmissions less than a propagation delay apart) are read now too,
+    /// into the NIC's list. `cursor` moves past everything read.
+    #[inline(always)]
+    fn stage_logged(
+        &mut self,
+        nic: u32,
+        node: usize,
+        cursor: &mut u64,
+        end: u64,
+    ) -> Option<DeferredRx> {
+        while *cursor < end {
+            let g = *cursor;
+            *cursor = g + 1;
+            let Some(r) = self.read_logged(nic, node, g) else {
+                continue;
+            };
+            // A frame that went on the air after `r.at` arrives after it.
+            while *cursor < end && self.air_log[(*cursor - self.log_base) as usize].at <= r.at {
+                let h = *cursor;
+                *cursor = h + 1;
+                if let Some(s) = self.read_logged(nic, node, h) {
+                    insert_in_order(&mut self.nics[nic as usize].deferred_rx, s);
+                }
+            }
+            return Some(r);
+        }
+        None
     }
 
     /// Drops the logged frames no quiet NIC has yet to read or receive.
@@ -622,9 +682,17 @@ impl Wireless {
         q: &mut EventQueue<Event>,
     ) -> Option<SimTime> {
         let i = nic as usize;
-        if self.log_pending(nic) {
-            self.pull_log(nic);
-        }
+        // Logged frames are read as the loop reaches them (`stage_logged`), not all
+        // into the list first: `staged` is the next one, earlier than every frame not
+        // yet read; the list holds those read before (an earlier catch-up's leftovers,
+        // or frames read ahead of `staged`).
+        let (mut cursor, end) = if self.is_quiet(i) {
+            (self.log_cursor[i], self.log_end())
+        } else {
+            (0, 0)
+        };
+        let node = self.nics[i].node.idx();
+        let mut staged = self.stage_logged(nic, node, &mut cursor, end);
         let mut last = None;
         let mut cur = HistoryCursor::default();
         loop {
@@ -633,37 +701,59 @@ impl Wireless {
                 Some(_) => n.mac_timer.at,
                 None => None,
             };
+            // The earlier of the list's first and the staged frame.
+            let (rx, from_log) = match (n.deferred_rx.front(), staged) {
+                (None, s) => (s, true),
+                (Some(&r), None) => (Some(r), false),
+                (Some(&r), Some(s)) => {
+                    if (r.at, r.seq) < (s.at, s.seq) {
+                        (Some(r), false)
+                    } else {
+                        (Some(s), true)
+                    }
+                }
+            };
             // The earlier of the two; only a tie in time needs the timer's number.
-            let take_rx = match (n.deferred_rx.front(), timer_at) {
-                (None, None) => return last,
+            let take_rx = match (rx, timer_at) {
+                (None, None) => break,
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
                 (Some(r), Some(at)) => {
                     r.at < at
                         || (r.at == at
                             && r.seq
-                                < n.mac_timer
-                                    .virt
-                                    .expect("virtual timer")
-                                    .resolve_from(q, &mut cur))
+                                < n.mac_timer.virt.expect("virtual timer").resolve_from(
+                                    &self.virt_chain[i],
+                                    q,
+                                    &mut cur,
+                                ))
                 }
             };
             if take_rx {
-                let r = *n.deferred_rx.front().expect("deferred reception");
+                let r = rx.expect("deferred reception");
                 if r.at > before.0 || (r.at == before.0 && r.seq > before.1) {
-                    return last;
+                    break;
                 }
                 last = Some(r.at);
-                n.deferred_rx.pop_front();
+                if from_log {
+                    staged = None;
+                } else {
+                    n.deferred_rx.pop_front();
+                }
                 self.deferred_rx_start(r, nic, q, &mut cur);
+                if staged.is_none() {
+                    staged = self.stage_logged(nic, node, &mut cursor, end);
+                }
                 continue;
             }
             let (v, at) = (
                 n.mac_timer.virt.expect("virtual timer"),
                 timer_at.expect("virtual timer"),
             );
-            if at > before.0 || (at == before.0 && v.resolve_from(q, &mut cur) > before.1) {
-                return last;
+            if at > before.0
+                || (at == before.0 && v.resolve_from(&self.virt_chain[i], q, &mut cur) > before.1)
+            {
+                break;
             }
             last = Some(at);
             // What `mac_timer` would have done when popping (at, seq).
@@ -681,7 +771,7 @@ impl Wireless {
                     debug_assert!(t > at && n.mac.timers_are_quiet());
                     n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
                     n.mac_timer.at = Some(t);
-                    n.mac_timer.virt = Some(v.child(at, q, &mut cur));
+                    n.mac_timer.virt = Some(v.child(at, &mut self.virt_chain[i], q, &mut cur));
                 }
                 None => {
                     n.mac_timer.at = None;
@@ -689,11 +779,19 @@ impl Wireless {
                 }
             }
         }
+        if let Some(r) = staged {
+            insert_in_order(&mut self.nics[i].deferred_rx, r);
+        }
+        if end > 0 {
+            self.log_cursor[i] = cursor;
+        }
+        last
     }
 
     /// What `rx_start` would have done with the deferred `RxStart` (at, seq): the MAC
     /// stays quiet, so only its timer may need re-arming, as a virtual event armed by
     /// this one.
+    #[inline(always)]
     fn deferred_rx_start(
         &mut self,
         r: DeferredRx,
@@ -752,9 +850,22 @@ impl Wireless {
                 }
                 n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
                 n.mac_timer.at = Some(t);
-                n.mac_timer.virt = Some(VirtSeq::Known(seq).child(at, q, cur));
+                n.mac_timer.virt =
+                    Some(VirtSeq::Known(seq).child(at, &mut self.virt_chain[i], q, cur));
             }
         }
+    }
+}
+
+/// Puts a deferred reception into a NIC's list in key order: usually at the end; a
+/// nearer sender of a later frame may come first.
+#[inline]
+fn insert_in_order(list: &mut VecDeque<DeferredRx>, r: DeferredRx) {
+    if list.back().is_none_or(|b| (b.at, b.seq) < (r.at, r.seq)) {
+        list.push_back(r);
+    } else {
+        let pos = list.partition_point(|b| (b.at, b.seq) < (r.at, r.seq));
+        list.insert(pos, r);
     }
 }
 
@@ -1196,7 +1307,7 @@ impl World {
             // The pending virtual event enters the queue with its key once the MAC
             // stops being quiet.
             if !(defer && quiet) {
-                let seq = v.resolve(&self.queue);
+                let seq = v.resolve(&w.virt_chain[i], &self.queue);
                 n.mac_timer.virt = None;
                 let g = n.mac_timer.generation;
                 self.queue
@@ -1231,10 +1342,10 @@ impl World {
             // Pin down a pending number while its parent is still in the pop history.
             let w = self.wireless.as_deref_mut().expect("wireless world");
             let slot = &mut w.nics[nic as usize].mac_timer;
-            if let Some(v @ (VirtSeq::After(..) | VirtSeq::After2(..) | VirtSeq::After3(..))) =
-                slot.virt
-            {
-                slot.virt = Some(VirtSeq::Known(v.resolve(&self.queue)));
+            if let Some(v @ VirtSeq::Chain(_)) = slot.virt {
+                slot.virt = Some(VirtSeq::Known(
+                    v.resolve(&w.virt_chain[nic as usize], &self.queue),
+                ));
             }
         }
         if let Some(w) = self.wireless.as_deref_mut() {
@@ -1360,7 +1471,7 @@ impl World {
     /// node, then interface, which is NIC order), from one block: NIC `j` the `j`-th.
     /// The addressee and the NICs that are not quiet (a few) get their `RxStart` events
     /// now; the quiet ones get nothing here: the frame goes to the air log, which each
-    /// reads when it next catches up (`Wireless::pull_log`), with the same positions,
+    /// reads when it next catches up (`Wireless::stage_logged`), with the same positions,
     /// distances and keys.
     fn transmit_logged(&mut self, now: SimTime, nic: u32, frame: Frame) {
         let w = self.wireless.as_deref_mut().expect("wireless");
