@@ -1,6 +1,6 @@
 """Typed stub of the Rust extension module (crates/sctplab-py)."""
 
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 __version__: str
 __git_commit__: str
@@ -35,6 +35,8 @@ class RawRun(TypedDict):
     sim_time_s: float
     wall_s: float
     series: SeriesColumns
+    # Only with `catalog_metrics=True`: what `catalog_metrics(summary_json)` gives.
+    metrics_json: NotRequired[str | None]
 
 def resolve(
     text: str,
@@ -44,6 +46,10 @@ def resolve(
     default_name: str = "scenario",
     sets: list[tuple[str, str]] = ...,
 ) -> tuple[str, str]: ...
+def catalog_metrics(summary_json: str) -> str | None:
+    """The catalog's metrics column of a summary.json text (sctplab.store.metrics_json),
+    or None where only the Python path reads the text."""
+
 def run(
     text: str,
     *,
@@ -60,6 +66,7 @@ def run(
     timeout_s: float | None = None,
     series_spill: str | None = None,
     series_disk_limit: int | None = None,
+    catalog_metrics: bool = False,
 ) -> RawRun: ...
 def movement(
     text: str,

@@ -52,6 +52,9 @@ class RunOutcome:
     wall_s: float | None = None
     events: int | None = None
     run_json: dict[str, Any] = field(default_factory=dict)
+    # The catalog's metrics column, made in the worker by the core (None: the driver
+    # makes it from summary_json in Python).
+    metrics_json: str | None = None
 
 
 def one_line(text: str) -> str:
@@ -87,6 +90,8 @@ def compute_run(task: RunTask) -> RunOutcome:
             sets=list(task.sets),
             seed=task.seed,
             timeout_s=task.timeout_s,
+            # The catalog's metrics column made here by the core, not in the driver.
+            catalog_metrics=True,
         )
     except BaseException as e:
         # pyo3 turns a Rust panic into PanicException, a BaseException: catch it too, so
@@ -110,6 +115,7 @@ def compute_run(task: RunTask) -> RunOutcome:
         wall_s=raw["wall_s"],
         events=raw["events"],
         run_json=_run_json(raw, task.seed, list(task.sets)),
+        metrics_json=raw.get("metrics_json"),
     )
 
 

@@ -147,6 +147,14 @@ def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def metrics_json(summary_json: str) -> str:
+    """The catalog's `metrics` column of a run: its flattened summary as canonical JSON.
+
+    The reference for `_core.catalog_metrics`, which workers use to make the same text
+    in Rust (tests compare the two on real summaries)."""
+    return canonical_json(flatten_summary(json.loads(summary_json)))
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
@@ -336,7 +344,7 @@ class StoreWriter:
             # Only an orphan can be here (cleanup runs first, the store is locked).
             shutil.rmtree(final)
             os.rename(tmp, final)
-        metrics = canonical_json(flatten_summary(json.loads(outcome.summary_json)))
+        metrics = outcome.metrics_json or metrics_json(outcome.summary_json)
         row = _row(
             key, scenario, "ok", None, rel, outcome.wall_s, outcome.events, metrics, run_json,
             created,

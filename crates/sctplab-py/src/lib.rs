@@ -74,9 +74,10 @@ fn resolve(
 /// Runs one scenario. Returns a dict: summary_json, resolved_toml, name, events,
 /// sim_time_s, wall_s, and series columns (little-endian f64/u32 bytes plus names).
 /// With `series_spill`, sampled rows beyond the last whole chunk are returned; the
-/// chunks before are in that file (see `sctplab_core::trace::series`).
+/// chunks before are in that file (see `sctplab_core::trace::series`). With
+/// `catalog_metrics`, also metrics_json: what `catalog_metrics` gives for the summary.
 #[pyfunction]
-#[pyo3(signature = (text, *, is_json=false, source="<string>", default_name="scenario", sets=Vec::new(), seed=1, out_dir=None, pcap=false, traces=Vec::new(), series=Vec::new(), progress=false, timeout_s=None, series_spill=None, series_disk_limit=None))]
+#[pyo3(signature = (text, *, is_json=false, source="<string>", default_name="scenario", sets=Vec::new(), seed=1, out_dir=None, pcap=false, traces=Vec::new(), series=Vec::new(), progress=false, timeout_s=None, series_spill=None, series_disk_limit=None, catalog_metrics=false))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -94,6 +95,7 @@ fn run<'py>(
     timeout_s: Option<f64>,
     series_spill: Option<PathBuf>,
     series_disk_limit: Option<u64>,
+    catalog_metrics: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let scenario = load(text, is_json, source, default_name, sets)?;
     let mut trace = TraceConfig {
@@ -149,6 +151,10 @@ fn run<'py>(
     out.set_item("name", &scenario.name)?;
     out.set_item("resolved_toml", &scenario.resolved_toml)?;
     out.set_item("summary_json", &result.summary_json)?;
+    if catalog_metrics {
+        let metrics = sctplab_core::world::catalog_metrics_json(&result.summary_json);
+        out.set_item("metrics_json", metrics)?;
+    }
     out.set_item("events", result.events)?;
     out.set_item("sim_time_s", result.sim_time_s)?;
     out.set_item("wall_s", result.wall_s)?;
@@ -167,6 +173,15 @@ fn run<'py>(
     cols.set_item("spill_chunk_rows", sctplab_core::trace::series::SPILL_ROWS)?;
     out.set_item("series", cols)?;
     Ok(out)
+}
+
+/// The catalog's `metrics` column for a summary.json text: what
+/// `canonical_json(flatten_summary(json.loads(text)))` gives in `sctplab.store`, or None
+/// for a text only the Python path reads. Workers call it, so the sweep's one driver
+/// does not walk every run's nested summary.
+#[pyfunction]
+fn catalog_metrics(summary_json: &str) -> Option<String> {
+    sctplab_core::world::catalog_metrics_json(summary_json)
 }
 
 /// The movement of a wireless scenario's nodes with `seed`, as an ns-2 setdest file.
@@ -378,6 +393,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("RunError", m.py().get_type::<RunError>())?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(catalog_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(movement, m)?)?;
     m.add_function(wrap_pyfunction!(mobility_file, m)?)?;
     m.add_function(wrap_pyfunction!(live, m)?)?;
