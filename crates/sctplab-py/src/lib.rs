@@ -1,6 +1,8 @@
 //! sctplab._core: thin bindings. All modelling lives in sctplab-core; this crate only
 //! converts arguments and results and maps errors to Python exceptions.
 
+mod flat_metrics;
+
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -152,7 +154,7 @@ fn run<'py>(
     out.set_item("resolved_toml", &scenario.resolved_toml)?;
     out.set_item("summary_json", &result.summary_json)?;
     if catalog_metrics {
-        let metrics = sctplab_core::world::catalog_metrics_json(&result.summary_json);
+        let metrics = flat_metrics::catalog_metrics_json(&result.summary_json);
         out.set_item("metrics_json", metrics)?;
     }
     out.set_item("events", result.events)?;
@@ -181,7 +183,7 @@ fn run<'py>(
 /// does not walk every run's nested summary.
 #[pyfunction]
 fn catalog_metrics(summary_json: &str) -> Option<String> {
-    sctplab_core::world::catalog_metrics_json(summary_json)
+    flat_metrics::catalog_metrics_json(summary_json)
 }
 
 /// The movement of a wireless scenario's nodes with `seed`, as an ns-2 setdest file.

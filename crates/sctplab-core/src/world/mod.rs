@@ -2,14 +2,12 @@
 //! endpoints, built once from a validated scenario, then driven by the run loop.
 
 mod build;
-mod catalog_metrics;
 mod run;
 mod summary;
 mod tracer;
 mod wireless;
 mod wtrace;
 
-pub use catalog_metrics::catalog_metrics_json;
 pub use run::{RunOptions, RunResult, run_scenario, run_scenario_interruptible};
 
 /// The movement a wireless scenario's nodes make with run `seed`, as an ns-2 setdest
