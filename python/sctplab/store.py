@@ -217,6 +217,8 @@ class StoreWriter:
     def __init__(self, root: Path, conn: sqlite3.Connection) -> None:
         self.root = root
         self.conn = conn
+        # The root as a string to join with "/": "" for "/" (os.path.join's result).
+        self._root = str(root).rstrip("/")
         # Scenario folders under runs/ known to exist (one mkdir each, not one per run).
         self._made: set[str] = set()
         # Per scenario name, its folder name under runs/.
@@ -269,7 +271,7 @@ class StoreWriter:
         """Write the run folder, then its row: the order that makes a SIGKILL safe."""
         row, final = self._write_folder(key, scenario, params, outcome)
         self._upsert_rows([row])
-        return final
+        return Path(final)
 
     def record_failed(
         self, key: RunKey, scenario: str, error: str, run_json: Mapping[str, Any] | None = None
@@ -292,18 +294,20 @@ class StoreWriter:
 
     def _write_folder(
         self, key: RunKey, scenario: str, params: Mapping[str, Any], outcome: RunOutcome
-    ) -> tuple[tuple[Any, ...], Path]:
+    ) -> tuple[tuple[Any, ...], str]:
         assert outcome.summary_json is not None and outcome.resolved_toml is not None
         run_id = key.run_id
         folder = self._folders.get(scenario)
         if folder is None:
             folder = self._folders[scenario] = _safe_name(scenario)
         rel = f"{RUNS}/{folder}/{run_id}"
-        # Plain strings and os calls, not pathlib and open(): this runs once per run in
-        # the one driver process, and on runs of a few ms it was a large part of it.
-        root = str(self.root)
-        final = os.path.join(root, rel)
-        tmp = os.path.join(root, TMP, run_id)
+        # Plain strings and os calls, not pathlib, open() or os.path.join (pure Python,
+        # six calls per run): this runs once per run in the one driver process, and on
+        # runs of a few ms it was a large part of it.
+        root = self._root
+        parent = f"{root}/{RUNS}/{folder}"
+        final = f"{parent}/{run_id}"
+        tmp = f"{root}/{TMP}/{run_id}"
         try:
             os.mkdir(tmp)
         except FileExistsError:
@@ -330,11 +334,10 @@ class StoreWriter:
             "store_schema": SCHEMA_VERSION,
         }
         # summary.json exactly as the core wrote it, so it is byte-identical to `sctplab run`.
-        _write(os.path.join(tmp, "summary.json"), outcome.summary_json)
-        _write(os.path.join(tmp, "scenario.toml"), outcome.resolved_toml)
-        _write(os.path.join(tmp, "run.json"), indent_json(run_json) + "\n")
-        _write(os.path.join(tmp, "manifest.json"), indent_json(manifest) + "\n")
-        parent = os.path.dirname(final)
+        _write(f"{tmp}/summary.json", outcome.summary_json)
+        _write(f"{tmp}/scenario.toml", outcome.resolved_toml)
+        _write(f"{tmp}/run.json", indent_json(run_json) + "\n")
+        _write(f"{tmp}/manifest.json", indent_json(manifest) + "\n")
         if parent not in self._made:
             os.makedirs(parent, exist_ok=True)
             self._made.add(parent)
@@ -349,7 +352,7 @@ class StoreWriter:
             key, scenario, "ok", None, rel, outcome.wall_s, outcome.events, metrics, run_json,
             created,
         )  # fmt: skip
-        return row, Path(final)
+        return row, final
 
     def _upsert_rows(self, rows: Sequence[tuple[Any, ...]]) -> None:
         if not rows:
