@@ -59,4 +59,5 @@ awk -v d1="$d1" -v w1="$w1" -v dn="$dn" -v wn="$wn" -v n="$runs" -v c="$core" -v
   printf "fixed (one run): driver %.1fM, worker %.1fM Ir\n", d1 / 1e6, w1 / 1e6
   printf "per run: driver %.3fM, worker %.3fM (core %.3fM, outside it %.3fM) Ir\n", dr / 1e6, wr / 1e6, core / 1e6, (wr - core) / 1e6
   printf "per-run overhead / core: %.1f %%\n", 100 * (dr + wr - core) / core
+  if (wr < core) print "WARNING: the worker counted less than the core: its profile is cut short (the driver kills a worker that takes over 5 s to exit, as under callgrind on a loaded machine); measure again"
 }'
