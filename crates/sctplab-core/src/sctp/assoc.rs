@@ -20,7 +20,8 @@ use super::path::{Path, PathSet, PathState, PathStats, Rto};
 use crate::endpoint::{Endpoint, EndpointEvent};
 use crate::metrics::Window;
 use crate::net::wire::{
-    Chunk, ErrorCause, InitAckChunk, InitChunk, SctpRepr, TransportRepr, cause,
+    Chunk, DataChunk, ErrorCause, InitAckChunk, InitChunk, SCTP_HEADER_LEN, SctpRepr,
+    TransportRepr, cause,
 };
 use crate::net::{Packet, PacketKind};
 use crate::sim::{RngStream, SimDuration, SimTime};
@@ -1059,6 +1060,10 @@ impl Endpoint for Association {
                     .push_back((self.peer_tag, Chunk::Sack(sack), self.sack_dest));
             }
         }
+        // Nothing to send (the last call of every service): leave the packet slot alone.
+        if self.ctrl.is_empty() && self.out.as_ref().is_none_or(|o| o.tx.is_empty()) {
+            return false;
+        }
         let room = self.cfg.pmtu.saturating_sub(32);
         // The header is built in place, in the packet slot's own SCTP header (whose chunk
         // list keeps its allocation): moving it out and back went through a stack copy
@@ -1084,6 +1089,8 @@ impl Endpoint for Association {
         repr.dst_port = dst;
         let mut kind = PacketKind::Control;
         let mut data_num = 0;
+        // The chunks' padded lengths, added up as they are packed (`finalize_with_len`).
+        let chunks_len;
         if let Some((vtag, first, to)) = self.ctrl.pop_front() {
             repr.vtag = vtag;
             pkt.ip.dst = to;
@@ -1103,6 +1110,7 @@ impl Endpoint for Association {
             if all_sack {
                 kind = PacketKind::Ack;
             }
+            chunks_len = used;
         } else if let Some(tx) = self.out.as_mut().and_then(|o| o.tx.pop_front()) {
             repr.vtag = self.peer_tag;
             if let Some(p) = self.paths.paths.get(tx.dest) {
@@ -1112,6 +1120,10 @@ impl Endpoint for Association {
                 data_num = out.packet_number(first.tsn);
             }
             let mut chunks = tx.chunks;
+            chunks_len = chunks
+                .iter()
+                .map(|d| DataChunk::len_for(d.payload_len as usize).next_multiple_of(4))
+                .sum();
             repr.chunks.extend(chunks.drain(..).map(Chunk::Data));
             if let Some(out) = self.out.as_mut() {
                 out.recycle_chunks(chunks);
@@ -1130,7 +1142,7 @@ impl Endpoint for Association {
                 .wrapping_add(1),
             _ => 0,
         };
-        pkt.finalize();
+        pkt.finalize_with_len(SCTP_HEADER_LEN + chunks_len);
         if kind == PacketKind::Ack && self.cfg.window.contains(now) {
             self.stats.ack_packets += 1;
             self.stats.ack_bytes += u64::from(pkt.size);
