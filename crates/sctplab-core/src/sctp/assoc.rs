@@ -911,21 +911,28 @@ impl Endpoint for Association {
         self.pkt_src = pkt.ip.src;
         // RFC 9260 3.2: an unknown chunk whose type has the high bit clear ends the
         // packet; it and everything after it go unprocessed.
-        let end = sctp
-            .chunks
-            .iter()
-            .position(|c| matches!(c, Chunk::Unknown(u) if u.stops_packet()))
-            .map_or(sctp.chunks.len(), |i| i + 1);
+        // One pass (every packet comes through here) for what the packet holds.
+        let (mut end, mut is_init, mut is_cookie_echo, mut had_data) =
+            (sctp.chunks.len(), false, false, false);
+        for (i, c) in sctp.chunks.iter().enumerate() {
+            match c {
+                Chunk::Data(_) => had_data = true,
+                Chunk::Init(_) => is_init = true,
+                Chunk::CookieEcho { .. } => is_cookie_echo = true,
+                Chunk::Unknown(u) if u.stops_packet() => {
+                    end = i + 1;
+                    break;
+                }
+                _ => {}
+            }
+        }
         let chunks = &sctp.chunks[..end];
-        let is_init = chunks.iter().any(|c| matches!(c, Chunk::Init(_)));
-        let is_cookie_echo = chunks.iter().any(|c| matches!(c, Chunk::CookieEcho { .. }));
         // RFC 9260 8.5: every packet but an INIT (tag 0) and a COOKIE-ECHO (checked
         // against the cookie) must carry our tag, or it is dropped.
         if !is_init && !is_cookie_echo && sctp.vtag != self.local_tag {
             self.stats.bad_vtag_drops += 1;
             return;
         }
-        let had_data = chunks.iter().any(|c| matches!(c, Chunk::Data(_)));
         if had_data {
             // RFC 9260 6.4: the SACK goes where the DATA came from.
             self.sack_dest = pkt.ip.src;
