@@ -1175,19 +1175,23 @@ impl Endpoint for Association {
         }
         consider(self.t1);
         consider(self.t2);
-        if matches!(self.state, State::Established | State::ShutdownSent) {
-            for p in &self.paths.paths {
-                consider(p.t3);
+        // One walk over the paths for both kinds of path timer (the earliest deadline
+        // does not depend on the order they are looked at).
+        let t3 = matches!(self.state, State::Established | State::ShutdownSent);
+        let hb = matches!(self.state, State::Established | State::Confirming);
+        if t3 || hb {
+            for (i, p) in self.paths.paths.iter().enumerate() {
+                if t3 {
+                    consider(p.t3);
+                }
+                if hb {
+                    consider(p.hb_pending);
+                    consider(self.hb_due(i));
+                }
             }
         }
-        if matches!(self.state, State::Established | State::Confirming) {
-            for (i, p) in self.paths.paths.iter().enumerate() {
-                consider(p.hb_pending);
-                consider(self.hb_due(i));
-            }
-            if self.state == State::Established && self.cfg.heartbeat.is_some() {
-                consider(self.hb_gen.map(|(t, _)| t));
-            }
+        if self.state == State::Established && self.cfg.heartbeat.is_some() {
+            consider(self.hb_gen.map(|(t, _)| t));
         }
         if let Some(inb) = &self.inb {
             consider(inb.sack_deadline);
