@@ -734,6 +734,7 @@ impl World {
         }
     }
 
+    #[inline(always)]
     pub(super) fn deliver(&mut self, now: SimTime, node: NodeId, pid: PacketId) {
         if self.tracer.ns2_on() && self.is_wireless_node(node) {
             self.wtrace_packet('r', now, node, "AGT", "---", pid);
