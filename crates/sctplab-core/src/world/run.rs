@@ -559,6 +559,10 @@ impl World {
         }
     }
 
+    // Always inlined (into the run loop's link memo and `service`): as a call of its
+    // own, its prologue and the reloads of the link and the packet its callers had
+    // just touched cost more than several of its checks.
+    #[inline(always)]
     fn enqueue(&mut self, now: SimTime, dir: LinkDirId, pid: PacketId) {
         let link = &mut self.links[dir.idx()];
         let pkt = self.pool.get(pid);
