@@ -350,6 +350,9 @@ impl World {
 
     /// Lets an endpoint act after an input: sends what it wants to send, forwards its
     /// trace events, and (re)schedules its timer.
+    // Always inlined (mostly into `deliver`, itself in the run loop): a plain
+    // `#[inline]` was not taken, and the call cost about 1 % of the instructions.
+    #[inline(always)]
     fn service(&mut self, id: EndpointId, now: SimTime) {
         loop {
             let pid = self.pool.alloc();
