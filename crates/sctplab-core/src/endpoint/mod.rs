@@ -106,6 +106,9 @@ impl Endpoint for AnyEndpoint {
     fn handle_timeout(&mut self, now: SimTime) {
         dispatch!(self, e => e.handle_timeout(now))
     }
+    // Always inlined (into the driver's `service`): the machines' own `poll_transmit`s
+    // answer "nothing to send", the last call of every service, without a call.
+    #[inline(always)]
     fn poll_transmit(&mut self, now: SimTime, pkt: &mut Packet) -> bool {
         dispatch!(self, e => e.poll_transmit(now, pkt))
     }

@@ -97,11 +97,30 @@ impl Packet {
     /// Fills in the IP length fields from the transport header; call after the transport
     /// header and payload length are final.
     pub fn finalize(&mut self) {
-        let transport_len = self.transport.header_len()
+        let transport_len = self.transport_len();
+        self.set_lengths(transport_len);
+    }
+
+    /// `finalize` for a caller that already knows the transport's encoded length (SCTP's
+    /// `poll_transmit` adds up its chunks' lengths as it packs them): the walk over the
+    /// chunk list and its per-chunk match cost more than the rest of the packet's
+    /// construction. Debug builds check the length against `finalize`'s.
+    #[inline]
+    pub fn finalize_with_len(&mut self, transport_len: usize) {
+        debug_assert_eq!(transport_len, self.transport_len(), "transport length");
+        self.set_lengths(transport_len);
+    }
+
+    fn transport_len(&self) -> usize {
+        self.transport.header_len()
             + match self.transport {
                 TransportRepr::Sctp(_) => 0,
                 _ => self.payload_len as usize,
-            };
+            }
+    }
+
+    #[inline]
+    fn set_lengths(&mut self, transport_len: usize) {
         self.ip.protocol = self.transport.ip_protocol();
         self.ip.payload_len = transport_len;
         self.size = u32::try_from(IPV4_HEADER_LEN + transport_len).unwrap_or(u32::MAX);
@@ -134,6 +153,9 @@ pub struct PacketPool {
 impl PacketPool {
     /// Takes a slot. Its fields hold whatever the slot's previous packet left, so the
     /// caller must set every field it relies on, and `stamp` it once it is really sent.
+    // Always inlined: `service` takes a slot for every poll of an endpoint, the last
+    // of which finds nothing to send.
+    #[inline(always)]
     pub fn alloc(&mut self) -> PacketId {
         self.live += 1;
         let id = match self.free.pop() {
@@ -149,21 +171,25 @@ impl PacketPool {
 
     /// Gives a packet that is about to enter the network the next uid, so uids count
     /// packets sent, in order, with no gaps for slots taken and given back unused.
+    #[inline]
     pub fn stamp(&mut self, id: PacketId) {
         self.slots[id.idx()].uid = self.next_uid;
         self.next_uid += 1;
     }
 
+    #[inline]
     pub fn release(&mut self, id: PacketId) {
         debug_assert!(!self.free.contains(&id), "packet released twice");
         self.live -= 1;
         self.free.push(id);
     }
 
+    #[inline]
     pub fn get(&self, id: PacketId) -> &Packet {
         &self.slots[id.idx()]
     }
 
+    #[inline]
     pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
         &mut self.slots[id.idx()]
     }

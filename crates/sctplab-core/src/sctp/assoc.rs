@@ -20,7 +20,8 @@ use super::path::{Path, PathSet, PathState, PathStats, Rto};
 use crate::endpoint::{Endpoint, EndpointEvent};
 use crate::metrics::Window;
 use crate::net::wire::{
-    Chunk, ErrorCause, InitAckChunk, InitChunk, SctpRepr, TransportRepr, cause,
+    Chunk, DataChunk, ErrorCause, InitAckChunk, InitChunk, SCTP_HEADER_LEN, SctpRepr,
+    TransportRepr, cause,
 };
 use crate::net::{Packet, PacketKind};
 use crate::sim::{RngStream, SimDuration, SimTime};
@@ -901,6 +902,114 @@ impl Association {
     }
 }
 
+impl Association {
+    /// Whether the receiver side has a SACK to send now.
+    #[inline]
+    fn sack_due(&self) -> bool {
+        self.inb.as_ref().is_some_and(Inbound::wants_sack)
+            && matches!(self.state, State::Established | State::ShutdownAckSent)
+    }
+
+    /// `poll_transmit` once there is something to send: a SACK, control chunks or a
+    /// DATA packet.
+    fn transmit(&mut self, now: SimTime, pkt: &mut Packet) -> bool {
+        if self.sack_due() {
+            if let Some(inb) = self.inb.as_mut() {
+                let sack = inb.take_sack();
+                self.ctrl
+                    .push_back((self.peer_tag, Chunk::Sack(sack), self.sack_dest));
+            }
+        }
+        let room = self.cfg.pmtu.saturating_sub(32);
+        // The header is built in place, in the packet slot's own SCTP header (whose chunk
+        // list keeps its allocation): moving it out and back went through a stack copy
+        // written field by field and read 16 bytes at a time, a store-forwarding stall
+        // that perf put at a third of this function's samples.
+        if !matches!(pkt.transport, TransportRepr::Sctp(_)) {
+            pkt.transport = TransportRepr::Sctp(SctpRepr {
+                src_port: 0,
+                dst_port: 0,
+                vtag: 0,
+                chunks: Vec::new(),
+            });
+        }
+        let TransportRepr::Sctp(repr) = &mut pkt.transport else {
+            unreachable!("set to SCTP just above")
+        };
+        repr.chunks.clear();
+        let (src, dst) = match self.role {
+            Role::Client => (self.cfg.ports.0, self.cfg.ports.1),
+            Role::Server => (self.cfg.ports.1, self.cfg.ports.0),
+        };
+        repr.src_port = src;
+        repr.dst_port = dst;
+        let mut kind = PacketKind::Control;
+        let mut data_num = 0;
+        // The chunks' padded lengths, added up as they are packed (`finalize_with_len`).
+        let chunks_len;
+        if let Some((vtag, first, to)) = self.ctrl.pop_front() {
+            repr.vtag = vtag;
+            pkt.ip.dst = to;
+            let mut used = first.padded_len();
+            let only_sack = matches!(first, Chunk::Sack(_));
+            repr.chunks.push(first);
+            let mut all_sack = only_sack;
+            while let Some((v, c, d)) = self.ctrl.front() {
+                if *v != vtag || *d != to || used + c.padded_len() > room {
+                    break;
+                }
+                used += c.padded_len();
+                all_sack &= matches!(c, Chunk::Sack(_));
+                let (_, c, _) = self.ctrl.pop_front().expect("front exists");
+                repr.chunks.push(c);
+            }
+            if all_sack {
+                kind = PacketKind::Ack;
+            }
+            chunks_len = used;
+        } else if let Some(tx) = self.out.as_mut().and_then(|o| o.tx.pop_front()) {
+            repr.vtag = self.peer_tag;
+            if let Some(p) = self.paths.paths.get(tx.dest) {
+                pkt.ip.dst = p.addr;
+            }
+            if let (Some(first), Some(out)) = (tx.chunks.first(), self.out.as_ref()) {
+                data_num = out.packet_number(first.tsn);
+            }
+            let mut chunks = tx.chunks;
+            chunks_len = chunks
+                .iter()
+                .map(|d| DataChunk::len_for(d.payload_len as usize).next_multiple_of(4))
+                .sum();
+            repr.chunks.extend(chunks.drain(..).map(Chunk::Data));
+            if let Some(out) = self.out.as_mut() {
+                out.recycle_chunks(chunks);
+            }
+            kind = PacketKind::Data;
+        } else {
+            return false;
+        }
+        pkt.payload_len = 0;
+        pkt.kind = kind;
+        pkt.data_num = data_num;
+        pkt.ack_num = match self.inb.as_ref() {
+            Some(inb) if kind == PacketKind::Ack => inb
+                .cum_tsn
+                .wrapping_sub(self.peer_initial_tsn)
+                .wrapping_add(1),
+            _ => 0,
+        };
+        pkt.finalize_with_len(SCTP_HEADER_LEN + chunks_len);
+        if kind == PacketKind::Ack && self.cfg.window.contains(now) {
+            self.stats.ack_packets += 1;
+            self.stats.ack_bytes += u64::from(pkt.size);
+        }
+        if kind == PacketKind::Control && self.cfg.window.contains(now) {
+            self.stats.control_packets += 1;
+        }
+        true
+    }
+}
+
 impl Endpoint for Association {
     fn handle_packet(&mut self, now: SimTime, pkt: &Packet) {
         self.now = now;
@@ -910,21 +1019,28 @@ impl Endpoint for Association {
         self.pkt_src = pkt.ip.src;
         // RFC 9260 3.2: an unknown chunk whose type has the high bit clear ends the
         // packet; it and everything after it go unprocessed.
-        let end = sctp
-            .chunks
-            .iter()
-            .position(|c| matches!(c, Chunk::Unknown(u) if u.stops_packet()))
-            .map_or(sctp.chunks.len(), |i| i + 1);
+        // One pass (every packet comes through here) for what the packet holds.
+        let (mut end, mut is_init, mut is_cookie_echo, mut had_data) =
+            (sctp.chunks.len(), false, false, false);
+        for (i, c) in sctp.chunks.iter().enumerate() {
+            match c {
+                Chunk::Data(_) => had_data = true,
+                Chunk::Init(_) => is_init = true,
+                Chunk::CookieEcho { .. } => is_cookie_echo = true,
+                Chunk::Unknown(u) if u.stops_packet() => {
+                    end = i + 1;
+                    break;
+                }
+                _ => {}
+            }
+        }
         let chunks = &sctp.chunks[..end];
-        let is_init = chunks.iter().any(|c| matches!(c, Chunk::Init(_)));
-        let is_cookie_echo = chunks.iter().any(|c| matches!(c, Chunk::CookieEcho { .. }));
         // RFC 9260 8.5: every packet but an INIT (tag 0) and a COOKIE-ECHO (checked
         // against the cookie) must carry our tag, or it is dropped.
         if !is_init && !is_cookie_echo && sctp.vtag != self.local_tag {
             self.stats.bad_vtag_drops += 1;
             return;
         }
-        let had_data = chunks.iter().any(|c| matches!(c, Chunk::Data(_)));
         if had_data {
             // RFC 9260 6.4: the SACK goes where the DATA came from.
             self.sack_dest = pkt.ip.src;
@@ -1049,96 +1165,18 @@ impl Endpoint for Association {
         self.stats.failovers = self.paths.failovers;
     }
 
+    // Inlined, so that the last call of every service (nothing to send) costs a few
+    // loads instead of a call into `transmit`; the packet slot is left alone then.
+    #[inline]
     fn poll_transmit(&mut self, now: SimTime, pkt: &mut Packet) -> bool {
         self.now = now;
-        if let Some(inb) = self.inb.as_mut() {
-            if inb.wants_sack() && matches!(self.state, State::Established | State::ShutdownAckSent)
-            {
-                let sack = inb.take_sack();
-                self.ctrl
-                    .push_back((self.peer_tag, Chunk::Sack(sack), self.sack_dest));
-            }
-        }
-        let room = self.cfg.pmtu.saturating_sub(32);
-        // The header is built in place, in the packet slot's own SCTP header (whose chunk
-        // list keeps its allocation): moving it out and back went through a stack copy
-        // written field by field and read 16 bytes at a time, a store-forwarding stall
-        // that perf put at a third of this function's samples.
-        if !matches!(pkt.transport, TransportRepr::Sctp(_)) {
-            pkt.transport = TransportRepr::Sctp(SctpRepr {
-                src_port: 0,
-                dst_port: 0,
-                vtag: 0,
-                chunks: Vec::new(),
-            });
-        }
-        let TransportRepr::Sctp(repr) = &mut pkt.transport else {
-            unreachable!("set to SCTP just above")
-        };
-        repr.chunks.clear();
-        let (src, dst) = match self.role {
-            Role::Client => (self.cfg.ports.0, self.cfg.ports.1),
-            Role::Server => (self.cfg.ports.1, self.cfg.ports.0),
-        };
-        repr.src_port = src;
-        repr.dst_port = dst;
-        let mut kind = PacketKind::Control;
-        let mut data_num = 0;
-        if let Some((vtag, first, to)) = self.ctrl.pop_front() {
-            repr.vtag = vtag;
-            pkt.ip.dst = to;
-            let mut used = first.padded_len();
-            let only_sack = matches!(first, Chunk::Sack(_));
-            repr.chunks.push(first);
-            let mut all_sack = only_sack;
-            while let Some((v, c, d)) = self.ctrl.front() {
-                if *v != vtag || *d != to || used + c.padded_len() > room {
-                    break;
-                }
-                used += c.padded_len();
-                all_sack &= matches!(c, Chunk::Sack(_));
-                let (_, c, _) = self.ctrl.pop_front().expect("front exists");
-                repr.chunks.push(c);
-            }
-            if all_sack {
-                kind = PacketKind::Ack;
-            }
-        } else if let Some(tx) = self.out.as_mut().and_then(|o| o.tx.pop_front()) {
-            repr.vtag = self.peer_tag;
-            if let Some(p) = self.paths.paths.get(tx.dest) {
-                pkt.ip.dst = p.addr;
-            }
-            if let (Some(first), Some(out)) = (tx.chunks.first(), self.out.as_ref()) {
-                data_num = out.packet_number(first.tsn);
-            }
-            let mut chunks = tx.chunks;
-            repr.chunks.extend(chunks.drain(..).map(Chunk::Data));
-            if let Some(out) = self.out.as_mut() {
-                out.recycle_chunks(chunks);
-            }
-            kind = PacketKind::Data;
-        } else {
+        if !self.sack_due()
+            && self.ctrl.is_empty()
+            && self.out.as_ref().is_none_or(|o| o.tx.is_empty())
+        {
             return false;
         }
-        pkt.payload_len = 0;
-        pkt.kind = kind;
-        pkt.data_num = data_num;
-        pkt.ack_num = match self.inb.as_ref() {
-            Some(inb) if kind == PacketKind::Ack => inb
-                .cum_tsn
-                .wrapping_sub(self.peer_initial_tsn)
-                .wrapping_add(1),
-            _ => 0,
-        };
-        pkt.finalize();
-        if kind == PacketKind::Ack && self.cfg.window.contains(now) {
-            self.stats.ack_packets += 1;
-            self.stats.ack_bytes += u64::from(pkt.size);
-        }
-        if kind == PacketKind::Control && self.cfg.window.contains(now) {
-            self.stats.control_packets += 1;
-        }
-        true
+        self.transmit(now, pkt)
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {
@@ -1156,19 +1194,23 @@ impl Endpoint for Association {
         }
         consider(self.t1);
         consider(self.t2);
-        if matches!(self.state, State::Established | State::ShutdownSent) {
-            for p in &self.paths.paths {
-                consider(p.t3);
+        // One walk over the paths for both kinds of path timer (the earliest deadline
+        // does not depend on the order they are looked at).
+        let t3 = matches!(self.state, State::Established | State::ShutdownSent);
+        let hb = matches!(self.state, State::Established | State::Confirming);
+        if t3 || hb {
+            for (i, p) in self.paths.paths.iter().enumerate() {
+                if t3 {
+                    consider(p.t3);
+                }
+                if hb {
+                    consider(p.hb_pending);
+                    consider(self.hb_due(i));
+                }
             }
         }
-        if matches!(self.state, State::Established | State::Confirming) {
-            for (i, p) in self.paths.paths.iter().enumerate() {
-                consider(p.hb_pending);
-                consider(self.hb_due(i));
-            }
-            if self.state == State::Established && self.cfg.heartbeat.is_some() {
-                consider(self.hb_gen.map(|(t, _)| t));
-            }
+        if self.state == State::Established && self.cfg.heartbeat.is_some() {
+            consider(self.hb_gen.map(|(t, _)| t));
         }
         if let Some(inb) = &self.inb {
             consider(inb.sack_deadline);

@@ -165,11 +165,12 @@ impl Inbound {
         let next_whole = d.ssn == st.next_ssn
             && st.partial.is_none()
             && d.flags.contains(DataFlags::UNFRAGMENTED)
-            && st
-                .pending
-                .range((d.ssn, 0)..=(d.ssn, u32::MAX))
-                .next()
-                .is_none();
+            && (st.pending.is_empty()
+                || st
+                    .pending
+                    .range((d.ssn, 0)..=(d.ssn, u32::MAX))
+                    .next()
+                    .is_none());
         if d.flags.contains(DataFlags::UNORDERED) {
             self.deliver(now, held);
         } else if next_whole {
@@ -267,6 +268,10 @@ impl Inbound {
                     s.partial = Some(tsn.wrapping_add(1));
                 }
                 continue;
+            }
+            // Nothing held back (a stream without loss): no message to look for.
+            if s.pending.is_empty() {
+                break;
             }
             // The message's fragments (first, last, how many), read in place.
             let range = (next, 0)..=(next, u32::MAX);

@@ -879,6 +879,7 @@ impl<E> EventQueue<E> {
     /// Schedules `event` with a sequence number taken earlier (`reserve_seq` or
     /// `schedule_run_deferring`), as if it had been scheduled then. Its key must still be
     /// ahead of every event popped so far.
+    #[inline]
     pub fn schedule_reserved(&mut self, time: SimTime, seq: u64, event: E) {
         let k = key(time, seq);
         assert!(k > self.last, "reserved event scheduled in the past");

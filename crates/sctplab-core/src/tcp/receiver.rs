@@ -194,62 +194,9 @@ impl TcpReceiver {
         self.unacked = 0;
         self.delack_deadline = None;
     }
-}
 
-impl Endpoint for TcpReceiver {
-    fn handle_packet(&mut self, now: SimTime, pkt: &Packet) {
-        let TransportRepr::Tcp(tcp) = &pkt.transport else {
-            return;
-        };
-        if tcp.flags.contains(TcpFlags::SYN) {
-            self.pending.push_back(PendingAck {
-                syn_ack: true,
-                echo: pkt.created,
-            });
-            return;
-        }
-        if pkt.payload_len == 0 {
-            return;
-        }
-        let off = self.cfg.map.offset(tcp.seq, self.high_offset);
-        self.high_offset = self.high_offset.max(off);
-        let seg = self.cfg.map.segment_at(off);
-        let before = self.cum;
-        let had_gap = self.maxseen > self.cum;
-        let is_dup = self.record_segment(now, seg);
-        self.last_echo = pkt.created;
-        match self.cfg.delayed_ack {
-            None => self.queue_ack(pkt.created),
-            Some(delay) => {
-                let in_order = !is_dup && seg == before + 1 && !had_gap;
-                if in_order {
-                    self.unacked += 1;
-                    if self.unacked >= 2 {
-                        self.queue_ack(pkt.created);
-                    } else if self.delack_deadline.is_none() {
-                        self.delack_deadline = Some(now + delay);
-                    }
-                } else {
-                    // Out of order, a duplicate, or filling a gap: ack at once
-                    // (RFC 5681 sec. 4.2).
-                    self.queue_ack(pkt.created);
-                }
-            }
-        }
-        self.trigger = Some((seg, is_dup));
-    }
-
-    fn handle_timeout(&mut self, now: SimTime) {
-        if self.delack_deadline.is_some_and(|t| now >= t) {
-            let echo = self.last_echo;
-            self.queue_ack(echo);
-        }
-    }
-
-    fn poll_transmit(&mut self, now: SimTime, pkt: &mut Packet) -> bool {
-        let Some(ack) = self.pending.pop_front() else {
-            return false;
-        };
+    /// Writes the ack `ack` into `pkt` (`poll_transmit`).
+    fn transmit_ack(&mut self, now: SimTime, ack: PendingAck, pkt: &mut Packet) -> bool {
         let map = self.cfg.map;
         let mut options = TcpOptions::default();
         let mut flags = TcpFlags::ACK;
@@ -306,6 +253,67 @@ impl Endpoint for TcpReceiver {
             }
         }
         true
+    }
+}
+
+impl Endpoint for TcpReceiver {
+    fn handle_packet(&mut self, now: SimTime, pkt: &Packet) {
+        let TransportRepr::Tcp(tcp) = &pkt.transport else {
+            return;
+        };
+        if tcp.flags.contains(TcpFlags::SYN) {
+            self.pending.push_back(PendingAck {
+                syn_ack: true,
+                echo: pkt.created,
+            });
+            return;
+        }
+        if pkt.payload_len == 0 {
+            return;
+        }
+        let off = self.cfg.map.offset(tcp.seq, self.high_offset);
+        self.high_offset = self.high_offset.max(off);
+        let seg = self.cfg.map.segment_at(off);
+        let before = self.cum;
+        let had_gap = self.maxseen > self.cum;
+        let is_dup = self.record_segment(now, seg);
+        self.last_echo = pkt.created;
+        match self.cfg.delayed_ack {
+            None => self.queue_ack(pkt.created),
+            Some(delay) => {
+                let in_order = !is_dup && seg == before + 1 && !had_gap;
+                if in_order {
+                    self.unacked += 1;
+                    if self.unacked >= 2 {
+                        self.queue_ack(pkt.created);
+                    } else if self.delack_deadline.is_none() {
+                        self.delack_deadline = Some(now + delay);
+                    }
+                } else {
+                    // Out of order, a duplicate, or filling a gap: ack at once
+                    // (RFC 5681 sec. 4.2).
+                    self.queue_ack(pkt.created);
+                }
+            }
+        }
+        self.trigger = Some((seg, is_dup));
+    }
+
+    fn handle_timeout(&mut self, now: SimTime) {
+        if self.delack_deadline.is_some_and(|t| now >= t) {
+            let echo = self.last_echo;
+            self.queue_ack(echo);
+        }
+    }
+
+    // Inlined, so that the last call of every service (no ack pending) costs a load
+    // instead of a call into `transmit_ack`.
+    #[inline]
+    fn poll_transmit(&mut self, now: SimTime, pkt: &mut Packet) -> bool {
+        match self.pending.pop_front() {
+            Some(ack) => self.transmit_ack(now, ack, pkt),
+            None => false,
+        }
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {

@@ -481,6 +481,48 @@ impl TcpSender {
     }
 }
 
+impl TcpSender {
+    /// Writes segment `seqno` into `pkt` (`poll_transmit`).
+    fn transmit_segment(
+        &mut self,
+        now: SimTime,
+        seqno: i64,
+        retransmission: bool,
+        pkt: &mut Packet,
+    ) -> bool {
+        let map = self.cfg.map;
+        let mut options = TcpOptions::default();
+        let (seq, flags, payload) = if seqno < 0 {
+            options.mss = Some(map.mss.min(u64::from(u16::MAX)) as u16);
+            options.sack_permitted = self.cfg.sack_permitted;
+            (map.iss, TcpFlags::SYN, 0)
+        } else {
+            (map.seq_of_segment(seqno), TcpFlags::ACK, map.len_of(seqno))
+        };
+        pkt.transport = TransportRepr::Tcp(TcpRepr {
+            src_port: self.cfg.ports.0,
+            dst_port: self.cfg.ports.1,
+            seq,
+            ack: if seqno < 0 { 0 } else { 1 },
+            flags,
+            window: 65_535,
+            options,
+        });
+        pkt.payload_len = payload;
+        pkt.kind = if seqno < 0 {
+            PacketKind::Control
+        } else {
+            PacketKind::Data
+        };
+        pkt.data_num = if seqno < 0 { 0 } else { (seqno + 1) as u32 };
+        pkt.ack_num = 0;
+        pkt.retransmission = retransmission;
+        pkt.ts_echo = now;
+        pkt.finalize();
+        true
+    }
+}
+
 impl Endpoint for TcpSender {
     fn handle_packet(&mut self, now: SimTime, pkt: &Packet) {
         self.now = now;
@@ -561,40 +603,14 @@ impl Endpoint for TcpSender {
         }
     }
 
+    // Inlined, so that the last call of every service (nothing queued) costs a load
+    // instead of a call into `transmit_segment`.
+    #[inline]
     fn poll_transmit(&mut self, now: SimTime, pkt: &mut Packet) -> bool {
-        let Some((seqno, retransmission)) = self.out.pop_front() else {
-            return false;
-        };
-        let map = self.cfg.map;
-        let mut options = TcpOptions::default();
-        let (seq, flags, payload) = if seqno < 0 {
-            options.mss = Some(map.mss.min(u64::from(u16::MAX)) as u16);
-            options.sack_permitted = self.cfg.sack_permitted;
-            (map.iss, TcpFlags::SYN, 0)
-        } else {
-            (map.seq_of_segment(seqno), TcpFlags::ACK, map.len_of(seqno))
-        };
-        pkt.transport = TransportRepr::Tcp(TcpRepr {
-            src_port: self.cfg.ports.0,
-            dst_port: self.cfg.ports.1,
-            seq,
-            ack: if seqno < 0 { 0 } else { 1 },
-            flags,
-            window: 65_535,
-            options,
-        });
-        pkt.payload_len = payload;
-        pkt.kind = if seqno < 0 {
-            PacketKind::Control
-        } else {
-            PacketKind::Data
-        };
-        pkt.data_num = if seqno < 0 { 0 } else { (seqno + 1) as u32 };
-        pkt.ack_num = 0;
-        pkt.retransmission = retransmission;
-        pkt.ts_echo = now;
-        pkt.finalize();
-        true
+        match self.out.pop_front() {
+            Some((seqno, retransmission)) => self.transmit_segment(now, seqno, retransmission, pkt),
+            None => false,
+        }
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {

@@ -350,6 +350,9 @@ impl World {
 
     /// Lets an endpoint act after an input: sends what it wants to send, forwards its
     /// trace events, and (re)schedules its timer.
+    // Always inlined (mostly into `deliver`, itself in the run loop): a plain
+    // `#[inline]` was not taken, and the call cost about 1 % of the instructions.
+    #[inline(always)]
     fn service(&mut self, id: EndpointId, now: SimTime) {
         loop {
             let pid = self.pool.alloc();
@@ -559,6 +562,10 @@ impl World {
         }
     }
 
+    // Always inlined (into the run loop's link memo and `service`): as a call of its
+    // own, its prologue and the reloads of the link and the packet its callers had
+    // just touched cost more than several of its checks.
+    #[inline(always)]
     fn enqueue(&mut self, now: SimTime, dir: LinkDirId, pid: PacketId) {
         let link = &mut self.links[dir.idx()];
         let pkt = self.pool.get(pid);
@@ -734,6 +741,7 @@ impl World {
         }
     }
 
+    #[inline(always)]
     pub(super) fn deliver(&mut self, now: SimTime, node: NodeId, pid: PacketId) {
         if self.tracer.ns2_on() && self.is_wireless_node(node) {
             self.wtrace_packet('r', now, node, "AGT", "---", pid);
@@ -796,6 +804,9 @@ impl World {
     }
 
     /// Returns a packet to the pool and updates its flow's in-flight count.
+    // Always inlined: every delivered packet ends here, and the call cost as much as
+    // the few counters it updates.
+    #[inline(always)]
     pub(super) fn discard(&mut self, pid: PacketId) {
         let flow = self.pool.get(pid).flow;
         self.pool.release(pid);
