@@ -49,7 +49,6 @@ train() {
     line=${line%%#*}
     [ -z "${line// }" ] && continue
     read -ra run <<< "$line"
-    [ -f "${run[0]}" ] || { echo "pgo_core_run: training: ${run[0]} missing, skipped" >&2; continue; }
     LLVM_PROFILE_FILE=$PGO_DIR/raw/train-%p.profraw "$gen" "${run[@]}" 2>/dev/null || return 1
   done < "$TRAINING"
   "$PROFDATA" merge -o "$PGO_DIR/core_run.profdata.new" "$PGO_DIR"/raw/*.profraw
