@@ -54,6 +54,8 @@ def llvm_profdata() -> Path:
     profiles: a system LLVM is often older); fetches llvm-tools with rustup if needed."""
     override = os.environ.get("LLVM_PROFDATA")
     if override:
+        if not Path(override).is_file():
+            raise PgoUnavailable(f"LLVM_PROFDATA={override} is not a file")
         return Path(override)
     rustc = os.environ.get("RUSTC", "rustc")
     try:
