@@ -42,7 +42,13 @@ build_core() {
 }
 
 train() {
-  local gen=$PGO_DIR/gen/release/examples/core_run line
+  local gen=$PGO_DIR/gen/release/examples/core_run line key
+  # Counters differ a little from one training to the next (hash-map seeds), and a new
+  # profile rebuilds everything: train again only for a new binary or training list.
+  key=$(cat "$gen" "$TRAINING" | sha256sum | cut -d' ' -f1)
+  if [ -f "$PGO_DIR/core_run.profdata" ] && [ "$(cat "$PGO_DIR/core_run.key" 2>/dev/null)" = "$key" ]; then
+    return 0
+  fi
   rm -rf "$PGO_DIR/raw"
   mkdir -p "$PGO_DIR/raw"
   while IFS= read -r line; do
@@ -51,13 +57,8 @@ train() {
     read -ra run <<< "$line"
     LLVM_PROFILE_FILE=$PGO_DIR/raw/train-%p.profraw "$gen" "${run[@]}" 2>/dev/null || return 1
   done < "$TRAINING"
-  "$PROFDATA" merge -o "$PGO_DIR/core_run.profdata.new" "$PGO_DIR"/raw/*.profraw
-  # Same profile as last time: keep its timestamp so that cargo reuses the build.
-  if cmp -s "$PGO_DIR/core_run.profdata.new" "$PGO_DIR/core_run.profdata"; then
-    rm "$PGO_DIR/core_run.profdata.new"
-  else
-    mv "$PGO_DIR/core_run.profdata.new" "$PGO_DIR/core_run.profdata"
-  fi
+  "$PROFDATA" merge -o "$PGO_DIR/core_run.profdata" "$PGO_DIR"/raw/*.profraw
+  echo "$key" > "$PGO_DIR/core_run.key"
 }
 
 echo "pgo_core_run: instrumented build, training, profile-guided build" >&2
