@@ -10,7 +10,8 @@
 # Each command runs $RUNS times under GNU time: elapsed, user and system CPU seconds and
 # peak resident memory (max RSS). The target (issue): sctplab's CPU at most 1/10 of
 # ns-2.35's (aim 1/20) and its peak memory at most twice ns-2's.
-# Needs an installed sctplab (pip install -c constraints.txt .) and /usr/bin/time.
+# Needs an installed sctplab (pip install -c constraints.txt .: profile-guided unless
+# SCTPLAB_PGO=0, see docs/architecture.md "Build") and /usr/bin/time.
 # Environment: RUNS (default 3), SEED (1), DURATION (920s), NS2_TCL, NS2_CMD (see below).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -22,11 +22,11 @@ trap 'rm -rf "$OUT"' EXIT
 TCP_S=${TCP_S:-150000}
 SCTP_S=${SCTP_S:-10000}
 RUNS=${RUNS:-3}
-cargo build -q --release -p sctplab-bench --example core_run
-CORE=${CARGO_TARGET_DIR:-target}/release/examples/core_run
+# core_run built as the wheel's extension is: profile-guided unless PGO=0.
+CORE=$(bash scripts/pgo_core_run.sh | tail -1)
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(date -u +%FT%TZ)"
-echo "load: $(cut -d' ' -f1-3 /proc/loadavg); commit $(git rev-parse --short HEAD)"
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg); commit $(git rev-parse --short HEAD); core $CORE"
 echo "ns: $(dpkg-query -W -f='${Version}' ns2 2>/dev/null || echo unknown); sctplab $(python3 -c 'import sctplab; print(sctplab.__version__)')"
 
 TCP_TOML=bench/seed000-tcp-sack.toml

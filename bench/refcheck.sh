@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # Usage: refcheck.sh TREE OUTDIR
-# Builds TREE's core_run (release) and writes summary.json of the reference set into OUTDIR.
+# Builds TREE's core_run (release, profile-guided as the wheel; PGO=0: plain) and writes summary.json of the reference set into OUTDIR.
 # Compare two OUTDIRs with bench/refcheck_cmp.sh A B (e.g. a commit before a speed step and after it).
 set -euo pipefail
 TREE=$1; OUT=$2
 mkdir -p "$OUT"
-(cd "$TREE" && cargo build --release -q -p sctplab-bench --example core_run)
-BIN=$TREE/target/release/examples/core_run
+# The core as the wheel ships it: profile-guided (scripts/pgo_core_run.sh; PGO=0 for the
+# plain build). Trees from before that script get the plain build.
+if [ -f "$TREE/scripts/pgo_core_run.sh" ]; then
+  BIN=$(bash "$TREE/scripts/pgo_core_run.sh" | tail -1)
+else
+  (cd "$TREE" && cargo build --release -q -p sctplab-bench --example core_run)
+  BIN=$TREE/target/release/examples/core_run
+fi
 S=$TREE/scenarios
 for f in $S/*.toml $S/golden/*.toml; do
   b=$(basename "$f" .toml)

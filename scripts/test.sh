@@ -31,8 +31,8 @@ echo "== cargo test"
 cargo test -p sctplab-core --locked
 
 echo "== ruff, mypy"
-python3 -m ruff check python tests
-python3 -m ruff format --check python tests
+python3 -m ruff check python tests build_backend
+python3 -m ruff format --check python tests build_backend
 python3 -m mypy
 
 echo "== pytest"
