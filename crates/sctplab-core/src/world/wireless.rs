@@ -300,6 +300,18 @@ pub(crate) fn set_defer_quiet_mac_timers(on: bool) {
     DEFER_QUIET_MAC_TIMERS.with(|c| c.set(on));
 }
 
+thread_local! {
+    /// Whether worlds built on this thread run an overheard frame's reception and its
+    /// end in one step (`QuietNic::overhear`; tests compare both).
+    static FUSE_OVERHEARD: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// Sets whether worlds built from now on, on this thread, fuse overheard receptions.
+#[cfg(test)]
+pub(crate) fn set_fuse_overheard(on: bool) {
+    FUSE_OVERHEARD.with(|c| c.set(on));
+}
+
 pub(crate) struct Nic {
     pub node: NodeId,
     pub iface: IfaceId,
@@ -331,7 +343,7 @@ pub(crate) struct DeferredRx {
 }
 
 /// A unicast frame as it went on the air, for the quiet NICs that look at it later
-/// (`Wireless::read_logged`): when, from where, from whom, and the first of the sequence
+/// (`LogReader::read`): when, from where, from whom, and the first of the sequence
 /// numbers its receivers take (NIC `j` takes `seq0 + j * step`). The frame itself is
 /// kept apart (`Wireless::air_frames`): reading the log skips most of them.
 #[derive(Copy, Clone, Debug)]
@@ -389,7 +401,7 @@ pub(crate) struct Wireless {
     scratch_recv: Vec<(u32, SimTime)>,
     /// Unicast frames put on the air with deferred receptions on, in transmission order:
     /// a quiet NIC gets no event and no list entry when a frame goes on the air, but
-    /// reads the frames logged since its cursor when it next catches up (`stage_logged`).
+    /// reads the frames logged since its cursor when it next catches up (`LogReader::stage`).
     /// `air_log[0]` is frame number `log_base`; the sweep drops the frames every quiet
     /// NIC has read.
     air_log: Vec<LoggedFrame>,
@@ -431,6 +443,9 @@ pub(crate) struct Wireless {
     /// it enters the queue with its key if the MAC stops being quiet first. Not while
     /// pcap or ns-2 traces are written (a reception may write a frame to the pcap).
     deferred_mac_timers: bool,
+    /// Run a deferred reception and its end in one step when nothing falls between them
+    /// (`QuietNic::overhear`); off only to compare both ways in tests.
+    fuse_overheard: bool,
 }
 
 impl Wireless {
@@ -484,6 +499,7 @@ impl Wireless {
             dist_slack_m: 1e-6 * (1.0 + area.x_max.abs() + area.y_max.abs()),
             deferred_mac_timers: DEFER_QUIET_MAC_TIMERS.with(|c| c.get())
                 && std::env::var_os("SCTPLAB_EVERY_MAC_TIMER").is_none_or(|v| v != "1"),
+            fuse_overheard: FUSE_OVERHEARD.with(|c| c.get()),
         }
     }
 
@@ -567,6 +583,7 @@ impl Wireless {
             rx_src,
             cs_range_m,
             dist_slack_m,
+            fuse_overheard,
             ..
         } = self;
         let n = &mut nics[i];
@@ -578,6 +595,7 @@ impl Wireless {
             nic,
             max_speed: mobility.max_speed(),
             dist_slack_m: *dist_slack_m,
+            fuse: *fuse_overheard,
             rd: LogReader {
                 entries: air_log,
                 frames: air_frames,
@@ -656,7 +674,8 @@ impl Wireless {
     }
 
     /// `World::mac_catch_up`: the quiet MAC's virtual timer events run through
-    /// `Mac::quiet_timeout` and its deferred receptions through `deferred_rx_start`.
+    /// `Mac::quiet_timeout` and its deferred receptions through `QuietNic::deferred_rx_start`
+    /// (or, with their ends, `QuietNic::overhear`).
     fn catch_up(
         &mut self,
         nic: u32,
@@ -717,13 +736,22 @@ impl Wireless {
                 }
                 last = Some(r.at);
                 if from_log {
-                    staged = None;
+                    // The next frame first: whether it arrives before this one's
+                    // reception ends decides whether both ends go in one step.
+                    staged = qn.rd.stage(&mut cursor, end, &mut qn.n.deferred_rx);
+                    if qn.fuse {
+                        if let Some(e) = qn.overhear(r, staged, before, q) {
+                            last = Some(e);
+                            continue;
+                        }
+                    }
+                    qn.deferred_rx_start(r, q, &mut cur);
                 } else {
                     n.deferred_rx.pop_front();
-                }
-                qn.deferred_rx_start(r, q, &mut cur);
-                if staged.is_none() {
-                    staged = qn.rd.stage(&mut cursor, end, &mut qn.n.deferred_rx);
+                    qn.deferred_rx_start(r, q, &mut cur);
+                    if staged.is_none() {
+                        staged = qn.rd.stage(&mut cursor, end, &mut qn.n.deferred_rx);
+                    }
                 }
                 continue;
             }
@@ -882,10 +910,112 @@ struct QuietNic<'a> {
     nic: u32,
     max_speed: f64,
     dist_slack_m: f64,
+    /// `Wireless::fuse_overheard`.
+    fuse: bool,
     rd: LogReader<'a>,
 }
 
 impl QuietNic<'_> {
+    /// Whether deferred reception `r` (from node `sender`) is decodable, and its power
+    /// if that had to be computed.
+    #[inline(always)]
+    fn decodable(&mut self, r: DeferredRx, sender: usize) -> (bool, Option<f64>) {
+        // Decodability is by the distance when the first bit arrives. While the frame
+        // propagated (`dist_tx` / c, rounded to the ns) each node moved at most
+        // max_speed * that time; unless a bound lies that close to the distance at
+        // transmission, the answer is the same there and needs no positions now.
+        let moved = 2.0 * self.max_speed * (r.dist_tx / propagation::SPEED_OF_LIGHT + 1e-9);
+        match self
+            .rd
+            .rx_power
+            .decodable_near(r.dist_tx, moved + self.dist_slack_m)
+        {
+            Some(dec) => {
+                if cfg!(debug_assertions) {
+                    let d = self.rd.power_from(sender, r.at).0;
+                    let exact = self.rd.rx_power.classify(d) == Reception::Decodable;
+                    assert_eq!(dec, exact, "decodability at {d} m from {} m", r.dist_tx);
+                }
+                (dec, None)
+            }
+            None => {
+                let (d, p) = self.rd.power_from(sender, r.at);
+                (
+                    self.rd.rx_power.classify(d) == Reception::Decodable,
+                    Some(p),
+                )
+            }
+        }
+    }
+
+    /// Logged reception `r` and its end in one step, when nothing else happens at the
+    /// NIC in between: the MAC is idle with at most its NAV running, which ends after
+    /// the reception does, as does the pending virtual timer event; the next reception
+    /// (`next`, or the list's first) arrives after the end, which comes before the
+    /// input `before`. Then `deferred_rx_start` and the virtual reception-end event
+    /// (`catch_up`'s timer turn) would change the MAC as `Mac::quiet_overhear` does
+    /// and leave the timer event armed as here (the reception end's, armed by this
+    /// reception, then the next deadline's, armed by the reception end): the frame
+    /// need not be copied into the MAC nor its end go through the loop. Returns the
+    /// end, or `None` (nothing done) when that does not hold.
+    #[inline(always)]
+    fn overhear(
+        &mut self,
+        r: DeferredRx,
+        next: Option<DeferredRx>,
+        before: (SimTime, u64),
+        q: &mut EventQueue<Event>,
+    ) -> Option<SimTime> {
+        let k = (r.log - self.rd.base) as usize;
+        let (airtime, duration) = {
+            let f = &self.rd.frames[k];
+            (f.airtime, f.duration)
+        };
+        let e = r.at + airtime;
+        if e >= before.0
+            || next.is_some_and(|s| s.at <= e)
+            || self.n.deferred_rx.front().is_some_and(|s| s.at <= e)
+        {
+            return None;
+        }
+        let t = &self.n.mac_timer;
+        let pending = match (t.at, t.virt) {
+            (None, _) => None,
+            (Some(p), Some(_)) if p > e => Some(p),
+            _ => return None,
+        };
+        if !self.n.mac.quiet_overhear_fits(r.at, airtime) {
+            return None;
+        }
+        let sender = self.rd.entries[k].sender_node as usize;
+        // The power is not needed: no other frame overlaps this one.
+        let (decodable, _) = self.decodable(r, sender);
+        let n = &mut *self.n;
+        n.mac.quiet_overhear(r.at, airtime, duration, decodable);
+        if let Some(p) = pending {
+            // Replaced by the reception end's event.
+            q.note_superseded(p);
+        }
+        self.chain.times[0] = r.at;
+        match n.mac.poll_timeout() {
+            Some(t) => {
+                debug_assert!(t > e);
+                n.mac_timer.generation = n.mac_timer.generation.wrapping_add(2);
+                n.mac_timer.at = Some(t);
+                self.chain.times[1] = e;
+                self.chain.len = 2;
+                n.mac_timer.virt = Some(VirtSeq::Chain(r.seq));
+            }
+            None => {
+                n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
+                n.mac_timer.at = None;
+                self.chain.len = 1;
+                n.mac_timer.virt = None;
+            }
+        }
+        Some(e)
+    }
+
     /// What `rx_start` would have done with the deferred `RxStart` (at, seq): the MAC
     /// stays quiet, so only its timer may need re-arming, as a virtual event armed by
     /// this one.
@@ -898,32 +1028,7 @@ impl QuietNic<'_> {
     ) {
         let DeferredRx { at, seq, log, .. } = r;
         let (frame, sender) = self.rd.logged(log);
-        // Decodability is by the distance when the first bit arrives. While the frame
-        // propagated (`dist_tx` / c, rounded to the ns) each node moved at most
-        // max_speed * that time; unless a bound lies that close to the distance at
-        // transmission, the answer is the same there and needs no positions now.
-        let moved = 2.0 * self.max_speed * (r.dist_tx / propagation::SPEED_OF_LIGHT + 1e-9);
-        let (decodable, power) = match self
-            .rd
-            .rx_power
-            .decodable_near(r.dist_tx, moved + self.dist_slack_m)
-        {
-            Some(dec) => {
-                if cfg!(debug_assertions) {
-                    let d = self.rd.power_from(sender, at).0;
-                    let exact = self.rd.rx_power.classify(d) == Reception::Decodable;
-                    assert_eq!(dec, exact, "decodability at {d} m from {} m", r.dist_tx);
-                }
-                (dec, None)
-            }
-            None => {
-                let (d, p) = self.rd.power_from(sender, at);
-                (
-                    self.rd.rx_power.classify(d) == Reception::Decodable,
-                    Some(p),
-                )
-            }
-        };
+        let (decodable, power) = self.decodable(r, sender);
         if self.n.mac.needs_power().0 {
             // Receiving another frame: capture needs both powers (`mac_rx_start`).
             if self.n.mac.needs_power().1 {
@@ -1577,7 +1682,7 @@ impl World {
     /// node, then interface, which is NIC order), from one block: NIC `j` the `j`-th.
     /// The addressee and the NICs that are not quiet (a few) get their `RxStart` events
     /// now; the quiet ones get nothing here: the frame goes to the air log, which each
-    /// reads when it next catches up (`Wireless::stage_logged`), with the same positions,
+    /// reads when it next catches up (`LogReader::stage`), with the same positions,
     /// distances and keys.
     fn transmit_logged(&mut self, now: SimTime, nic: u32, frame: Frame) {
         let w = self.wireless.as_deref_mut().expect("wireless");
@@ -1906,6 +2011,27 @@ mod tests {
             fewer += usize::from(deferred_events < plain_events);
         }
         assert!(fewer >= 15, "the shortcut should skip events in most cases");
+    }
+
+    /// Running an overheard frame's reception and its end in one step
+    /// (`QuietNic::overhear`) is a shortcut: on random small networks it must give the
+    /// same summary and the same count of events as the two steps, and the same
+    /// summary as running every timer and reception event.
+    #[test]
+    fn overheard_frame_in_one_step_changes_nothing() {
+        let mut r = RngStream::new(12, "fused-overhear-test");
+        for case in 0..16 {
+            let text = random_manet(&mut r);
+            let seed = 1 + r.next_u64() % 1000;
+            let (plain, _) = run(&text, seed, false);
+            set_fuse_overheard(false);
+            let (two_steps, two_events) = run(&text, seed, true);
+            set_fuse_overheard(true);
+            let (one_step, one_events) = run(&text, seed, true);
+            assert_eq!(two_steps, one_step, "case {case}, seed {seed}:\n{text}");
+            assert_eq!(two_events, one_events, "case {case}, seed {seed}");
+            assert_eq!(plain, one_step, "case {case}, seed {seed}:\n{text}");
+        }
     }
 
     /// Classifying by distance must agree with classifying the power, at the defaults
