@@ -736,9 +736,10 @@ impl Mac {
 
     /// `quiet_rx_start_idle(at, ..)` and then `quiet_timeout` at the reception's end
     /// (`at + airtime`), for an overheard frame (`duration`: its Duration field) whose
-    /// reception ends before any other input or timer of this MAC: the same state
-    /// afterwards, without keeping the frame (the reception end drops it). The caller
-    /// checks that nothing else happens in between (`quiet_overhear_fits`).
+    /// reception ends before any other input or timer of this MAC but the NAV's end:
+    /// the same state afterwards, without keeping the frame (the reception end drops
+    /// it). The caller checks that nothing else happens in between
+    /// (`quiet_overhear_fits`).
     #[inline(always)]
     pub fn quiet_overhear(
         &mut self,
@@ -747,7 +748,7 @@ impl Mac {
         duration: SimDuration,
         decodable: bool,
     ) {
-        debug_assert!(self.quiet_overhear_fits(at, airtime));
+        debug_assert!(self.quiet_overhear_fits(at));
         // The reception timer's start takes a number; it stops at the end.
         self.timer_seq += 1;
         let end = at + airtime;
@@ -778,14 +779,16 @@ impl Mac {
         }
     }
 
-    /// Whether `quiet_overhear` applies to a frame arriving at `at` for `airtime`: the
-    /// MAC is quiet, not receiving, and its only running timer (the NAV's, if any) ends
-    /// after the reception does.
+    /// Whether `quiet_overhear` applies to a frame arriving at `at`: the MAC is quiet,
+    /// not receiving, and its only running timer (the NAV's, if any) ends after the
+    /// reception starts. If the NAV ends during the reception, its end only stops it
+    /// (no backoff runs), and the reception's end sets it anew, later: the same state
+    /// as `quiet_overhear` leaves.
     #[inline(always)]
-    pub fn quiet_overhear_fits(&self, at: SimTime, airtime: SimDuration) -> bool {
+    pub fn quiet_overhear_fits(&self, at: SimTime) -> bool {
         self.rx_state == RxState::Idle
             && self.running & !(1 << NAV) == 0
-            && (self.next.1 >> 64) as u64 > (at + airtime).as_nanos()
+            && (self.next.1 >> 64) as u64 > at.as_nanos()
             && !self.tx_active
             && !self.resume_pending
             && self.timers_are_quiet()

@@ -740,7 +740,7 @@ impl Wireless {
                     // reception ends decides whether both ends go in one step.
                     staged = qn.rd.stage(&mut cursor, end, &mut qn.n.deferred_rx);
                     if qn.fuse {
-                        if let Some(e) = qn.overhear(r, staged, before, q) {
+                        if let Some(e) = qn.overhear(r, staged, before, q, &mut cur) {
                             last = Some(e);
                             continue;
                         }
@@ -901,6 +901,15 @@ impl LogReader<'_> {
     }
 }
 
+/// The pending virtual timer event when an overheard frame's reception and end run in
+/// one step (`QuietNic::overhear`): none or one after the end (the reception end's
+/// event replaces it), or the NAV's end during the reception, with its number.
+#[derive(Copy, Clone)]
+enum Pending {
+    After(Option<SimTime>),
+    During(SimTime, VirtSeq),
+}
+
 /// A quiet NIC during its catch-up, with its share of the world's per-NIC vectors.
 struct QuietNic<'a> {
     n: &'a mut Nic,
@@ -965,6 +974,7 @@ impl QuietNic<'_> {
         next: Option<DeferredRx>,
         before: (SimTime, u64),
         q: &mut EventQueue<Event>,
+        cur: &mut HistoryCursor,
     ) -> Option<SimTime> {
         let k = (r.log - self.rd.base) as usize;
         let (airtime, duration) = {
@@ -979,12 +989,17 @@ impl QuietNic<'_> {
             return None;
         }
         let t = &self.n.mac_timer;
+        let deadline = self.n.mac.poll_timeout();
         let pending = match (t.at, t.virt) {
-            (None, _) => None,
-            (Some(p), Some(_)) if p > e => Some(p),
+            (None, _) if deadline.is_none_or(|d| d > e) => Pending::After(None),
+            (Some(p), Some(_)) if p > e && deadline.is_none_or(|d| d > e) => {
+                Pending::After(Some(p))
+            }
+            // The NAV ends during the reception, and the pending event is its end.
+            (Some(p), Some(v)) if p > r.at && p < e && deadline == Some(p) => Pending::During(p, v),
             _ => return None,
         };
-        if !self.n.mac.quiet_overhear_fits(r.at, airtime) {
+        if !self.n.mac.quiet_overhear_fits(r.at) {
             return None;
         }
         let sender = self.rd.entries[k].sender_node as usize;
@@ -992,24 +1007,31 @@ impl QuietNic<'_> {
         let (decodable, _) = self.decodable(r, sender);
         let n = &mut *self.n;
         n.mac.quiet_overhear(r.at, airtime, duration, decodable);
-        if let Some(p) = pending {
-            // Replaced by the reception end's event.
-            q.note_superseded(p);
-        }
-        self.chain.times[0] = r.at;
+        // The event the reception end's turn re-arms, with the generations taken
+        // before it.
+        let (armer, taken) = match pending {
+            Pending::After(p) => {
+                if let Some(p) = p {
+                    // Replaced by the reception end's event.
+                    q.note_superseded(p);
+                }
+                self.chain.times[0] = r.at;
+                self.chain.len = 1;
+                (VirtSeq::Chain(r.seq), 1)
+            }
+            // The NAV end's turn arms the reception end's event.
+            Pending::During(p, v) => (v.child(p, self.chain, q, cur), 1),
+        };
         match n.mac.poll_timeout() {
             Some(t) => {
                 debug_assert!(t > e);
-                n.mac_timer.generation = n.mac_timer.generation.wrapping_add(2);
+                n.mac_timer.generation = n.mac_timer.generation.wrapping_add(taken + 1);
                 n.mac_timer.at = Some(t);
-                self.chain.times[1] = e;
-                self.chain.len = 2;
-                n.mac_timer.virt = Some(VirtSeq::Chain(r.seq));
+                n.mac_timer.virt = Some(armer.child(e, self.chain, q, cur));
             }
             None => {
-                n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
+                n.mac_timer.generation = n.mac_timer.generation.wrapping_add(taken);
                 n.mac_timer.at = None;
-                self.chain.len = 1;
                 n.mac_timer.virt = None;
             }
         }
