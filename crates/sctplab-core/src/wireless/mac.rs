@@ -734,6 +734,66 @@ impl Mac {
         }
     }
 
+    /// `quiet_rx_start_idle(at, ..)` and then `quiet_timeout` at the reception's end
+    /// (`at + airtime`), for an overheard frame (`duration`: its Duration field) whose
+    /// reception ends before any other input or timer of this MAC but the NAV's end:
+    /// the same state afterwards, without keeping the frame (the reception end drops
+    /// it). The caller checks that nothing else happens in between
+    /// (`quiet_overhear_fits`).
+    #[inline(always)]
+    pub fn quiet_overhear(
+        &mut self,
+        at: SimTime,
+        airtime: SimDuration,
+        duration: SimDuration,
+        decodable: bool,
+    ) {
+        debug_assert!(self.quiet_overhear_fits(at));
+        // The reception timer's start takes a number; it stops at the end.
+        self.timer_seq += 1;
+        let end = at + airtime;
+        self.now = end;
+        let d = if decodable {
+            duration
+        } else {
+            self.counters.rx_errors += 1;
+            self.eifs_nav
+        };
+        // `set_nav`; the NAV timer is then the earliest (the reception's has stopped).
+        let until = end + d;
+        if until > self.nav {
+            self.nav = until;
+            self.timer_seq += 1;
+            let k = (u128::from(until.as_nanos()) << 64) | u128::from(self.timer_seq);
+            self.timers[NAV] = k;
+            self.running |= 1 << NAV;
+        }
+        self.next = (NAV, self.timers[NAV]);
+        self.rx_state = RxState::Idle;
+        self.rx = None;
+        if due(self.next.1, end) {
+            // A zero Duration with no NAV before: the NAV ends at once.
+            self.timers[NAV] = NO_TIMER;
+            self.running &= !(1 << NAV);
+            self.next = (RECV, NO_TIMER);
+        }
+    }
+
+    /// Whether `quiet_overhear` applies to a frame arriving at `at`: the MAC is quiet,
+    /// not receiving, and its only running timer (the NAV's, if any) ends after the
+    /// reception starts. If the NAV ends during the reception, its end only stops it
+    /// (no backoff runs), and the reception's end sets it anew, later: the same state
+    /// as `quiet_overhear` leaves.
+    #[inline(always)]
+    pub fn quiet_overhear_fits(&self, at: SimTime) -> bool {
+        self.rx_state == RxState::Idle
+            && self.running & !(1 << NAV) == 0
+            && (self.next.1 >> 64) as u64 > at.as_nanos()
+            && !self.tx_active
+            && !self.resume_pending
+            && self.timers_are_quiet()
+    }
+
     /// After the world has handled a `Failed` event (routing's link-failure handler,
     /// which may purge this NIC's queue): take the next packet from the queue, as ns-2's
     /// `tx_resume` does right after the failure callback, with the transmit state not yet
