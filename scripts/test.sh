@@ -29,6 +29,7 @@ echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked -q -- -D warnings
 echo "== cargo test"
 cargo test -p sctplab-core --locked
+cargo test -p sctplab-py --locked
 
 echo "== ruff, mypy"
 python3 -m ruff check python tests build_backend
