@@ -685,14 +685,8 @@ impl Mac {
                         rx.frame.duration
                     };
                     // `set_nav`; the NAV timer is then the only one running.
-                    let until = self.now + d;
-                    if until > self.nav {
-                        self.nav = until;
-                        self.timer_seq += 1;
-                        let k = (u128::from(until.as_nanos()) << 64) | u128::from(self.timer_seq);
-                        self.timers[NAV] = k;
-                        self.running |= 1 << NAV;
-                        self.next = (NAV, k);
+                    if self.extend_nav_quiet(self.now + d) {
+                        self.next = (NAV, self.timers[NAV]);
                     }
                 }
                 self.rx_state = RxState::Idle;
@@ -760,14 +754,7 @@ impl Mac {
             self.eifs_nav
         };
         // `set_nav`; the NAV timer is then the earliest (the reception's has stopped).
-        let until = end + d;
-        if until > self.nav {
-            self.nav = until;
-            self.timer_seq += 1;
-            let k = (u128::from(until.as_nanos()) << 64) | u128::from(self.timer_seq);
-            self.timers[NAV] = k;
-            self.running |= 1 << NAV;
-        }
+        self.extend_nav_quiet(end + d);
         self.next = (NAV, self.timers[NAV]);
         self.rx_state = RxState::Idle;
         self.rx = None;
@@ -829,6 +816,22 @@ impl Mac {
             i,
             (u128::from(at.as_nanos()) << 64) | u128::from(self.timer_seq),
         );
+    }
+
+    /// `set_nav` on the quiet paths, where no other timer runs: extends the NAV to
+    /// `until` and arms its timer without `set_timer`'s bookkeeping (the caller sets
+    /// `next`); whether it extended it.
+    #[inline(always)]
+    fn extend_nav_quiet(&mut self, until: SimTime) -> bool {
+        if until > self.nav {
+            self.nav = until;
+            self.timer_seq += 1;
+            self.timers[NAV] = (u128::from(until.as_nanos()) << 64) | u128::from(self.timer_seq);
+            self.running |= 1 << NAV;
+            true
+        } else {
+            false
+        }
     }
 
     fn stop_timer(&mut self, i: usize) {
