@@ -237,7 +237,8 @@ impl Session {
     }
 
     /// Runs for at most `slice` of wall time; returns the outcome so far (`Running`
-    /// if the session is not over).
+    /// if the session is not over, which includes a client's linger; `outcome()`
+    /// tells how the association ended while the client lingers).
     pub fn run_for(&mut self, slice: Duration) -> std::io::Result<Outcome> {
         let end = Instant::now() + slice;
         loop {
@@ -257,7 +258,13 @@ impl Session {
             }
             if at >= end {
                 self.flush_pcap();
-                return Ok(self.outcome);
+                // A lingering client is not over yet: a caller that stopped on the
+                // final outcome here would cut the linger to one slice.
+                return Ok(if self.linger_until.is_some() {
+                    Outcome::Running
+                } else {
+                    self.outcome
+                });
             }
             let now = self.sim_now(at);
             if self.assoc.poll_timeout().is_some_and(|t| t <= now) {

@@ -91,6 +91,93 @@ fn client_to_server_1000_messages_over_4_streams() {
     assert!(t0.elapsed() < Duration::from_secs(20));
 }
 
+/// Forwards datagrams between one client and `server` for `run` of wall time, losing
+/// the first `lose` packets toward the server whose first chunk is a
+/// SHUTDOWN-COMPLETE; returns how many it lost.
+fn relay_losing_shutdown_complete(
+    server: SocketAddrV4,
+    lose: usize,
+    run: Duration,
+) -> (SocketAddrV4, thread::JoinHandle<usize>) {
+    let sock = std::net::UdpSocket::bind(SocketAddrV4::new(LO, 0)).expect("relay socket");
+    sock.set_read_timeout(Some(Duration::from_millis(20)))
+        .expect("timeout");
+    let addr = match sock.local_addr().expect("addr") {
+        std::net::SocketAddr::V4(a) => a,
+        other => panic!("IPv4 expected, got {other}"),
+    };
+    let h = thread::spawn(move || {
+        let (mut client, mut lost) = (None, 0);
+        let mut buf = [0u8; 2048];
+        let end = Instant::now() + run;
+        while Instant::now() < end {
+            let Ok((n, from)) = sock.recv_from(&mut buf) else {
+                continue;
+            };
+            if from == std::net::SocketAddr::V4(server) {
+                if let Some(c) = client {
+                    let _ = sock.send_to(&buf[..n], c);
+                }
+                continue;
+            }
+            client = Some(from);
+            // Byte 12: the first chunk's type; 14 is SHUTDOWN-COMPLETE.
+            if n > 12 && buf[12] == 14 && lost < lose {
+                lost += 1;
+                continue;
+            }
+            let _ = sock.send_to(&buf[..n], server);
+        }
+        lost
+    });
+    (addr, h)
+}
+
+#[test]
+fn lingering_client_answers_a_retransmitted_shutdown_ack() {
+    // The first SHUTDOWN-COMPLETE is lost: the server's T2-shutdown (RTO.Initial,
+    // 500 ms here) resends SHUTDOWN-ACK, the client, whose association is gone,
+    // answers with a SHUTDOWN-COMPLETE under the server's tag with the T bit
+    // (RFC 9260 8.4 (5)), and the server accepts it (8.5.1 (C)).
+    let mut srv = Session::new(LiveOptions {
+        assoc: flow(&[("rto_initial", "500ms")]),
+        ..server_options(10)
+    })
+    .expect("server");
+    let srv_addr = srv.local_addr();
+    let h = thread::spawn(move || {
+        let o = run_to_end(&mut srv);
+        (o, srv.assoc.stats.bad_vtag_drops)
+    });
+    let linger = Duration::from_secs(2);
+    let (relay, r) = relay_losing_shutdown_complete(srv_addr, 1, Duration::from_secs(4));
+    let mut cli = Session::new(LiveOptions {
+        role: Role::Client,
+        bind: SocketAddrV4::new(LO, 0),
+        remote: Some(relay),
+        sctp_port: 5001,
+        local_sctp_port: None,
+        assoc: flow(&[("bytes", "10000B"), ("message_size", "1000B")]),
+        timeout: Some(Duration::from_secs(10)),
+        linger,
+        pcap: None,
+        seed: Some(9),
+    })
+    .expect("client socket");
+    let t0 = Instant::now();
+    assert_eq!(run_to_end(&mut cli), Outcome::Graceful);
+    // run_for reported Running through the whole linger, not only its first slice.
+    assert!(t0.elapsed() >= linger, "{:?}", t0.elapsed());
+    let (o, bad_tags) = h.join().expect("server thread");
+    assert_eq!(o, Outcome::Graceful);
+    assert_eq!(bad_tags, 0);
+    assert_eq!(
+        r.join().expect("relay thread"),
+        1,
+        "one SHUTDOWN-COMPLETE lost"
+    );
+}
+
 // ---- Crafted packets over the socket ----------------------------------------------
 
 use crate::net::wire::{Chunk, DataChunk, DataFlags, InitChunk, SctpRepr};

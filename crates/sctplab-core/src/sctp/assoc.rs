@@ -170,6 +170,9 @@ pub struct Association {
     t1: Option<SimTime>,
     t1_retries: u32,
     t2: Option<SimTime>,
+    /// T2-shutdown expiries so far: the RTO doubles with each (RFC 9260 9.2 follows
+    /// 6.3.3), and more than Association.Max.Retrans of them end the association.
+    t2_retries: u32,
     /// ns-2's association-wide heartbeat timer: (expiry, time it was started).
     hb_gen: Option<(SimTime, SimTime)>,
     started: bool,
@@ -213,6 +216,7 @@ impl Association {
             t1: None,
             t1_retries: 0,
             t2: None,
+            t2_retries: 0,
             hb_gen: None,
             started: false,
             stop_pending: false,
@@ -304,6 +308,13 @@ impl Association {
         let backoff = 1u64 << self.t1_retries.min(6);
         self.cfg
             .rto_initial
+            .saturating_mul(backoff)
+            .min(self.cfg.rto_max)
+    }
+
+    fn t2_timeout(&self) -> SimDuration {
+        let backoff = 1u64 << self.t2_retries.min(6);
+        self.current_rto()
             .saturating_mul(backoff)
             .min(self.cfg.rto_max)
     }
@@ -706,12 +717,11 @@ impl Association {
         let Some(out) = &self.out else { return };
         if out.done() {
             // Everything delivered and acknowledged: graceful close (RFC 9260 9.2).
-            let rto = self.current_rto();
             self.state = State::ShutdownSent;
             let cum = self.shutdown_cum_ack();
             let dst = self.default_dest();
             self.send_ctrl(self.peer_tag, Chunk::Shutdown { cum_tsn_ack: cum }, dst);
-            self.t2 = Some(self.now + rto);
+            self.t2 = Some(self.now + self.t2_timeout());
         }
     }
 
@@ -794,6 +804,12 @@ impl Association {
             Chunk::Shutdown { .. } if self.role == Role::Server && self.inb.is_some() => {
                 self.state = State::ShutdownAckSent;
                 self.send_ctrl(self.peer_tag, Chunk::ShutdownAck, self.pkt_src);
+                // RFC 9260 9.2: the SHUTDOWN ACK is guarded by a T2-shutdown timer of
+                // its own, so a lost SHUTDOWN COMPLETE gets it resent. A repeated
+                // SHUTDOWN is answered without restarting the timer.
+                if self.t2.is_none() {
+                    self.t2 = Some(self.now + self.t2_timeout());
+                }
             }
             Chunk::ShutdownAck if self.state == State::ShutdownSent => {
                 self.send_ctrl(
@@ -802,6 +818,12 @@ impl Association {
                     self.pkt_src,
                 );
                 self.stop_timers();
+            }
+            // RFC 9260 8.4 (5): the association is gone, so a resent SHUTDOWN ACK (our
+            // SHUTDOWN COMPLETE was lost) gets one with the T bit under the tag it
+            // carried.
+            Chunk::ShutdownAck if self.state == State::Done && !self.stats.aborted => {
+                self.send_ctrl(vtag, Chunk::ShutdownComplete { t_bit: true }, self.pkt_src);
             }
             Chunk::ShutdownComplete { .. } if self.state == State::ShutdownAckSent => {
                 self.stop_timers();
@@ -1036,8 +1058,16 @@ impl Endpoint for Association {
         }
         let chunks = &sctp.chunks[..end];
         // RFC 9260 8.5: every packet but an INIT (tag 0) and a COOKIE-ECHO (checked
-        // against the cookie) must carry our tag, or it is dropped.
-        if !is_init && !is_cookie_echo && sctp.vtag != self.local_tag {
+        // against the cookie) must carry our tag, or it is dropped. 8.5.1 (B), (C): an
+        // ABORT or SHUTDOWN-COMPLETE with the T bit carries our peer's tag instead (a
+        // peer without a TCB reflected the tag we sent it).
+        let tag_ok = match chunks.first() {
+            Some(Chunk::Abort { t_bit: true } | Chunk::ShutdownComplete { t_bit: true }) => {
+                self.peer_tag != 0 && sctp.vtag == self.peer_tag
+            }
+            _ => sctp.vtag == self.local_tag,
+        };
+        if !is_init && !is_cookie_echo && !tag_ok {
             self.stats.bad_vtag_drops += 1;
             return;
         }
@@ -1117,13 +1147,26 @@ impl Endpoint for Association {
             }
         }
         if self.t2.is_some_and(|t| now >= t) {
-            if self.state == State::ShutdownSent {
-                let cum = self.shutdown_cum_ack();
-                let dst = self.default_dest();
-                self.send_ctrl(self.peer_tag, Chunk::Shutdown { cum_tsn_ack: cum }, dst);
-                self.t2 = Some(now + self.current_rto());
-            } else {
-                self.t2 = None;
+            self.t2_retries += 1;
+            let resend = match self.state {
+                State::ShutdownSent => Some(Chunk::Shutdown {
+                    cum_tsn_ack: self.shutdown_cum_ack(),
+                }),
+                State::ShutdownAckSent => Some(Chunk::ShutdownAck),
+                _ => None,
+            };
+            match resend {
+                Some(_) if self.t2_retries > self.cfg.association_max_retrans => {
+                    // RFC 9260 9.2: the peer is unreachable; the TCB goes away.
+                    self.stop_timers();
+                    self.stats.aborted = true;
+                }
+                Some(chunk) => {
+                    let dst = self.default_dest();
+                    self.send_ctrl(self.peer_tag, chunk, dst);
+                    self.t2 = Some(now + self.t2_timeout());
+                }
+                None => self.t2 = None,
             }
         }
         if let Some(inb) = self.inb.as_mut() {
@@ -1471,6 +1514,145 @@ mod tests {
         s.handle_packet(SimTime::ZERO, &packet(good_tag ^ 1, vec![data]));
         assert_eq!(s.stats.bad_vtag_drops, 1);
         assert_eq!(s.inb.as_ref().map(|i| i.delivered_total), Some(0));
+    }
+
+    /// Runs client and server over a zero-delay path until neither has anything due
+    /// before `end`; `lose(to_server, chunk)` drops a packet by its first chunk. Returns
+    /// (time, to_server, first chunk) of every packet sent, lost ones included.
+    fn exchange(
+        c: &mut Association,
+        s: &mut Association,
+        end: SimTime,
+        mut lose: impl FnMut(bool, &Chunk) -> bool,
+    ) -> Vec<(SimTime, bool, Chunk)> {
+        let (mut now, mut log) = (SimTime::ZERO, Vec::new());
+        c.handle_timeout(now);
+        loop {
+            let mut moved = false;
+            for (to_server, pkts) in [(true, drain(c, now)), (false, drain(s, now))] {
+                for p in pkts {
+                    moved = true;
+                    let first = sctp(&p).chunks[0].clone();
+                    log.push((now, to_server, first.clone()));
+                    if lose(to_server, &first) {
+                        continue;
+                    }
+                    let to = if to_server { &mut *s } else { &mut *c };
+                    to.handle_packet(now, &p);
+                }
+            }
+            if moved {
+                continue;
+            }
+            let next = [c.poll_timeout(), s.poll_timeout()]
+                .into_iter()
+                .flatten()
+                .min();
+            match next {
+                Some(t) if t <= end => {
+                    now = now.max(t);
+                    for a in [&mut *c, &mut *s] {
+                        if a.poll_timeout().is_some_and(|t| t <= now) {
+                            a.handle_timeout(now);
+                        }
+                    }
+                }
+                _ => return log,
+            }
+        }
+    }
+
+    fn shutdown_acks(log: &[(SimTime, bool, Chunk)]) -> Vec<SimTime> {
+        log.iter()
+            .filter(|(_, to_server, c)| !to_server && *c == Chunk::ShutdownAck)
+            .map(|(t, _, _)| *t)
+            .collect()
+    }
+
+    #[test]
+    fn lost_shutdown_complete_is_recovered_by_t2() {
+        // RFC 9260 9.2: the server's SHUTDOWN ACK runs T2-shutdown (RTO: 3 s, the
+        // initial value, as the server has measured no RTT); the client, its
+        // association gone, answers the resent SHUTDOWN ACK with a SHUTDOWN COMPLETE
+        // with the T bit under the tag it carried (8.4 (5)), which the server accepts
+        // (8.5.1 (C)).
+        let (mut c, mut s) = (client(), server());
+        let mut lost = 0;
+        let log = exchange(
+            &mut c,
+            &mut s,
+            SimTime::ZERO + SimDuration::from_secs(100),
+            |to_server, ch| {
+                let first_sc =
+                    to_server && matches!(ch, Chunk::ShutdownComplete { .. }) && lost == 0;
+                lost += u32::from(first_sc);
+                first_sc
+            },
+        );
+        let acks = shutdown_acks(&log);
+        assert_eq!(acks.len(), 2, "{log:?}");
+        assert_eq!(acks[1] - acks[0], SimDuration::from_secs(3));
+        let last = log.last().expect("packets");
+        assert_eq!(
+            (last.0, last.1, &last.2),
+            (acks[1], true, &Chunk::ShutdownComplete { t_bit: true })
+        );
+        assert_eq!((c.state, s.state), (State::Done, State::Done));
+        assert!(!c.stats.aborted && !s.stats.aborted);
+        assert_eq!(s.stats.bad_vtag_drops, 0);
+    }
+
+    #[test]
+    fn t2_backs_off_and_gives_up_after_association_max_retrans() {
+        // Every SHUTDOWN COMPLETE lost: the SHUTDOWN ACK is resent after 3, 6, 12, 24,
+        // 48 s, then every 60 s (RTO.Max), 10 times in all (Association.Max.Retrans);
+        // the 11th expiry, 60 s after the 10th resend, ends the association.
+        let (mut c, mut s) = (client(), server());
+        let log = exchange(
+            &mut c,
+            &mut s,
+            SimTime::ZERO + SimDuration::from_secs(1000),
+            |to_server, ch| to_server && matches!(ch, Chunk::ShutdownComplete { .. }),
+        );
+        let acks = shutdown_acks(&log);
+        let gaps: Vec<u64> = acks
+            .windows(2)
+            .map(|w| (w[1] - w[0]).as_secs_f64() as u64)
+            .collect();
+        assert_eq!(gaps, [3, 6, 12, 24, 48, 60, 60, 60, 60, 60]);
+        assert_eq!(s.state, State::Done);
+        assert!(s.stats.aborted, "the server gave up");
+        assert!(!c.stats.aborted);
+    }
+
+    #[test]
+    fn t_bit_abort_must_carry_the_peers_tag() {
+        // RFC 9260 8.5.1 (B): an ABORT is accepted with our own tag and the T bit clear,
+        // or with our peer's tag and the T bit set; the other two mixes are dropped.
+        let established = || {
+            let (mut c, mut s) = (client(), server());
+            let ack = handshake_to_init_ack(&mut c, &mut s);
+            c.handle_packet(SimTime::ZERO, &ack);
+            let echo = drain(&mut c, SimTime::ZERO);
+            s.handle_packet(SimTime::ZERO, &echo[0]);
+            assert_ne!(s.local_tag, c.local_tag);
+            (c.local_tag, s)
+        };
+        for (t_bit, peers_tag, accepted) in [
+            (false, false, true),
+            (true, true, true),
+            (true, false, false),
+            (false, true, false),
+        ] {
+            let (client_tag, mut s) = established();
+            let tag = if peers_tag { client_tag } else { s.local_tag };
+            s.handle_packet(SimTime::ZERO, &packet(tag, vec![Chunk::Abort { t_bit }]));
+            assert_eq!(
+                s.stats.aborted, accepted,
+                "T bit {t_bit}, peer's tag {peers_tag}"
+            );
+            assert_eq!(s.stats.bad_vtag_drops, u64::from(!accepted));
+        }
     }
 
     #[test]
