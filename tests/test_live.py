@@ -15,6 +15,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -226,6 +227,56 @@ def test_impaired_our_client_to_usrsctp_server(peer: Path, tmp_path: Path) -> No
     assert flow["timeout_retransmissions"] >= 1
     # usrsctp saw the relay's duplicates.
     assert sline["dup_data"] >= 1
+
+
+def relay_losing_shutdown_complete(server_udp: int, run_s: float) -> tuple[int, list[int]]:
+    """A UDP relay in a thread that loses the first SHUTDOWN-COMPLETE toward the server;
+    returns its port and a list that records the first-chunk type of each packet lost."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.settimeout(0.05)
+    lost: list[int] = []
+
+    def forward() -> None:
+        client = None
+        end = time.monotonic() + run_s
+        while time.monotonic() < end:
+            try:
+                data, src = sock.recvfrom(65536)
+            except TimeoutError:
+                continue
+            if src == ("127.0.0.1", server_udp):
+                if client is not None:
+                    sock.sendto(data, client)
+                continue
+            client = src
+            # Byte 12: the first chunk's type (14: SHUTDOWN-COMPLETE).
+            if len(data) > 12 and data[12] == 14 and not lost:
+                lost.append(data[12])
+                continue
+            sock.sendto(data, ("127.0.0.1", server_udp))
+        sock.close()
+
+    threading.Thread(target=forward, daemon=True).start()
+    return int(sock.getsockname()[1]), lost
+
+
+def test_lost_shutdown_complete_our_client_to_usrsctp_server(peer: Path) -> None:
+    # usrsctp resends its SHUTDOWN-ACK when T2-shutdown expires; our client, lingering
+    # with its association gone, answers with a SHUTDOWN-COMPLETE with the T bit under
+    # the tag the SHUTDOWN-ACK carried (RFC 9260 8.4 (5)), and usrsctp accepts it
+    # (8.5.1 (C)): the server ends gracefully, not by its alarm.
+    udp = free_udp_port()
+    srv = usrsctp_server(peer, udp)
+    wait_bound(udp)
+    relay_port, lost = relay_losing_shutdown_complete(udp, TIMEOUT)
+    code, _, err = finish(our_client(free_udp_port(), relay_port, "--linger", "4"))
+    assert code == 0, err
+    scode, sline, serr = finish(srv, SERVER_TIMEOUT + 10)
+    assert lost == [14]
+    assert scode == 0, (sline, serr)
+    assert_received(sline)
+    assert sline["graceful"] is True
 
 
 def test_impaired_usrsctp_client_to_our_server(peer: Path, tmp_path: Path) -> None:
