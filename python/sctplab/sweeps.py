@@ -468,20 +468,18 @@ def _execute_local(
                 continue
             handled.add(id(w))
             try:
-                got = w.conn.poll()
-            except OSError:
-                got = False
-            if not got:
-                code = w.proc.exitcode
-                lost(w, one_line(f"worker process died (exit code {code})"))
+                got = w.conn.take()
+            except (EOFError, OSError):
+                # Its end of the socket closed: the process exited (or is exiting).
+                w.proc.join(timeout=1)
+                lost(w, one_line(f"worker process died (exit code {w.proc.exitcode})"))
                 continue
-            while w.batch and w.conn.poll():
-                try:
-                    i, outcome = w.conn.recv()
-                except (EOFError, OSError):
-                    w.proc.join(timeout=1)
-                    lost(w, one_line(f"worker process died (exit code {w.proc.exitcode})"))
-                    break
+            if not got and key.fileobj is not w.conn and w.proc.exitcode is not None:
+                # Only its exit sentinel was ready and nothing came (not seen on Linux,
+                # where the socket's end closes before the exit shows).
+                lost(w, one_line(f"worker process died (exit code {w.proc.exitcode})"))
+                continue
+            for i, outcome in got:
                 rec.add(w.batch[i], outcome)
                 w.next, w.started = i + 1, time.monotonic()
                 if w.next == len(w.batch):
