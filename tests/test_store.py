@@ -183,7 +183,7 @@ def test_indent_json_is_json_dumps_with_indent() -> None:
     # The driver's fast writer of run.json and manifest.json against json.dumps(indent=2).
     from collections import OrderedDict
 
-    from sctplab.store import indent_json
+    from sctplab.store import indent_json, indent_json_py
 
     values: list[object] = [
         {},
@@ -203,8 +203,69 @@ def test_indent_json_is_json_dumps_with_indent() -> None:
     ]
     for v in values:
         assert indent_json(v) == json.dumps(v, indent=2), v
-    nan = indent_json({"x": float("nan")})
-    assert nan == json.dumps({"x": float("nan")}, indent=2)
+        assert indent_json_py(v) == json.dumps(v, indent=2), v
+    nan = {"x": float("nan")}
+    assert indent_json(nan) == indent_json_py(nan) == json.dumps(nan, indent=2)
+
+
+def test_indent_json_in_the_binding_is_json_dumps_on_random_values() -> None:
+    # _core.indent_json against json.dumps(indent=2) on random nests of every JSON type:
+    # floats from random bits (subnormals, huge, ties of the shortest repr), integers
+    # past 64 bits, strings with every kind of escape; and the values it leaves to Python.
+    import random
+    import struct
+    from collections import OrderedDict
+
+    from sctplab import _core
+    from sctplab.store import indent_json
+
+    rng = random.Random(14)
+    chars = ["a", "Z", " ", "~", '"', "\\", "\n", "\x00", "\x1f", "\x7f", "é", "\u2028", "中", "😀"]
+
+    def scalar() -> object:
+        kind = rng.randrange(7)
+        if kind == 0:
+            return struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0]
+        if kind == 1:
+            return rng.choice([0.1, 1e16, 1e-5, 123456789012345680.0, -0.0, 5e-324, 0.3])
+        if kind == 2:
+            return rng.choice([0, -1, 2**63 - 1, -(2**63), 2**63, -(2**64) - 7, 10**30])
+        if kind == 3:
+            return rng.randrange(-(10**6), 10**6)
+        if kind == 4:
+            return "".join(rng.choice(chars) for _ in range(rng.randrange(6)))
+        return rng.choice([None, True, False])
+
+    def value(depth: int) -> object:
+        if depth > 3 or rng.random() < 0.4:
+            return scalar()
+        n = rng.randrange(4)
+        if rng.random() < 0.5:
+            return {str(scalar()): value(depth + 1) for _ in range(n)}
+        items = [value(depth + 1) for _ in range(n)]
+        return tuple(items) if rng.random() < 0.2 else items
+
+    for _ in range(3000):
+        v = value(0)
+        assert _core.indent_json(v) == json.dumps(v, indent=2), v
+    # Left to Python: subclasses, non-str keys, lone surrogates, deep nests, cycles.
+    deep: list[object] = []
+    for _ in range(100):
+        deep = [deep]
+    cycle: list[object] = []
+    cycle.append(cycle)
+    for left in (
+        OrderedDict(a=1),
+        {"x": [OrderedDict()]},
+        {1: "int key"},
+        {"s": "\ud800"},
+        {"\udfff": 1},
+        deep,
+        cycle,
+        {"x": 1 + 2j},
+    ):
+        assert _core.indent_json(left) is None, left
+    assert indent_json(deep) == json.dumps(deep, indent=2)
 
 
 def _plain_leaves(value: object, path: tuple[str, ...]) -> list[tuple[str, object]]:

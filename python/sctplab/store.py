@@ -401,6 +401,14 @@ def _write(path: str, text: str) -> None:
 
 
 def indent_json(value: Any) -> str:
+    """`json.dumps(value, indent=2)`: the driver writes run.json and manifest.json with
+    it for every run. Made by `_core.indent_json`; a value it leaves (a subclass of a
+    JSON type, a key that is not a str, a lone surrogate) goes to `indent_json_py`."""
+    text = _core.indent_json(value)
+    return text if text is not None else indent_json_py(value)
+
+
+def indent_json_py(value: Any) -> str:
     """`json.dumps(value, indent=2)`, built from the C encoder's scalars.
 
     With an indent, json.dumps falls back to its pure-Python encoder, which took about
