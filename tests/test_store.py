@@ -310,3 +310,27 @@ def test_flatten_summary_is_the_plain_recursion() -> None:
         assert [k for k, _ in got] == [k for k, _ in want]
         # NaN is not equal to itself: compare its JSON text.
         assert json.dumps(got) == json.dumps(want)
+
+
+def test_run_ids_of_a_point_are_the_keys_run_ids() -> None:
+    # plan()'s per-point id maker against RunKey.run_id (the key text hashed whole), on
+    # overrides with escapes and non-ASCII text, big seeds, and a bool seed (not an int
+    # for json: left to run_id). The first one also against a hash made here by hand.
+    import hashlib
+
+    from sctplab.store import RunKey, canonical_json
+
+    text = '["' + "a" * 64 + '","{}",1,"0.1.0+abc"]'
+    assert (
+        RunKey("a" * 64, "{}", 1, "0.1.0+abc").run_id
+        == (hashlib.sha256(text.encode()).hexdigest()[:16])
+    )
+    points = [{}, {"links.r1.loss.rate": 0.01}, {"name": 'q"\\ é 中 \n'}, {"x": [1, {"y": None}]}]
+    for point in points:
+        overrides = canonical_json(point)
+        make = RunKey.of_point("f" * 64, overrides, "0.1.0+abc.dirty.0123")
+        for seed in (1, 2, 17, 2**64 - 1, True):
+            made = make(seed)
+            plain = RunKey("f" * 64, overrides, seed, "0.1.0+abc.dirty.0123")
+            assert made == plain
+            assert made.run_id == plain.run_id, (point, seed)

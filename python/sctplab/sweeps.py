@@ -189,12 +189,12 @@ def plan(
     points = [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*checked.values())]
     # A point's overrides and key text, once per point rather than once per run.
     point_sets = [tuple(movement_file_sets(src, base_sets + overrides(p))[0]) for p in points]
-    point_keys = [canonical_json(p) for p in points]
+    point_keys = [RunKey.of_point(digest, canonical_json(p), version) for p in points]
     # Seed-major order: an interrupted sweep has covered every grid point with the
     # first seeds rather than some points with all seeds.
     for seed in range(1, seeds + 1):
         for point, sets, point_key in zip(points, point_sets, point_keys, strict=True):
-            key = RunKey(digest, point_key, seed, version)
+            key = point_key(seed)
             if key.run_id in seen:  # a value listed twice
                 continue
             seen.add(key.run_id)
