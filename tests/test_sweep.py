@@ -273,6 +273,29 @@ def _die_on_seed_2(task: RunTask) -> RunOutcome:
     return compute_run(task)
 
 
+def test_an_outcome_crosses_the_pool_as_its_fields() -> None:
+    # A pool worker sends outcome.fields() and the driver makes RunOutcome(*fields):
+    # every field, each with a value of its own, must come back in its place.
+    import dataclasses
+    import pickle
+
+    values = {
+        "ok": True,
+        "code_version": "0.1.0+abc",
+        "sets": (("duration", '"2s"'),),
+        "error": "no error",
+        "summary_json": '{"events": 1}',
+        "resolved_toml": 'name = "x"',
+        "wall_s": 0.25,
+        "events": 17,
+        "run_json": {"complete": True},
+        "metrics_json": '{"events":1}',
+    }
+    assert [f.name for f in dataclasses.fields(RunOutcome)] == list(values)
+    outcome = RunOutcome(**values)  # type: ignore[arg-type]
+    assert RunOutcome(*pickle.loads(pickle.dumps(outcome.fields()))) == outcome
+
+
 def test_a_dying_worker_fails_its_runs_and_the_sweep_goes_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -479,8 +479,8 @@ def _execute_local(
                 # where the socket's end closes before the exit shows).
                 lost(w, one_line(f"worker process died (exit code {w.proc.exitcode})"))
                 continue
-            for i, outcome in got:
-                rec.add(w.batch[i], outcome)
+            for i, fields in got:
+                rec.add(w.batch[i], RunOutcome(*fields))
                 w.next, w.started = i + 1, time.monotonic()
                 if w.next == len(w.batch):
                     w.batch = []
