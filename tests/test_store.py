@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import re
 import shutil
 import sqlite3
 from pathlib import Path
@@ -334,3 +335,26 @@ def test_run_ids_of_a_point_are_the_keys_run_ids() -> None:
             plain = RunKey("f" * 64, overrides, seed, "0.1.0+abc.dirty.0123")
             assert made == plain
             assert made.run_id == plain.run_id, (point, seed)
+
+
+def test_the_drivers_timestamps_are_datetime_isoformat() -> None:
+    # store._now against datetime.now(UTC).isoformat(timespec="microseconds"): the same
+    # form, and a time between two readings of it, across second boundaries.
+    import time
+    from datetime import UTC, datetime
+
+    from sctplab import store
+
+    form = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00")
+    seconds = set()
+    end = time.monotonic() + 1.2
+    while time.monotonic() < end:
+        before = datetime.now(UTC)
+        text = store._now()
+        after = datetime.now(UTC)
+        assert form.fullmatch(text), text
+        assert len(text) == len(before.isoformat(timespec="microseconds"))
+        assert before <= datetime.fromisoformat(text) <= after, (before, text, after)
+        seconds.add(text[:19])
+        time.sleep(0.01)
+    assert len(seconds) >= 2
