@@ -49,10 +49,16 @@ for r in runs:
     _core.run(t.text, is_json=t.is_json, source=t.source, default_name=t.default_name,
               sets=list(t.sets), seed=t.seed)
 " >/dev/null; sed -n 's/^summary: //p' "$work/core.cg")
+# The same plan without the runs: planning costs ~0.06-0.08M Ir per run, which is the
+# driver's (counted there), not the core's (before session 7 the base planned one run,
+# so the core's count included it and the worker's "outside" count lacked it).
 base=$(valgrind --tool=callgrind -q --callgrind-out-file="$work/base.cg" "$python" -c "
 from sctplab import _core
 from sctplab.sweeps import plan
-runs = plan('$scenario', {}, 1)[3]
+runs = plan('$scenario', {}, $runs)[3]
+for r in runs:
+    t = r.task
+    list(t.sets)
 " >/dev/null; sed -n 's/^summary: //p' "$work/base.cg")
 awk -v d1="$d1" -v w1="$w1" -v dn="$dn" -v wn="$wn" -v n="$runs" -v c="$core" -v b="$base" 'BEGIN {
   core = (c - b) / n; dr = (dn - d1) / n; wr = (wn - w1) / n

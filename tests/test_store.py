@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import re
 import shutil
 import sqlite3
 from pathlib import Path
@@ -183,7 +184,7 @@ def test_indent_json_is_json_dumps_with_indent() -> None:
     # The driver's fast writer of run.json and manifest.json against json.dumps(indent=2).
     from collections import OrderedDict
 
-    from sctplab.store import indent_json
+    from sctplab.store import indent_json, indent_json_py
 
     values: list[object] = [
         {},
@@ -203,8 +204,69 @@ def test_indent_json_is_json_dumps_with_indent() -> None:
     ]
     for v in values:
         assert indent_json(v) == json.dumps(v, indent=2), v
-    nan = indent_json({"x": float("nan")})
-    assert nan == json.dumps({"x": float("nan")}, indent=2)
+        assert indent_json_py(v) == json.dumps(v, indent=2), v
+    nan = {"x": float("nan")}
+    assert indent_json(nan) == indent_json_py(nan) == json.dumps(nan, indent=2)
+
+
+def test_indent_json_in_the_binding_is_json_dumps_on_random_values() -> None:
+    # _core.indent_json against json.dumps(indent=2) on random nests of every JSON type:
+    # floats from random bits (subnormals, huge, ties of the shortest repr), integers
+    # past 64 bits, strings with every kind of escape; and the values it leaves to Python.
+    import random
+    import struct
+    from collections import OrderedDict
+
+    from sctplab import _core
+    from sctplab.store import indent_json
+
+    rng = random.Random(14)
+    chars = ["a", "Z", " ", "~", '"', "\\", "\n", "\x00", "\x1f", "\x7f", "é", "\u2028", "中", "😀"]
+
+    def scalar() -> object:
+        kind = rng.randrange(7)
+        if kind == 0:
+            return struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0]
+        if kind == 1:
+            return rng.choice([0.1, 1e16, 1e-5, 123456789012345680.0, -0.0, 5e-324, 0.3])
+        if kind == 2:
+            return rng.choice([0, -1, 2**63 - 1, -(2**63), 2**63, -(2**64) - 7, 10**30])
+        if kind == 3:
+            return rng.randrange(-(10**6), 10**6)
+        if kind == 4:
+            return "".join(rng.choice(chars) for _ in range(rng.randrange(6)))
+        return rng.choice([None, True, False])
+
+    def value(depth: int) -> object:
+        if depth > 3 or rng.random() < 0.4:
+            return scalar()
+        n = rng.randrange(4)
+        if rng.random() < 0.5:
+            return {str(scalar()): value(depth + 1) for _ in range(n)}
+        items = [value(depth + 1) for _ in range(n)]
+        return tuple(items) if rng.random() < 0.2 else items
+
+    for _ in range(3000):
+        v = value(0)
+        assert _core.indent_json(v) == json.dumps(v, indent=2), v
+    # Left to Python: subclasses, non-str keys, lone surrogates, deep nests, cycles.
+    deep: list[object] = []
+    for _ in range(100):
+        deep = [deep]
+    cycle: list[object] = []
+    cycle.append(cycle)
+    for left in (
+        OrderedDict(a=1),
+        {"x": [OrderedDict()]},
+        {1: "int key"},
+        {"s": "\ud800"},
+        {"\udfff": 1},
+        deep,
+        cycle,
+        {"x": 1 + 2j},
+    ):
+        assert _core.indent_json(left) is None, left
+    assert indent_json(deep) == json.dumps(deep, indent=2)
 
 
 def _plain_leaves(value: object, path: tuple[str, ...]) -> list[tuple[str, object]]:
@@ -249,3 +311,50 @@ def test_flatten_summary_is_the_plain_recursion() -> None:
         assert [k for k, _ in got] == [k for k, _ in want]
         # NaN is not equal to itself: compare its JSON text.
         assert json.dumps(got) == json.dumps(want)
+
+
+def test_run_ids_of_a_point_are_the_keys_run_ids() -> None:
+    # plan()'s per-point id maker against RunKey.run_id (the key text hashed whole), on
+    # overrides with escapes and non-ASCII text, big seeds, and a bool seed (not an int
+    # for json: left to run_id). The first one also against a hash made here by hand.
+    import hashlib
+
+    from sctplab.store import RunKey, canonical_json
+
+    text = '["' + "a" * 64 + '","{}",1,"0.1.0+abc"]'
+    assert (
+        RunKey("a" * 64, "{}", 1, "0.1.0+abc").run_id
+        == (hashlib.sha256(text.encode()).hexdigest()[:16])
+    )
+    points = [{}, {"links.r1.loss.rate": 0.01}, {"name": 'q"\\ é 中 \n'}, {"x": [1, {"y": None}]}]
+    for point in points:
+        overrides = canonical_json(point)
+        make = RunKey.of_point("f" * 64, overrides, "0.1.0+abc.dirty.0123")
+        for seed in (1, 2, 17, 2**64 - 1, True):
+            made = make(seed)
+            plain = RunKey("f" * 64, overrides, seed, "0.1.0+abc.dirty.0123")
+            assert made == plain
+            assert made.run_id == plain.run_id, (point, seed)
+
+
+def test_the_drivers_timestamps_are_datetime_isoformat() -> None:
+    # store._now against datetime.now(UTC).isoformat(timespec="microseconds"): the same
+    # form, and a time between two readings of it, across second boundaries.
+    import time
+    from datetime import UTC, datetime
+
+    from sctplab import store
+
+    form = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00")
+    seconds = set()
+    end = time.monotonic() + 1.2
+    while time.monotonic() < end:
+        before = datetime.now(UTC)
+        text = store._now()
+        after = datetime.now(UTC)
+        assert form.fullmatch(text), text
+        assert len(text) == len(before.isoformat(timespec="microseconds"))
+        assert before <= datetime.fromisoformat(text) <= after, (before, text, after)
+        seconds.add(text[:19])
+        time.sleep(0.01)
+    assert len(seconds) >= 2

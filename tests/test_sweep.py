@@ -273,6 +273,66 @@ def _die_on_seed_2(task: RunTask) -> RunOutcome:
     return compute_run(task)
 
 
+def test_the_driver_takes_whole_messages_from_a_worker_socket() -> None:
+    # The driver's end against the worker's (_Channel): several messages in one read, a
+    # message split over many reads and larger than one read, the 8-byte length form
+    # (written by hand: 2 GiB would be too big for a test), and EOF at the end.
+    import pickle
+    import socket
+
+    from sctplab.executor import _READ_SIZE, _Channel, _DriverEnd
+
+    ours, theirs = socket.socketpair()
+    driver, worker = _DriverEnd(ours), _Channel(theirs.fileno())
+    assert driver.take() == []
+    worker.send((0, "a"))
+    worker.send((1, "b"))
+    assert driver.take() == [(0, "a"), (1, "b")]
+    big = (2, "x" * (3 * _READ_SIZE + 5))
+    data = pickle.dumps(big)
+    long_form = (-1).to_bytes(4, "big", signed=True) + len(data).to_bytes(8, "big") + data
+    got: list[object] = []
+    for i in range(0, len(long_form), 4096):
+        theirs.sendall(long_form[i : i + 4096])
+        while True:
+            taken = driver.take()
+            got += taken
+            if not taken:
+                break
+    while not got:
+        got += driver.take()
+    assert got == [big]
+    worker.send((3, None))
+    theirs.close()
+    assert driver.take() == [(3, None)]
+    with pytest.raises(EOFError):
+        driver.take()
+    driver.close()
+
+
+def test_an_outcome_crosses_the_pool_as_its_fields() -> None:
+    # A pool worker sends outcome.fields() and the driver makes RunOutcome(*fields):
+    # every field, each with a value of its own, must come back in its place.
+    import dataclasses
+    import pickle
+
+    values = {
+        "ok": True,
+        "code_version": "0.1.0+abc",
+        "sets": (("duration", '"2s"'),),
+        "error": "no error",
+        "summary_json": '{"events": 1}',
+        "resolved_toml": 'name = "x"',
+        "wall_s": 0.25,
+        "events": 17,
+        "run_json": {"complete": True},
+        "metrics_json": '{"events":1}',
+    }
+    assert [f.name for f in dataclasses.fields(RunOutcome)] == list(values)
+    outcome = RunOutcome(**values)  # type: ignore[arg-type]
+    assert RunOutcome(*pickle.loads(pickle.dumps(outcome.fields()))) == outcome
+
+
 def test_a_dying_worker_fails_its_runs_and_the_sweep_goes_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -50,6 +50,10 @@ def catalog_metrics(summary_json: str) -> str | None:
     """The catalog's metrics column of a summary.json text (sctplab.store.metrics_json),
     or None where only the Python path reads the text."""
 
+def indent_json(value: object) -> str | None:
+    """json.dumps(value, indent=2) (sctplab.store.indent_json), or None for a value only
+    the Python writer takes."""
+
 def run(
     text: str,
     *,

@@ -189,12 +189,12 @@ def plan(
     points = [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*checked.values())]
     # A point's overrides and key text, once per point rather than once per run.
     point_sets = [tuple(movement_file_sets(src, base_sets + overrides(p))[0]) for p in points]
-    point_keys = [canonical_json(p) for p in points]
+    point_keys = [RunKey.of_point(digest, canonical_json(p), version) for p in points]
     # Seed-major order: an interrupted sweep has covered every grid point with the
     # first seeds rather than some points with all seeds.
     for seed in range(1, seeds + 1):
         for point, sets, point_key in zip(points, point_sets, point_keys, strict=True):
-            key = RunKey(digest, point_key, seed, version)
+            key = point_key(seed)
             if key.run_id in seen:  # a value listed twice
                 continue
             seen.add(key.run_id)
@@ -468,21 +468,19 @@ def _execute_local(
                 continue
             handled.add(id(w))
             try:
-                got = w.conn.poll()
-            except OSError:
-                got = False
-            if not got:
-                code = w.proc.exitcode
-                lost(w, one_line(f"worker process died (exit code {code})"))
+                got = w.conn.take()
+            except (EOFError, OSError):
+                # Its end of the socket closed: the process exited (or is exiting).
+                w.proc.join(timeout=1)
+                lost(w, one_line(f"worker process died (exit code {w.proc.exitcode})"))
                 continue
-            while w.batch and w.conn.poll():
-                try:
-                    i, outcome = w.conn.recv()
-                except (EOFError, OSError):
-                    w.proc.join(timeout=1)
-                    lost(w, one_line(f"worker process died (exit code {w.proc.exitcode})"))
-                    break
-                rec.add(w.batch[i], outcome)
+            if not got and key.fileobj is not w.conn and w.proc.exitcode is not None:
+                # Only its exit sentinel was ready and nothing came (not seen on Linux,
+                # where the socket's end closes before the exit shows).
+                lost(w, one_line(f"worker process died (exit code {w.proc.exitcode})"))
+                continue
+            for i, fields in got:
+                rec.add(w.batch[i], RunOutcome(*fields))
                 w.next, w.started = i + 1, time.monotonic()
                 if w.next == len(w.batch):
                     w.batch = []

@@ -2,6 +2,7 @@
 //! converts arguments and results and maps errors to Python exceptions.
 
 mod flat_metrics;
+mod indent_json;
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError};
@@ -184,6 +185,15 @@ fn run<'py>(
 #[pyfunction]
 fn catalog_metrics(summary_json: &str) -> Option<String> {
     flat_metrics::catalog_metrics_json(summary_json)
+}
+
+/// `json.dumps(value, indent=2)`, or None for a value only the Python writer takes
+/// (see `indent_json`). The sweep driver writes every run's run.json and manifest.json
+/// with it.
+#[pyfunction]
+#[pyo3(name = "indent_json")]
+fn indent_json_text(value: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    indent_json::indent_json(value)
 }
 
 /// The movement of a wireless scenario's nodes with `seed`, as an ns-2 setdest file.
@@ -396,6 +406,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(catalog_metrics, m)?)?;
+    m.add_function(wrap_pyfunction!(indent_json_text, m)?)?;
     m.add_function(wrap_pyfunction!(movement, m)?)?;
     m.add_function(wrap_pyfunction!(mobility_file, m)?)?;
     m.add_function(wrap_pyfunction!(live, m)?)?;
