@@ -779,7 +779,28 @@ impl Association {
         }
     }
 
+    /// The chunks of every data transfer (DATA, SACK) here; the rest, met a few times
+    /// per association, in `handle_rare_chunk`, out of line: inlined into
+    /// `handle_packet`, their state made its prologue save and set up some twenty
+    /// registers and stack slots on every packet.
+    #[inline(always)]
     fn handle_chunk(&mut self, vtag: u32, chunk: &Chunk) {
+        match chunk {
+            Chunk::Data(d) => {
+                if let Some(inb) = self.inb.as_mut() {
+                    inb.on_data(self.now, d);
+                }
+            }
+            Chunk::Sack(sack) => {
+                self.on_sack(sack);
+                self.maybe_shutdown();
+            }
+            c => self.handle_rare_chunk(vtag, c),
+        }
+    }
+
+    #[inline(never)]
+    fn handle_rare_chunk(&mut self, vtag: u32, chunk: &Chunk) {
         match chunk {
             Chunk::Init(init) if self.role == Role::Server => self.on_init(vtag, init),
             Chunk::InitAck(ack) if self.role == Role::Client => self.on_init_ack(ack),
@@ -792,15 +813,6 @@ impl Association {
                 self.send_ctrl(self.peer_tag, Chunk::HeartbeatAck { info }, self.pkt_src);
             }
             Chunk::HeartbeatAck { info } => self.on_heartbeat_ack(info),
-            Chunk::Data(d) => {
-                if let Some(inb) = self.inb.as_mut() {
-                    inb.on_data(self.now, d);
-                }
-            }
-            Chunk::Sack(sack) => {
-                self.on_sack(sack);
-                self.maybe_shutdown();
-            }
             Chunk::Shutdown { .. } if self.role == Role::Server && self.inb.is_some() => {
                 self.state = State::ShutdownAckSent;
                 self.send_ctrl(self.peer_tag, Chunk::ShutdownAck, self.pkt_src);
@@ -935,13 +947,11 @@ impl Association {
     /// `poll_transmit` once there is something to send: a SACK, control chunks or a
     /// DATA packet.
     fn transmit(&mut self, now: SimTime, pkt: &mut Packet) -> bool {
-        if self.sack_due() {
-            if let Some(inb) = self.inb.as_mut() {
-                let sack = inb.take_sack();
-                self.ctrl
-                    .push_back((self.peer_tag, Chunk::Sack(sack), self.sack_dest));
-            }
-        }
+        let sack = if self.sack_due() {
+            self.inb.as_mut().map(Inbound::take_sack)
+        } else {
+            None
+        };
         let room = self.cfg.pmtu.saturating_sub(32);
         // The header is built in place, in the packet slot's own SCTP header (whose chunk
         // list keeps its allocation): moving it out and back went through a stack copy
@@ -969,7 +979,21 @@ impl Association {
         let mut data_num = 0;
         // The chunks' padded lengths, added up as they are packed (`finalize_with_len`).
         let chunks_len;
-        if let Some((vtag, first, to)) = self.ctrl.pop_front() {
+        // A SACK goes behind the control chunks already waiting; alone (the usual case:
+        // one per data packet received) it goes straight into the packet.
+        let first = match sack {
+            Some(sack) => {
+                let c = (self.peer_tag, Chunk::Sack(sack), self.sack_dest);
+                if self.ctrl.is_empty() {
+                    Some(c)
+                } else {
+                    self.ctrl.push_back(c);
+                    self.ctrl.pop_front()
+                }
+            }
+            None => self.ctrl.pop_front(),
+        };
+        if let Some((vtag, first, to)) = first {
             repr.vtag = vtag;
             pkt.ip.dst = to;
             let mut used = first.padded_len();
