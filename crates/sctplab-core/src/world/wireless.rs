@@ -165,7 +165,9 @@ impl RxPower {
     /// `margin` of `d`, or at none; `None` if that is not certain. The answer can change
     /// only just after one of the bounds or the cross-over, so it is certain when none
     /// of those lies in [d - margin, d + margin).
-    #[inline]
+    // Always inlined: left to the inliner it went out of line in the catch-up (a call
+    // per overheard frame).
+    #[inline(always)]
     pub(crate) fn decodable_near(&self, d: f64, margin: f64) -> Option<bool> {
         let (near, far) = self.rx?;
         let (lo, hi) = (d - margin, d + margin);
