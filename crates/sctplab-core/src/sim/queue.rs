@@ -55,6 +55,11 @@ const SEQ_STEP: u64 = 2;
 /// Pops remembered for `seq_after`.
 const HISTORY: usize = 4096;
 
+/// Pops the history takes beyond `HISTORY` before it drops its oldest: each drop moves
+/// the `HISTORY` kept to the front, so a larger spare moves fewer per pop (at
+/// `HISTORY` it was 2 % of a MANET run's instructions, in `memmove`).
+const HISTORY_SPARE: usize = 4 * HISTORY;
+
 /// Children per heap node: a shallower tree than a binary heap, with the four children
 /// of a node adjacent in memory.
 const ARITY: usize = 4;
@@ -72,10 +77,10 @@ struct History {
 impl History {
     #[inline]
     fn push(&mut self, k: Key, next: u64) {
-        if self.time.len() == 2 * HISTORY {
-            self.time.drain(..HISTORY);
-            self.seq.drain(..HISTORY);
-            self.next.drain(..HISTORY);
+        if self.time.len() == HISTORY + HISTORY_SPARE {
+            self.time.drain(..HISTORY_SPARE);
+            self.seq.drain(..HISTORY_SPARE);
+            self.next.drain(..HISTORY_SPARE);
         }
         self.time.push((k >> 64) as u64);
         self.seq.push(k as u64);
