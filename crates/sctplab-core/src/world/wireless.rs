@@ -165,7 +165,9 @@ impl RxPower {
     /// `margin` of `d`, or at none; `None` if that is not certain. The answer can change
     /// only just after one of the bounds or the cross-over, so it is certain when none
     /// of those lies in [d - margin, d + margin).
-    #[inline]
+    // Always inlined: left to the inliner it went out of line in the catch-up (a call
+    // per overheard frame).
+    #[inline(always)]
     pub(crate) fn decodable_near(&self, d: f64, margin: f64) -> Option<bool> {
         let (near, far) = self.rx?;
         let (lo, hi) = (d - margin, d + margin);
@@ -399,6 +401,8 @@ pub(crate) struct Wireless {
     scratch_pos: Vec<(f64, f64)>,
     /// The last transmission's receiving nodes with their first bit's arrival time.
     scratch_recv: Vec<(u32, SimTime)>,
+    /// The real `RxStart` events of a logged frame, before they enter the queue as a run.
+    scratch_rx: Vec<(SimTime, u64, Event)>,
     /// Unicast frames put on the air with deferred receptions on, in transmission order:
     /// a quiet NIC gets no event and no list entry when a frame goes on the air, but
     /// reads the frames logged since its cursor when it next catches up (`LogReader::stage`).
@@ -489,6 +493,7 @@ impl Wireless {
             scratch: Vec::new(),
             scratch_pos: vec![(0.0, 0.0); m],
             scratch_recv: Vec::new(),
+            scratch_rx: Vec::new(),
             air_log: Vec::new(),
             air_frames: Vec::new(),
             log_base: 0,
@@ -1735,7 +1740,8 @@ impl World {
                 .enumerate()
                 .all(|(j, n)| n.mac.timers_are_quiet() == w.is_quiet(j))
         );
-        let mut receivers = 0;
+        let mut receivers = std::mem::take(&mut w.scratch_rx);
+        receivers.clear();
         // The NICs that are not quiet and the addressee, but not the sender.
         for word in 0..w.loud.len() {
             let mut bits = w.loud[word];
@@ -1753,19 +1759,21 @@ impl World {
                     continue;
                 };
                 if w.rx_power.sensed(d) {
-                    receivers += 1;
-                    self.queue.schedule_reserved(
+                    receivers.push((
                         now + propagation::prop_delay(d),
                         seq0 + step * j as u64,
                         Event::RxStart(j as u32, slot),
-                    );
+                    ));
                 }
             }
         }
-        if receivers == 0 {
+        // One run: the same keys as each scheduled alone, popped from a sorted vector.
+        let n = self.queue.schedule_reserved_run(receivers.iter().copied());
+        w.scratch_rx = receivers;
+        if n == 0 {
             w.free_frames.push(slot);
         } else {
-            w.frames[slot as usize].left = receivers;
+            w.frames[slot as usize].left = n as u32;
         }
     }
 
