@@ -278,17 +278,21 @@ class _Channel:
         return pickle.loads(self._read(size))
 
     def send(self, obj: Any) -> None:
-        import pickle
-
-        data = pickle.dumps(obj)
-        size = len(data)
-        if size > 0x7FFFFFFF:
-            header = (-1).to_bytes(4, "big", signed=True) + size.to_bytes(8, "big")
-        else:
-            header = size.to_bytes(4, "big", signed=True)
-        view = memoryview(header + data)
+        view = memoryview(_frame(obj))
         while view:
             view = view[os.write(self.fd, view) :]
+
+
+def _frame(obj: Any) -> bytes:
+    """`obj` pickled behind multiprocessing.Connection's length header (4 bytes, or -1
+    and 8 bytes for 2 GiB and more), the framing both ends of a worker's socket speak."""
+    import pickle
+
+    data = pickle.dumps(obj)
+    size = len(data)
+    if size > 0x7FFFFFFF:
+        return (-1).to_bytes(4, "big", signed=True) + size.to_bytes(8, "big") + data
+    return size.to_bytes(4, "big", signed=True) + data
 
 
 class _DriverEnd:
@@ -310,15 +314,7 @@ class _DriverEnd:
         return fd
 
     def send(self, obj: Any) -> None:
-        import pickle
-
-        data = pickle.dumps(obj)
-        size = len(data)
-        if size > 0x7FFFFFFF:
-            header = (-1).to_bytes(4, "big", signed=True) + size.to_bytes(8, "big")
-        else:
-            header = size.to_bytes(4, "big", signed=True)
-        self.sock.sendall(header + data)
+        self.sock.sendall(_frame(obj))
 
     def take(self) -> list[Any]:
         """The messages complete so far; [] if none. EOFError once the worker's end is

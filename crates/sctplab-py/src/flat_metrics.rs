@@ -162,20 +162,28 @@ fn push_str(out: &mut String, s: &str) {
     out.push('"');
 }
 
+/// The characters Python's json escapes with two characters, and those escapes.
+pub(crate) fn short_escape(c: char) -> Option<&'static str> {
+    Some(match c {
+        '"' => "\\\"",
+        '\\' => "\\\\",
+        '\n' => "\\n",
+        '\r' => "\\r",
+        '\t' => "\\t",
+        '\u{8}' => "\\b",
+        '\u{c}' => "\\f",
+        _ => return None,
+    })
+}
+
 /// One character in a JSON string, escaped as Python's json escapes it.
 fn push_escaped(out: &mut String, c: char) {
-    match c {
-        '"' => out.push_str("\\\""),
-        '\\' => out.push_str("\\\\"),
-        '\n' => out.push_str("\\n"),
-        '\r' => out.push_str("\\r"),
-        '\t' => out.push_str("\\t"),
-        '\u{8}' => out.push_str("\\b"),
-        '\u{c}' => out.push_str("\\f"),
-        c if (c as u32) < 0x20 => {
-            let _ = write!(out, "\\u{:04x}", c as u32);
-        }
-        c => out.push(c),
+    if let Some(e) = short_escape(c) {
+        out.push_str(e);
+    } else if (c as u32) < 0x20 {
+        let _ = write!(out, "\\u{:04x}", c as u32);
+    } else {
+        out.push(c);
     }
 }
 

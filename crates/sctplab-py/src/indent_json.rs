@@ -149,19 +149,12 @@ fn push_ascii_str(out: &mut String, s: &str) {
         let c = s[i..].chars().next().unwrap_or('\0');
         i += c.len_utf8();
         plain = i;
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            _ => {
-                let mut units = [0u16; 2];
-                for u in c.encode_utf16(&mut units) {
-                    let _ = write!(out, "\\u{:04x}", u);
-                }
+        if let Some(e) = crate::flat_metrics::short_escape(c) {
+            out.push_str(e);
+        } else {
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                let _ = write!(out, "\\u{:04x}", u);
             }
         }
     }

@@ -801,6 +801,22 @@ impl<E> EventQueue<E> {
         self.schedule_run_deferring(events, |_| false, &mut Vec::new())
     }
 
+    /// A run slot not in use (a spare one, or a new one) and its emptied vector, whose
+    /// allocation is kept from earlier runs.
+    #[inline(always)]
+    fn free_run(&mut self) -> (usize, Vec<Entry<E>>) {
+        let r = match self.spare.pop() {
+            Some(r) => r as usize,
+            None => {
+                self.runs.push(Run { items: Vec::new() });
+                self.runs.len() - 1
+            }
+        };
+        let mut items = std::mem::take(&mut self.runs[r].items);
+        items.clear();
+        (r, items)
+    }
+
     /// `schedule_run`, except that the events `defer` picks only take their sequence
     /// numbers and are appended to `deferred` as (time, seq, event) instead of entering
     /// the queue; they may enter it later with `schedule_reserved`. Returns how many
@@ -814,15 +830,7 @@ impl<E> EventQueue<E> {
     where
         E: Copy,
     {
-        let r = match self.spare.pop() {
-            Some(r) => r as usize,
-            None => {
-                self.runs.push(Run { items: Vec::new() });
-                self.runs.len() - 1
-            }
-        };
-        let mut items = std::mem::take(&mut self.runs[r].items);
-        items.clear();
+        let (r, mut items) = self.free_run();
         self.run_scratch.clear();
         let mut total = 0;
         for (time, event) in events {
@@ -892,15 +900,7 @@ impl<E> EventQueue<E> {
     where
         E: Copy,
     {
-        let r = match self.spare.pop() {
-            Some(r) => r as usize,
-            None => {
-                self.runs.push(Run { items: Vec::new() });
-                self.runs.len() - 1
-            }
-        };
-        let mut items = std::mem::take(&mut self.runs[r].items);
-        items.clear();
+        let (r, mut items) = self.free_run();
         for (time, seq, event) in events {
             let k = key(time, seq);
             assert!(k > self.last, "reserved event scheduled in the past");
