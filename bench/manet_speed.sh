@@ -11,7 +11,9 @@
 # peak resident memory (max RSS). The target (issue): sctplab's CPU at most 1/10 of
 # ns-2.35's (aim 1/20) and its peak memory at most twice ns-2's.
 # Needs an installed sctplab (pip install -c constraints.txt .: profile-guided unless
-# SCTPLAB_PGO=0, see docs/architecture.md "Build") and /usr/bin/time.
+# SCTPLAB_PGO=0, see docs/architecture.md "Build") and /usr/bin/time. The sctplab timed is
+# the console script pip installed beside the interpreter, not a version manager's shim
+# (pyenv's runs pyenv first, about 0.04 s of CPU that is not sctplab's).
 # Environment: RUNS (default 3), SEED (1), DURATION (920s), NS2_TCL, NS2_CMD (see below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +23,7 @@ DURATION=${DURATION:-920s}
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 MOVE=$OUT/setdest.tcl
+SCTPLAB=$(python3 -c 'import os, sysconfig; p = os.path.join(sysconfig.get_path("scripts"), "sctplab"); print(p if os.access(p, os.X_OK) else "sctplab")')
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u '+%F %H:%M UTC')"
 echo "sctplab $(python3 -c 'import sctplab; print(sctplab.__version__)' 2>/dev/null || echo '?'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
@@ -48,7 +51,7 @@ time_runs() {
   echo "$name: min cpu ${best} s"
 }
 
-time_runs sctplab sctplab run scenarios/manet-tcp.toml --seed "$SEED" \
+time_runs sctplab "$SCTPLAB" run scenarios/manet-tcp.toml --seed "$SEED" \
   --set "duration=$DURATION" --set "measure.end=$DURATION" \
   --set "mobility.file=$MOVE" --quiet --out "$OUT/run"
 python3 -c "

@@ -12,7 +12,10 @@
 # sctplab's core alone (crates/sctplab-bench/examples/core_run: `run_scenario`, what the
 # Python binding calls), with events/s and events per packet on the bottleneck.
 # Needs ns (Debian package ns2), GNU time, an installed sctplab (the tree's wheel) and
-# cargo. Instruction counts (callgrind) of the core: CALLGRIND=1 (TCP 5,000 s, SCTP
+# cargo. The whole process is the console script pip installed (`sctplab` beside the
+# interpreter), not a version manager's shim: pyenv's `sctplab` shim is a bash script
+# that runs pyenv before Python, about 0.04 s of user CPU that is not sctplab's.
+# Instruction counts (callgrind) of the core: CALLGRIND=1 (TCP 5,000 s, SCTP
 # 1,000 s).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,9 +27,10 @@ SCTP_S=${SCTP_S:-10000}
 RUNS=${RUNS:-3}
 # core_run built as the wheel's extension is: profile-guided unless PGO=0.
 CORE=$(bash scripts/pgo_core_run.sh | tail -1)
+SCTPLAB=$(python3 -c 'import os, sysconfig; p = os.path.join(sysconfig.get_path("scripts"), "sctplab"); print(p if os.access(p, os.X_OK) else "sctplab")')
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(date -u +%FT%TZ)"
-echo "load: $(cut -d' ' -f1-3 /proc/loadavg); commit $(git rev-parse --short HEAD); core $CORE"
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg); commit $(git rev-parse --short HEAD); core $CORE; whole $SCTPLAB"
 echo "ns: $(dpkg-query -W -f='${Version}' ns2 2>/dev/null || echo unknown); sctplab $(python3 -c 'import sctplab; print(sctplab.__version__)')"
 
 TCP_TOML=bench/seed000-tcp-sack.toml
@@ -34,10 +38,10 @@ SCTP_TOML=scenarios/golden/seed002-sctp-newreno-d0.toml
 SCTP_SET=(--set "duration=${SCTP_S}s" --set links.r1.bandwidth=8Mb --set flows.sctp1.variant=ns2)
 declare -A CMD
 CMD[tcp_ns2]="ns bench/ns2/seed000_tcp.tcl 1 $TCP_S"
-CMD[tcp_sctplab]="sctplab run $TCP_TOML --set duration=${TCP_S}s --quiet --out $OUT/tcp"
+CMD[tcp_sctplab]="$SCTPLAB run $TCP_TOML --set duration=${TCP_S}s --quiet --out $OUT/tcp"
 CMD[tcp_core]="$CORE $TCP_TOML --set duration=${TCP_S}s --summary $OUT/tcp_core.json"
 CMD[sctp_ns2]="ns $TCL SCTP 0 1 $SCTP_S 8 - 8Mb"
-CMD[sctp_sctplab]="sctplab run $SCTP_TOML ${SCTP_SET[*]} --quiet --out $OUT/sctp"
+CMD[sctp_sctplab]="$SCTPLAB run $SCTP_TOML ${SCTP_SET[*]} --quiet --out $OUT/sctp"
 CMD[sctp_core]="$CORE $SCTP_TOML ${SCTP_SET[*]} --summary $OUT/sctp_core.json"
 ORDER=(tcp_ns2 tcp_sctplab tcp_core sctp_ns2 sctp_sctplab sctp_core)
 
