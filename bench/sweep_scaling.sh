@@ -6,16 +6,19 @@
 # then per setting the mean and minimum wall time and the speedup against --jobs 1.
 # Needs an installed sctplab (or SCTPLAB="python -m sctplab.cli"); RUNS rounds
 # (default 3); MAX_JOBS caps the settings (default nproc). Measure on an idle machine:
-# other load takes cores from the workers and the speedup says nothing.
+# other load takes cores from the workers and the speedup says nothing. The default
+# SCTPLAB is the console script pip installed beside python3, not a version manager's
+# shim (pyenv's is a bash script that runs pyenv first: ~0.04 s more of every sweep's
+# fixed start, which is not sctplab's), as in bench/ns2_speed.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SCTPLAB=${SCTPLAB:-sctplab}
+SCTPLAB=${SCTPLAB:-$(python3 -c 'import os, sysconfig; p = os.path.join(sysconfig.get_path("scripts"), "sctplab"); print(p if os.access(p, os.X_OK) else "sctplab")')}
 RUNS=${RUNS:-3}
 MAX_JOBS=${MAX_JOBS:-$(nproc)}
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
-echo "sweep: scenarios/golden/seed002-tcp-sack-d0.toml, duration 10000s, loss 1 %, 40 seeds"
+echo "sweep: scenarios/golden/seed002-tcp-sack-d0.toml, duration 10000s, loss 1 %, 40 seeds; $SCTPLAB"
 RESULTS="$OUT/results"
 : >"$RESULTS"
 for round in $(seq 1 "$RUNS"); do
