@@ -666,6 +666,8 @@ pub struct EventQueue<E> {
     keep_history: bool,
     now: SimTime,
     popped: u64,
+    /// Pops that were bookkeeping, not events of the model (`uncount_last_pop`).
+    uncounted: u64,
 }
 
 impl<E> Default for EventQueue<E> {
@@ -698,6 +700,7 @@ impl<E> EventQueue<E> {
             keep_history: true,
             now: SimTime::ZERO,
             popped: 0,
+            uncounted: 0,
         }
     }
 
@@ -714,7 +717,20 @@ impl<E> EventQueue<E> {
 
     /// Number of events popped so far.
     pub fn events_processed(&self) -> u64 {
+        self.popped - self.uncounted
+    }
+
+    /// Every pop so far, wake-ups included (see `uncount_last_pop`).
+    pub fn pops(&self) -> u64 {
         self.popped
+    }
+
+    /// Leaves the last pop out of `events_processed`: a wake-up the world schedules for
+    /// its own bookkeeping (`schedule_wake`), not an event of the model. The pop stays
+    /// in the history; a wake-up takes no sequence number, so `seq_after` answers as
+    /// without it.
+    pub fn uncount_last_pop(&mut self) {
+        self.uncounted += 1;
     }
 
     pub fn len(&self) -> usize {
@@ -1061,6 +1077,21 @@ impl<E> EventQueue<E> {
         } else {
             self.after_index(i)
         }
+    }
+
+    /// Schedules a wake-up `event` at `time` in slot `id` with the given sequence
+    /// number, taking none from the counter, and replacing the slot's pending event
+    /// without counting it as superseded (wake-ups are bookkeeping: see
+    /// `uncount_last_pop`). The key must be ahead of every event popped so far.
+    pub fn schedule_wake(&mut self, id: usize, time: SimTime, seq: u64, event: E) {
+        let k = key(time, seq);
+        assert!(k > self.last, "wake-up scheduled in the past");
+        self.slots.set(id, k, event);
+    }
+
+    /// Drops wake-up slot `id`'s event, if any (see `schedule_wake`).
+    pub fn cancel_wake(&mut self, id: usize) {
+        self.slots.remove(id);
     }
 
     /// Drops slot `id`'s event, if any, as `schedule_slot` drops a replaced one.

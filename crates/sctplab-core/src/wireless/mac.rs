@@ -586,6 +586,44 @@ impl Mac {
                 }))
     }
 
+    /// Whether the MAC only waits for the medium with its backoff paused: nothing but a
+    /// reception end (of a frame it will not act on, as in `timers_are_quiet`) and a NAV
+    /// end can fire, and neither puts out anything (they may resume the backoff, whose
+    /// own end is the first thing that can; see `earliest_output`). The packet it holds
+    /// and the RTS made for it wait for that end. The world may run
+    /// such a MAC's timers and overheard frames late too, provided it looks again before
+    /// that time.
+    pub fn waits_quietly(&self) -> bool {
+        self.backoff.paused
+            && self.tx_state == TxState::Idle
+            && !self.tx_active
+            && !self.resume_pending
+            && self.ctrl.is_none()
+            && self.running & ACTIVE_TIMERS == 0
+            && (self.timers[RECV] == NO_TIMER
+                || self.rx.is_none_or(|rx| {
+                    self.rx_state == RxState::Coll
+                        || rx.error
+                        || (rx.frame.dst != self.addr && !rx.frame.dst.is_broadcast())
+                }))
+    }
+
+    /// For a MAC that `waits_quietly`: no frame or event comes out before this time
+    /// unless an input comes first. The backoff resumes at the earliest when the medium
+    /// is idle, which is after the NAV and the reception in progress end (later frames
+    /// only extend those), and then runs DIFS and its remaining slots; pausing it again
+    /// takes off only slots counted after a DIFS, so a later resumption ends later still.
+    /// `now` is the time of the MAC's last input.
+    pub fn earliest_output(&self, now: SimTime) -> SimTime {
+        debug_assert!(self.waits_quietly());
+        let rx_end = if self.timers[RECV] == NO_TIMER {
+            now
+        } else {
+            timer_at(self.timers[RECV])
+        };
+        now.max(self.nav).max(rx_end) + self.difs + self.backoff.rtime
+    }
+
     /// Whether the MAC has frames or events waiting to be polled.
     pub fn has_output(&self) -> bool {
         !self.out.is_empty() || !self.events.is_empty()

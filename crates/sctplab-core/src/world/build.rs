@@ -589,6 +589,8 @@ fn build_wireless(
                 aodv_timer: TimerSlot::default(),
                 own_traffic_only: local > 0,
                 ifq_purged: 0,
+                waiting: false,
+                wake_at: None,
             });
             node_nics[i].push(nic);
         }

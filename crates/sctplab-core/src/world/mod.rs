@@ -138,6 +138,9 @@ pub(crate) enum Event {
     RxStart(u32, u32),
     /// A wireless NIC's MAC timer (NIC, generation).
     MacTimer(u32, u32),
+    /// A NIC whose MAC waits quietly (`Mac::waits_quietly`) must look again: its
+    /// backoff may end soon after (`World::mac_wake`). Bookkeeping, not counted.
+    MacWake(u32),
     /// A wireless NIC's routing-agent timer (NIC, generation).
     AodvTimer(u32, u32),
     /// A unicast packet enters the link layer of a NIC after routing's jitter, where ARP
