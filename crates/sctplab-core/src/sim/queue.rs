@@ -421,9 +421,7 @@ fn heap_push<E>(h: &mut Vec<Entry<E>>, e: Entry<E>) {
 }
 
 fn heap_pop<E>(h: &mut Vec<Entry<E>>) -> Entry<E> {
-    let last = h.len() - 1;
-    h.swap(0, last);
-    let top = h.pop().expect("non-empty heap");
+    let top = h.swap_remove(0);
     heap_sift_down(h);
     top
 }
