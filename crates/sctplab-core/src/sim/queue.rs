@@ -63,6 +63,8 @@ const HISTORY_SPARE: usize = 4 * HISTORY;
 /// Children per heap node: a shallower tree than a binary heap, with the four children
 /// of a node adjacent in memory.
 const ARITY: usize = 4;
+// `heap_sift_down` compares a full set of children pairwise, written out for four.
+const _: () = assert!(ARITY == 4);
 
 /// The most recent pops (at least `HISTORY` of them once there were that many), as
 /// parallel arrays so that a search by time reads only times: each pop's time and
@@ -419,9 +421,7 @@ fn heap_push<E>(h: &mut Vec<Entry<E>>, e: Entry<E>) {
 }
 
 fn heap_pop<E>(h: &mut Vec<Entry<E>>) -> Entry<E> {
-    let last = h.len() - 1;
-    h.swap(0, last);
-    let top = h.pop().expect("non-empty heap");
+    let top = h.swap_remove(0);
     heap_sift_down(h);
     top
 }
@@ -437,15 +437,41 @@ fn heap_sift_down<E>(h: &mut [Entry<E>]) {
             if first >= n {
                 break;
             }
-            let end = (first + ARITY).min(n);
-            let mut c = first;
-            let mut ck = h[first].key;
-            for (j, e) in h[first + 1..end].iter().enumerate() {
-                if e.key < ck {
-                    c = first + 1 + j;
-                    ck = e.key;
+            let (c, ck) = if let Some(ch) = h.get(first..first + ARITY) {
+                // All four children (the root's, in a queue of five or more): a
+                // pairwise minimum without the loop's iterator and index bookkeeping,
+                // the larger part of a pop's instructions. Keys are unique, and ties
+                // would still go to the first, as in the loop.
+                let (a, ka) = if ch[1].key < ch[0].key {
+                    (first + 1, ch[1].key)
+                } else {
+                    (first, ch[0].key)
+                };
+                let (b, kb) = if ch[3].key < ch[2].key {
+                    (first + 3, ch[3].key)
+                } else {
+                    (first + 2, ch[2].key)
+                };
+                if kb < ka { (b, kb) } else { (a, ka) }
+            } else {
+                // One to three children: the last node with children.
+                let ch = &h[first..n];
+                let mut c = first;
+                let mut ck = ch[0].key;
+                if let Some(e) = ch.get(1) {
+                    if e.key < ck {
+                        c = first + 1;
+                        ck = e.key;
+                    }
                 }
-            }
+                if let Some(e) = ch.get(2) {
+                    if e.key < ck {
+                        c = first + 2;
+                        ck = e.key;
+                    }
+                }
+                (c, ck)
+            };
             if ck >= k {
                 break;
             }

@@ -84,6 +84,7 @@ pub fn run_scenario_interruptible(
 
 /// Events between checks of the wall clock (heartbeat, wall-clock limit, interrupt).
 const CLOCK_EVERY: u64 = 1 << 12;
+const _: () = assert!(CLOCK_EVERY % super::wireless::SWEEP_EVERY == 0);
 /// Wall time between two questions to the interrupt callback.
 const POLL_EVERY: std::time::Duration = std::time::Duration::from_millis(50);
 
@@ -176,7 +177,7 @@ impl World {
                     self.check_series_size(now)?;
                 }
             }
-            if !self.flows.is_empty() && self.unfinished == 0 {
+            if self.unfinished == 0 && !self.flows.is_empty() {
                 break false;
             }
             if guard && now >= next_look {
@@ -190,9 +191,11 @@ impl World {
                 }
             }
             let n = self.queue.events_processed();
-            if n % super::wireless::SWEEP_EVERY == 0 {
-                self.sweep_mac_timers();
+            // One test per event: `CLOCK_EVERY` is a multiple of `SWEEP_EVERY`.
+            if n % super::wireless::SWEEP_EVERY != 0 {
+                continue;
             }
+            self.sweep_mac_timers();
             if n % CLOCK_EVERY == 0 {
                 if self.pool.live() > ctl.packet_limit {
                     return Err(Error::Limit(self.packets_message(now, ctl.packet_limit)));
