@@ -733,6 +733,54 @@ impl Mac {
         debug_assert!(!self.has_output());
     }
 
+    /// `handle_timeout` for a MAC that `waits_quietly`: as in `quiet_timeout`, only a
+    /// reception end (of a frame it does not act on) and a NAV end can be due, and with
+    /// the backoff paused both then only check whether it resumes (`check_backoff_timer`
+    /// on leaving the receive state, `nav_handler`: on an idle medium). Once it resumes,
+    /// the timers still due go through `handle_timeout`.
+    #[inline]
+    pub fn waiting_timeout(&mut self, now: SimTime) {
+        debug_assert!(self.waits_quietly());
+        self.now = now;
+        loop {
+            let (i, k) = self.next;
+            if !due(k, now) {
+                return;
+            }
+            debug_assert!(i == RECV || i == NAV);
+            debug_assert_eq!(self.running & !((1 << RECV) | (1 << NAV)), 0);
+            self.timers[i] = NO_TIMER;
+            self.running &= !(1 << i);
+            // As in `quiet_timeout`: the other of the two is now the earliest.
+            let o = RECV + NAV - i;
+            self.next = (o, self.timers[o]);
+            if i == RECV {
+                if let Some(rx) = self.rx.take() {
+                    // `receive_end` of a frame the MAC does not act on, not sending.
+                    let d = if self.rx_state == RxState::Coll {
+                        self.counters.rx_collided += 1;
+                        self.eifs_nav
+                    } else if rx.error {
+                        self.counters.rx_errors += 1;
+                        self.eifs_nav
+                    } else {
+                        debug_assert!(rx.frame.dst != self.addr && !rx.frame.dst.is_broadcast());
+                        rx.frame.duration
+                    };
+                    if self.extend_nav_quiet(self.now + d) {
+                        self.next = (NAV, self.timers[NAV]);
+                    }
+                }
+                self.rx_state = RxState::Idle;
+            }
+            if self.is_idle() {
+                self.backoff_resume(self.difs);
+                self.handle_timeout(now);
+                return;
+            }
+        }
+    }
+
     /// `rx_start` at a quiet MAC that is not receiving (`needs_power` gives false), for
     /// a frame it will not act on: the reception starts, nothing else changes (no backoff
     /// runs to freeze). Power as in `rx_start` (NaN: not computed).

@@ -326,6 +326,18 @@ pub(crate) fn set_fuse_overheard(on: bool) {
     FUSE_OVERHEARD.with(|c| c.set(on));
 }
 
+thread_local! {
+    /// Whether worlds built on this thread run a waiting MAC's timer events through
+    /// `Mac::waiting_timeout` (tests compare with `Mac::handle_timeout`).
+    static WAITING_QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// Sets whether worlds built from now on, on this thread, use `Mac::waiting_timeout`.
+#[cfg(test)]
+pub(crate) fn set_waiting_quiet(on: bool) {
+    WAITING_QUIET.with(|c| c.set(on));
+}
+
 pub(crate) struct Nic {
     pub node: NodeId,
     pub iface: IfaceId,
@@ -475,6 +487,9 @@ pub(crate) struct Wireless {
     /// queue with its timer's key. Its catch-up runs the MAC's general paths
     /// (`Mac::rx_start`, `Mac::handle_timeout`) instead of the quiet ones.
     wait_quietly: bool,
+    /// While a waiting MAC's backoff stays paused, its timer events in the catch-up go
+    /// through `Mac::waiting_timeout`; off only to compare both ways in tests.
+    waiting_quiet: bool,
     /// Pops of the queue (counted events and wake-ups) at the last sweep: wake-ups are
     /// not counted as events, so they start a sweep themselves once `SWEEP_EVERY` pops
     /// passed, which keeps at most 2 `SWEEP_EVERY` pops between sweeps.
@@ -535,6 +550,7 @@ impl Wireless {
                 && std::env::var_os("SCTPLAB_EVERY_MAC_TIMER").is_none_or(|v| v != "1"),
             fuse_overheard: FUSE_OVERHEARD.with(|c| c.get()),
             wait_quietly: WAIT_QUIETLY.with(|c| c.get()),
+            waiting_quiet: WAITING_QUIET.with(|c| c.get()),
             swept_at_pop: 0,
         }
     }
@@ -728,6 +744,7 @@ impl Wireless {
         } else {
             (0, 0)
         };
+        let waiting_quiet = self.waiting_quiet;
         let mut qn = self.quiet_nic(nic);
         // A waiting MAC (or one whose backoff resumed since) takes the general paths.
         let general = qn.n.waiting;
@@ -807,7 +824,11 @@ impl Wireless {
                 Some(t) if t > at => Some(t),
                 Some(_) => {
                     if general {
-                        n.mac.handle_timeout(at);
+                        if waiting_quiet && n.mac.waits_quietly() {
+                            n.mac.waiting_timeout(at);
+                        } else {
+                            n.mac.handle_timeout(at);
+                        }
                         debug_assert!(!n.mac.has_output(), "a waiting MAC's timer put out");
                     } else {
                         n.mac.quiet_timeout(at);
@@ -2144,8 +2165,14 @@ mod tests {
             set_wait_quietly(false);
             let (quiet_only, quiet_events) = run(&text, seed, true);
             set_wait_quietly(true);
+            set_waiting_quiet(false);
+            let (general, general_events) = run(&text, seed, true);
+            set_waiting_quiet(true);
             let (waiting, waiting_events) = run(&text, seed, true);
             assert_eq!(quiet_only, waiting, "case {case}, seed {seed}:\n{text}");
+            // `Mac::waiting_timeout` does what `Mac::handle_timeout` does.
+            assert_eq!(general, waiting, "case {case}, seed {seed}:\n{text}");
+            assert_eq!(general_events, waiting_events, "case {case}, seed {seed}");
             assert_eq!(plain, waiting, "case {case}, seed {seed}:\n{text}");
             assert!(waiting_events <= quiet_events, "case {case}, seed {seed}");
             fewer += usize::from(waiting_events < quiet_events);
