@@ -700,37 +700,44 @@ impl Mac {
             if !due(k, now) {
                 break;
             }
-            // Stop timer i; the other of the two, if it runs, is now the earliest.
-            debug_assert!(i == RECV || i == NAV);
-            debug_assert_eq!(self.running & !((1 << RECV) | (1 << NAV)), 0);
-            self.timers[i] = NO_TIMER;
-            self.running &= !(1 << i);
-            // (o, NO_TIMER) if it does not: `next` then names no running timer, which
-            // `set_timer` handles like (0, NO_TIMER) (a rescan finds the same earliest).
-            let o = RECV + NAV - i;
-            self.next = (o, self.timers[o]);
-            if i == RECV {
-                if let Some(rx) = self.rx.take() {
-                    // `receive_end` of a frame the MAC does not act on, not sending.
-                    let d = if self.rx_state == RxState::Coll {
-                        self.counters.rx_collided += 1;
-                        self.eifs_nav
-                    } else if rx.error {
-                        self.counters.rx_errors += 1;
-                        self.eifs_nav
-                    } else {
-                        debug_assert!(rx.frame.dst != self.addr && !rx.frame.dst.is_broadcast());
-                        rx.frame.duration
-                    };
-                    // `set_nav`; the NAV timer is then the only one running.
-                    if self.extend_nav_quiet(self.now + d) {
-                        self.next = (NAV, self.timers[NAV]);
-                    }
-                }
-                self.rx_state = RxState::Idle;
-            }
+            self.end_quiet_timer(i);
         }
         debug_assert!(!self.has_output());
+    }
+
+    /// Ends the due timer `i` of a MAC that acts on nothing it hears (`quiet_timeout`,
+    /// `waiting_timeout`): a reception end (of a frame not for it) or a NAV end.
+    #[inline(always)]
+    fn end_quiet_timer(&mut self, i: usize) {
+        debug_assert!(i == RECV || i == NAV);
+        debug_assert_eq!(self.running & !((1 << RECV) | (1 << NAV)), 0);
+        self.timers[i] = NO_TIMER;
+        self.running &= !(1 << i);
+        // The other of the two, if it runs, is now the earliest; (o, NO_TIMER) if it does
+        // not: `next` then names no running timer, which `set_timer` handles like
+        // (0, NO_TIMER) (a rescan finds the same earliest).
+        let o = RECV + NAV - i;
+        self.next = (o, self.timers[o]);
+        if i == RECV {
+            if let Some(rx) = self.rx.take() {
+                // `receive_end` of a frame the MAC does not act on, not sending.
+                let d = if self.rx_state == RxState::Coll {
+                    self.counters.rx_collided += 1;
+                    self.eifs_nav
+                } else if rx.error {
+                    self.counters.rx_errors += 1;
+                    self.eifs_nav
+                } else {
+                    debug_assert!(rx.frame.dst != self.addr && !rx.frame.dst.is_broadcast());
+                    rx.frame.duration
+                };
+                // `set_nav`; the NAV timer is then the only one running.
+                if self.extend_nav_quiet(self.now + d) {
+                    self.next = (NAV, self.timers[NAV]);
+                }
+            }
+            self.rx_state = RxState::Idle;
+        }
     }
 
     /// `handle_timeout` for a MAC that `waits_quietly`: as in `quiet_timeout`, only a
@@ -747,32 +754,7 @@ impl Mac {
             if !due(k, now) {
                 return;
             }
-            debug_assert!(i == RECV || i == NAV);
-            debug_assert_eq!(self.running & !((1 << RECV) | (1 << NAV)), 0);
-            self.timers[i] = NO_TIMER;
-            self.running &= !(1 << i);
-            // As in `quiet_timeout`: the other of the two is now the earliest.
-            let o = RECV + NAV - i;
-            self.next = (o, self.timers[o]);
-            if i == RECV {
-                if let Some(rx) = self.rx.take() {
-                    // `receive_end` of a frame the MAC does not act on, not sending.
-                    let d = if self.rx_state == RxState::Coll {
-                        self.counters.rx_collided += 1;
-                        self.eifs_nav
-                    } else if rx.error {
-                        self.counters.rx_errors += 1;
-                        self.eifs_nav
-                    } else {
-                        debug_assert!(rx.frame.dst != self.addr && !rx.frame.dst.is_broadcast());
-                        rx.frame.duration
-                    };
-                    if self.extend_nav_quiet(self.now + d) {
-                        self.next = (NAV, self.timers[NAV]);
-                    }
-                }
-                self.rx_state = RxState::Idle;
-            }
+            self.end_quiet_timer(i);
             if self.is_idle() {
                 self.backoff_resume(self.difs);
                 self.handle_timeout(now);
