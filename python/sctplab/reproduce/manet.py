@@ -5,7 +5,6 @@ retransmissions and SACK bandwidth vs maximum speed for three multihoming/mobili
 from __future__ import annotations
 
 import bisect
-import csv
 import json
 import math
 import tempfile
@@ -53,9 +52,6 @@ COLORS = {"tcp": "tab:blue", "sctp": "tab:red"}
 START_S = 20.0
 FULL_END_S = 920.0
 QUICK_END_S = 220.0
-# 700-byte DATA chunks (16-byte header included) in 1500-byte packets: 20 (IP) + 12
-# (common header) + 2 x 700 = 1432 bytes, and a third chunk would not fit.
-SCTP_CHUNKS_PER_PACKET = 2
 
 
 def series(transport: str, case: str) -> str:
@@ -82,67 +78,18 @@ def sets_for(key: Key, end_s: float) -> dict[str, Any]:
     return sets
 
 
-def count_packets(rows: Iterable[tuple[str, str, str]], per_packet: int) -> tuple[int, int]:
-    """(packets carrying new data, packets carrying none) from sends.csv rows of one flow
-    (time_s, kind, dest), one row per DATA chunk or TCP segment.
-
-    Our SCTP sender never mixes new and retransmitted chunks in one packet (new data waits
-    while chunks are marked for retransmission, ns-2 `SendMuch`), and fills each packet
-    with as many chunks as fit before starting the next. So the chunks of one kind sent
-    back to back at the same instant to the same destination are ceil(k / per_packet)
-    packets. The caller checks the total against summary.json's `data_packets_sent`."""
-    new = rtx = 0
-    run_key: tuple[str, str, bool] | None = None
-    k = 0
-
-    def flush() -> None:
-        nonlocal new, rtx
-        if run_key is not None and k:
-            n = -(-k // per_packet)
-            if run_key[2]:
-                new += n
-            else:
-                rtx += n
-
-    for time_s, kind, dest in rows:
-        key = (time_s, dest, kind == "new")
-        if key != run_key:
-            flush()
-            run_key, k = key, 0
-        k += 1
-    flush()
-    return new, rtx
-
-
-def flow_sends(path: Path, flow: str) -> list[tuple[str, str, str]]:
-    """(time_s, kind, dest) of `flow`'s rows of a sends.csv trace, in file order.
-
-    csv.reader rather than DictReader: a full run's trace has ~75k rows, and a dict per
-    row cost about a tenth of a second of each run's CPU."""
-    with path.open(newline="") as f:
-        reader = csv.reader(f)
-        header = next(reader)
-        flow_i, time_i = header.index("flow"), header.index("time_s")
-        kind_i, dest_i = header.index("kind"), header.index("dest")
-        return [(r[time_i], r[kind_i], r[dest_i]) for r in reader if r[flow_i] == flow]
-
-
 def work(point: Point) -> dict[str, Any]:
-    """One run (in a pool worker): the transport flow's summary plus the packet counts
-    from its sends trace and the background pairs drawn, for the pairing check."""
+    """One run (in a pool worker): the transport flow's summary plus its packet counts
+    and the background pairs drawn, for the pairing check."""
     from sctplab.runner import run
 
     scenario, sets, seed = point
     with tempfile.TemporaryDirectory(prefix="sctplab-manet-") as tmp:
-        res = run(scenario, seed=seed, set=sets, out=tmp, trace=["sends"])
-        flow = res.summary["flows"]["transport"]
-        per_packet = SCTP_CHUNKS_PER_PACKET if flow["type"] == "sctp" else 1
-        rows = flow_sends(Path(tmp) / "sends.csv", "transport")
-    new, rtx = count_packets(rows, per_packet)
+        res = run(scenario, seed=seed, set=sets, out=tmp)
+    flow = res.summary["flows"]["transport"]
     return {
         "flow": {k: v for k, v in flow.items() if k not in ("streams",)},
-        "new_packets": new,
-        "rtx_packets": rtx,
+        "rtx_packets": int(flow["retransmitted_packets"]),
         "background": sorted(
             (name, f["from"], f["to"], f["start_s"])
             for name, f in res.summary["flows"].items()
@@ -352,11 +299,6 @@ def reproduce(out: Path, quick: bool = False, *, seeds: int | None = None) -> St
 
 
 def _settings(st: Study, quick: bool) -> list[str]:
-    bad = sum(
-        1
-        for r in st.runs.values()
-        if r["new_packets"] + r["rtx_packets"] != r["flow"]["data_packets_sent"]
-    )
     return [
         "Scenarios `scenarios/manet-tcp.toml` and `scenarios/manet-sctp.toml` (seed "
         "004): 46 nodes in 1000 m x 300 m, random waypoint with pause 0, 802.11 at "
@@ -388,12 +330,11 @@ def _settings(st: Study, quick: bool) -> list[str]:
         "Metrics over the transport's measurement window: goodput (in-order payload bits "
         "delivered per second), connect time (handshake), retransmissions = data packets "
         "that carry no new data (an SCTP packet bundling two retransmitted chunks is one; "
-        "counted from the sends trace; in "
-        f"{len(st.runs) - bad} of {len(st.runs)} runs new + retransmitted packets equal "
-        "summary.json's `data_packets_sent` exactly), SACK bandwidth = bytes per second of "
-        "the receiver's packets that carry selective-ack information (every SCTP SACK; TCP "
-        "acks with at least one SACK block), IP header included; ack bandwidth = the same "
-        "for every ack the receiver sends.",
+        "summary.json's `retransmitted_packets`, counted by the sender as it builds each "
+        "packet, which a test checks against the sends trace), SACK bandwidth = bytes per "
+        "second of the receiver's packets that carry selective-ack information (every SCTP "
+        "SACK; TCP acks with at least one SACK block), IP header included; ack bandwidth = "
+        "the same for every ack the receiver sends.",
     ]
 
 

@@ -643,6 +643,7 @@ impl Session {
             "goodput_bps": goodput,
             "delivered_bytes": delivered,
             "data_packets_sent": o.data_packets_sent,
+            "retransmitted_packets": o.retransmitted_packets,
             "data_chunks_sent": o.chunks_sent,
             "new_bytes_sent": o.new_bytes_sent,
             "retransmissions": o.retransmissions,

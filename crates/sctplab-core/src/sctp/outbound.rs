@@ -229,6 +229,10 @@ pub struct TxPacket {
 #[derive(Clone, Debug, Default)]
 pub struct OutStats {
     pub data_packets_sent: u64,
+    /// Data packets that carry no new data. New data waits while chunks are marked for
+    /// retransmission (ns-2 `SendMuch`), so a packet holds new chunks or retransmitted
+    /// ones, never both.
+    pub retransmitted_packets: u64,
     pub chunks_sent: u64,
     pub new_bytes_sent: u64,
     pub retransmissions: u64,
@@ -505,6 +509,9 @@ impl Outbound {
                 if p.rtt_pending.is_some_and(|(t, _)| t == c.tsn) {
                     p.rtt_pending = None; // Karn's rule
                 }
+            }
+            if self.window.contains(now) {
+                self.stats.retransmitted_packets += 1;
             }
             self.queue_packet(now, chunks, ps, dest);
             packets += 1;

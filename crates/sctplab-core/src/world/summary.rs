@@ -166,6 +166,8 @@ fn tcp_summary(snd: &crate::tcp::TcpSender, rcv: &crate::tcp::TcpReceiver, windo
         "goodput_bps": num(rate(rcv.delivered_bytes, window_s)),
         "delivered_bytes": rcv.delivered_bytes,
         "data_packets_sent": st.data_packets_sent,
+        // A segment is new or a retransmission, never both: one packet per retransmission.
+        "retransmitted_packets": st.retransmissions,
         "data_bytes_sent": st.data_bytes_sent,
         "new_bytes_sent": st.new_bytes_sent,
         "retransmissions": st.retransmissions,
@@ -235,6 +237,7 @@ fn sctp_summary(
         "goodput_bps": num(rate(delivered, window_s)),
         "delivered_bytes": delivered,
         "data_packets_sent": o.data_packets_sent,
+        "retransmitted_packets": o.retransmitted_packets,
         "data_chunks_sent": o.chunks_sent,
         "new_bytes_sent": o.new_bytes_sent,
         "retransmissions": o.retransmissions,
