@@ -802,6 +802,11 @@ impl Mac {
     /// the same state afterwards, without keeping the frame (the reception end drops
     /// it). The caller checks that nothing else happens in between
     /// (`quiet_overhear_fits`).
+    ///
+    /// Also for a MAC that waits with its backoff paused, when `waiting_overhear_fits`:
+    /// the reception's end then leaves the medium busy (the NAV runs on), so the
+    /// backoff stays paused and `waiting_timeout` at the end changes what
+    /// `quiet_timeout` does.
     #[inline(always)]
     pub fn quiet_overhear(
         &mut self,
@@ -810,7 +815,7 @@ impl Mac {
         duration: SimDuration,
         decodable: bool,
     ) {
-        debug_assert!(self.quiet_overhear_fits(at));
+        debug_assert!(self.overhear_fits(at) && (self.timers_are_quiet() || self.waits_quietly()));
         // The reception timer's start takes a number; it stops at the end.
         self.timer_seq += 1;
         let end = at + airtime;
@@ -832,6 +837,10 @@ impl Mac {
             self.running &= !(1 << NAV);
             self.next = (RECV, NO_TIMER);
         }
+        debug_assert!(
+            !self.backoff.paused || !self.is_idle(),
+            "the backoff resumes"
+        );
     }
 
     /// Whether `quiet_overhear` applies to a frame arriving at `at`: the MAC is quiet,
@@ -846,6 +855,33 @@ impl Mac {
     #[inline(always)]
     pub fn quiet_overhear_fits(&self, at: SimTime) -> bool {
         debug_assert!(self.timers_are_quiet());
+        self.overhear_fits(at)
+    }
+
+    /// Whether `quiet_overhear` applies to a frame arriving at `at`, ending at `end`,
+    /// with Duration field `duration`, at a MAC that waits for the medium with its
+    /// backoff paused (in a catch-up, a MAC that `waits_quietly` or whose backoff
+    /// resumed since: a running backoff fails the test). `Mac::rx_start` of the frame
+    /// leaves the backoff paused (the medium turns busy), and so does the reception's
+    /// end if the medium stays busy: the NAV then ends after `end` (an errored frame
+    /// sets EIFS, a decodable one its Duration, from `end`; or the NAV already runs
+    /// past it). Then the reception start and `waiting_timeout` at its end change the
+    /// MAC as `quiet_overhear` does. When the medium turns idle at the end (a frame with
+    /// a zero Duration, an ACK, after the NAV), the backoff resumes: not done here.
+    #[inline(always)]
+    pub fn waiting_overhear_fits(&self, at: SimTime, end: SimTime, duration: SimDuration) -> bool {
+        self.backoff.paused
+            && self.tx_state == TxState::Idle
+            && self.ctrl.is_none()
+            && self.overhear_fits(at)
+            && ((duration > SimDuration::ZERO && self.eifs_nav > SimDuration::ZERO)
+                || self.nav > end)
+    }
+
+    /// What `quiet_overhear` needs besides the MAC being quiet or waiting: it is not
+    /// receiving, and its only running timer (the NAV's, if any) ends after `at`.
+    #[inline(always)]
+    fn overhear_fits(&self, at: SimTime) -> bool {
         self.rx_state == RxState::Idle
             && self.running & !(1 << NAV) == 0
             && (self.next.1 >> 64) as u64 > at.as_nanos()

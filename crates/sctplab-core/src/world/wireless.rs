@@ -327,6 +327,19 @@ pub(crate) fn set_fuse_overheard(on: bool) {
 }
 
 thread_local! {
+    /// Whether worlds built on this thread run an overheard frame's reception and its
+    /// end in one step at a waiting MAC too (`QuietNic::overhear`; tests compare both).
+    static FUSE_WAITING: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// Sets whether worlds built from now on, on this thread, fuse overheard receptions at
+/// waiting MACs.
+#[cfg(test)]
+pub(crate) fn set_fuse_waiting(on: bool) {
+    FUSE_WAITING.with(|c| c.set(on));
+}
+
+thread_local! {
     /// Whether worlds built on this thread run a waiting MAC's timer events through
     /// `Mac::waiting_timeout` (tests compare with `Mac::handle_timeout`).
     static WAITING_QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
@@ -479,6 +492,9 @@ pub(crate) struct Wireless {
     /// Run a deferred reception and its end in one step when nothing falls between them
     /// (`QuietNic::overhear`); off only to compare both ways in tests.
     fuse_overheard: bool,
+    /// The same at a MAC that waits with its backoff paused, while the reception's end
+    /// leaves it paused (`Mac::waiting_overhear_fits`); off only to compare in tests.
+    fuse_waiting: bool,
     /// A MAC that waits for the medium with a paused backoff (`Mac::waits_quietly`)
     /// counts as quiet too: its receptions, reception ends and NAV ends only change its
     /// own state until its backoff ends, which is never before `Mac::earliest_output`.
@@ -549,6 +565,7 @@ impl Wireless {
             deferred_mac_timers: DEFER_QUIET_MAC_TIMERS.with(|c| c.get())
                 && std::env::var_os("SCTPLAB_EVERY_MAC_TIMER").is_none_or(|v| v != "1"),
             fuse_overheard: FUSE_OVERHEARD.with(|c| c.get()),
+            fuse_waiting: FUSE_WAITING.with(|c| c.get()),
             wait_quietly: WAIT_QUIETLY.with(|c| c.get()),
             waiting_quiet: WAITING_QUIET.with(|c| c.get()),
             swept_at_pop: 0,
@@ -745,9 +762,12 @@ impl Wireless {
             (0, 0)
         };
         let waiting_quiet = self.waiting_quiet;
+        let fuse_waiting = self.fuse_waiting;
         let mut qn = self.quiet_nic(nic);
-        // A waiting MAC (or one whose backoff resumed since) takes the general paths.
+        // A waiting MAC (or one whose backoff resumed since) takes the general paths,
+        // but for the overheard frames its backoff stays paused through.
         let general = qn.n.waiting;
+        let fuse = qn.fuse && (!general || fuse_waiting);
         let mut staged = qn.rd.stage(&mut cursor, end, &mut qn.n.deferred_rx);
         let mut last = None;
         let mut cur = HistoryCursor::default();
@@ -794,8 +814,8 @@ impl Wireless {
                     // The next frame first: whether it arrives before this one's
                     // reception ends decides whether both ends go in one step.
                     staged = qn.rd.stage(&mut cursor, end, &mut qn.n.deferred_rx);
-                    if qn.fuse && !general {
-                        if let Some(e) = qn.overhear(r, staged, before, q, &mut cur) {
+                    if fuse {
+                        if let Some(e) = qn.overhear(r, staged, before, q, &mut cur, general) {
                             last = Some(e);
                             continue;
                         }
@@ -1031,6 +1051,10 @@ impl QuietNic<'_> {
     /// reception, then the next deadline's, armed by the reception end): the frame
     /// need not be copied into the MAC nor its end go through the loop. Returns the
     /// end, or `None` (nothing done) when that does not hold.
+    ///
+    /// A waiting MAC (`general`) instead takes `Mac::rx_start` and `waiting_timeout`
+    /// at the end, which change it the same way while its backoff stays paused
+    /// through the reception's end (`Mac::waiting_overhear_fits`).
     #[inline(always)]
     fn overhear(
         &mut self,
@@ -1039,6 +1063,7 @@ impl QuietNic<'_> {
         before: (SimTime, u64),
         q: &mut EventQueue<Event>,
         cur: &mut HistoryCursor,
+        general: bool,
     ) -> Option<SimTime> {
         let k = (r.log - self.rd.base) as usize;
         let (airtime, duration) = {
@@ -1063,7 +1088,12 @@ impl QuietNic<'_> {
             (Some(p), Some(v)) if p > r.at && p < e && deadline == Some(p) => Pending::During(p, v),
             _ => return None,
         };
-        if !self.n.mac.quiet_overhear_fits(r.at) {
+        let fits = if general {
+            self.n.mac.waiting_overhear_fits(r.at, e, duration)
+        } else {
+            self.n.mac.quiet_overhear_fits(r.at)
+        };
+        if !fits {
             return None;
         }
         let sender = self.rd.entries[k].sender_node as usize;
@@ -2153,7 +2183,8 @@ mod tests {
     /// Counting a MAC that waits with its backoff paused as quiet (`wait_quietly`,
     /// wake-ups before its backoff can end) is a shortcut: on random small networks it
     /// must give the same summary as without it and as running every timer and
-    /// reception event, with fewer events in most cases (wake-ups are not counted).
+    /// reception event, with fewer events in most cases (wake-ups are not counted); and
+    /// the same with and without the shortcuts inside a waiting MAC's catch-up.
     #[test]
     fn waiting_macs_deferred_change_nothing() {
         let mut r = RngStream::new(13, "waiting-macs-test");
@@ -2168,8 +2199,15 @@ mod tests {
             set_waiting_quiet(false);
             let (general, general_events) = run(&text, seed, true);
             set_waiting_quiet(true);
+            set_fuse_waiting(false);
+            let (two_steps, two_events) = run(&text, seed, true);
+            set_fuse_waiting(true);
             let (waiting, waiting_events) = run(&text, seed, true);
             assert_eq!(quiet_only, waiting, "case {case}, seed {seed}:\n{text}");
+            // An overheard frame in one step at a waiting MAC (`Mac::waiting_overhear_fits`)
+            // does what `Mac::rx_start` and `Mac::waiting_timeout` at its end do.
+            assert_eq!(two_steps, waiting, "case {case}, seed {seed}:\n{text}");
+            assert_eq!(two_events, waiting_events, "case {case}, seed {seed}");
             // `Mac::waiting_timeout` does what `Mac::handle_timeout` does.
             assert_eq!(general, waiting, "case {case}, seed {seed}:\n{text}");
             assert_eq!(general_events, waiting_events, "case {case}, seed {seed}");
