@@ -21,7 +21,7 @@ use crate::wireless::arp::{ARP_HDR_LEN, ArpEvent, ArpMsg, ArpOp, ArpTable};
 use crate::wireless::frame::{Frame, MacAddr};
 use crate::wireless::grid::Grid;
 use crate::wireless::mac::{Mac, MacEvent};
-use crate::wireless::mobility::Mobility;
+use crate::wireless::mobility::{Mobility, Track};
 use crate::wireless::propagation::{self, PhyCfg, Reception};
 use std::collections::VecDeque;
 
@@ -662,13 +662,16 @@ impl Wireless {
             chain: &mut virt_chain[i],
             src: &mut rx_src[i],
             nic,
-            max_speed: mobility.max_speed(),
-            dist_slack_m: *dist_slack_m,
+            near_margin: (
+                2.0 * mobility.max_speed() / propagation::SPEED_OF_LIGHT,
+                2.0 * mobility.max_speed() * 1e-9 + *dist_slack_m,
+            ),
             fuse: *fuse_overheard,
             rd: LogReader {
                 entries: air_log,
                 frames: air_frames,
                 base: *log_base,
+                track: mobility.track(node),
                 mobility,
                 rx_power,
                 cs_range_m: *cs_range_m,
@@ -902,6 +905,8 @@ struct LogReader<'a> {
     frames: &'a [Frame],
     base: u64,
     mobility: &'a mut Mobility,
+    /// The NIC's node's piece of trajectory, at hand for the position at each frame.
+    track: Track,
     rx_power: &'a RxPower,
     cs_range_m: f64,
     /// What the NIC adds to a frame's first sequence number (`LoggedFrame::seq0`).
@@ -925,7 +930,7 @@ impl LogReader<'_> {
         }
         let d = within_range(
             e.here,
-            self.mobility.position(self.node, e.at),
+            self.mobility.position_in(&mut self.track, e.at),
             self.cs_range_m,
         )?;
         if !self.rx_power.sensed(d) {
@@ -1001,38 +1006,45 @@ struct QuietNic<'a> {
     /// `Wireless::rx_src` of this NIC.
     src: &'a mut (u32, SimTime),
     nic: u32,
-    max_speed: f64,
-    dist_slack_m: f64,
+    /// How far the distance between sender and receiver may have changed while a frame
+    /// propagated, at most, besides `Wireless::dist_slack_m`: this times the distance
+    /// (2 max_speed / c) plus the second (2 max_speed * 1 ns, the rounding of the delay,
+    /// plus the slack).
+    near_margin: (f64, f64),
     /// `Wireless::fuse_overheard`.
     fuse: bool,
     rd: LogReader<'a>,
 }
 
 impl QuietNic<'_> {
-    /// Whether deferred reception `r` (from node `sender`) is decodable, and its power
-    /// if that had to be computed.
+    /// Whether deferred reception `r` is decodable, and its power if that had to be
+    /// computed.
     #[inline(always)]
-    fn decodable(&mut self, r: DeferredRx, sender: usize) -> (bool, Option<f64>) {
+    fn decodable(&mut self, r: DeferredRx) -> (bool, Option<f64>) {
+        // The sender's node is looked up only where its position is needed (rarely).
+        let sender = |rd: &LogReader<'_>| rd.entries[(r.log - rd.base) as usize].sender_node;
         // Decodability is by the distance when the first bit arrives. While the frame
         // propagated (`dist_tx` / c, rounded to the ns) each node moved at most
         // max_speed * that time; unless a bound lies that close to the distance at
         // transmission, the answer is the same there and needs no positions now.
-        let moved = 2.0 * self.max_speed * (r.dist_tx / propagation::SPEED_OF_LIGHT + 1e-9);
+        // max_speed * that time, with the constant parts summed once (`near_margin`):
+        // rounded a little differently, by far less than the slack.
+        let (per_m, fixed) = self.near_margin;
         match self
             .rd
             .rx_power
-            .decodable_near(r.dist_tx, moved + self.dist_slack_m)
+            .decodable_near(r.dist_tx, r.dist_tx * per_m + fixed)
         {
             Some(dec) => {
                 if cfg!(debug_assertions) {
-                    let d = self.rd.power_from(sender, r.at).0;
+                    let d = self.rd.power_from(sender(&self.rd) as usize, r.at).0;
                     let exact = self.rd.rx_power.classify(d) == Reception::Decodable;
                     assert_eq!(dec, exact, "decodability at {d} m from {} m", r.dist_tx);
                 }
                 (dec, None)
             }
             None => {
-                let (d, p) = self.rd.power_from(sender, r.at);
+                let (d, p) = self.rd.power_from(sender(&self.rd) as usize, r.at);
                 (
                     self.rd.rx_power.classify(d) == Reception::Decodable,
                     Some(p),
@@ -1096,9 +1108,8 @@ impl QuietNic<'_> {
         if !fits {
             return None;
         }
-        let sender = self.rd.entries[k].sender_node as usize;
         // The power is not needed: no other frame overlaps this one.
-        let (decodable, _) = self.decodable(r, sender);
+        let (decodable, _) = self.decodable(r);
         let n = &mut *self.n;
         n.mac.quiet_overhear(r.at, airtime, duration, decodable);
         // The event the reception end's turn re-arms, with the generations taken
@@ -1145,7 +1156,7 @@ impl QuietNic<'_> {
     ) {
         let DeferredRx { at, seq, log, .. } = r;
         let (frame, sender) = self.rd.logged(log);
-        let (decodable, power) = self.decodable(r, sender);
+        let (decodable, power) = self.decodable(r);
         if self.n.mac.needs_power().0 {
             // Receiving another frame: capture needs both powers (`mac_rx_start`).
             if self.n.mac.needs_power().1 {
