@@ -802,11 +802,6 @@ impl Mac {
     /// the same state afterwards, without keeping the frame (the reception end drops
     /// it). The caller checks that nothing else happens in between
     /// (`quiet_overhear_fits`).
-    ///
-    /// Also for a MAC that waits with its backoff paused, when `waiting_overhear_fits`:
-    /// the reception's end then leaves the medium busy (the NAV runs on), so the
-    /// backoff stays paused and `waiting_timeout` at the end changes what
-    /// `quiet_timeout` does.
     #[inline(always)]
     pub fn quiet_overhear(
         &mut self,
@@ -815,7 +810,44 @@ impl Mac {
         duration: SimDuration,
         decodable: bool,
     ) {
-        debug_assert!(self.overhear_fits(at) && (self.timers_are_quiet() || self.waits_quietly()));
+        debug_assert!(self.quiet_overhear_fits(at));
+        self.overhear_in_one_step(at, airtime, duration, decodable);
+        debug_assert!(!self.backoff.paused);
+    }
+
+    /// `quiet_overhear` at a MAC that waits with its backoff paused
+    /// (`waiting_overhear_fits`): `rx_start` leaves the backoff paused (the medium turns
+    /// busy), and `waiting_timeout` at the reception's end does what `quiet_timeout`
+    /// does, and then, if the medium turned idle (a zero Duration, an ACK's, after the
+    /// NAV), resumes the backoff (`check_backoff_timer` on leaving the receive state).
+    /// The NAV timer such a frame sets ends at once, as `quiet_overhear` has it; nothing
+    /// else is due then (the backoff's own end is DIFS later at least).
+    #[inline(always)]
+    pub fn waiting_overhear(
+        &mut self,
+        at: SimTime,
+        airtime: SimDuration,
+        duration: SimDuration,
+        decodable: bool,
+    ) {
+        debug_assert!(self.waiting_overhear_fits(at) && self.waits_quietly());
+        self.overhear_in_one_step(at, airtime, duration, decodable);
+        if self.is_idle() {
+            self.backoff_resume(self.difs);
+            debug_assert!(!due(self.next.1, self.now));
+        }
+    }
+
+    /// The state changes of `quiet_overhear` and `waiting_overhear` up to the
+    /// reception's end.
+    #[inline(always)]
+    fn overhear_in_one_step(
+        &mut self,
+        at: SimTime,
+        airtime: SimDuration,
+        duration: SimDuration,
+        decodable: bool,
+    ) {
         // The reception timer's start takes a number; it stops at the end.
         self.timer_seq += 1;
         let end = at + airtime;
@@ -837,10 +869,6 @@ impl Mac {
             self.running &= !(1 << NAV);
             self.next = (RECV, NO_TIMER);
         }
-        debug_assert!(
-            !self.backoff.paused || !self.is_idle(),
-            "the backoff resumes"
-        );
     }
 
     /// Whether `quiet_overhear` applies to a frame arriving at `at`: the MAC is quiet,
@@ -858,24 +886,16 @@ impl Mac {
         self.overhear_fits(at)
     }
 
-    /// Whether `quiet_overhear` applies to a frame arriving at `at`, ending at `end`,
-    /// with Duration field `duration`, at a MAC that waits for the medium with its
-    /// backoff paused (in a catch-up, a MAC that `waits_quietly` or whose backoff
-    /// resumed since: a running backoff fails the test). `Mac::rx_start` of the frame
-    /// leaves the backoff paused (the medium turns busy), and so does the reception's
-    /// end if the medium stays busy: the NAV then ends after `end` (an errored frame
-    /// sets EIFS, a decodable one its Duration, from `end`; or the NAV already runs
-    /// past it). Then the reception start and `waiting_timeout` at its end change the
-    /// MAC as `quiet_overhear` does. When the medium turns idle at the end (a frame with
-    /// a zero Duration, an ACK, after the NAV), the backoff resumes: not done here.
+    /// Whether `waiting_overhear` applies to a frame arriving at `at`: as
+    /// `quiet_overhear_fits`, at a MAC that waits for the medium with its backoff paused
+    /// (in a catch-up, a MAC that `waits_quietly` or whose backoff resumed since: a
+    /// running backoff fails the test, its timer runs).
     #[inline(always)]
-    pub fn waiting_overhear_fits(&self, at: SimTime, end: SimTime, duration: SimDuration) -> bool {
+    pub fn waiting_overhear_fits(&self, at: SimTime) -> bool {
         self.backoff.paused
             && self.tx_state == TxState::Idle
             && self.ctrl.is_none()
             && self.overhear_fits(at)
-            && ((duration > SimDuration::ZERO && self.eifs_nav > SimDuration::ZERO)
-                || self.nav > end)
     }
 
     /// What `quiet_overhear` needs besides the MAC being quiet or waiting: it is not

@@ -492,8 +492,8 @@ pub(crate) struct Wireless {
     /// Run a deferred reception and its end in one step when nothing falls between them
     /// (`QuietNic::overhear`); off only to compare both ways in tests.
     fuse_overheard: bool,
-    /// The same at a MAC that waits with its backoff paused, while the reception's end
-    /// leaves it paused (`Mac::waiting_overhear_fits`); off only to compare in tests.
+    /// The same at a MAC that waits with its backoff paused (`Mac::waiting_overhear`);
+    /// off only to compare in tests.
     fuse_waiting: bool,
     /// A MAC that waits for the medium with a paused backoff (`Mac::waits_quietly`)
     /// counts as quiet too: its receptions, reception ends and NAV ends only change its
@@ -825,11 +825,19 @@ impl Wireless {
                     }
                     qn.deferred_rx_start(r, q, &mut cur, general);
                 } else {
+                    // A frame read ahead by an earlier catch-up (or overtaken by a
+                    // nearer one): in one step too, once the next frame is known.
                     n.deferred_rx.pop_front();
-                    qn.deferred_rx_start(r, q, &mut cur, general);
                     if staged.is_none() {
                         staged = qn.rd.stage(&mut cursor, end, &mut qn.n.deferred_rx);
                     }
+                    if fuse {
+                        if let Some(e) = qn.overhear(r, staged, before, q, &mut cur, general) {
+                            last = Some(e);
+                            continue;
+                        }
+                    }
+                    qn.deferred_rx_start(r, q, &mut cur, general);
                 }
                 continue;
             }
@@ -1065,8 +1073,9 @@ impl QuietNic<'_> {
     /// end, or `None` (nothing done) when that does not hold.
     ///
     /// A waiting MAC (`general`) instead takes `Mac::rx_start` and `waiting_timeout`
-    /// at the end, which change it the same way while its backoff stays paused
-    /// through the reception's end (`Mac::waiting_overhear_fits`).
+    /// at the end, which change it as `Mac::waiting_overhear` does while its backoff is
+    /// paused when the frame arrives (`Mac::waiting_overhear_fits`); if it resumes at
+    /// the end, the backoff's end is the next deadline.
     #[inline(always)]
     fn overhear(
         &mut self,
@@ -1101,7 +1110,7 @@ impl QuietNic<'_> {
             _ => return None,
         };
         let fits = if general {
-            self.n.mac.waiting_overhear_fits(r.at, e, duration)
+            self.n.mac.waiting_overhear_fits(r.at)
         } else {
             self.n.mac.quiet_overhear_fits(r.at)
         };
@@ -1111,7 +1120,11 @@ impl QuietNic<'_> {
         // The power is not needed: no other frame overlaps this one.
         let (decodable, _) = self.decodable(r);
         let n = &mut *self.n;
-        n.mac.quiet_overhear(r.at, airtime, duration, decodable);
+        if general {
+            n.mac.waiting_overhear(r.at, airtime, duration, decodable);
+        } else {
+            n.mac.quiet_overhear(r.at, airtime, duration, decodable);
+        }
         // The event the reception end's turn re-arms, with the generations taken
         // before it.
         let (armer, taken) = match pending {
@@ -2215,8 +2228,9 @@ mod tests {
             set_fuse_waiting(true);
             let (waiting, waiting_events) = run(&text, seed, true);
             assert_eq!(quiet_only, waiting, "case {case}, seed {seed}:\n{text}");
-            // An overheard frame in one step at a waiting MAC (`Mac::waiting_overhear_fits`)
-            // does what `Mac::rx_start` and `Mac::waiting_timeout` at its end do.
+            // An overheard frame in one step at a waiting MAC (`Mac::waiting_overhear`)
+            // does what `Mac::rx_start` and `Mac::waiting_timeout` at its end do, the
+            // backoff's resumption at the end included.
             assert_eq!(two_steps, waiting, "case {case}, seed {seed}:\n{text}");
             assert_eq!(two_events, waiting_events, "case {case}, seed {seed}");
             // `Mac::waiting_timeout` does what `Mac::handle_timeout` does.
