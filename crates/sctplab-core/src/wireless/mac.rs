@@ -811,6 +811,43 @@ impl Mac {
         decodable: bool,
     ) {
         debug_assert!(self.quiet_overhear_fits(at));
+        self.overhear_in_one_step(at, airtime, duration, decodable);
+        debug_assert!(!self.backoff.paused);
+    }
+
+    /// `quiet_overhear` at a MAC that waits with its backoff paused
+    /// (`waiting_overhear_fits`): `rx_start` leaves the backoff paused (the medium turns
+    /// busy), and `waiting_timeout` at the reception's end does what `quiet_timeout`
+    /// does, and then, if the medium turned idle (a zero Duration, an ACK's, after the
+    /// NAV), resumes the backoff (`check_backoff_timer` on leaving the receive state).
+    /// The NAV timer such a frame sets ends at once, as `quiet_overhear` has it; nothing
+    /// else is due then (the backoff's own end is DIFS later at least).
+    #[inline(always)]
+    pub fn waiting_overhear(
+        &mut self,
+        at: SimTime,
+        airtime: SimDuration,
+        duration: SimDuration,
+        decodable: bool,
+    ) {
+        debug_assert!(self.waiting_overhear_fits(at) && self.waits_quietly());
+        self.overhear_in_one_step(at, airtime, duration, decodable);
+        if self.is_idle() {
+            self.backoff_resume(self.difs);
+            debug_assert!(!due(self.next.1, self.now));
+        }
+    }
+
+    /// The state changes of `quiet_overhear` and `waiting_overhear` up to the
+    /// reception's end.
+    #[inline(always)]
+    fn overhear_in_one_step(
+        &mut self,
+        at: SimTime,
+        airtime: SimDuration,
+        duration: SimDuration,
+        decodable: bool,
+    ) {
         // The reception timer's start takes a number; it stops at the end.
         self.timer_seq += 1;
         let end = at + airtime;
@@ -846,6 +883,25 @@ impl Mac {
     #[inline(always)]
     pub fn quiet_overhear_fits(&self, at: SimTime) -> bool {
         debug_assert!(self.timers_are_quiet());
+        self.overhear_fits(at)
+    }
+
+    /// Whether `waiting_overhear` applies to a frame arriving at `at`: as
+    /// `quiet_overhear_fits`, at a MAC that waits for the medium with its backoff paused
+    /// (in a catch-up, a MAC that `waits_quietly` or whose backoff resumed since: a
+    /// running backoff fails the test, its timer runs).
+    #[inline(always)]
+    pub fn waiting_overhear_fits(&self, at: SimTime) -> bool {
+        self.backoff.paused
+            && self.tx_state == TxState::Idle
+            && self.ctrl.is_none()
+            && self.overhear_fits(at)
+    }
+
+    /// What `quiet_overhear` needs besides the MAC being quiet or waiting: it is not
+    /// receiving, and its only running timer (the NAV's, if any) ends after `at`.
+    #[inline(always)]
+    fn overhear_fits(&self, at: SimTime) -> bool {
         self.rx_state == RxState::Idle
             && self.running & !(1 << NAV) == 0
             && (self.next.1 >> 64) as u64 > at.as_nanos()

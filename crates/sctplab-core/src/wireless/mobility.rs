@@ -408,6 +408,13 @@ impl Piece {
     }
 }
 
+/// One node's piece as a reader keeps it at hand (`Mobility::track`).
+#[derive(Copy, Clone, Debug)]
+pub struct Track {
+    node: usize,
+    piece: Piece,
+}
+
 /// Where every node is, at any time.
 #[derive(Clone, Debug)]
 pub struct Mobility {
@@ -552,22 +559,53 @@ impl Mobility {
     pub fn position(&mut self, node: usize, now: SimTime) -> (f64, f64) {
         match self.pieces[node].at(now) {
             Some(p) => {
-                debug_assert!({
-                    let m = &self.nodes[node];
-                    let leg = if now >= m.leg.start && now < m.end {
-                        m.leg
-                    } else {
-                        let mut m = m.clone();
-                        m.seek(now);
-                        m.leg
-                    };
-                    let q = leg.at(now);
-                    p.0.to_bits() == q.0.to_bits() && p.1.to_bits() == q.1.to_bits()
-                });
+                debug_assert!(self.agrees_with_leg(node, now, p));
                 p
             }
             None => self.position_new_piece(node, now),
         }
+    }
+
+    /// A copy of `node`'s current piece, for one reader that asks for that node's
+    /// position many times in a row (`position_in`): it keeps the piece at hand instead
+    /// of indexing the world's vector at each query.
+    pub fn track(&self, node: usize) -> Track {
+        Track {
+            node,
+            piece: self.pieces[node],
+        }
+    }
+
+    /// `position(t.node, now)` through the reader's copy of the piece, which is renewed
+    /// when `now` falls outside it. Any piece of the node answers bit for bit as its leg
+    /// does, so a copy older than the world's piece gives the same positions.
+    #[inline(always)]
+    pub fn position_in(&mut self, t: &mut Track, now: SimTime) -> (f64, f64) {
+        match t.piece.at(now) {
+            Some(p) => {
+                debug_assert!(self.agrees_with_leg(t.node, now, p));
+                p
+            }
+            None => {
+                let p = self.position(t.node, now);
+                t.piece = self.pieces[t.node];
+                p
+            }
+        }
+    }
+
+    /// Whether `p` is `Leg::at(now)` of `node`'s leg at `now`, to the bit (debug checks).
+    fn agrees_with_leg(&self, node: usize, now: SimTime, p: (f64, f64)) -> bool {
+        let m = &self.nodes[node];
+        let leg = if now >= m.leg.start && now < m.end {
+            m.leg
+        } else {
+            let mut m = m.clone();
+            m.seek(now);
+            m.leg
+        };
+        let q = leg.at(now);
+        p.0.to_bits() == q.0.to_bits() && p.1.to_bits() == q.1.to_bits()
     }
 
     /// `position` when `now` is outside the node's current piece: the leg in force at
@@ -886,6 +924,42 @@ mod tests {
         let area = Area::new(10.0, 10.0).unwrap();
         let mut m = Mobility::fixed(area, &[(-0.0, 1.0)]).unwrap();
         assert!(m.position(0, t(3.0)).0.is_sign_negative());
+    }
+
+    /// A reader's copy of a node's piece (`track`, `position_in`) answers as the node's
+    /// leg does, bit for bit, also while other queries move the world's piece on (a
+    /// catch-up asks for the sender's position in between) or back.
+    #[test]
+    fn tracked_positions_agree_with_leg_at() {
+        let area = Area::new(1000.0, 300.0).unwrap();
+        let cfg = WaypointCfg {
+            max_speed: 20.0,
+            pause: SimDuration::from_secs(2),
+        };
+        let mut m = Mobility::random_waypoint(area, 4, cfg, 33).unwrap();
+        let mut reference = m.clone();
+        let mut r = RngStream::new(6, "track-test");
+        let mut tracks: Vec<Track> = (0..m.len()).map(|i| m.track(i)).collect();
+        let mut now = SimTime::ZERO;
+        for step in 0..20_000 {
+            now += SimDuration::from_nanos((r.uniform() * 5e7) as u64);
+            let node = step % m.len();
+            let got = m.position_in(&mut tracks[node], now);
+            let want = reference.leg(node, now).0.at(now);
+            assert_eq!(
+                (got.0.to_bits(), got.1.to_bits()),
+                (want.0.to_bits(), want.1.to_bits()),
+                "node {node} at {now}"
+            );
+            // The world's piece moves later (or earlier) behind the track's back.
+            let other = SimDuration::from_nanos((r.uniform() * 4e9) as u64);
+            let at = if step % 3 == 0 {
+                now + other
+            } else {
+                SimTime::from_nanos(now.as_nanos().saturating_sub(other.as_nanos()))
+            };
+            m.position(node, at);
+        }
     }
 
     #[test]

@@ -21,7 +21,7 @@ use crate::wireless::arp::{ARP_HDR_LEN, ArpEvent, ArpMsg, ArpOp, ArpTable};
 use crate::wireless::frame::{Frame, MacAddr};
 use crate::wireless::grid::Grid;
 use crate::wireless::mac::{Mac, MacEvent};
-use crate::wireless::mobility::Mobility;
+use crate::wireless::mobility::{Mobility, Track};
 use crate::wireless::propagation::{self, PhyCfg, Reception};
 use std::collections::VecDeque;
 
@@ -327,6 +327,19 @@ pub(crate) fn set_fuse_overheard(on: bool) {
 }
 
 thread_local! {
+    /// Whether worlds built on this thread run an overheard frame's reception and its
+    /// end in one step at a waiting MAC too (`QuietNic::overhear`; tests compare both).
+    static FUSE_WAITING: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// Sets whether worlds built from now on, on this thread, fuse overheard receptions at
+/// waiting MACs.
+#[cfg(test)]
+pub(crate) fn set_fuse_waiting(on: bool) {
+    FUSE_WAITING.with(|c| c.set(on));
+}
+
+thread_local! {
     /// Whether worlds built on this thread run a waiting MAC's timer events through
     /// `Mac::waiting_timeout` (tests compare with `Mac::handle_timeout`).
     static WAITING_QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
@@ -479,6 +492,9 @@ pub(crate) struct Wireless {
     /// Run a deferred reception and its end in one step when nothing falls between them
     /// (`QuietNic::overhear`); off only to compare both ways in tests.
     fuse_overheard: bool,
+    /// The same at a MAC that waits with its backoff paused (`Mac::waiting_overhear`);
+    /// off only to compare in tests.
+    fuse_waiting: bool,
     /// A MAC that waits for the medium with a paused backoff (`Mac::waits_quietly`)
     /// counts as quiet too: its receptions, reception ends and NAV ends only change its
     /// own state until its backoff ends, which is never before `Mac::earliest_output`.
@@ -549,6 +565,7 @@ impl Wireless {
             deferred_mac_timers: DEFER_QUIET_MAC_TIMERS.with(|c| c.get())
                 && std::env::var_os("SCTPLAB_EVERY_MAC_TIMER").is_none_or(|v| v != "1"),
             fuse_overheard: FUSE_OVERHEARD.with(|c| c.get()),
+            fuse_waiting: FUSE_WAITING.with(|c| c.get()),
             wait_quietly: WAIT_QUIETLY.with(|c| c.get()),
             waiting_quiet: WAITING_QUIET.with(|c| c.get()),
             swept_at_pop: 0,
@@ -645,13 +662,16 @@ impl Wireless {
             chain: &mut virt_chain[i],
             src: &mut rx_src[i],
             nic,
-            max_speed: mobility.max_speed(),
-            dist_slack_m: *dist_slack_m,
+            near_margin: (
+                2.0 * mobility.max_speed() / propagation::SPEED_OF_LIGHT,
+                2.0 * mobility.max_speed() * 1e-9 + *dist_slack_m,
+            ),
             fuse: *fuse_overheard,
             rd: LogReader {
                 entries: air_log,
                 frames: air_frames,
                 base: *log_base,
+                track: mobility.track(node),
                 mobility,
                 rx_power,
                 cs_range_m: *cs_range_m,
@@ -745,9 +765,12 @@ impl Wireless {
             (0, 0)
         };
         let waiting_quiet = self.waiting_quiet;
+        let fuse_waiting = self.fuse_waiting;
         let mut qn = self.quiet_nic(nic);
-        // A waiting MAC (or one whose backoff resumed since) takes the general paths.
+        // A waiting MAC (or one whose backoff resumed since) takes the general paths,
+        // but for the overheard frames its backoff stays paused through.
         let general = qn.n.waiting;
+        let fuse = qn.fuse && (!general || fuse_waiting);
         let mut staged = qn.rd.stage(&mut cursor, end, &mut qn.n.deferred_rx);
         let mut last = None;
         let mut cur = HistoryCursor::default();
@@ -794,19 +817,27 @@ impl Wireless {
                     // The next frame first: whether it arrives before this one's
                     // reception ends decides whether both ends go in one step.
                     staged = qn.rd.stage(&mut cursor, end, &mut qn.n.deferred_rx);
-                    if qn.fuse && !general {
-                        if let Some(e) = qn.overhear(r, staged, before, q, &mut cur) {
+                    if fuse {
+                        if let Some(e) = qn.overhear(r, staged, before, q, &mut cur, general) {
                             last = Some(e);
                             continue;
                         }
                     }
                     qn.deferred_rx_start(r, q, &mut cur, general);
                 } else {
+                    // A frame read ahead by an earlier catch-up (or overtaken by a
+                    // nearer one): in one step too, once the next frame is known.
                     n.deferred_rx.pop_front();
-                    qn.deferred_rx_start(r, q, &mut cur, general);
                     if staged.is_none() {
                         staged = qn.rd.stage(&mut cursor, end, &mut qn.n.deferred_rx);
                     }
+                    if fuse {
+                        if let Some(e) = qn.overhear(r, staged, before, q, &mut cur, general) {
+                            last = Some(e);
+                            continue;
+                        }
+                    }
+                    qn.deferred_rx_start(r, q, &mut cur, general);
                 }
                 continue;
             }
@@ -882,6 +913,8 @@ struct LogReader<'a> {
     frames: &'a [Frame],
     base: u64,
     mobility: &'a mut Mobility,
+    /// The NIC's node's piece of trajectory, at hand for the position at each frame.
+    track: Track,
     rx_power: &'a RxPower,
     cs_range_m: f64,
     /// What the NIC adds to a frame's first sequence number (`LoggedFrame::seq0`).
@@ -905,7 +938,7 @@ impl LogReader<'_> {
         }
         let d = within_range(
             e.here,
-            self.mobility.position(self.node, e.at),
+            self.mobility.position_in(&mut self.track, e.at),
             self.cs_range_m,
         )?;
         if !self.rx_power.sensed(d) {
@@ -981,38 +1014,45 @@ struct QuietNic<'a> {
     /// `Wireless::rx_src` of this NIC.
     src: &'a mut (u32, SimTime),
     nic: u32,
-    max_speed: f64,
-    dist_slack_m: f64,
+    /// How far the distance between sender and receiver may have changed while a frame
+    /// propagated, at most, besides `Wireless::dist_slack_m`: this times the distance
+    /// (2 max_speed / c) plus the second (2 max_speed * 1 ns, the rounding of the delay,
+    /// plus the slack).
+    near_margin: (f64, f64),
     /// `Wireless::fuse_overheard`.
     fuse: bool,
     rd: LogReader<'a>,
 }
 
 impl QuietNic<'_> {
-    /// Whether deferred reception `r` (from node `sender`) is decodable, and its power
-    /// if that had to be computed.
+    /// Whether deferred reception `r` is decodable, and its power if that had to be
+    /// computed.
     #[inline(always)]
-    fn decodable(&mut self, r: DeferredRx, sender: usize) -> (bool, Option<f64>) {
+    fn decodable(&mut self, r: DeferredRx) -> (bool, Option<f64>) {
+        // The sender's node is looked up only where its position is needed (rarely).
+        let sender = |rd: &LogReader<'_>| rd.entries[(r.log - rd.base) as usize].sender_node;
         // Decodability is by the distance when the first bit arrives. While the frame
         // propagated (`dist_tx` / c, rounded to the ns) each node moved at most
         // max_speed * that time; unless a bound lies that close to the distance at
         // transmission, the answer is the same there and needs no positions now.
-        let moved = 2.0 * self.max_speed * (r.dist_tx / propagation::SPEED_OF_LIGHT + 1e-9);
+        // max_speed * that time, with the constant parts summed once (`near_margin`):
+        // rounded a little differently, by far less than the slack.
+        let (per_m, fixed) = self.near_margin;
         match self
             .rd
             .rx_power
-            .decodable_near(r.dist_tx, moved + self.dist_slack_m)
+            .decodable_near(r.dist_tx, r.dist_tx * per_m + fixed)
         {
             Some(dec) => {
                 if cfg!(debug_assertions) {
-                    let d = self.rd.power_from(sender, r.at).0;
+                    let d = self.rd.power_from(sender(&self.rd) as usize, r.at).0;
                     let exact = self.rd.rx_power.classify(d) == Reception::Decodable;
                     assert_eq!(dec, exact, "decodability at {d} m from {} m", r.dist_tx);
                 }
                 (dec, None)
             }
             None => {
-                let (d, p) = self.rd.power_from(sender, r.at);
+                let (d, p) = self.rd.power_from(sender(&self.rd) as usize, r.at);
                 (
                     self.rd.rx_power.classify(d) == Reception::Decodable,
                     Some(p),
@@ -1031,6 +1071,11 @@ impl QuietNic<'_> {
     /// reception, then the next deadline's, armed by the reception end): the frame
     /// need not be copied into the MAC nor its end go through the loop. Returns the
     /// end, or `None` (nothing done) when that does not hold.
+    ///
+    /// A waiting MAC (`general`) instead takes `Mac::rx_start` and `waiting_timeout`
+    /// at the end, which change it as `Mac::waiting_overhear` does while its backoff is
+    /// paused when the frame arrives (`Mac::waiting_overhear_fits`); if it resumes at
+    /// the end, the backoff's end is the next deadline.
     #[inline(always)]
     fn overhear(
         &mut self,
@@ -1039,6 +1084,7 @@ impl QuietNic<'_> {
         before: (SimTime, u64),
         q: &mut EventQueue<Event>,
         cur: &mut HistoryCursor,
+        general: bool,
     ) -> Option<SimTime> {
         let k = (r.log - self.rd.base) as usize;
         let (airtime, duration) = {
@@ -1063,14 +1109,22 @@ impl QuietNic<'_> {
             (Some(p), Some(v)) if p > r.at && p < e && deadline == Some(p) => Pending::During(p, v),
             _ => return None,
         };
-        if !self.n.mac.quiet_overhear_fits(r.at) {
+        let fits = if general {
+            self.n.mac.waiting_overhear_fits(r.at)
+        } else {
+            self.n.mac.quiet_overhear_fits(r.at)
+        };
+        if !fits {
             return None;
         }
-        let sender = self.rd.entries[k].sender_node as usize;
         // The power is not needed: no other frame overlaps this one.
-        let (decodable, _) = self.decodable(r, sender);
+        let (decodable, _) = self.decodable(r);
         let n = &mut *self.n;
-        n.mac.quiet_overhear(r.at, airtime, duration, decodable);
+        if general {
+            n.mac.waiting_overhear(r.at, airtime, duration, decodable);
+        } else {
+            n.mac.quiet_overhear(r.at, airtime, duration, decodable);
+        }
         // The event the reception end's turn re-arms, with the generations taken
         // before it.
         let (armer, taken) = match pending {
@@ -1115,7 +1169,7 @@ impl QuietNic<'_> {
     ) {
         let DeferredRx { at, seq, log, .. } = r;
         let (frame, sender) = self.rd.logged(log);
-        let (decodable, power) = self.decodable(r, sender);
+        let (decodable, power) = self.decodable(r);
         if self.n.mac.needs_power().0 {
             // Receiving another frame: capture needs both powers (`mac_rx_start`).
             if self.n.mac.needs_power().1 {
@@ -2153,7 +2207,8 @@ mod tests {
     /// Counting a MAC that waits with its backoff paused as quiet (`wait_quietly`,
     /// wake-ups before its backoff can end) is a shortcut: on random small networks it
     /// must give the same summary as without it and as running every timer and
-    /// reception event, with fewer events in most cases (wake-ups are not counted).
+    /// reception event, with fewer events in most cases (wake-ups are not counted); and
+    /// the same with and without the shortcuts inside a waiting MAC's catch-up.
     #[test]
     fn waiting_macs_deferred_change_nothing() {
         let mut r = RngStream::new(13, "waiting-macs-test");
@@ -2168,8 +2223,16 @@ mod tests {
             set_waiting_quiet(false);
             let (general, general_events) = run(&text, seed, true);
             set_waiting_quiet(true);
+            set_fuse_waiting(false);
+            let (two_steps, two_events) = run(&text, seed, true);
+            set_fuse_waiting(true);
             let (waiting, waiting_events) = run(&text, seed, true);
             assert_eq!(quiet_only, waiting, "case {case}, seed {seed}:\n{text}");
+            // An overheard frame in one step at a waiting MAC (`Mac::waiting_overhear`)
+            // does what `Mac::rx_start` and `Mac::waiting_timeout` at its end do, the
+            // backoff's resumption at the end included.
+            assert_eq!(two_steps, waiting, "case {case}, seed {seed}:\n{text}");
+            assert_eq!(two_events, waiting_events, "case {case}, seed {seed}");
             // `Mac::waiting_timeout` does what `Mac::handle_timeout` does.
             assert_eq!(general, waiting, "case {case}, seed {seed}:\n{text}");
             assert_eq!(general_events, waiting_events, "case {case}, seed {seed}");
