@@ -481,7 +481,7 @@ pub(crate) struct Wireless {
     fuse_overheard: bool,
     /// A MAC that waits for the medium with a paused backoff (`Mac::waits_quietly`)
     /// counts as quiet too: its receptions, reception ends and NAV ends only change its
-    /// own state until its backoff ends, which is never before `Mac::earliest_output`.
+    /// own state until its backoff ends, which is never before `Wireless::wait_end`.
     /// A wake-up event (`Event::MacWake`, its own slot, not counted as an event) just
     /// before that time makes it catch up and, if its backoff runs by then, enter the
     /// queue with its timer's key. Its catch-up runs the MAC's general paths
@@ -660,6 +660,27 @@ impl Wireless {
                 node,
             },
         }
+    }
+
+    /// The earliest time waiting `nic`'s MAC (`Mac::waits_quietly`) can put anything out
+    /// unless an input comes first: `Mac::wait_bound` at its last input (`now`), with the
+    /// frames it will sense that are already on the air (`Mac::wait_bound_sense`): its
+    /// deferred receptions and, if it was quiet (its log cursor is then meaningful), the
+    /// logged frames it has not read, which are read into its list now (the catch-up
+    /// takes them from there).
+    fn wait_end(&mut self, now: SimTime, nic: u32, was_quiet: bool) -> SimTime {
+        if was_quiet && self.log_cursor[nic as usize] < self.log_end() {
+            self.pull_log(nic);
+        }
+        let n = &self.nics[nic as usize];
+        let mut b = n.mac.wait_bound(now);
+        for r in &n.deferred_rx {
+            let f = &self.air_frames[(r.log - self.log_base) as usize];
+            if !n.mac.wait_bound_sense(&mut b, r.at, f.airtime, f.duration) {
+                break;
+            }
+        }
+        n.mac.wait_end(b)
     }
 
     /// Drops the logged frames no quiet NIC has yet to read or receive.
@@ -1566,7 +1587,7 @@ impl World {
         // the others.
         let wake_slot = w.nics.len() + i;
         if waiting {
-            let at = SimTime::from_nanos(w.nics[i].mac.earliest_output(now).as_nanos() - 1);
+            let at = SimTime::from_nanos(w.wait_end(now, nic, was_quiet).as_nanos() - 1);
             if w.nics[i].wake_at.is_none_or(|p| at < p) {
                 debug_assert!(at > now);
                 // An odd number no real event takes, below every number given out
