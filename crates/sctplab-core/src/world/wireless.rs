@@ -1755,8 +1755,30 @@ impl World {
         self.wl().nics[nic as usize].wake_at = None;
         let key = self.queue.last_key();
         self.mac_catch_up(nic, key);
-        debug_assert!(!self.wl().nics[nic as usize].mac.has_output());
-        self.arm_mac_timer(now, nic);
+        let w = self.wl();
+        let i = nic as usize;
+        debug_assert!(!w.nics[i].mac.has_output());
+        if w.nics[i].mac.waits_quietly() {
+            // Still waiting (most wake-ups: another station's frame paused the backoff
+            // again). The catch-up left its virtual timer event no later than the MAC's
+            // next deadline, and it stays quiet, so `arm_mac_timer` would only set the
+            // wake-up.
+            debug_assert!(!w.nics[i].mac.timers_are_quiet() && w.is_quiet(i));
+            debug_assert!(
+                w.nics[i]
+                    .mac
+                    .poll_timeout()
+                    .is_none_or(|t| w.nics[i].mac_timer.at.is_some_and(|p| t.max(now) >= p))
+            );
+            let at = SimTime::from_nanos(w.wait_end(now, nic, true).as_nanos() - 1);
+            debug_assert!(at > now);
+            w.nics[i].wake_at = Some(at);
+            let slot = w.nics.len() + i;
+            self.queue
+                .schedule_wake(slot, at, 2 * u64::from(nic) + 1, Event::MacWake(nic));
+        } else {
+            self.arm_mac_timer(now, nic);
+        }
         if self.queue.pops() - self.wl().swept_at_pop >= SWEEP_EVERY {
             self.sweep_mac_timers();
         }
