@@ -289,6 +289,15 @@ const N_TIMERS: usize = 6;
 /// The timers a quiet MAC has none of (`timers_are_quiet`), as bits of `Mac::running`.
 const ACTIVE_TIMERS: u8 = (1 << DEFER) | (1 << BACKOFF) | (1 << SEND) | (1 << IF);
 
+/// A lower bound of when a waiting MAC's backoff can end (`Mac::wait_bound`): the
+/// medium is not idle before `idle_from`, and at least `rest` of the backoff's slots are
+/// left to count after a DIFS of idle medium.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct WaitBound {
+    idle_from: SimTime,
+    rest: SimDuration,
+}
+
 /// NIC addresses are small indices; the duplicate cache is a vector indexed by them.
 const MAX_DUP_CACHE: usize = 1 << 20;
 
@@ -589,7 +598,7 @@ impl Mac {
     /// Whether the MAC only waits for the medium with its backoff paused: nothing but a
     /// reception end (of a frame it will not act on, as in `timers_are_quiet`) and a NAV
     /// end can fire, and neither puts out anything (they may resume the backoff, whose
-    /// own end is the first thing that can; see `earliest_output`). The packet it holds
+    /// own end is the first thing that can; see `wait_bound`). The packet it holds
     /// and the RTS made for it wait for that end. The world may run
     /// such a MAC's timers and overheard frames late too, provided it looks again before
     /// that time.
@@ -608,20 +617,69 @@ impl Mac {
                 }))
     }
 
-    /// For a MAC that `waits_quietly`: no frame or event comes out before this time
-    /// unless an input comes first. The backoff resumes at the earliest when the medium
-    /// is idle, which is after the NAV and the reception in progress end (later frames
-    /// only extend those), and then runs DIFS and its remaining slots; pausing it again
-    /// takes off only slots counted after a DIFS, so a later resumption ends later still.
-    /// `now` is the time of the MAC's last input.
-    pub fn earliest_output(&self, now: SimTime) -> SimTime {
+    /// For a MAC that `waits_quietly`: no frame or event comes out before
+    /// `wait_end(wait_bound(now))` unless an input comes first (`now`: the time of its
+    /// last input). Its first output is its backoff's end, which needs the medium idle
+    /// for DIFS and then its remaining slots. The medium is not idle before the NAV
+    /// ends, nor before the reception in progress ends and the NAV that end sets has
+    /// run out: EIFS after a collided or errored frame, else the frame's Duration, but
+    /// a frame arriving before the end may yet turn it into a collision (EIFS), so the
+    /// shorter of the two. Pausing the backoff again takes off only slots counted after
+    /// a DIFS, so a later resumption ends later still.
+    pub fn wait_bound(&self, now: SimTime) -> WaitBound {
         debug_assert!(self.waits_quietly());
-        let rx_end = if self.timers[RECV] == NO_TIMER {
-            now
-        } else {
-            timer_at(self.timers[RECV])
-        };
-        now.max(self.nav).max(rx_end) + self.difs + self.backoff.rtime
+        let mut idle_from = now.max(self.nav);
+        if let (Some(rx), k) = (self.rx, self.timers[RECV]) {
+            if k != NO_TIMER {
+                let d = if self.rx_state == RxState::Coll || rx.error {
+                    self.eifs_nav
+                } else {
+                    rx.frame.duration.min(self.eifs_nav)
+                };
+                idle_from = idle_from.max(timer_at(k) + d);
+            }
+        }
+        WaitBound {
+            idle_from,
+            rest: self.backoff.rtime,
+        }
+    }
+
+    /// The earliest end of a waiting MAC's backoff under `b` (see `wait_bound`).
+    #[inline]
+    pub fn wait_end(&self, b: WaitBound) -> SimTime {
+        b.idle_from + self.difs + b.rest
+    }
+
+    /// Takes into `b` a frame (`airtime`, Duration field `duration`) whose first bit
+    /// reaches this waiting MAC at `at`, no earlier than those taken before; false (and
+    /// `b` unchanged) if it arrives at or after `wait_end(b)`, as do all later ones.
+    /// Arriving before the backoff can end, it finds the backoff paused or pauses it,
+    /// and the medium stays busy until its reception ends and the NAV that end sets
+    /// (at least the shorter of its Duration and EIFS, as in `wait_bound`; a capture
+    /// sets EIFS plus its airtime) runs out. Until it arrived, the backoff can have
+    /// counted only the whole slots after a DIFS from `b.idle_from`, however often
+    /// other frames paused it in between.
+    #[inline]
+    pub fn wait_bound_sense(
+        &self,
+        b: &mut WaitBound,
+        at: SimTime,
+        airtime: SimDuration,
+        duration: SimDuration,
+    ) -> bool {
+        if at >= self.wait_end(*b) {
+            return false;
+        }
+        let counting_from = b.idle_from + self.difs;
+        if at > counting_from {
+            let slot = self.cfg.slot.as_nanos().max(1);
+            let slots = (at - counting_from).as_nanos() / slot;
+            // Fewer than the slots left: `at` is before `wait_end(b)`.
+            b.rest = b.rest - self.cfg.slot.saturating_mul(slots);
+        }
+        b.idle_from = b.idle_from.max(at + airtime + duration.min(self.eifs_nav));
+        true
     }
 
     /// Whether the MAC has frames or events waiting to be polled.

@@ -497,7 +497,7 @@ pub(crate) struct Wireless {
     fuse_waiting: bool,
     /// A MAC that waits for the medium with a paused backoff (`Mac::waits_quietly`)
     /// counts as quiet too: its receptions, reception ends and NAV ends only change its
-    /// own state until its backoff ends, which is never before `Mac::earliest_output`.
+    /// own state until its backoff ends, which is never before `Wireless::wait_end`.
     /// A wake-up event (`Event::MacWake`, its own slot, not counted as an event) just
     /// before that time makes it catch up and, if its backoff runs by then, enter the
     /// queue with its timer's key. Its catch-up runs the MAC's general paths
@@ -680,6 +680,27 @@ impl Wireless {
                 node,
             },
         }
+    }
+
+    /// The earliest time waiting `nic`'s MAC (`Mac::waits_quietly`) can put anything out
+    /// unless an input comes first: `Mac::wait_bound` at its last input (`now`), with the
+    /// frames it will sense that are already on the air (`Mac::wait_bound_sense`): its
+    /// deferred receptions and, if it was quiet (its log cursor is then meaningful), the
+    /// logged frames it has not read, which are read into its list now (the catch-up
+    /// takes them from there).
+    fn wait_end(&mut self, now: SimTime, nic: u32, was_quiet: bool) -> SimTime {
+        if was_quiet && self.log_cursor[nic as usize] < self.log_end() {
+            self.pull_log(nic);
+        }
+        let n = &self.nics[nic as usize];
+        let mut b = n.mac.wait_bound(now);
+        for r in &n.deferred_rx {
+            let f = &self.air_frames[(r.log - self.log_base) as usize];
+            if !n.mac.wait_bound_sense(&mut b, r.at, f.airtime, f.duration) {
+                break;
+            }
+        }
+        n.mac.wait_end(b)
     }
 
     /// Drops the logged frames no quiet NIC has yet to read or receive.
@@ -1620,7 +1641,7 @@ impl World {
         // the others.
         let wake_slot = w.nics.len() + i;
         if waiting {
-            let at = SimTime::from_nanos(w.nics[i].mac.earliest_output(now).as_nanos() - 1);
+            let at = SimTime::from_nanos(w.wait_end(now, nic, was_quiet).as_nanos() - 1);
             if w.nics[i].wake_at.is_none_or(|p| at < p) {
                 debug_assert!(at > now);
                 // An odd number no real event takes, below every number given out
@@ -1788,8 +1809,30 @@ impl World {
         self.wl().nics[nic as usize].wake_at = None;
         let key = self.queue.last_key();
         self.mac_catch_up(nic, key);
-        debug_assert!(!self.wl().nics[nic as usize].mac.has_output());
-        self.arm_mac_timer(now, nic);
+        let w = self.wl();
+        let i = nic as usize;
+        debug_assert!(!w.nics[i].mac.has_output());
+        if w.nics[i].mac.waits_quietly() {
+            // Still waiting (most wake-ups: another station's frame paused the backoff
+            // again). The catch-up left its virtual timer event no later than the MAC's
+            // next deadline, and it stays quiet, so `arm_mac_timer` would only set the
+            // wake-up.
+            debug_assert!(!w.nics[i].mac.timers_are_quiet() && w.is_quiet(i));
+            debug_assert!(
+                w.nics[i]
+                    .mac
+                    .poll_timeout()
+                    .is_none_or(|t| w.nics[i].mac_timer.at.is_some_and(|p| t.max(now) >= p))
+            );
+            let at = SimTime::from_nanos(w.wait_end(now, nic, true).as_nanos() - 1);
+            debug_assert!(at > now);
+            w.nics[i].wake_at = Some(at);
+            let slot = w.nics.len() + i;
+            self.queue
+                .schedule_wake(slot, at, 2 * u64::from(nic) + 1, Event::MacWake(nic));
+        } else {
+            self.arm_mac_timer(now, nic);
+        }
         if self.queue.pops() - self.wl().swept_at_pop >= SWEEP_EVERY {
             self.sweep_mac_timers();
         }

@@ -59,6 +59,9 @@ pub struct Net {
     /// On a `Failed` event, remove the station's queued packets for the same next hop
     /// before the MAC resumes (AODV `rt_ll_failed` with link-layer detection).
     pub purge_on_failure: bool,
+    /// Each time a station is left waiting quietly after an input (`Mac::waits_quietly`):
+    /// when, which, and its `Mac::wait_bound`.
+    pub wait_log: Vec<(SimTime, usize, WaitBound)>,
 }
 
 impl Net {
@@ -81,6 +84,7 @@ impl Net {
             next_packet: 0,
             keep_logs: true,
             purge_on_failure: false,
+            wait_log: Vec::new(),
         }
     }
 
@@ -161,6 +165,9 @@ impl Net {
                 self.service(i, now);
                 return;
             }
+        }
+        if self.macs[i].waits_quietly() {
+            self.wait_log.push((now, i, self.macs[i].wait_bound(now)));
         }
         let d = self.macs[i].poll_timeout();
         if d != self.armed[i] {
