@@ -290,65 +290,42 @@ fn chain_seq(q: &EventQueue<Event>, base: u64, times: &[SimTime]) -> u64 {
     }
 }
 
-thread_local! {
-    /// Whether worlds built on this thread defer quiet MAC timers (tests compare both).
-    static DEFER_QUIET_MAC_TIMERS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+/// The shortcuts a world may take that must not change any result: each one is on by
+/// default, and the tests run random networks with one of them off to check that.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Shortcuts {
+    /// `Wireless::deferred_mac_timers` (the environment variable
+    /// `SCTPLAB_EVERY_MAC_TIMER=1` turns it off too).
+    pub defer_quiet_mac_timers: bool,
+    /// `Wireless::wait_quietly`.
+    pub wait_quietly: bool,
+    /// `Wireless::fuse_overheard`.
+    pub fuse_overheard: bool,
+    /// `Wireless::fuse_waiting`.
+    pub fuse_waiting: bool,
+    /// `Wireless::waiting_quiet`.
+    pub waiting_quiet: bool,
 }
 
-/// Sets whether worlds built from now on, on this thread, defer quiet MAC timers (on by
-/// default; the environment variable `SCTPLAB_EVERY_MAC_TIMER=1` turns it off too).
-#[cfg(test)]
-pub(crate) fn set_defer_quiet_mac_timers(on: bool) {
-    DEFER_QUIET_MAC_TIMERS.with(|c| c.set(on));
-}
-
-thread_local! {
-    /// Whether worlds built on this thread count a MAC that waits quietly as quiet
-    /// (`Wireless::wait_quietly`; tests compare both).
-    static WAIT_QUIETLY: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
-}
-
-/// Sets whether worlds built from now on, on this thread, defer waiting MACs' timers.
-#[cfg(test)]
-pub(crate) fn set_wait_quietly(on: bool) {
-    WAIT_QUIETLY.with(|c| c.set(on));
-}
-
-thread_local! {
-    /// Whether worlds built on this thread run an overheard frame's reception and its
-    /// end in one step (`QuietNic::overhear`; tests compare both).
-    static FUSE_OVERHEARD: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
-}
-
-/// Sets whether worlds built from now on, on this thread, fuse overheard receptions.
-#[cfg(test)]
-pub(crate) fn set_fuse_overheard(on: bool) {
-    FUSE_OVERHEARD.with(|c| c.set(on));
+impl Shortcuts {
+    pub(crate) const ALL: Shortcuts = Shortcuts {
+        defer_quiet_mac_timers: true,
+        wait_quietly: true,
+        fuse_overheard: true,
+        fuse_waiting: true,
+        waiting_quiet: true,
+    };
 }
 
 thread_local! {
-    /// Whether worlds built on this thread run an overheard frame's reception and its
-    /// end in one step at a waiting MAC too (`QuietNic::overhear`; tests compare both).
-    static FUSE_WAITING: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+    /// The shortcuts worlds built on this thread take.
+    static SHORTCUTS: std::cell::Cell<Shortcuts> = const { std::cell::Cell::new(Shortcuts::ALL) };
 }
 
-/// Sets whether worlds built from now on, on this thread, fuse overheard receptions at
-/// waiting MACs.
+/// Sets the shortcuts worlds built from now on, on this thread, take.
 #[cfg(test)]
-pub(crate) fn set_fuse_waiting(on: bool) {
-    FUSE_WAITING.with(|c| c.set(on));
-}
-
-thread_local! {
-    /// Whether worlds built on this thread run a waiting MAC's timer events through
-    /// `Mac::waiting_timeout` (tests compare with `Mac::handle_timeout`).
-    static WAITING_QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
-}
-
-/// Sets whether worlds built from now on, on this thread, use `Mac::waiting_timeout`.
-#[cfg(test)]
-pub(crate) fn set_waiting_quiet(on: bool) {
-    WAITING_QUIET.with(|c| c.set(on));
+pub(crate) fn set_shortcuts(s: Shortcuts) {
+    SHORTCUTS.with(|c| c.set(s));
 }
 
 pub(crate) struct Nic {
@@ -527,6 +504,7 @@ impl Wireless {
         let m = mobility.len();
         let nics_len = nics.len();
         let area = mobility.area();
+        let shortcuts = SHORTCUTS.with(|c| c.get());
         let mut loud = vec![0u64; nics_len.div_ceil(64)];
         for (j, _) in nics
             .iter()
@@ -562,12 +540,12 @@ impl Wireless {
             loud,
             virt_chain: vec![ChainTimes::default(); nics_len],
             dist_slack_m: 1e-6 * (1.0 + area.x_max.abs() + area.y_max.abs()),
-            deferred_mac_timers: DEFER_QUIET_MAC_TIMERS.with(|c| c.get())
+            deferred_mac_timers: shortcuts.defer_quiet_mac_timers
                 && std::env::var_os("SCTPLAB_EVERY_MAC_TIMER").is_none_or(|v| v != "1"),
-            fuse_overheard: FUSE_OVERHEARD.with(|c| c.get()),
-            fuse_waiting: FUSE_WAITING.with(|c| c.get()),
-            wait_quietly: WAIT_QUIETLY.with(|c| c.get()),
-            waiting_quiet: WAITING_QUIET.with(|c| c.get()),
+            fuse_overheard: shortcuts.fuse_overheard,
+            fuse_waiting: shortcuts.fuse_waiting,
+            wait_quietly: shortcuts.wait_quietly,
+            waiting_quiet: shortcuts.waiting_quiet,
             swept_at_pop: 0,
         }
     }
@@ -2211,15 +2189,22 @@ mod tests {
         t
     }
 
-    fn run(text: &str, seed: u64, defer: bool) -> (String, u64) {
-        set_defer_quiet_mac_timers(defer);
+    /// The plain event-per-receiver way: nothing deferred (the other shortcuts act
+    /// only within the deferral).
+    const PLAIN: Shortcuts = Shortcuts {
+        defer_quiet_mac_timers: false,
+        ..Shortcuts::ALL
+    };
+
+    fn run(text: &str, seed: u64, shortcuts: Shortcuts) -> (String, u64) {
+        set_shortcuts(shortcuts);
         let s = crate::load_toml(text, "<test>", "manet", &[]).expect("valid scenario");
         let opts = crate::RunOptions {
             seed,
             ..Default::default()
         };
         let r = crate::run_scenario(&s, &opts).expect("run");
-        set_defer_quiet_mac_timers(true);
+        set_shortcuts(Shortcuts::ALL);
         let summary: String = r
             .summary_json
             .lines()
@@ -2238,8 +2223,8 @@ mod tests {
         for case in 0..20 {
             let text = random_manet(&mut r);
             let seed = 1 + r.next_u64() % 1000;
-            let (plain, plain_events) = run(&text, seed, false);
-            let (deferred, deferred_events) = run(&text, seed, true);
+            let (plain, plain_events) = run(&text, seed, PLAIN);
+            let (deferred, deferred_events) = run(&text, seed, Shortcuts::ALL);
             assert_eq!(plain, deferred, "case {case}, seed {seed}:\n{text}");
             assert!(deferred_events <= plain_events);
             fewer += usize::from(deferred_events < plain_events);
@@ -2259,17 +2244,21 @@ mod tests {
         for case in 0..16 {
             let text = random_manet(&mut r);
             let seed = 1 + r.next_u64() % 1000;
-            let (plain, _) = run(&text, seed, false);
-            set_wait_quietly(false);
-            let (quiet_only, quiet_events) = run(&text, seed, true);
-            set_wait_quietly(true);
-            set_waiting_quiet(false);
-            let (general, general_events) = run(&text, seed, true);
-            set_waiting_quiet(true);
-            set_fuse_waiting(false);
-            let (two_steps, two_events) = run(&text, seed, true);
-            set_fuse_waiting(true);
-            let (waiting, waiting_events) = run(&text, seed, true);
+            let (plain, _) = run(&text, seed, PLAIN);
+            let without = |s: Shortcuts| run(&text, seed, s);
+            let (quiet_only, quiet_events) = without(Shortcuts {
+                wait_quietly: false,
+                ..Shortcuts::ALL
+            });
+            let (general, general_events) = without(Shortcuts {
+                waiting_quiet: false,
+                ..Shortcuts::ALL
+            });
+            let (two_steps, two_events) = without(Shortcuts {
+                fuse_waiting: false,
+                ..Shortcuts::ALL
+            });
+            let (waiting, waiting_events) = run(&text, seed, Shortcuts::ALL);
             assert_eq!(quiet_only, waiting, "case {case}, seed {seed}:\n{text}");
             // An overheard frame in one step at a waiting MAC (`Mac::waiting_overhear`)
             // does what `Mac::rx_start` and `Mac::waiting_timeout` at its end do, the
@@ -2299,11 +2288,16 @@ mod tests {
         for case in 0..16 {
             let text = random_manet(&mut r);
             let seed = 1 + r.next_u64() % 1000;
-            let (plain, _) = run(&text, seed, false);
-            set_fuse_overheard(false);
-            let (two_steps, two_events) = run(&text, seed, true);
-            set_fuse_overheard(true);
-            let (one_step, one_events) = run(&text, seed, true);
+            let (plain, _) = run(&text, seed, PLAIN);
+            let (two_steps, two_events) = run(
+                &text,
+                seed,
+                Shortcuts {
+                    fuse_overheard: false,
+                    ..Shortcuts::ALL
+                },
+            );
+            let (one_step, one_events) = run(&text, seed, Shortcuts::ALL);
             assert_eq!(two_steps, one_step, "case {case}, seed {seed}:\n{text}");
             assert_eq!(two_events, one_events, "case {case}, seed {seed}");
             assert_eq!(plain, one_step, "case {case}, seed {seed}:\n{text}");
