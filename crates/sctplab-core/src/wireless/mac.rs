@@ -687,9 +687,19 @@ impl Mac {
         !self.out.is_empty() || !self.events.is_empty()
     }
 
+    /// `poll_timeout` in nanoseconds, `u64::MAX` for none: one load and no 128-bit
+    /// comparison, for the catch-up's per-frame tests (a timer due at `SimTime::MAX`
+    /// itself reads as none, which only ever makes those tests fail, never pass).
+    #[inline(always)]
+    pub fn next_deadline_nanos(&self) -> u64 {
+        (self.next.1 >> 64) as u64
+    }
+
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        let k = self.next.1;
-        (k != NO_TIMER).then(|| timer_at(k))
+        // A timer runs exactly when `next` holds a key: a byte's test instead of a
+        // 128-bit comparison.
+        debug_assert_eq!(self.running != 0, self.next.1 != NO_TIMER);
+        (self.running != 0).then(|| timer_at(self.next.1))
     }
 
     /// Sets timer `i` to key `k` (`NO_TIMER` stops it) and keeps `next` current.

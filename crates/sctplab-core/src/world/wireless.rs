@@ -176,6 +176,26 @@ impl RxPower {
             .then_some(d <= if d <= self.crossover_m { near } else { far })
     }
 
+    /// When the distances at which a frame is decodable (by RXThresh, as in
+    /// `decodable_near`) are exactly [0, t], and RXThresh is not below CSThresh (so that
+    /// they are sensed too, as `classify` asks): (t - w, t + w). A frame at `d`, with
+    /// `margin` at most `w / 2`, is then decodable throughout `margin` of `d` if `d` is at
+    /// or below the first, and nowhere if above the second; one or two comparisons
+    /// instead of `decodable_near`'s six. With the default radio the decodable set is
+    /// [0, far], the cross-over not being a change of the answer.
+    pub(crate) fn decodable_sure(&self, w: f64) -> Option<(f64, f64)> {
+        let (near, far) = self.rx?;
+        let c = self.crossover_m;
+        let t = if near == c && far > c {
+            far
+        } else if near >= 0.0 && near < c && far < 0.0 {
+            near
+        } else {
+            return None;
+        };
+        (self.rx_thresh_w >= self.cs_thresh_w && w.is_finite() && w > 0.0).then_some((t - w, t + w))
+    }
+
     /// Whether a frame from `d` away is sensed (power at or above CSThresh).
     #[inline]
     pub(crate) fn sensed(&self, d: f64) -> bool {
@@ -444,9 +464,11 @@ pub(crate) struct Wireless {
     loud: Vec<u64>,
     /// Per NIC: the times of the links of its pending `VirtSeq::Chain`.
     virt_chain: Vec<ChainTimes>,
-    /// How far two nodes' distance can change while a frame propagates, besides the
-    /// movement itself: a bound far above the rounding of positions and distances (m).
-    dist_slack_m: f64,
+    /// `QuietNic::near_margin`, the same for every NIC and catch-up.
+    near_margin: (f64, f64),
+    /// `RxPower::decodable_sure` for twice the largest `near_margin` a sensed frame can
+    /// have (from `cs_range_m` away).
+    decodable_sure: Option<(f64, f64)>,
     /// Defer quiet MAC timers: while a MAC's pending timers can only change its own state
     /// (`Mac::timers_are_quiet`: a NIC overhearing others with nothing to send), its
     /// timer event is not put in the queue but kept virtual, with the key it would have
@@ -505,6 +527,19 @@ impl Wireless {
         let nics_len = nics.len();
         let area = mobility.area();
         let shortcuts = SHORTCUTS.with(|c| c.get());
+        let rx_power = RxPower::new(&phy);
+        let cs_range_m = phy.cs_range_m();
+        // How far two nodes' distance can change while a frame propagates, besides the
+        // movement itself: a bound far above the rounding of positions and distances (m).
+        let dist_slack_m = 1e-6 * (1.0 + area.x_max.abs() + area.y_max.abs());
+        let near_margin = (
+            2.0 * mobility.max_speed() / propagation::SPEED_OF_LIGHT,
+            2.0 * mobility.max_speed() * 1e-9 + dist_slack_m,
+        );
+        // A sensed frame's distance is within the range (up to rounding, which the
+        // factor 2 covers many times over).
+        let decodable_sure =
+            rx_power.decodable_sure(2.0 * (cs_range_m * near_margin.0 + near_margin.1));
         let mut loud = vec![0u64; nics_len.div_ceil(64)];
         for (j, _) in nics
             .iter()
@@ -514,8 +549,8 @@ impl Wireless {
             loud[j / 64] |= 1 << (j % 64);
         }
         Wireless {
-            cs_range_m: phy.cs_range_m(),
-            rx_power: RxPower::new(&phy),
+            cs_range_m,
+            rx_power,
             phy,
             mobility,
             grid,
@@ -539,7 +574,8 @@ impl Wireless {
             rx_src: vec![(0, SimTime::ZERO); nics_len],
             loud,
             virt_chain: vec![ChainTimes::default(); nics_len],
-            dist_slack_m: 1e-6 * (1.0 + area.x_max.abs() + area.y_max.abs()),
+            near_margin,
+            decodable_sure,
             deferred_mac_timers: shortcuts.defer_quiet_mac_timers
                 && std::env::var_os("SCTPLAB_EVERY_MAC_TIMER").is_none_or(|v| v != "1"),
             fuse_overheard: shortcuts.fuse_overheard,
@@ -629,7 +665,8 @@ impl Wireless {
             virt_chain,
             rx_src,
             cs_range_m,
-            dist_slack_m,
+            near_margin,
+            decodable_sure,
             fuse_overheard,
             ..
         } = self;
@@ -640,10 +677,8 @@ impl Wireless {
             chain: &mut virt_chain[i],
             src: &mut rx_src[i],
             nic,
-            near_margin: (
-                2.0 * mobility.max_speed() / propagation::SPEED_OF_LIGHT,
-                2.0 * mobility.max_speed() * 1e-9 + *dist_slack_m,
-            ),
+            near_margin: *near_margin,
+            sure: *decodable_sure,
             fuse: *fuse_overheard,
             rd: LogReader {
                 entries: air_log,
@@ -1014,10 +1049,12 @@ struct QuietNic<'a> {
     src: &'a mut (u32, SimTime),
     nic: u32,
     /// How far the distance between sender and receiver may have changed while a frame
-    /// propagated, at most, besides `Wireless::dist_slack_m`: this times the distance
-    /// (2 max_speed / c) plus the second (2 max_speed * 1 ns, the rounding of the delay,
-    /// plus the slack).
+    /// propagated, at most, besides a slack for rounding (see `Wireless::new`): this
+    /// times the distance (2 max_speed / c) plus the second (2 max_speed * 1 ns, the
+    /// rounding of the delay, plus the slack).
     near_margin: (f64, f64),
+    /// `Wireless::decodable_sure`.
+    sure: Option<(f64, f64)>,
     /// `Wireless::fuse_overheard`.
     fuse: bool,
     rd: LogReader<'a>,
@@ -1037,11 +1074,24 @@ impl QuietNic<'_> {
         // max_speed * that time, with the constant parts summed once (`near_margin`):
         // rounded a little differently, by far less than the slack.
         let (per_m, fixed) = self.near_margin;
-        match self
-            .rd
-            .rx_power
-            .decodable_near(r.dist_tx, r.dist_tx * per_m + fixed)
-        {
+        let near = match self.sure {
+            // Within the band around the one change of the answer (almost never), the
+            // positions decide.
+            Some((lo, hi)) => {
+                if r.dist_tx <= lo {
+                    Some(true)
+                } else if r.dist_tx > hi {
+                    Some(false)
+                } else {
+                    None
+                }
+            }
+            None => self
+                .rd
+                .rx_power
+                .decodable_near(r.dist_tx, r.dist_tx * per_m + fixed),
+        };
+        match near {
             Some(dec) => {
                 if cfg!(debug_assertions) {
                     let d = self.rd.power_from(sender(&self.rd) as usize, r.at).0;
@@ -1098,14 +1148,17 @@ impl QuietNic<'_> {
             return None;
         }
         let t = &self.n.mac_timer;
-        let deadline = self.n.mac.poll_timeout();
+        // The MAC's next deadline, none as `u64::MAX`: that only fails the tests below
+        // when the end itself saturated at `SimTime::MAX` (then the two steps run).
+        let deadline = self.n.mac.next_deadline_nanos();
+        let later = deadline > e.as_nanos();
         let pending = match (t.at, t.virt) {
-            (None, _) if deadline.is_none_or(|d| d > e) => Pending::After(None),
-            (Some(p), Some(_)) if p > e && deadline.is_none_or(|d| d > e) => {
-                Pending::After(Some(p))
-            }
+            (None, _) if later => Pending::After(None),
+            (Some(p), Some(_)) if p > e && later => Pending::After(Some(p)),
             // The NAV ends during the reception, and the pending event is its end.
-            (Some(p), Some(v)) if p > r.at && p < e && deadline == Some(p) => Pending::During(p, v),
+            (Some(p), Some(v)) if p > r.at && p < e && deadline == p.as_nanos() => {
+                Pending::During(p, v)
+            }
             _ => return None,
         };
         let fits = if general {
@@ -1707,8 +1760,15 @@ impl World {
             .as_deref_mut()
             .expect("wireless events only exist in wireless worlds");
         let n = &w.nics[nic as usize];
-        if n.mac_timer.virt.is_none() && n.deferred_rx.is_empty() && !w.log_pending(nic) {
-            return None;
+        if n.deferred_rx.is_empty() && !w.log_pending(nic) {
+            // No reception to run: at most the virtual timer event, which a catch-up
+            // would leave alone if it comes after `before` (1 in 8 calls at 16 kb/s, each
+            // ~150 instructions of setting up the catch-up).
+            match (n.mac_timer.virt, n.mac_timer.at) {
+                (None, _) => return None,
+                (Some(_), Some(at)) if at > before.0 => return None,
+                _ => {}
+            }
         }
         w.catch_up(nic, before, queue)
     }
@@ -2366,7 +2426,47 @@ mod tests {
                     "d={d}"
                 );
             }
+            // `decodable_sure`: below its band decodable, above it not, throughout
+            // half its width (the margin `QuietNic::decodable` allows).
+            for w in [1e-3, 0.5, 20.0] {
+                let Some((lo, hi)) = fast.decodable_sure(w) else {
+                    continue;
+                };
+                let mut ds: Vec<f64> = vec![lo, hi];
+                for v in [lo, hi] {
+                    if v > 0.0 {
+                        ds.extend([
+                            f64::from_bits(v.to_bits() + 1),
+                            f64::from_bits(v.to_bits() - 1),
+                        ]);
+                    }
+                }
+                ds.extend((0..3000).map(|_| r.uniform() * far));
+                for d in ds {
+                    let sure = if d <= lo {
+                        true
+                    } else if d > hi {
+                        false
+                    } else {
+                        continue;
+                    };
+                    for x in [d - w / 2.0, d, d + w / 2.0] {
+                        let x = x.max(0.0);
+                        assert_eq!(
+                            phy.classify(phy.rx_power(x)) == Reception::Decodable,
+                            sure,
+                            "d={d} x={x} w={w} {phy:?}"
+                        );
+                    }
+                }
+            }
         }
+        // The default radio takes the short test.
+        assert!(
+            RxPower::new(&PhyCfg::default())
+                .decodable_sure(1e-3)
+                .is_some()
+        );
     }
 
     /// The cached form must give exactly `PhyCfg::rx_power`'s bits: at the defaults and
