@@ -431,6 +431,10 @@ pub(crate) struct DeferredRx {
 #[derive(Copy, Clone, Debug)]
 struct LoggedFrame {
     at: SimTime,
+    /// When the next logged frame went on the air (`SimTime::MAX` until there is one):
+    /// `LogReader::stage` looks for frames that overtake this one only if that is not
+    /// later than this one's arrival, without reaching for the next entry.
+    next_at: SimTime,
     here: (f64, f64),
     seq0: u64,
     sender_nic: u32,
@@ -999,7 +1003,13 @@ impl LogReader<'_> {
     /// get real events.
     #[inline(always)]
     fn read(&mut self, g: u64) -> Option<DeferredRx> {
-        let e = &self.entries[(g - self.base) as usize];
+        let entries = self.entries;
+        self.read_entry(&entries[(g - self.base) as usize], g)
+    }
+
+    /// `read(g)` of the frame's entry `e`.
+    #[inline(always)]
+    fn read_entry(&mut self, e: &LoggedFrame, g: u64) -> Option<DeferredRx> {
         if e.sender_nic == self.nic || e.dst == MacAddr(self.nic) {
             return None;
         }
@@ -1033,15 +1043,20 @@ impl LogReader<'_> {
         while *cursor < end {
             let g = *cursor;
             *cursor = g + 1;
-            let Some(r) = self.read(g) else {
+            let entries = self.entries;
+            let e = &entries[(g - self.base) as usize];
+            let Some(r) = self.read_entry(e, g) else {
                 continue;
             };
-            // A frame that went on the air after `r.at` arrives after it.
-            while *cursor < end && self.entries[(*cursor - self.base) as usize].at <= r.at {
-                let h = *cursor;
-                *cursor = h + 1;
-                if let Some(s) = self.read(h) {
-                    insert_in_order(list, s);
+            // A frame that went on the air after `r.at` arrives after it. Frames are
+            // logged in time order, so none does unless the next one does.
+            if e.next_at <= r.at {
+                while *cursor < end && entries[(*cursor - self.base) as usize].at <= r.at {
+                    let h = *cursor;
+                    *cursor = h + 1;
+                    if let Some(s) = self.read(h) {
+                        insert_in_order(list, s);
+                    }
                 }
             }
             return Some(r);
@@ -1999,8 +2014,12 @@ impl World {
         let sender = w.nics[nic as usize].node.idx();
         let here = w.mobility.position(sender, now);
         let seq0 = self.queue.reserve_seq_block(w.nics.len());
+        if let Some(last) = w.air_log.last_mut() {
+            last.next_at = now;
+        }
         w.air_log.push(LoggedFrame {
             at: now,
+            next_at: SimTime::MAX,
             here,
             seq0,
             sender_nic: nic,
