@@ -188,8 +188,17 @@ pub fn prop_delay(dist_m: f64) -> SimDuration {
         let whole = whole as u64;
         SimDuration::from_nanos(whole + u64::from(frac >= 0.5))
     } else {
-        SimDuration::from_secs_f64(s)
+        prop_delay_far(s)
     }
+}
+
+/// `prop_delay` of `s` seconds, 2^52 ns or more (over a million km), out of line: the
+/// inlined call otherwise made the readers of the air log save registers around it on
+/// every frame.
+#[cold]
+#[inline(never)]
+fn prop_delay_far(s: f64) -> SimDuration {
+    SimDuration::from_secs_f64(s)
 }
 
 /// Euclidean distance between two points in the plane.

@@ -201,6 +201,67 @@ impl RxPower {
     pub(crate) fn sensed(&self, d: f64) -> bool {
         self.within(self.cs, self.cs_thresh_w, d)
     }
+
+    /// The range test (`within_range` with `r`) and `sensed` of the distance as one
+    /// bound on the squared distance, where that is exact (see `SenseBound`).
+    pub(crate) fn sense_bound(&self, r: f64) -> SenseBound {
+        let rr = r * r;
+        let fallback = SenseBound {
+            max_sq: rr,
+            exact: false,
+        };
+        let Some((near, far)) = self.cs else {
+            return fallback;
+        };
+        if rr.is_nan() {
+            return fallback;
+        }
+        // In squared distances s (d = sqrt(s), correctly rounded, so monotone): sensed
+        // are those up to `sq(near)` and those above `sq(crossover)` up to `sq(far)`.
+        // One bound decides it when the second stretch is empty or continues the first.
+        let sq = |x: f64| (x >= 0.0).then(|| last_sq_at_most(x));
+        let sc = last_sq_at_most(self.crossover_m);
+        let upto = match (sq(near), sq(far)) {
+            (sn, None) => sn,
+            (sn, Some(sf)) if sf <= sc => sn,
+            (Some(sn), Some(sf)) if sn >= sc => Some(sf),
+            _ => return fallback,
+        };
+        SenseBound {
+            // Both operands are numbers, so `min` is the smaller one.
+            max_sq: upto.map_or(-1.0, |u| u.min(rr)),
+            exact: true,
+        }
+    }
+}
+
+/// The largest non-negative `s` with `s.sqrt() <= x` (`x` >= 0). The square root is
+/// correctly rounded, hence monotone, and non-negative floats order as their bits.
+fn last_sq_at_most(x: f64) -> f64 {
+    if f64::INFINITY.sqrt() <= x {
+        return f64::INFINITY;
+    }
+    let (mut a, mut b) = (0u64, f64::INFINITY.to_bits());
+    while b - a > 1 {
+        let m = a + (b - a) / 2;
+        if f64::from_bits(m).sqrt() <= x {
+            a = m;
+        } else {
+            b = m;
+        }
+    }
+    f64::from_bits(a)
+}
+
+/// Whether a frame is sensed from a squared distance `s` (a sum of two squares, so
+/// non-negative or NaN), as `within_range` and `RxPower::sensed` decide it together:
+/// with `exact`, `s <= max_sq` alone (test `sense_bound_is_exact`), which saves the
+/// distance's classification on every frame a quiet NIC reads; otherwise `max_sq` is
+/// the range's square and `sensed` must still be asked.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct SenseBound {
+    max_sq: f64,
+    exact: bool,
 }
 
 /// `!(p < t)`, as `PhyCfg::classify` compares (NaN is not below).
@@ -390,6 +451,10 @@ pub(crate) struct DeferredRx {
 #[derive(Copy, Clone, Debug)]
 struct LoggedFrame {
     at: SimTime,
+    /// When the next logged frame went on the air (`SimTime::MAX` until there is one):
+    /// `LogReader::stage` looks for frames that overtake this one only if that is not
+    /// later than this one's arrival, without reaching for the next entry.
+    next_at: SimTime,
     here: (f64, f64),
     seq0: u64,
     sender_nic: u32,
@@ -419,6 +484,8 @@ pub(crate) struct Wireless {
     pub mobility: Mobility,
     pub grid: Grid,
     pub cs_range_m: f64,
+    /// `rx_power.sense_bound(cs_range_m)`.
+    sense: SenseBound,
     pub ll_delay: SimDuration,
     pub nics: Vec<Nic>,
     /// The NICs of each node, in interface order.
@@ -550,6 +617,7 @@ impl Wireless {
         }
         Wireless {
             cs_range_m,
+            sense: rx_power.sense_bound(cs_range_m),
             rx_power,
             phy,
             mobility,
@@ -667,6 +735,7 @@ impl Wireless {
             cs_range_m,
             near_margin,
             decodable_sure,
+            sense,
             fuse_overheard,
             ..
         } = self;
@@ -688,6 +757,7 @@ impl Wireless {
                 mobility,
                 rx_power,
                 cs_range_m: *cs_range_m,
+                sense: *sense,
                 seq_off: EventQueue::<Event>::seq_step() * u64::from(nic),
                 nic,
                 node,
@@ -951,6 +1021,7 @@ struct LogReader<'a> {
     track: Track,
     rx_power: &'a RxPower,
     cs_range_m: f64,
+    sense: SenseBound,
     /// What the NIC adds to a frame's first sequence number (`LoggedFrame::seq0`).
     seq_off: u64,
     nic: u32,
@@ -966,18 +1037,23 @@ impl LogReader<'_> {
     /// get real events.
     #[inline(always)]
     fn read(&mut self, g: u64) -> Option<DeferredRx> {
-        let e = &self.entries[(g - self.base) as usize];
+        let entries = self.entries;
+        self.read_entry(&entries[(g - self.base) as usize], g)
+    }
+
+    /// `read(g)` of the frame's entry `e`.
+    #[inline(always)]
+    fn read_entry(&mut self, e: &LoggedFrame, g: u64) -> Option<DeferredRx> {
         if e.sender_nic == self.nic || e.dst == MacAddr(self.nic) {
             return None;
         }
-        let d = within_range(
+        let d = sensed_within(
             e.here,
             self.mobility.position_in(&mut self.track, e.at),
+            self.sense,
+            self.rx_power,
             self.cs_range_m,
         )?;
-        if !self.rx_power.sensed(d) {
-            return None;
-        }
         Some(DeferredRx {
             at: e.at + propagation::prop_delay(d),
             seq: e.seq0 + self.seq_off,
@@ -1001,15 +1077,20 @@ impl LogReader<'_> {
         while *cursor < end {
             let g = *cursor;
             *cursor = g + 1;
-            let Some(r) = self.read(g) else {
+            let entries = self.entries;
+            let e = &entries[(g - self.base) as usize];
+            let Some(r) = self.read_entry(e, g) else {
                 continue;
             };
-            // A frame that went on the air after `r.at` arrives after it.
-            while *cursor < end && self.entries[(*cursor - self.base) as usize].at <= r.at {
-                let h = *cursor;
-                *cursor = h + 1;
-                if let Some(s) = self.read(h) {
-                    insert_in_order(list, s);
+            // A frame that went on the air after `r.at` arrives after it. Frames are
+            // logged in time order, so none does unless the next one does.
+            if e.next_at <= r.at {
+                while *cursor < end && entries[(*cursor - self.base) as usize].at <= r.at {
+                    let h = *cursor;
+                    *cursor = h + 1;
+                    if let Some(s) = self.read(h) {
+                        insert_in_order(list, s);
+                    }
                 }
             }
             return Some(r);
@@ -1287,6 +1368,33 @@ fn within_range(here: (f64, f64), p: (f64, f64), r: f64) -> Option<f64> {
     let d = (s <= r * r).then(|| s.sqrt());
     debug_assert_eq!(d.is_some(), crate::wireless::grid::within(p, here, r));
     debug_assert!(d.is_none_or(|d| d.to_bits() == propagation::distance(here, p).to_bits()));
+    d
+}
+
+/// `within_range(here, p, r)` of a frame that is also sensed there, `None` otherwise;
+/// `b` is `rx_power.sense_bound(r)`.
+#[inline(always)]
+fn sensed_within(
+    here: (f64, f64),
+    p: (f64, f64),
+    b: SenseBound,
+    rx_power: &RxPower,
+    r: f64,
+) -> Option<f64> {
+    let (dx, dy) = (here.0 - p.0, here.1 - p.1);
+    let s = dx * dx + dy * dy;
+    let d = if s <= b.max_sq {
+        let d = s.sqrt();
+        (b.exact || rx_power.sensed(d)).then_some(d)
+    } else {
+        None
+    };
+    debug_assert_eq!(
+        d.map(f64::to_bits),
+        within_range(here, p, r)
+            .filter(|&d| rx_power.sensed(d))
+            .map(f64::to_bits)
+    );
     d
 }
 
@@ -1965,8 +2073,12 @@ impl World {
         let sender = w.nics[nic as usize].node.idx();
         let here = w.mobility.position(sender, now);
         let seq0 = self.queue.reserve_seq_block(w.nics.len());
+        if let Some(last) = w.air_log.last_mut() {
+            last.next_at = now;
+        }
         w.air_log.push(LoggedFrame {
             at: now,
+            next_at: SimTime::MAX,
             here,
             seq0,
             sender_nic: nic,
@@ -1997,10 +2109,7 @@ impl World {
                 let j = word * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 let p = w.mobility.position(w.nics[j].node.idx(), now);
-                let Some(d) = within_range(here, p, w.cs_range_m) else {
-                    continue;
-                };
-                if w.rx_power.sensed(d) {
+                if let Some(d) = sensed_within(here, p, w.sense, &w.rx_power, w.cs_range_m) {
                     receivers.push((
                         now + propagation::prop_delay(d),
                         seq0 + step * j as u64,
@@ -2466,6 +2575,80 @@ mod tests {
             RxPower::new(&PhyCfg::default())
                 .decodable_sure(1e-3)
                 .is_some()
+        );
+    }
+
+    /// The squared-distance bound must decide as the range test and `sensed` of the
+    /// distance do together: at the defaults, random radios (thresholds on either side
+    /// of the cross-over), odd ranges, and at every bound and its neighbours.
+    #[test]
+    fn sense_bound_is_exact() {
+        let mut r = RngStream::new(11, "sense-bound-test");
+        let mut cfgs = vec![PhyCfg::default()];
+        for i in 0..60 {
+            let mut c = PhyCfg {
+                pt_w: 0.01 + r.uniform(),
+                freq_hz: 1e8 + r.uniform() * 5e9,
+                system_loss: 1.0 + r.uniform() * 3.0,
+                antenna_height_m: 0.5 + r.uniform() * 3.0,
+                gt: 0.5 + r.uniform() * 2.0,
+                gr: 0.5 + r.uniform() * 2.0,
+                cs_thresh_w: 10f64.powf(-5.0 - 9.0 * r.uniform()),
+                ..PhyCfg::default()
+            };
+            if i % 3 == 0 {
+                // Sensed on the free-space side only.
+                c.cs_thresh_w = c.rx_power(c.crossover_m() * (0.2 + 0.7 * r.uniform()));
+            }
+            cfgs.push(c);
+        }
+        cfgs.push(PhyCfg {
+            system_loss: 0.0,
+            ..PhyCfg::default()
+        });
+        let mut exact = 0;
+        for phy in &cfgs {
+            let fast = RxPower::new(phy);
+            let cs = phy.cs_range_m();
+            let mut ranges = vec![cs, cs * 0.5, cs * 2.0, phy.crossover_m(), 0.0, 1e300];
+            ranges.extend([cs.next_up(), cs.next_down(), f64::INFINITY, f64::NAN]);
+            for range in ranges {
+                let b = fast.sense_bound(range);
+                exact += usize::from(b.exact);
+                let mut ss: Vec<f64> = vec![0.0, 1.0, range * range, f64::INFINITY, f64::NAN];
+                let mut marks = vec![b.max_sq, range * range];
+                for v in [phy.crossover_m(), cs]
+                    .into_iter()
+                    .chain(fast.cs.map_or(vec![], |(n, f)| vec![n, f]))
+                {
+                    marks.push(v * v);
+                    marks.push(last_sq_at_most(v.max(0.0)));
+                }
+                for m in marks.into_iter().filter(|m| m.is_finite() && *m >= 0.0) {
+                    let (mut lo, mut hi) = (m, m);
+                    for _ in 0..3 {
+                        lo = lo.next_down().max(0.0);
+                        hi = hi.next_up();
+                        ss.extend([lo, hi]);
+                    }
+                    ss.push(m);
+                }
+                let far = (cs * 2.0).powi(2);
+                ss.extend((0..2000).map(|_| r.uniform() * far));
+                for s in ss {
+                    let old = (s <= range * range) && fast.sensed(s.sqrt());
+                    let new = s <= b.max_sq && (b.exact || fast.sensed(s.sqrt()));
+                    assert_eq!(old, new, "s={s} range={range} {b:?} {phy:?}");
+                }
+            }
+        }
+        // The bound alone decides for the defaults and most radios.
+        let phy = PhyCfg::default();
+        assert!(RxPower::new(&phy).sense_bound(phy.cs_range_m()).exact);
+        assert!(
+            exact > cfgs.len() * 5,
+            "{exact} exact of {}",
+            cfgs.len() * 10
         );
     }
 
