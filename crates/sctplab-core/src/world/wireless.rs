@@ -2473,6 +2473,22 @@ mod tests {
         }
     }
 
+    /// A radio with random power, frequency, loss, antennas and thresholds (either
+    /// threshold may lie on either side of the cross-over).
+    fn random_radio(r: &mut RngStream) -> PhyCfg {
+        PhyCfg {
+            pt_w: 0.01 + r.uniform(),
+            freq_hz: 1e8 + r.uniform() * 5e9,
+            system_loss: 1.0 + r.uniform() * 3.0,
+            antenna_height_m: 0.5 + r.uniform() * 3.0,
+            gt: 0.5 + r.uniform() * 2.0,
+            gr: 0.5 + r.uniform() * 2.0,
+            rx_thresh_w: 10f64.powf(-4.0 - 8.0 * r.uniform()),
+            cs_thresh_w: 10f64.powf(-5.0 - 9.0 * r.uniform()),
+            ..PhyCfg::default()
+        }
+    }
+
     /// Classifying by distance must agree with classifying the power, at the defaults
     /// and random radios: at random distances and at every bound and its neighbours.
     #[test]
@@ -2480,17 +2496,7 @@ mod tests {
         let mut r = RngStream::new(9, "classify-test");
         let mut cfgs = vec![PhyCfg::default()];
         for i in 0..40 {
-            let mut c = PhyCfg {
-                pt_w: 0.01 + r.uniform(),
-                freq_hz: 1e8 + r.uniform() * 5e9,
-                system_loss: 1.0 + r.uniform() * 3.0,
-                antenna_height_m: 0.5 + r.uniform() * 3.0,
-                gt: 0.5 + r.uniform() * 2.0,
-                gr: 0.5 + r.uniform() * 2.0,
-                rx_thresh_w: 10f64.powf(-4.0 - 8.0 * r.uniform()),
-                cs_thresh_w: 10f64.powf(-5.0 - 9.0 * r.uniform()),
-                ..PhyCfg::default()
-            };
+            let mut c = random_radio(&mut r);
             if i == 0 {
                 // Both thresholds on the free-space side.
                 c.cs_thresh_w = c.rx_power(c.crossover_m() * 0.5);
@@ -2586,16 +2592,7 @@ mod tests {
         let mut r = RngStream::new(11, "sense-bound-test");
         let mut cfgs = vec![PhyCfg::default()];
         for i in 0..60 {
-            let mut c = PhyCfg {
-                pt_w: 0.01 + r.uniform(),
-                freq_hz: 1e8 + r.uniform() * 5e9,
-                system_loss: 1.0 + r.uniform() * 3.0,
-                antenna_height_m: 0.5 + r.uniform() * 3.0,
-                gt: 0.5 + r.uniform() * 2.0,
-                gr: 0.5 + r.uniform() * 2.0,
-                cs_thresh_w: 10f64.powf(-5.0 - 9.0 * r.uniform()),
-                ..PhyCfg::default()
-            };
+            let mut c = random_radio(&mut r);
             if i % 3 == 0 {
                 // Sensed on the free-space side only.
                 c.cs_thresh_w = c.rx_power(c.crossover_m() * (0.2 + 0.7 * r.uniform()));
@@ -2659,15 +2656,7 @@ mod tests {
         let mut r = RngStream::new(7, "rx-power-test");
         let mut cfgs = vec![PhyCfg::default()];
         for _ in 0..20 {
-            cfgs.push(PhyCfg {
-                pt_w: 0.01 + r.uniform(),
-                freq_hz: 1e8 + r.uniform() * 5e9,
-                system_loss: 1.0 + r.uniform() * 3.0,
-                antenna_height_m: 0.5 + r.uniform() * 3.0,
-                gt: 0.5 + r.uniform() * 2.0,
-                gr: 0.5 + r.uniform() * 2.0,
-                ..PhyCfg::default()
-            });
+            cfgs.push(random_radio(&mut r));
         }
         for phy in &cfgs {
             let fast = RxPower::new(phy);
