@@ -929,8 +929,8 @@ impl Mac {
         // `set_nav`; the NAV timer is then the earliest (the reception's has stopped).
         self.extend_nav_quiet(end + d);
         self.next = (NAV, self.timers[NAV]);
-        self.rx_state = RxState::Idle;
-        self.rx = None;
+        // Not receiving before (`overhear_fits`), so `pktRx_` is empty: nothing to drop.
+        debug_assert!(self.rx_state == RxState::Idle && self.rx.is_none());
         if due(self.next.1, end) {
             // A zero Duration with no NAV before: the NAV ends at once.
             self.timers[NAV] = NO_TIMER;
@@ -947,11 +947,17 @@ impl Mac {
     ///
     /// The MAC must be quiet (`timers_are_quiet`), as every MAC in a catch-up is: its
     /// last input left it quiet and quiet inputs keep it so. Not tested again here (an
-    /// out-of-line call per overheard frame, 2 % of a MANET run's instructions).
+    /// out-of-line call per overheard frame, 2 % of a MANET run's instructions). Then
+    /// its transmitter is off, no failure is pending, and of its timers only the
+    /// reception's and the NAV's can run, the reception's exactly while it receives:
+    /// the receive state alone answers. The caller has checked that its next deadline
+    /// comes after `at` (the pending timer event's test).
     #[inline(always)]
     pub fn quiet_overhear_fits(&self, at: SimTime) -> bool {
-        debug_assert!(self.timers_are_quiet());
-        self.overhear_fits(at)
+        debug_assert!(self.timers_are_quiet() && !self.resume_pending);
+        let fits = self.rx_state == RxState::Idle;
+        debug_assert_eq!(fits, self.overhear_fits(at));
+        fits
     }
 
     /// Whether `waiting_overhear` applies to a frame arriving at `at`: as
@@ -967,12 +973,14 @@ impl Mac {
     }
 
     /// What `quiet_overhear` needs besides the MAC being quiet or waiting: it is not
-    /// receiving, and its only running timer (the NAV's, if any) ends after `at`.
+    /// receiving, and its only running timer (the NAV's, if any) ends after `at`. The
+    /// caller has checked the latter's deadline (the pending timer event's test), which
+    /// only debug builds test again.
     #[inline(always)]
     fn overhear_fits(&self, at: SimTime) -> bool {
+        debug_assert!((self.next.1 >> 64) as u64 > at.as_nanos());
         self.rx_state == RxState::Idle
             && self.running & !(1 << NAV) == 0
-            && (self.next.1 >> 64) as u64 > at.as_nanos()
             && !self.tx_active
             && !self.resume_pending
     }

@@ -343,6 +343,30 @@ impl VirtSeq {
         chain.len = 1;
         VirtSeq::Chain(base)
     }
+
+    /// `self.child(p, ..).child(e, ..)`: the number of an event armed at `e` by the
+    /// event that the virtual event (`p`, self) armed, both links added at once while
+    /// the chain has room for them.
+    #[inline(always)]
+    fn grandchild(
+        self,
+        p: SimTime,
+        e: SimTime,
+        chain: &mut ChainTimes,
+        q: &EventQueue<Event>,
+        cur: &mut HistoryCursor,
+    ) -> VirtSeq {
+        match self {
+            VirtSeq::Chain(b) if chain.len + 2 <= MAX_CHAIN => {
+                let k = chain.len;
+                chain.times[k] = p;
+                chain.times[k + 1] = e;
+                chain.len = k + 2;
+                VirtSeq::Chain(b)
+            }
+            _ => self.child(p, chain, q, cur).child(e, chain, q, cur),
+        }
+    }
 }
 
 /// The times of a NIC's chain links (`VirtSeq::Chain`), in a fixed array: a link is
@@ -852,7 +876,26 @@ impl Wireless {
     /// `World::mac_catch_up`: the quiet MAC's virtual timer events run through
     /// `Mac::quiet_timeout` and its deferred receptions through `QuietNic::deferred_rx_start`
     /// (or, with their ends, `QuietNic::overhear`).
+    #[inline]
     fn catch_up(
+        &mut self,
+        nic: u32,
+        before: (SimTime, u64),
+        q: &mut EventQueue<Event>,
+    ) -> Option<SimTime> {
+        // A waiting MAC (or one whose backoff resumed since) takes the general paths,
+        // but for the overheard frames its backoff stays paused through: one loop for
+        // each kind, so that a quiet MAC's frames test none of the waiting one's flags.
+        if self.nics[nic as usize].waiting {
+            self.catch_up_as::<true>(nic, before, q)
+        } else {
+            self.catch_up_as::<false>(nic, before, q)
+        }
+    }
+
+    /// `catch_up` of a waiting MAC (`GENERAL`) or a quiet one.
+    #[inline(never)]
+    fn catch_up_as<const GENERAL: bool>(
         &mut self,
         nic: u32,
         before: (SimTime, u64),
@@ -871,9 +914,8 @@ impl Wireless {
         let waiting_quiet = self.waiting_quiet;
         let fuse_waiting = self.fuse_waiting;
         let mut qn = self.quiet_nic(nic);
-        // A waiting MAC (or one whose backoff resumed since) takes the general paths,
-        // but for the overheard frames its backoff stays paused through.
-        let general = qn.n.waiting;
+        let general = GENERAL;
+        debug_assert_eq!(general, qn.n.waiting);
         let fuse = qn.fuse && (!general || fuse_waiting);
         let mut staged = qn.rd.stage(&mut cursor, end, &mut qn.n.deferred_rx);
         let mut last = None;
@@ -1258,30 +1300,34 @@ impl QuietNic<'_> {
         } else {
             n.mac.quiet_overhear(r.at, airtime, duration, decodable);
         }
-        // The event the reception end's turn re-arms, with the generations taken
-        // before it.
-        let (armer, taken) = match pending {
-            Pending::After(p) => {
-                if let Some(p) = p {
-                    // Replaced by the reception end's event.
-                    q.note_superseded(p);
-                }
-                self.chain.times[0] = r.at;
-                self.chain.len = 1;
-                (VirtSeq::Chain(r.seq), 1)
-            }
-            // The NAV end's turn arms the reception end's event.
-            Pending::During(p, v) => (v.child(p, self.chain, q, cur), 1),
-        };
+        // The reception end's event replaces a pending one after it (`After`) or is
+        // armed by the NAV end's turn (`During`); the reception end's turn arms the next
+        // deadline's, if any. One generation each.
+        if let Pending::After(Some(p)) = pending {
+            q.note_superseded(p);
+        }
         match n.mac.poll_timeout() {
             Some(t) => {
                 debug_assert!(t > e);
-                n.mac_timer.generation = n.mac_timer.generation.wrapping_add(taken + 1);
+                let v = match pending {
+                    // Armed by the reception end, itself armed by this reception: the
+                    // chain `VirtSeq::child` would build, written at once.
+                    Pending::After(_) => {
+                        self.chain.times[0] = r.at;
+                        self.chain.times[1] = e;
+                        self.chain.len = 2;
+                        VirtSeq::Chain(r.seq)
+                    }
+                    Pending::During(p, v) => v.grandchild(p, e, self.chain, q, cur),
+                };
+                n.mac_timer.generation = n.mac_timer.generation.wrapping_add(2);
                 n.mac_timer.at = Some(t);
-                n.mac_timer.virt = Some(armer.child(e, self.chain, q, cur));
+                n.mac_timer.virt = Some(v);
             }
             None => {
-                n.mac_timer.generation = n.mac_timer.generation.wrapping_add(taken);
+                // No event pending: the chain is not looked at again before a new one
+                // starts it afresh.
+                n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
                 n.mac_timer.at = None;
                 n.mac_timer.virt = None;
             }
