@@ -883,6 +883,33 @@ impl Mac {
         debug_assert!(!self.backoff.paused);
     }
 
+    /// Whether the NAV's timer is the only one running and ends at `t`.
+    #[inline(always)]
+    pub fn only_nav_due_at(&self, t: SimTime) -> bool {
+        self.running == 1 << NAV && (self.next.1 >> 64) as u64 == t.as_nanos()
+    }
+
+    /// `quiet_timeout(nav_end)` and then `quiet_overhear(at, ..)`, at a quiet MAC whose
+    /// only running timer is the NAV's, ending at `nav_end` before the frame arrives at
+    /// `at`. The NAV's end only stops it (no backoff runs), and the reception's end,
+    /// later, sets it anew and restarts its timer: the same state as after
+    /// `quiet_overhear` alone.
+    #[inline(always)]
+    pub fn quiet_overhear_after_nav(
+        &mut self,
+        nav_end: SimTime,
+        at: SimTime,
+        airtime: SimDuration,
+        duration: SimDuration,
+        decodable: bool,
+    ) {
+        debug_assert!(self.timers_are_quiet() && !self.resume_pending);
+        debug_assert!(self.only_nav_due_at(nav_end) && self.nav == nav_end && nav_end < at);
+        debug_assert!(self.rx_state == RxState::Idle);
+        self.overhear_in_one_step(at, airtime, duration, decodable);
+        debug_assert!(self.nav > nav_end && !self.backoff.paused);
+    }
+
     /// `quiet_overhear` at a MAC that waits with its backoff paused
     /// (`waiting_overhear_fits`): `rx_start` leaves the backoff paused (the medium turns
     /// busy), and `waiting_timeout` at the reception's end does what `quiet_timeout`

@@ -987,6 +987,39 @@ impl Wireless {
                 }
                 continue;
             }
+            // A quiet MAC's NAV end, its only timer, before the next reception: its turn
+            // goes into the reception's step if that fits (`overhear_after_nav`).
+            if !GENERAL && fuse {
+                if let (Some(r), Some(p)) = (rx, timer_at) {
+                    if r.at > p
+                        && !(r.at > before.0 || (r.at == before.0 && r.seq > before.1))
+                        && n.mac.only_nav_due_at(p)
+                    {
+                        last = Some(r.at);
+                        if from_log {
+                            staged = qn.rd.stage(&mut cursor, end, &mut qn.n.deferred_rx);
+                        } else {
+                            n.deferred_rx.pop_front();
+                            if staged.is_none() {
+                                staged = qn.rd.stage(&mut cursor, end, &mut qn.n.deferred_rx);
+                            }
+                        }
+                        if let Some(e) = qn.overhear_after_nav(r, p, staged, before, q, &mut cur) {
+                            last = Some(e);
+                            continue;
+                        }
+                        // Two steps after all: the NAV end's turn first, which leaves
+                        // nothing pending.
+                        let n = &mut *qn.n;
+                        n.mac.quiet_timeout(p);
+                        debug_assert!(n.mac.poll_timeout().is_none());
+                        n.mac_timer.at = None;
+                        n.mac_timer.virt = None;
+                        qn.deferred_rx_start(r, q, &mut cur, general);
+                        continue;
+                    }
+                }
+            }
             let (v, at) = (
                 n.mac_timer.virt.expect("virtual timer"),
                 timer_at.expect("virtual timer"),
@@ -1258,18 +1291,7 @@ impl QuietNic<'_> {
         cur: &mut HistoryCursor,
         general: bool,
     ) -> Option<SimTime> {
-        let k = (r.log - self.rd.base) as usize;
-        let (airtime, duration) = {
-            let f = &self.rd.frames[k];
-            (f.airtime, f.duration)
-        };
-        let e = r.at + airtime;
-        if e >= before.0
-            || next.is_some_and(|s| s.at <= e)
-            || self.n.deferred_rx.front().is_some_and(|s| s.at <= e)
-        {
-            return None;
-        }
+        let (e, airtime, duration) = self.ends_alone(r, next, before)?;
         let t = &self.n.mac_timer;
         // The MAC's next deadline, none as `u64::MAX`: that only fails the tests below
         // when the end itself saturated at `SimTime::MAX` (then the two steps run).
@@ -1294,12 +1316,82 @@ impl QuietNic<'_> {
         }
         // The power is not needed: no other frame overlaps this one.
         let (decodable, _) = self.decodable(r);
-        let n = &mut *self.n;
         if general {
-            n.mac.waiting_overhear(r.at, airtime, duration, decodable);
+            self.n
+                .mac
+                .waiting_overhear(r.at, airtime, duration, decodable);
         } else {
-            n.mac.quiet_overhear(r.at, airtime, duration, decodable);
+            self.n
+                .mac
+                .quiet_overhear(r.at, airtime, duration, decodable);
         }
+        self.rearm_after(r, e, pending, q, cur);
+        Some(e)
+    }
+
+    /// `overhear` of `r` at a quiet MAC whose only running timer is the NAV's, ending
+    /// at `nav_end`, before `r` arrives, the pending virtual timer event being that end.
+    /// Its turn (`Mac::quiet_timeout`) would stop the NAV, arm nothing and leave no
+    /// event pending; the reception's end sets the NAV anew, later, either way
+    /// (`Mac::quiet_overhear_after_nav`). So both go in the one step when the reception
+    /// ends before anything else happens (`ends_alone`); `None` (nothing done) if not.
+    #[inline(always)]
+    fn overhear_after_nav(
+        &mut self,
+        r: DeferredRx,
+        nav_end: SimTime,
+        next: Option<DeferredRx>,
+        before: (SimTime, u64),
+        q: &mut EventQueue<Event>,
+        cur: &mut HistoryCursor,
+    ) -> Option<SimTime> {
+        let (e, airtime, duration) = self.ends_alone(r, next, before)?;
+        let (decodable, _) = self.decodable(r);
+        self.n
+            .mac
+            .quiet_overhear_after_nav(nav_end, r.at, airtime, duration, decodable);
+        // After the NAV end's turn, no event is pending.
+        self.rearm_after(r, e, Pending::After(None), q, cur);
+        Some(e)
+    }
+
+    /// The end of reception `r`, its airtime and Duration field, if it ends before the
+    /// next reception (`next`, or the list's first) arrives and before `before`.
+    #[inline(always)]
+    fn ends_alone(
+        &self,
+        r: DeferredRx,
+        next: Option<DeferredRx>,
+        before: (SimTime, u64),
+    ) -> Option<(SimTime, SimDuration, SimDuration)> {
+        let k = (r.log - self.rd.base) as usize;
+        let (airtime, duration) = {
+            let f = &self.rd.frames[k];
+            (f.airtime, f.duration)
+        };
+        let e = r.at + airtime;
+        if e >= before.0
+            || next.is_some_and(|s| s.at <= e)
+            || self.n.deferred_rx.front().is_some_and(|s| s.at <= e)
+        {
+            return None;
+        }
+        Some((e, airtime, duration))
+    }
+
+    /// The virtual timer event after the one step of `overhear` (or
+    /// `overhear_after_nav`) of reception `r`, ending at `e`, with `pending` the event
+    /// pending before it: as the reception's start and end turns would have left it.
+    #[inline(always)]
+    fn rearm_after(
+        &mut self,
+        r: DeferredRx,
+        e: SimTime,
+        pending: Pending,
+        q: &mut EventQueue<Event>,
+        cur: &mut HistoryCursor,
+    ) {
+        let n = &mut *self.n;
         // The reception end's event replaces a pending one after it (`After`) or is
         // armed by the NAV end's turn (`During`); the reception end's turn arms the next
         // deadline's, if any. One generation each.
@@ -1332,7 +1424,6 @@ impl QuietNic<'_> {
                 n.mac_timer.virt = None;
             }
         }
-        Some(e)
     }
 
     /// What `rx_start` would have done with the deferred `RxStart` (at, seq): the MAC
