@@ -617,6 +617,12 @@ impl Mac {
                 }))
     }
 
+    /// Whether the backoff is paused.
+    #[inline(always)]
+    pub fn backoff_paused(&self) -> bool {
+        self.backoff.paused
+    }
+
     /// For a MAC that `waits_quietly`: no frame or event comes out before
     /// `wait_end(wait_bound(now))` unless an input comes first (`now`: the time of its
     /// last input). Its first output is its backoff's end, which needs the medium idle
@@ -864,6 +870,30 @@ impl Mac {
         }
     }
 
+    /// `rx_start` at a MAC that is not receiving (`needs_power` gives false), for the
+    /// world's catch-up of a waiting MAC: when no failure pends and its backoff is
+    /// paused or not running, the reception starts and nothing else changes (leaving
+    /// the idle state only pauses a running backoff, and a paused one stays so on a busy
+    /// medium), without the general path's calls.
+    #[inline(always)]
+    pub fn rx_start_idle(&mut self, now: SimTime, frame: &Frame, power_w: f64, decodable: bool) {
+        debug_assert_eq!(self.rx_state, RxState::Idle);
+        if self.resume_pending || (self.backoff.busy && !self.backoff.paused) {
+            self.rx_start(now, frame, power_w, decodable);
+            return;
+        }
+        self.now = now;
+        self.rx_state = RxState::Recv;
+        self.rx = Some(RxFrame {
+            frame: *frame,
+            power: power_w,
+            error: !decodable || self.tx_active,
+        });
+        // Not receiving, so the reception timer was stopped.
+        debug_assert_eq!(self.timers[RECV], NO_TIMER);
+        self.start_timer(RECV, frame.airtime);
+    }
+
     /// `quiet_rx_start_idle(at, ..)` and then `quiet_timeout` at the reception's end
     /// (`at + airtime`), for an overheard frame (`duration`: its Duration field) whose
     /// reception ends before any other input or timer of this MAC but the NAV's end:
@@ -991,12 +1021,23 @@ impl Mac {
     /// `quiet_overhear_fits`, at a MAC that waits for the medium with its backoff paused
     /// (in a catch-up, a MAC that `waits_quietly` or whose backoff resumed since: a
     /// running backoff fails the test, its timer runs).
+    ///
+    /// In a catch-up the MAC puts out nothing, so it stays as its last input left it
+    /// waiting: transmit state idle, transmitter off, no failure pending, no CTS/ACK to
+    /// send, and no timer running but the reception's (exactly while it receives), the
+    /// NAV's and, once resumed, the backoff's. So a paused backoff and the receive state
+    /// answer (debug builds check the full test).
     #[inline(always)]
     pub fn waiting_overhear_fits(&self, at: SimTime) -> bool {
-        self.backoff.paused
-            && self.tx_state == TxState::Idle
-            && self.ctrl.is_none()
-            && self.overhear_fits(at)
+        let fits = self.backoff.paused && self.rx_state == RxState::Idle;
+        debug_assert_eq!(
+            fits,
+            self.backoff.paused
+                && self.tx_state == TxState::Idle
+                && self.ctrl.is_none()
+                && self.overhear_fits(at)
+        );
+        fits
     }
 
     /// What `quiet_overhear` needs besides the MAC being quiet or waiting: it is not

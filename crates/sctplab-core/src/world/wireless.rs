@@ -1034,7 +1034,12 @@ impl Wireless {
                 Some(t) if t > at => Some(t),
                 Some(_) => {
                     if general {
-                        if waiting_quiet && n.mac.waits_quietly() {
+                        // In a catch-up the MAC puts out nothing, so besides its
+                        // backoff being paused it still waits as quietly as at its
+                        // last input (`Mac::waits_quietly`; debug builds check).
+                        let paused = n.mac.backoff_paused();
+                        debug_assert_eq!(paused, n.mac.waits_quietly());
+                        if waiting_quiet && paused {
                             n.mac.waiting_timeout(at);
                         } else {
                             n.mac.handle_timeout(at);
@@ -1459,7 +1464,7 @@ impl QuietNic<'_> {
                 f64::NAN
             });
             if general {
-                self.n.mac.rx_start(at, &frame, p, decodable);
+                self.n.mac.rx_start_idle(at, &frame, p, decodable);
             } else {
                 self.n.mac.quiet_rx_start_idle(at, &frame, p, decodable);
             }
