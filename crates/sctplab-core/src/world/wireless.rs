@@ -863,11 +863,10 @@ impl Wireless {
         // into the list first: `staged` is the next one, earlier than every frame not
         // yet read; the list holds those read before (an earlier catch-up's leftovers,
         // or frames read ahead of `staged`).
-        let (mut cursor, end) = if self.is_quiet(i) {
-            (self.log_cursor[i], self.log_end())
-        } else {
-            (0, 0)
-        };
+        // Only a quiet NIC has receptions to run (`mac_catch_up` sends the others to
+        // `catch_up_timers`), so its cursor is meaningful.
+        debug_assert!(self.is_quiet(i));
+        let (mut cursor, end) = (self.log_cursor[i], self.log_end());
         let waiting_quiet = self.waiting_quiet;
         let fuse_waiting = self.fuse_waiting;
         let mut qn = self.quiet_nic(nic);
@@ -989,8 +988,67 @@ impl Wireless {
         if let Some(r) = staged {
             insert_in_order(&mut qn.n.deferred_rx, r);
         }
-        if end > 0 {
-            self.log_cursor[i] = cursor;
+        self.log_cursor[i] = cursor;
+        last
+    }
+}
+
+impl Wireless {
+    /// `catch_up` of a NIC with no reception to run (an empty list, no logged frame to
+    /// read): its virtual timer events alone, without the log reader and the rest of
+    /// the catch-up's set-up (a fifth of the calls at 16 kb/s). The timer's turn is
+    /// `catch_up`'s.
+    #[inline(never)]
+    fn catch_up_timers(
+        &mut self,
+        nic: u32,
+        before: (SimTime, u64),
+        q: &mut EventQueue<Event>,
+    ) -> Option<SimTime> {
+        let i = nic as usize;
+        let waiting_quiet = self.waiting_quiet;
+        let n = &mut self.nics[i];
+        let chain = &mut self.virt_chain[i];
+        debug_assert!(n.deferred_rx.is_empty());
+        let general = n.waiting;
+        let mut last = None;
+        let mut cur = HistoryCursor::default();
+        while let (Some(v), Some(at)) = (n.mac_timer.virt, n.mac_timer.at) {
+            if at > before.0 || (at == before.0 && v.resolve_from(chain, q, &mut cur) > before.1) {
+                break;
+            }
+            last = Some(at);
+            // What `mac_timer` would have done when popping (at, seq).
+            let next = match n.mac.poll_timeout() {
+                Some(t) if t > at => Some(t),
+                Some(_) => {
+                    if general {
+                        if waiting_quiet && n.mac.waits_quietly() {
+                            n.mac.waiting_timeout(at);
+                        } else {
+                            n.mac.handle_timeout(at);
+                        }
+                        debug_assert!(!n.mac.has_output(), "a waiting MAC's timer put out");
+                    } else {
+                        n.mac.quiet_timeout(at);
+                    }
+                    // Every timer due at `at` has fired.
+                    n.mac.poll_timeout()
+                }
+                None => None,
+            };
+            match next {
+                Some(t) => {
+                    debug_assert!(t > at && (general || n.mac.timers_are_quiet()));
+                    n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
+                    n.mac_timer.at = Some(t);
+                    n.mac_timer.virt = Some(v.child(at, chain, q, &mut cur));
+                }
+                None => {
+                    n.mac_timer.at = None;
+                    n.mac_timer.virt = None;
+                }
+            }
         }
         last
     }
@@ -1888,11 +1946,11 @@ impl World {
             // No reception to run: at most the virtual timer event, which a catch-up
             // would leave alone if it comes after `before` (1 in 8 calls at 16 kb/s, each
             // ~150 instructions of setting up the catch-up).
-            match (n.mac_timer.virt, n.mac_timer.at) {
-                (None, _) => return None,
-                (Some(_), Some(at)) if at > before.0 => return None,
-                _ => {}
-            }
+            return match (n.mac_timer.virt, n.mac_timer.at) {
+                (None, _) => None,
+                (Some(_), Some(at)) if at > before.0 => None,
+                _ => w.catch_up_timers(nic, before, queue),
+            };
         }
         w.catch_up(nic, before, queue)
     }
