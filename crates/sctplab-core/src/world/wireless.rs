@@ -2139,11 +2139,6 @@ impl World {
         let w = self.wireless.as_deref_mut().expect("wireless");
         let to = frame.dst;
         let addressee = to.0 as usize;
-        if addressee < w.nics.len() && w.log_pending(to.0) {
-            // Its position is asked for now: read the older frames first, so that a
-            // node's position is asked at times that do not go back.
-            w.pull_log(to.0);
-        }
         let sender = w.nics[nic as usize].node.idx();
         let here = w.mobility.position(sender, now);
         let seq0 = self.queue.reserve_seq_block(w.nics.len());
