@@ -1096,13 +1096,20 @@ impl LogReader<'_> {
     #[inline(always)]
     fn read(&mut self, g: u64) -> Option<DeferredRx> {
         let entries = self.entries;
-        self.read_entry(&entries[(g - self.base) as usize], g)
+        let e = &entries[(g - self.base) as usize];
+        if e.sender_nic == self.nic {
+            return None;
+        }
+        self.read_entry(e, g)
     }
 
-    /// `read(g)` of the frame's entry `e`.
+    /// `read(g)` of the frame's entry `e`, which the NIC did not send: a NIC that
+    /// sends is not quiet then, and turning quiet again it starts after its frame (or,
+    /// waiting when it sent, it reads its frame with `read` as it turns loud).
     #[inline(always)]
     fn read_entry(&mut self, e: &LoggedFrame, g: u64) -> Option<DeferredRx> {
-        if e.sender_nic == self.nic || e.dst == MacAddr(self.nic) {
+        debug_assert_ne!(e.sender_nic, self.nic);
+        if e.dst == MacAddr(self.nic) {
             return None;
         }
         let d = sensed_within(
