@@ -171,22 +171,25 @@ pub fn prop_delay(dist_m: f64) -> SimDuration {
     let s = dist_m.max(MIN_DISTANCE_M) / SPEED_OF_LIGHT;
     let ns = s * 1e9;
     if ns < (1u64 << 52) as f64 {
-        // `SimDuration::from_secs_f64`'s rounding (half away from zero) without a call
-        // to `round`: below 2^52 the integer part and the fraction are exact. Through
-        // `i64` (the same values in this range) each conversion is one instruction,
-        // where the unsigned ones take several on x86-64.
+        // `SimDuration::from_secs_f64`'s rounding (half away from zero) as the integer
+        // part of `ns + 0.5`, without a call to `round`. The sum is exact or does not
+        // matter: `ns` is at least 1 m / c = 3.3 ns, so with 2^e <= ns < 2^(e+1), e <= 51,
+        // 0.5 is a multiple of `ns`'s last place and the exact sum is too; below 2^(e+1)
+        // it is then representable, and from 2^(e+1) up (to below 2^(e+1) + 0.5) it rounds
+        // to a double with the same integer part, 2^(e+1). Through `i64` (the same values
+        // in this range) the conversion is one instruction, where the unsigned one takes
+        // several on x86-64 (test `propagation_delay_rounds_as_from_secs_f64`).
         //
         // `ns` is at least MIN_DISTANCE_M / c * 1e9 > 0 (`max` turns NaN into the floor)
-        // and below 2^52, so it is finite and fits an i64: the unchecked conversion is
-        // the single truncating instruction, without the NaN and overflow fix-ups of
-        // `as` (about 6 instructions fewer per call, 7 M of 1,134 M in callgrind's count
-        // of 40 s of manet-tcp, where every overheard frame takes one delay).
+        // and below 2^52, so `ns + 0.5` is finite and fits an i64: the unchecked
+        // conversion is the single truncating instruction, without the NaN and overflow
+        // fix-ups of `as` (about 6 instructions fewer per call, 7 M of 1,134 M in
+        // callgrind's count of 40 s of manet-tcp, where every overheard frame takes one
+        // delay).
         debug_assert!(ns > 0.0 && ns < (1u64 << 52) as f64);
-        // SAFETY: `ns` is finite and within i64's range (above).
-        let whole: i64 = unsafe { ns.to_int_unchecked() };
-        let frac = ns - whole as f64;
-        let whole = whole as u64;
-        SimDuration::from_nanos(whole + u64::from(frac >= 0.5))
+        // SAFETY: `ns + 0.5` is finite and within i64's range (above).
+        let whole: i64 = unsafe { (ns + 0.5).to_int_unchecked() };
+        SimDuration::from_nanos(whole as u64)
     } else {
         prop_delay_far(s)
     }
@@ -324,6 +327,17 @@ mod tests {
                 f64::from_bits(d.to_bits().saturating_sub(1)),
             ]);
             ds.push(r.uniform() * 3000.0);
+        }
+        // Half nanoseconds at every scale up to 2^52 ns, where `ns + 0.5` may round.
+        for e in 0..53 {
+            let p = f64::from(2u32).powi(e);
+            for ns in [p - 0.5, p, p + 0.5, (p * (1.0 + r.uniform())).floor() + 0.5] {
+                let d = ns * 0.3;
+                for k in 0..8u64 {
+                    ds.push(f64::from_bits(d.to_bits() + k));
+                    ds.push(f64::from_bits(d.to_bits() - k));
+                }
+            }
         }
         for d in ds {
             let want = SimDuration::from_secs_f64(d.max(MIN_DISTANCE_M) / SPEED_OF_LIGHT);
