@@ -1688,7 +1688,19 @@ impl World {
 
     /// Drains a MAC after an input: frames onto the channel, events to the layers above,
     /// and its timer.
+    // Inlined, the test alone: 7 in 10 inputs leave nothing to drain (a reception start,
+    // most timer events), and the out-of-line drain's set-up cost ~50 instructions each.
+    #[inline]
     fn service_mac(&mut self, now: SimTime, nic: u32) {
+        if self.wl().nics[nic as usize].mac.has_output() {
+            self.drain_mac(now, nic);
+        }
+        self.arm_mac_timer(now, nic);
+    }
+
+    /// `service_mac`'s drain: frames onto the channel, events to the layers above.
+    #[inline(never)]
+    fn drain_mac(&mut self, now: SimTime, nic: u32) {
         while let Some(frame) = self.wl().nics[nic as usize].mac.poll_transmit() {
             self.transmit(now, nic, frame);
         }
@@ -1758,7 +1770,6 @@ impl World {
                 }
             }
         }
-        self.arm_mac_timer(now, nic);
     }
 
     /// (Re)arms a NIC's timer event after an input: a new event if the MAC's earliest
