@@ -52,8 +52,8 @@ const NO_LANE: u32 = u32::MAX;
 /// Sequence numbers go up by two, leaving the odd ones for `seq_after`.
 const SEQ_STEP: u64 = 2;
 
-/// Pops remembered for `seq_after`.
-const HISTORY: usize = 4096;
+/// Pops remembered for `seq_after` (with the spare below, 960 KiB).
+const HISTORY: usize = 8192;
 
 /// Pops the history takes beyond `HISTORY` before it drops its oldest: each drop moves
 /// the `HISTORY` kept to the front, so a larger spare moves fewer per pop (at
