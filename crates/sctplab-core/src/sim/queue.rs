@@ -52,8 +52,8 @@ const NO_LANE: u32 = u32::MAX;
 /// Sequence numbers go up by two, leaving the odd ones for `seq_after`.
 const SEQ_STEP: u64 = 2;
 
-/// Pops remembered for `seq_after`.
-const HISTORY: usize = 4096;
+/// Pops remembered for `seq_after` (with the spare below, 960 KiB).
+const HISTORY: usize = 8192;
 
 /// Pops the history takes beyond `HISTORY` before it drops its oldest: each drop moves
 /// the `HISTORY` kept to the front, so a larger spare moves fewer per pop (at
@@ -66,34 +66,79 @@ const ARITY: usize = 4;
 // `heap_sift_down` compares a full set of children pairwise, written out for four.
 const _: () = assert!(ARITY == 4);
 
+/// Entries the history holds before it drops its oldest `HISTORY_SPARE`.
+const HISTORY_CAP: usize = HISTORY + HISTORY_SPARE;
+
 /// The most recent pops (at least `HISTORY` of them once there were that many), as
 /// parallel arrays so that a search by time reads only times: each pop's time and
-/// sequence number, and `next_seq` when it was popped.
-#[derive(Default)]
+/// sequence number, and `next_seq` when it was popped. Fixed arrays with one length:
+/// a push (one per pop) is then three stores, where three `Vec`s each checked their
+/// own length against their own capacity.
 struct History {
-    time: Vec<u64>,
-    seq: Vec<u64>,
-    next: Vec<u64>,
+    len: usize,
+    time: Box<[u64; HISTORY_CAP]>,
+    seq: Box<[u64; HISTORY_CAP]>,
+    next: Box<[u64; HISTORY_CAP]>,
+}
+
+/// A zeroed array on the heap, not built on the stack first.
+fn zeroed_box() -> Box<[u64; HISTORY_CAP]> {
+    vec![0; HISTORY_CAP]
+        .into_boxed_slice()
+        .try_into()
+        .expect("HISTORY_CAP entries")
+}
+
+impl Default for History {
+    fn default() -> Self {
+        History {
+            len: 0,
+            time: zeroed_box(),
+            seq: zeroed_box(),
+            next: zeroed_box(),
+        }
+    }
 }
 
 impl History {
     #[inline]
     fn push(&mut self, k: Key, next: u64) {
-        if self.time.len() == HISTORY + HISTORY_SPARE {
-            self.time.drain(..HISTORY_SPARE);
-            self.seq.drain(..HISTORY_SPARE);
-            self.next.drain(..HISTORY_SPARE);
+        if self.len >= HISTORY_CAP {
+            self.time.copy_within(HISTORY_SPARE.., 0);
+            self.seq.copy_within(HISTORY_SPARE.., 0);
+            self.next.copy_within(HISTORY_SPARE.., 0);
+            self.len = HISTORY;
         }
-        self.time.push((k >> 64) as u64);
-        self.seq.push(k as u64);
-        self.next.push(next);
+        let n = self.len;
+        self.time[n] = (k >> 64) as u64;
+        self.seq[n] = k as u64;
+        self.next[n] = next;
+        self.len = n + 1;
+    }
+
+    /// The pops' times, oldest first.
+    #[inline]
+    fn times(&self) -> &[u64] {
+        &self.time[..self.len]
+    }
+
+    /// The pops' sequence numbers.
+    #[inline]
+    fn seqs(&self) -> &[u64] {
+        &self.seq[..self.len]
+    }
+
+    /// `next_seq` at each pop.
+    #[inline]
+    fn nexts(&self) -> &[u64] {
+        &self.next[..self.len]
     }
 
     /// The index of the first pop at or after time `t` (the length if none): usually a
     /// recent time, so gallop back from the newest pop, then bisect.
     #[inline]
     fn first_at_or_after(&self, t: u64) -> usize {
-        let h = &self.time;
+        let h = self.times();
         let mut step = 1;
         let mut lo = h.len();
         while lo > 0 && h[lo - 1] >= t {
@@ -111,7 +156,7 @@ impl History {
     /// `t`: gallop forward from `from`, then bisect.
     #[inline]
     fn first_at_or_after_from(&self, from: usize, t: u64) -> usize {
-        let h = &self.time;
+        let h = self.times();
         let n = h.len();
         let mut lo = from;
         let mut step = 1;
@@ -574,6 +619,9 @@ impl<E> Slots<E> {
     }
 
     /// Sets slot `id` to `(k, event)`; returns the key of the event it replaced.
+    // Inlined, the re-arm of the slot just popped (most sets: a MAC timer handler
+    // arming the same NIC's next timer) is one call of `sift_down`.
+    #[inline]
     fn set(&mut self, id: usize, k: Key, event: E) -> Option<Key> {
         if self.popped == Some(id as u32) {
             // Still at the root with the key it was popped with, which is no later
@@ -583,6 +631,12 @@ impl<E> Slots<E> {
             self.sift_down(0, (k, id as u32));
             return None;
         }
+        self.set_other(id, k, event)
+    }
+
+    /// `set` of a slot other than the one just popped.
+    #[inline(never)]
+    fn set_other(&mut self, id: usize, k: Key, event: E) -> Option<Key> {
         self.settle();
         if id >= self.pos.len() {
             self.pos.resize(id + 1, NO_POS);
@@ -1031,7 +1085,8 @@ impl<E> EventQueue<E> {
         let h = &self.history;
         let t = k.0.as_nanos();
         let mut i = h.first_at_or_after(t);
-        while i < h.time.len() && h.time[i] == t && h.seq[i] <= k.1 {
+        let (times, seqs) = (h.times(), h.seqs());
+        while i < times.len() && times[i] == t && seqs[i] <= k.1 {
             i += 1;
         }
         self.after_index(i)
@@ -1041,10 +1096,10 @@ impl<E> EventQueue<E> {
     /// counter if none), minus one.
     fn after_index(&self, i: usize) -> u64 {
         assert!(
-            self.keep_history && (i > 0 || self.popped <= self.history.time.len() as u64),
+            self.keep_history && (i > 0 || self.popped <= self.history.len as u64),
             "seq_after: key older than the pop history"
         );
-        self.history.next.get(i).map_or(self.next_seq, |&n| n) - 1
+        self.history.nexts().get(i).map_or(self.next_seq, |&n| n) - 1
     }
 
     /// The index of the first pop at or after `t`, searched from `cur` when it is valid
@@ -1070,7 +1125,8 @@ impl<E> EventQueue<E> {
         let h = &self.history;
         let t = k.0.as_nanos();
         let mut i = self.history_index_from(cur, t);
-        while i < h.time.len() && h.time[i] == t && h.seq[i] <= k.1 {
+        let (times, seqs) = (h.times(), h.seqs());
+        while i < times.len() && times[i] == t && seqs[i] <= k.1 {
             i += 1;
         }
         self.after_index(i)
@@ -1084,7 +1140,7 @@ impl<E> EventQueue<E> {
         s: impl FnOnce() -> u64,
     ) -> u64 {
         let i = self.history_index_from(cur, t.as_nanos());
-        if self.history.time.get(i) == Some(&t.as_nanos()) {
+        if self.history.times().get(i) == Some(&t.as_nanos()) {
             self.seq_after((t, s()))
         } else {
             self.after_index(i)
@@ -1098,7 +1154,7 @@ impl<E> EventQueue<E> {
     pub fn seq_after_lazy(&self, t: SimTime, s: impl FnOnce() -> u64) -> u64 {
         let h = &self.history;
         let i = h.first_at_or_after(t.as_nanos());
-        if h.time.get(i) == Some(&t.as_nanos()) {
+        if h.times().get(i) == Some(&t.as_nanos()) {
             self.seq_after((t, s()))
         } else {
             self.after_index(i)
