@@ -1031,42 +1031,7 @@ impl Wireless {
                 break;
             }
             last = Some(at);
-            // What `mac_timer` would have done when popping (at, seq).
-            let next = match n.mac.poll_timeout() {
-                Some(t) if t > at => Some(t),
-                Some(_) => {
-                    if general {
-                        // In a catch-up the MAC puts out nothing, so besides its
-                        // backoff being paused it still waits as quietly as at its
-                        // last input (`Mac::waits_quietly`; debug builds check).
-                        let paused = n.mac.backoff_paused();
-                        debug_assert_eq!(paused, n.mac.waits_quietly());
-                        if waiting_quiet && paused {
-                            n.mac.waiting_timeout(at);
-                        } else {
-                            n.mac.handle_timeout(at);
-                        }
-                        debug_assert!(!n.mac.has_output(), "a waiting MAC's timer put out");
-                    } else {
-                        n.mac.quiet_timeout(at);
-                    }
-                    // Every timer due at `at` has fired.
-                    n.mac.poll_timeout()
-                }
-                None => None,
-            };
-            match next {
-                Some(t) => {
-                    debug_assert!(t > at && (general || n.mac.timers_are_quiet()));
-                    n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
-                    n.mac_timer.at = Some(t);
-                    n.mac_timer.virt = Some(v.child(at, qn.chain, q, &mut cur));
-                }
-                None => {
-                    n.mac_timer.at = None;
-                    n.mac_timer.virt = None;
-                }
-            }
+            timer_turn(n, qn.chain, q, &mut cur, (at, v), general, waiting_quiet);
         }
         if let Some(r) = staged {
             insert_in_order(&mut qn.n.deferred_rx, r);
@@ -1080,7 +1045,7 @@ impl Wireless {
     /// `catch_up` of a NIC with no reception to run (an empty list, no logged frame to
     /// read): its virtual timer events alone, without the log reader and the rest of
     /// the catch-up's set-up (a fifth of the calls at 16 kb/s). The timer's turn is
-    /// `catch_up`'s.
+    /// `catch_up`'s (`timer_turn`).
     #[inline(never)]
     fn catch_up_timers(
         &mut self,
@@ -1101,39 +1066,60 @@ impl Wireless {
                 break;
             }
             last = Some(at);
-            // What `mac_timer` would have done when popping (at, seq).
-            let next = match n.mac.poll_timeout() {
-                Some(t) if t > at => Some(t),
-                Some(_) => {
-                    if general {
-                        if waiting_quiet && n.mac.waits_quietly() {
-                            n.mac.waiting_timeout(at);
-                        } else {
-                            n.mac.handle_timeout(at);
-                        }
-                        debug_assert!(!n.mac.has_output(), "a waiting MAC's timer put out");
-                    } else {
-                        n.mac.quiet_timeout(at);
-                    }
-                    // Every timer due at `at` has fired.
-                    n.mac.poll_timeout()
-                }
-                None => None,
-            };
-            match next {
-                Some(t) => {
-                    debug_assert!(t > at && (general || n.mac.timers_are_quiet()));
-                    n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
-                    n.mac_timer.at = Some(t);
-                    n.mac_timer.virt = Some(v.child(at, chain, q, &mut cur));
-                }
-                None => {
-                    n.mac_timer.at = None;
-                    n.mac_timer.virt = None;
-                }
-            }
+            timer_turn(n, chain, q, &mut cur, (at, v), general, waiting_quiet);
         }
         last
+    }
+}
+
+/// A catch-up's turn of the virtual MAC timer event `(at, v)` that is due: what
+/// `World::mac_timer` would have done when popping it, the next deadline armed as a
+/// virtual event it armed. Shared by `Wireless::catch_up_as` and
+/// `Wireless::catch_up_timers`; always inlined, so each keeps its own code.
+#[inline(always)]
+fn timer_turn(
+    n: &mut Nic,
+    chain: &mut ChainTimes,
+    q: &EventQueue<Event>,
+    cur: &mut HistoryCursor,
+    (at, v): (SimTime, VirtSeq),
+    general: bool,
+    waiting_quiet: bool,
+) {
+    let next = match n.mac.poll_timeout() {
+        Some(t) if t > at => Some(t),
+        Some(_) => {
+            if general {
+                // In a catch-up the MAC puts out nothing, so besides its backoff being
+                // paused it still waits as quietly as at its last input
+                // (`Mac::waits_quietly`; debug builds check).
+                let paused = n.mac.backoff_paused();
+                debug_assert_eq!(paused, n.mac.waits_quietly());
+                if waiting_quiet && paused {
+                    n.mac.waiting_timeout(at);
+                } else {
+                    n.mac.handle_timeout(at);
+                }
+                debug_assert!(!n.mac.has_output(), "a waiting MAC's timer put out");
+            } else {
+                n.mac.quiet_timeout(at);
+            }
+            // Every timer due at `at` has fired.
+            n.mac.poll_timeout()
+        }
+        None => None,
+    };
+    match next {
+        Some(t) => {
+            debug_assert!(t > at && (general || n.mac.timers_are_quiet()));
+            n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
+            n.mac_timer.at = Some(t);
+            n.mac_timer.virt = Some(v.child(at, chain, q, cur));
+        }
+        None => {
+            n.mac_timer.at = None;
+            n.mac_timer.virt = None;
+        }
     }
 }
 
