@@ -107,6 +107,10 @@ impl Endpoint for CbrSource {
     fn is_done(&self) -> bool {
         !self.due && self.stopped(self.next_send)
     }
+
+    fn endless(&self) -> bool {
+        self.stop.is_none()
+    }
 }
 
 /// Counts what a CBR source's packets achieved at the receiver.

@@ -68,6 +68,10 @@ pub trait Endpoint {
     /// Whether this endpoint's part of the flow is over (finite transfer delivered,
     /// source stopped).
     fn is_done(&self) -> bool;
+    /// Whether `is_done` can never become true (a source with no end).
+    fn endless(&self) -> bool {
+        false
+    }
     /// Current values of sampled variables (`cwnd`, `ssthresh`, ...).
     fn sample(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
     /// Current values of per-destination variables of a machine that sends to several
@@ -120,6 +124,9 @@ impl Endpoint for AnyEndpoint {
     }
     fn is_done(&self) -> bool {
         dispatch!(self, e => e.is_done())
+    }
+    fn endless(&self) -> bool {
+        dispatch!(self, e => e.endless())
     }
     fn sample(&self, out: &mut dyn FnMut(&'static str, f64)) {
         dispatch!(self, e => e.sample(out))

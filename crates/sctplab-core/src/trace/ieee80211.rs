@@ -76,6 +76,7 @@ mod tests {
             seq: 5,
             retry: false,
             packet: None,
+            quiet_up: false,
         }
     }
 

@@ -797,6 +797,24 @@ impl Aodv {
     }
 
     /// aodv.cc `recvRequest`.
+    /// Whether route request `(src, bcast_id)`, arriving within the next second after
+    /// `now`, would only be counted (`recv_request`: a repeat of one it has seen, not
+    /// its own): its entry among the seen requests outlives every purge in that time.
+    pub fn knows_request(&self, src: u32, bcast_id: u32, now: SimTime) -> bool {
+        src != self.addr
+            && self
+                .bcast_ids
+                .get(&(src, bcast_id))
+                .is_some_and(|&expire| expire > now + SimDuration::from_secs(1))
+    }
+
+    /// The routing agent takes `n` repeats of route requests it has seen
+    /// (`knows_request`) that the world only counted (`Mac::take_quiet_ups`).
+    pub fn count_repeated_requests(&mut self, n: u64) {
+        self.counters.rreq_received += n;
+        self.counters.rreq_duplicate += n;
+    }
+
     fn recv_request(&mut self, now: SimTime, q: &Rreq, ip_src: u32, ttl: u8) {
         self.counters.rreq_received += 1;
         if q.src == self.addr {

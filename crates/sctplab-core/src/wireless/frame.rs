@@ -50,4 +50,9 @@ pub struct Frame {
     pub retry: bool,
     /// The IP packet a DATA frame carries (a slot of the world's packet pool).
     pub packet: Option<PacketId>,
+    /// Not on the air: set by the world on a receiver's own copy of a broadcast frame
+    /// whose delivery there only counts (a route request that receiver has seen
+    /// before). The MAC then counts the delivery (`Mac::quiet_ups`) instead of putting
+    /// the packet out, and the reception does not keep its timers from being quiet.
+    pub quiet_up: bool,
 }

@@ -392,6 +392,12 @@ pub struct Mac {
     ifq: Ifq,
     out: VecDeque<Frame>,
     events: VecDeque<MacEvent>,
+
+    /// Deliveries of `Frame::quiet_up` frames counted instead of put out, those whose
+    /// reception ended before `quiet_up_until` (the world's routing agent would have
+    /// taken the packet before the run's end).
+    quiet_ups: u64,
+    quiet_up_until: SimTime,
 }
 
 /// ns-2 `usec()`: a duration as the 16-bit microsecond count of a Duration field,
@@ -443,6 +449,8 @@ impl Mac {
             ifq,
             out: VecDeque::with_capacity(4),
             events: VecDeque::with_capacity(8),
+            quiet_ups: 0,
+            quiet_up_until: SimTime::MAX,
             counters: MacCounters::default(),
         }
     }
@@ -591,6 +599,7 @@ impl Mac {
                 || self.rx.is_none_or(|rx| {
                     self.rx_state == RxState::Coll
                         || rx.error
+                        || rx.frame.quiet_up
                         || (rx.frame.dst != self.addr && !rx.frame.dst.is_broadcast())
                 }))
     }
@@ -613,6 +622,7 @@ impl Mac {
                 || self.rx.is_none_or(|rx| {
                     self.rx_state == RxState::Coll
                         || rx.error
+                        || rx.frame.quiet_up
                         || (rx.frame.dst != self.addr && !rx.frame.dst.is_broadcast())
                 }))
     }
@@ -802,12 +812,19 @@ impl Mac {
                     self.counters.rx_errors += 1;
                     self.eifs_nav
                 } else {
-                    debug_assert!(rx.frame.dst != self.addr && !rx.frame.dst.is_broadcast());
+                    debug_assert!(
+                        rx.frame.quiet_up
+                            || (rx.frame.dst != self.addr && !rx.frame.dst.is_broadcast())
+                    );
                     rx.frame.duration
                 };
                 // `set_nav`; the NAV timer is then the only one running.
                 if self.extend_nav_quiet(self.now + d) {
                     self.next = (NAV, self.timers[NAV]);
+                }
+                if rx.frame.quiet_up && self.rx_state != RxState::Coll && !rx.error {
+                    // `recv_data` of a broadcast frame.
+                    self.quiet_up();
                 }
             }
             self.rx_state = RxState::Idle;
@@ -907,9 +924,10 @@ impl Mac {
         airtime: SimDuration,
         duration: SimDuration,
         decodable: bool,
+        quiet_up: bool,
     ) {
         debug_assert!(self.quiet_overhear_fits(at));
-        self.overhear_in_one_step(at, airtime, duration, decodable);
+        self.overhear_in_one_step(at, airtime, duration, decodable, quiet_up);
         debug_assert!(!self.backoff.paused);
     }
 
@@ -932,11 +950,12 @@ impl Mac {
         airtime: SimDuration,
         duration: SimDuration,
         decodable: bool,
+        quiet_up: bool,
     ) {
         debug_assert!(self.timers_are_quiet() && !self.resume_pending);
         debug_assert!(self.only_nav_due_at(nav_end) && self.nav == nav_end && nav_end < at);
         debug_assert!(self.rx_state == RxState::Idle);
-        self.overhear_in_one_step(at, airtime, duration, decodable);
+        self.overhear_in_one_step(at, airtime, duration, decodable, quiet_up);
         debug_assert!(self.nav > nav_end && !self.backoff.paused);
     }
 
@@ -954,9 +973,10 @@ impl Mac {
         airtime: SimDuration,
         duration: SimDuration,
         decodable: bool,
+        quiet_up: bool,
     ) {
         debug_assert!(self.waiting_overhear_fits(at) && self.waits_quietly());
-        self.overhear_in_one_step(at, airtime, duration, decodable);
+        self.overhear_in_one_step(at, airtime, duration, decodable, quiet_up);
         if self.is_idle() {
             self.backoff_resume(self.difs);
             debug_assert!(!due(self.next.1, self.now));
@@ -972,6 +992,7 @@ impl Mac {
         airtime: SimDuration,
         duration: SimDuration,
         decodable: bool,
+        quiet_up: bool,
     ) {
         // The reception timer's start takes a number; it stops at the end.
         self.timer_seq += 1;
@@ -986,6 +1007,9 @@ impl Mac {
         // `set_nav`; the NAV timer is then the earliest (the reception's has stopped).
         self.extend_nav_quiet(end + d);
         self.next = (NAV, self.timers[NAV]);
+        if decodable && quiet_up {
+            self.quiet_up();
+        }
         // Not receiving before (`overhear_fits`), so `pktRx_` is empty: nothing to drop.
         debug_assert!(self.rx_state == RxState::Idle && self.rx.is_none());
         if due(self.next.1, end) {
@@ -1274,6 +1298,7 @@ impl Mac {
             seq: self.seqno,
             retry: false,
             packet: Some(e.packet),
+            quiet_up: false,
         });
         self.seqno = self.seqno.wrapping_add(1);
         self.make_rts(e.next_hop);
@@ -1333,6 +1358,7 @@ impl Mac {
             seq: 0,
             retry: false,
             packet: None,
+            quiet_up: false,
         }
     }
 
@@ -1706,6 +1732,10 @@ impl Mac {
                 self.dup_cache[i] = f.seq;
             }
         }
+        if f.quiet_up {
+            self.quiet_up();
+            return;
+        }
         self.counters.delivered += 1;
         if let Some(packet) = f.packet {
             self.events.push_back(MacEvent::Received {
@@ -1713,5 +1743,29 @@ impl Mac {
                 from: f.src,
             });
         }
+    }
+
+    /// A `Frame::quiet_up` frame received whole at `now` (its reception's end): counted
+    /// as delivered, and as a delivery the routing agent takes if it does so before the
+    /// run ends.
+    #[inline]
+    fn quiet_up(&mut self) {
+        self.counters.delivered += 1;
+        if self.now < self.quiet_up_until {
+            self.quiet_ups += 1;
+        }
+    }
+
+    /// Deliveries of `Frame::quiet_up` frames the routing agent takes before the run
+    /// ends (see `set_quiet_up_until`), taken out of the count.
+    pub fn take_quiet_ups(&mut self) -> u64 {
+        std::mem::take(&mut self.quiet_ups)
+    }
+
+    /// The world delivers a packet to routing some time after its reception ends, and
+    /// not at all once the run has ended: `Frame::quiet_up` deliveries count for
+    /// routing only if their reception ends before `t`.
+    pub fn set_quiet_up_until(&mut self, t: SimTime) {
+        self.quiet_up_until = t;
     }
 }

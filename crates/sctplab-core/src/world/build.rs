@@ -3,8 +3,8 @@
 use super::tracer::Tracer;
 use super::wireless::{Nic, TimerSlot, Wireless, static_wireless_routes};
 use super::{EndpointSlot, Event, Fault, Flow, FlowKind, Iface, Node, World, iface_addr};
-use crate::endpoint::AnyEndpoint;
 use crate::endpoint::cbr::{CbrSource, UdpSink};
+use crate::endpoint::{AnyEndpoint, Endpoint};
 use crate::error::Error;
 use crate::metrics::Window;
 use crate::net::link::LinkDir;
@@ -151,7 +151,7 @@ impl World {
                 ));
             }
         }
-        let wireless = match &f.wireless {
+        let mut wireless = match &f.wireless {
             Some(w) => Some(Box::new(build_wireless(
                 s,
                 w,
@@ -318,6 +318,15 @@ impl World {
 
         let tracer = Tracer::open(trace, &nodes, &ifaces)?;
         let unfinished = flows.len();
+        let stop_at = s.duration().map(|d| SimTime::ZERO + d);
+        if let Some(w) = wireless.as_deref_mut() {
+            // The run ends early once every flow has finished, unless one never does.
+            let may_end_early = !flows.is_empty()
+                && flows
+                    .iter()
+                    .all(|f| !endpoints[f.sender.idx()].ep.endless());
+            w.set_run_end(stop_at, may_end_early);
+        }
         Ok(World {
             scenario: s.name.clone(),
             seed,
@@ -337,7 +346,7 @@ impl World {
                 q
             },
             window,
-            stop_at: s.duration().map(|d| SimTime::ZERO + d),
+            stop_at,
             series_interval: f.series.interval.map_or(DEFAULT_SERIES_INTERVAL, |d| d.0),
             tracer,
             unfinished,

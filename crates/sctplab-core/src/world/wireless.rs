@@ -413,6 +413,10 @@ pub(crate) struct Shortcuts {
     pub fuse_waiting: bool,
     /// `Wireless::waiting_quiet`.
     pub waiting_quiet: bool,
+    /// `Wireless::log_broadcasts`.
+    pub log_broadcasts: bool,
+    /// `Wireless::quiet_duplicates`.
+    pub quiet_duplicates: bool,
 }
 
 impl Shortcuts {
@@ -422,6 +426,8 @@ impl Shortcuts {
         fuse_overheard: true,
         fuse_waiting: true,
         waiting_quiet: true,
+        log_broadcasts: true,
+        quiet_duplicates: true,
     };
 }
 
@@ -487,7 +493,14 @@ struct LoggedFrame {
     sender_nic: u32,
     sender_node: u32,
     dst: MacAddr,
+    /// For a broadcast frame, where its bit set of the quiet NICs that got real events
+    /// starts in `Wireless::air_real` (`NO_REAL` for a unicast frame, whose addressee
+    /// `dst` alone got one among the quiet NICs): a quiet NIC reading the entry skips
+    /// the frame if its bit is set.
+    real: u32,
 }
+
+const NO_REAL: u32 = u32::MAX;
 
 /// A frame on the air: the frame, how many receivers have yet to see its first bit, and
 /// the sender's node.
@@ -544,6 +557,23 @@ pub(crate) struct Wireless {
     air_log: Vec<LoggedFrame>,
     air_frames: Vec<Frame>,
     log_base: u64,
+    /// Per logged broadcast frame, a bit per NIC (`real_words` words) for the quiet
+    /// NICs that got real events (`LoggedFrame::real`); `air_real[0]` is word number
+    /// `real_base` (numbers wrap: the live span is far shorter than 2^32 words).
+    air_real: Vec<u64>,
+    real_base: u32,
+    real_words: usize,
+    /// The logged broadcast frames, by number, whose words `air_real` holds.
+    real_frames: VecDeque<u64>,
+    /// Broadcast frames go through the air log (`transmit_logged`): only when whether a
+    /// frame is decodable is sure from the distance at transmission
+    /// (`decodable_sure`), so that the NICs that may decode it are known then.
+    log_broadcasts: bool,
+    /// Quiet NICs that may decode a broadcast route request they have seen before
+    /// read it from the log too: its delivery only counts (`Frame::quiet_up`). Off
+    /// where the run may end early (when its flows finish): a count applied at a
+    /// reception's end could then be one the routing agent would not have made.
+    quiet_duplicates: bool,
     /// Per NIC: the number of the first logged frame it has not read. Only meaningful
     /// while the NIC is quiet (it is set to the end of the log when the NIC turns quiet;
     /// a NIC that is not quiet gets real events for every frame).
@@ -665,6 +695,12 @@ impl Wireless {
             air_log: Vec::new(),
             air_frames: Vec::new(),
             log_base: 0,
+            air_real: Vec::new(),
+            real_base: 0,
+            real_words: nics_len.div_ceil(64),
+            real_frames: VecDeque::new(),
+            log_broadcasts: shortcuts.log_broadcasts && decodable_sure.is_some(),
+            quiet_duplicates: shortcuts.quiet_duplicates,
             log_cursor: vec![0; nics_len],
             rx_src: vec![(0, SimTime::ZERO); nics_len],
             loud,
@@ -754,6 +790,8 @@ impl Wireless {
             nics,
             air_log,
             air_frames,
+            air_real,
+            real_base,
             log_base,
             mobility,
             rx_power,
@@ -779,6 +817,8 @@ impl Wireless {
             rd: LogReader {
                 entries: air_log,
                 frames: air_frames,
+                real: air_real,
+                real_base: *real_base,
                 base: *log_base,
                 track: mobility.track(node),
                 mobility,
@@ -813,6 +853,104 @@ impl Wireless {
         n.mac.wait_end(b)
     }
 
+    /// Of the last logged frame, a broadcast one sent by `nic` from `here` at `now`:
+    /// the quiet NICs that may decode it, by the distance a quiet NIC's log reader
+    /// computes (`LogReader::read_entry`), get their `RxStart` events of frame `slot`
+    /// in `out` (with the sequence numbers of block `seq0`) and their bits in the
+    /// frame's words of `air_real`, unless the frame is route request `request` and
+    /// the NIC's routing agent would only count it as a repeat (`Aodv::knows_request`,
+    /// with no other NIC on the node: see `Nic::own_traffic_only`).
+    #[allow(clippy::too_many_arguments)]
+    fn near_quiet_receivers(
+        &mut self,
+        now: SimTime,
+        nic: u32,
+        here: (f64, f64),
+        request: Option<(u32, u32)>,
+        seq0: u64,
+        slot: u32,
+        out: &mut Vec<(SimTime, u64, Event)>,
+    ) {
+        let within = self
+            .decodable_sure
+            .expect("broadcast frames are logged only with decodable_sure")
+            .1;
+        let words = self.air_real.len() - self.real_words;
+        let Wireless {
+            mobility,
+            grid,
+            scratch,
+            scratch_pos,
+            nics,
+            node_nics,
+            loud,
+            sense,
+            rx_power,
+            cs_range_m,
+            air_real,
+            ..
+        } = self;
+        let bits = &mut air_real[words..];
+        // The grid's test is on squared distances: a metre more takes in every node
+        // whose distance rounds to `within` or less.
+        grid.query(
+            now,
+            here,
+            within + 1.0,
+            |i| {
+                let p = mobility.position(i, now);
+                scratch_pos[i] = p;
+                p
+            },
+            scratch,
+        );
+        let step = EventQueue::<Event>::seq_step();
+        for &other in scratch.iter() {
+            for &j in &node_nics[other] {
+                let quiet = loud[j as usize / 64] >> (j % 64) & 1 == 0;
+                if j == nic || !quiet {
+                    continue;
+                }
+                let d = sensed_within(here, scratch_pos[other], *sense, rx_power, *cs_range_m);
+                if let Some(d) = d.filter(|&d| d <= within) {
+                    let n = &nics[j as usize];
+                    debug_assert_eq!(n.node.idx(), other);
+                    if let Some((src, id)) = request {
+                        if !n.own_traffic_only
+                            && n.aodv
+                                .as_ref()
+                                .is_some_and(|a| a.knows_request(src, id, now))
+                        {
+                            continue;
+                        }
+                    }
+                    bits[j as usize / 64] |= 1 << (j % 64);
+                    out.push((
+                        now + propagation::prop_delay(d),
+                        seq0 + step * u64::from(j),
+                        Event::RxStart(j, slot),
+                    ));
+                }
+            }
+        }
+    }
+
+    /// How the run ends: at `stop_at` (or when the queue runs dry), or perhaps earlier
+    /// (`may_end_early`: when its flows finish). A packet the MAC delivers reaches
+    /// routing `ll_delay` after its reception ends, so a `Frame::quiet_up` delivery
+    /// counts for routing only if that is before the stop (the stop event, scheduled
+    /// first, comes before every other event at its time); an early end could fall
+    /// between the two, so quiet deliveries are off then.
+    pub(crate) fn set_run_end(&mut self, stop_at: Option<SimTime>, may_end_early: bool) {
+        self.quiet_duplicates &= !may_end_early;
+        let until = stop_at.map_or(SimTime::MAX, |s| {
+            SimTime::from_nanos(s.as_nanos().saturating_sub(self.ll_delay.as_nanos()))
+        });
+        for n in &mut self.nics {
+            n.mac.set_quiet_up_until(until);
+        }
+    }
+
     /// Drops the logged frames no quiet NIC has yet to read or receive.
     fn trim_log(&mut self) {
         let mut keep = self.log_end();
@@ -829,6 +967,13 @@ impl Wireless {
             self.air_log.drain(..k);
             self.air_frames.drain(..k);
             self.log_base = keep;
+            let mut words = 0;
+            while self.real_frames.front().is_some_and(|&g| g < keep) {
+                self.real_frames.pop_front();
+                words += self.real_words;
+            }
+            self.air_real.drain(..words);
+            self.real_base = self.real_base.wrapping_add(words as u32);
         }
     }
 
@@ -1142,6 +1287,9 @@ fn power_between(
 struct LogReader<'a> {
     entries: &'a [LoggedFrame],
     frames: &'a [Frame],
+    /// `Wireless::air_real` and `Wireless::real_base`.
+    real: &'a [u64],
+    real_base: u32,
     base: u64,
     mobility: &'a mut Mobility,
     /// The NIC's node's piece of trajectory, at hand for the position at each frame.
@@ -1180,6 +1328,12 @@ impl LogReader<'_> {
         debug_assert_ne!(e.sender_nic, self.nic);
         if e.dst == MacAddr(self.nic) {
             return None;
+        }
+        if e.real != NO_REAL {
+            let k = e.real.wrapping_sub(self.real_base) as usize + self.nic as usize / 64;
+            if self.real[k] >> (self.nic % 64) & 1 != 0 {
+                return None;
+            }
         }
         let d = sensed_within(
             e.here,
@@ -1232,11 +1386,16 @@ impl LogReader<'_> {
         None
     }
 
-    /// A logged frame and its sender's node.
+    /// A logged frame, as this NIC receives it, and its sender's node. A broadcast
+    /// frame is read from the log only where its delivery would just be counted (the
+    /// NICs where it would do more got real events: `Wireless::transmit_logged`), so
+    /// the NIC's copy is marked `Frame::quiet_up`.
     #[inline(always)]
     fn logged(&self, g: u64) -> (Frame, usize) {
         let k = (g - self.base) as usize;
-        (self.frames[k], self.entries[k].sender_node as usize)
+        let mut f = self.frames[k];
+        f.quiet_up = f.dst.is_broadcast();
+        (f, self.entries[k].sender_node as usize)
     }
 
     /// Received power at the NIC of a frame from node `sender` whose first bit arrives
@@ -1350,7 +1509,7 @@ impl QuietNic<'_> {
         cur: &mut HistoryCursor,
         general: bool,
     ) -> Option<SimTime> {
-        let (e, airtime, duration) = self.ends_alone(r, next, before)?;
+        let (e, airtime, duration, quiet_up) = self.ends_alone(r, next, before)?;
         let t = &self.n.mac_timer;
         // The MAC's next deadline, none as `u64::MAX`: that only fails the tests below
         // when the end itself saturated at `SimTime::MAX` (then the two steps run).
@@ -1378,11 +1537,11 @@ impl QuietNic<'_> {
         if general {
             self.n
                 .mac
-                .waiting_overhear(r.at, airtime, duration, decodable);
+                .waiting_overhear(r.at, airtime, duration, decodable, quiet_up);
         } else {
             self.n
                 .mac
-                .quiet_overhear(r.at, airtime, duration, decodable);
+                .quiet_overhear(r.at, airtime, duration, decodable, quiet_up);
         }
         self.rearm_after(r, e, pending, q, cur);
         Some(e)
@@ -1404,11 +1563,11 @@ impl QuietNic<'_> {
         q: &mut EventQueue<Event>,
         cur: &mut HistoryCursor,
     ) -> Option<SimTime> {
-        let (e, airtime, duration) = self.ends_alone(r, next, before)?;
+        let (e, airtime, duration, quiet_up) = self.ends_alone(r, next, before)?;
         let (decodable, _) = self.decodable(r);
         self.n
             .mac
-            .quiet_overhear_after_nav(nav_end, r.at, airtime, duration, decodable);
+            .quiet_overhear_after_nav(nav_end, r.at, airtime, duration, decodable, quiet_up);
         // After the NAV end's turn, no event is pending.
         self.rearm_after(r, e, Pending::After(None), q, cur);
         Some(e)
@@ -1422,11 +1581,11 @@ impl QuietNic<'_> {
         r: DeferredRx,
         next: Option<DeferredRx>,
         before: (SimTime, u64),
-    ) -> Option<(SimTime, SimDuration, SimDuration)> {
+    ) -> Option<(SimTime, SimDuration, SimDuration, bool)> {
         let k = (r.log - self.rd.base) as usize;
-        let (airtime, duration) = {
+        let (airtime, duration, bcast) = {
             let f = &self.rd.frames[k];
-            (f.airtime, f.duration)
+            (f.airtime, f.duration, f.dst.is_broadcast())
         };
         let e = r.at + airtime;
         if e >= before.0
@@ -1435,7 +1594,9 @@ impl QuietNic<'_> {
         {
             return None;
         }
-        Some((e, airtime, duration))
+        // A logged broadcast frame is a quiet delivery wherever it is read (see
+        // `LogReader::logged`).
+        Some((e, airtime, duration, bcast))
     }
 
     /// The virtual timer event after the one step of `overhear` (or
@@ -2139,9 +2300,21 @@ impl World {
         } else {
             self.queue.last_key()
         };
-        (0..n as u32)
+        let last = (0..n as u32)
             .filter_map(|nic| self.mac_catch_up(nic, before))
-            .max()
+            .max();
+        // The repeated route requests whose deliveries the MACs only counted.
+        if let Some(w) = self.wireless.as_deref_mut() {
+            for n in &mut w.nics {
+                let k = n.mac.take_quiet_ups();
+                if let Some(a) = n.aodv.as_mut() {
+                    a.count_repeated_requests(k);
+                } else {
+                    debug_assert_eq!(k, 0, "quiet deliveries at a NIC without AODV");
+                }
+            }
+        }
+        last
     }
 
     pub(super) fn mac_timer(&mut self, now: SimTime, nic: u32, generation: u32) {
@@ -2224,7 +2397,7 @@ impl World {
         let defer_rx = defer_rx && w.deferred_mac_timers;
         let to = frame.dst;
         let sender = w.nics[nic as usize].node;
-        if defer_rx && !to.is_broadcast() {
+        if defer_rx && (!to.is_broadcast() || w.log_broadcasts) {
             self.transmit_logged(now, nic, frame);
             return;
         }
@@ -2279,20 +2452,45 @@ impl World {
         }
     }
 
-    /// `transmit` of a unicast frame with deferred receptions on. Each NIC in range
+    /// `transmit` of a frame with deferred receptions on. Each NIC in range
     /// takes its sequence number as the receivers of a run would (in input order: by
     /// node, then interface, which is NIC order), from one block: NIC `j` the `j`-th.
     /// The addressee and the NICs that are not quiet (a few) get their `RxStart` events
     /// now; the quiet ones get nothing here: the frame goes to the air log, which each
     /// reads when it next catches up (`LogReader::stage`), with the same positions,
     /// distances and keys.
+    ///
+    /// A broadcast frame (`Wireless::log_broadcasts`) has no addressee; instead the
+    /// quiet NICs that may decode it (those within the far end of
+    /// `Wireless::decodable_sure`'s band) get their events now, unless its delivery
+    /// there would only be counted (`Wireless::quiet_duplicates`), and their bits in
+    /// `Wireless::air_real`. The other quiet NICs read it from the log: those farther
+    /// away only sense it, and to an errored frame the MAC does the same whoever it is
+    /// for (busy medium, EIFS).
     fn transmit_logged(&mut self, now: SimTime, nic: u32, frame: Frame) {
+        // A broadcast route request: its originator and number, whose repeats the
+        // NICs that have seen it only count.
+        let repeats = frame.dst.is_broadcast() && self.wl().quiet_duplicates;
+        let request = match frame.packet.map(|p| &self.pool.get(p).routing) {
+            Some(Some(crate::wireless::aodv::AodvMsg::Rreq(q))) if repeats => {
+                Some((q.src, q.bcast_id))
+            }
+            _ => None,
+        };
         let w = self.wireless.as_deref_mut().expect("wireless");
         let to = frame.dst;
         let addressee = to.0 as usize;
         let sender = w.nics[nic as usize].node.idx();
         let here = w.mobility.position(sender, now);
         let seq0 = self.queue.reserve_seq_block(w.nics.len());
+        let real = if to.is_broadcast() {
+            let at = w.real_base.wrapping_add(w.air_real.len() as u32);
+            w.air_real.resize(w.air_real.len() + w.real_words, 0);
+            w.real_frames.push_back(w.log_end());
+            at
+        } else {
+            NO_REAL
+        };
         if let Some(last) = w.air_log.last_mut() {
             last.next_at = now;
         }
@@ -2304,6 +2502,7 @@ impl World {
             sender_nic: nic,
             sender_node: sender as u32,
             dst: to,
+            real,
         });
         w.air_frames.push(frame);
         let slot = w.alloc_frame(frame, sender as u32);
@@ -2337,6 +2536,9 @@ impl World {
                     ));
                 }
             }
+        }
+        if to.is_broadcast() {
+            w.near_quiet_receivers(now, nic, here, request, seq0, slot, &mut receivers);
         }
         // One run: the same keys as each scheduled alone, popped from a sorted vector.
         let n = self.queue.schedule_reserved_run(receivers.iter().copied());

@@ -155,6 +155,7 @@ fn response_timeouts_follow_ns2() {
         seq: 0,
         retry: false,
         packet: None,
+        quiet_up: false,
     };
     b.rx_start(SimTime::ZERO, &rts, 1.0, true);
     b.handle_timeout(at_us(272));
@@ -376,6 +377,7 @@ fn bcast_frame(src: u32, packet: u32) -> Frame {
         seq: packet as u16,
         retry: false,
         packet: Some(PacketId(packet)),
+        quiet_up: false,
     }
 }
 
@@ -467,6 +469,7 @@ fn captured_rts_still_blocks_the_cts_through_the_nav() {
         seq: 0,
         retry: false,
         packet: None,
+        quiet_up: false,
     };
     let mut m = Mac::new(cfg2(), MacAddr(1), rng_for(1, 1));
     m.rx_start(SimTime::ZERO, &rts(0, 1), 10.0, true);
@@ -530,6 +533,7 @@ fn frame_arriving_while_transmitting_is_lost() {
         seq: 0,
         retry: false,
         packet: None,
+        quiet_up: false,
     };
     m.rx_start(t0 + us(100), &rts, 1.0, true);
     m.handle_timeout(t0 + us(372));
