@@ -2869,6 +2869,62 @@ mod tests {
         );
     }
 
+    /// Broadcast frames through the air log (`Wireless::log_broadcasts`) and repeated
+    /// route requests delivered quietly (`Wireless::quiet_duplicates`) are shortcuts:
+    /// on random small networks each must give the same summary as without it, and as
+    /// running every event, with fewer events in most cases. When every flow can end
+    /// (the run may stop early) the quiet deliveries are off, and the summary is still
+    /// the plain one.
+    #[test]
+    fn broadcasts_through_the_log_change_nothing() {
+        let mut r = RngStream::new(17, "broadcast-log-test");
+        let (mut fewer_logged, mut fewer_quiet) = (0, 0);
+        for case in 0..12 {
+            let mut text = random_manet(&mut r);
+            let finite = case % 4 == 3;
+            if finite {
+                // Every flow ends: the CBR sources stop, the transfer is 20 kB.
+                text = text.replace(
+                    "start_max = \"3s\"\n",
+                    "start_max = \"3s\"\nstop = \"12s\"\n",
+                );
+                text = text.replace("to = \"n1\"\n", "to = \"n1\"\nbytes = \"20kB\"\n");
+            }
+            let seed = 1 + r.next_u64() % 1000;
+            let (plain, _) = run(&text, seed, PLAIN);
+            let (all, all_events) = run(&text, seed, Shortcuts::ALL);
+            let (unlogged, unlogged_events) = run(
+                &text,
+                seed,
+                Shortcuts {
+                    log_broadcasts: false,
+                    ..Shortcuts::ALL
+                },
+            );
+            let (loud_repeats, loud_events) = run(
+                &text,
+                seed,
+                Shortcuts {
+                    quiet_duplicates: false,
+                    ..Shortcuts::ALL
+                },
+            );
+            assert_eq!(plain, all, "case {case}, seed {seed}:\n{text}");
+            assert_eq!(plain, unlogged, "case {case}, seed {seed}:\n{text}");
+            assert_eq!(plain, loud_repeats, "case {case}, seed {seed}:\n{text}");
+            assert!(all_events <= loud_events && loud_events <= unlogged_events);
+            if finite {
+                assert_eq!(all_events, loud_events, "case {case}: quiet deliveries on");
+            }
+            fewer_logged += usize::from(loud_events < unlogged_events);
+            fewer_quiet += usize::from(all_events < loud_events);
+        }
+        assert!(
+            fewer_logged >= 6 && fewer_quiet >= 4,
+            "{fewer_logged} {fewer_quiet}"
+        );
+    }
+
     /// Running an overheard frame's reception and its end in one step
     /// (`QuietNic::overhear`) is a shortcut: on random small networks it must give the
     /// same summary and the same count of events as the two steps, and the same

@@ -529,6 +529,50 @@ fn duplicate_rreq_suppressed_until_cache_purge() {
     );
 }
 
+#[test]
+fn known_requests_are_those_only_counted() {
+    // A request seen at 1.0 s has its cache entry until 1.0 + BCAST_ID_SAVE (6 s) = 7.0 s
+    // at least (the purge removes it at the first tick after): `knows_request` answers
+    // yes while that outlasts the next second, and never for an unseen request or for
+    // the agent's own.
+    let mut a = agent(3, AodvCfg::ns2());
+    let (mut sent, mut ev) = (Vec::new(), Vec::new());
+    let rreq = |src: usize, id: u32| {
+        AodvMsg::Rreq(Rreq {
+            hop_count: 1,
+            bcast_id: id,
+            dst: addr(9),
+            dst_seqno: 0,
+            src: addr(src),
+            src_seqno: 4,
+            timestamp: t(0.99),
+        })
+    };
+    advance(&mut a, t(1.0), &mut sent, &mut ev);
+    assert!(!a.knows_request(addr(0), 1, t(1.0)));
+    a.recv(t(1.0), &rreq(0, 1), addr(0), 30);
+    drain(&mut a, t(1.0), &mut sent, &mut ev);
+    assert!(a.knows_request(addr(0), 1, t(1.005)));
+    assert!(a.knows_request(addr(0), 1, t(5.99)));
+    assert!(!a.knows_request(addr(0), 1, t(6.0)));
+    assert!(!a.knows_request(addr(0), 2, t(1.005)));
+    // Its own request, sent and heard back from a neighbour: not a repeat.
+    assert!(!a.knows_request(addr(3), 1, t(1.005)));
+    // What a repeat delivered at 1.005 s does to the counters, one way or the other.
+    let mut b = agent(3, AodvCfg::ns2());
+    advance(&mut b, t(1.0), &mut sent, &mut ev);
+    b.recv(t(1.0), &rreq(0, 1), addr(0), 30);
+    drain(&mut b, t(1.0), &mut sent, &mut ev);
+    a.recv(t(1.005), &rreq(0, 1), addr(1), 30);
+    drain(&mut a, t(1.005), &mut sent, &mut ev);
+    b.count_repeated_requests(1);
+    assert_eq!(a.counters(), b.counters());
+    assert_eq!(
+        (a.counters().rreq_received, a.counters().rreq_duplicate),
+        (2, 1)
+    );
+}
+
 // ---------------------------------------------------------------------------------
 // Route lifetime, rediscovery and the request back-off.
 

@@ -762,3 +762,56 @@ fn waiting_mac_sends_nothing_before_its_wait_bound() {
         "{checked} checked, {raised} raised"
     );
 }
+
+#[test]
+fn quiet_delivery_counts_instead_of_putting_out() {
+    // The broadcast frame of `bcast_frame` arrives at 0 and ends at 728 us. Marked
+    // `quiet_up`, its reception leaves the MAC's timers quiet, and its end counts the
+    // delivery (`delivered`, and `quiet_ups` if the end is before `quiet_up_until`)
+    // instead of putting the packet out; unmarked, the same frame is put out.
+    for (until_ns, quiet, expect_ups) in [
+        (728_001, true, 1),
+        (728_000, true, 0),
+        (0, true, 0),
+        (u64::MAX, false, 0),
+    ] {
+        let mut m = Mac::new(cfg2(), MacAddr(1), rng_for(1, 1));
+        m.set_quiet_up_until(SimTime::from_nanos(until_ns));
+        let mut f = bcast_frame(0, 7);
+        f.quiet_up = quiet;
+        m.rx_start(SimTime::ZERO, &f, 1.0, true);
+        assert_eq!(m.timers_are_quiet(), quiet);
+        assert_eq!(m.poll_timeout(), Some(at_us(728)));
+        m.handle_timeout(at_us(728));
+        assert_eq!(m.counters().delivered, 1);
+        assert_eq!(m.take_quiet_ups(), expect_ups, "until {until_ns} ns");
+        assert_eq!(m.take_quiet_ups(), 0);
+        let out = m.poll_event();
+        if quiet {
+            assert_eq!(out, None);
+        } else {
+            assert_eq!(
+                out,
+                Some(MacEvent::Received {
+                    packet: PacketId(7),
+                    from: MacAddr(0)
+                })
+            );
+        }
+    }
+    // Collided, a marked frame is counted as collided and not delivered.
+    let mut m = Mac::new(cfg2(), MacAddr(1), rng_for(1, 1));
+    let mut f = bcast_frame(0, 7);
+    f.quiet_up = true;
+    m.rx_start(SimTime::ZERO, &f, 1.0, true);
+    m.rx_start(at_us(100), &bcast_frame(2, 8), 1.0, true);
+    m.handle_timeout(at_us(828));
+    assert_eq!(
+        (
+            m.counters().delivered,
+            m.counters().rx_collided,
+            m.take_quiet_ups()
+        ),
+        (0, 1, 0)
+    );
+}
