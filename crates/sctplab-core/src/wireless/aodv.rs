@@ -797,15 +797,16 @@ impl Aodv {
     }
 
     /// aodv.cc `recvRequest`.
-    /// Whether route request `(src, bcast_id)`, arriving within the next second after
-    /// `now`, would only be counted (`recv_request`: a repeat of one it has seen, not
-    /// its own): its entry among the seen requests outlives every purge in that time.
-    pub fn knows_request(&self, src: u32, bcast_id: u32, now: SimTime) -> bool {
+    /// Whether route request `(src, bcast_id)`, taken by this agent at the latest at
+    /// `by`, would only be counted (`recv_request`: a repeat of one it has seen, not
+    /// its own): its entry among the seen requests outlives every purge until then
+    /// (a purge drops the entries expired at its time).
+    pub fn knows_request(&self, src: u32, bcast_id: u32, by: SimTime) -> bool {
         src != self.addr
             && self
                 .bcast_ids
                 .get(&(src, bcast_id))
-                .is_some_and(|&expire| expire > now + SimDuration::from_secs(1))
+                .is_some_and(|&expire| expire > by)
     }
 
     /// The routing agent takes `n` repeats of route requests it has seen

@@ -858,15 +858,16 @@ impl Wireless {
     /// computes (`LogReader::read_entry`), get their `RxStart` events of frame `slot`
     /// in `out` (with the sequence numbers of block `seq0`) and their bits in the
     /// frame's words of `air_real`, unless the frame is route request `request` and
-    /// the NIC's routing agent would only count it as a repeat (`Aodv::knows_request`,
-    /// with no other NIC on the node: see `Nic::own_traffic_only`).
+    /// the NIC's routing agent would only count it as a repeat when it takes it, at
+    /// the latest by the request's third field (`Aodv::knows_request`; a NIC that
+    /// carries only its own traffic, `Nic::own_traffic_only`, gets its event).
     #[allow(clippy::too_many_arguments)]
     fn near_quiet_receivers(
         &mut self,
         now: SimTime,
         nic: u32,
         here: (f64, f64),
-        request: Option<(u32, u32)>,
+        request: Option<(u32, u32, SimTime)>,
         seq0: u64,
         slot: u32,
         out: &mut Vec<(SimTime, u64, Event)>,
@@ -915,11 +916,11 @@ impl Wireless {
                 if let Some(d) = d.filter(|&d| d <= within) {
                     let n = &nics[j as usize];
                     debug_assert_eq!(n.node.idx(), other);
-                    if let Some((src, id)) = request {
+                    if let Some((src, id, by)) = request {
                         if !n.own_traffic_only
                             && n.aodv
                                 .as_ref()
-                                .is_some_and(|a| a.knows_request(src, id, now))
+                                .is_some_and(|a| a.knows_request(src, id, by))
                         {
                             continue;
                         }
@@ -2469,11 +2470,14 @@ impl World {
     /// for (busy medium, EIFS).
     fn transmit_logged(&mut self, now: SimTime, nic: u32, frame: Frame) {
         // A broadcast route request: its originator and number, whose repeats the
-        // NICs that have seen it only count.
+        // NICs that have seen it only count, and a time by which every receiver's
+        // routing agent has taken it (its airtime and the link layer's delay after the
+        // first bit, which reaches the farthest NIC far less than a second after this).
         let repeats = frame.dst.is_broadcast() && self.wl().quiet_duplicates;
+        let by = now + frame.airtime + self.wl().ll_delay + SimDuration::from_secs(1);
         let request = match frame.packet.map(|p| &self.pool.get(p).routing) {
             Some(Some(crate::wireless::aodv::AodvMsg::Rreq(q))) if repeats => {
-                Some((q.src, q.bcast_id))
+                Some((q.src, q.bcast_id, by))
             }
             _ => None,
         };

@@ -533,8 +533,8 @@ fn duplicate_rreq_suppressed_until_cache_purge() {
 fn known_requests_are_those_only_counted() {
     // A request seen at 1.0 s has its cache entry until 1.0 + BCAST_ID_SAVE (6 s) = 7.0 s
     // at least (the purge removes it at the first tick after): `knows_request` answers
-    // yes while that outlasts the next second, and never for an unseen request or for
-    // the agent's own.
+    // yes for a repeat taken before then, and never for an unseen request or for the
+    // agent's own.
     let mut a = agent(3, AodvCfg::ns2());
     let (mut sent, mut ev) = (Vec::new(), Vec::new());
     let rreq = |src: usize, id: u32| {
@@ -553,8 +553,8 @@ fn known_requests_are_those_only_counted() {
     a.recv(t(1.0), &rreq(0, 1), addr(0), 30);
     drain(&mut a, t(1.0), &mut sent, &mut ev);
     assert!(a.knows_request(addr(0), 1, t(1.005)));
-    assert!(a.knows_request(addr(0), 1, t(5.99)));
-    assert!(!a.knows_request(addr(0), 1, t(6.0)));
+    assert!(a.knows_request(addr(0), 1, t(6.99)));
+    assert!(!a.knows_request(addr(0), 1, t(7.0)));
     assert!(!a.knows_request(addr(0), 2, t(1.005)));
     // Its own request, sent and heard back from a neighbour: not a repeat.
     assert!(!a.knows_request(addr(3), 1, t(1.005)));
