@@ -894,16 +894,14 @@ impl Wireless {
         let bits = &mut air_real[words..];
         // The grid's test is on squared distances: a metre more takes in every node
         // whose distance rounds to `within` or less.
-        grid.query(
+        nodes_near(
+            grid,
+            mobility,
+            scratch_pos,
+            scratch,
             now,
             here,
             within + 1.0,
-            |i| {
-                let p = mobility.position(i, now);
-                scratch_pos[i] = p;
-                p
-            },
-            scratch,
         );
         let step = EventQueue::<Event>::seq_step();
         for &other in scratch.iter() {
@@ -1267,6 +1265,30 @@ fn timer_turn(
             n.mac_timer.virt = None;
         }
     }
+}
+
+/// The nodes within `r` of `here` at `now` into `out`, in node order (`Grid::query`),
+/// and their positions then into `pos` (indexed by node).
+fn nodes_near(
+    grid: &mut Grid,
+    mobility: &mut Mobility,
+    pos: &mut [(f64, f64)],
+    out: &mut Vec<usize>,
+    now: SimTime,
+    here: (f64, f64),
+    r: f64,
+) {
+    grid.query(
+        now,
+        here,
+        r,
+        |i| {
+            let p = mobility.position(i, now);
+            pos[i] = p;
+            p
+        },
+        out,
+    );
 }
 
 /// Received power at node `me` of a frame from node `sender` whose first bit arrives at
@@ -2419,17 +2441,7 @@ impl World {
             ..
         } = w;
         let here = mobility.position(nics[nic as usize].node.idx(), now);
-        grid.query(
-            now,
-            here,
-            *cs_range_m,
-            |i| {
-                let p = mobility.position(i, now);
-                scratch_pos[i] = p;
-                p
-            },
-            scratch,
-        );
+        nodes_near(grid, mobility, scratch_pos, scratch, now, here, *cs_range_m);
         scratch_recv.clear();
         for &other in scratch.iter() {
             let d = propagation::distance(here, scratch_pos[other]);
