@@ -796,7 +796,6 @@ impl Aodv {
         });
     }
 
-    /// aodv.cc `recvRequest`.
     /// Whether route request `(src, bcast_id)`, taken by this agent at the latest at
     /// `by`, would only be counted (`recv_request`: a repeat of one it has seen, not
     /// its own): its entry among the seen requests outlives every purge until then
@@ -816,6 +815,7 @@ impl Aodv {
         self.counters.rreq_duplicate += n;
     }
 
+    /// aodv.cc `recvRequest`.
     fn recv_request(&mut self, now: SimTime, q: &Rreq, ip_src: u32, ttl: u8) {
         self.counters.rreq_received += 1;
         if q.src == self.addr {
