@@ -142,6 +142,7 @@ fn gen_chunk(g: &mut Gen) -> Chunk {
             inbound_streams: g.u16(),
             initial_tsn: g.u32(),
             addrs: (0..g.below(4)).map(|_| g.addr()).collect(),
+            cookie_preservative: None,
             unrecognized: vec![],
         }),
         2 => {

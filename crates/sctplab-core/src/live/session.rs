@@ -480,27 +480,33 @@ impl Session {
             return;
         }
         let had_inb = self.assoc.inb.is_some();
-        let drops = self.assoc.stats.bad_vtag_drops;
-        let ootb_reply =
-            self.assoc.state == State::Closed && self.role == Role::Server && has_shutdown_ack;
+        let restarts = self.assoc.stats.restarts;
+        let discarded = self.discarded();
         self.rx_pkt.ip.src = from.ip().octets();
         self.rx_pkt.ip.dst = self.local.ip().octets();
         self.assoc.handle_packet(now, &self.rx_pkt);
-        if ootb_reply {
-            self.shutdown_complete_t(now, vtag, peer_port, from);
-        }
-        if self.assoc.stats.bad_vtag_drops > drops {
+        if self.discarded() > discarded {
+            // Refused whole (wrong tag, a broken bundling rule, out of the blue, a
+            // refused cookie): none of its DATA reaches the payload check.
             self.transmit(now);
             return;
         }
-        if self.role == Role::Server && !had_inb && self.assoc.inb.is_some() {
+        let restarted = self.assoc.stats.restarts > restarts;
+        if self.role == Role::Server && (restarted || !had_inb && self.assoc.inb.is_some()) {
+            // A new association, or the peer's restarted one (RFC 9260 5.2.4 (A)):
+            // messages count from the new initial TSN, to the new peer.
             self.peer = Some(from);
             self.peer_sctp_port = Some(self.last_from_port);
             self.receiver = Some(PayloadReceiver::new(self.first_peer_tsn(data)));
         }
+        // DATA the machine refused for lying beyond its window is not kept here either.
+        let limit = self.assoc.inb.as_ref().map(|i| (i.cum_tsn, i.max_ahead()));
         if let Some(rcv) = self.receiver.as_mut() {
             let before = rcv.messages;
             for_each_data(data, |d| {
+                if limit.is_some_and(|(cum, max)| d.tsn.wrapping_sub(cum) as i32 > max as i32) {
+                    return;
+                }
                 let flags = DataFlags::from_bits(d.flags);
                 rcv.on_chunk(
                     d.tsn,
@@ -519,6 +525,12 @@ impl Session {
         }
         self.transmit(now);
         self.check_state(now);
+    }
+
+    /// Packets the machine refused whole so far.
+    fn discarded(&self) -> u64 {
+        let st = &self.assoc.stats;
+        st.bad_vtag_drops + st.rule_violations + st.ootb_packets + st.cookie_rejects
     }
 
     /// The peer's initial TSN, once the packet in `data` created the association: the
@@ -672,7 +684,18 @@ impl Session {
             "unknown_chunks": a.stats.unknown_chunks,
             "errors_sent": a.stats.errors_sent,
             "errors_received": a.stats.errors_received,
+            "rule_violations": a.stats.rule_violations,
+            "ootb_packets": a.stats.ootb_packets,
+            "restarts": a.stats.restarts,
+            "chunks_dropped_beyond_window": a.inb.as_ref().map_or(0, |i| i.dropped_beyond_window),
         });
+        // Hostile or malformed packets counted and dropped, of every kind.
+        let hostile = c.malformed
+            + a.stats.bad_vtag_drops
+            + a.stats.rule_violations
+            + a.stats.ootb_packets
+            + a.stats.cookie_rejects
+            + a.inb.as_ref().map_or(0, |i| i.dropped_beyond_window);
         json!({
             "flows": {"live": flow},
             "live": {
@@ -680,6 +703,7 @@ impl Session {
                 "datagrams_in": c.datagrams_in,
                 "datagrams_out": c.datagrams_out,
                 "malformed": c.malformed,
+                "hostile_drops": hostile,
                 "bad_checksum": c.bad_checksum,
                 "misdirected": c.misdirected,
                 "send_errors": c.send_errors,

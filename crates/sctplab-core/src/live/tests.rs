@@ -246,6 +246,7 @@ impl Attacker {
                 inbound_streams: 1,
                 initial_tsn: tsn,
                 addrs: vec![],
+                cookie_preservative: None,
                 unrecognized: params,
             })],
             0,
@@ -379,6 +380,24 @@ fn crafted_packets_over_the_socket() {
         vec![Chunk::CookieEcho { cookie: stale }],
         0,
     );
+    // RFC 9260 5.1.5 step 3: the stale one gets an ERROR with a Stale Cookie cause
+    // (3) saying how late it is, under the tag of the INIT that asked for it.
+    let err = a.recv().expect("Stale Cookie ERROR");
+    assert_eq!(err.vtag, 2);
+    match err.chunks.as_slice() {
+        [
+            Chunk::Error {
+                t_bit: false,
+                causes,
+            },
+        ] => {
+            assert_eq!(causes.len(), 1);
+            assert_eq!(causes[0].code, 3);
+            let late = u32::from_be_bytes(causes[0].info[..4].try_into().expect("4 bytes"));
+            assert!(late >= 100_000, "at least 100 ms late: {late} us");
+        }
+        other => panic!("ERROR expected, got {other:?}"),
+    }
     assert!(a.recv().is_none(), "no COOKIE ACK for a stale cookie");
 
     // 4. A fresh handshake creates the one association.
@@ -471,7 +490,7 @@ fn crafted_packets_over_the_socket() {
     assert_eq!(o, Outcome::Graceful);
     let st = &srv.assoc.stats;
     assert_eq!(st.inits_received, 503);
-    assert_eq!((st.unknown_chunks, st.errors_sent), (2, 2));
+    assert_eq!((st.unknown_chunks, st.errors_sent), (2, 3));
     assert_eq!(st.associations_created, 1);
     assert_eq!(st.cookie_rejects, 2);
     assert_eq!(st.bad_vtag_drops, 1);
@@ -511,6 +530,7 @@ fn mutated_packets_never_panic() {
             inbound_streams: 3,
             initial_tsn: 5,
             addrs: vec![[127, 0, 0, 2]],
+            cookie_preservative: None,
             unrecognized: vec![],
         })]));
         v.push(mk(vec![

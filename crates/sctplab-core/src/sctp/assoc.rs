@@ -12,19 +12,21 @@
 //! The client sends the application's data; the server receives it. The server keeps
 //! no association state before a valid COOKIE-ECHO (RFC 9260 sec. 5.1.3).
 
+mod handshake;
+mod screen;
+
 use super::config::{Knobs, initial_cwnd_bytes};
-use super::cookie::{CookieBody, CookieError};
 use super::inbound::Inbound;
-use super::outbound::{AppSource, Outbound};
+use super::outbound::Outbound;
 use super::path::{Path, PathSet, PathState, PathStats, Rto};
 use crate::endpoint::{Endpoint, EndpointEvent};
 use crate::metrics::Window;
 use crate::net::wire::{
-    Chunk, DataChunk, ErrorCause, InitAckChunk, InitChunk, SCTP_HEADER_LEN, SctpRepr,
-    TransportRepr, cause,
+    Chunk, DataChunk, ErrorCause, InitChunk, SCTP_HEADER_LEN, SctpRepr, TransportRepr,
 };
 use crate::net::{Packet, PacketKind};
 use crate::sim::{RngStream, SimDuration, SimTime};
+use screen::{Screen, Tags, screen};
 use std::collections::VecDeque;
 
 #[derive(Clone, Debug)]
@@ -99,6 +101,15 @@ pub struct AssocStats {
     pub unknown_chunks: u64,
     pub errors_sent: u64,
     pub errors_received: u64,
+    /// Packets discarded whole for breaking a rule of RFC 9260: an INIT, INIT ACK or
+    /// SHUTDOWN COMPLETE bundled with other chunks, a COOKIE ECHO not first, tag 0 on
+    /// anything but an INIT (3.1, 5.1, 6.10, 8.5.1 (A)); also an INIT or INIT ACK
+    /// whose Initiate Tag is 0 (3.3.2, 3.3.3).
+    pub rule_violations: u64,
+    /// Out-of-the-blue packets (8.4): received while no association exists.
+    pub ootb_packets: u64,
+    /// Associations replaced after the peer restarted (5.2.4 (A)).
+    pub restarts: u64,
 }
 
 /// Heartbeat Info as Linux (>= 5.14, `struct sctp_sender_hb_info`) sends it: a 28-byte
@@ -162,8 +173,12 @@ pub struct Association {
     /// The peer's initial TSN: on the server, packet numbers of SACKs in traces; on the
     /// sending-only client, what its SHUTDOWN acknowledges (see `shutdown_cum_ack`).
     peer_initial_tsn: u32,
-    /// Client: the cookie to echo again if T1-cookie expires.
+    /// Client: the cookie to echo again if T1-cookie expires, and when it was first
+    /// sent (the round trip a Stale Cookie ERROR measures, RFC 9260 5.2.6).
     last_cookie: Option<Vec<u8>>,
+    cookie_sent_at: SimTime,
+    /// Client: the Cookie Preservative its INITs carry after a Stale Cookie ERROR.
+    cookie_preservative: Option<u32>,
     /// Control chunks to send, each with the verification tag its packet carries and
     /// the destination address.
     ctrl: VecDeque<(u32, Chunk, [u8; 4])>,
@@ -212,6 +227,8 @@ impl Association {
             pending_initial_tsn: 0,
             peer_initial_tsn: 0,
             last_cookie: None,
+            cookie_sent_at: SimTime::ZERO,
+            cookie_preservative: None,
             ctrl: VecDeque::new(),
             t1: None,
             t1_retries: 0,
@@ -336,59 +353,11 @@ impl Association {
             inbound_streams: u16::MAX,
             initial_tsn: self.pending_initial_tsn,
             addrs: self.listed_addrs(),
+            cookie_preservative: self.cookie_preservative,
             unrecognized: Vec::new(),
         };
         self.send_ctrl(0, Chunk::Init(init), self.cfg.primary_peer);
         self.t1 = Some(self.now + self.t1_timeout());
-    }
-
-    fn on_init(&mut self, vtag: u32, init: &InitChunk) {
-        // RFC 9260 8.5.1: an INIT carries tag 0; anything else is silently dropped.
-        if vtag != 0 || init.init_tag == 0 {
-            self.stats.bad_vtag_drops += 1;
-            return;
-        }
-        self.stats.inits_received += 1;
-        // Stateless answer: everything needed later goes into the signed cookie.
-        let local_tag = self.nonzero();
-        let local_tsn = self.rng.next_u64() as u32;
-        let peer_out = init.outbound_streams;
-        // RFC 9260 5.1.2 C: the INIT's source and the addresses it lists.
-        let mut peer_addrs = Vec::new();
-        if !init.addrs.is_empty() {
-            peer_addrs.push(self.pkt_src);
-            for a in &init.addrs {
-                if !peer_addrs.contains(a) {
-                    peer_addrs.push(*a);
-                }
-            }
-        }
-        let body = CookieBody {
-            local_tag,
-            peer_tag: init.init_tag,
-            local_initial_tsn: local_tsn,
-            peer_initial_tsn: init.initial_tsn,
-            peer_a_rwnd: init.a_rwnd,
-            local_a_rwnd: self.cfg.receive_buffer.min(u64::from(u32::MAX)) as u32,
-            local_out_streams: 1.min(init.inbound_streams),
-            peer_out_streams: peer_out,
-            created_ns: self.now.as_nanos(),
-            lifetime_ns: self.cfg.cookie_lifetime.as_nanos(),
-            peer_addrs,
-        };
-        let ack = InitAckChunk {
-            init_tag: local_tag,
-            a_rwnd: body.local_a_rwnd,
-            outbound_streams: body.local_out_streams,
-            inbound_streams: peer_out,
-            initial_tsn: local_tsn,
-            addrs: self.listed_addrs(),
-            unrecognized: Vec::new(),
-            // RFC 9260 3.2.2: the INIT's parameters to report go back in the INIT ACK.
-            reported: init.unrecognized.clone(),
-            state_cookie: body.seal(&self.secret),
-        };
-        self.send_ctrl(init.init_tag, Chunk::InitAck(ack), self.pkt_src);
     }
 
     /// The peer's destinations; every one starts with the same congestion state.
@@ -400,121 +369,6 @@ impl Association {
             .map(|&a| Path::new(a, mtu, cwnd, ssthresh, self.rto_before_established.clone()))
             .collect();
         self.paths = PathSet::new(paths);
-    }
-
-    fn on_init_ack(&mut self, ack: &InitAckChunk) {
-        if self.state != State::CookieWait {
-            return;
-        }
-        self.peer_tag = ack.init_tag;
-        self.peer_initial_tsn = ack.initial_tsn;
-        let streams = self.cfg.streams.min(ack.inbound_streams).max(1);
-        let k = self.cfg.knobs.clone();
-        let ssthresh = self.cfg.initial_ssthresh.unwrap_or(u64::from(ack.a_rwnd)) as f64;
-        // RFC 9260 5.1.2 C: the INIT-ACK's source and its listed addresses; the address
-        // the INIT went to is the primary.
-        let mut addrs = vec![self.cfg.primary_peer];
-        if !ack.addrs.is_empty() {
-            for a in std::iter::once(&self.pkt_src).chain(ack.addrs.iter()) {
-                if !addrs.contains(a) {
-                    addrs.push(*a);
-                }
-            }
-        }
-        self.build_paths(&addrs, ssthresh);
-        let mut app = AppSource::new(
-            self.cfg.total,
-            self.cfg.message_size,
-            streams,
-            self.cfg.unordered,
-        );
-        app.set_streams(streams);
-        if self.stop_pending {
-            app.stop();
-        }
-        self.out = Some(Outbound::new(
-            k,
-            self.pending_initial_tsn,
-            app,
-            self.cfg.pmtu,
-            ack.a_rwnd,
-            self.cfg.trace_sends,
-            self.cfg.window,
-        ));
-        self.last_cookie = Some(ack.state_cookie.clone());
-        self.send_ctrl(
-            self.peer_tag,
-            Chunk::CookieEcho {
-                cookie: ack.state_cookie.clone(),
-            },
-            self.cfg.primary_peer,
-        );
-        // RFC 9260 3.2.2: the INIT ACK's parameters to report go in an ERROR chunk
-        // bundled behind the COOKIE ECHO (which must come first), one "Unrecognized
-        // Parameters" cause holding them all.
-        if !ack.unrecognized.is_empty() {
-            let mut info = Vec::new();
-            for t in &ack.unrecognized {
-                info.resize(info.len().next_multiple_of(4), 0);
-                info.extend_from_slice(t);
-            }
-            let causes = vec![ErrorCause {
-                code: cause::UNRECOGNIZED_PARAMETERS,
-                info,
-            }];
-            self.send_error(causes, self.cfg.primary_peer);
-        }
-        self.state = State::CookieEchoed;
-        self.t1_retries = 0;
-        self.t1 = Some(self.now + self.t1_timeout());
-    }
-
-    fn on_cookie_echo(&mut self, vtag: u32, cookie: &[u8]) {
-        let body = match CookieBody::open(cookie, &self.secret, self.now.as_nanos()) {
-            Ok(b) => b,
-            Err(CookieError::Malformed | CookieError::BadMac | CookieError::Stale) => {
-                self.stats.cookie_rejects += 1;
-                return;
-            }
-        };
-        if vtag != body.local_tag {
-            self.stats.bad_vtag_drops += 1;
-            return;
-        }
-        if self.inb.is_none() {
-            self.local_tag = body.local_tag;
-            self.peer_tag = body.peer_tag;
-            self.peer_initial_tsn = body.peer_initial_tsn;
-            self.inb = Some(Inbound::new(
-                body.peer_initial_tsn,
-                self.cfg.receive_buffer,
-                body.peer_out_streams,
-                self.cfg.delayed_sack,
-                self.cfg.window,
-                self.cfg.pmtu.saturating_sub(32),
-                self.cfg.knobs.sack_on_rwnd_drop,
-            ));
-            let addrs = if body.peer_addrs.is_empty() {
-                vec![self.pkt_src]
-            } else {
-                body.peer_addrs.clone()
-            };
-            let ssthresh = self
-                .cfg
-                .initial_ssthresh
-                .unwrap_or(u64::from(body.peer_a_rwnd)) as f64;
-            self.build_paths(&addrs, ssthresh);
-            self.stats.associations_created += 1;
-            self.state = State::Established;
-            // ns-2 confirms destinations only at the INIT's sender; RFC 9260 5.4: the
-            // INIT's source is confirmed, the other listed addresses are probed.
-            let ns2 = self.cfg.knobs.ns2_paths;
-            for (j, p) in self.paths.paths.iter_mut().enumerate() {
-                p.confirmed = ns2 || j == 0;
-            }
-            self.start_heartbeats();
-        }
-        self.send_ctrl(self.peer_tag, Chunk::CookieAck, self.pkt_src);
     }
 
     fn established_client(&mut self) {
@@ -802,11 +656,8 @@ impl Association {
     #[inline(never)]
     fn handle_rare_chunk(&mut self, vtag: u32, chunk: &Chunk) {
         match chunk {
-            Chunk::Init(init) if self.role == Role::Server => self.on_init(vtag, init),
+            Chunk::Init(init) => self.on_init(init),
             Chunk::InitAck(ack) if self.role == Role::Client => self.on_init_ack(ack),
-            Chunk::CookieEcho { cookie } if self.role == Role::Server => {
-                self.on_cookie_echo(vtag, cookie)
-            }
             Chunk::CookieAck if self.state == State::CookieEchoed => self.established_client(),
             Chunk::Heartbeat { info } => {
                 let info = info.clone();
@@ -844,9 +695,9 @@ impl Association {
                 self.stop_timers();
                 self.stats.aborted = true;
             }
-            // Informational here: no cause this end acts on is ever provoked by what it
-            // sends (RFC 9260 3.3.10 leaves the handling to the cause).
-            Chunk::Error { .. } => self.stats.errors_received += 1,
+            // RFC 9260 3.3.10 leaves the handling to the cause; only Stale Cookie is
+            // acted on (5.2.6).
+            Chunk::Error { causes, .. } => self.on_error(causes),
             _ => {}
         }
     }
@@ -1066,13 +917,10 @@ impl Endpoint for Association {
         // RFC 9260 3.2: an unknown chunk whose type has the high bit clear ends the
         // packet; it and everything after it go unprocessed.
         // One pass (every packet comes through here) for what the packet holds.
-        let (mut end, mut is_init, mut is_cookie_echo, mut had_data) =
-            (sctp.chunks.len(), false, false, false);
+        let (mut end, mut had_data) = (sctp.chunks.len(), false);
         for (i, c) in sctp.chunks.iter().enumerate() {
             match c {
                 Chunk::Data(_) => had_data = true,
-                Chunk::Init(_) => is_init = true,
-                Chunk::CookieEcho { .. } => is_cookie_echo = true,
                 Chunk::Unknown(u) if u.stops_packet() => {
                     end = i + 1;
                     break;
@@ -1080,20 +928,64 @@ impl Endpoint for Association {
                 _ => {}
             }
         }
-        let chunks = &sctp.chunks[..end];
-        // RFC 9260 8.5: every packet but an INIT (tag 0) and a COOKIE-ECHO (checked
-        // against the cookie) must carry our tag, or it is dropped. 8.5.1 (B), (C): an
-        // ABORT or SHUTDOWN-COMPLETE with the T bit carries our peer's tag instead (a
-        // peer without a TCB reflected the tag we sent it).
-        let tag_ok = match chunks.first() {
-            Some(Chunk::Abort { t_bit: true } | Chunk::ShutdownComplete { t_bit: true }) => {
-                self.peer_tag != 0 && sctp.vtag == self.peer_tag
+        let mut chunks = &sctp.chunks[..end];
+        let verdict = screen(
+            &sctp.chunks,
+            Tags {
+                vtag: sctp.vtag,
+                local: self.local_tag,
+                peer: self.peer_tag,
+                tcb: self.has_tcb(),
+                setting_up: matches!(self.state, State::CookieWait | State::CookieEchoed),
+            },
+        );
+        match verdict {
+            Screen::Ours | Screen::Init => {}
+            Screen::RuleBroken => {
+                self.stats.rule_violations += 1;
+                return;
             }
-            _ => sctp.vtag == self.local_tag,
-        };
-        if !is_init && !is_cookie_echo && !tag_ok {
-            self.stats.bad_vtag_drops += 1;
-            return;
+            Screen::BadTag => {
+                self.stats.bad_vtag_drops += 1;
+                return;
+            }
+            Screen::OotbDiscard | Screen::OotbShutdownComplete | Screen::OotbAbort => {
+                self.stats.ootb_packets += 1;
+                // RFC 9260 8.4 (5), (8): the answer reflects the packet's own tag.
+                let answer = match verdict {
+                    Screen::OotbShutdownComplete => Chunk::ShutdownComplete { t_bit: true },
+                    Screen::OotbAbort => Chunk::Abort { t_bit: true },
+                    _ => return,
+                };
+                self.send_ctrl(sctp.vtag, answer, pkt.ip.src);
+                return;
+            }
+            Screen::Reflected => {
+                for c in chunks {
+                    match c {
+                        Chunk::Abort { t_bit: true } => {
+                            self.stop_timers();
+                            self.stats.aborted = true;
+                        }
+                        Chunk::ShutdownComplete { t_bit: true }
+                            if self.state == State::ShutdownAckSent =>
+                        {
+                            self.stop_timers();
+                        }
+                        _ => {}
+                    }
+                }
+                return;
+            }
+            Screen::CookieEcho => {
+                let Some(Chunk::CookieEcho { cookie }) = chunks.first() else {
+                    return;
+                };
+                if !self.on_cookie_echo(sctp.vtag, cookie) {
+                    return;
+                }
+                chunks = &chunks[1..];
+            }
         }
         if had_data {
             // RFC 9260 6.4: the SACK goes where the DATA came from.
@@ -1109,6 +1001,10 @@ impl Endpoint for Association {
                     }
                 }
                 c => self.handle_chunk(sctp.vtag, c),
+            }
+            // RFC 9260 3.3.7: chunks behind an ABORT are ignored.
+            if matches!(c, Chunk::Abort { .. }) {
+                break;
             }
         }
         // RFC 9260 3.2: chunk types 01 and 11 are reported in one ERROR chunk per
@@ -1428,6 +1324,7 @@ mod tests {
             inbound_streams: 1,
             initial_tsn: 1,
             addrs: vec![],
+            cookie_preservative: None,
             unrecognized: vec![],
         })
     }
@@ -1513,9 +1410,20 @@ mod tests {
         );
         assert_eq!(s.stats.cookie_rejects, 2);
         assert!(s.inb.is_none());
-        assert!(
-            drain(&mut s, late).is_empty(),
-            "no COOKIE-ACK for a refused cookie"
+        // RFC 9260 5.1.5 step 3: the stale one is answered with an ERROR, "Stale
+        // Cookie" (3), 1 s late = 1_000_000 us, under the INIT's tag; no COOKIE-ACK.
+        let out = drain(&mut s, late);
+        assert_eq!(out.len(), 1);
+        assert_eq!(sctp(&out[0]).vtag, c.local_tag);
+        assert_eq!(
+            sctp(&out[0]).chunks,
+            vec![Chunk::Error {
+                t_bit: false,
+                causes: vec![ErrorCause {
+                    code: 3,
+                    info: 1_000_000u32.to_be_bytes().to_vec(),
+                }],
+            }]
         );
     }
 

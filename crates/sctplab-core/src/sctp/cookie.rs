@@ -32,7 +32,18 @@ pub struct CookieBody {
     /// source first, then the listed ones. Empty for a single-homed client, whose
     /// address is the COOKIE-ECHO's source, so its cookie keeps its old size.
     pub peer_addrs: Vec<[u8; 4]>,
+    /// The Tie-Tags (RFC 9260 5.2.1, 5.2.2): the local and peer tags of the TCB that
+    /// existed when the INIT ACK was made (a restart or an INIT collision); None for
+    /// an INIT that met no TCB, whose tie-tags are 0. Only then does the cookie grow
+    /// (by 9 bytes), so every ordinary cookie keeps its size.
+    pub tie_tags: Option<(u32, u32)>,
 }
+
+/// Marks a cookie tail that ends with the Tie-Tags: addresses are 4 bytes each, so a
+/// tail of 4n + 9 bytes (addresses, 8 bytes of tags, this byte) cannot be mistaken
+/// for one without.
+const TIE_TAGS_MARK: u8 = 0x54;
+const TIE_TAGS_LEN: usize = 9;
 
 /// Why a COOKIE-ECHO was refused.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -68,7 +79,18 @@ impl CookieBody {
         b
     }
 
-    fn decode(b: &[u8], tail: &[u8]) -> Self {
+    fn decode(b: &[u8], mut tail: &[u8]) -> Self {
+        let mut tie_tags = None;
+        if tail.len() % 4 == TIE_TAGS_LEN % 4 && tail.len() >= TIE_TAGS_LEN {
+            let t = &tail[tail.len() - TIE_TAGS_LEN..];
+            if t[8] == TIE_TAGS_MARK {
+                tie_tags = Some((
+                    u32::from_be_bytes([t[0], t[1], t[2], t[3]]),
+                    u32::from_be_bytes([t[4], t[5], t[6], t[7]]),
+                ));
+                tail = &tail[..tail.len() - TIE_TAGS_LEN];
+            }
+        }
         let u32_at = |i: usize| u32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
         let u16_at = |i: usize| u16::from_be_bytes([b[i], b[i + 1]]);
         let u64_at = |i: usize| {
@@ -91,6 +113,7 @@ impl CookieBody {
                 .chunks_exact(4)
                 .map(|a| [a[0], a[1], a[2], a[3]])
                 .collect(),
+            tie_tags,
         }
     }
 
@@ -101,6 +124,11 @@ impl CookieBody {
         for a in &self.peer_addrs {
             out.extend_from_slice(a);
         }
+        if let Some((l, p)) = self.tie_tags {
+            out.extend_from_slice(&l.to_be_bytes());
+            out.extend_from_slice(&p.to_be_bytes());
+            out.push(TIE_TAGS_MARK);
+        }
         let tag = mac(secret, &out);
         out.extend_from_slice(&tag);
         out
@@ -108,7 +136,25 @@ impl CookieBody {
 
     /// Verifies and decodes a cookie received in a COOKIE-ECHO at `now_ns`.
     pub fn open(cookie: &[u8], secret: &[u8; 32], now_ns: u64) -> Result<CookieBody, CookieError> {
-        if cookie.len() < BODY_LEN + MAC_LEN || (cookie.len() - BODY_LEN - MAC_LEN) % 4 != 0 {
+        let c = CookieBody::authenticate(cookie, secret)?;
+        if c.stale_by_ns(now_ns).is_some() {
+            return Err(CookieError::Stale);
+        }
+        Ok(c)
+    }
+
+    /// How long past its lifetime the cookie is at `now_ns`, if it has expired
+    /// (RFC 9260 5.1.5 step 3; 5.2.4 lets a cookie whose tags both match the TCB's
+    /// pass even then).
+    pub fn stale_by_ns(&self, now_ns: u64) -> Option<u64> {
+        let end = self.created_ns.saturating_add(self.lifetime_ns);
+        (now_ns > end).then(|| now_ns - end)
+    }
+
+    /// Verifies the MAC and decodes, leaving the lifetime to the caller.
+    pub fn authenticate(cookie: &[u8], secret: &[u8; 32]) -> Result<CookieBody, CookieError> {
+        let tail = cookie.len().saturating_sub(BODY_LEN + MAC_LEN);
+        if cookie.len() < BODY_LEN + MAC_LEN || !matches!(tail % 4, 0 | 1) {
             return Err(CookieError::Malformed);
         }
         let (body, tag) = cookie.split_at(cookie.len() - MAC_LEN);
@@ -117,11 +163,7 @@ impl CookieBody {
         // Constant-time comparison, as a real endpoint must do.
         m.verify_slice(tag).map_err(|_| CookieError::BadMac)?;
         let (fixed, tail) = body.split_at(BODY_LEN);
-        let c = CookieBody::decode(fixed, tail);
-        if now_ns > c.created_ns.saturating_add(c.lifetime_ns) {
-            return Err(CookieError::Stale);
-        }
-        Ok(c)
+        Ok(CookieBody::decode(fixed, tail))
     }
 }
 
@@ -151,6 +193,7 @@ mod tests {
             created_ns: 1_000,
             lifetime_ns: 60_000_000_000,
             peer_addrs: vec![],
+            tie_tags: None,
         }
     }
 
@@ -166,7 +209,18 @@ mod tests {
         };
         let sealed = mh.seal(&secret);
         assert_eq!(sealed.len(), c.len() + 8);
-        assert_eq!(CookieBody::open(&sealed, &secret, 2_000), Ok(mh));
+        assert_eq!(CookieBody::open(&sealed, &secret, 2_000), Ok(mh.clone()));
+        // Tie-Tags (a restart's or a collision's cookie) add 9 bytes; with or
+        // without addresses they come back as they went in.
+        for base in [body(), mh] {
+            let tied = CookieBody {
+                tie_tags: Some((0xdead_beef, 0x0102_0304)),
+                ..base.clone()
+            };
+            let sealed_tied = tied.seal(&secret);
+            assert_eq!(sealed_tied.len(), base.seal(&secret).len() + 9);
+            assert_eq!(CookieBody::open(&sealed_tied, &secret, 2_000), Ok(tied));
+        }
     }
 
     #[test]

@@ -50,6 +50,10 @@ pub struct Inbound {
     pub highest_tsn: u32,
     initial_tsn: u32,
     pub dropped_no_buffer: u64,
+    /// DATA chunks dropped because their TSN lies further beyond the cumulative TSN
+    /// than `max_ahead` (see `Inbound::new`).
+    pub dropped_beyond_window: u64,
+    max_ahead: i64,
     /// Times a message was started in parts to make room (RFC 9260 6.9).
     pub partial_deliveries: u64,
     // SACK policy.
@@ -64,6 +68,19 @@ pub struct Inbound {
     /// ns-2.35: a chunk of the packet being handled was dropped for want of space after
     /// the last chunk that asked for a SACK.
     drop_cancels_sack: bool,
+}
+
+/// The furthest TSN beyond the cumulative TSN a receive buffer of `buffer` bytes can
+/// be asked to hold: every TSN in between is outstanding at the sender or held here,
+/// and each DATA chunk is at least 17 bytes (16 of header and one of user data, RFC
+/// 9260 3.3.1), so no sender keeping to the advertised window goes further. Never less
+/// than the 4096 TSNs of Linux's and usrsctp's fixed mapping arrays
+/// (`SCTP_TSN_MAP_SIZE`, `SCTP_MAPPING_ARRAY` bits), so a small buffer does not refuse
+/// what real stacks accept. Beyond it a chunk would only cost memory (one entry per
+/// TSN in between): 2^30 TSNs ahead used to ask for 16 GiB.
+fn max_tsns_ahead(buffer: u64) -> i64 {
+    let min_chunk = DataChunk::len_for(1) as u64;
+    (buffer / min_chunk).clamp(4096, i32::MAX as u64) as i64
 }
 
 impl Inbound {
@@ -89,6 +106,8 @@ impl Inbound {
             highest_tsn: 0,
             initial_tsn: peer_initial_tsn,
             dropped_no_buffer: 0,
+            dropped_beyond_window: 0,
+            max_ahead: max_tsns_ahead(buffer),
             partial_deliveries: 0,
             delayed,
             packets_unacked: 0,
@@ -111,9 +130,20 @@ impl Inbound {
         i64::from(tsn.wrapping_sub(self.cum_tsn) as i32)
     }
 
+    /// How far beyond the cumulative TSN a DATA chunk may lie (see `max_tsns_ahead`).
+    pub fn max_ahead(&self) -> u32 {
+        self.max_ahead as u32
+    }
+
     /// Handles one DATA chunk; returns whether it was accepted (new and buffered).
     pub fn on_data(&mut self, now: SimTime, d: &DataChunk) -> bool {
         let off = self.offset(d.tsn);
+        if off > self.max_ahead {
+            // Silently dropped, as Linux (`sctp_tsnmap_check`) and usrsctp do beyond
+            // their mapping arrays; the per-TSN list below never grows past the bound.
+            self.dropped_beyond_window += 1;
+            return false;
+        }
         let dup = off <= 0
             || self
                 .above

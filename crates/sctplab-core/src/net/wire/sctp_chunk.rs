@@ -69,8 +69,10 @@ const PARAM_IPV6_ADDRESS: u16 = 6;
 const PARAM_STATE_COOKIE: u16 = 7;
 /// Unrecognized Parameter of INIT ACK (§3.3.3.1): one INIT parameter reported back.
 const PARAM_UNRECOGNIZED: u16 = 8;
-/// Cookie Preservative (§3.3.2.1): recognized; the lifetime increment is not granted.
+/// Cookie Preservative (§3.3.2.1): the suggested cookie life-span increment (§5.2.6).
 const PARAM_COOKIE_PRESERVATIVE: u16 = 9;
+/// Its length: header and the 32-bit increment.
+const COOKIE_PRESERVATIVE_PARAM_LEN: usize = 8;
 /// Host Name Address (§3.3.2.1, deprecated): recognized, not used.
 const PARAM_HOST_NAME: u16 = 11;
 /// Supported Address Types (§3.3.2.1): recognized; only IPv4 is used anyway.
@@ -98,6 +100,10 @@ pub mod cause {
     pub const UNRECOGNIZED_CHUNK_TYPE: u16 = 6;
     /// Unrecognized Parameters (§3.3.10.8): the complete parameter TLVs.
     pub const UNRECOGNIZED_PARAMETERS: u16 = 8;
+    /// Stale Cookie (§3.3.10.3): the measure of staleness in microseconds.
+    pub const STALE_COOKIE: u16 = 3;
+    /// Cookie Received While Shutting Down (§3.3.10.10): no information.
+    pub const COOKIE_WHILE_SHUTTING_DOWN: u16 = 10;
 }
 /// Type and length of a parameter (§3.2.1).
 const PARAM_HEADER_LEN: usize = 4;
@@ -209,9 +215,13 @@ pub struct InitChunk {
     /// IPv4 Address parameters (§3.3.2.1), in order. Empty: the receiver uses
     /// the packet's source address as the sole destination.
     pub addrs: Vec<[u8; 4]>,
+    /// Cookie Preservative (§3.3.2.1, type 9): the suggested cookie life-span
+    /// increment in milliseconds, sent after a Stale Cookie error (§5.2.6).
+    /// Emitted after the addresses.
+    pub cookie_preservative: Option<u32>,
     /// Parameters not recognized whose type asks for a report (§3.2.1: type
     /// bits 01 or 11), each a complete TLV without padding, in order. Emitted
-    /// verbatim after the addresses.
+    /// verbatim after the addresses and the Cookie Preservative.
     pub unrecognized: Vec<Vec<u8>>,
 }
 
@@ -408,6 +418,8 @@ impl Chunk {
                 Chunk::Init(i) => {
                     INIT_FIXED_LEN
                         + IPV4_ADDRESS_PARAM_LEN * i.addrs.len()
+                        + COOKIE_PRESERVATIVE_PARAM_LEN
+                            * usize::from(i.cookie_preservative.is_some())
                         + tlvs_len(i.unrecognized.iter().map(Vec::len))
                 }
                 Chunk::InitAck(ia) => {
@@ -477,7 +489,15 @@ impl Chunk {
                     i.inbound_streams,
                     i.initial_tsn,
                 );
-                let at = INIT_FIXED_LEN + emit_addrs(&mut value[INIT_FIXED_LEN..], &i.addrs);
+                let mut at = INIT_FIXED_LEN + emit_addrs(&mut value[INIT_FIXED_LEN..], &i.addrs);
+                if let Some(inc) = i.cookie_preservative {
+                    emit_param(
+                        &mut value[at..],
+                        PARAM_COOKIE_PRESERVATIVE,
+                        &inc.to_be_bytes(),
+                    );
+                    at += COOKIE_PRESERVATIVE_PARAM_LEN;
+                }
                 emit_tlvs(&mut value[at..], &i.unrecognized);
             }
             Chunk::InitAck(ia) => {
@@ -574,6 +594,11 @@ impl Chunk {
                     if ptype == PARAM_IPV4_ADDRESS {
                         match <[u8; 4]>::try_from(pvalue) {
                             Ok(a) => init.addrs.push(a),
+                            Err(_) => bad_addr = true,
+                        }
+                    } else if ptype == PARAM_COOKIE_PRESERVATIVE {
+                        match <[u8; 4]>::try_from(pvalue) {
+                            Ok(b) => init.cookie_preservative = Some(u32::from_be_bytes(b)),
                             Err(_) => bad_addr = true,
                         }
                     }
@@ -767,6 +792,7 @@ fn parse_init_fields(value: &[u8]) -> Result<(InitChunk, &[u8]), WireError> {
         inbound_streams: read_u16(value, 10)?,
         initial_tsn: read_u32(value, 12)?,
         addrs: Vec::new(),
+        cookie_preservative: None,
         unrecognized: Vec::new(),
     };
     Ok((init, &value[INIT_FIXED_LEN..]))
@@ -936,6 +962,7 @@ mod tests {
                 inbound_streams: 65535,
                 initial_tsn: 42,
                 addrs: vec![],
+                cookie_preservative: None,
                 unrecognized: vec![],
             }),
             Chunk::Init(InitChunk {
@@ -945,6 +972,7 @@ mod tests {
                 inbound_streams: 65535,
                 initial_tsn: 3,
                 addrs: vec![[10, 0, 0, 1], [11, 0, 0, 1]],
+                cookie_preservative: None,
                 unrecognized: vec![],
             }),
             Chunk::InitAck(InitAckChunk {
@@ -1152,6 +1180,7 @@ mod tests {
             inbound_streams: 0xffff,
             initial_tsn: 9,
             addrs: vec![[10, 0, 0, 1], [11, 0, 0, 1]],
+            cookie_preservative: None,
             unrecognized: vec![],
         });
         assert_eq!(init.len(), 36);

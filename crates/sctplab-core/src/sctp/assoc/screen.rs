@@ -1,0 +1,126 @@
+//! What a received packet may do before any of its chunks is processed: the bundling
+//! rules (RFC 9260 3.1, 5.1, 6.10), the verification tag rules (8.5, 8.5.1) and the
+//! handling of out-of-the-blue packets (8.4). A pure function of the packet and the
+//! tags, so every rule is decided in one place and the chunk handlers never see a
+//! packet that broke one.
+
+use crate::net::wire::{Chunk, cause};
+
+/// The outcome for one packet.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Screen {
+    /// A bundling rule broken, or tag 0 on anything but an INIT: discarded whole.
+    RuleBroken,
+    /// The verification tag is not ours (8.5): discarded whole.
+    BadTag,
+    /// Out of the blue, silently discarded (8.4 (2), (6), (7)).
+    OotbDiscard,
+    /// Out of the blue with a SHUTDOWN ACK: a SHUTDOWN COMPLETE with the T bit under
+    /// the packet's own tag answers it (8.4 (5); 8.5.1 (E) in COOKIE-WAIT and
+    /// COOKIE-ECHOED).
+    OotbShutdownComplete,
+    /// Out of the blue otherwise: an ABORT with the T bit under the packet's own tag
+    /// (8.4 (8)).
+    OotbAbort,
+    /// An INIT, alone and under tag 0 (8.5.1 (A)).
+    Init,
+    /// A COOKIE ECHO first: the cookie decides the tag, and the chunks behind it are
+    /// processed only once it has been accepted (5.1.5, 8.5.1 (D)).
+    CookieEcho,
+    /// ABORT or SHUTDOWN COMPLETE with the T bit under our peer's tag (8.5.1 (B),
+    /// (C)): only those chunks are acted on.
+    Reflected,
+    /// Our own tag: every chunk is processed.
+    Ours,
+}
+
+/// The receiving end's side of the checks.
+#[derive(Copy, Clone, Debug)]
+pub(super) struct Tags {
+    pub vtag: u32,
+    pub local: u32,
+    pub peer: u32,
+    /// Whether a TCB exists for the packet to belong to.
+    pub tcb: bool,
+    /// COOKIE-WAIT or COOKIE-ECHOED.
+    pub setting_up: bool,
+}
+
+fn is_stale_cookie_error(c: &Chunk) -> bool {
+    matches!(c, Chunk::Error { causes, .. } if causes.iter().any(|e| e.code == cause::STALE_COOKIE))
+}
+
+pub(super) fn screen(chunks: &[Chunk], t: Tags) -> Screen {
+    let Some(first) = chunks.first() else {
+        return Screen::RuleBroken;
+    };
+    // 3.1 and 5.1: INIT, INIT ACK and SHUTDOWN COMPLETE travel alone; 6.10: a COOKIE
+    // ECHO comes first. A packet that breaks either is discarded, not trimmed, so a
+    // forged INIT or COOKIE ECHO cannot carry other chunks past the tag check.
+    let alone = |c: &Chunk| {
+        matches!(
+            c,
+            Chunk::Init(_) | Chunk::InitAck(_) | Chunk::ShutdownComplete { .. }
+        )
+    };
+    if chunks.len() > 1 && chunks.iter().any(alone)
+        || chunks[1..]
+            .iter()
+            .any(|c| matches!(c, Chunk::CookieEcho { .. }))
+    {
+        return Screen::RuleBroken;
+    }
+    if matches!(first, Chunk::Init(_)) {
+        return if t.vtag == 0 {
+            Screen::Init
+        } else {
+            Screen::BadTag
+        };
+    }
+    // 8.5.1 (A): tag 0 belongs to an INIT only.
+    if t.vtag == 0 {
+        return Screen::RuleBroken;
+    }
+    let any = |f: fn(&Chunk) -> bool| chunks.iter().any(f);
+    if !t.tcb {
+        // 8.4, in its order.
+        if any(|c| matches!(c, Chunk::Abort { .. })) {
+            return Screen::OotbDiscard;
+        }
+        if matches!(first, Chunk::CookieEcho { .. }) {
+            return Screen::CookieEcho;
+        }
+        if any(|c| matches!(c, Chunk::ShutdownAck)) {
+            return Screen::OotbShutdownComplete;
+        }
+        if any(|c| matches!(c, Chunk::ShutdownComplete { .. } | Chunk::CookieAck))
+            || any(is_stale_cookie_error)
+        {
+            return Screen::OotbDiscard;
+        }
+        return Screen::OotbAbort;
+    }
+    if matches!(first, Chunk::CookieEcho { .. }) {
+        return Screen::CookieEcho;
+    }
+    if t.setting_up && any(|c| matches!(c, Chunk::ShutdownAck)) {
+        return Screen::OotbShutdownComplete;
+    }
+    if any(|c| {
+        matches!(
+            c,
+            Chunk::Abort { t_bit: true } | Chunk::ShutdownComplete { t_bit: true }
+        )
+    }) {
+        return if t.peer != 0 && t.vtag == t.peer {
+            Screen::Reflected
+        } else {
+            Screen::BadTag
+        };
+    }
+    if t.vtag == t.local {
+        Screen::Ours
+    } else {
+        Screen::BadTag
+    }
+}
