@@ -1243,12 +1243,15 @@ impl Endpoint for Association {
 }
 
 #[cfg(test)]
+mod hostile_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::net::wire::{DataChunk, DataFlags};
     use crate::sctp::config::Variant;
 
-    fn cfg() -> AssocCfg {
+    pub(super) fn cfg() -> AssocCfg {
         AssocCfg {
             ports: (50_000, 52_000),
             pmtu: 1500,
@@ -1277,16 +1280,16 @@ mod tests {
         }
     }
 
-    fn server() -> Association {
+    pub(super) fn server() -> Association {
         Association::new(Role::Server, cfg(), RngStream::new(1, "server"))
     }
 
-    fn client() -> Association {
+    pub(super) fn client() -> Association {
         Association::new(Role::Client, cfg(), RngStream::new(1, "client"))
     }
 
     /// Everything `from` wants to send now.
-    fn drain(from: &mut Association, now: SimTime) -> Vec<Packet> {
+    pub(super) fn drain(from: &mut Association, now: SimTime) -> Vec<Packet> {
         let mut out = Vec::new();
         loop {
             let mut p = Packet::default();
@@ -1297,14 +1300,14 @@ mod tests {
         }
     }
 
-    fn sctp(p: &Packet) -> &SctpRepr {
+    pub(super) fn sctp(p: &Packet) -> &SctpRepr {
         match &p.transport {
             TransportRepr::Sctp(s) => s,
             _ => panic!("not SCTP"),
         }
     }
 
-    fn packet(vtag: u32, chunks: Vec<Chunk>) -> Packet {
+    pub(super) fn packet(vtag: u32, chunks: Vec<Chunk>) -> Packet {
         Packet {
             transport: TransportRepr::Sctp(SctpRepr {
                 src_port: 50_000,
@@ -1316,7 +1319,7 @@ mod tests {
         }
     }
 
-    fn init(tag: u32) -> Chunk {
+    pub(super) fn init(tag: u32) -> Chunk {
         Chunk::Init(InitChunk {
             init_tag: tag,
             a_rwnd: 65_536,
@@ -1330,7 +1333,7 @@ mod tests {
     }
 
     /// The client's INIT, delivered to the server; returns the server's INIT-ACK packet.
-    fn handshake_to_init_ack(c: &mut Association, s: &mut Association) -> Packet {
+    pub(super) fn handshake_to_init_ack(c: &mut Association, s: &mut Association) -> Packet {
         c.handle_timeout(SimTime::ZERO);
         let init = drain(c, SimTime::ZERO);
         assert_eq!(init.len(), 1);
@@ -1451,7 +1454,7 @@ mod tests {
     /// Runs client and server over a zero-delay path until neither has anything due
     /// before `end`; `lose(to_server, chunk)` drops a packet by its first chunk. Returns
     /// (time, to_server, first chunk) of every packet sent, lost ones included.
-    fn exchange(
+    pub(super) fn exchange(
         c: &mut Association,
         s: &mut Association,
         end: SimTime,
