@@ -17,3 +17,6 @@ pub use session::{Counters, LiveOptions, Outcome, Session};
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod hostile_tests;

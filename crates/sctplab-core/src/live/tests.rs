@@ -8,9 +8,9 @@ use std::net::{Ipv4Addr, SocketAddrV4};
 use std::thread;
 use std::time::{Duration, Instant};
 
-const LO: Ipv4Addr = Ipv4Addr::LOCALHOST;
+pub(super) const LO: Ipv4Addr = Ipv4Addr::LOCALHOST;
 
-fn flow(sets: &[(&str, &str)]) -> crate::sctp::AssocCfg {
+pub(super) fn flow(sets: &[(&str, &str)]) -> crate::sctp::AssocCfg {
     let sets: Vec<(String, String)> = sets
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -22,7 +22,7 @@ fn server(timeout_s: u64) -> Session {
     Session::new(server_options(timeout_s)).expect("server socket")
 }
 
-fn server_options(timeout_s: u64) -> LiveOptions {
+pub(super) fn server_options(timeout_s: u64) -> LiveOptions {
     LiveOptions {
         role: Role::Server,
         bind: SocketAddrV4::new(LO, 0),
@@ -37,7 +37,7 @@ fn server_options(timeout_s: u64) -> LiveOptions {
     }
 }
 
-fn run_to_end(s: &mut Session) -> Outcome {
+pub(super) fn run_to_end(s: &mut Session) -> Outcome {
     loop {
         let o = s.run_for(Duration::from_millis(100)).expect("io");
         if o != Outcome::Running {
@@ -183,26 +183,26 @@ fn lingering_client_answers_a_retransmitted_shutdown_ack() {
 use crate::net::wire::{Chunk, DataChunk, DataFlags, InitChunk, SctpRepr};
 use std::net::UdpSocket;
 
-struct Attacker {
-    sock: UdpSocket,
+pub(super) struct Attacker {
+    pub(super) sock: UdpSocket,
     to: SocketAddrV4,
 }
 
 impl Attacker {
-    fn new(to: SocketAddrV4) -> Attacker {
+    pub(super) fn new(to: SocketAddrV4) -> Attacker {
         let sock = UdpSocket::bind(SocketAddrV4::new(LO, 0)).expect("bind");
         sock.set_read_timeout(Some(Duration::from_millis(300)))
             .expect("timeout");
         Attacker { sock, to }
     }
 
-    fn send_raw(&self, bytes: &[u8]) {
+    pub(super) fn send_raw(&self, bytes: &[u8]) {
         self.sock.send_to(bytes, self.to).expect("send");
     }
 
     /// Encodes `chunks` under `vtag`; DATA chunks carry test message `k` of their
     /// stream (one chunk per message).
-    fn send(&self, vtag: u32, chunks: Vec<Chunk>, k: u32) {
+    pub(super) fn send(&self, vtag: u32, chunks: Vec<Chunk>, k: u32) {
         let repr = SctpRepr {
             src_port: 6000,
             dst_port: 5001,
@@ -220,13 +220,13 @@ impl Attacker {
         self.send_raw(&buf);
     }
 
-    fn recv(&self) -> Option<SctpRepr> {
+    pub(super) fn recv(&self) -> Option<SctpRepr> {
         let mut buf = [0u8; 2048];
         let (n, _) = self.sock.recv_from(&mut buf).ok()?;
         SctpRepr::parse(&buf[..n]).ok()
     }
 
-    fn init(&self, tag: u32, tsn: u32) -> Option<crate::net::wire::InitAckChunk> {
+    pub(super) fn init(&self, tag: u32, tsn: u32) -> Option<crate::net::wire::InitAckChunk> {
         self.init_with(tag, tsn, vec![])
     }
 
@@ -258,7 +258,7 @@ impl Attacker {
     }
 }
 
-fn data(tsn: u32, payload_len: u32) -> Chunk {
+pub(super) fn data(tsn: u32, payload_len: u32) -> Chunk {
     Chunk::Data(DataChunk {
         tsn,
         stream: 0,
