@@ -158,6 +158,7 @@ def test_forged_and_out_of_the_blue_packets_then_our_client(tmp_path: Path) -> N
     ccode, cline, cerr = finish(cli)
     code, line, err = finish(srv)
     assert (ccode, code) == (0, 0), cerr + err
+    assert cline["messages"] == 200
     assert line == {"messages": 200, "bytes": 100_000, "streams": {"0": 100, "1": 100}, "errors": 0}
     summary = json.loads((tmp_path / "server.json").read_text())
     flow = summary["flows"]["live"]

@@ -46,28 +46,56 @@ pub(super) struct Tags {
     pub setting_up: bool,
 }
 
-fn is_stale_cookie_error(c: &Chunk) -> bool {
-    matches!(c, Chunk::Error { causes, .. } if causes.iter().any(|e| e.code == cause::STALE_COOKIE))
+/// What a packet holds, gathered in one pass (every packet comes through here).
+#[derive(Default)]
+struct Holds {
+    /// An INIT, INIT ACK or SHUTDOWN COMPLETE: chunks that must travel alone.
+    alone: bool,
+    cookie_echo_later: bool,
+    abort: bool,
+    shutdown_ack: bool,
+    shutdown_complete: bool,
+    reflected: bool,
+    cookie_ack: bool,
+    stale_cookie_error: bool,
+}
+
+fn holds(chunks: &[Chunk]) -> Holds {
+    let mut h = Holds::default();
+    for (i, c) in chunks.iter().enumerate() {
+        match c {
+            Chunk::Data(_) | Chunk::Sack(_) => {}
+            Chunk::Init(_) | Chunk::InitAck(_) => h.alone = true,
+            Chunk::ShutdownComplete { t_bit } => {
+                h.alone = true;
+                h.shutdown_complete = true;
+                h.reflected |= *t_bit;
+            }
+            Chunk::CookieEcho { .. } => h.cookie_echo_later |= i > 0,
+            Chunk::Abort { t_bit } => {
+                h.abort = true;
+                h.reflected |= *t_bit;
+            }
+            Chunk::ShutdownAck => h.shutdown_ack = true,
+            Chunk::CookieAck => h.cookie_ack = true,
+            Chunk::Error { causes, .. } => {
+                h.stale_cookie_error |= causes.iter().any(|e| e.code == cause::STALE_COOKIE);
+            }
+            _ => {}
+        }
+    }
+    h
 }
 
 pub(super) fn screen(chunks: &[Chunk], t: Tags) -> Screen {
     let Some(first) = chunks.first() else {
         return Screen::RuleBroken;
     };
+    let h = holds(chunks);
     // 3.1 and 5.1: INIT, INIT ACK and SHUTDOWN COMPLETE travel alone; 6.10: a COOKIE
     // ECHO comes first. A packet that breaks either is discarded, not trimmed, so a
     // forged INIT or COOKIE ECHO cannot carry other chunks past the tag check.
-    let alone = |c: &Chunk| {
-        matches!(
-            c,
-            Chunk::Init(_) | Chunk::InitAck(_) | Chunk::ShutdownComplete { .. }
-        )
-    };
-    if chunks.len() > 1 && chunks.iter().any(alone)
-        || chunks[1..]
-            .iter()
-            .any(|c| matches!(c, Chunk::CookieEcho { .. }))
-    {
+    if h.alone && chunks.len() > 1 || h.cookie_echo_later {
         return Screen::RuleBroken;
     }
     if matches!(first, Chunk::Init(_)) {
@@ -81,37 +109,28 @@ pub(super) fn screen(chunks: &[Chunk], t: Tags) -> Screen {
     if t.vtag == 0 {
         return Screen::RuleBroken;
     }
-    let any = |f: fn(&Chunk) -> bool| chunks.iter().any(f);
+    let cookie_echo = matches!(first, Chunk::CookieEcho { .. });
     if !t.tcb {
         // 8.4, in its order.
-        if any(|c| matches!(c, Chunk::Abort { .. })) {
-            return Screen::OotbDiscard;
-        }
-        if matches!(first, Chunk::CookieEcho { .. }) {
-            return Screen::CookieEcho;
-        }
-        if any(|c| matches!(c, Chunk::ShutdownAck)) {
-            return Screen::OotbShutdownComplete;
-        }
-        if any(|c| matches!(c, Chunk::ShutdownComplete { .. } | Chunk::CookieAck))
-            || any(is_stale_cookie_error)
-        {
-            return Screen::OotbDiscard;
-        }
-        return Screen::OotbAbort;
+        return if h.abort {
+            Screen::OotbDiscard
+        } else if cookie_echo {
+            Screen::CookieEcho
+        } else if h.shutdown_ack {
+            Screen::OotbShutdownComplete
+        } else if h.shutdown_complete || h.cookie_ack || h.stale_cookie_error {
+            Screen::OotbDiscard
+        } else {
+            Screen::OotbAbort
+        };
     }
-    if matches!(first, Chunk::CookieEcho { .. }) {
+    if cookie_echo {
         return Screen::CookieEcho;
     }
-    if t.setting_up && any(|c| matches!(c, Chunk::ShutdownAck)) {
+    if t.setting_up && h.shutdown_ack {
         return Screen::OotbShutdownComplete;
     }
-    if any(|c| {
-        matches!(
-            c,
-            Chunk::Abort { t_bit: true } | Chunk::ShutdownComplete { t_bit: true }
-        )
-    }) {
+    if h.reflected {
         return if t.peer != 0 && t.vtag == t.peer {
             Screen::Reflected
         } else {
