@@ -975,18 +975,6 @@ mod tests {
                 cookie_preservative: None,
                 unrecognized: vec![],
             }),
-            // A retry after a Stale Cookie error (RFC 9260 5.2.6): the Cookie
-            // Preservative (type 9, 8 bytes) between the addresses and the rest.
-            Chunk::Init(InitChunk {
-                init_tag: 8,
-                a_rwnd: 65536,
-                outbound_streams: 1,
-                inbound_streams: 65535,
-                initial_tsn: 3,
-                addrs: vec![[10, 0, 0, 1], [11, 0, 0, 1]],
-                cookie_preservative: Some(2050),
-                unrecognized: vec![vec![0xc0, 0, 0, 4]],
-            }),
             Chunk::InitAck(InitAckChunk {
                 init_tag: 0x8765_4321,
                 a_rwnd: 65536,
@@ -1037,6 +1025,18 @@ mod tests {
             Chunk::CookieAck,
             Chunk::ShutdownComplete { t_bit: true },
             Chunk::ShutdownComplete { t_bit: false },
+            // A retry after a Stale Cookie error (RFC 9260 5.2.6): the Cookie
+            // Preservative (type 9, 8 bytes) between the addresses and the rest.
+            Chunk::Init(InitChunk {
+                init_tag: 8,
+                a_rwnd: 65536,
+                outbound_streams: 1,
+                inbound_streams: 65535,
+                initial_tsn: 3,
+                addrs: vec![[10, 0, 0, 1], [11, 0, 0, 1]],
+                cookie_preservative: Some(2050),
+                unrecognized: vec![vec![0xc0, 0, 0, 4]],
+            }),
         ]
     }
 
