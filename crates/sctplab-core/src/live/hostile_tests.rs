@@ -154,3 +154,88 @@ fn data_far_beyond_the_window_under_the_right_tag() {
     );
     assert_eq!(summary["flows"]["live"]["chunks_dropped_beyond_window"], 2);
 }
+
+#[test]
+fn a_restarted_peer_gets_a_new_association() {
+    // RFC 9260 5.2.2 and 5.2.4 (A) over the socket: the peer's first association
+    // delivers one message, then the peer restarts (a new INIT from the same address
+    // and port); the server answers with a new tag, accepts the COOKIE ECHO as a
+    // restart, and the result line counts the new association's messages from its own
+    // initial TSN.
+    let srv = Session::new(server_options(20)).expect("server");
+    let addr = srv.local_addr();
+    let mut srv = srv;
+    let h = thread::spawn(move || {
+        let o = run_to_end(&mut srv);
+        (o, srv.result_line(), srv.summary())
+    });
+    let a = Attacker::new(addr);
+    let old = a.init(0x1000, 500).expect("INIT ACK");
+    a.send(
+        old.init_tag,
+        vec![Chunk::CookieEcho {
+            cookie: old.state_cookie,
+        }],
+        0,
+    );
+    assert!(matches!(
+        a.recv().expect("COOKIE ACK").chunks[0],
+        Chunk::CookieAck
+    ));
+    a.send(old.init_tag, vec![data(500, 100)], 0);
+    assert!(a.recv().is_some(), "SACK");
+    let new = a.init(0x2000, 9000).expect("INIT ACK for the restart");
+    assert_ne!(new.init_tag, old.init_tag);
+    a.send(
+        new.init_tag,
+        vec![Chunk::CookieEcho {
+            cookie: new.state_cookie,
+        }],
+        0,
+    );
+    let ack = a.recv().expect("COOKIE ACK");
+    assert_eq!((ack.vtag, &ack.chunks[0]), (0x2000, &Chunk::CookieAck));
+    // The old tag is refused now; the new association takes message 0 and 1.
+    a.send(old.init_tag, vec![data(501, 100)], 1);
+    for k in 0..2u16 {
+        let mut d = data(9000 + u32::from(k), 100);
+        if let Chunk::Data(c) = &mut d {
+            c.ssn = k;
+        }
+        a.send(new.init_tag, vec![d], u32::from(k));
+    }
+    let mut cum = 0;
+    while let Some(p) = a.recv() {
+        if let Some(Chunk::Sack(s)) = p.chunks.first() {
+            cum = s.cum_tsn_ack;
+        }
+    }
+    assert_eq!(cum, 9001);
+    a.send(
+        new.init_tag,
+        vec![Chunk::Shutdown {
+            cum_tsn_ack: new.initial_tsn.wrapping_sub(1),
+        }],
+        0,
+    );
+    assert!(matches!(
+        a.recv().expect("SHUTDOWN ACK").chunks[0],
+        Chunk::ShutdownAck
+    ));
+    a.send(
+        new.init_tag,
+        vec![Chunk::ShutdownComplete { t_bit: false }],
+        0,
+    );
+    let (o, line, summary) = h.join().expect("server thread");
+    assert_eq!(o, Outcome::Graceful);
+    assert_eq!(
+        line,
+        r#"{"messages": 2, "bytes": 200, "streams": {"0": 2}, "errors": 0}"#
+    );
+    let f = &summary["flows"]["live"];
+    assert_eq!(
+        (f["restarts"].as_u64(), f["bad_vtag_drops"].as_u64()),
+        (Some(1), Some(1))
+    );
+}
