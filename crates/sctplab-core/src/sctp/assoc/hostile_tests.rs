@@ -381,3 +381,73 @@ fn init_ack_with_initiate_tag_0_destroys_the_tcb() {
     );
     assert_eq!(c.poll_timeout(), None, "T1-init stopped");
 }
+
+#[test]
+fn shutting_down_server_answers_init_and_restart_with_its_shutdown_ack() {
+    // RFC 9260 9.2: an INIT in SHUTDOWN-ACK-SENT is discarded and the SHUTDOWN ACK
+    // resent; 5.2.4 (A) there: no new association, the SHUTDOWN ACK resent with an
+    // ERROR "Cookie Received While Shutting Down" (10).
+    let (c, mut s, _) = established();
+    let t = SimTime::from_nanos(1_000_000);
+    // A restart's cookie, fetched while still established.
+    s.handle_packet(t, &packet(0, vec![init(0x9999)]));
+    let out = drain(&mut s, t);
+    let Some(Chunk::InitAck(ia)) = sctp(&out[0]).chunks.first().cloned() else {
+        panic!("INIT ACK expected")
+    };
+    let shutdown = Chunk::Shutdown {
+        cum_tsn_ack: c.peer_initial_tsn.wrapping_sub(1),
+    };
+    s.handle_packet(t, &packet(s.local_tag, vec![shutdown]));
+    assert_eq!(s.state, State::ShutdownAckSent);
+    drain(&mut s, t);
+    s.handle_packet(t, &packet(0, vec![init(0x8888)]));
+    assert_eq!(
+        chunks_of(&drain(&mut s, t)),
+        vec![(c.local_tag, Chunk::ShutdownAck)]
+    );
+    s.handle_packet(
+        t,
+        &packet(
+            ia.init_tag,
+            vec![Chunk::CookieEcho {
+                cookie: ia.state_cookie,
+            }],
+        ),
+    );
+    assert_eq!(
+        chunks_of(&drain(&mut s, t)),
+        vec![
+            (c.local_tag, Chunk::ShutdownAck),
+            (
+                c.local_tag,
+                Chunk::Error {
+                    t_bit: false,
+                    causes: vec![ErrorCause {
+                        code: 10,
+                        info: vec![],
+                    }],
+                }
+            ),
+        ]
+    );
+    assert_eq!((s.state, s.stats.restarts), (State::ShutdownAckSent, 0));
+}
+
+#[test]
+fn shutdown_ack_while_setting_up_is_out_of_the_blue() {
+    // RFC 9260 8.5.1 (E): in COOKIE-WAIT a SHUTDOWN ACK is treated as out of the
+    // blue: a SHUTDOWN COMPLETE with the T bit under the packet's tag, nothing else.
+    let mut c = client();
+    c.handle_timeout(SimTime::ZERO);
+    drain(&mut c, SimTime::ZERO);
+    c.handle_packet(
+        SimTime::ZERO,
+        &packet(0x3141_5926, vec![Chunk::ShutdownAck]),
+    );
+    assert_eq!(
+        chunks_of(&drain(&mut c, SimTime::ZERO)),
+        vec![(0x3141_5926, Chunk::ShutdownComplete { t_bit: true })]
+    );
+    assert_eq!(c.state, State::CookieWait);
+}
