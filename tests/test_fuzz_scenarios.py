@@ -729,8 +729,10 @@ def run_capped(batch: list[Case]) -> tuple[dict[str, int], list[str]]:
         except queue.Empty:
             proc.kill()
             proc.wait()
-            assert current is not None
-            failures.append(f"hung past the run timeout\n  input: {batch[current].show()}")
+            proc.stdout.close()
+            proc.stderr.close()
+            where = batch[current].show() if current is not None else "(between cases)"
+            failures.append(f"hung past the run timeout\n  input: {where}")
             return counts, failures
         if ln is None:
             break
@@ -745,6 +747,8 @@ def run_capped(batch: list[Case]) -> tuple[dict[str, int], list[str]]:
             current = None
     err = proc.stderr.read()
     code = proc.wait()
+    proc.stdout.close()
+    proc.stderr.close()
     if code != 0:
         where = f"\n  input: {batch[current].show()}" if current is not None else ""
         failures.append(f"child exited {code} (abort or traceback): {err[-1500:]}{where}")

@@ -140,12 +140,10 @@ def test_a_speed_not_below_light_is_refused(tmp_path: Path, speed: str) -> None:
 def test_a_micrometre_area_with_moving_nodes_is_refused(tmp_path: Path) -> None:
     # 10 m/s in 1 um x 1 um: legs of nanoseconds, about 10^10 of them in 2 s.
     s = scenario(tmp_path, MANET)
-    r = capped(
-        "run", s, "--set", "wireless.width=0.000001m", "--set", "wireless.height=0.000001m"
-    )
+    r = capped("run", s, "--set", "wireless.width=0.000001m", "--set", "wireless.height=0.000001m")
     line = one_line(r)
     # Blamed on the key the override changed (the estimate involves both).
-    assert "--set wireless.height=0.000001m: wireless.height: random waypoint" in line, line
+    assert "--set wireless.width=0.000001m: wireless.width: random waypoint" in line, line
     assert "legs" in line
 
 
@@ -267,9 +265,8 @@ among = ["a", "c"]
 def test_live_refuses_what_the_simulator_refuses(setting: str) -> None:
     # No peer: a valid setting would wait for the timeout (exit 3); a refused one must
     # not get that far.
-    r = capped("live", "client", "--port", "5000", "--udp-port", "0", "--timeout", "5",
+    r = capped("live", "server", "--port", "5000", "--udp-port", "0", "--timeout", "5",
                "--set", setting)  # fmt: skip
     line = one_line(r)
     key = setting.split("=")[0]
     assert f"--set {setting}: {key}: " in line, line
-

@@ -1,5 +1,5 @@
 //! Scenario files: TOML parsed and validated once, here, into typed structures.
-pub(crate) mod bounds;
+pub mod bounds;
 mod error;
 pub(crate) mod load;
 pub mod overrides;
