@@ -256,3 +256,40 @@ fn a_movement_file_of_too_many_legs_is_refused_before_it_is_built() {
             .contains("setdest")
     );
 }
+
+#[test]
+fn flows_beyond_the_port_plan_are_refused_and_many_pairs_draw_quickly() {
+    // 150 wired nodes on a line: 22 350 ordered pairs.
+    let mut text = String::from("duration = \"1s\"\n");
+    for i in 0..150 {
+        text += &format!("[[nodes]]\nname = \"n{i}\"\n");
+    }
+    for i in 1..150 {
+        text += &format!(
+            "[[links]]\nname = \"l{i}\"\na = \"n{}\"\nb = \"n{i}\"\nbandwidth = \"1Mb\"\n\
+             delay = \"1ms\"\n",
+            i - 1
+        );
+    }
+    let among: Vec<String> = (0..150).map(|i| format!("\"n{i}\"")).collect();
+    text += &format!(
+        "[[flows]]\nname = \"bg\"\ntype = \"cbr_pairs\"\ncount = 22350\nrate = \"8Kb\"\n\
+         among = [{}]\n",
+        among.join(", ")
+    );
+    let line = refused(&text, &[]);
+    assert!(
+        line.starts_with("t.toml: flows.bg.count: the scenario has 22350 flows"),
+        "{line}"
+    );
+    // 22 000 of the 22 350 pairs (near the coupon collector's worst case) are drawn
+    // with a set lookup per draw, not a scan of the pairs so far.
+    let s = load_toml(&text, "t.toml", "t", &set(&[("flows.bg.count", "22000")])).expect("valid");
+    let flows = s.generated_flows(1);
+    assert_eq!(flows.len(), 22_000);
+    let distinct: std::collections::HashSet<(&str, &str)> = flows
+        .iter()
+        .map(|f| (f.from.as_str(), f.to.as_str()))
+        .collect();
+    assert_eq!(distinct.len(), 22_000);
+}

@@ -22,6 +22,12 @@ pub const MAX_RUN_LEGS: f64 = 1e8;
 /// larger window could never be in flight.
 pub const MAX_WINDOW_SEGMENTS: u32 = crate::world::MAX_PACKETS_ALIVE as u32;
 
+/// The most flows a run has, generated ones included: the port plan (`world::build`'s
+/// `flow_ports`) gives 22 000 flows distinct port pairs (2000 in 50000-53999, then
+/// 20 000 in 10000-49999), and two flows with the same ports into one node could take
+/// each other's packets.
+pub const MAX_FLOWS: u64 = 22_000;
+
 /// A key under a flow's prefix (`flows.f.rto_min`), or the key alone (live mode).
 fn at(prefix: &str, key: &str) -> String {
     if prefix.is_empty() {
@@ -33,6 +39,7 @@ fn at(prefix: &str, key: &str) -> String {
 
 /// The checks that need the whole scenario, after `load::validate`'s.
 pub(super) fn check(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
+    check_flow_count(s, source)?;
     check_aodv(s, source)?;
     check_mobility(s, source)?;
     for flow in &s.flows {
@@ -44,6 +51,26 @@ pub(super) fn check(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
         }
     }
     Ok(())
+}
+
+fn check_flow_count(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
+    let total = s.flows.len() as u64 + s.generators.iter().map(|g| u64::from(g.count)).sum::<u64>();
+    if total <= MAX_FLOWS {
+        return Ok(());
+    }
+    let path = s
+        .generators
+        .iter()
+        .max_by_key(|g| g.count)
+        .map_or("flows".to_string(), |g| format!("flows.{}.count", g.name));
+    Err(ScenarioError::new(
+        source,
+        path,
+        format!(
+            "the scenario has {total} flows with the generated ones; expected at most \
+             {MAX_FLOWS}, the flows the port plan gives distinct ports"
+        ),
+    ))
 }
 
 /// AODV's periodic timers re-arm themselves one interval after they fire: an interval

@@ -44,10 +44,13 @@ impl Scenario {
             let lo = g.start_min.map_or(SimDuration::ZERO, |d| d.0);
             let hi = g.start_max.map_or(lo, |d| d.0).max(lo);
             let mut pairs: Vec<(usize, usize)> = Vec::new();
+            // Membership in a set: `count` may be up to n(n - 1), and a scan of the list
+            // per draw made that quadratic. The draws and their order are unchanged.
+            let mut drawn = std::collections::HashSet::new();
             while pairs.len() < g.count as usize {
                 let a = (rng.uniform() * n as f64) as usize % n;
                 let b = (rng.uniform() * n as f64) as usize % n;
-                if a != b && !pairs.contains(&(a, b)) {
+                if a != b && drawn.insert((a, b)) {
                     pairs.push((a, b));
                 }
             }
