@@ -536,3 +536,230 @@ def test_a_sample_of_valid_mutants_runs() -> None:
             assert math.isfinite(res.wall_s)
             ran += 1
     assert ran >= 4
+
+
+# --- issue 29: values at type bounds, run in a child capped in memory and time ---------
+#
+# Every numeric key docs/scenario.md documents (its key tables list exactly the schema's
+# fields: tests/scenario_docs.rs), set to the bounds of its type (0, 1, the largest
+# integers, the largest float, zero and huge quantities), plus the classes of issue 29:
+# zero intervals, speeds up to and past light, micrometre and 10^13 m areas. Each case
+# that validates is also run for a short simulated time, in a child process whose
+# address space is capped: an allocation sized straight from a value aborts the child
+# instead of exhausting the machine, and a loop that ignores the run timeout outlives
+# the child's watchdog. Either fails the test with the case that did it.
+
+DOCS_MD = SCENARIOS.parent / "docs" / "scenario.md"
+BOUND_MEMORY = 3 * 2**30
+BOUND_RUN_TIMEOUT_S = 5.0
+# Simulated time of each run: long enough for first acks and AODV's first timers.
+BOUND_DURATION = "0.3s"
+
+BOUND_VALUES: dict[str, list[Any]] = {
+    "integer": [0, 1, 255, 65_535, 2**32 - 1, 2**63 - 1],
+    "float": [0.0, 5e-324, 1e308],
+    "number or string (size)": [0, 1e308, "0B", "4294967296B", "18446744073709551615B"],
+    "string (time)": ["0s", "1ns", "18446744073s", "18446744073.709551615s"],
+    "string (rate)": ["0b", "1b", "18446744073709551615b"],
+    "string (size)": ["0B", "1B", "4294967295B", "18446744073709551615B"],
+    "string (length)": ["0m", "0.000001m", "10000000000000m", "18446744073709.551615m"],
+    "string (speed)": ["0m/s", "299792457m/s", "299792458m/s", "18446744073709.551615m/s"],
+}
+
+
+def documented_numeric_keys() -> list[tuple[str, str, str]]:
+    """(table, key, type) of every documented key with a numeric type; table is ""
+    (top level), a table path (`wireless.aodv`), a list (`links`) or `flows:<type>`."""
+    out: list[tuple[str, str, str]] = []
+    table: str | None = None
+    for line in DOCS_MD.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#"):
+            m = re.match(r"^#+ `\[\[?([\w.]+)\]\]?`", line)
+            f = re.match(r'^#+ `type = "(\w+)"`', line)
+            table = (
+                m.group(1) if m else f"flows:{f.group(1)}" if f else ""
+                if line.startswith("## Top level") else None
+            )  # fmt: skip
+            continue
+        row = re.match(r"^\| `(\w+)` \| ([^|]+) \|", line)
+        if table is not None and row and row.group(2).strip() in BOUND_VALUES:
+            out.append((table, row.group(1), row.group(2).strip()))
+    return out
+
+
+def bound_targets(doc: Doc, table: str) -> list[Path_]:
+    """Where in `doc` the keys of `table` live (tables created when the scenario can
+    have them: `wireless.aodv` only when it has `[wireless]`)."""
+    if table.startswith("flows:"):
+        kind = table.split(":")[1]
+        return [["flows", i] for i, f in enumerate(doc.get("flows", [])) if f.get("type") == kind]
+    if table in ("nodes", "links", "snoop", "faults"):
+        return [[table, i] for i in range(len(doc.get(table, [])))]
+    if table == "links.loss":
+        return [["links", i, "loss"] for i in range(len(doc.get("links", [])))]
+    if table == "links.loss.gilbert":
+        return []  # probabilities: the `numbers` class covers them
+    parts = table.split(".") if table else []
+    if parts and parts[0] in ("wireless", "mobility") and "wireless" not in doc:
+        return []
+    return [list(parts)]
+
+
+def set_at(doc: Doc, path: Path_, key: str, value: Any) -> None:
+    cur: Any = doc
+    for seg in path:
+        if isinstance(cur, dict) and seg not in cur:
+            cur[seg] = {}
+        cur = cur[seg]
+    cur[key] = value
+
+
+def bound_cases() -> list[Case]:
+    """Every documented numeric key at every bound of its type, in a scenario that has
+    the key's table (a seeded choice among those that do), plus the issue's classes."""
+    rng = random.Random(f"{SEED}:bounds")
+    out: list[Case] = []
+    names = sorted(SHIPPED)
+    for table, key, kind in documented_numeric_keys():
+        homes = [(n, p) for n in names for p in bound_targets(SHIPPED[n], table)]
+        if not homes:
+            continue
+        for value in BOUND_VALUES[kind]:
+            name, path = rng.choice(homes)
+            doc = copy.deepcopy(SHIPPED[name])
+            set_at(doc, path, key, value)
+            out.append(Case(f"bounds:{table}.{key}", name, doc))
+    wireless = [n for n in names if "wireless" in SHIPPED[n]]
+    extremes: list[list[tuple[Path_, str, Any]]] = [
+        [(["wireless"], "width", "10000000000000m"), (["wireless"], "height", "1m")],
+        [(["wireless"], "width", "1m"), (["wireless"], "height", "10000000000000m")],
+        [(["wireless"], "width", "0.000001m"), (["wireless"], "height", "0.000001m")],
+        [(["wireless"], "width", "10000000000000m"), (["wireless"], "height", "10000000000000m")],
+        [(["mobility"], "model", "random_waypoint"), (["mobility"], "max_speed", "299792457m/s")],
+        [(["mobility"], "model", "random_waypoint"), (["mobility"], "max_speed", "1000000m/s"),
+         (["mobility"], "pause", "0s")],
+        [(["wireless", "aodv"], "purge_interval", "0s")],
+        [(["wireless", "aodv"], "bcast_id_save", "0s")],
+        [(["wireless", "aodv"], k, "0s") for k in (
+            "active_route_timeout", "my_route_timeout", "rev_route_life", "max_rreq_timeout",
+            "node_traversal_time", "broadcast_jitter", "arp_delay", "queue_timeout")],
+        [(["wireless", "mac"], k, "0s") for k in ("sifs",)],
+        [(["wireless"], "ll_delay", "0s")],
+    ]  # fmt: skip
+    for name in wireless:
+        for sets in extremes:
+            doc = copy.deepcopy(SHIPPED[name])
+            if "file" in doc.get("mobility", {}) and any(p == ["mobility"] for p, _, _ in sets):
+                del doc["mobility"]["file"]
+            for path, key, value in sets:
+                set_at(doc, path, key, value)
+            out.append(Case("bounds:" + ",".join(k for _, k, _ in sets), name, doc))
+    return out
+
+
+# The child: reads cases (JSON lines), validates each and runs the valid ones briefly;
+# prints `start <i>` before and `done <i> <outcome>` after each, so the parent knows
+# which case a crash or a hang belongs to.
+BOUND_CHILD = r"""
+import json, sys
+import sctplab
+from sctplab import _core
+for i, line in enumerate(sys.stdin):
+    case = json.loads(line)
+    print("start", i, flush=True)
+    outcome = "ran"
+    try:
+        sctplab.run(case["doc"], set={"duration": case["duration"]}, timeout=case["timeout"])
+    except (_core.ScenarioError, _core.UsageError, _core.RunError) as e:
+        text = str(e)
+        outcome = "refused" if "\n" not in text and text.strip() == text else "multi-line"
+        if outcome == "multi-line":
+            print("bad", i, json.dumps(text), flush=True)
+    print("done", i, outcome, flush=True)
+"""
+
+
+def _cap_child_memory() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (BOUND_MEMORY, BOUND_MEMORY))
+
+
+def run_capped(batch: list[Case]) -> tuple[dict[str, int], list[str]]:
+    """Runs `batch` in one capped child; returns the outcome counts and the failures."""
+    import queue
+    import subprocess
+    import sys
+    import threading
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", BOUND_CHILD],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_cap_child_memory,
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    for c in batch:
+        # A short run, unless the case is about the duration itself.
+        own = c.cls == "bounds:.duration"
+        duration = c.doc.get("duration", BOUND_DURATION) if own else BOUND_DURATION
+        proc.stdin.write(json.dumps({"doc": c.doc, "duration": duration,
+                                     "timeout": BOUND_RUN_TIMEOUT_S}) + "\n")  # fmt: skip
+    proc.stdin.close()
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def pump() -> None:
+        assert proc.stdout is not None
+        for ln in proc.stdout:
+            lines.put(ln)
+        lines.put(None)
+
+    threading.Thread(target=pump, daemon=True).start()
+    counts: dict[str, int] = {}
+    failures: list[str] = []
+    current: int | None = None
+    # The run timeout plus the world's build and a margin: a case that outlives it
+    # ignores the timeout (a loop inside one event).
+    watchdog = BOUND_RUN_TIMEOUT_S + 20.0
+    while True:
+        try:
+            ln = lines.get(timeout=watchdog)
+        except queue.Empty:
+            proc.kill()
+            proc.wait()
+            proc.stdout.close()
+            proc.stderr.close()
+            where = batch[current].show() if current is not None else "(between cases)"
+            failures.append(f"hung past the run timeout\n  input: {where}")
+            return counts, failures
+        if ln is None:
+            break
+        word, idx, *rest = ln.split(maxsplit=2)
+        i = int(idx)
+        if word == "start":
+            current = i
+        elif word == "bad":
+            failures.append(f"not one line: {rest[0]}\n  input: {batch[i].show()}")
+        elif word == "done":
+            counts[rest[0].strip()] = counts.get(rest[0].strip(), 0) + 1
+            current = None
+    err = proc.stderr.read()
+    code = proc.wait()
+    proc.stdout.close()
+    proc.stderr.close()
+    if code != 0:
+        where = f"\n  input: {batch[current].show()}" if current is not None else ""
+        failures.append(f"child exited {code} (abort or traceback): {err[-1500:]}{where}")
+    return counts, failures
+
+
+def test_values_at_type_bounds_end_cleanly_within_a_memory_cap() -> None:
+    cases_ = bound_cases()
+    counts, failures = run_capped(cases_)
+    assert not failures, f"{len(failures)} of {len(cases_)} bound cases broke the promise:\n" + (
+        "\n".join(failures[:5])
+    )
+    # Both outcomes occur, so the class neither refuses everything nor runs nothing.
+    assert counts.get("ran", 0) > 20 and counts.get("refused", 0) > 20, counts

@@ -208,7 +208,14 @@ fn movement(
     seed: u64,
 ) -> PyResult<String> {
     let s = load(text, is_json, source, default_name, sets)?;
-    export_movement(&s, seed).map_err(to_py)
+    export_movement(&s, seed).map_err(|e| match e {
+        // The core does not know where the scenario came from: name it here.
+        Error::Scenario(mut e) if e.source == "<scenario>" => {
+            e.source = source.to_string();
+            to_py(Error::Scenario(e))
+        }
+        e => to_py(e),
+    })
 }
 
 /// `[mobility] file` as written in a TOML scenario, if the text parses and it is a

@@ -7,6 +7,8 @@
 //! (`SctpCfg::assoc_cfg`), and the session sees only that.
 
 use crate::scenario::ScenarioError;
+use crate::scenario::bounds::check_sctp;
+use crate::scenario::load::validate_sctp;
 use crate::scenario::overrides;
 use crate::scenario::schema::SctpCfg;
 use crate::sctp::AssocCfg;
@@ -77,11 +79,22 @@ pub fn flow_config(
     }
     let source = scenario.map_or("--set", |s| s.source);
     let v = Value::Table(t);
-    serde_path_to_error::deserialize::<_, SctpCfg>(v).map_err(|e| {
+    let c = serde_path_to_error::deserialize::<_, SctpCfg>(v).map_err(|e| {
         let path = e.path().to_string();
         let path = if path == "." { String::new() } else { path };
         err(source, path, e.into_inner().message().to_string())
-    })
+    })?;
+    // The simulator's checks: a value `sctplab run` refuses (an mtu of 1 B, no streams)
+    // would otherwise stall the session until its timeout.
+    validate_sctp(&c, "", source)
+        .and_then(|()| check_sctp(&c, "", source))
+        .map_err(|mut e| {
+            if let Some((k, v)) = sets.iter().rev().find(|(k, _)| *k == e.path) {
+                e.source = format!("--set {k}={v}");
+            }
+            e
+        })?;
+    Ok(c)
 }
 
 /// The association a live end runs, from a scenario's flow entry or the defaults and
@@ -155,6 +168,31 @@ mod tests {
         assert!(e.to_string().contains("rto_minn"), "{e}");
         let e = flow_config(None, &sets(&[("rto_min", "fast")])).expect_err("bad value");
         assert!(e.to_string().contains("rto_min"), "{e}");
+    }
+
+    /// Issue 29 item 7: what `sctplab run` refuses, live mode refuses too, in one line
+    /// naming the override, instead of a session that stalls until its timeout.
+    #[test]
+    fn values_the_simulator_refuses_are_refused_live() {
+        for (key, value) in [
+            ("mtu", "1B"),
+            ("receive_buffer", "1B"),
+            ("streams", "0"),
+            ("message_size", "0B"),
+            ("rto_min", "0s"),
+            ("cookie_lifetime", "0s"),
+            ("initial_cwnd", "0B"),
+        ] {
+            let e = flow_config(None, &sets(&[(key, value)])).expect_err(key);
+            let line = e.to_string();
+            assert!(
+                line.starts_with(&format!("--set {key}={value}: {key}: ")),
+                "{line}"
+            );
+            assert!(!line.contains('\n'), "{line}");
+        }
+        // A value the simulator accepts stays accepted.
+        flow_config(None, &sets(&[("mtu", "576B"), ("streams", "2")])).expect("valid");
     }
 
     #[test]

@@ -44,10 +44,13 @@ impl Scenario {
             let lo = g.start_min.map_or(SimDuration::ZERO, |d| d.0);
             let hi = g.start_max.map_or(lo, |d| d.0).max(lo);
             let mut pairs: Vec<(usize, usize)> = Vec::new();
+            // Membership in a set: `count` may be up to n(n - 1), and a scan of the list
+            // per draw made that quadratic. The draws and their order are unchanged.
+            let mut drawn = std::collections::HashSet::new();
             while pairs.len() < g.count as usize {
                 let a = (rng.uniform() * n as f64) as usize % n;
                 let b = (rng.uniform() * n as f64) as usize % n;
-                if a != b && !pairs.contains(&(a, b)) {
+                if a != b && drawn.insert((a, b)) {
                     pairs.push((a, b));
                 }
             }
@@ -537,7 +540,7 @@ fn validate(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
     }
 
     for g in &s.generators {
-        validate_cbr_pairs(g, &nodes, source)?;
+        validate_cbr_pairs(g, &nodes, &component, f, source)?;
     }
     let infinite: Vec<&str> = s
         .flows
@@ -603,6 +606,7 @@ fn validate(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
     }
     validate_snoop(s, &nodes, &pairs, source)?;
     validate_wireless(s, &adjacency, source)?;
+    super::bounds::check(s, source)?;
     let names = iface_names(s, &adjacency);
     for flow in &s.flows {
         if let FlowSpec::Sctp(c) = flow {
@@ -1147,19 +1151,47 @@ fn validate_loss(
 fn validate_cbr_pairs(
     g: &CbrPairsCfg,
     nodes: &BTreeMap<&str, usize>,
+    component: &[u32],
+    f: &ScenarioFile,
     source: &str,
 ) -> Result<(), ScenarioError> {
     let p = format!("flows.{}", g.name);
     let err = |path: String, msg: String| Err(ScenarioError::new(source, path, msg));
     let mut seen = BTreeSet::new();
+    let mut first: Option<(&str, usize)> = None;
     for (i, n) in g.among.iter().enumerate() {
-        if !nodes.contains_key(n.as_str()) {
+        let Some(&k) = nodes.get(n.as_str()) else {
             return err(format!("{p}.among.{i}"), format!("unknown node {n:?}"));
-        }
+        };
         if !seen.insert(n.as_str()) {
             return err(
                 format!("{p}.among.{i}"),
                 format!("node {n:?} is listed twice"),
+            );
+        }
+        // Any two of `among` may be drawn as a pair, and each pair becomes a `cbr` flow:
+        // refuse here what a `cbr` flow between them would be refused for.
+        let Some((a, j)) = first else {
+            first = Some((n.as_str(), k));
+            continue;
+        };
+        let wireless = |x: usize| f.nodes[x].wlan > 0;
+        if wireless(j) != wireless(k) {
+            return err(
+                format!("{p}.among.{i}"),
+                format!(
+                    "{a:?} and {n:?}: one is wireless and the other not, and a flow between \
+                     them is not supported; expected nodes that are all wired or all wireless"
+                ),
+            );
+        }
+        if !wireless(k) && component[j] != component[k] {
+            return err(
+                format!("{p}.among.{i}"),
+                format!(
+                    "no path between {a:?} and {n:?}: the nodes are not connected by links, \
+                     and any two of `among` may be drawn as a pair"
+                ),
             );
         }
     }
@@ -1273,8 +1305,16 @@ fn validate_tcp(c: &TcpCfg, p: &str, source: &str) -> Result<(), ScenarioError> 
     Ok(())
 }
 
-fn validate_sctp(c: &SctpCfg, p: &str, source: &str) -> Result<(), ScenarioError> {
-    let bad = |key: &str, msg: &str| Err(ScenarioError::new(source, format!("{p}.{key}"), msg));
+/// `p` is the flow's key prefix (`flows.f`), empty in live mode where keys stand alone.
+pub(crate) fn validate_sctp(c: &SctpCfg, p: &str, source: &str) -> Result<(), ScenarioError> {
+    let bad = |key: &str, msg: &str| {
+        let path = if p.is_empty() {
+            key.to_string()
+        } else {
+            format!("{p}.{key}")
+        };
+        Err(ScenarioError::new(source, path, msg))
+    };
     // IPv4 (20) + common header (12) + one DATA chunk header (16) + 4 bytes of data.
     if c.mtu.0 < 52 || c.mtu.0 > 65_535 {
         return bad("mtu", "expected a packet size from 52B to 65535B");

@@ -1,6 +1,7 @@
 //! Scenario files: TOML parsed and validated once, here, into typed structures.
+pub mod bounds;
 mod error;
-mod load;
+pub(crate) mod load;
 pub mod overrides;
 pub mod schema;
 pub mod units;

@@ -56,6 +56,17 @@ impl Grid {
         } else {
             area.x_max.max(area.y_max)
         };
+        // The area bound above holds the cell count to MAX_CELLS only for a square
+        // area: a long thin one (1e13 m x 1 m) has ~MAX_CELLS cells per unit of aspect
+        // ratio. Wider cells keep the count bounded; the answers do not depend on it.
+        let cells = |c: f64| {
+            let n = |side: f64| (side / c).ceil().max(1.0);
+            n(area.x_max) * n(area.y_max)
+        };
+        let mut cell = cell;
+        while cells(cell) > MAX_CELLS as f64 {
+            cell *= 2.0;
+        }
         let nx = ((area.x_max / cell).ceil() as usize).max(1);
         let ny = ((area.y_max / cell).ceil() as usize).max(1);
         assert!(n < u32::MAX as usize, "too many nodes for the grid");
@@ -283,5 +294,37 @@ mod tests {
         g.query(late, pts[4], 100.0, |i| m.position(i, late), &mut out);
         assert_eq!(out, vec![3, 4]);
         assert_eq!(g.refreshes(), 1);
+    }
+
+    /// Issue 29: a 1e13 m x 1 m area asked for 3.2e9 cells (13 GB) because the cell
+    /// bound only held for square areas. Every shape now stays within MAX_CELLS and still
+    /// answers exactly.
+    #[test]
+    fn thin_areas_stay_within_the_cell_bound() {
+        for (w, h) in [
+            (1e13, 1.0),
+            (1.0, 1e13),
+            (1e7, 3.0),
+            (1e13, 1e13),
+            (1e-6, 1e-6),
+        ] {
+            let area = Area::new(w, h).unwrap();
+            let g = Grid::new(area, 3, 550.0, 0.0);
+            assert!(g.nx * g.ny <= MAX_CELLS, "{w} x {h}: {} x {}", g.nx, g.ny);
+            assert_eq!(g.cell_start.len(), g.nx * g.ny + 1);
+        }
+        let area = Area::new(1e13, 1.0).unwrap();
+        let pts = [(0.0, 0.5), (500.0, 0.5), (5e12, 1.0)];
+        let mut m = Mobility::fixed(area, &pts).unwrap();
+        let mut g = Grid::new(area, 3, 550.0, m.max_speed());
+        let mut out = Vec::new();
+        g.query(
+            SimTime::ZERO,
+            pts[0],
+            550.0,
+            |i| m.position(i, SimTime::ZERO),
+            &mut out,
+        );
+        assert_eq!(out, vec![0, 1]);
     }
 }

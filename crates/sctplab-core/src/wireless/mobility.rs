@@ -22,6 +22,10 @@
 use crate::sim::{RngStream, SimTime};
 use std::fmt;
 
+/// The speed of light in vacuum, m/s (exact: it defines the metre). No node moves as
+/// fast: scenarios and movement files are refused at or above it.
+pub const SPEED_OF_LIGHT_MPS: f64 = 299_792_458.0;
+
 /// The rectangle nodes move in: `[0, x_max] x [0, y_max]` metres (ns-2's flat
 /// `Topography`, whose lower corner is the origin).
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -642,6 +646,21 @@ impl Mobility {
             out.push(m.leg);
         }
         out
+    }
+
+    /// How many legs [`legs_until`](Self::legs_until) would return, counted without
+    /// keeping them, and no further than `cap` (so a trajectory of billions of legs
+    /// costs only the walk up to `cap`).
+    pub fn count_legs_until(&self, node: usize, until: SimTime, cap: usize) -> usize {
+        let mut m = self.nodes[node].clone();
+        m.seek(SimTime::ZERO);
+        let mut n = 1;
+        while m.end <= until && m.end != SimTime::MAX && n < cap {
+            let end = m.end;
+            m.seek(end);
+            n += 1;
+        }
+        n
     }
 }
 

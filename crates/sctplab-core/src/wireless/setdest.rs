@@ -18,7 +18,7 @@
 //! common/mobilenode.cc). Commands at the same time run in file order, as ns-2's
 //! scheduler runs them. Times are kept to the nanosecond.
 
-use super::mobility::{Area, Leg, Mobility};
+use super::mobility::{Area, Leg, Mobility, SPEED_OF_LIGHT_MPS};
 use crate::sim::SimTime;
 use std::fmt;
 use std::io;
@@ -200,6 +200,12 @@ pub fn parse(text: &str, n_nodes: usize, area: Area) -> Result<Vec<Vec<Leg>>, Se
             }
             if speed < 0.0 {
                 return Err(p.err(format!("setdest speed must be >= 0 m/s, got {speed}")));
+            }
+            if speed >= SPEED_OF_LIGHT_MPS {
+                return Err(p.err(format!(
+                    "setdest speed {speed} m/s is not below the speed of light \
+                     ({SPEED_OF_LIGHT_MPS} m/s)"
+                )));
             }
             // ns-2 refuses destinations on or beyond the border (set_destination returns
             // -1 and the Tcl command fails).
@@ -431,6 +437,14 @@ $ns_ at 20.0 "$node_(1) setdest 80.0 90.0 0.0"
                 1
             ),
             "line 4: setdest speed must be >= 0 m/s, got -2"
+        );
+        assert_eq!(
+            err(
+                &format!("{head}$ns_ at 1 \"$node_(0) setdest 1 1 3e8\"\n"),
+                1
+            ),
+            "line 4: setdest speed 300000000 m/s is not below the speed of light \
+             (299792458 m/s)"
         );
         assert_eq!(
             err(

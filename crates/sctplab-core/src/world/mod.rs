@@ -8,7 +8,12 @@ mod tracer;
 mod wireless;
 mod wtrace;
 
+pub(crate) use run::MAX_PACKETS_ALIVE;
 pub use run::{RunOptions, RunResult, run_scenario, run_scenario_interruptible};
+
+/// The most legs `export_movement` writes: about 90 bytes each while gathered and 60
+/// as text, so some 150 MB; the seed studies' files have a few thousand.
+pub const MAX_MOVEMENT_LEGS: usize = 1_000_000;
 
 /// The movement a wireless scenario's nodes make with run `seed`, as an ns-2 setdest
 /// file (so ns-2 can replay it), up to the scenario's `duration`.
@@ -21,6 +26,24 @@ pub fn export_movement(s: &crate::Scenario, seed: u64) -> Result<String, crate::
     let m = build::build_mobility(s, w, seed)
         .map_err(|m| crate::ScenarioError::new("<scenario>", "mobility", m))?;
     let until = SimTime::ZERO + s.duration().unwrap_or(crate::sim::SimDuration::ZERO);
+    // Counted before anything is kept: the file holds every leg, in memory twice (the
+    // legs, then the text).
+    let mut left = MAX_MOVEMENT_LEGS + 1;
+    for i in 0..m.len() {
+        left -= m.count_legs_until(i, until, left);
+        if left == 0 {
+            return Err(crate::ScenarioError::new(
+                "<scenario>",
+                "mobility.max_speed",
+                format!(
+                    "the movement up to `duration` has more than {MAX_MOVEMENT_LEGS} legs, \
+                     the most a movement file holds; lower max_speed, raise pause, enlarge \
+                     the area or shorten duration"
+                ),
+            )
+            .into());
+        }
+    }
     let mut out = Vec::new();
     crate::wireless::setdest::write(&m, until, &mut out)
         .map_err(|e| crate::Error::io(std::path::Path::new("<movement>"), e))?;

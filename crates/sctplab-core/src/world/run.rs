@@ -99,7 +99,7 @@ const PROGRESS_EVERY: SimDuration = SimDuration::from_secs(10);
 /// The most packets a run holds at once (in queues, on wires, in MAC queues): a few
 /// hundred bytes each, so about a gigabyte. Only a link whose delay times bandwidth is
 /// absurd (a 10^9 s delay) or a source far faster than its path gets there.
-const MAX_PACKETS_ALIVE: usize = 4_000_000;
+pub(crate) const MAX_PACKETS_ALIVE: usize = 4_000_000;
 
 /// What the run loop checks outside the model: the wall clock and the caller.
 pub(crate) struct Control<'a> {

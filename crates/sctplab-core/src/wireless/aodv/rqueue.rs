@@ -27,7 +27,9 @@ pub(super) struct RouteQueue {
 impl RouteQueue {
     pub(super) fn new(limit: usize, timeout: SimDuration) -> Self {
         RouteQueue {
-            q: VecDeque::with_capacity(limit.max(1)),
+            // The limit comes from input (up to 2^32 - 1): reserve only what a queue of
+            // ns-2's default size needs, and grow as packets come (as `ifq.rs`).
+            q: VecDeque::with_capacity(limit.clamp(1, 64)),
             limit: limit.max(1),
             timeout,
         }
