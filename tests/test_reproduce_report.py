@@ -96,3 +96,25 @@ def test_reproduce_jobs_reaches_the_pool(tmp_path: Path, monkeypatch: pytest.Mon
     assert r.exit_code == 0, r.output
     assert jobs == [1, None]
     assert pool._jobs is None
+
+
+def test_prose_helpers() -> None:
+    from sctplab.reproduce import prose
+
+    assert prose.join([]) == "" and prose.join([1]) == "1"
+    assert prose.join(["a", "b", "c"]) == "a, b and c"
+    assert prose.pairs({"tcp": 20220.4, "sctp": 16266.0}) == "tcp 20,220 and sctp 16,266"
+    assert [prose.sig3(v) for v in (1210.4, 175.2, 64.31, 0.04132, 0.0)] == [
+        "1,210",
+        "175",
+        "64.3",
+        "0.0413",
+        "0",
+    ]
+    # Seed 001's "about 10 %" and "about 35 %": within a quarter, or inside our interval.
+    assert prose.by_number(9.8, 10.0) == "holds"
+    assert prose.by_number(30.0, 35.0) == "holds"
+    assert prose.by_number(20.0, 35.0) == "partly"
+    assert prose.by_number(5.0, 10.0, ci=6.0) == "holds"
+    assert prose.by_number(-3.0, 10.0) == "differs"
+    assert [prose.by_count(h, 4) for h in (4, 2, 0)] == ["holds", "partly", "differs"]

@@ -8,7 +8,7 @@
 - `paths.png` (multihomed SCTP): per flow, the sending rate to each destination from
   sends.csv's `dest` column (new data and retransmissions apart, 1 s bins), with the
   run's `[[faults]]` marked and, when series.parquet has them (`--series state`), each
-  destination's state (1 active, 0.5 potentially failed, 0 inactive).
+  destination's state (active, potentially failed, inactive) in a strip under the rates.
 
 Figures are drawn on matplotlib's Agg canvas directly, never through pyplot, so calling
 `sctplab.plot` from a notebook leaves the user's backend and figures alone.

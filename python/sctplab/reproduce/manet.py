@@ -15,7 +15,7 @@ from typing import Any
 
 from sctplab.reproduce.common import Figure, Row, StudyResult, Table, load_scenario, write_table
 from sctplab.reproduce.pool import Point, run_points
-from sctplab.reproduce.prose import Verdict, by_count, join, verdict
+from sctplab.reproduce.prose import Verdict, by_count, join, sig3, verdict
 from sctplab.stats import mean_ci, t_quantile
 
 TRANSPORTS = ["tcp", "sctp"]
@@ -731,7 +731,7 @@ def claims(st: Study) -> list[str]:
     b_lo, b_hi, b_gm = ratio_range("ack_bytes_per_s")
 
     def order(r: float) -> str:
-        return "an order of magnitude" if 10**0.5 <= r < 10**1.5 else f"{r:.2g} times"
+        return "an order of magnitude" if 10**0.5 <= r < 10**1.5 else f"{sig3(r)} times"
 
     out.append(
         "**Claim 2: SCTP's SACK bandwidth an order of magnitude above TCP's** (paper, "
@@ -821,7 +821,7 @@ def claims(st: Study) -> list[str]:
             k = 1e3 if metric == "connect_time_s" else SCALE.get(metric, 1.0)
             parts.append(
                 f"{t.upper()} {name}: {'yes' if tr.verdict(sign) else 'no'} "
-                f"({tr.first * k:.3g} -> {tr.last * k:.3g} from {RATES[0]} to {RATES[-1]} "
+                f"({sig3(tr.first * k)} -> {sig3(tr.last * k)} from {RATES[0]} to {RATES[-1]} "
                 f"kb/s, {_p(tr.p)})"
             )
     out.append(

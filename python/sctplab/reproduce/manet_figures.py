@@ -149,7 +149,8 @@ def mobility_figure(
         top.grid(alpha=0.3)
         bottom.grid(alpha=0.3)
     axes[0][0].set_ylabel(label)
-    axes[1][0].set_ylabel("SCTP - TCP")
+    unit = label[label.rfind("(") :] if label.endswith(")") else ""
+    axes[1][0].set_ylabel(f"SCTP - TCP {unit}".strip())
     what = (
         "median and interquartile range"
         if robust

@@ -3,6 +3,7 @@ paper gets, with the rule that decides it stated once (in report.md)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from typing import Literal
 
@@ -14,7 +15,9 @@ VERDICT_RULE = (
     "a number, ours is within a quarter of it (relative) or the paper's number lies in our "
     "95 % interval. **Partly**: the direction is the paper's but the size is outside that "
     "range, or the effect is there at some of the claim's points and not at others. "
-    "**Differs**: ours does not show the effect, or shows the opposite."
+    "**Differs**: ours does not show the effect, or shows the opposite. Where runs scatter "
+    "(seed 004's movement scenarios), an effect counts as shown when its test (paired t, "
+    "or the slope's) gives p < 0.05."
 )
 
 
@@ -52,3 +55,11 @@ def pairs(values: Mapping[str, float], digits: int = 0, unit: str = "") -> str:
 def num(v: float, digits: int = 0) -> str:
     """A number for people: thousands separated, fixed decimals."""
     return f"{v:,.{digits}f}"
+
+
+def sig3(v: float) -> str:
+    """About three significant digits without exponents: 1,210, 175, 64.3, 0.0413."""
+    if v == 0 or abs(v) >= 100:
+        return f"{v:,.0f}"
+    digits = max(0, 2 - math.floor(math.log10(abs(v))))
+    return f"{v:.{digits}f}"

@@ -21,6 +21,7 @@ from typing import Any
 from sctplab.reproduce import Reproducer, studies
 from sctplab.reproduce.common import StudyResult, write_data_csv
 from sctplab.reproduce.pool import default_jobs, progress_label
+from sctplab.reproduce.prose import VERDICT_RULE
 
 # Every study CONTRACTS.md names, in seed order.
 ALL_STUDIES = ["satellite", "multistreaming", "newreno", "snoop", "manet"]
@@ -144,6 +145,7 @@ def write_report(out: Path) -> Path:
         "report's section).",
         "",
     ]
+    lines += [VERDICT_RULE, ""]
     if any(s.get("quick") for s in sections):
         lines += [
             "Sections marked `--quick` ran fewer seeds and shorter runs than the papers: "
