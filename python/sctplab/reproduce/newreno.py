@@ -74,7 +74,7 @@ def _trace_figure(trace: Path, png: Path, title: str) -> None:
                 {"+": arr, "-": dep, "d": drop}.get(p[0], []).append((t, n % 50))
             elif hop == ("2", "1") and p[0] == "r" and n > 0:
                 acks.append((t, n % 50))
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = plt.subplots(figsize=(9.5, 4.5))
     for pts, marker, label in [
         (arr, "+", "arrival at R1"),
         (dep, ".", "departure from R1"),
@@ -87,7 +87,8 @@ def _trace_figure(trace: Path, png: Path, title: str) -> None:
     ax.set_ylabel("packet number mod 50")
     ax.set_title(title)
     ax.set_xlim(1.0, 4.0)
-    ax.legend(fontsize=8, loc="upper left")
+    # Beside the axes: the points fill the whole panel.
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     fig.savefig(png, dpi=120)
     plt.close(fig)
@@ -99,7 +100,7 @@ def _fig5(values: dict[tuple[str, int, int], int], png: Path, queue: int, title:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = plt.subplots(figsize=(9.5, 4.5))
     for proto, variant in PROTOCOLS:
         key = f"{proto}-{variant}"
         ys = [values[(key, d, queue)] for d in range(6)]
@@ -107,7 +108,7 @@ def _fig5(values: dict[tuple[str, int, int], int], png: Path, queue: int, title:
     ax.set_xlabel("number of dropped packets")
     ax.set_ylabel("packets forwarded by R1 in 5 s")
     ax.set_title(title)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     fig.savefig(png, dpi=120)
     plt.close(fig)
