@@ -298,8 +298,15 @@ def _figures(
     fig, ax = plt.subplots(figsize=(7, 4))
     width = 0.2
     for i, p in enumerate(PROTOCOLS):
-        ys = [mean_ci(pkts[("size", p, mb * 1e6, LOSS)])[0] for mb in FILE_MB]
-        ax.bar([mb + (i - 1.5) * width for mb in FILE_MB], ys, width=width, label=p)
+        stats = [mean_ci(pkts[("size", p, mb * 1e6, LOSS)]) for mb in FILE_MB]
+        ax.bar(
+            [mb + (i - 1.5) * width for mb in FILE_MB],
+            [m for m, _, _ in stats],
+            width=width,
+            yerr=[0.0 if math.isnan(ci) else ci for _, ci, _ in stats],
+            capsize=2,
+            label=p,
+        )
     ax.set_xlabel("file size (MB)")
     ax.set_ylabel("packets sent by both endpoints")
     ax.set_title("Fig. 9: number of packets")
@@ -308,7 +315,7 @@ def _figures(
     png = out / "fig9.png"
     fig.savefig(png, dpi=120)
     plt.close(fig)
-    figs.append(Figure(png, "Fig. 9: packets both endpoints send"))
+    figs.append(Figure(png, "Fig. 9: packets both endpoints send, mean and 95 % CI over seeds"))
     return figs
 
 
