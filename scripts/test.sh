@@ -5,6 +5,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The quick start's first command makes .venv: use it when no environment is active
+# (Debian 12's system pip refuses to install outside one). CI has none and runs as is.
+if [ -z "${VIRTUAL_ENV:-}" ] && [ -x .venv/bin/python3 ]; then
+  echo "== using .venv"
+  # shellcheck disable=SC1091
+  . .venv/bin/activate
+fi
+
 need_apt=()
 command -v tshark >/dev/null 2>&1 || need_apt+=(tshark)
 # ns-2.35 with the Delaware SCTP module: an independent oracle in validation tests only.

@@ -61,3 +61,40 @@ def test_rustflags_keep_the_users():
     encoded = pgo.with_rustflags({"CARGO_ENCODED_RUSTFLAGS": "-C\x1fopt-level=3"}, ["-Cx"])
     assert encoded["CARGO_ENCODED_RUSTFLAGS"] == "-C\x1fopt-level=3\x1f-Cx"
     assert "RUSTFLAGS" not in encoded
+
+
+# ---- the toolchain check (build_backend/sctplab_build/toolchain.py)
+
+import toolchain  # noqa: E402
+
+
+def _fake_rustc(tmp_path: Path, output: str) -> str:
+    exe = tmp_path / "rustc"
+    exe.write_text(f"#!/bin/sh\necho '{output}'\n")
+    exe.chmod(0o755)
+    return str(exe)
+
+
+@pytest.mark.parametrize(
+    ("output", "ok"),
+    [
+        ("rustc 1.63.0 (4b91a6ea7 2022-08-08)", False),  # Debian 12's apt
+        ("rustc 1.84.1 (e71f9a9a9 2025-01-27)", False),
+        ("rustc 1.85.0 (4d91de4e4 2025-02-17)", True),
+        ("rustc 1.91.0-nightly (abc 2025-09-01)", True),
+        ("rustc 2.0.0", True),
+    ],
+)
+def test_rust_version_check(tmp_path: Path, output: str, ok: bool) -> None:
+    reason = toolchain.problem(_fake_rustc(tmp_path, output))
+    if ok:
+        assert reason is None
+    else:
+        assert reason is not None and "\n" not in reason
+        assert "Rust 1.85 or newer" in reason and "rustup" in reason
+        assert output.split()[1].rsplit(".", 1)[0] in reason
+
+
+def test_rust_check_without_a_rustc(tmp_path: Path) -> None:
+    reason = toolchain.problem(str(tmp_path / "no-such-rustc"))
+    assert reason is not None and "did not run" in reason and "rustup" in reason

@@ -33,6 +33,11 @@ def test_validate_ns2_quick(tmp_path: Path) -> None:
         "pass",
     ]
     assert all(row["pass"] == "yes" for row in rows)
+    # Progress on stderr as each group of rows ends, the pass count as the last line, and
+    # --quick's MANET rows marked as smoke tests.
+    assert r.stdout.splitlines()[-1] == f"{len(rows)}/{len(rows)} checks pass"
+    assert "sctplab validate ns2: [5/5] wireless" in r.stderr
+    assert "(smoke test: --quick)" in (tmp_path / "validation.md").read_text()
     # 24 TCP + 6 SCTP drop scenarios x 4 order checks, 5 statistical rows, TCP and
     # TCP-snoop transfer times at two loss rates, 6 multihoming rows, and 17 wireless
     # rows (7 chains, 3 MANET TCP and 3 MANET SCTP metrics at 10 m/s, the saturated

@@ -8,7 +8,7 @@
 - `paths.png` (multihomed SCTP): per flow, the sending rate to each destination from
   sends.csv's `dest` column (new data and retransmissions apart, 1 s bins), with the
   run's `[[faults]]` marked and, when series.parquet has them (`--series state`), each
-  destination's state (1 active, 0.5 potentially failed, 0 inactive).
+  destination's state (active, potentially failed, inactive) in a strip under the rates.
 
 Figures are drawn on matplotlib's Agg canvas directly, never through pyplot, so calling
 `sctplab.plot` from a notebook leaves the user's backend and figures alone.
@@ -331,12 +331,22 @@ def _plot_paths(run: _Run, sim_time: float) -> Path | str | None:
         s = s[s["variable"].astype(str) == "state"]
         series = s.assign(entity=s["entity"].astype(str)) if not s.empty else None
     end = max(sim_time, float(sends["time_s"].max()))
-    fig, axes = _flow_axes(
-        len(flows),
-        f"Sending rate per destination (sends.csv, {PATH_BIN_S:g} s bins): {run.name}",
-        3.0,
-    )
-    for ax, flow in zip(axes, flows, strict=True):
+    title = f"Sending rate per destination (sends.csv, {PATH_BIN_S:g} s bins): {run.name}"
+    if series is None:
+        fig, axes = _flow_axes(len(flows), title, 3.0)
+        strips: list[Any] = [None] * len(flows)
+    else:
+        # Path state gets its own strip under each flow's rates: it is a category, not a
+        # rate, and drawn on the rate axis it hid the curves.
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=(9, 1.2 + 4.0 * len(flows)), layout="constrained")
+        grid = fig.subplots(
+            2 * len(flows), 1, sharex=True, squeeze=False, height_ratios=[3, 1] * len(flows)
+        )[:, 0]
+        fig.suptitle(title)
+        axes, strips = list(grid[0::2]), list(grid[1::2])
+    for ax, strip, flow in zip(axes, strips, flows, strict=True):
         one = sends[sends["flow"] == flow]
         # An SCTP row is one DATA chunk, a whole message unless messages are fragmented.
         m = _SIZE.match(str(run.flow(flow).get("message_size", "1448B")))
@@ -345,8 +355,8 @@ def _plot_paths(run: _Run, sim_time: float) -> Path | str | None:
         scale = (size * 8 / 1e6 if size else 1.0) / PATH_BIN_S
         nbins = int(end / PATH_BIN_S) + 1
         edges = [i * PATH_BIN_S for i in range(nbins + 1)]
-        twin = None
-        for i, dest in enumerate(dict.fromkeys(one["dest"])):
+        dests = list(dict.fromkeys(one["dest"]))
+        for i, dest in enumerate(dests):
             d = one[one["dest"] == dest]
             for kind, ls in (("new", "-"), ("rtx", ":")):
                 k = d[d["kind"] == "new"] if kind == "new" else d[d["kind"] != "new"]
@@ -357,11 +367,10 @@ def _plot_paths(run: _Run, sim_time: float) -> Path | str | None:
                 label = f"{dest} {'new data' if kind == 'new' else 'retransmissions'} ({len(k)})"
                 ax.stairs(counts * scale, edges, color=f"C{i}", ls=ls, lw=1.0, label=label)
             st = None if series is None else series[series["entity"] == f"{flow}@{dest}"]
-            if st is not None and not st.empty:
-                twin = ax.twinx() if twin is None else twin
-                twin.step(st["time_s"], st["value"], where="post", color=f"C{i}", alpha=0.4, lw=2)
-                twin.set_ylim(-0.05, 1.6)
-                twin.set_yticks([0, 0.5, 1], ["inactive", "PF", "active"], fontsize="small")
+            if strip is not None and st is not None and not st.empty:
+                _state_strip(strip, i, st["time_s"].tolist(), st["value"].tolist(), end)
+        if strip is not None:
+            _state_legend(strip, dests)
         for f in run.faults:
             t = _fault_time(f.get("at"))
             if t is not None:
@@ -380,9 +389,44 @@ def _plot_paths(run: _Run, sim_time: float) -> Path | str | None:
         ax.set_ylim(bottom=0)
         ax.set_title(flow, loc="left", fontsize="medium")
         ax.grid(alpha=0.3)
-        ax.legend(loc="upper right", fontsize="small")
-    axes[-1].set_xlabel("time (s)")
+        # Beside the panel, so it covers no curve.
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
+    (strips[-1] if strips[-1] is not None else axes[-1]).set_xlabel("time (s)")
     return _save(fig, run.dir / "paths.png")
+
+
+# series.parquet's `state` values (1 active, 0.5 potentially failed, 0 inactive).
+_STATES = [
+    (1.0, "active", "tab:green"),
+    (0.5, "potentially failed", "tab:orange"),
+    (0.0, "inactive", "tab:red"),
+]
+
+
+def _state_strip(ax: Any, row: int, times: list[float], values: list[float], end: float) -> None:
+    """One destination's state as coloured spans on row `row` of the strip."""
+    bounds = [*times[1:], end]
+    spans: dict[str, list[tuple[float, float]]] = {}
+    for t, b, v in zip(times, bounds, values, strict=True):
+        color = min(_STATES, key=lambda st: abs(st[0] - v))[2]
+        spans.setdefault(color, []).append((t, max(b - t, 0.0)))
+    for color, xs in spans.items():
+        ax.broken_barh(xs, (row - 0.35, 0.7), facecolors=color)
+
+
+def _state_legend(ax: Any, dests: list[str]) -> None:
+    from matplotlib.patches import Patch
+
+    ax.set_yticks(range(len(dests)), dests, fontsize="small")
+    ax.set_ylim(-0.6, len(dests) - 0.4)
+    ax.invert_yaxis()
+    ax.set_ylabel("path state", fontsize="small")
+    ax.legend(
+        handles=[Patch(color=c, label=name) for _, name, c in _STATES],
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.0),
+        fontsize="small",
+    )
 
 
 _T = TypeVar("_T")

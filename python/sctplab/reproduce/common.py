@@ -63,7 +63,8 @@ def load_scenario(relpath: str) -> dict[str, Any]:
 
 def write_data_csv(path: Path, rows: list[Row]) -> None:
     with path.open("w", newline="") as f:
-        w = csv.writer(f)
+        # LF like every other file we write (the csv module's default ends lines in CRLF).
+        w = csv.writer(f, lineterminator="\n")
         w.writerow(DATA_COLUMNS)
         for r in rows:
             w.writerow(
@@ -96,7 +97,7 @@ def write_table(folder: Path, stem: str, header: list[str], rows: list[list[str]
     md = markdown_table(header, rows)
     (folder / f"{stem}.md").write_text(md + "\n")
     with (folder / f"{stem}.csv").open("w", newline="") as f:
-        w = csv.writer(f)
+        w = csv.writer(f, lineterminator="\n")
         w.writerow(header)
         w.writerows(rows)
     return md

@@ -15,6 +15,7 @@ from typing import Any
 
 from sctplab.reproduce.common import Figure, Row, StudyResult, Table, load_scenario, write_table
 from sctplab.reproduce.pool import Point, run_points
+from sctplab.reproduce.prose import Verdict, by_count, join, sig3, verdict
 from sctplab.stats import mean_ci, t_quantile
 
 TRANSPORTS = ["tcp", "sctp"]
@@ -464,15 +465,9 @@ def _plt() -> Any:
     return plt
 
 
-def _errorbar(ax: Any, xs: list[int], vals: list[list[float]], k: float, **kw: Any) -> None:
-    stats = [mean_ci(v) for v in vals]
-    ys = [m * k for m, _, _ in stats]
-    es = [0.0 if math.isnan(ci) else ci * k for _, ci, _ in stats]
-    ax.errorbar(xs, ys, yerr=es, marker="o", capsize=3, **kw)
-
-
 def _figures(out: Path, st: Study) -> list[Figure]:
-    plt = _plt()
+    from sctplab.reproduce import manet_figures as mf
+
     figs: list[Figure] = []
     for stem, title, metric in [
         ("fig1_goodput", "Fig. 1: goodput", "goodput_bps"),
@@ -480,80 +475,28 @@ def _figures(out: Path, st: Study) -> list[Figure]:
         ("fig3_sack_bandwidth", "Fig. 3: SACK bandwidth", "sack_bytes_per_s"),
         ("connect_time", "Connect time", "connect_time_s"),
     ]:
-        fig, axes = plt.subplots(1, 3, figsize=(13, 4), sharey=True)
-        k = SCALE.get(metric, 1.0)
-        for ax, case in zip(axes, CASES, strict=True):
-            for t in TRANSPORTS:
-                vals = [st.mobility(t, case, sp, metric) for sp in SPEEDS]
-                _errorbar(ax, SPEEDS, vals, k, label=t.upper(), color=COLORS[t])
-                if metric == "sack_bytes_per_s" and t == "tcp":
-                    # Every SCTP ack is a SACK, so only TCP has a second curve.
-                    allv = [st.mobility(t, case, sp, "ack_bytes_per_s") for sp in SPEEDS]
-                    _errorbar(
-                        ax,
-                        SPEEDS,
-                        allv,
-                        k,
-                        linestyle="--",
-                        color=COLORS[t],
-                        alpha=0.6,
-                        label="TCP, all acks",
-                    )
-            ax.set_title(CASE_TITLES[case])
-            ax.set_xlabel("maximum speed (m/s)")
-            ax.set_xticks(SPEEDS)
-            if metric == "sack_bytes_per_s":
-                ax.set_yscale("log")
-        axes[0].set_ylabel(LABELS[metric])
-        axes[0].legend(fontsize=8)
-        fig.suptitle(f"{title} vs mobility, mean and 95 % CI over {st.seeds} scenarios")
-        fig.tight_layout()
-        png = out / f"{stem}.png"
-        fig.savefig(png, dpi=110)
-        plt.close(fig)
-        note = (
-            " (solid: acks carrying SACK information; dashed: all TCP acks; every SCTP ack "
-            "is a SACK)"
-            if metric == "sack_bytes_per_s"
-            else ""
-        )
         figs.append(
-            Figure(
-                png,
-                f"{title} vs maximum speed, three multihoming/mobility cases; the paper's "
-                f"figure is the middle panel (multihoming, mobile){note}"
-                if title.startswith("Fig.")
-                else f"{title} vs maximum speed, three multihoming/mobility cases",
+            mf.mobility_figure(
+                out,
+                stem,
+                title,
+                metric,
+                LABELS[metric],
+                SCALE.get(metric, 1.0),
+                SPEEDS,
+                CASE_TITLES,
+                lambda t, c, sp, m=metric: st.mobility(t, c, sp, m),
+                st.seeds,
+                (lambda c, sp: st.mobility("tcp", c, sp, "ack_bytes_per_s"))
+                if metric == "sack_bytes_per_s"
+                else None,
             )
         )
-
-    fig, axes = plt.subplots(2, 2, figsize=(10, 7))
-    for ax, metric in zip(
-        axes.flat,
-        ["goodput_bps", "sack_bytes_per_s", "connect_time_s", "retransmissions"],
-        strict=True,
-    ):
-        k = SCALE.get(metric, 1.0)
-        for t in TRANSPORTS:
-            _errorbar(
-                ax,
-                RATES,
-                [st.load(t, r, metric) for r in RATES],
-                k,
-                label=t.upper(),
-                color=COLORS[t],
-            )
-        ax.set_xlabel("CBR rate per flow (kb/s)")
-        ax.set_ylabel(LABELS[metric])
-        ax.set_xscale("log", base=2)
-        ax.set_xticks(RATES, [str(r) for r in RATES])
-    axes[0][0].legend()
-    fig.suptitle(f"Load sweep: no multihoming, {LOAD_SPEED} m/s, 10 CBR flows")
-    fig.tight_layout()
-    png = out / "load.png"
-    fig.savefig(png, dpi=110)
-    plt.close(fig)
-    figs.append(Figure(png, "Goodput, SACK bandwidth, connect time, retransmissions vs load"))
+    panels = [
+        (m, LABELS[m], SCALE.get(m, 1.0))
+        for m in ["goodput_bps", "sack_bytes_per_s", "connect_time_s", "retransmissions"]
+    ]
+    figs.append(mf.load_figure(out, RATES, LOAD_SPEED, panels, st.load))
     return figs
 
 
@@ -748,25 +691,28 @@ def claims(st: Study) -> list[str]:
     lo, hi = min(ratios), max(ratios)
     avg = math.fsum(ratios) / len(ratios)
     slight = 0.8 <= avg < 1.0
-    verdict = (
+    word: Verdict = (
         "holds"
         if above == len(pts) and slight
-        else (
-            "TCP is above, but by more than the paper's 'narrow margin'"
-            if above >= len(pts) - 1 and not slight
-            else "does not hold"
-        )
+        else ("partly" if 2 * above >= len(pts) else "differs")
+    )
+    why = (
+        ""
+        if word != "partly"
+        else " TCP is above at every point, but not by the paper's narrow margin."
+        if above == len(pts)
+        else " TCP is above at only some of the points."
     )
     out.append(
         "**Claim 1: TCP's goodput slightly above SCTP's** (paper: 'TCP outperforms SCTP by "
         f"a narrow margin', Fig. 1). Ours: TCP above SCTP at {above} of {len(pts)} (case, "
         f"speed) points, significantly (paired t, p < 0.05) at {sig}; SCTP/TCP goodput "
-        f"{lo:.2f} to {hi:.2f} (mean {avg:.2f}); SCTP significantly above TCP at {below}. "
-        f"Verdict: {verdict}."
+        f"{lo:.2f} to {hi:.2f} (mean {avg:.2f}; 'slightly': 0.8 to 1); SCTP significantly "
+        f"above TCP at {below}. {verdict(word)}{why}"
         + (
             " Where the difference is not significant, a difference of the same size and "
             "spread would need "
-            + ", ".join(_need(n) for n in needs)
+            + join(_need(n) for n in needs)
             + f" scenarios (we ran {st.seeds}); see the TCP vs SCTP table."
             if needs
             else ""
@@ -785,7 +731,7 @@ def claims(st: Study) -> list[str]:
     b_lo, b_hi, b_gm = ratio_range("ack_bytes_per_s")
 
     def order(r: float) -> str:
-        return "an order of magnitude" if 10**0.5 <= r < 10**1.5 else f"{r:.2g} times"
+        return "an order of magnitude" if 10**0.5 <= r < 10**1.5 else f"{sig3(r)} times"
 
     out.append(
         "**Claim 2: SCTP's SACK bandwidth an order of magnitude above TCP's** (paper, "
@@ -802,6 +748,8 @@ def claims(st: Study) -> list[str]:
             if 10**0.5 <= a_gm and b_gm < 10**0.5
             else "See Fig. 3 (solid: (a), dashed: (b))."
         )
+        + " "
+        + verdict(by_count((10**0.5 <= a_gm < 10**1.5) + (10**0.5 <= b_gm < 10**1.5), 2))
     )
     out.append(_goodput_vs_sack(st, pts))
 
@@ -825,7 +773,8 @@ def claims(st: Study) -> list[str]:
         )
         + f"); retransmissions rise significantly in {r_ok} of {len(rl)} ("
         + "; ".join(f"{s}: {tr.first:.0f} -> {tr.last:.0f}, {_p(tr.p)}" for s, tr in rl)
-        + ")."
+        + "). "
+        + verdict(by_count(g_ok + r_ok, len(gl) + len(rl)))
     )
 
     # 4. No trend in connect time.
@@ -842,11 +791,12 @@ def claims(st: Study) -> list[str]:
             f"{s}: {tr.first * 1e3:.0f} -> {tr.last * 1e3:.0f} ms, {_p(tr.p)}" for s, tr in cl
         )
         + "). "
+        + verdict(by_count(flat, len(cl)))
         + (
-            "Matches. (Our reading: the handshake is one exchange at 20 s whose time is set "
+            " (Our reading: the handshake is one exchange at 20 s whose time is set "
             "by the route discovery and the hop count at that moment.)"
             if flat == len(cl)
-            else f"Does not match in {len(cl) - flat} series, where connect time "
+            else f" In {len(cl) - flat} series connect time "
             + (
                 "falls"
                 if sum(tr.slope < 0 for _, tr in cl if tr.p < 0.05)
@@ -871,14 +821,15 @@ def claims(st: Study) -> list[str]:
             k = 1e3 if metric == "connect_time_s" else SCALE.get(metric, 1.0)
             parts.append(
                 f"{t.upper()} {name}: {'yes' if tr.verdict(sign) else 'no'} "
-                f"({tr.first * k:.3g} -> {tr.last * k:.3g} from {RATES[0]} to {RATES[-1]} "
+                f"({sig3(tr.first * k)} -> {sig3(tr.last * k)} from {RATES[0]} to {RATES[-1]} "
                 f"kb/s, {_p(tr.p)})"
             )
     out.append(
         "**Claim 5: with more load, goodput and SACK bandwidth fall sharply and connect "
-        f"time rises** (paper, sec. 3.1). Holds, significantly, in {load_ok} of 6: "
+        f"time rises** (paper, sec. 3.1). Shown (p < 0.05) in {load_ok} of 6: "
         + "; ".join(parts)
-        + " (goodput in kb/s, SACK bandwidth in bytes/s, connect time in ms)."
+        + " (goodput in kb/s, SACK bandwidth in bytes/s, connect time in ms). "
+        + verdict(by_count(load_ok, 6))
     )
 
     # 6. Multihoming does not help.
@@ -896,20 +847,26 @@ def _goodput_vs_sack(st: Study, pts: list[tuple[str, int]]) -> str:
         sacks.append(s["sctp"] - s["tcp"])
     g_avg = math.fsum(gaps) / len(gaps)
     s_avg = math.fsum(sacks) / len(sacks)
+    # "About the same": within a factor of two either way.
     if g_avg <= 0:
-        verdict = ": SCTP's goodput is not below TCP's on average, so there is no gap to explain."
-    elif s_avg > 0 and g_avg / s_avg > 2:
-        verdict = (
-            f": the goodput gap is {g_avg / s_avg:.1f} times the SACK gap, so SACK bytes "
-            "alone do not explain it."
+        said = (
+            ": SCTP's goodput is not below TCP's on average, so there is no gap to explain. "
+            + verdict("differs")
         )
+    elif s_avg > 0 and 0.5 <= g_avg / s_avg <= 2:
+        said = ": within a factor of two of each other, as the paper says. " + verdict("holds")
     else:
-        verdict = ": of the same order, as the paper says."
+        said = (
+            ": the goodput gap is "
+            + (f"{g_avg / s_avg:.1f} times" if s_avg > 0 else "not comparable to")
+            + " the SACK gap (the paper: about the same; we count within a factor of two "
+            "as that), so SACK bytes alone do not explain it. " + verdict("differs")
+        )
     return (
         "**The paper's explanation: 'the difference between SCTP and TCP goodput is about "
         "the same as the difference between SACK bandwidth'.** Ours, mean over the 12 "
         f"mobility points: goodput gap (TCP - SCTP) {g_avg / 1e3:.1f} kb/s, SACK bandwidth "
-        f"gap (SCTP - TCP, definition (a)) {s_avg / 1e3:.1f} kb/s" + verdict
+        f"gap (SCTP - TCP, definition (a)) {s_avg / 1e3:.1f} kb/s" + said
     )
 
 
@@ -964,7 +921,9 @@ def _multihoming(st: Study) -> str:
         + "; ".join(parts)
         + f". Multihoming helps significantly at {helped} of {len(SPEEDS)} speeds"
         + (f" and hurts significantly at {hurt}" if hurt else "")
-        + (": the claim holds. " if helped == 0 else ": the claim does not hold there. ")
+        + ". "
+        + verdict(by_count(len(SPEEDS) - helped, len(SPEEDS)))
+        + " "
         + "; ".join(share)
         + ". TCP (wlan0 only) "
         + (

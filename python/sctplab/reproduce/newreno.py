@@ -10,6 +10,7 @@ from typing import Any
 
 from sctplab import ns2_oracle
 from sctplab.reproduce.common import Figure, Row, StudyResult, Table, load_scenario, write_table
+from sctplab.reproduce.prose import by_count, join, pairs, verdict
 from sctplab.runner import run
 
 PROTOCOLS = [
@@ -73,7 +74,7 @@ def _trace_figure(trace: Path, png: Path, title: str) -> None:
                 {"+": arr, "-": dep, "d": drop}.get(p[0], []).append((t, n % 50))
             elif hop == ("2", "1") and p[0] == "r" and n > 0:
                 acks.append((t, n % 50))
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = plt.subplots(figsize=(9.5, 4.5))
     for pts, marker, label in [
         (arr, "+", "arrival at R1"),
         (dep, ".", "departure from R1"),
@@ -86,7 +87,8 @@ def _trace_figure(trace: Path, png: Path, title: str) -> None:
     ax.set_ylabel("packet number mod 50")
     ax.set_title(title)
     ax.set_xlim(1.0, 4.0)
-    ax.legend(fontsize=8, loc="upper left")
+    # Beside the axes: the points fill the whole panel.
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     fig.savefig(png, dpi=120)
     plt.close(fig)
@@ -98,7 +100,7 @@ def _fig5(values: dict[tuple[str, int, int], int], png: Path, queue: int, title:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = plt.subplots(figsize=(9.5, 4.5))
     for proto, variant in PROTOCOLS:
         key = f"{proto}-{variant}"
         ys = [values[(key, d, queue)] for d in range(6)]
@@ -106,7 +108,7 @@ def _fig5(values: dict[tuple[str, int, int], int], png: Path, queue: int, title:
     ax.set_xlabel("number of dropped packets")
     ax.set_ylabel("packets forwarded by R1 in 5 s")
     ax.set_title(title)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     fig.savefig(png, dpi=120)
     plt.close(fig)
@@ -178,30 +180,36 @@ def _discussion(v: dict[tuple[str, int, int], int]) -> list[str]:
     def row(key: str, q: int) -> list[int]:
         return [v[(key, d, q)] for d in range(6)]
 
+    def by_d(counts: list[int]) -> str:
+        return join(f"{n} (d{d})" for d, n in enumerate(counts))
+
     orig, nr = row("sctp-original", big), row("sctp-newreno", big)
     same01 = orig[0] == nr[0] and orig[1] == nr[1]
-    better = all(nr[d] >= orig[d] for d in range(2, 6)) and any(
-        nr[d] > orig[d] for d in range(2, 6)
-    )
+    ahead = [d for d in range(2, 6) if nr[d] > orig[d]]
     out.append(
-        f"**New-Reno vs Original SCTP** (paper: identical with 0 and 1 drop, New-Reno "
-        f"better as drops increase). Ours, large queue: Original {orig}, New-Reno {nr}: "
-        f"{'identical' if same01 else 'not identical'} for d0-d1, New-Reno "
-        f"{'ahead' if better else 'not ahead'} for d2-d5. "
-        + ("Matches." if same01 and better else "Differs; see the tables.")
+        "**New-Reno vs Original SCTP** (paper: identical with 0 and 1 drop, New-Reno "
+        f"better as drops increase). Ours, large queue, packets forwarded: Original "
+        f"{by_d(orig)}; New-Reno {by_d(nr)}: {'identical' if same01 else 'not identical'} "
+        f"for d0 and d1, New-Reno ahead at {len(ahead)} of the 4 drop counts d2-d5. "
+        + verdict(by_count(len(ahead) + 4 * same01, 8))
     )
     zero = {k: v[(k, 0, big)] for k in (f"{p}-{x}" for p, x in PROTOCOLS)}
     spread = max(zero.values()) - min(zero.values())
     out.append(
         '**Zero drops** (paper: "all the protocols succeed in transmitting the same number '
         f'of packets"). With a queue that never overflows, ours range over {spread} '
-        f"packets: {zero}. The SCTP variants agree with each other exactly; they forward "
-        "fewer than TCP because they start from cwnd = 1 MTU (the paper's \"from 1 to "
-        '15") where TCP starts from 2 segments, and their packets are 8 bytes longer '
+        f"packets: {pairs(zero)}. The SCTP variants agree with each other exactly; they "
+        "forward fewer than TCP because they start from cwnd = 1 MTU (the paper's \"from 1 "
+        'to 15") where TCP starts from 2 segments, and their packets are 8 bytes longer '
         "(1048 vs 1040 B); FACK forwards a few more than the other TCPs because ns-2's "
         "FACK does not apply `delay_growth_`. With Fall & Floyd's queue of 8, slow start "
         "itself overflows R1 even with an empty drop list, and the counts scatter: "
-        f"{ {k: v[(k, 0, q8)] for k in zero} }."
+        f"{pairs({k: v[(k, 0, q8)] for k in zero})}. "
+        + verdict(
+            "holds"
+            if spread == 0
+            else ("partly" if spread <= 0.25 * min(zero.values()) else "differs")
+        )
     )
     star, fack = row("sctp-newreno-star", big), row("tcp-fack", big)
     two, sack = row("sctp-newreno-2star", big), row("tcp-sack", big)
@@ -209,27 +217,52 @@ def _discussion(v: dict[tuple[str, int, int], int]) -> list[str]:
     def gap(a: list[int], b: list[int]) -> float:
         return sum(abs(x - y) for x, y in zip(a[1:], b[1:], strict=True)) / 5
 
+    # "Close": within a quarter of the partner's mean count over d1-d5 (VERDICT_RULE).
+    def close(a: list[int], b: list[int]) -> bool:
+        return gap(a, b) <= 0.25 * sum(b[1:]) / 5
+
     out.append(
         "**Starred variants** (authors' notes: New-Reno SCTP* performs close to FACK, "
-        f"New-Reno SCTP** close to SACK). Ours: SCTP* {star} vs FACK {fack} (mean gap "
-        f"{gap(star, fack):.1f} packets over d1-d5); SCTP** {two} vs SACK {sack} (mean "
-        f"gap {gap(two, sack):.1f}). SCTP** tracks SACK closely; SCTP* stays below FACK "
-        "because ns-2's FACK regrows cwnd from 1 during recovery on every ack and leaves "
-        "recovery above ssthresh (docs/models/tcp.md), a boost the SCTP variants do not get."
+        f"New-Reno SCTP** close to SACK). Ours: SCTP* {by_d(star)} against FACK "
+        f"{by_d(fack)}, a mean gap of {gap(star, fack):.1f} packets over d1-d5; SCTP** "
+        f"{by_d(two)} against SACK {by_d(sack)}, a mean gap of {gap(two, sack):.1f}. SCTP** "
+        "tracks SACK closely; SCTP* stays below FACK because ns-2's FACK regrows cwnd from "
+        "1 during recovery on every ack and leaves recovery above ssthresh "
+        "(docs/models/tcp.md), a boost the SCTP variants do not get. "
+        + verdict(by_count(close(star, fack) + close(two, sack), 2))
     )
     tnr = row("tcp-newreno", big)
-    others = [sack, fack, star, two, nr]
-    not_worst = [d for d in range(2, 6) if tnr[d] > min(o[d] for o in others)]
+    # Every SCTP variant acknowledges with SACK chunks, so "the SACK-based protocols"
+    # are TCP SACK and FACK and all four SCTP variants.
+    sack_based = {
+        "tcp-sack": sack,
+        "tcp-fack": fack,
+        "sctp-original": orig,
+        "sctp-newreno": nr,
+        "sctp-newreno-star": star,
+        "sctp-newreno-2star": two,
+    }
+    below = [d for d in range(2, 6) if all(tnr[d] < o[d] for o in sack_based.values())]
+    above = {
+        d: [k for k, o in sack_based.items() if o[d] <= tnr[d]]
+        for d in range(2, 6)
+        if d not in below
+    }
     out.append(
-        "**New-Reno TCP** (paper: without SACK it repairs one loss per round trip and "
-        f"does worse than the SACK-based protocols). Ours: {tnr}. "
+        "**New-Reno TCP** (paper: without SACK it repairs one loss per round trip and does "
+        "worse than the SACK-based protocols, here TCP SACK and FACK and the four SCTP "
+        f"variants, whose acks are all SACK chunks). Ours: {by_d(tnr)}. Below every "
+        f"SACK-based protocol at {len(below)} of the 4 drop counts d2-d5"
         + (
-            "Lowest of all for d2-d5: matches."
-            if not not_worst
-            else f"Not the lowest for d = {not_worst} (lowest for the other drop counts "
-            "from 2 to 5): with few drops one repair per round trip costs little, and "
-            "its larger initial window (2 segments against SCTP's 1 MTU) still shows."
+            "; at or above "
+            + "; ".join(f"{join(ks)} at d{d}" for d, ks in above.items())
+            + ": with few drops one repair per round trip costs little, and TCP's larger "
+            "initial window (2 segments against SCTP's 1 MTU) still shows."
+            if above
+            else "."
         )
+        + " "
+        + verdict(by_count(len(below), 4))
     )
     out.append(
         "Figs. 2-3 reproduce the event sequences of sec. 4.1-4.2 packet for packet; "

@@ -63,6 +63,21 @@ class _Settings:
 
 
 _settings = _Settings()
+# Worker processes of run_points when the caller names none (`reproduce --jobs`).
+_jobs: int | None = None
+
+
+@contextmanager
+def default_jobs(jobs: int | None) -> Iterator[None]:
+    """Inside the block, run_points without `jobs` uses `jobs` processes (None: one per
+    core)."""
+    global _jobs
+    old = _jobs
+    _jobs = jobs
+    try:
+        yield
+    finally:
+        _jobs = old
 
 
 @contextmanager
@@ -132,6 +147,7 @@ def run_points(
     if not points:
         return []
     settings = _settings
+    jobs = _jobs if jobs is None else jobs
     tty = sys.stderr.isatty() if settings.tty is None else settings.tty
     # Scenario dicts go through JSON so workers get plain data.
     safe = [(json.loads(json.dumps(s)), dict(sets), seed) for s, sets, seed in points]
