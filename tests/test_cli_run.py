@@ -212,3 +212,29 @@ def test_start_up_imports_stay_lazy() -> None:
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert r.stdout.strip() == ""
+
+
+def test_the_folder_guard_keeps_a_run_of_other_overrides(example: Path, tmp_path: Path) -> None:
+    # Issue 30: two `--set` values into the default folder runs/<scenario>-<seed>.
+    folder = tmp_path / "runs" / "example-cbr-1"
+    r = sctplab("run", example, "--set", "links.bottleneck.delay=20ms", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    first = (folder / "summary.json").read_bytes()
+    r = sctplab("run", example, "--set", "links.bottleneck.delay=40ms", cwd=tmp_path)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--force" in lines[0] and "another scenario" in lines[0], r.stderr
+    assert (folder / "summary.json").read_bytes() == first
+    # The same command again replaces its own folder.
+    r = sctplab("run", example, "--set", "links.bottleneck.delay=20ms", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (folder / "summary.json").read_bytes() == first
+    # Another seed into the same --out is another run too.
+    r = sctplab("run", example, "--seed", "2", "--out", folder, "--set",
+                "links.bottleneck.delay=20ms", cwd=tmp_path)  # fmt: skip
+    assert r.returncode == 2 and "seed 1" in r.stderr
+    # --force replaces it.
+    r = sctplab("run", example, "--set", "links.bottleneck.delay=40ms", "--force", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (folder / "summary.json").read_bytes() != first
+    assert 'delay = "40ms"' in (folder / "scenario.toml").read_text()

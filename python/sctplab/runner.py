@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import stat
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -13,7 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sctplab import _core
-from sctplab.scenario_input import ScenarioText, overrides, read_scenario
+from sctplab.scenario_input import (
+    ScenarioText,
+    clip,
+    overrides,
+    read_scenario,
+    show_path,
+    show_value,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -32,7 +42,9 @@ class RunResult:
     out_dir: Path | None
     wall_s: float
     events: int
-    series_columns: _core.SeriesColumns = field(repr=False)
+    # The series as the core handed it over (raw column bytes, megabytes on long runs):
+    # private, read through `series`.
+    _series_columns: _core.SeriesColumns = field(repr=False)
     # series.parquet, when the run streamed its series there (too long to hand back).
     series_file: Path | None = field(default=None, repr=False)
 
@@ -44,7 +56,7 @@ class RunResult:
 
             streamed: pd.DataFrame = pq.read_table(self.series_file).to_pandas()
             return streamed
-        df: pd.DataFrame = _series_table(self.series_columns).to_pandas()
+        df: pd.DataFrame = _series_table(self._series_columns).to_pandas()
         return df
 
     def flows(self) -> pd.DataFrame:
@@ -191,11 +203,31 @@ def _incomplete_run_json(
 def check_seed(seed: object) -> int:
     """A run seed: an integer in 0..2^64-1 (the core's u64)."""
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise _core.UsageError(f"--seed {seed!r}: expected an integer from 0 to {MAX_SEED}")
+        raise _core.UsageError(
+            f"--seed {show_value(seed)}: expected an integer from 0 to {MAX_SEED}"
+        )
     return seed
 
 
 MAX_SEED = 2**64 - 1
+# The longest wall-clock limit (about 31 years): longer ones overflow the clocks they
+# are compared with (time_t, the core's nanoseconds).
+MAX_TIMEOUT_S = 1e9
+
+
+def check_timeout(name: str, timeout: object) -> float | None:
+    """A wall-clock limit in seconds: positive and finite, or None (no limit)."""
+    if timeout is None:
+        return None
+    ok = isinstance(timeout, int | float) and not isinstance(timeout, bool)
+    if ok and isinstance(timeout, int):
+        ok = 0 < timeout <= MAX_TIMEOUT_S  # float() of a huge one overflows
+    if not ok or not 0 < float(timeout) <= MAX_TIMEOUT_S:  # type: ignore[arg-type]
+        raise _core.UsageError(
+            f"{name} {show_value(timeout)}: expected a positive number of seconds of wall "
+            f"time, at most {MAX_TIMEOUT_S:g}"
+        )
+    return float(timeout)  # type: ignore[arg-type]
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -226,6 +258,7 @@ def movement_file_sets(
         except (tomllib.TOMLDecodeError, RecursionError):
             raw = given[-1]  # as the core reads it: text that is not TOML is a string
         base = Path.cwd()
+        shown = f"--set {MOBILITY_FILE_KEY}={clip(given[-1])}"
     else:
         # The core's parser (depth-limited, linear) rather than tomllib, which takes
         # minutes on hostile nesting; a text that does not parse is reported by the core
@@ -241,11 +274,46 @@ def movement_file_sets(
             raw = _core.mobility_file(src.text)
         is_file = src.source not in ("<string>", "<dict>")
         base = Path(src.source).resolve().parent if is_file else Path.cwd()
+        shown = src.source
     if not isinstance(raw, str):
         return sets, None
+    if "\0" in raw:
+        raise _core.ScenarioError(
+            f"{show_path(shown)}: {MOBILITY_FILE_KEY}: {show_path(repr(raw))} is not a file "
+            "name (it contains a NUL byte)"
+        )
     path = Path(raw) if Path(raw).is_absolute() else (base / raw).resolve()
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        mode = None  # a missing or unreadable file: the core names it
+    if mode is not None and not stat.S_ISREG(mode):
+        # A FIFO would block the read forever (Ctrl-C included), /dev/zero never ends.
+        raise _core.ScenarioError(
+            f"{show_path(shown)}: {MOBILITY_FILE_KEY}: {show_path(path)}: not a regular file (a "
+            "movement file is read whole)"
+        )
     rest = [(k, v) for k, v in sets if k != MOBILITY_FILE_KEY]
     return [*rest, (MOBILITY_FILE_KEY, json.dumps(str(path)))], path
+
+
+@contextmanager
+def file_blame(
+    src: ScenarioText, user_sets: list[tuple[str, str]], sets: list[tuple[str, str]]
+) -> Iterator[None]:
+    """Core calls whose `sets` came from `movement_file_sets`: a `mobility.file` written in
+    the scenario travels to the core as an override (its path made absolute), so the core
+    blames its errors on a `--set` the user never gave. They are the file's."""
+    made = None
+    if not any(k == MOBILITY_FILE_KEY for k, _ in user_sets):
+        made = next((v for k, v in sets if k == MOBILITY_FILE_KEY), None)
+    try:
+        yield
+    except _core.ScenarioError as e:
+        prefix = f"--set {MOBILITY_FILE_KEY}={clip(made)}: " if made is not None else None
+        if prefix is not None and str(e).startswith(prefix):
+            raise _core.ScenarioError(f"{src.source}: {str(e)[len(prefix) :]}") from None
+        raise
 
 
 def movement(
@@ -257,16 +325,50 @@ def movement(
 ) -> str:
     """The movement of a wireless scenario's nodes with `seed`, as an ns-2 setdest file
     (random waypoint drawn as `sctplab run` draws it), so ns-2 can replay it."""
+    check_seed(seed)
     src = read_scenario(scenario)
-    sets, _ = movement_file_sets(src, (raw_sets or []) + overrides(set))
-    return _core.movement(
-        src.text,
-        is_json=src.is_json,
-        source=src.source,
-        default_name=src.default_name,
-        sets=sets,
-        seed=seed,
-    )
+    user_sets = (raw_sets or []) + overrides(set)
+    sets, _ = movement_file_sets(src, user_sets)
+    with file_blame(src, user_sets, sets):
+        return _core.movement(
+            src.text,
+            is_json=src.is_json,
+            source=src.source,
+            default_name=src.default_name,
+            sets=sets,
+            seed=seed,
+        )
+
+
+def kinds(name: str, value: object) -> list[str]:
+    """`trace=` and `series=`: a comma-separated string as on the command line
+    (`"cwnd,rto"`) or an iterable of names (`["cwnd", "rto"]`)."""
+    if isinstance(value, str):
+        items: list[object] = list(value.split(","))
+    else:
+        try:
+            items = list(itertools.islice(iter(value), MAX_KINDS + 1))  # type: ignore[call-overload]
+        except TypeError:
+            raise TypeError(
+                f"{name}: expected a comma-separated string or a list of names, "
+                f"not {type(value).__name__}"
+            ) from None
+        if len(items) > MAX_KINDS:
+            raise _core.UsageError(f"{name}: more than {MAX_KINDS} names")
+    names = []
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"{name}: expected names (str), not {type(item).__name__}")
+        if len(item) > MAX_KIND_LENGTH:  # no kind is named so; the message stays short
+            raise _core.UsageError(f"{name}: {show_value(item)} is not a {name} kind")
+        if item.strip():
+            names.append(item.strip())
+    return names
+
+
+# More trace or series names than there are kinds (a runaway iterator is not a list).
+MAX_KINDS = 1024
+MAX_KIND_LENGTH = 100
 
 
 def run(
@@ -276,10 +378,11 @@ def run(
     *,
     out: str | Path | None = None,
     pcap: bool = False,
-    trace: Iterable[str] = (),
-    series: Iterable[str] = (),
+    trace: str | Iterable[str] = (),
+    series: str | Iterable[str] = (),
     progress: bool = False,
     timeout: float | None = None,
+    force: bool = False,
     raw_sets: list[tuple[str, str]] | None = None,
 ) -> RunResult:
     """Run one scenario.
@@ -293,13 +396,19 @@ def run(
     do a livelock and simulated time at its maximum. Ctrl-C raises KeyboardInterrupt
     within a fraction of a second. A run folder whose run did not finish has no
     summary.json, and its run.json says `"complete": false` with the reason.
+
+    `trace` and `series` take a comma-separated string (`"cwnd,rto"`) or a list. A folder
+    `out` that holds the run of another scenario or seed is not replaced without
+    `force=True` (UsageError); the same run replaces its own folder.
     """
     check_seed(seed)
+    timeout = check_timeout("timeout", timeout)
     src = read_scenario(scenario)
-    sets, movement_path = movement_file_sets(src, (raw_sets or []) + overrides(set))
-    out_dir = Path(out) if out is not None else None
-    trace_list = [t for t in trace if t]
-    series_list = [s for s in series if s]
+    user_sets = (raw_sets or []) + overrides(set)
+    sets, movement_path = movement_file_sets(src, user_sets)
+    out_dir = _out_dir(out)
+    trace_list = kinds("trace", trace)
+    series_list = kinds("series", series)
     if out_dir is None and (pcap or trace_list):
         raise _core.UsageError("pcap and traces need an output folder (out=...)")
     spill: Path | None = None
@@ -307,21 +416,29 @@ def run(
     series_file: Path | None = None
     if out_dir is not None:
         # Checked before the folder is touched: bad input leaves no folder behind.
-        _core.resolve(
-            src.text,
-            is_json=src.is_json,
-            source=src.source,
-            default_name=src.default_name,
-            sets=sets,
-        )
-        out_dir.mkdir(parents=True, exist_ok=True)
-        # Until the run ends, the folder must not look complete: summary.json marks a
-        # complete folder, so a stale one from an earlier run goes first.
-        (out_dir / "summary.json").unlink(missing_ok=True)
-        _write_atomic(
-            out_dir / "run.json",
-            json.dumps(_incomplete_run_json("running", seed, sets, None), indent=2) + "\n",
-        )
+        with file_blame(src, user_sets, sets):
+            _, resolved = _core.resolve(
+                src.text,
+                is_json=src.is_json,
+                source=src.source,
+                default_name=src.default_name,
+                sets=sets,
+            )
+        if not force:
+            check_replace(out_dir, _folder_toml(resolved, movement_path), seed)
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            # Until the run ends, the folder must not look complete: summary.json marks a
+            # complete folder, so a stale one from an earlier run goes first.
+            (out_dir / "summary.json").unlink(missing_ok=True)
+            _write_atomic(
+                out_dir / "run.json",
+                json.dumps(_incomplete_run_json("running", seed, sets, None), indent=2) + "\n",
+            )
+        except OSError as e:
+            where = show_path(out_dir)
+            why = e.strerror or type(e).__name__
+            raise _core.UsageError(f"{where}: cannot write the run folder: {why}") from None
         if series_list:
             # Long series go to disk in chunks as the run goes; the disk is their limit.
             import shutil
@@ -330,22 +447,23 @@ def run(
             spill.unlink(missing_ok=True)
             free = shutil.disk_usage(out_dir).free
     try:
-        raw = _core.run(
-            src.text,
-            is_json=src.is_json,
-            source=src.source,
-            default_name=src.default_name,
-            sets=sets,
-            seed=seed,
-            out_dir=str(out_dir) if out_dir is not None else None,
-            pcap=pcap,
-            traces=trace_list,
-            series=series_list,
-            progress=progress,
-            timeout_s=timeout,
-            series_spill=str(spill) if spill is not None else None,
-            series_disk_limit=free if spill is not None else None,
-        )
+        with file_blame(src, user_sets, sets):
+            raw = _core.run(
+                src.text,
+                is_json=src.is_json,
+                source=src.source,
+                default_name=src.default_name,
+                sets=sets,
+                seed=seed,
+                out_dir=str(out_dir) if out_dir is not None else None,
+                pcap=pcap,
+                traces=trace_list,
+                series=series_list,
+                progress=progress,
+                timeout_s=timeout,
+                series_spill=str(spill) if spill is not None else None,
+                series_disk_limit=free if spill is not None else None,
+            )
     except BaseException as e:
         if spill is not None:
             spill.unlink(missing_ok=True)
@@ -358,7 +476,6 @@ def run(
             )
         raise
     if out_dir is not None:
-        resolved = raw["resolved_toml"]
         if movement_path is not None:
             # The run folder keeps its own copy, named relative to its scenario.toml.
             import shutil
@@ -366,8 +483,7 @@ def run(
             copy = out_dir / movement_path.name
             if copy.resolve() != movement_path:
                 shutil.copyfile(movement_path, copy)
-            resolved = resolved.replace(json.dumps(str(movement_path)), json.dumps(copy.name))
-        _write_atomic(out_dir / "scenario.toml", resolved)
+        _write_atomic(out_dir / "scenario.toml", _folder_toml(raw["resolved_toml"], movement_path))
         _write_atomic(out_dir / "run.json", json.dumps(_run_json(raw, seed, sets), indent=2) + "\n")
         if series_list and spill is not None:
             try:
@@ -384,6 +500,48 @@ def run(
         out_dir=out_dir,
         wall_s=raw["wall_s"],
         events=raw["events"],
-        series_columns=raw["series"],
+        _series_columns=raw["series"],
         series_file=series_file,
+    )
+
+
+def _out_dir(out: object) -> Path | None:
+    if out is None:
+        return None
+    if not isinstance(out, str | os.PathLike):
+        raise TypeError(f"out: expected a folder path, not {type(out).__name__}")
+    path = Path(out)
+    if "\0" in str(path):
+        raise _core.UsageError(f"out: {show_path(path)} is not a folder name (a NUL byte)")
+    return path
+
+
+def _folder_toml(resolved: str, movement_path: Path | None) -> str:
+    """The run folder's scenario.toml: the resolved scenario, its movement file named by
+    the copy beside it."""
+    if movement_path is None:
+        return resolved
+    return resolved.replace(json.dumps(str(movement_path)), json.dumps(movement_path.name))
+
+
+def check_replace(out_dir: Path, scenario_toml: str, seed: int) -> None:
+    """A run folder is replaced only by the run it holds (same resolved scenario and
+    seed): a researcher comparing two `--set` values keeps both (issue 30). A folder
+    without scenario.toml (new, or a run that never finished) is free."""
+    try:
+        old = (out_dir / "scenario.toml").read_text(encoding="utf-8")
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    except (OSError, UnicodeDecodeError):
+        old = None
+    try:
+        old_seed = json.loads((out_dir / "run.json").read_text(encoding="utf-8")).get("seed")
+    except (OSError, ValueError, AttributeError, RecursionError):
+        old_seed = None
+    if old == scenario_toml and old_seed in (None, seed):
+        return
+    what = "another scenario" if old != scenario_toml else f"seed {old_seed}"
+    raise _core.UsageError(
+        f"{show_path(out_dir)}: holds the run of {what} (its scenario.toml or seed differs "
+        "from this run's); choose another --out, or --force to replace it"
     )
