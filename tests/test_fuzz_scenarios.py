@@ -695,7 +695,7 @@ def api_outcome(call: ApiCall, tmp: Path, i: int) -> str:
         fn(**kwargs)
     except (_core.ScenarioError, _core.UsageError, _core.RunError) as e:
         line = str(e)
-        if "\n" in line or not line or len(line) > 1000:
+        if "\n" in line or not line or len(line) > 1500:
             return f"bad: {type(e).__name__} not one short line ({len(line)} chars)"
         return type(e).__name__
     except TypeError:

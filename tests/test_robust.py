@@ -348,7 +348,7 @@ def test_a_spilled_series_is_the_file_an_in_memory_one_makes(tmp_path: Path, exa
     mem = api.run(str(example), set=sets, series=["queue"])
     disk = api.run(str(example), set=sets, series=["queue"], out=tmp_path / "run")
     assert mem.series_file is None and disk.series_file == tmp_path / "run" / "series.parquet"
-    table = _series_table(mem.series_columns)
+    table = _series_table(mem._series_columns)
     assert table.num_rows == 1_200_000
     pq.write_table(table, tmp_path / "whole.parquet")
     assert (tmp_path / "whole.parquet").read_bytes() == disk.series_file.read_bytes()

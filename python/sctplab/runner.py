@@ -304,16 +304,29 @@ def file_blame(
     """Core calls whose `sets` came from `movement_file_sets`: a `mobility.file` written in
     the scenario travels to the core as an override (its path made absolute), so the core
     blames its errors on a `--set` the user never gave. They are the file's."""
-    made = None
-    if not any(k == MOBILITY_FILE_KEY for k, _ in user_sets):
-        made = next((v for k, v in sets if k == MOBILITY_FILE_KEY), None)
     try:
         yield
     except _core.ScenarioError as e:
-        prefix = f"--set {MOBILITY_FILE_KEY}={clip(made)}: " if made is not None else None
-        if prefix is not None and str(e).startswith(prefix):
-            raise _core.ScenarioError(f"{src.source}: {str(e)[len(prefix) :]}") from None
+        _blame_file(e, src, user_sets, sets)
         raise
+
+
+def _blame_file(
+    e: BaseException,
+    src: ScenarioText,
+    user_sets: list[tuple[str, str]],
+    sets: list[tuple[str, str]],
+) -> None:
+    """Raises `e` blamed on the scenario file when the core blamed it on the override
+    `movement_file_sets` made of the file's own `mobility.file`; else returns."""
+    if not isinstance(e, _core.ScenarioError):
+        return
+    if any(k == MOBILITY_FILE_KEY for k, _ in user_sets):
+        return
+    made = next((v for k, v in sets if k == MOBILITY_FILE_KEY), None)
+    prefix = f"--set {MOBILITY_FILE_KEY}={clip(made)}: " if made is not None else None
+    if prefix is not None and str(e).startswith(prefix):
+        raise _core.ScenarioError(f"{src.source}: {str(e)[len(prefix) :]}") from None
 
 
 def movement(
@@ -425,7 +438,7 @@ def run(
                 sets=sets,
             )
         if not force:
-            check_replace(out_dir, _folder_toml(resolved, movement_path), seed)
+            check_replace(out_dir, resolved, seed)
         try:
             out_dir.mkdir(parents=True, exist_ok=True)
             # Until the run ends, the folder must not look complete: summary.json marks a
@@ -447,23 +460,22 @@ def run(
             spill.unlink(missing_ok=True)
             free = shutil.disk_usage(out_dir).free
     try:
-        with file_blame(src, user_sets, sets):
-            raw = _core.run(
-                src.text,
-                is_json=src.is_json,
-                source=src.source,
-                default_name=src.default_name,
-                sets=sets,
-                seed=seed,
-                out_dir=str(out_dir) if out_dir is not None else None,
-                pcap=pcap,
-                traces=trace_list,
-                series=series_list,
-                progress=progress,
-                timeout_s=timeout,
-                series_spill=str(spill) if spill is not None else None,
-                series_disk_limit=free if spill is not None else None,
-            )
+        raw = _core.run(
+            src.text,
+            is_json=src.is_json,
+            source=src.source,
+            default_name=src.default_name,
+            sets=sets,
+            seed=seed,
+            out_dir=str(out_dir) if out_dir is not None else None,
+            pcap=pcap,
+            traces=trace_list,
+            series=series_list,
+            progress=progress,
+            timeout_s=timeout,
+            series_spill=str(spill) if spill is not None else None,
+            series_disk_limit=free if spill is not None else None,
+        )
     except BaseException as e:
         if spill is not None:
             spill.unlink(missing_ok=True)
@@ -474,8 +486,10 @@ def run(
                 out_dir / "run.json",
                 json.dumps(_incomplete_run_json(status, seed, sets, error), indent=2) + "\n",
             )
+        _blame_file(e, src, user_sets, sets)
         raise
     if out_dir is not None:
+        resolved = raw["resolved_toml"]
         if movement_path is not None:
             # The run folder keeps its own copy, named relative to its scenario.toml.
             import shutil
@@ -483,7 +497,8 @@ def run(
             copy = out_dir / movement_path.name
             if copy.resolve() != movement_path:
                 shutil.copyfile(movement_path, copy)
-        _write_atomic(out_dir / "scenario.toml", _folder_toml(raw["resolved_toml"], movement_path))
+            resolved = resolved.replace(json.dumps(str(movement_path)), json.dumps(copy.name))
+        _write_atomic(out_dir / "scenario.toml", resolved)
         _write_atomic(out_dir / "run.json", json.dumps(_run_json(raw, seed, sets), indent=2) + "\n")
         if series_list and spill is not None:
             try:
@@ -516,15 +531,7 @@ def _out_dir(out: object) -> Path | None:
     return path
 
 
-def _folder_toml(resolved: str, movement_path: Path | None) -> str:
-    """The run folder's scenario.toml: the resolved scenario, its movement file named by
-    the copy beside it."""
-    if movement_path is None:
-        return resolved
-    return resolved.replace(json.dumps(str(movement_path)), json.dumps(movement_path.name))
-
-
-def check_replace(out_dir: Path, scenario_toml: str, seed: int) -> None:
+def check_replace(out_dir: Path, resolved_toml: str, seed: int) -> None:
     """A run folder is replaced only by the run it holds (same resolved scenario and
     seed): a researcher comparing two `--set` values keeps both (issue 30). A folder
     without scenario.toml (new, or a run that never finished) is free."""
@@ -538,10 +545,28 @@ def check_replace(out_dir: Path, scenario_toml: str, seed: int) -> None:
         old_seed = json.loads((out_dir / "run.json").read_text(encoding="utf-8")).get("seed")
     except (OSError, ValueError, AttributeError, RecursionError):
         old_seed = None
-    if old == scenario_toml and old_seed in (None, seed):
+    same = old is not None and _same_scenario(old, resolved_toml)
+    if same and old_seed in (None, seed):
         return
-    what = "another scenario" if old != scenario_toml else f"seed {old_seed}"
+    what = "another scenario" if not same else f"seed {old_seed}"
     raise _core.UsageError(
         f"{show_path(out_dir)}: holds the run of {what} (its scenario.toml or seed differs "
         "from this run's); choose another --out, or --force to replace it"
     )
+
+
+def _same_scenario(folder_toml: str, resolved_toml: str) -> bool:
+    """The folder's scenario.toml against this run's resolved scenario. They differ in
+    one value by design: the folder names its copy of the movement file, the run the
+    original. Both are compared by the file's name."""
+    import tomllib
+
+    try:
+        docs = [tomllib.loads(folder_toml), tomllib.loads(resolved_toml)]
+    except (ValueError, RecursionError):
+        return False
+    for doc in docs:
+        mobility = doc.get("mobility")
+        if isinstance(mobility, dict) and isinstance(mobility.get("file"), str):
+            mobility["file"] = Path(mobility["file"]).name
+    return docs[0] == docs[1]

@@ -178,8 +178,8 @@ def show_path(p: str | Path) -> str:
     return clip(text, PATH_SHOWN)
 
 
-# File names are shown whole up to this length (Linux's PATH_MAX is 4096).
-PATH_SHOWN = 4096
+# File names are shown whole up to this many characters (longer ones are clipped).
+PATH_SHOWN = 1000
 
 
 def parse_set(item: str) -> tuple[str, str]:
