@@ -225,6 +225,12 @@ def sweep_cmd(
     if not path.is_file():
         _fail(f"{scenario}: no such scenario file")
     grid = parse_grid(grids)
+    planned = seeds
+    for values in grid.values():
+        planned *= len(values)
+    if not quiet and planned >= 100_000:
+        # Planning and checking the store take seconds for grids this size: say so first.
+        click.echo(f"{path.stem}: planning {planned} run(s) ...", err=True)
 
     def started(r: SweepReport) -> None:
         if quiet:

@@ -18,6 +18,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +38,6 @@ from sctplab.runner import MOBILITY_FILE_KEY, check_timeout, movement_file_sets
 from sctplab.scenario_input import (
     NotToml,
     clip,
-    overrides,
     read_scenario,
     show_value,
     toml_value,
@@ -206,12 +206,29 @@ def plan(
     keys = list(checked)
     runs: list[PlannedRun] = []
     seen: set[str] = set()
-    points = [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*checked.values())]
-    # A point's overrides and key text, once per point rather than once per run. The
-    # scenario's own movement file (in base_sets) was found once above: only a point that
-    # sets `mobility.file` itself needs its path made absolute.
-    point_sets = [_point_sets(src, base_sets, overrides(p)) for p in points]
-    point_keys = [RunKey.of_point(digest, canonical_json(p), version) for p in points]
+    # Each value's override text and canonical JSON made once, and a point's joined from
+    # them (canonical JSON sorts the keys): a 1000 x 1000 grid has 10^6 points, and
+    # making each point's texts from scratch took most of a minute.
+    tomls = [[(k, toml_value(v)) for v in checked[k]] for k in keys]
+    jsons = [[f"{encode_basestring(k)}:{canonical_json(v)}" for v in checked[k]] for k in keys]
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    movement_sets = tuple(base_sets)
+    # The scenario's own movement file (in base_sets) was found once above: only points
+    # that set `mobility.file` themselves need their path made absolute.
+    own_movement = MOBILITY_FILE_KEY in checked
+    of_point = RunKey.of_point
+    points: list[dict[str, Any]] = []
+    point_sets: list[tuple[tuple[str, str], ...]] = []
+    point_keys: list[Callable[[int], RunKey]] = []
+    for combo in itertools.product(*(range(len(checked[k])) for k in keys)):
+        points.append({k: checked[k][i] for k, i in zip(keys, combo, strict=True)})
+        sets = tuple(tomls[j][i] for j, i in enumerate(combo))
+        if own_movement:
+            point_sets.append(tuple(movement_file_sets(src, [*movement_sets, *sets])[0]))
+        else:
+            point_sets.append(sets + movement_sets)
+        text = "{" + ",".join(jsons[j][combo[j]] for j in order) + "}"
+        point_keys.append(of_point(digest, text, version))
     # Seed-major order: an interrupted sweep has covered every grid point with the
     # first seeds rather than some points with all seeds.
     for seed in range(1, seeds + 1):
@@ -231,15 +248,6 @@ def plan(
             )
             runs.append(PlannedRun(key, point, task))
     return name, digest, base, runs
-
-
-def _point_sets(
-    src: Any, base_sets: list[tuple[str, str]], sets: list[tuple[str, str]]
-) -> tuple[tuple[str, str], ...]:
-    """`movement_file_sets(src, base_sets + sets)`, without reading the scenario again."""
-    if any(k == MOBILITY_FILE_KEY for k, _ in sets):
-        return tuple(movement_file_sets(src, base_sets + sets)[0])
-    return (*sets, *base_sets)
 
 
 class _Progress:
