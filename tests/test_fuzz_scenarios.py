@@ -705,11 +705,12 @@ def api_outcome(call: ApiCall, tmp: Path, i: int) -> str:
     return "ok"
 
 
-def api_child(seed: str, first: int, n: int, tmp: str) -> None:
+def api_child(first: int, seed: str, n_text: str, tmp: str) -> None:
     """Runs inputs first..n-1 of the campaign `seed`, printing `start i` before each and
     `done i OUTCOME` after it, so the parent can time each and name the one that hangs."""
     import sys
 
+    n = int(n_text)
     folder = Path(tmp)
     if not (folder / "fifo").exists():
         os.mkfifo(folder / "fifo")
@@ -787,21 +788,10 @@ def _follow(proc: Any, first: int, n: int, wall_s: float, outcomes: dict[int, st
     return first
 
 
-def _api_child_command(seed: str, n: int, tmp: Path) -> Callable[[int], list[str]]:
-    import sys
-
-    tests = str(Path(__file__).resolve().parent)
-    code = (
-        f"import sys; sys.path.insert(0, {tests!r}); import test_fuzz_scenarios as t; "
-        "t.api_child(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])"
-    )
-    return lambda first: [sys.executable, "-c", code, seed, str(first), str(n), str(tmp)]
-
-
 def test_odd_python_api_arguments_keep_the_promise(tmp_path: Path) -> None:
     n = API_PER_RUN
     calls = api_calls(SEED, n)
-    outcomes = drive(_api_child_command(str(SEED), n, tmp_path), n, INPUT_WALL_S)
+    outcomes = drive(child_command("api_child", str(SEED), str(n), str(tmp_path)), n, INPUT_WALL_S)
     allowed = ("ok", "ScenarioError", "UsageError", "RunError", "TypeError")
     broken = [
         f"{outcomes.get(i, 'no outcome')}\n  input: {calls[i].show()}"
@@ -814,3 +804,34 @@ def test_odd_python_api_arguments_keep_the_promise(tmp_path: Path) -> None:
     # The class is only useful if it reaches sctplab's errors, not only TypeErrors.
     classes = set(outcomes.values())
     assert {"ScenarioError", "UsageError"} <= classes, classes
+
+
+def scenario_child(first: int, seed: str, cls: str, n_text: str) -> None:
+    """The scenario classes as `api_child` runs the API class (for the long campaign,
+    scripts/fuzz_campaign.py): inputs first..n-1 of class `cls` in campaign `seed`, each
+    `valid`, `refused` (one line that keeps the promise) or `bad: why`."""
+    global SEED
+    SEED = int(seed)
+    n = int(n_text)
+    batch = cases(cls)[:n]
+    for i in range(first, min(n, len(batch))):
+        print(f"start {i}", flush=True)
+        why = check(batch[i])
+        if why is not None:
+            outcome = "bad: " + " ".join(why.split())[:200]
+        else:
+            outcome = "valid" if resolve(batch[i]) is None else "refused"
+        print(f"done {i} {outcome}", flush=True)
+
+
+def child_command(function: str, *args: str) -> Callable[[int], list[str]]:
+    """`drive`'s command for one of this module's child functions, `function(first,
+    *args)`, in a fresh interpreter (`first`: the input it starts or resumes at)."""
+    import sys
+
+    tests = str(Path(__file__).resolve().parent)
+    code = (
+        f"import sys; sys.path.insert(0, {tests!r}); import test_fuzz_scenarios as t; "
+        f"t.{function}(int(sys.argv[1]), *sys.argv[2:])"
+    )
+    return lambda first: [sys.executable, "-c", code, str(first), *args]
