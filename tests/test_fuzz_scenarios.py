@@ -311,7 +311,8 @@ def missing_key(rng: random.Random, name: str, doc: Doc) -> Case | None:
     del get(doc, path[:-1])[path[-1]]
     full = f"{parent}.{key}" if parent else key
     # A required key is reported as missing in its table; an optional one is fine.
-    names = [] if key in REFERENCES else [f"missing field `{key}`", f"{full}:"]
+    # (`{full} =`: an error elsewhere that names the key with the default it now takes.)
+    names = [] if key in REFERENCES else [f"missing field `{key}`", f"{full}:", f"{full} ="]
     if names and parent:
         # Its siblings may only make sense with it (`loss.flow` without `loss.drops`).
         names.append(f"{SOURCE}: {parent}.")
