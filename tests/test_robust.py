@@ -718,3 +718,17 @@ def test_a_large_grid_reads_the_scenario_once(monkeypatch: pytest.MonkeyPatch) -
     _, _, _, runs = sweeps.plan(scen, grid, 1)
     assert len(runs) == 10_000
     assert len(calls) == 1
+
+
+def test_a_sweep_blames_the_scenario_file_for_its_own_movement_file(tmp_path: Path) -> None:
+    manet = ROOT / "scenarios" / "manet-tcp.toml"
+    assert sctplab("movement", manet, "--out", tmp_path / "moves.tcl").returncode == 0
+    scen = tmp_path / "m.toml"
+    scen.write_text(manet.read_text().replace("[mobility]\n", '[mobility]\nfile = "moves.tcl"\n'))
+    grid = 'wireless.width=["10m"]'  # the movement file's positions fall outside
+    r = sctplab("sweep", scen, "--grid", grid, "--seeds", "1", "--jobs", "1",
+                "--store", tmp_path / "s")  # fmt: skip
+    assert r.returncode == 1
+    (line,) = [x for x in r.stderr.splitlines() if "run failed" in x]
+    assert f'wireless.width="10m" seed 1: {scen}: mobility.file: ' in line, line
+    assert "--set" not in line

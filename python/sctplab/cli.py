@@ -273,7 +273,9 @@ def sweep_cmd(
         )
     shown = report.failed[:10]
     for run, error in shown:
-        point = ", ".join(f"{k}={v}" for k, v in run.task.sets) or "(no overrides)"
+        # The grid point (not the movement file path the scenario's own key became).
+        sets = [(k, v) for k, v in run.task.sets if k in run.params]
+        point = ", ".join(f"{k}={v}" for k, v in sets) or "(no overrides)"
         click.echo(f"sctplab: run failed: {point} seed {run.key.seed}: {error}", err=True)
     if len(report.failed) > len(shown):
         click.echo(

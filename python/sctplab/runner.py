@@ -321,12 +321,24 @@ def _blame_file(
     `movement_file_sets` made of the file's own `mobility.file`; else returns."""
     if not isinstance(e, _core.ScenarioError):
         return
-    if any(k == MOBILITY_FILE_KEY for k, _ in user_sets):
-        return
+    user_gave = any(k == MOBILITY_FILE_KEY for k, _ in user_sets)
+    message = blamed_on_file(str(e), src.source, user_gave, sets)
+    if message != str(e):
+        raise _core.ScenarioError(message) from None
+
+
+def blamed_on_file(
+    message: str, source: str, user_gave: bool, sets: Iterable[tuple[str, str]]
+) -> str:
+    """`message` with the source `source` where the core named the `mobility.file`
+    override that `movement_file_sets` made of the file's own key (the user gave none)."""
+    if user_gave:
+        return message
     made = next((v for k, v in sets if k == MOBILITY_FILE_KEY), None)
-    prefix = f"--set {MOBILITY_FILE_KEY}={clip(made)}: " if made is not None else None
-    if prefix is not None and str(e).startswith(prefix):
-        raise _core.ScenarioError(f"{src.source}: {str(e)[len(prefix) :]}") from None
+    if made is None:
+        return message
+    prefix = f"--set {MOBILITY_FILE_KEY}={clip(made)}: "
+    return f"{source}: {message[len(prefix) :]}" if message.startswith(prefix) else message
 
 
 def movement(

@@ -9,6 +9,7 @@ writes each result as it arrives: run folder first, catalog row second.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import dataclasses
 import itertools
 import json
 import math
@@ -34,7 +35,7 @@ from sctplab.executor import (
     one_line,
     open_executor,
 )
-from sctplab.runner import MOBILITY_FILE_KEY, check_timeout, movement_file_sets
+from sctplab.runner import MOBILITY_FILE_KEY, blamed_on_file, check_timeout, movement_file_sets
 from sctplab.scenario_input import (
     NotToml,
     clip,
@@ -392,6 +393,12 @@ class _Recorder:
                     f"{run.key.code_version}: install the same build on every worker"
                 ),
             )
+        elif not outcome.ok and outcome.error and MOBILITY_FILE_KEY not in run.params:
+            # The scenario's own movement file travels as an override: its errors are
+            # the file's (runner.blamed_on_file).
+            error = blamed_on_file(outcome.error, run.task.source, False, run.task.sets)
+            if error != outcome.error:
+                outcome = dataclasses.replace(outcome, error=error)
         if not self.pending:
             self.since = time.monotonic()
         self.pending.append((run, outcome))
