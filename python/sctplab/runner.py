@@ -285,8 +285,13 @@ def movement_file_sets(
     path = Path(raw) if Path(raw).is_absolute() else (base / raw).resolve()
     try:
         mode = path.stat().st_mode
-    except OSError:
-        mode = None  # a missing or unreadable file: the core names it
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        mode = None  # the core names the file it cannot read
+    except OSError as e:  # a name too long, a loop of links: the core would echo it whole
+        raise _core.ScenarioError(
+            f"{show_path(shown)}: {MOBILITY_FILE_KEY}: {show_path(path)}: "
+            f"{e.strerror or type(e).__name__}"
+        ) from None
     if mode is not None and not stat.S_ISREG(mode):
         # A FIFO would block the read forever (Ctrl-C included), /dev/zero never ends.
         raise _core.ScenarioError(
