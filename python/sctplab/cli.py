@@ -219,7 +219,7 @@ def sweep_cmd(
     Exit status 0 when every run succeeded, 1 when some failed (they are kept in the
     catalog with their error and tried again by the next sweep), 2 on bad input.
     """
-    from sctplab.sweeps import SweepReport, parse_grid, run_sweep
+    from sctplab.sweeps import MAX_RUNS, SweepReport, parse_grid, run_sweep
 
     path = Path(scenario)
     if not path.is_file():
@@ -228,7 +228,7 @@ def sweep_cmd(
     planned = seeds
     for values in grid.values():
         planned *= len(values)
-    if not quiet and planned >= 100_000:
+    if not quiet and 100_000 <= planned <= MAX_RUNS:
         # Planning and checking the store take seconds for grids this size: say so first.
         click.echo(f"{path.stem}: planning {planned} run(s) ...", err=True)
 
