@@ -97,7 +97,8 @@ def run_cmd(
     path = Path(scenario)
     if not path.is_file():
         _fail(f"{scenario}: no such scenario file")
-    from sctplab.runner import check_seed, file_blame, movement_file_sets
+    from sctplab.run_args import file_blame
+    from sctplab.runner import check_seed, movement_file_sets
 
     check_seed(seed)
     parsed = [parse_set(s) for s in sets]

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import stat
 import sys
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -16,6 +14,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sctplab import _core
+from sctplab.run_args import (
+    MOBILITY_FILE_KEY,
+    check_out_dir,
+    check_replace,
+    check_timeout,
+    file_blame,
+    kinds,
+    raise_blamed_on_file,
+)
 from sctplab.scenario_input import (
     ScenarioText,
     clip,
@@ -210,33 +217,12 @@ def check_seed(seed: object) -> int:
 
 
 MAX_SEED = 2**64 - 1
-# The longest wall-clock limit (about 31 years): longer ones overflow the clocks they
-# are compared with (time_t, the core's nanoseconds).
-MAX_TIMEOUT_S = 1e9
-
-
-def check_timeout(name: str, timeout: object) -> float | None:
-    """A wall-clock limit in seconds: positive and finite, or None (no limit)."""
-    if timeout is None:
-        return None
-    ok = isinstance(timeout, int | float) and not isinstance(timeout, bool)
-    if ok and isinstance(timeout, int):
-        ok = 0 < timeout <= MAX_TIMEOUT_S  # float() of a huge one overflows
-    if not ok or not 0 < float(timeout) <= MAX_TIMEOUT_S:  # type: ignore[arg-type]
-        raise _core.UsageError(
-            f"{name} {show_value(timeout)}: expected a positive number of seconds of wall "
-            f"time, at most {MAX_TIMEOUT_S:g}"
-        )
-    return float(timeout)  # type: ignore[arg-type]
 
 
 def _write_atomic(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(path)
-
-
-MOBILITY_FILE_KEY = "mobility.file"
 
 
 def movement_file_sets(
@@ -302,50 +288,6 @@ def movement_file_sets(
     return [*rest, (MOBILITY_FILE_KEY, json.dumps(str(path)))], path
 
 
-@contextmanager
-def file_blame(
-    src: ScenarioText, user_sets: list[tuple[str, str]], sets: list[tuple[str, str]]
-) -> Iterator[None]:
-    """Core calls whose `sets` came from `movement_file_sets`: a `mobility.file` written in
-    the scenario travels to the core as an override (its path made absolute), so the core
-    blames its errors on a `--set` the user never gave. They are the file's."""
-    try:
-        yield
-    except _core.ScenarioError as e:
-        _blame_file(e, src, user_sets, sets)
-        raise
-
-
-def _blame_file(
-    e: BaseException,
-    src: ScenarioText,
-    user_sets: list[tuple[str, str]],
-    sets: list[tuple[str, str]],
-) -> None:
-    """Raises `e` blamed on the scenario file when the core blamed it on the override
-    `movement_file_sets` made of the file's own `mobility.file`; else returns."""
-    if not isinstance(e, _core.ScenarioError):
-        return
-    user_gave = any(k == MOBILITY_FILE_KEY for k, _ in user_sets)
-    message = blamed_on_file(str(e), src.source, user_gave, sets)
-    if message != str(e):
-        raise _core.ScenarioError(message) from None
-
-
-def blamed_on_file(
-    message: str, source: str, user_gave: bool, sets: Iterable[tuple[str, str]]
-) -> str:
-    """`message` with the source `source` where the core named the `mobility.file`
-    override that `movement_file_sets` made of the file's own key (the user gave none)."""
-    if user_gave:
-        return message
-    made = next((v for k, v in sets if k == MOBILITY_FILE_KEY), None)
-    if made is None:
-        return message
-    prefix = f"--set {MOBILITY_FILE_KEY}={clip(made)}: "
-    return f"{source}: {message[len(prefix) :]}" if message.startswith(prefix) else message
-
-
 def movement(
     scenario: str | Path | Mapping[str, Any],
     seed: int = 1,
@@ -368,37 +310,6 @@ def movement(
             sets=sets,
             seed=seed,
         )
-
-
-def kinds(name: str, value: object) -> list[str]:
-    """`trace=` and `series=`: a comma-separated string as on the command line
-    (`"cwnd,rto"`) or an iterable of names (`["cwnd", "rto"]`)."""
-    if isinstance(value, str):
-        items: list[object] = list(value.split(","))
-    else:
-        try:
-            items = list(itertools.islice(iter(value), MAX_KINDS + 1))  # type: ignore[call-overload]
-        except TypeError:
-            raise TypeError(
-                f"{name}: expected a comma-separated string or a list of names, "
-                f"not {type(value).__name__}"
-            ) from None
-        if len(items) > MAX_KINDS:
-            raise _core.UsageError(f"{name}: more than {MAX_KINDS} names")
-    names = []
-    for item in items:
-        if not isinstance(item, str):
-            raise TypeError(f"{name}: expected names (str), not {type(item).__name__}")
-        if len(item) > MAX_KIND_LENGTH:  # no kind is named so; the message stays short
-            raise _core.UsageError(f"{name}: {show_value(item)} is not a {name} kind")
-        if item.strip():
-            names.append(item.strip())
-    return names
-
-
-# More trace or series names than there are kinds (a runaway iterator is not a list).
-MAX_KINDS = 1024
-MAX_KIND_LENGTH = 100
 
 
 def run(
@@ -436,7 +347,7 @@ def run(
     src = read_scenario(scenario)
     user_sets = (raw_sets or []) + overrides(set)
     sets, movement_path = movement_file_sets(src, user_sets)
-    out_dir = _out_dir(out)
+    out_dir = check_out_dir(out)
     trace_list = kinds("trace", trace)
     series_list = kinds("series", series)
     if out_dir is None and (pcap or trace_list):
@@ -503,7 +414,7 @@ def run(
                 out_dir / "run.json",
                 json.dumps(_incomplete_run_json(status, seed, sets, error), indent=2) + "\n",
             )
-        _blame_file(e, src, user_sets, sets)
+        raise_blamed_on_file(e, src, user_sets, sets)
         raise
     if out_dir is not None:
         resolved = raw["resolved_toml"]
@@ -535,55 +446,3 @@ def run(
         _series_columns=raw["series"],
         series_file=series_file,
     )
-
-
-def _out_dir(out: object) -> Path | None:
-    if out is None:
-        return None
-    if not isinstance(out, str | os.PathLike):
-        raise TypeError(f"out: expected a folder path, not {type(out).__name__}")
-    path = Path(out)
-    if "\0" in str(path):
-        raise _core.UsageError(f"out: {show_path(path)} is not a folder name (a NUL byte)")
-    return path
-
-
-def check_replace(out_dir: Path, resolved_toml: str, seed: int) -> None:
-    """A run folder is replaced only by the run it holds (same resolved scenario and
-    seed): a researcher comparing two `--set` values keeps both (issue 30). A folder
-    without scenario.toml (new, or a run that never finished) is free."""
-    try:
-        old = (out_dir / "scenario.toml").read_text(encoding="utf-8")
-    except (FileNotFoundError, NotADirectoryError):
-        return
-    except (OSError, UnicodeDecodeError):
-        old = None
-    try:
-        old_seed = json.loads((out_dir / "run.json").read_text(encoding="utf-8")).get("seed")
-    except (OSError, ValueError, AttributeError, RecursionError):
-        old_seed = None
-    same = old is not None and _same_scenario(old, resolved_toml)
-    if same and old_seed in (None, seed):
-        return
-    what = "another scenario" if not same else f"seed {old_seed}"
-    raise _core.UsageError(
-        f"{show_path(out_dir)}: holds the run of {what} (its scenario.toml or seed differs "
-        "from this run's); choose another --out, or --force to replace it"
-    )
-
-
-def _same_scenario(folder_toml: str, resolved_toml: str) -> bool:
-    """The folder's scenario.toml against this run's resolved scenario. They differ in
-    one value by design: the folder names its copy of the movement file, the run the
-    original. Both are compared by the file's name."""
-    import tomllib
-
-    try:
-        docs = [tomllib.loads(folder_toml), tomllib.loads(resolved_toml)]
-    except (ValueError, RecursionError):
-        return False
-    for doc in docs:
-        mobility = doc.get("mobility")
-        if isinstance(mobility, dict) and isinstance(mobility.get("file"), str):
-            mobility["file"] = Path(mobility["file"]).name
-    return docs[0] == docs[1]

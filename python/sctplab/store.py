@@ -288,7 +288,9 @@ class StoreWriter:
         }
         in_catalog = {p for (p,) in self.conn.execute("SELECT path FROM runs WHERE status = 'ok'")}
         orphans = sorted(on_disk - in_catalog)
-        adopted = [row for row in map(self._adoptable, orphans) if row is not None]
+        from sctplab.store_adopt import adoptable_row
+
+        adopted = [row for rel in orphans if (row := adoptable_row(self.root, rel)) is not None]
         if adopted:
             self._upsert_rows(adopted)
             in_catalog = {
@@ -301,48 +303,6 @@ class StoreWriter:
             self.conn.executemany("DELETE FROM runs WHERE path = ?", [(p,) for p in missing])
             self.conn.execute("COMMIT")
         return Cleanup(len(adopted), kept, len(missing))
-
-    def _adoptable(self, rel: str) -> tuple[Any, ...] | None:
-        """The catalog row of the run folder `rel` from its own files, or None when it is
-        not a complete run folder of this store: its manifest.json must name the run
-        whose key hashes to the folder's name, beside a summary.json."""
-        folder = self.root / rel
-        try:
-            manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-            summary_json = (folder / "summary.json").read_text(encoding="utf-8")
-            run_json = json.loads((folder / "run.json").read_text(encoding="utf-8"))
-            seed = manifest["seed"]
-            key = RunKey(
-                str(manifest["scenario_hash"]),
-                canonical_json(manifest["parameters"]),
-                seed,
-                str(manifest["code_version"]),
-            )
-            if (
-                type(seed) is not int
-                or manifest.get("status") != "ok"
-                or key.run_id != folder.name
-                or manifest.get("run_id") != folder.name
-                or not isinstance(run_json, dict)
-            ):
-                return None
-            metrics = metrics_json(summary_json)
-        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
-            return None
-        wall, events = manifest.get("wall_time_s"), manifest.get("events")
-        created = manifest.get("created_at")
-        return _row(
-            key,
-            str(manifest.get("scenario") or folder.parent.name),
-            "ok",
-            None,
-            rel,
-            wall if isinstance(wall, int | float) else None,
-            events if type(events) is int else None,
-            metrics,
-            run_json,
-            created if isinstance(created, str) else None,
-        )
 
     def add_scenario(self, digest: str, name: str, toml: str) -> None:
         self.conn.execute(

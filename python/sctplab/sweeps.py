@@ -35,7 +35,8 @@ from sctplab.executor import (
     one_line,
     open_executor,
 )
-from sctplab.runner import MOBILITY_FILE_KEY, blamed_on_file, check_timeout, movement_file_sets
+from sctplab.run_args import MOBILITY_FILE_KEY, blamed_on_file, check_timeout
+from sctplab.runner import movement_file_sets
 from sctplab.scenario_input import (
     NotToml,
     clip,
