@@ -652,6 +652,10 @@ def test_bad_stores_and_outputs_exit_2(tmp_path: Path, example: Path) -> None:
     assert r.returncode == 2
     assert "cannot write the run folder" in one_error_line(r)
     if Path("/dev/full").exists():
+        manet = ROOT / "scenarios" / "manet-tcp.toml"
+        r = sctplab("movement", manet, "--out", "/dev/full")
+        assert r.returncode == 2
+        assert "--out /dev/full: cannot write" in one_error_line(r)
         store = _sweep_store(tmp_path, example)
         r = sctplab("export", "--store", store, "--format", "csv", "--out", "/dev/full")
         assert r.returncode == 2

@@ -151,8 +151,11 @@ def movement_cmd(scenario: str, sets: tuple[str, ...], seed: int, out: Path | No
     text = movement(path, seed=seed, raw_sets=[parse_set(s) for s in sets])
     if out is None:
         click.echo(text, nl=False)
-    else:
+        return
+    try:
         out.write_text(text, encoding="utf-8")
+    except OSError as e:  # /dev/full, a folder in the way: the output given is bad
+        _fail(f"--out {out}: cannot write: {e.strerror or type(e).__name__}")
 
 
 # The commands below import their modules when they run: the sweep machinery pulls in
