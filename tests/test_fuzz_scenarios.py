@@ -713,6 +713,8 @@ def api_child(first: int, seed: str, n_text: str, tmp: str) -> None:
 
     n = int(n_text)
     folder = Path(tmp)
+    # Relative names ("", "nope") are folders and stores of their own: keep them here.
+    os.chdir(folder)
     if not (folder / "fifo").exists():
         os.mkfifo(folder / "fifo")
         (folder / "file.txt").write_text("not a scenario\n")
@@ -751,6 +753,16 @@ def drive(child: Callable[[int], list[str]], n: int, wall_s: float) -> dict[int,
     return outcomes
 
 
+def _cpu_s(pid: int) -> str:
+    """The CPU time a process has used so far (Linux /proc), as text."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        ticks = int(fields[11]) + int(fields[12])  # utime, stime
+        return f"{ticks / os.sysconf('SC_CLK_TCK'):.1f} s"
+    except (OSError, ValueError, IndexError):
+        return "unknown"
+
+
 def _follow(proc: Any, first: int, n: int, wall_s: float, outcomes: dict[int, str]) -> int:
     """Reads one child's lines until it ends or an input outlives `wall_s`; returns the
     input to start the next child at."""
@@ -763,10 +775,11 @@ def _follow(proc: Any, first: int, n: int, wall_s: float, outcomes: dict[int, st
         left = deadline - time.monotonic()
         ready, _, _ = select.select([proc.stdout], [], [], max(0.0, left))
         if not ready:
+            cpu = _cpu_s(proc.pid)  # much less than wall_s: the child was starved
             proc.kill()
             proc.wait()
             i = current if current is not None else first
-            outcomes[i] = f"hang: more than {wall_s:g} s"
+            outcomes[i] = f"hang: more than {wall_s:g} s ({cpu} of CPU)"
             return i + 1
         chunk = os.read(proc.stdout.fileno(), 65536).decode(errors="replace")
         if not chunk:
