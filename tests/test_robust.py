@@ -736,3 +736,24 @@ def test_a_sweep_blames_the_scenario_file_for_its_own_movement_file(tmp_path: Pa
     (line,) = [x for x in r.stderr.splitlines() if "run failed" in x]
     assert f'wireless.width="10m" seed 1: {scen}: mobility.file: ' in line, line
     assert "--set" not in line
+
+
+def test_a_damaged_folder_is_moved_aside_not_deleted(tmp_path: Path, example: Path) -> None:
+    # Its row lost and its manifest damaged: it cannot be adopted, the run is computed
+    # again, and the old folder stays beside the new one.
+    store = _sweep_store(tmp_path, example)
+    before = _summaries(store)
+    run_id = sorted(before)[0]
+    (folder,) = (store / "runs").glob(f"*/{run_id}")
+    (folder / "manifest.json").write_text("{damaged")
+    conn = sqlite3.connect(store / "catalog.sqlite")
+    conn.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
+    conn.commit()
+    conn.close()
+    grid = 'links.bottleneck.delay=["20ms","40ms"]'
+    r = sctplab("sweep", example, "--grid", grid, "--seeds", "2", "--store", store)
+    assert r.returncode == 0, r.stderr
+    assert "3 already in" in r.stderr and "kept 1 folder(s)" in r.stderr, r.stderr
+    (aside,) = folder.parent.glob(f"{run_id}.kept-*")
+    assert (aside / "manifest.json").read_text() == "{damaged"
+    assert (folder / "summary.json").read_bytes() == before[run_id]  # deterministic
