@@ -212,3 +212,52 @@ def test_start_up_imports_stay_lazy() -> None:
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert r.stdout.strip() == ""
+
+
+def test_the_folder_guard_keeps_a_run_of_other_overrides(example: Path, tmp_path: Path) -> None:
+    # Issue 30: two `--set` values into the default folder runs/<scenario>-<seed>.
+    folder = tmp_path / "runs" / "example-cbr-1"
+    r = sctplab("run", example, "--set", "links.bottleneck.delay=20ms", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    first = (folder / "summary.json").read_bytes()
+    r = sctplab("run", example, "--set", "links.bottleneck.delay=40ms", cwd=tmp_path)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--force" in lines[0] and "another scenario" in lines[0], r.stderr
+    assert (folder / "summary.json").read_bytes() == first
+    # The same command again replaces its own folder.
+    r = sctplab("run", example, "--set", "links.bottleneck.delay=20ms", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (folder / "summary.json").read_bytes() == first
+    # Another seed into the same --out is another run too.
+    r = sctplab("run", example, "--seed", "2", "--out", folder, "--set",
+                "links.bottleneck.delay=20ms", cwd=tmp_path)  # fmt: skip
+    assert r.returncode == 2 and "seed 1" in r.stderr
+    # --force replaces it.
+    r = sctplab("run", example, "--set", "links.bottleneck.delay=40ms", "--force", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (folder / "summary.json").read_bytes() != first
+    assert 'delay = "40ms"' in (folder / "scenario.toml").read_text()
+
+
+def test_the_folder_guard_lets_a_run_with_a_movement_file_replace_itself(tmp_path: Path) -> None:
+    # The folder's scenario.toml names its copy of the movement file, the run the
+    # original: the same command is still the same run.
+    manet = Path(__file__).resolve().parent.parent / "scenarios" / "manet-tcp.toml"
+    short = ["--set", "duration=30s", "--set", "measure.end=30s", "--set",
+             "flows.transport.stop=30s"]  # fmt: skip
+    moves = tmp_path / "moves.tcl"
+    assert sctplab("movement", manet, "--seed", "2", "--out", moves).returncode == 0
+    cmd = ["run", manet, "--quiet", *short, "--set", "mobility.file=moves.tcl"]
+    for _ in range(2):
+        r = sctplab(*cmd, cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+    # The folder run from its own scenario.toml, in place: the same run again.
+    folder = tmp_path / "runs" / "manet-tcp-1"
+    r = sctplab("run", folder / "scenario.toml", "--out", folder, "--quiet", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    # Another movement file is another scenario.
+    other = tmp_path / "other.tcl"
+    assert sctplab("movement", manet, "--seed", "5", "--out", other).returncode == 0
+    r = sctplab("run", manet, "--quiet", *short, "--set", "mobility.file=other.tcl", cwd=tmp_path)
+    assert r.returncode == 2 and "--force" in r.stderr

@@ -311,7 +311,8 @@ def missing_key(rng: random.Random, name: str, doc: Doc) -> Case | None:
     del get(doc, path[:-1])[path[-1]]
     full = f"{parent}.{key}" if parent else key
     # A required key is reported as missing in its table; an optional one is fine.
-    names = [] if key in REFERENCES else [f"missing field `{key}`", f"{full}:"]
+    # (`{full} =`: an error elsewhere that names the key with the default it now takes.)
+    names = [] if key in REFERENCES else [f"missing field `{key}`", f"{full}:", f"{full} ="]
     if names and parent:
         # Its siblings may only make sense with it (`loss.flow` without `loss.drops`).
         names.append(f"{SOURCE}: {parent}.")
@@ -763,3 +764,315 @@ def test_values_at_type_bounds_end_cleanly_within_a_memory_cap() -> None:
     )
     # Both outcomes occur, so the class neither refuses everything nor runs nothing.
     assert counts.get("ran", 0) > 20 and counts.get("refused", 0) > 20, counts
+
+
+# --- odd Python API arguments, in a memory-capped child (issue 29) ---------------------
+#
+# Each input is one call of a public function (`run`, `movement`, `sweep`, `load`,
+# `plot`) with one or two arguments replaced by an odd value (a deep dict, a path with a
+# NUL byte, /dev/zero, a FIFO, an integer of 5000 digits, a string where a list belongs,
+# ...), the others valid. The promise: it returns, or raises one of sctplab's errors
+# with a one-line message, or a TypeError (an argument of the wrong type). Never another
+# exception, a hang, a crash, or memory without bound: the calls run in a child process
+# whose address space is capped (RLIMIT_AS) and each has a wall-clock limit.
+
+API_PER_RUN = int(os.environ.get("FUZZ_API_INPUTS", "120"))
+# The child's address space: the interpreter, the core and pandas need about 1 GiB of
+# mappings; reading /dev/zero whole would need far more.
+MEMORY_CAP = 2 * 1024**3
+INPUT_WALL_S = 30.0
+
+# A scenario that runs in a few milliseconds (the valid value of `scenario`).
+TINY = """
+duration = "1s"
+[[nodes]]
+name = "a"
+[[nodes]]
+name = "b"
+[[links]]
+name = "ab"
+a = "a"
+b = "b"
+bandwidth = "1Mb"
+delay = "10ms"
+[[flows]]
+name = "cbr"
+type = "cbr"
+from = "a"
+to = "b"
+rate = "100Kb"
+"""
+
+
+def _deep(levels: int, leaf: Any, kind: str) -> Any:
+    v = leaf
+    for _ in range(levels):
+        v = {"a": v} if kind == "dict" else [v]
+    return v
+
+
+# Odd values by name, built in the child (some are large). `tmp` is the child's folder.
+ODD: dict[str, Callable[[Path], Any]] = {
+    "None": lambda t: None,
+    "-5": lambda t: -5,
+    "0": lambda t: 0,
+    "2**70": lambda t: 2**70,
+    "10**5000": lambda t: 10**5000,
+    "nan": lambda t: math.nan,
+    "inf": lambda t: math.inf,
+    "-1.5": lambda t: -1.5,
+    "True": lambda t: True,
+    "''": lambda t: "",
+    "'a\\0b'": lambda t: "a\0b",
+    "Path('x\\0y')": lambda t: Path("x\0y"),
+    "/dev/zero": lambda t: "/dev/zero",
+    "/dev/null": lambda t: "/dev/null",
+    "/dev/full": lambda t: "/dev/full",
+    "fifo": lambda t: str(t / "fifo"),
+    "regular file": lambda t: str(t / "file.txt"),
+    "a folder": lambda t: str(t),
+    "under a regular file": lambda t: str(t / "file.txt" / "sub"),
+    "b'ns2'": lambda t: b"ns2",
+    "object()": lambda t: object(),
+    "print": lambda t: print,
+    "{'a'}": lambda t: {"a"},
+    "range(10**12)": lambda t: range(10**12),
+    "deep dict": lambda t: _deep(10_000, 1, "dict"),
+    "deep list": lambda t: _deep(10_000, 1, "list"),
+    "10 MB string": lambda t: "x" * 10_000_000,
+    "'ns2'": lambda t: "ns2",
+    "'cwnd,rto'": lambda t: "cwnd,rto",
+    "'nope'": lambda t: "nope",
+    "[1, 2]": lambda t: [1, 2],
+    "{'duration': object()}": lambda t: {"duration": object()},
+    "{'duration': None}": lambda t: {"duration": None},
+    "{'duration': deep list}": lambda t: {"duration": _deep(10_000, 1, "list")},
+    "{'duration': 10**5000}": lambda t: {"duration": 10**5000},
+    "{'links.ab.loss.rate': nan}": lambda t: {"links.ab.loss.rate": math.nan},
+    "{'mobility.file': fifo}": lambda t: {"mobility.file": str(t / "fifo")},
+    "{'duration': ['1s', 10**5000]}": lambda t: {"duration": ["1s", 10**5000]},
+    "{'duration': range(10**12)}": lambda t: {"duration": range(10**12)},
+    "'x = [[[\\n'": lambda t: "x = [[[\n",
+    "deep TOML text": lambda t: "x = " + "[" * 30_000 + "]" * 30_000 + "\n",
+}
+
+# Each function's parameters and their valid values (`tmp` and the input number give
+# a fresh store per sweep).
+API: dict[str, dict[str, Callable[[Path, int], Any]]] = {
+    "run": {
+        "scenario": lambda t, i: TINY,
+        "seed": lambda t, i: 1,
+        "set": lambda t, i: None,
+        "out": lambda t, i: None,
+        "pcap": lambda t, i: False,
+        "trace": lambda t, i: (),
+        "series": lambda t, i: (),
+        "progress": lambda t, i: False,
+        "timeout": lambda t, i: None,
+        "force": lambda t, i: False,
+    },
+    "movement": {
+        "scenario": lambda t, i: TINY,
+        "seed": lambda t, i: 1,
+        "set": lambda t, i: None,
+    },
+    "sweep": {
+        "scenario": lambda t, i: TINY,
+        "grid": lambda t, i: None,
+        "seeds": lambda t, i: 1,
+        "jobs": lambda t, i: 1,
+        "store": lambda t, i: t / f"store-{i}",
+        "progress": lambda t, i: False,
+        "run_timeout": lambda t, i: None,
+    },
+    "load": {"store": lambda t, i: t / "store-0", "failed": lambda t, i: False},
+    "plot": {"run_dir": lambda t, i: t / "run"},
+}
+
+
+@dataclass(frozen=True)
+class ApiCall:
+    func: str
+    odd: tuple[tuple[str, str], ...]  # (parameter, name of the odd value)
+
+    def show(self) -> str:
+        return f"sctplab.{self.func}({', '.join(f'{p}={v}' for p, v in self.odd)})"
+
+
+def api_calls(seed: int | str, n: int) -> list[ApiCall]:
+    rng = random.Random(f"{seed}:api")
+    out = []
+    odd_names = sorted(ODD)
+    for _ in range(n):
+        func = rng.choice(sorted(API))
+        params = sorted(API[func])
+        k = 1 if len(params) == 1 or rng.random() < 0.8 else 2
+        chosen = rng.sample(params, k)
+        out.append(ApiCall(func, tuple((p, rng.choice(odd_names)) for p in chosen)))
+    return out
+
+
+def api_outcome(call: ApiCall, tmp: Path, i: int) -> str:
+    """The class of what `call` did: `ok`, `ScenarioError`, `UsageError`, `RunError`,
+    `TypeError`, or `bad: ...` (anything else, or a message that is not one short line)."""
+    kwargs = {p: make(tmp, i) for p, make in API[call.func].items()}
+    for p, name in call.odd:
+        kwargs[p] = ODD[name](tmp)
+    fn = getattr(sctplab, call.func)
+    try:
+        fn(**kwargs)
+    except (_core.ScenarioError, _core.UsageError, _core.RunError) as e:
+        line = str(e)
+        if "\n" in line or not line or len(line) > 1500:
+            return f"bad: {type(e).__name__} not one short line ({len(line)} chars)"
+        return type(e).__name__
+    except TypeError:
+        return "TypeError"
+    except BaseException as e:  # the promise is broken: say how
+        return f"bad: {type(e).__name__}: {' '.join(str(e).split())[:200]}"
+    return "ok"
+
+
+def api_child(first: int, seed: str, n_text: str, tmp: str) -> None:
+    """Runs inputs first..n-1 of the campaign `seed`, printing `start i` before each and
+    `done i OUTCOME` after it, so the parent can time each and name the one that hangs."""
+    import sys
+
+    n = int(n_text)
+    folder = Path(tmp)
+    # Relative names ("", "nope") are folders and stores of their own: keep them here.
+    os.chdir(folder)
+    if not (folder / "fifo").exists():
+        os.mkfifo(folder / "fifo")
+        (folder / "file.txt").write_text("not a scenario\n")
+        # A complete run folder and a small store for `plot` and `load`.
+        sctplab.run(TINY, out=folder / "run", series="queue", trace="sends")
+        sctplab.sweep(TINY, {}, 1, jobs=1, store=folder / "store-0", progress=False)
+    calls = api_calls(seed, n)
+    for i in range(first, n):
+        print(f"start {i}", flush=True)
+        outcome = api_outcome(calls[i], folder, i + 1)
+        print(f"done {i} {outcome}", flush=True)
+    sys.stdout.flush()
+
+
+def drive(child: Callable[[int], list[str]], n: int, wall_s: float) -> dict[int, str]:
+    """Runs `child(first)` (a command) under the memory cap, restarting it after an
+    input that hangs past `wall_s` or kills the process; returns each input's outcome."""
+    import resource
+    import subprocess
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
+
+    outcomes: dict[int, str] = {}
+    first = 0
+    while first < n:
+        proc = subprocess.Popen(
+            child(first), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            preexec_fn=cap,
+        )  # fmt: skip
+        assert proc.stdout is not None
+        try:
+            first = _follow(proc, first, n, wall_s, outcomes)
+        finally:
+            proc.stdout.close()
+    return outcomes
+
+
+def _cpu_s(pid: int) -> str:
+    """The CPU time a process has used so far (Linux /proc), as text."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        ticks = int(fields[11]) + int(fields[12])  # utime, stime
+        return f"{ticks / os.sysconf('SC_CLK_TCK'):.1f} s"
+    except (OSError, ValueError, IndexError):
+        return "unknown"
+
+
+def _follow(proc: Any, first: int, n: int, wall_s: float, outcomes: dict[int, str]) -> int:
+    """Reads one child's lines until it ends or an input outlives `wall_s`; returns the
+    input to start the next child at."""
+    import select
+    import time
+
+    current, deadline = None, time.monotonic() + 120  # set-up, then per input
+    buf = ""
+    while True:
+        left = deadline - time.monotonic()
+        ready, _, _ = select.select([proc.stdout], [], [], max(0.0, left))
+        if not ready:
+            cpu = _cpu_s(proc.pid)  # much less than wall_s: the child was starved
+            proc.kill()
+            proc.wait()
+            i = current if current is not None else first
+            outcomes[i] = f"hang: more than {wall_s:g} s ({cpu} of CPU)"
+            return i + 1
+        chunk = os.read(proc.stdout.fileno(), 65536).decode(errors="replace")
+        if not chunk:
+            rc = proc.wait()
+            i = current if current is not None else first
+            if i < n and i not in outcomes:
+                outcomes[i] = f"crash: exit status {rc}"
+            return i + 1 if current is not None or rc != 0 else n
+        buf += chunk
+        *lines, buf = buf.split("\n")
+        for line in lines:
+            word, _, rest = line.partition(" ")
+            if word == "start":
+                current, deadline = int(rest), time.monotonic() + wall_s
+            elif word == "done":
+                idx, _, outcome = rest.partition(" ")
+                outcomes[int(idx)] = outcome
+                current = None
+                first = int(idx) + 1
+    return first
+
+
+def test_odd_python_api_arguments_keep_the_promise(tmp_path: Path) -> None:
+    n = API_PER_RUN
+    calls = api_calls(SEED, n)
+    outcomes = drive(child_command("api_child", str(SEED), str(n), str(tmp_path)), n, INPUT_WALL_S)
+    allowed = ("ok", "ScenarioError", "UsageError", "RunError", "TypeError")
+    broken = [
+        f"{outcomes.get(i, 'no outcome')}\n  input: {calls[i].show()}"
+        for i in range(n)
+        if outcomes.get(i, "bad") not in allowed
+    ]
+    assert not broken, f"{len(broken)} of {n} odd API calls broke the promise:\n" + "\n".join(
+        broken[:10]
+    )
+    # The class is only useful if it reaches sctplab's errors, not only TypeErrors.
+    classes = set(outcomes.values())
+    assert {"ScenarioError", "UsageError"} <= classes, classes
+
+
+def scenario_child(first: int, seed: str, cls: str, n_text: str) -> None:
+    """The scenario classes as `api_child` runs the API class (for the long campaign,
+    scripts/fuzz_campaign.py): inputs first..n-1 of class `cls` in campaign `seed`, each
+    `valid`, `refused` (one line that keeps the promise) or `bad: why`."""
+    global SEED
+    SEED = int(seed)
+    n = int(n_text)
+    batch = cases(cls)[:n]
+    for i in range(first, min(n, len(batch))):
+        print(f"start {i}", flush=True)
+        why = check(batch[i])
+        if why is not None:
+            outcome = "bad: " + " ".join(why.split())[:200]
+        else:
+            outcome = "valid" if resolve(batch[i]) is None else "refused"
+        print(f"done {i} {outcome}", flush=True)
+
+
+def child_command(function: str, *args: str) -> Callable[[int], list[str]]:
+    """`drive`'s command for one of this module's child functions, `function(first,
+    *args)`, in a fresh interpreter (`first`: the input it starts or resumes at)."""
+    import sys
+
+    tests = str(Path(__file__).resolve().parent)
+    code = (
+        f"import sys; sys.path.insert(0, {tests!r}); import test_fuzz_scenarios as t; "
+        f"t.{function}(int(sys.argv[1]), *sys.argv[2:])"
+    )
+    return lambda first: [sys.executable, "-c", code, str(first), *args]

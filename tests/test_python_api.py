@@ -64,3 +64,49 @@ def test_errors_are_exceptions() -> None:
         sctplab.run(TOML.replace('"10ms"', '"ten"'))
     with pytest.raises(sctplab.UsageError):
         sctplab.run(TOML, pcap=True)
+
+
+# --- issue 30: the `series` and `trace` arguments, what a result prints, dir() -------
+
+
+def test_series_and_trace_take_a_comma_string_like_the_cli(tmp_path: Path) -> None:
+    as_list = sctplab.run(TOML, series=["queue", "cwnd"])
+    as_text = sctplab.run(TOML, series="queue, cwnd")
+    assert as_text.series.equals(as_list.series)
+    assert set(as_text.series["variable"].astype(str)) == {"queue"}
+    r = sctplab.run(TOML, out=tmp_path / "r", trace="sends,acks")
+    assert (tmp_path / "r" / "sends.csv").is_file() and (tmp_path / "r" / "acks.csv").is_file()
+    assert r.out_dir == tmp_path / "r"
+    # One kind, not three single letters.
+    with pytest.raises(sctplab.UsageError) as e:
+        sctplab.run(TOML, series="nope")
+    assert '"nope"' in str(e.value) or "nope" in str(e.value)
+    assert '"n"' not in str(e.value)
+
+
+@pytest.mark.parametrize("value", [5, b"queue", [1, 2], [["queue"]]])
+def test_series_of_another_type_is_a_type_error(value: object) -> None:
+    with pytest.raises(TypeError, match="series"):
+        sctplab.run(TOML, series=value)  # type: ignore[arg-type]
+    # Any iterable of names will do.
+    sctplab.run(TOML, series=(k for k in {"queue": 1}))
+
+
+def test_a_result_prints_in_a_few_lines() -> None:
+    r = sctplab.run(TOML, series="queue")
+    assert len(repr(r)) < 2000
+    assert not hasattr(r, "series_columns")
+    assert len(r.series) > 0
+
+
+def test_dir_lists_the_lazy_names_without_importing_them() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, sctplab; names = dir(sctplab); "
+        "print(all(n in names for n in ('sweep', 'load', 'stats', 'plot', 'run')), "
+        "any(m in sys.modules for m in ('sctplab.sweeps', 'sctplab.store', 'sctplab.plots')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "False"]

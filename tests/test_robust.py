@@ -348,7 +348,7 @@ def test_a_spilled_series_is_the_file_an_in_memory_one_makes(tmp_path: Path, exa
     mem = api.run(str(example), set=sets, series=["queue"])
     disk = api.run(str(example), set=sets, series=["queue"], out=tmp_path / "run")
     assert mem.series_file is None and disk.series_file == tmp_path / "run" / "series.parquet"
-    table = _series_table(mem.series_columns)
+    table = _series_table(mem._series_columns)
     assert table.num_rows == 1_200_000
     pq.write_table(table, tmp_path / "whole.parquet")
     assert (tmp_path / "whole.parquet").read_bytes() == disk.series_file.read_bytes()
@@ -522,3 +522,238 @@ def test_plot_on_damaged_files_is_one_line(
         return
     assert r.returncode == 2
     assert name in one_error_line(r)
+
+
+# --- issue 29: data loss, tracebacks and smaller robustness items ----------------------
+
+
+def _sweep_store(tmp_path: Path, example: Path) -> Path:
+    store = tmp_path / "store"
+    grid = 'links.bottleneck.delay=["20ms","40ms"]'
+    r = sctplab("sweep", example, "--grid", grid, "--seeds", "2", "--store", store, "--quiet")
+    assert r.returncode == 0, r.stderr
+    return store
+
+
+def _summaries(store: Path) -> dict[str, bytes]:
+    return {p.parent.name: p.read_bytes() for p in (store / "runs").glob("*/*/summary.json")}
+
+
+def test_a_sweep_on_a_store_without_its_catalog_adopts_the_runs(
+    tmp_path: Path, example: Path
+) -> None:
+    store = _sweep_store(tmp_path, example)
+    before = _summaries(store)
+    assert len(before) == 4
+    for name in ("catalog.sqlite", "catalog.sqlite-wal", "catalog.sqlite-shm"):
+        (store / name).unlink(missing_ok=True)
+    r = sctplab("export", "--store", store, "--format", "csv")
+    assert r.returncode == 2 and "not a sctplab store" in one_error_line(r)
+    grid = 'links.bottleneck.delay=["20ms","40ms"]'
+    r = sctplab("sweep", example, "--grid", grid, "--seeds", "2", "--store", store)
+    assert r.returncode == 0, r.stderr
+    assert "4 already in" in r.stderr and "adopted 4 run folder(s)" in r.stderr, r.stderr
+    assert _summaries(store) == before  # nothing deleted, nothing recomputed
+    df = api.load(store)
+    assert len(df) == 4 and set(df["run_id"]) == set(before)
+
+
+def test_a_complete_folder_whose_row_was_never_committed_is_adopted(
+    tmp_path: Path, example: Path
+) -> None:
+    # The driver killed between the folder's rename and the row's commit.
+    store = _sweep_store(tmp_path, example)
+    before = _summaries(store)
+    run_id = sorted(before)[0]
+    conn = sqlite3.connect(store / "catalog.sqlite")
+    conn.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
+    conn.commit()
+    conn.close()
+    grid = 'links.bottleneck.delay=["20ms","40ms"]'
+    r = sctplab("sweep", example, "--grid", grid, "--seeds", "2", "--store", store)
+    assert r.returncode == 0, r.stderr
+    assert "4 already in" in r.stderr and "adopted 1 run folder(s)" in r.stderr, r.stderr
+    assert _summaries(store) == before
+
+
+def test_a_movement_file_name_with_a_nul_byte_is_one_line(tmp_path: Path) -> None:
+    manet = ROOT / "scenarios" / "manet-tcp.toml"
+    r = sctplab("run", manet, "--set", 'mobility.file="moves\\u0000.tcl"', "--out", tmp_path / "r")
+    assert r.returncode == 2
+    line = one_error_line(r)
+    assert line.startswith("sctplab: error: --set mobility.file=") and "NUL" in line, line
+    # The same name written in the scenario file: the file is blamed.
+    scen = tmp_path / "m.toml"
+    text = manet.read_text().replace("[mobility]\n", '[mobility]\nfile = "moves\\u0000.tcl"\n')
+    scen.write_text(text)
+    r = sctplab("run", scen, "--out", tmp_path / "r2")
+    assert r.returncode == 2
+    line = one_error_line(r)
+    assert line.startswith(f"sctplab: error: {scen}: mobility.file: ") and "NUL" in line, line
+
+
+def test_a_movement_file_written_in_the_scenario_is_blamed_on_the_file(tmp_path: Path) -> None:
+    manet = ROOT / "scenarios" / "manet-tcp.toml"
+    scen = tmp_path / "m.toml"
+    scen.write_text(manet.read_text().replace("[mobility]\n", '[mobility]\nfile = "gone.tcl"\n'))
+    r = sctplab("run", scen, "--out", tmp_path / "r")
+    assert r.returncode == 2
+    line = one_error_line(r)
+    assert line.startswith(f"sctplab: error: {scen}: mobility.file: "), line
+    assert "--set" not in line
+
+
+def test_a_fifo_as_movement_file_is_refused_not_read(tmp_path: Path) -> None:
+    fifo = tmp_path / "moves.tcl"
+    os.mkfifo(fifo)
+    manet = ROOT / "scenarios" / "manet-tcp.toml"
+    r = subprocess.run(
+        [*CLI, "run", str(manet), "--set", f"mobility.file={fifo}", "--out", str(tmp_path / "r")],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert r.returncode == 2
+    assert "not a regular file" in one_error_line(r)
+
+
+def test_an_override_is_blamed_for_the_window_it_breaks() -> None:
+    manet = ROOT / "scenarios" / "manet-tcp.toml"
+    r = sctplab("run", manet, "--set", "duration=60s")
+    assert r.returncode == 2
+    line = one_error_line(r)
+    assert line.startswith("sctplab: error: --set duration=60s: "), line
+    assert "measure.end" in line and "duration" in line
+
+
+@pytest.mark.parametrize(
+    ("grid", "text"),
+    [
+        ("x=" + "[" * 30_000 + "]" * 30_000, "nested too deeply"),
+        ("x=[" + "9" * 5000 + "]", "not valid JSON"),
+        ("x=[" + "9" * 30 + "]", "outside TOML's integer range"),
+    ],
+    ids=["30000-brackets", "5000-digits", "30-digits"],
+)
+def test_hostile_grid_values_are_one_line(
+    tmp_path: Path, example: Path, grid: str, text: str
+) -> None:
+    r = sctplab("sweep", example, "--grid", grid, "--seeds", "1", "--store", tmp_path / "s")
+    assert r.returncode == 2
+    line = one_error_line(r)
+    assert text in line and len(line) < 400, line
+
+
+def test_bad_stores_and_outputs_exit_2(tmp_path: Path, example: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.write_text("x")
+    r = sctplab("sweep", example, "--seeds", "1", "--store", plain / "store")
+    assert r.returncode == 2
+    assert "cannot use as a store" in one_error_line(r)
+    r = sctplab("run", example, "--out", plain / "run")
+    assert r.returncode == 2
+    assert "cannot write the run folder" in one_error_line(r)
+    if Path("/dev/full").exists():
+        manet = ROOT / "scenarios" / "manet-tcp.toml"
+        r = sctplab("movement", manet, "--out", "/dev/full")
+        assert r.returncode == 2
+        assert "--out /dev/full: cannot write" in one_error_line(r)
+        store = _sweep_store(tmp_path, example)
+        r = sctplab("export", "--store", store, "--format", "csv", "--out", "/dev/full")
+        assert r.returncode == 2
+        assert "--out /dev/full: cannot write" in one_error_line(r)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "text"),
+    [
+        (lambda: api.run(_deep_dict(5000)), "ScenarioError", "nested too deeply"),
+        (lambda: api.run("scen\0ario.toml"), "ScenarioError", "NUL byte"),
+        (lambda: api.run(Path("/dev/zero")), "ScenarioError", "not a regular file"),
+        (lambda: api.movement(TWO_NODES, seed=-5), "UsageError", "--seed -5"),
+        (lambda: api.run(TWO_NODES, set={"duration": 10**5000}), "ScenarioError", "integer"),
+        (lambda: api.run(TWO_NODES, set={"x": _deep_list(5000)}), "ScenarioError", "nested"),
+        (lambda: api.sweep(TWO_NODES, {"x": range(10**12)}, 1), "UsageError", "values"),
+    ],
+    ids=["deep-dict", "nul-path", "dev-zero", "movement-seed", "huge-int", "deep-set", "range"],
+)
+def test_odd_api_calls_raise_sctplab_errors(
+    call: Callable[[], object], error: str, text: str
+) -> None:
+    with pytest.raises(getattr(api, error)) as e:
+        call()
+    assert text in str(e.value) and "\n" not in str(e.value)
+
+
+def test_api_out_on_a_regular_file_is_a_usage_error(tmp_path: Path) -> None:
+    f = tmp_path / "f"
+    f.write_text("x")
+    with pytest.raises(api.UsageError, match="cannot write the run folder"):
+        api.run('duration = "1s"\n' + TWO_NODES, out=f)
+    assert f.read_text() == "x"
+
+
+def _deep_dict(n: int) -> dict[str, object]:
+    d: dict[str, object] = {"a": 1}
+    for _ in range(n):
+        d = {"a": d}
+    return d
+
+
+def _deep_list(n: int) -> list[object]:
+    v: list[object] = [1]
+    for _ in range(n):
+        v = [v]
+    return v
+
+
+def test_a_large_grid_reads_the_scenario_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A 1000 x 1000 grid used to parse the scenario once per point (40 s of silence).
+    from sctplab import runner, sweeps
+
+    calls = []
+    real = runner._core.mobility_file
+
+    def counted(text: str) -> str | None:
+        calls.append(1)
+        return real(text)
+
+    monkeypatch.setattr(runner._core, "mobility_file", counted)
+    scen = 'duration = "1s"\n' + TWO_NODES
+    grid = {"links.ab.delay": [f"{i}ms" for i in range(1, 101)], "seed_note": list(range(100))}
+    _, _, _, runs = sweeps.plan(scen, grid, 1)
+    assert len(runs) == 10_000
+    assert len(calls) == 1
+
+
+def test_a_sweep_blames_the_scenario_file_for_its_own_movement_file(tmp_path: Path) -> None:
+    manet = ROOT / "scenarios" / "manet-tcp.toml"
+    assert sctplab("movement", manet, "--out", tmp_path / "moves.tcl").returncode == 0
+    scen = tmp_path / "m.toml"
+    scen.write_text(manet.read_text().replace("[mobility]\n", '[mobility]\nfile = "moves.tcl"\n'))
+    grid = 'wireless.width=["10m"]'  # the movement file's positions fall outside
+    r = sctplab("sweep", scen, "--grid", grid, "--seeds", "1", "--jobs", "1",
+                "--store", tmp_path / "s")  # fmt: skip
+    assert r.returncode == 1
+    (line,) = [x for x in r.stderr.splitlines() if "run failed" in x]
+    assert f'wireless.width="10m" seed 1: {scen}: mobility.file: ' in line, line
+    assert "--set" not in line
+
+
+def test_a_damaged_folder_is_moved_aside_not_deleted(tmp_path: Path, example: Path) -> None:
+    # Its row lost and its manifest damaged: it cannot be adopted, the run is computed
+    # again, and the old folder stays beside the new one.
+    store = _sweep_store(tmp_path, example)
+    before = _summaries(store)
+    run_id = sorted(before)[0]
+    (folder,) = (store / "runs").glob(f"*/{run_id}")
+    (folder / "manifest.json").write_text("{damaged")
+    conn = sqlite3.connect(store / "catalog.sqlite")
+    conn.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
+    conn.commit()
+    conn.close()
+    grid = 'links.bottleneck.delay=["20ms","40ms"]'
+    r = sctplab("sweep", example, "--grid", grid, "--seeds", "2", "--store", store)
+    assert r.returncode == 0, r.stderr
+    assert "3 already in" in r.stderr and "kept 1 folder(s)" in r.stderr, r.stderr
+    (aside,) = folder.parent.glob(f"{run_id}.kept-*")
+    assert (aside / "manifest.json").read_text() == "{damaged"
+    assert (folder / "summary.json").read_bytes() == before[run_id]  # deterministic

@@ -151,11 +151,12 @@ def test_catalog_views_flatten_metrics_and_parameters(store: Path) -> None:
 
 
 def test_restart_cleans_what_a_killed_driver_left(store: Path, tmp_path: Path) -> None:
-    """An orphan folder (renamed, row never committed) and a temp folder are removed;
-    a row whose folder has gone is dropped and its run computed again."""
+    """A temp folder is removed; a folder under runs/ the catalog does not know and
+    that is not one of its runs (this copy's manifest names another run) is kept, never
+    deleted; a row whose folder has gone is dropped and its run computed again."""
     folders = run_folders(store)
-    orphan = folders[0].parent / "0123456789abcdef"
-    shutil.copytree(folders[0], orphan)
+    stranger = folders[0].parent / "0123456789abcdef"
+    shutil.copytree(folders[0], stranger)
     (store / ".tmp" / "fedcba9876543210").mkdir(parents=True)
     lost = folders[1]
     shutil.rmtree(lost)
@@ -163,11 +164,14 @@ def test_restart_cleans_what_a_killed_driver_left(store: Path, tmp_path: Path) -
     r = sctplab("sweep", tiny(tmp_path), *GRIDS, "--seeds", "2", "--store", store)
     assert r.returncode == 0, r.stderr
     assert "8 run(s), 7 already in" in r.stderr
-    assert "removed 1 unfinished run folder(s), 1 row(s) whose folder was gone" in r.stderr
-    assert not orphan.exists()
+    assert (
+        "kept 1 folder(s) under runs/ the catalog does not know, "
+        "dropped 1 row(s) whose folder was gone" in r.stderr
+    ), r.stderr
+    assert (stranger / "summary.json").is_file()
     assert list((store / ".tmp").iterdir()) == []
     assert lost.is_dir()  # same key, same folder name, written again
-    assert len(run_folders(store)) == 8 and len(catalog_rows(store)) == 8
+    assert len(catalog_rows(store)) == 8
 
 
 def test_one_driver_per_store(store: Path, tmp_path: Path) -> None:

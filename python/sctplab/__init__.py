@@ -40,6 +40,11 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+def __dir__() -> list[str]:
+    # The lazy names too, without importing them (`import sctplab` stays light).
+    return sorted({*globals(), *_LAZY})
+
+
 __all__ = [
     "PlotResult",
     "RunError",

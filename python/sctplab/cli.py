@@ -77,6 +77,11 @@ def cli() -> None:
     help="Sampled variables, comma separated: cwnd, ssthresh, flight, rwnd, queue, ...",
 )
 @click.option("--quiet", is_flag=True, help="No progress heartbeat.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace an output folder that holds the run of another scenario or seed.",
+)
 def run_cmd(
     scenario: str,
     sets: tuple[str, ...],
@@ -86,19 +91,23 @@ def run_cmd(
     traces: tuple[str, ...],
     series: tuple[str, ...],
     quiet: bool,
+    force: bool,
 ) -> None:
     """Run one SCENARIO (a TOML file) and write its run folder."""
     path = Path(scenario)
     if not path.is_file():
         _fail(f"{scenario}: no such scenario file")
+    from sctplab.run_args import file_blame
     from sctplab.runner import check_seed, movement_file_sets
 
     check_seed(seed)
     parsed = [parse_set(s) for s in sets]
-    resolve_sets, _ = movement_file_sets(read_scenario(path), parsed)
-    name, _ = _core.resolve(
-        read_scenario(path).text, source=str(path), default_name=path.stem, sets=resolve_sets
-    )
+    src = read_scenario(path)
+    resolve_sets, _ = movement_file_sets(src, parsed)
+    with file_blame(src, parsed, resolve_sets):
+        name, _ = _core.resolve(
+            src.text, source=str(path), default_name=path.stem, sets=resolve_sets
+        )
     out_dir = out if out is not None else Path("runs") / f"{name}-{seed}"
     result = run_scenario(
         path,
@@ -108,6 +117,7 @@ def run_cmd(
         trace=_split(traces),
         series=_split(series),
         progress=not quiet and sys.stderr.isatty(),
+        force=force,
         raw_sets=parsed,
     )
     if not quiet:
@@ -141,8 +151,11 @@ def movement_cmd(scenario: str, sets: tuple[str, ...], seed: int, out: Path | No
     text = movement(path, seed=seed, raw_sets=[parse_set(s) for s in sets])
     if out is None:
         click.echo(text, nl=False)
-    else:
+        return
+    try:
         out.write_text(text, encoding="utf-8")
+    except OSError as e:  # /dev/full, a folder in the way: the output given is bad
+        _fail(f"--out {out}: cannot write: {e.strerror or type(e).__name__}")
 
 
 # The commands below import their modules when they run: the sweep machinery pulls in
@@ -210,12 +223,18 @@ def sweep_cmd(
     Exit status 0 when every run succeeded, 1 when some failed (they are kept in the
     catalog with their error and tried again by the next sweep), 2 on bad input.
     """
-    from sctplab.sweeps import SweepReport, parse_grid, run_sweep
+    from sctplab.sweeps import MAX_RUNS, SweepReport, parse_grid, run_sweep
 
     path = Path(scenario)
     if not path.is_file():
         _fail(f"{scenario}: no such scenario file")
     grid = parse_grid(grids)
+    planned = seeds
+    for values in grid.values():
+        planned *= len(values)
+    if not quiet and 100_000 <= planned <= MAX_RUNS:
+        # Planning and checking the store take seconds for grids this size: say so first.
+        click.echo(f"{path.stem}: planning {planned} run(s) ...", err=True)
 
     def started(r: SweepReport) -> None:
         if quiet:
@@ -223,11 +242,16 @@ def sweep_cmd(
         todo = r.requested - r.reused
         where = f" on {r.executor}" if todo else ""
         cleaned = ""
-        if r.cleanup is not None and (r.cleanup.orphans_removed or r.cleanup.missing_rows_dropped):
-            cleaned = (
-                f" (removed {r.cleanup.orphans_removed} unfinished run folder(s), "
-                f"{r.cleanup.missing_rows_dropped} row(s) whose folder was gone)"
-            )
+        c = r.cleanup
+        if c is not None and (c.adopted or c.kept or c.missing_rows_dropped):
+            notes = [
+                f"adopted {c.adopted} run folder(s) the catalog lacked" if c.adopted else "",
+                f"kept {c.kept} folder(s) under runs/ the catalog does not know" if c.kept else "",
+                f"dropped {c.missing_rows_dropped} row(s) whose folder was gone"
+                if c.missing_rows_dropped
+                else "",
+            ]
+            cleaned = f" ({', '.join(n for n in notes if n)})"
         click.echo(
             f"{r.scenario}: {r.requested} run(s), {r.reused} already in {r.store}, "
             f"{todo} to run{where}{cleaned}",
@@ -253,7 +277,9 @@ def sweep_cmd(
         )
     shown = report.failed[:10]
     for run, error in shown:
-        point = ", ".join(f"{k}={v}" for k, v in run.task.sets) or "(no overrides)"
+        # The grid point (not the movement file path the scenario's own key became).
+        sets = [(k, v) for k, v in run.task.sets if k in run.params]
+        point = ", ".join(f"{k}={v}" for k, v in sets) or "(no overrides)"
         click.echo(f"sctplab: run failed: {point} seed {run.key.seed}: {error}", err=True)
     if len(report.failed) > len(shown):
         click.echo(

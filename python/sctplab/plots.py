@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from sctplab._core import UsageError
+from sctplab.scenario_input import show_path
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -73,8 +74,12 @@ class _Run:
 
 
 def _read_run(run_dir: Path) -> _Run:
-    if not run_dir.is_dir() or not (run_dir / "summary.json").is_file():
-        raise UsageError(f"{run_dir}: not a run folder (no summary.json)")
+    try:
+        is_run = run_dir.is_dir() and (run_dir / "summary.json").is_file()
+    except OSError:  # a name too long, a loop of links
+        is_run = False
+    if not is_run:
+        raise UsageError(f"{show_path(run_dir)}: not a run folder (no summary.json)")
     try:
         summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError) as e:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -13,7 +14,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sctplab import _core
-from sctplab.scenario_input import ScenarioText, overrides, read_scenario
+from sctplab.run_args import (
+    MOBILITY_FILE_KEY,
+    check_out_dir,
+    check_replace,
+    check_timeout,
+    file_blame,
+    kinds,
+    raise_blamed_on_file,
+)
+from sctplab.scenario_input import (
+    ScenarioText,
+    clip,
+    overrides,
+    read_scenario,
+    show_path,
+    show_value,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -32,7 +49,9 @@ class RunResult:
     out_dir: Path | None
     wall_s: float
     events: int
-    series_columns: _core.SeriesColumns = field(repr=False)
+    # The series as the core handed it over (raw column bytes, megabytes on long runs):
+    # private, read through `series`.
+    _series_columns: _core.SeriesColumns = field(repr=False)
     # series.parquet, when the run streamed its series there (too long to hand back).
     series_file: Path | None = field(default=None, repr=False)
 
@@ -44,7 +63,7 @@ class RunResult:
 
             streamed: pd.DataFrame = pq.read_table(self.series_file).to_pandas()
             return streamed
-        df: pd.DataFrame = _series_table(self.series_columns).to_pandas()
+        df: pd.DataFrame = _series_table(self._series_columns).to_pandas()
         return df
 
     def flows(self) -> pd.DataFrame:
@@ -191,7 +210,9 @@ def _incomplete_run_json(
 def check_seed(seed: object) -> int:
     """A run seed: an integer in 0..2^64-1 (the core's u64)."""
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise _core.UsageError(f"--seed {seed!r}: expected an integer from 0 to {MAX_SEED}")
+        raise _core.UsageError(
+            f"--seed {show_value(seed)}: expected an integer from 0 to {MAX_SEED}"
+        )
     return seed
 
 
@@ -202,9 +223,6 @@ def _write_atomic(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(path)
-
-
-MOBILITY_FILE_KEY = "mobility.file"
 
 
 def movement_file_sets(
@@ -226,6 +244,7 @@ def movement_file_sets(
         except (tomllib.TOMLDecodeError, RecursionError):
             raw = given[-1]  # as the core reads it: text that is not TOML is a string
         base = Path.cwd()
+        shown = f"--set {MOBILITY_FILE_KEY}={clip(given[-1])}"
     else:
         # The core's parser (depth-limited, linear) rather than tomllib, which takes
         # minutes on hostile nesting; a text that does not parse is reported by the core
@@ -241,9 +260,30 @@ def movement_file_sets(
             raw = _core.mobility_file(src.text)
         is_file = src.source not in ("<string>", "<dict>")
         base = Path(src.source).resolve().parent if is_file else Path.cwd()
+        shown = src.source
     if not isinstance(raw, str):
         return sets, None
+    if "\0" in raw:
+        raise _core.ScenarioError(
+            f"{show_path(shown)}: {MOBILITY_FILE_KEY}: {show_path(repr(raw))} is not a file "
+            "name (it contains a NUL byte)"
+        )
     path = Path(raw) if Path(raw).is_absolute() else (base / raw).resolve()
+    try:
+        mode = path.stat().st_mode
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        mode = None  # the core names the file it cannot read
+    except OSError as e:  # a name too long, a loop of links: the core would echo it whole
+        raise _core.ScenarioError(
+            f"{show_path(shown)}: {MOBILITY_FILE_KEY}: {show_path(path)}: "
+            f"{e.strerror or type(e).__name__}"
+        ) from None
+    if mode is not None and not stat.S_ISREG(mode):
+        # A FIFO would block the read forever (Ctrl-C included), /dev/zero never ends.
+        raise _core.ScenarioError(
+            f"{show_path(shown)}: {MOBILITY_FILE_KEY}: {show_path(path)}: not a regular file (a "
+            "movement file is read whole)"
+        )
     rest = [(k, v) for k, v in sets if k != MOBILITY_FILE_KEY]
     return [*rest, (MOBILITY_FILE_KEY, json.dumps(str(path)))], path
 
@@ -257,16 +297,19 @@ def movement(
 ) -> str:
     """The movement of a wireless scenario's nodes with `seed`, as an ns-2 setdest file
     (random waypoint drawn as `sctplab run` draws it), so ns-2 can replay it."""
+    check_seed(seed)
     src = read_scenario(scenario)
-    sets, _ = movement_file_sets(src, (raw_sets or []) + overrides(set))
-    return _core.movement(
-        src.text,
-        is_json=src.is_json,
-        source=src.source,
-        default_name=src.default_name,
-        sets=sets,
-        seed=seed,
-    )
+    user_sets = (raw_sets or []) + overrides(set)
+    sets, _ = movement_file_sets(src, user_sets)
+    with file_blame(src, user_sets, sets):
+        return _core.movement(
+            src.text,
+            is_json=src.is_json,
+            source=src.source,
+            default_name=src.default_name,
+            sets=sets,
+            seed=seed,
+        )
 
 
 def run(
@@ -276,10 +319,11 @@ def run(
     *,
     out: str | Path | None = None,
     pcap: bool = False,
-    trace: Iterable[str] = (),
-    series: Iterable[str] = (),
+    trace: str | Iterable[str] = (),
+    series: str | Iterable[str] = (),
     progress: bool = False,
     timeout: float | None = None,
+    force: bool = False,
     raw_sets: list[tuple[str, str]] | None = None,
 ) -> RunResult:
     """Run one scenario.
@@ -293,13 +337,19 @@ def run(
     do a livelock and simulated time at its maximum. Ctrl-C raises KeyboardInterrupt
     within a fraction of a second. A run folder whose run did not finish has no
     summary.json, and its run.json says `"complete": false` with the reason.
+
+    `trace` and `series` take a comma-separated string (`"cwnd,rto"`) or a list. A folder
+    `out` that holds the run of another scenario or seed is not replaced without
+    `force=True` (UsageError); the same run replaces its own folder.
     """
     check_seed(seed)
+    timeout = check_timeout("timeout", timeout)
     src = read_scenario(scenario)
-    sets, movement_path = movement_file_sets(src, (raw_sets or []) + overrides(set))
-    out_dir = Path(out) if out is not None else None
-    trace_list = [t for t in trace if t]
-    series_list = [s for s in series if s]
+    user_sets = (raw_sets or []) + overrides(set)
+    sets, movement_path = movement_file_sets(src, user_sets)
+    out_dir = check_out_dir(out)
+    trace_list = kinds("trace", trace)
+    series_list = kinds("series", series)
     if out_dir is None and (pcap or trace_list):
         raise _core.UsageError("pcap and traces need an output folder (out=...)")
     spill: Path | None = None
@@ -307,21 +357,29 @@ def run(
     series_file: Path | None = None
     if out_dir is not None:
         # Checked before the folder is touched: bad input leaves no folder behind.
-        _core.resolve(
-            src.text,
-            is_json=src.is_json,
-            source=src.source,
-            default_name=src.default_name,
-            sets=sets,
-        )
-        out_dir.mkdir(parents=True, exist_ok=True)
-        # Until the run ends, the folder must not look complete: summary.json marks a
-        # complete folder, so a stale one from an earlier run goes first.
-        (out_dir / "summary.json").unlink(missing_ok=True)
-        _write_atomic(
-            out_dir / "run.json",
-            json.dumps(_incomplete_run_json("running", seed, sets, None), indent=2) + "\n",
-        )
+        with file_blame(src, user_sets, sets):
+            _, resolved = _core.resolve(
+                src.text,
+                is_json=src.is_json,
+                source=src.source,
+                default_name=src.default_name,
+                sets=sets,
+            )
+        if not force:
+            check_replace(out_dir, resolved, seed)
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            # Until the run ends, the folder must not look complete: summary.json marks a
+            # complete folder, so a stale one from an earlier run goes first.
+            (out_dir / "summary.json").unlink(missing_ok=True)
+            _write_atomic(
+                out_dir / "run.json",
+                json.dumps(_incomplete_run_json("running", seed, sets, None), indent=2) + "\n",
+            )
+        except OSError as e:
+            where = show_path(out_dir)
+            why = e.strerror or type(e).__name__
+            raise _core.UsageError(f"{where}: cannot write the run folder: {why}") from None
         if series_list:
             # Long series go to disk in chunks as the run goes; the disk is their limit.
             import shutil
@@ -356,6 +414,7 @@ def run(
                 out_dir / "run.json",
                 json.dumps(_incomplete_run_json(status, seed, sets, error), indent=2) + "\n",
             )
+        raise_blamed_on_file(e, src, user_sets, sets)
         raise
     if out_dir is not None:
         resolved = raw["resolved_toml"]
@@ -384,6 +443,6 @@ def run(
         out_dir=out_dir,
         wall_s=raw["wall_s"],
         events=raw["events"],
-        series_columns=raw["series"],
+        _series_columns=raw["series"],
         series_file=series_file,
     )

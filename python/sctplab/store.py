@@ -12,8 +12,9 @@ Only the sweep driver writes; readers (`load`, `sctplab export`) open the catalo
 read-only, which WAL allows while a sweep runs. A run is identified by its key:
 (scenario content hash, canonical overrides JSON, seed, code version). The write order
 makes a SIGKILL at any instant harmless: folder written under .tmp, renamed into runs/,
-then the catalog row committed. A folder without its row is an orphan and is removed
-on the next start; a run is "done" only once its row exists.
+then the catalog row committed. A complete folder without its row is adopted (its row
+made from its manifest.json) on the next start; nothing holding a finished run is ever
+deleted. A run is "done" only once its row exists.
 """
 
 from __future__ import annotations
@@ -30,11 +31,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cached_property
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sctplab import _core
 from sctplab.code_version import code_version as code_version
+from sctplab.scenario_input import show_path
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -128,8 +131,9 @@ class RunKey:
         (json.dumps builds a new encoder for its options every call) was about a fifth
         of the driver's instructions per run on millisecond runs. Same ids (tests
         compare with `run_id`)."""
-        head = canonical_json([scenario_hash, overrides])[:-1] + ","
-        tail = "," + canonical_json(code_version) + "]"
+        # canonical_json of a list of strings, joined by hand (json's own string encoder).
+        head = f"[{encode_basestring(scenario_hash)},{encode_basestring(overrides)},"
+        tail = f",{encode_basestring(code_version)}]"
         sha256 = hashlib.sha256
 
         def key(seed: int) -> RunKey:
@@ -199,7 +203,7 @@ def _safe_name(name: str) -> str:
 
 
 def _not_a_catalog(root: Path, why: str) -> _core.UsageError:
-    return _core.UsageError(f"{root / CATALOG}: not a sctplab catalog ({one_line(why)})")
+    return _core.UsageError(f"{show_path(root / CATALOG)}: not a sctplab catalog ({one_line(why)})")
 
 
 def one_line(text: str) -> str:
@@ -235,14 +239,21 @@ def _connect_unchecked(root: Path) -> sqlite3.Connection:
     if int(version) != SCHEMA_VERSION:
         conn.close()
         raise _core.UsageError(
-            f"{root}: store schema {version}, this sctplab reads schema {SCHEMA_VERSION}"
+            f"{show_path(root)}: store schema {version}, this sctplab reads schema {SCHEMA_VERSION}"
         )
     return conn
 
 
 @dataclass
 class Cleanup:
-    orphans_removed: int
+    """What a sweep found on opening its store. `adopted`: complete run folders the
+    catalog lacked (the driver was killed between the folder's rename and its row's
+    commit, or the catalog was deleted), recorded from their manifest.json. `kept`: folders
+    under runs/ that the catalog does not know and that do not describe themselves as one
+    of its runs; they are left where they are, never deleted."""
+
+    adopted: int
+    kept: int
     missing_rows_dropped: int
 
 
@@ -260,9 +271,10 @@ class StoreWriter:
         self._folders: dict[str, str] = {}
 
     def cleanup(self) -> Cleanup:
-        """Remove what a killed driver left: temp folders, and run folders whose catalog
-        row was never committed. Rows whose folder has gone are dropped so those runs are
-        computed again."""
+        """Put right what a killed driver left: temp folders (never renamed into runs/,
+        so never a finished run) are removed; run folders whose catalog row was never
+        committed are adopted (a finished run is never deleted); rows whose folder has
+        gone are dropped so those runs are computed again."""
         shutil.rmtree(self.root / TMP, ignore_errors=True)
         (self.root / TMP).mkdir()
         runs = self.root / RUNS
@@ -275,15 +287,22 @@ class StoreWriter:
             if r.is_dir()
         }
         in_catalog = {p for (p,) in self.conn.execute("SELECT path FROM runs WHERE status = 'ok'")}
-        orphans = on_disk - in_catalog
-        for rel in orphans:
-            shutil.rmtree(self.root / rel, ignore_errors=True)
+        orphans = sorted(on_disk - in_catalog)
+        from sctplab.store_adopt import adoptable_row
+
+        adopted = [row for rel in orphans if (row := adoptable_row(self.root, rel)) is not None]
+        if adopted:
+            self._upsert_rows(adopted)
+            in_catalog = {
+                p for (p,) in self.conn.execute("SELECT path FROM runs WHERE status = 'ok'")
+            }
+        kept = len(on_disk - in_catalog)
         missing = in_catalog - on_disk
         if missing:
             self.conn.execute("BEGIN IMMEDIATE")
             self.conn.executemany("DELETE FROM runs WHERE path = ?", [(p,) for p in missing])
             self.conn.execute("COMMIT")
-        return Cleanup(len(orphans), len(missing))
+        return Cleanup(len(adopted), kept, len(missing))
 
     def add_scenario(self, digest: str, name: str, toml: str) -> None:
         self.conn.execute(
@@ -379,8 +398,9 @@ class StoreWriter:
         try:
             os.rename(tmp, final)
         except OSError:
-            # Only an orphan can be here (cleanup runs first, the store is locked).
-            shutil.rmtree(final)
+            # Only a folder cleanup could not adopt can be here (the store is locked):
+            # it is moved aside, not deleted.
+            os.rename(final, f"{final}.kept-{time.time_ns()}")
             os.rename(tmp, final)
         metrics = outcome.metrics_json or metrics_json(outcome.summary_json)
         row = _row(
@@ -574,16 +594,20 @@ def open_store(root: str | Path) -> Iterator[StoreWriter]:
     driver, and close it on exit."""
     import fcntl
 
-    path = Path(root)
-    path.mkdir(parents=True, exist_ok=True)
-    lock = (path / LOCK).open("a+")
+    path = _store_path(root)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        lock = (path / LOCK).open("a+")
+    except OSError as e:
+        why = e.strerror or type(e).__name__
+        raise _core.UsageError(f"{show_path(path)}: cannot use as a store: {why}") from None
     try:
         try:
             # flock dies with the process, so a SIGKILLed driver never leaves it held.
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise _core.UsageError(
-                f"{path}: store in use by another sweep (one driver per store)"
+                f"{show_path(path)}: store in use by another sweep (one driver per store)"
             ) from None
         conn = _connect(path)
         try:
@@ -597,10 +621,21 @@ def open_store(root: str | Path) -> Iterator[StoreWriter]:
 # ----------------------------------------------------------------------------- reading
 
 
+def _store_path(root: str | Path) -> Path:
+    path = Path(root)
+    if "\0" in str(path):
+        raise _core.UsageError(f"store: {show_path(path)}: not a folder name (a NUL byte)")
+    return path
+
+
 def _open_read_only(root: Path) -> sqlite3.Connection:
     catalog = root / CATALOG
-    if not catalog.is_file():
-        raise _core.UsageError(f"{root}: not a sctplab store (no {CATALOG})")
+    try:
+        is_catalog = catalog.is_file()
+    except OSError:  # a name too long, a loop of links
+        is_catalog = False
+    if not is_catalog:
+        raise _core.UsageError(f"{show_path(root)}: not a sctplab store (no {CATALOG})")
     return sqlite3.connect(f"{catalog.resolve().as_uri()}?mode=ro", uri=True)
 
 
@@ -640,7 +675,7 @@ def load_rows(
 
     `only`: keep just these run ids (the columns then are those of these runs).
     """
-    path = Path(root)
+    path = _store_path(root)
     conn = _open_read_only(path)
     try:
         where = "" if failed else " WHERE status = 'ok'"
@@ -749,14 +784,21 @@ def export(
     """Write `load(store)` as CSV or Parquet; returns the file and the number of runs."""
     if fmt not in ("csv", "parquet"):
         raise _core.UsageError(f"--format {fmt}: expected csv or parquet")
-    root = Path(store)
+    root = _store_path(store)
     df = load(root, failed=failed)
     target = Path(out) if out is not None else root / f"export.{fmt}"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if fmt == "csv":
-        df.to_csv(target, index=False)
-    else:
-        _parquet_safe(df).to_parquet(target, index=False)
+    if "\0" in str(target):
+        raise _core.UsageError(f"--out {show_path(target)}: not a file name (a NUL byte)")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if fmt == "csv":
+            df.to_csv(target, index=False)
+        else:
+            _parquet_safe(df).to_parquet(target, index=False)
+    except OSError as e:
+        # A full disk (/dev/full), a folder in the way, no permission: the output given.
+        why = e.strerror or type(e).__name__
+        raise _core.UsageError(f"--out {show_path(target)}: cannot write: {why}") from None
     return target, len(df)
 
 

@@ -9,6 +9,7 @@ writes each result as it arrives: run folder first, catalog row second.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import dataclasses
 import itertools
 import json
 import math
@@ -18,6 +19,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,8 +35,15 @@ from sctplab.executor import (
     one_line,
     open_executor,
 )
+from sctplab.run_args import MOBILITY_FILE_KEY, blamed_on_file, check_timeout
 from sctplab.runner import movement_file_sets
-from sctplab.scenario_input import overrides, read_scenario
+from sctplab.scenario_input import (
+    NotToml,
+    clip,
+    read_scenario,
+    show_value,
+    toml_value,
+)
 from sctplab.store import (
     DEFAULT_STORE,
     Cleanup,
@@ -62,9 +71,15 @@ def parse_grid(items: Sequence[str]) -> dict[str, list[Any]]:
             raise _core.UsageError(f"--grid {item}: expected KEY=JSON_LIST, e.g. {GRID_EXAMPLE}")
         try:
             values = json.loads(text)
-        except json.JSONDecodeError as e:
+        except (ValueError, RecursionError) as e:
+            if isinstance(e, json.JSONDecodeError):
+                why = f"{e.msg} at column {e.colno}"
+            elif isinstance(e, RecursionError):
+                why = "nested too deeply"
+            else:  # an integer longer than Python converts (4300 digits)
+                why = one_line(str(e)).split(";")[0]
             raise _core.UsageError(
-                f"--grid {key}={text}: not valid JSON ({e.msg} at column {e.colno}); "
+                f"--grid {clip(key)}={clip(text)}: not valid JSON ({why}); "
                 'expected a JSON list such as [0.008,0.01] or ["250ms","500ms"]'
             ) from None
         if key in grid:
@@ -75,28 +90,37 @@ def parse_grid(items: Sequence[str]) -> dict[str, list[Any]]:
 
 def check_grid(grid: Mapping[str, Any]) -> dict[str, list[Any]]:
     """Every key a non-empty list of values that can be written as TOML."""
+    if not isinstance(grid, Mapping):
+        raise TypeError(
+            "grid: expected a dict of dotted keys to lists of values, e.g. "
+            f"{{'links.bottleneck.loss.rate': [0.008, 0.01]}}, not {type(grid).__name__}"
+        )
     out: dict[str, list[Any]] = {}
     for key, values in grid.items():
         if not isinstance(key, str) or not key.strip():
-            raise _core.UsageError(f"--grid {key!r}: expected a dotted key such as {GRID_EXAMPLE}")
+            raise _core.UsageError(
+                f"--grid {show_value(key)}: expected a dotted key such as {GRID_EXAMPLE}"
+            )
         if isinstance(values, str | bytes) or not isinstance(values, Sequence) or not values:
             raise _core.UsageError(
-                f"--grid {key}={json.dumps(values, default=repr)}: expected a non-empty list "
+                f"--grid {clip(key)}={show_value(values)}: expected a non-empty list "
                 "of values, e.g. [0.008,0.01]"
             )
+        if len(values) > MAX_RUNS:
+            raise _core.UsageError(
+                f"--grid {clip(key)}: {len(values)} values, more than the {MAX_RUNS} runs "
+                "one sweep plans"
+            )
         for v in values:
+            try:
+                toml_value(v)  # first: it bounds the nesting _finite walks
+            except NotToml as e:
+                raise _core.UsageError(f"--grid {clip(key)}: {show_value(v)}: {e}") from None
             if not _finite(v):
                 raise _core.UsageError(
-                    f"--grid {key}: {json.dumps(v, default=repr)}: NaN and Infinity are not "
+                    f"--grid {clip(key)}: {show_value(v)}: NaN and Infinity are not "
                     "scenario values (and the catalog could not store them)"
                 )
-            try:
-                overrides({key: v})
-            except _core.ScenarioError:
-                raise _core.UsageError(
-                    f"--grid {key}: {json.dumps(v, default=repr)} is not a TOML value "
-                    "(TOML has no null)"
-                ) from None
         out[key.strip()] = list(values)
     return out
 
@@ -137,18 +161,13 @@ def _finite(v: Any) -> bool:
 
 # The most runs one sweep plans (each is a catalog row and a folder).
 MAX_RUNS = 10_000_000
+# The most local worker processes (each an interpreter with the core, some 50 MB).
+MAX_JOBS = 1024
 
 
 def check_run_timeout(timeout: object) -> float | None:
     """`--run-timeout`: seconds of wall time, positive and finite, or None."""
-    if timeout is None:
-        return None
-    ok = isinstance(timeout, int | float) and not isinstance(timeout, bool)
-    if not ok or not math.isfinite(float(timeout)) or float(timeout) <= 0:  # type: ignore[arg-type]
-        raise _core.UsageError(
-            f"--run-timeout {timeout!r}: expected a positive number of seconds of wall time"
-        )
-    return float(timeout)  # type: ignore[arg-type]
+    return check_timeout("--run-timeout", timeout)
 
 
 def plan(
@@ -163,12 +182,15 @@ def plan(
     value in one grid point only fails that point's runs.
     """
     if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
-        raise _core.UsageError(f"--seeds {seeds}: expected a positive integer (seeds 1..N)")
+        raise _core.UsageError(
+            f"--seeds {show_value(seeds)}: expected a positive integer (seeds 1..N)"
+        )
     checked = check_grid(grid)
     points_n = math.prod(len(v) for v in checked.values())
     if points_n * seeds > MAX_RUNS:
         raise _core.UsageError(
-            f"--seeds {seeds}: {points_n} grid point(s) x {seeds} seed(s) is more than the "
+            f"--seeds {show_value(seeds)}: {points_n} grid point(s) x {show_value(seeds)} "
+            "seed(s) is more than the "
             f"{MAX_RUNS} runs one sweep plans"
         )
     src = read_scenario(scenario)
@@ -186,10 +208,29 @@ def plan(
     keys = list(checked)
     runs: list[PlannedRun] = []
     seen: set[str] = set()
-    points = [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*checked.values())]
-    # A point's overrides and key text, once per point rather than once per run.
-    point_sets = [tuple(movement_file_sets(src, base_sets + overrides(p))[0]) for p in points]
-    point_keys = [RunKey.of_point(digest, canonical_json(p), version) for p in points]
+    # Each value's override text and canonical JSON made once, and a point's joined from
+    # them (canonical JSON sorts the keys): a 1000 x 1000 grid has 10^6 points, and
+    # making each point's texts from scratch took most of a minute.
+    tomls = [[(k, toml_value(v)) for v in checked[k]] for k in keys]
+    jsons = [[f"{encode_basestring(k)}:{canonical_json(v)}" for v in checked[k]] for k in keys]
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    movement_sets = tuple(base_sets)
+    # The scenario's own movement file (in base_sets) was found once above: only points
+    # that set `mobility.file` themselves need their path made absolute.
+    own_movement = MOBILITY_FILE_KEY in checked
+    of_point = RunKey.of_point
+    points: list[dict[str, Any]] = []
+    point_sets: list[tuple[tuple[str, str], ...]] = []
+    point_keys: list[Callable[[int], RunKey]] = []
+    for combo in itertools.product(*(range(len(checked[k])) for k in keys)):
+        points.append({k: checked[k][i] for k, i in zip(keys, combo, strict=True)})
+        sets = tuple(tomls[j][i] for j, i in enumerate(combo))
+        if own_movement:
+            point_sets.append(tuple(movement_file_sets(src, [*movement_sets, *sets])[0]))
+        else:
+            point_sets.append(sets + movement_sets)
+        text = "{" + ",".join(jsons[j][combo[j]] for j in order) + "}"
+        point_keys.append(of_point(digest, text, version))
     # Seed-major order: an interrupted sweep has covered every grid point with the
     # first seeds rather than some points with all seeds.
     for seed in range(1, seeds + 1):
@@ -289,8 +330,10 @@ def run_sweep(
     as failed with the reason and the sweep goes on.
     """
     run_timeout = check_run_timeout(run_timeout)
-    if jobs is not None and (isinstance(jobs, bool) or jobs < 1):
-        raise _core.UsageError(f"--jobs {jobs}: expected a positive integer")
+    if jobs is not None and (isinstance(jobs, bool) or not 1 <= jobs <= MAX_JOBS):
+        raise _core.UsageError(
+            f"--jobs {show_value(jobs)}: expected a number of processes from 1 to {MAX_JOBS}"
+        )
     if jobs is not None and scheduler is not None:
         raise _core.UsageError(
             "--jobs sets the local pool's size; with --scheduler the Dask workers decide"
@@ -351,6 +394,12 @@ class _Recorder:
                     f"{run.key.code_version}: install the same build on every worker"
                 ),
             )
+        elif not outcome.ok and outcome.error and MOBILITY_FILE_KEY not in run.params:
+            # The scenario's own movement file travels as an override: its errors are
+            # the file's (runner.blamed_on_file).
+            error = blamed_on_file(outcome.error, run.task.source, False, run.task.sets)
+            if error != outcome.error:
+                outcome = dataclasses.replace(outcome, error=error)
         if not self.pending:
             self.since = time.monotonic()
         self.pending.append((run, outcome))

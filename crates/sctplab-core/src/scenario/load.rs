@@ -576,23 +576,29 @@ fn validate(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
         if start >= SimTime::ZERO + d.0 {
             return Err(err(
                 "measure.start".into(),
-                "must be earlier than duration".into(),
-            ));
+                "the measurement window's start (measure.start) must be earlier than duration"
+                    .into(),
+            )
+            .with_related(["duration".to_string()]));
         }
     }
     if let Some(end) = end {
         if end <= start {
             return Err(err(
                 "measure.end".into(),
-                "must be later than measure.start".into(),
-            ));
+                "the measurement window's end (measure.end) must be later than measure.start"
+                    .into(),
+            )
+            .with_related(["measure.start".to_string()]));
         }
         if let Some(d) = f.duration {
             if end > SimTime::ZERO + d.0 {
                 return Err(err(
                     "measure.end".into(),
-                    "must not be later than duration".into(),
-                ));
+                    "the measurement window's end (measure.end) must not be later than duration"
+                        .into(),
+                )
+                .with_related(["duration".to_string()]));
             }
         }
     }
