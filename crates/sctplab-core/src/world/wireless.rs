@@ -16,7 +16,7 @@ use super::{Event, NO_FLOW, World};
 use crate::net::wire::{TransportRepr, UdpRepr};
 use crate::net::{IfaceId, NodeId, PacketId, PacketKind};
 use crate::sim::{EventQueue, HistoryCursor, SimDuration, SimTime};
-use crate::wireless::aodv::{AODV_UDP_PORT, Aodv, AodvEvent, BROADCAST, RouteDecision};
+use crate::wireless::aodv::{AODV_UDP_PORT, Aodv, AodvEvent, AodvOut, BROADCAST, RouteDecision};
 use crate::wireless::arp::{ARP_HDR_LEN, ArpEvent, ArpMsg, ArpOp, ArpTable};
 use crate::wireless::frame::{Frame, MacAddr};
 use crate::wireless::grid::Grid;
@@ -2628,44 +2628,45 @@ impl World {
         }
     }
 
+    /// A control message from the routing agent of `nic` becomes a packet and goes to
+    /// the link layer after its delay.
+    fn send_aodv(&mut self, now: SimTime, nic: u32, out: AodvOut) {
+        let pid = self.pool.alloc();
+        self.pool.stamp(pid);
+        let pkt = self.pool.get_mut(pid);
+        pkt.flow = NO_FLOW;
+        pkt.kind = PacketKind::Control;
+        pkt.data_num = 0;
+        pkt.ack_num = 0;
+        pkt.forwards = 0;
+        pkt.created = now;
+        pkt.ip.src = u32_addr(out.ip_src);
+        pkt.ip.dst = u32_addr(out.ip_dst);
+        pkt.ip.ttl = out.ttl;
+        pkt.ip.ident = pkt.uid as u16;
+        pkt.transport = TransportRepr::Udp(UdpRepr {
+            src_port: AODV_UDP_PORT,
+            dst_port: AODV_UDP_PORT,
+        });
+        // ns-2 charges IP + its own message structs, no UDP header: keep that size.
+        pkt.payload_len = out.ns2_len().saturating_sub(28);
+        pkt.routing = Some(out.msg);
+        pkt.arp = None;
+        pkt.finalize();
+        self.link_down_after(now, nic, pid, out.next_hop, out.delay);
+    }
+
     /// Drains a routing agent: control messages to send, buffered packets to release or
-    /// drop, interface-queue purges, and its timer.
+    /// drop, interface-queue purges, in the one order the agent produced them (ns-2
+    /// schedules them so: see `Aodv::poll_output`), then its timer.
     fn service_aodv(&mut self, now: SimTime, nic: u32) {
-        while let Some(out) = self.wl().nics[nic as usize]
-            .aodv
-            .as_mut()
-            .and_then(Aodv::poll_transmit)
-        {
-            let pid = self.pool.alloc();
-            self.pool.stamp(pid);
-            let pkt = self.pool.get_mut(pid);
-            pkt.flow = NO_FLOW;
-            pkt.kind = PacketKind::Control;
-            pkt.data_num = 0;
-            pkt.ack_num = 0;
-            pkt.forwards = 0;
-            pkt.created = now;
-            pkt.ip.src = u32_addr(out.ip_src);
-            pkt.ip.dst = u32_addr(out.ip_dst);
-            pkt.ip.ttl = out.ttl;
-            pkt.ip.ident = pkt.uid as u16;
-            pkt.transport = TransportRepr::Udp(UdpRepr {
-                src_port: AODV_UDP_PORT,
-                dst_port: AODV_UDP_PORT,
-            });
-            // ns-2 charges IP + its own message structs, no UDP header: keep that size.
-            pkt.payload_len = out.ns2_len().saturating_sub(28);
-            pkt.routing = Some(out.msg);
-            pkt.arp = None;
-            pkt.finalize();
-            self.link_down_after(now, nic, pid, out.next_hop, out.delay);
-        }
         while let Some(ev) = self.wl().nics[nic as usize]
             .aodv
             .as_mut()
-            .and_then(Aodv::poll_event)
+            .and_then(Aodv::poll_output)
         {
             match ev {
+                AodvEvent::Send(out) => self.send_aodv(now, nic, out),
                 AodvEvent::Forward {
                     pkt,
                     next_hop,
