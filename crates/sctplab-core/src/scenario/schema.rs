@@ -75,6 +75,10 @@ pub struct WirelessCfg {
     /// (false: next hops resolve instantly, no ARP frames).
     #[serde(default = "yes")]
     pub arp: bool,
+    /// A frame reaches the other NICs of its sender's node (at the 1-m distance floor).
+    /// ns-2.35's channel delivers it to none of them (channel.cc `sendUp`): false.
+    #[serde(default)]
+    pub same_node_delivery: bool,
     #[serde(default)]
     pub phy: PhySchema,
     #[serde(default)]

@@ -617,6 +617,7 @@ fn build_wireless(
         mobility.max_speed(),
     );
     let plcp_bytes = mac.plcp_bytes();
+    let same_node_delivery = w.same_node_delivery;
     let mut w = Wireless::new(
         phy,
         mobility,
@@ -627,5 +628,6 @@ fn build_wireless(
         static_next,
     );
     w.plcp_bytes = plcp_bytes;
+    w.same_node_delivery = same_node_delivery;
     Ok(w)
 }
