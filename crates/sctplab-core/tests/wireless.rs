@@ -88,6 +88,23 @@ fn one_hop_delay_is_the_ns2_exchange_timeline() {
     assert_eq!(b["cts_sent"], 37);
     assert_eq!(b["ack_sent"], 37);
     assert_eq!(a["short_retries"], 0);
+
+    // With ns-2's sizes (`ns2_packet_sizes`, static routes: no AODV header) the datagram
+    // is ns-2's UDP agent's 512 B at the MAC, a 546-B frame: DATA 192 + 546*8/2 = 2376
+    // us, 112 us less than 2488. The same seed draws the same backoffs, so every delay,
+    // the largest and the mean, is 112 us shorter.
+    let ns2 = common::summary(
+        &text.replace("arp = false\n", "arp = false\nns2_packet_sizes = true\n"),
+        1,
+    );
+    let g = flow(&ns2);
+    assert_eq!(g["delivered_packets"], 37);
+    let d2 = (g["max_delay_s"].as_f64().unwrap() * 1e9).round() as i64;
+    assert_eq!(d2, d - 112_000);
+    let mean2 = g["mean_delay_s"].as_f64().unwrap() * 1e9;
+    assert!((mean - mean2 - 112_000.0).abs() < 1.0, "{mean} {mean2}");
+    // The flow's counters keep the real sizes.
+    assert_eq!(g["delivered_bytes"], f["delivered_bytes"]);
 }
 
 #[test]

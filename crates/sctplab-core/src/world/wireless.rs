@@ -22,6 +22,7 @@ use crate::wireless::frame::{Frame, MacAddr};
 use crate::wireless::grid::Grid;
 use crate::wireless::mac::{Mac, MacEvent};
 use crate::wireless::mobility::{Mobility, Track};
+use crate::wireless::ns2_size::ns2_size;
 use crate::wireless::propagation::{self, PhyCfg, Reception};
 use std::collections::VecDeque;
 
@@ -638,6 +639,9 @@ pub(crate) struct Wireless {
     /// (mac/channel.cc) skips the transmitting node (`if (rnode == tnode) continue`),
     /// so none of its interfaces receives or senses the frame.
     pub(crate) same_node_delivery: bool,
+    /// `[wireless] ns2_packet_sizes`: the MAC charges data packets ns-2.35's sizes
+    /// (`ns2_size`), with this IP header added by the routing agent.
+    pub(crate) ns2_sizes: Option<u32>,
 }
 
 impl Wireless {
@@ -720,6 +724,7 @@ impl Wireless {
             waiting_quiet: shortcuts.waiting_quiet,
             swept_at_pop: 0,
             same_node_delivery: false,
+            ns2_sizes: None,
         }
     }
 
@@ -2096,7 +2101,11 @@ impl World {
         let key = self.queue.last_key();
         self.mac_catch_up(nic, key);
         let pkt = self.pool.get(pid);
-        let (size, routing, nh) = (pkt.size, pkt.routing.is_some(), pkt.next_hop);
+        let (routing, nh) = (pkt.routing.is_some(), pkt.next_hop);
+        let size = match self.wireless.as_deref().and_then(|w| w.ns2_sizes) {
+            Some(ip_hdr) => ns2_size(pkt, ip_hdr),
+            None => pkt.size,
+        };
         let mac_nh = self.mac_of(nh);
         self.wl().nics[nic as usize]
             .mac
