@@ -66,8 +66,9 @@ def _write(path: Path, lines: list[str]) -> Path:
 
 
 def test_tcp_agent_trace_counts(tmp_path: Path) -> None:
-    # A hand-made AGT trace of a flow 0 -> 3: SYN (segment 0), its ack, segments 1, 2, 3
-    # sent, 2 lost and sent again, one SACK ack of 1 block (48 B). In order at node 3:
+    # A hand-made AGT trace of a flow 0 -> 3: SYN (segment 0) at 1.0 s, its ack back at
+    # node 0 at 1.015 s (connect time 15 ms), segments 1, 2, 3 sent, 2 lost and sent
+    # again, one SACK ack of 1 block (48 B). In order at node 3:
     # 1 at 1.1 s, then 2 and 3 at 1.5 s, all before end = 2 s, so 3 * 1400 bytes; one
     # retransmission; acks after the first data segment: 3 (40 + 48 + 40 = 128 B).
     fmt = "{e} {t:.9f} _{n}_ AGT  --- {u} {k} {s} [0 0 0 0] ------- [0:0 3:0 32 0] [{q} 0] 0 0"
@@ -77,6 +78,7 @@ def test_tcp_agent_trace_counts(tmp_path: Path) -> None:
             fmt.format(e="s", t=1.0, n=0, u=0, k="tcp", s=40, q=0),
             fmt.format(e="r", t=1.01, n=3, u=0, k="tcp", s=40, q=0),
             fmt.format(e="s", t=1.01, n=3, u=1, k="ack", s=40, q=0),
+            fmt.format(e="r", t=1.015, n=0, u=1, k="ack", s=40, q=0),
             fmt.format(e="s", t=1.02, n=0, u=2, k="tcp", s=1440, q=1),
             fmt.format(e="s", t=1.02, n=0, u=3, k="tcp", s=1440, q=2),
             fmt.format(e="s", t=1.03, n=0, u=4, k="tcp", s=1440, q=3),
@@ -97,6 +99,7 @@ def test_tcp_agent_trace_counts(tmp_path: Path) -> None:
         3,
         128,
     )
+    assert c.connect_time_s == pytest.approx(0.015, abs=1e-9)
     # With end = 1.3 s only segment 1 is in order in the window, and one ack is after it.
     c = validate_wireless.read_tcp_agt(tr, 0, 3, 1.0, 1.3)
     assert (c.delivered_bytes, c.ack_packets) == (1400, 2)
@@ -135,15 +138,16 @@ def test_rows_have_the_contract_columns(tmp_path: Path) -> None:
     rows = validate_wireless.chain(tmp_path, 2, 3.0) + validate_wireless.manet(
         tmp_path, 2, 25.0, speeds=(1, 20)
     )
-    assert len(rows) == 7 + 2 * 2 * 3
+    # Per speed: TCP's three metrics and its connect time, SCTP's three.
+    assert len(rows) == 7 + 2 * (4 + 3) == 7 + validate_wireless.manet_rows(2)
     assert [r.metric for r in rows[7:]] == [
         f"manet_{t}_{m}"
         for _ in (1, 20)
         for t in ("tcp", "sctp")
-        for m in validate_wireless.MANET_METRICS
+        for m in validate_wireless.MANET_METRICS + (("connect_time_s",) if t == "tcp" else ())
     ]
-    assert all("1 m/s" in r.scenario for r in rows[7:13])
-    assert all("20 m/s" in r.scenario for r in rows[13:])
+    assert all("1 m/s" in r.scenario for r in rows[7:14])
+    assert all("20 m/s" in r.scenario for r in rows[14:])
     for r in rows:
         cells = r.cells()
         assert len(cells) == len(COLUMNS)
@@ -154,8 +158,12 @@ def test_rows_have_the_contract_columns(tmp_path: Path) -> None:
 
 
 def test_paired_confidence_is_bonferronis() -> None:
-    # 5 % for the family: 24 rows (4 speeds x 2 transports x 3 metrics) at 1 - 0.05 / 24
-    # = 0.997917 each, 6 rows at 1 - 0.05 / 6 = 0.991667.
+    # 5 % for the family: 28 rows (4 speeds x (TCP's 4 metrics + SCTP's 3)) at
+    # 1 - 0.05 / 28 = 0.998214 each; 7 rows (--quick) at 1 - 0.05 / 7 = 0.992857.
+    assert validate_wireless.manet_rows(4) == 28
+    assert validate_wireless.manet_rows(1) == 7
+    assert validate_wireless.paired_confidence(28) == pytest.approx(0.998214, abs=1e-6)
+    assert validate_wireless.paired_confidence(7) == pytest.approx(0.992857, abs=1e-6)
     assert validate_wireless.paired_confidence(24) == pytest.approx(0.997917, abs=1e-6)
     assert validate_wireless.paired_confidence(6) == pytest.approx(0.991667, abs=1e-6)
 

@@ -10,8 +10,8 @@ Two kinds of rows (docs/validation.md, "Wireless"):
   manet-sctp.toml) at each maximum speed (1, 5, 10, 20 m/s, pause 0) with the
   random-waypoint movement sctplab draws for seed K exported as an ns-2 setdest file and
   replayed by both, and ns-2 given the CBR pairs and start times of our run of seed K;
-  goodput, retransmissions and ack bytes of the transport flow, the per-scenario
-  differences paired;
+  goodput, retransmissions and ack bytes of the transport flow, and TCP's connect time
+  (SYN to the ack of the SYN at the sender), the per-scenario differences paired;
 - the saturated cell (sctplab.validate_cell, ns2/saturated_cell.tcl).
 
 A chain or cell row passes when the two 95 % intervals overlap (the difference is within
@@ -23,6 +23,10 @@ the same cache re-runs only sctplab; runs go to a process pool.
 ns-2 is measured from an agent-level trace (AGT lines only) so that both simulators count
 the same events: payload delivered in order at the receiving agent, data the sending
 agent sends again, and the size of every ack the receiving agent sends.
+Our side runs with `[wireless] ns2_packet_sizes` (the MAC charges ns-2.35's packet sizes,
+so that a 1-2 % difference of airtime does not hide in the rows), and the background CBR
+gaps are jittered in both (`jitter = true` in the scenarios, `random_ 1` in manet.tcl), as
+seed 004's cbrgen.tcl sets them.
 """
 
 from __future__ import annotations
@@ -61,8 +65,8 @@ SCTP_CHUNK_DATA = 684  # dataChunkSize_ 700 less the 16-byte chunk header
 REL_TOLERANCE = 0.02
 # The MANET rows' intervals of the paired differences: the chance that any row of the
 # family fails when the two simulators agree is at most FAMILY_ALPHA (Bonferroni: each
-# row's interval at 1 - FAMILY_ALPHA / rows). 24 rows in the full run (4 speeds x 2
-# transports x 3 metrics): 99.79 % each; 6 with --quick: 99.17 %.
+# row's interval at 1 - FAMILY_ALPHA / rows). 28 rows in the full run (4 speeds x (3
+# metrics of each transport + TCP's connect time)): 99.82 % each; 7 with --quick: 99.29 %.
 FAMILY_ALPHA = 0.05
 # Seed 004's maximum speeds (pause 0).
 SPEEDS = (1, 5, 10, 20)
@@ -113,6 +117,9 @@ class FlowCounts:
     retransmissions: float
     ack_packets: float
     ack_bytes: float
+    # TCP: from the SYN to the arrival of its ack at the sender; NaN if it never came
+    # (or not measured: SCTP).
+    connect_time_s: float = math.nan
 
 
 def _tolerance(ns2_mean: float, half_width: float) -> float:
@@ -141,8 +148,13 @@ def read_tcp_agt(path: Path, src: int, dst: int, start: float, end: float) -> Fl
     Segment 0 is ns-2's SYN and carries no data; segment k >= 1 carries `TCP_SEGMENT`
     bytes. Delivered: segments passed up in order at `dst` in [start, end).
     Retransmissions: data segments `src` sends again. Acks: what `dst` sends, except the
-    acks of the SYN before the first data segment (ours counts no SYN-ACK either)."""
+    acks of the SYN before the first data segment (ours counts no SYN-ACK either).
+    Connect time: from the first SYN `src` sends to the first ack `src` receives (ns-2's
+    one-way TCP with `syn_ true` opens when the ack of segment 0 arrives), as our
+    summary's `connect_time_s` (SYN to SYN-ACK)."""
     s_node, d_node = f"_{src}_", f"_{dst}_"
+    syn_at = math.nan
+    connected_at = math.nan
     sent_max = 0
     rtx = 0
     received: set[int] = set()
@@ -160,6 +172,8 @@ def read_tcp_agt(path: Path, src: int, dst: int, start: float, end: float) -> Fl
             kind = x[6]
             if x[0] == "s" and x[2] == s_node and kind == "tcp":
                 seq = int(x[17].lstrip("["))
+                if seq == 0 and math.isnan(syn_at):
+                    syn_at = t
                 if seq > 0:
                     if seq <= sent_max:
                         rtx += 1
@@ -177,7 +191,9 @@ def read_tcp_agt(path: Path, src: int, dst: int, start: float, end: float) -> Fl
                 if got_data and start <= t < end:
                     acks += 1
                     ack_bytes += int(x[7])
-    return FlowCounts(delivered, rtx, acks, ack_bytes)
+            elif x[0] == "r" and x[2] == s_node and kind == "ack" and math.isnan(connected_at):
+                connected_at = t
+    return FlowCounts(delivered, rtx, acks, ack_bytes, connected_at - syn_at)
 
 
 def read_sctp_agt(path: Path, src: int, dst: int, start: float, end: float) -> FlowCounts:
@@ -275,6 +291,7 @@ def chain_scenario(hops: int, duration_s: float) -> dict[str, Any]:
             "height": "100m",
             "routing": "aodv",
             "queue": 50,
+            "ns2_packet_sizes": True,
             "mac": dict(base["wireless"]["mac"]),
         },
         "mobility": {"model": "static"},
@@ -383,7 +400,7 @@ Pair = tuple[int, int, float]
 def manet_sets(speed: int, movement_file: Path | None, stop_s: float) -> dict[str, Any]:
     """Overrides of scenarios/manet-*.toml for one point: the maximum speed, the movement
     file to replay (None: draw it) and the end of the run."""
-    sets: dict[str, Any] = {"mobility.max_speed": f"{speed}m/s"}
+    sets: dict[str, Any] = {"mobility.max_speed": f"{speed}m/s", "wireless.ns2_packet_sizes": True}
     if movement_file is not None:
         sets["mobility.file"] = str(movement_file)
     if stop_s != FULL_STOP_S:
@@ -418,11 +435,13 @@ def manet_ours(
     path = scenarios_dir() / f"manet-{transport}.toml"
     flows = run(path, seed=seed, set=manet_sets(speed, movement_file, stop_s)).summary["flows"]
     t = flows["transport"]
+    connect = t.get("connect_time_s")
     counts = FlowCounts(
         float(t["delivered_bytes"]),
         float(t["retransmissions"]),
         float(t["ack_packets"]),
         float(t["ack_bytes"]),
+        math.nan if connect is None else float(connect),
     )
     return counts, _pairs(flows, transport)
 
@@ -538,11 +557,25 @@ def _manet_ours_job(job: ManetJob) -> tuple[FlowCounts, list[Pair]]:
 
 
 MANET_METRICS = ("goodput_bps", "retransmissions", "ack_bytes")
+# Measured of TCP only (ns-2's trace shows SCTP's four set-up chunks alike, `I`).
+TCP_ONLY_METRICS = ("connect_time_s",)
+
+
+def _metrics(transport: str) -> tuple[str, ...]:
+    return MANET_METRICS + (TCP_ONLY_METRICS if transport == "tcp" else ())
+
+
+def manet_rows(speeds: int) -> int:
+    """How many MANET rows a run of `speeds` speeds has (the Bonferroni family)."""
+    return speeds * (len(_metrics("tcp")) + len(_metrics("sctp")))
 
 
 def _metric(c: FlowCounts, metric: str, window_s: float) -> float:
     if metric == "goodput_bps":
         return c.delivered_bytes * 8 / window_s
+    if metric == "connect_time_s" and math.isnan(c.connect_time_s):
+        # Not open by the end: censored at the window's length.
+        return window_s
     return float(getattr(c, metric))
 
 
@@ -571,7 +604,7 @@ def manet(
     # ns-2 first: its runs are the long ones (unless cached).
     theirs_all = pool_map(_manet_ns2_job, jobs_list, jobs, "MANET ns-2")
     mine_all = pool_map(_manet_ours_job, jobs_list, jobs, "MANET sctplab")
-    confidence = paired_confidence(len(speeds) * 2 * len(MANET_METRICS))
+    confidence = paired_confidence(manet_rows(len(speeds)))
     checks = []
     for sp in speeds:
         for transport in ("tcp", "sctp"):
@@ -595,7 +628,7 @@ def manet(
                     per_seed.append((theirs, mine))
             note = f", {crashes} ns-2 run(s) crashed" if crashes else ""
             note += f", {lost} movement(s) left out" if lost else ""
-            for metric in MANET_METRICS:
+            for metric in _metrics(transport):
                 theirs_v = [_metric(t, metric, window_s) for t, _ in per_seed]
                 mine_v = [_metric(m, metric, window_s) for _, m in per_seed]
                 tm, tci, _ = mean_ci(theirs_v)

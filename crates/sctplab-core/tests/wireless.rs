@@ -88,6 +88,23 @@ fn one_hop_delay_is_the_ns2_exchange_timeline() {
     assert_eq!(b["cts_sent"], 37);
     assert_eq!(b["ack_sent"], 37);
     assert_eq!(a["short_retries"], 0);
+
+    // With ns-2's sizes (`ns2_packet_sizes`, static routes: no AODV header) the datagram
+    // is ns-2's UDP agent's 512 B at the MAC, a 546-B frame: DATA 192 + 546*8/2 = 2376
+    // us, 112 us less than 2488. The same seed draws the same backoffs, so every delay,
+    // the largest and the mean, is 112 us shorter.
+    let ns2 = common::summary(
+        &text.replace("arp = false\n", "arp = false\nns2_packet_sizes = true\n"),
+        1,
+    );
+    let g = flow(&ns2);
+    assert_eq!(g["delivered_packets"], 37);
+    let d2 = (g["max_delay_s"].as_f64().unwrap() * 1e9).round() as i64;
+    assert_eq!(d2, d - 112_000);
+    let mean2 = g["mean_delay_s"].as_f64().unwrap() * 1e9;
+    assert!((mean - mean2 - 112_000.0).abs() < 1.0, "{mean} {mean2}");
+    // The flow's counters keep the real sizes.
+    assert_eq!(g["delivered_bytes"], f["delivered_bytes"]);
 }
 
 #[test]
@@ -222,4 +239,69 @@ fn same_seed_same_summary_on_a_mobile_network() {
     assert!(a["flows"]["t"]["delivered_bytes"].as_u64().unwrap() > 0);
     let c = common::summary(&text, 8);
     assert_ne!(a["flows"]["bg.0"], c["flows"]["bg.0"]);
+}
+
+/// The frames in a pcap file of LINKTYPE_IEEE802_11 (classic pcap: a 24-byte file
+/// header, then a 16-byte record header before each frame).
+fn pcap_frames(path: &std::path::Path) -> Vec<Vec<u8>> {
+    let b = std::fs::read(path).expect("pcap file");
+    let mut out = Vec::new();
+    let mut i = 24;
+    while i + 16 <= b.len() {
+        let len = u32::from_le_bytes(b[i + 8..i + 12].try_into().unwrap()) as usize;
+        out.push(b[i + 16..i + 16 + len].to_vec());
+        i += 16 + len;
+    }
+    out
+}
+
+#[test]
+fn a_nodes_other_nic_hears_none_of_its_frames_as_in_ns2() {
+    // n0 has two NICs (NIC 0 = wlan0, NIC 1 = wlan1), n1 one (NIC 2), 200 m apart; a CBR
+    // flow from n0 to n1 leaves by n0's wlan0 (RTS and DATA frames with transmitter
+    // address 02:00:00:00:00:00, NIC 0's). ns-2.35's `WirelessChannel::sendUp` skips the
+    // transmitting node, so none of them reaches n0's wlan1: its pcap (every frame that
+    // reaches the NIC above the receive threshold) holds only n1's frames. With
+    // `same_node_delivery = true` wlan1 decodes each of them at the 1-m floor.
+    let text = |extra: &str| {
+        line(&[100, 300], "static", "")
+            .replace("[wireless.mac]", &format!("{extra}\n[wireless.mac]"))
+            .replace("name = \"n0\"\nwlan = 1", "name = \"n0\"\nwlan = 2")
+    };
+    let from_nic0 = |extra: &str| -> (usize, usize) {
+        let dir = std::env::temp_dir().join(format!(
+            "sctplab-same-node-{}-{}",
+            std::process::id(),
+            extra.len()
+        ));
+        let trace = sctplab_core::trace::TraceConfig {
+            out_dir: Some(dir.clone()),
+            pcap: true,
+            ..Default::default()
+        };
+        let s = sctplab_core::load_toml(&text(extra), "<test>", "t", &[]).expect("valid");
+        let opts = sctplab_core::RunOptions {
+            seed: 1,
+            trace,
+            ..Default::default()
+        };
+        sctplab_core::run_scenario(&s, &opts).expect("run");
+        let frames = pcap_frames(&dir.join("pcap").join("n0-wlan1.pcap"));
+        let sent = pcap_frames(&dir.join("pcap").join("n0-wlan0.pcap"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let nic0 = [2u8, 0, 0, 0, 0, 0];
+        let by_nic0 = |f: &Vec<u8>| f.len() >= 16 && f[10..16] == nic0;
+        (
+            frames.iter().filter(|f| by_nic0(f)).count(),
+            sent.iter().filter(|f| by_nic0(f)).count(),
+        )
+    };
+    let (heard, sent) = from_nic0("");
+    // 37 datagrams (one every 4096 B * 8 / 100 kb/s = 40.96 ms in [0.5 s, 2 s)), each an
+    // RTS and a DATA frame with nobody else sending, and the first one's ARP request.
+    assert_eq!(sent, 2 * 37 + 1);
+    assert_eq!(heard, 0);
+    let (heard, sent_too) = from_nic0("same_node_delivery = true");
+    assert_eq!(sent_too, sent);
+    assert_eq!(heard, sent);
 }

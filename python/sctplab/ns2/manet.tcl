@@ -33,8 +33,9 @@ wireless_nodes $nn
 # The setdest file refers to $node_(i), $ns_ and $god_.
 source $movement
 
-# Background: UDP with a CBR application and a null sink per pair. Unlike cbrgen.tcl's
-# `random_ 1`, the packets are evenly spaced, as sctplab's CBR sends them.
+# Background: UDP with a CBR application and a null sink per pair, with cbrgen.tcl's
+# `random_ 1` (seed 004's traffic generator): each gap is the interval times a uniform
+# factor in [0.5, 1.5), as sctplab's CBR with `jitter = true` (scenarios/manet-*.toml).
 set k 0
 set pf [open $pairsfile r]
 while {[gets $pf line] >= 0} {
@@ -51,7 +52,7 @@ while {[gets $pf line] >= 0} {
     set cbr($k) [new Application/Traffic/CBR]
     $cbr($k) set packetSize_ $cbr_size
     $cbr($k) set interval_ $cbr_interval
-    $cbr($k) set random_ 0
+    $cbr($k) set random_ 1
     $cbr($k) attach-agent $udp($k)
     $ns_ connect $udp($k) $null($k)
     $ns_ at $at "$cbr($k) start"

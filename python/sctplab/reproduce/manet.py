@@ -304,12 +304,15 @@ def _settings(st: Study, quick: bool) -> list[str]:
         "Scenarios `scenarios/manet-tcp.toml` and `scenarios/manet-sctp.toml` (seed "
         "004): 46 nodes in 1000 m x 300 m, random waypoint with pause 0, 802.11 at "
         "2 Mb/s, two-ray ground, AODV, interface queue 50; 10 CBR/UDP flows of 512-byte "
-        "packets between random pairs of nodes 2..45; one transport flow n0 -> n1. TCP-SACK "
+        "packets between random pairs of nodes 2..45, each gap jittered as ns-2's CBR with "
+        "cbrgen.tcl's `random_ 1` (the interval times U(0.5, 1.5), `jitter = true`); one "
+        "transport flow n0 -> n1. TCP-SACK "
         "with 1400-byte segments, an ack per segment; SCTP (`ns2` preset) with 700-byte "
         "chunks, two per packet, delayed SACK and heartbeats on.",
         "Our reading of the paper's cases: `sh-mobile` (no multihoming, all 46 nodes "
         "mobile); `mh-mobile` (n0 and n1 each have two wireless NICs, `wlan0` and `wlan1`, "
-        "on the one shared channel at the node's position, each with its own address; the "
+        "on the one shared channel at the node's position, each with its own address, and, "
+        "as in ns-2.35's channel, neither hears the other's frames; the "
         "association uses both addresses of both ends, TCP uses `wlan0` only); `mh-static` "
         "(as `mh-mobile`, but n0 and n1 stay at their random start positions while the "
         "other 44 nodes move). The paper says only that 'the multihomed endpoints had two "
@@ -336,6 +339,14 @@ def _settings(st: Study, quick: bool) -> list[str]:
         "second of the receiver's packets that carry selective-ack information (every SCTP "
         "SACK; TCP acks with at least one SACK block), IP header included; ack bandwidth = "
         "the same for every ack the receiver sends.",
+        "Changed by issue 28 (results before it are not comparable; the run cache is per "
+        "core build): the CBR gaps are jittered as above (before: evenly spaced); a "
+        "multihomed node's two NICs no longer hear each other (before, the second decoded "
+        "the first one's frames at 1 m, so the node was one half-duplex radio, which "
+        "ns-2.35's channel does not make it); AODV hands what it produces to the link layer "
+        "in one order, data released before the route reply as ns-2.35 does (before, the "
+        "reply went first, and with ARP unresolved the data replaced it). "
+        "docs/models/wireless.md describes each.",
     ]
 
 

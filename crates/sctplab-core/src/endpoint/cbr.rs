@@ -3,12 +3,17 @@
 //! `rate` is the application (UDP payload) bit rate: a packet of `payload` bytes leaves
 //! every `payload * 8 / rate` seconds from `start` while the time is before `stop`. On
 //! the wire each packet carries 28 more bytes of IPv4 and UDP header.
+//!
+//! With jitter (ns-2.35's `random_ 1`, which seed 004's `cbrgen.tcl` sets), the first
+//! packet still leaves at `start` (`CBR_Traffic::start` sends at once) and each gap after
+//! a packet is `interval * (1 + U(-0.5, 0.5))`, drawn anew per packet
+//! (`CBR_Traffic::next_interval`), so the mean rate is kept.
 
 use super::{Endpoint, EndpointEvent, SendKind};
 use crate::metrics::Window;
 use crate::net::wire::{TransportRepr, UdpRepr};
 use crate::net::{Packet, PacketKind};
-use crate::sim::{SimDuration, SimTime};
+use crate::sim::{RngStream, SimDuration, SimTime};
 use std::collections::VecDeque;
 
 pub struct CbrSource {
@@ -21,6 +26,8 @@ pub struct CbrSource {
     next_num: u32,
     window: Window,
     trace: bool,
+    /// The stream of the gaps' jitter, when on.
+    jitter: Option<RngStream>,
     events: VecDeque<EndpointEvent>,
     pub sent_packets: u64,
     pub sent_bytes: u64,
@@ -46,14 +53,33 @@ impl CbrSource {
             next_num: 1,
             window,
             trace,
+            jitter: None,
             events: VecDeque::new(),
             sent_packets: 0,
             sent_bytes: 0,
         }
     }
 
+    /// Jitters every gap with draws from `rng` (ns-2's `random_ 1`; see the module docs).
+    pub fn with_jitter(mut self, rng: Option<RngStream>) -> Self {
+        self.jitter = rng;
+        self
+    }
+
     fn stopped(&self, t: SimTime) -> bool {
         self.stop.is_some_and(|s| t >= s)
+    }
+
+    /// The gap after the packet just sent (`CBR_Traffic::next_interval`:
+    /// `interval_ + interval_ * Random::uniform(-0.5, 0.5)` with `random_` set).
+    fn next_gap(&mut self) -> SimDuration {
+        match self.jitter.as_mut() {
+            None => self.interval,
+            Some(rng) => {
+                let ns = self.interval.as_nanos() as f64;
+                SimDuration::from_nanos((ns + ns * (rng.uniform() - 0.5)).round() as u64)
+            }
+        }
     }
 }
 
@@ -91,7 +117,8 @@ impl Endpoint for CbrSource {
             });
         }
         self.next_num += 1;
-        self.next_send += self.interval;
+        let gap = self.next_gap();
+        self.next_send += gap;
         pkt.finalize();
         true
     }
@@ -160,5 +187,62 @@ impl Endpoint for UdpSink {
     }
     fn is_done(&self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Send times of the first `n` packets of a 16 kb/s source of 512-byte payloads
+    /// (interval 0.256 s) started at 1 s.
+    fn send_times(jitter: Option<RngStream>, n: usize) -> Vec<SimTime> {
+        let start = SimTime::ZERO + SimDuration::from_secs(1);
+        let mut src = CbrSource::new((1, 2), 512, 16_000, start, None, Window::ALL, false)
+            .with_jitter(jitter);
+        let mut pkt = Packet::default();
+        let mut out = Vec::new();
+        while out.len() < n {
+            let at = src.poll_timeout().expect("endless source");
+            src.handle_timeout(at);
+            assert!(src.poll_transmit(at, &mut pkt));
+            out.push(at);
+        }
+        out
+    }
+
+    #[test]
+    fn jittered_gaps_are_the_interval_times_u_half_to_one_and_a_half() {
+        // ns-2.35 CBR_Traffic with random_ 1: the first packet at start, then each gap
+        // interval_ + interval_ * Random::uniform(-0.5, 0.5), here 0.256 s * [0.5, 1.5).
+        let even = send_times(None, 3);
+        let ms = |t: SimTime| t.saturating_since(SimTime::ZERO).as_nanos() / 1_000_000;
+        assert_eq!(
+            even.iter().map(|&t| ms(t)).collect::<Vec<_>>(),
+            [1000, 1256, 1512]
+        );
+        let n = 20_000;
+        let t = send_times(Some(RngStream::new(1, "flow:bg.0:jitter")), n);
+        assert_eq!(t[0], even[0]);
+        let gaps: Vec<u64> = t
+            .windows(2)
+            .map(|w| w[1].saturating_since(w[0]).as_nanos())
+            .collect();
+        assert!(
+            gaps.iter()
+                .all(|&g| (128_000_000..384_000_000).contains(&g))
+        );
+        // The factor is uniform: mean 1 (standard error 0.2887 / sqrt(19 999) = 0.002),
+        // and each tenth of [0.5, 1.5) holds about a tenth of the gaps (2000 +- 42 each).
+        let mean = gaps.iter().sum::<u64>() as f64 / gaps.len() as f64 / 256e6;
+        assert!((mean - 1.0).abs() < 0.01, "{mean}");
+        let mut tenths = [0usize; 10];
+        for &g in &gaps {
+            tenths[((g as f64 / 256e6 - 0.5) * 10.0) as usize] += 1;
+        }
+        assert!(
+            tenths.iter().all(|&c| (1800..2200).contains(&c)),
+            "{tenths:?}"
+        );
     }
 }

@@ -65,6 +65,7 @@ impl Scenario {
                     stop: g.stop,
                     rate: g.rate,
                     packet_size: g.packet_size,
+                    jitter: g.jitter,
                 });
             }
         }
@@ -1228,6 +1229,7 @@ fn validate_cbr_pairs(
         stop: g.stop,
         rate: g.rate,
         packet_size: g.packet_size,
+        jitter: g.jitter,
     };
     validate_cbr(&one, &p, source)
 }

@@ -75,6 +75,14 @@ pub struct WirelessCfg {
     /// (false: next hops resolve instantly, no ARP frames).
     #[serde(default = "yes")]
     pub arp: bool,
+    /// A frame reaches the other NICs of its sender's node (at the 1-m distance floor).
+    /// ns-2.35's channel delivers it to none of them (channel.cc `sendUp`): false.
+    #[serde(default)]
+    pub same_node_delivery: bool,
+    /// The MAC charges each data packet the size ns-2.35's agents and AODV give it
+    /// (wireless/ns2_size.rs), for like-for-like comparisons with ns-2.35.
+    #[serde(default)]
+    pub ns2_packet_sizes: bool,
     #[serde(default)]
     pub phy: PhySchema,
     #[serde(default)]
@@ -425,6 +433,10 @@ pub struct CbrCfg {
     pub rate: Rate,
     #[serde(default)]
     pub packet_size: Option<Size>,
+    /// Jitter each gap as ns-2.35's `random_ 1` (tools/cbr_traffic.cc `next_interval`):
+    /// the interval times a uniform factor in [0.5, 1.5), drawn per packet.
+    #[serde(default)]
+    pub jitter: bool,
 }
 
 /// TCP loss-recovery algorithm (ns-2.35's one-way agents of the same names).
@@ -775,6 +787,10 @@ pub struct CbrPairsCfg {
     pub start_max: Option<Duration>,
     #[serde(default)]
     pub stop: Option<Duration>,
+    /// Jitter each gap as ns-2.35's `random_ 1` (tools/cbr_traffic.cc `next_interval`):
+    /// the interval times a uniform factor in [0.5, 1.5), drawn per packet.
+    #[serde(default)]
+    pub jitter: bool,
 }
 
 /// A typed flow entry.

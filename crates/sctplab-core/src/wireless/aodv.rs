@@ -8,9 +8,10 @@
 //! One [`Aodv`] runs per wireless NIC; its IPv4 address (a `u32`) is the agent's address
 //! and every next hop is a neighbour's IPv4 address (the world maps it to a MAC address).
 //! Sans-IO: inputs are [`Aodv::route`], [`Aodv::recv`], [`Aodv::link_failed`] and
-//! [`Aodv::handle_timeout`]; outputs are [`Aodv::poll_transmit`] (control messages),
-//! [`Aodv::poll_event`] (buffered data packets released or dropped, interface-queue
-//! purges) and [`Aodv::poll_timeout`]. Drain both output queues after every input.
+//! [`Aodv::handle_timeout`]; outputs are [`Aodv::poll_output`] (control messages to
+//! send, buffered data packets released or dropped, interface-queue purges: one queue,
+//! in the order they were produced, as ns-2 schedules them) and [`Aodv::poll_timeout`].
+//! Drain the output queue after every input.
 //!
 //! ns-2.35 behaviours kept on purpose (each is what the ns-2 binary does):
 //! - The expanding ring search hardly ever runs: a fresh route entry's "last hop count"
@@ -195,7 +196,7 @@ pub enum RouteDecision {
     /// broadcast packet).
     Forward { next_hop: u32 },
     /// AODV keeps it; it comes back later as [`AodvEvent::Forward`] or
-    /// [`AodvEvent::Drop`] (possibly already among this call's events).
+    /// [`AodvEvent::Drop`] (possibly already among this call's outputs).
     Queued,
     /// Drop it with this reason (already counted).
     Drop(DropReason),
@@ -224,9 +225,12 @@ impl AodvOut {
     }
 }
 
-/// Something the world must do with its packets.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+/// Something the world must do, taken from [`Aodv::poll_output`] in the order the agent
+/// produced it.
+#[derive(Clone, Debug, PartialEq)]
 pub enum AodvEvent {
+    /// Send a control message (its own delay says when it reaches the link layer).
+    Send(AodvOut),
     /// A buffered data packet has a route: hand it to the interface queue after `delay`
     /// (ns-2 spaces packets released together by `ARP_DELAY`).
     Forward {
@@ -439,8 +443,9 @@ pub struct Aodv {
     rq: RouteQueue,
     timers: Vec<Timer>,
     timer_seq: u64,
-    out: VecDeque<AodvOut>,
-    events: VecDeque<AodvEvent>,
+    /// Everything the agent asks of the world, in the order it asked (see
+    /// [`Aodv::poll_output`]).
+    out: VecDeque<AodvEvent>,
     counters: AodvCounters,
 }
 
@@ -462,8 +467,7 @@ impl Aodv {
             rq,
             timers: Vec::with_capacity(4),
             timer_seq: 0,
-            out: VecDeque::with_capacity(8),
-            events: VecDeque::with_capacity(16),
+            out: VecDeque::with_capacity(16),
             counters: AodvCounters::default(),
         };
         // aodv.cc `command("start")`: the broadcast-id timer first, then the route timer.
@@ -616,7 +620,7 @@ impl Aodv {
             return;
         }
         self.drop_pkt(pkt, DropReason::MacCallback);
-        self.events.push_back(AodvEvent::PurgeIfq { next_hop });
+        self.out.push_back(AodvEvent::PurgeIfq { next_hop });
         self.nb_delete(next_hop);
     }
 
@@ -651,12 +655,21 @@ impl Aodv {
         self.timers.iter().map(|t| t.at).min()
     }
 
-    pub fn poll_transmit(&mut self) -> Option<AodvOut> {
+    /// The next thing to do, in the order the agent produced them. ns-2.35's agent hands
+    /// every packet to its link layer with `Scheduler::schedule(target_, p, delay)`, and
+    /// events due at one time run first in, first out, so what it sends reaches the LL
+    /// in the order it was produced: `recvRequest` forwards the packets buffered for the
+    /// requester before `sendReply`, `recvReply` releases the buffered packets before
+    /// forwarding the reply, `rt_purge` releases and requests destination by destination.
+    /// That order decides which packet ARP keeps when the next hop is unresolved (it
+    /// holds one, the newest): the reply, not the data packet released before it.
+    pub fn poll_output(&mut self) -> Option<AodvEvent> {
         self.out.pop_front()
     }
 
-    pub fn poll_event(&mut self) -> Option<AodvEvent> {
-        self.events.pop_front()
+    /// Queues a control message behind everything produced before it.
+    fn send(&mut self, o: AodvOut) {
+        self.out.push_back(AodvEvent::Send(o));
     }
 
     // ---- route table ----
@@ -700,7 +713,7 @@ impl Aodv {
     // ---- route buffer ----
 
     fn enqueue(&mut self, now: SimTime, pkt: PacketId, dst: u32) {
-        let (events, counters) = (&mut self.events, &mut self.counters);
+        let (events, counters) = (&mut self.out, &mut self.counters);
         self.rq.enqueue(now, pkt, dst, |p, r| {
             counters.count_drop(r);
             events.push_back(AodvEvent::Drop { pkt: p, reason: r });
@@ -708,7 +721,7 @@ impl Aodv {
     }
 
     fn dequeue(&mut self, now: SimTime, dst: u32) -> Option<PacketId> {
-        let (events, counters) = (&mut self.events, &mut self.counters);
+        let (events, counters) = (&mut self.out, &mut self.counters);
         self.rq.dequeue(now, dst, |p, r| {
             counters.count_drop(r);
             events.push_back(AodvEvent::Drop { pkt: p, reason: r });
@@ -717,14 +730,14 @@ impl Aodv {
 
     fn drop_pkt(&mut self, pkt: PacketId, reason: DropReason) {
         self.counters.count_drop(reason);
-        self.events.push_back(AodvEvent::Drop { pkt, reason });
+        self.out.push_back(AodvEvent::Drop { pkt, reason });
     }
 
     /// aodv.cc `forward(rt, p, delay)` for a data packet on an up route.
     fn forward_data(&mut self, now: SimTime, i: usize, pkt: PacketId, delay: SimDuration) {
         let rt = &mut self.routes[i];
         rt.expire = now + self.cfg.active_route_timeout;
-        self.events.push_back(AodvEvent::Forward {
+        self.out.push_back(AodvEvent::Forward {
             pkt,
             next_hop: rt.next_hop,
             delay,
@@ -777,7 +790,7 @@ impl Aodv {
         let bcast_id = self.bid;
         self.bid = self.bid.wrapping_add(1);
         self.counters.rreq_sent += 1;
-        self.out.push_back(AodvOut {
+        self.send(AodvOut {
             msg: AodvMsg::Rreq(Rreq {
                 hop_count: 1,
                 bcast_id,
@@ -890,7 +903,7 @@ impl Aodv {
             }
             let delay = self.jitter();
             self.counters.rreq_forwarded += 1;
-            self.out.push_back(AodvOut {
+            self.send(AodvOut {
                 msg: AodvMsg::Rreq(fwd),
                 ip_src: self.addr,
                 ip_dst: BROADCAST,
@@ -920,7 +933,7 @@ impl Aodv {
             self.counters.rrep_no_next_hop += 1;
             return false;
         }
-        self.out.push_back(AodvOut {
+        self.send(AodvOut {
             msg: AodvMsg::Rrep(Rrep {
                 hop_count,
                 dst,
@@ -984,7 +997,7 @@ impl Aodv {
             let mut fwd = p.clone();
             fwd.hop_count = fwd.hop_count.saturating_add(1);
             self.counters.rrep_forwarded += 1;
-            self.out.push_back(AodvOut {
+            self.send(AodvOut {
                 msg: AodvMsg::Rrep(fwd),
                 ip_src: self.addr,
                 ip_dst: p.orig,
@@ -1014,8 +1027,7 @@ impl Aodv {
                 if !purged {
                     // ns-2 filters the interface queue once per matching entry; after the
                     // first pass nothing for that neighbour is left.
-                    self.events
-                        .push_back(AodvEvent::PurgeIfq { next_hop: ip_src });
+                    self.out.push_back(AodvEvent::PurgeIfq { next_hop: ip_src });
                     purged = true;
                 }
                 if !rt.precursors.is_empty() && propagate.len() < MAX_RERR_DESTS {
@@ -1040,7 +1052,7 @@ impl Aodv {
         } else {
             SimDuration::ZERO
         };
-        self.out.push_back(AodvOut {
+        self.send(AodvOut {
             msg: AodvMsg::Rerr(Rerr { unreachable }),
             ip_src: self.addr,
             ip_dst: BROADCAST,

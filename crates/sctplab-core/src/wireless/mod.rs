@@ -10,5 +10,6 @@ pub mod grid;
 pub mod ifq;
 pub mod mac;
 pub mod mobility;
+pub mod ns2_size;
 pub mod propagation;
 pub mod setdest;

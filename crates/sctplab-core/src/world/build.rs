@@ -181,16 +181,22 @@ impl World {
                     let start = SimTime::ZERO + c.start.map_or(SimDuration::ZERO, |d| d.0);
                     let stop = c.stop.map(|d| SimTime::ZERO + d.0);
                     let payload = c.packet_size.map_or(1000, |b| b.0 as u32);
+                    let jitter = c
+                        .jitter
+                        .then(|| RngStream::new(seed, &format!("flow:{}:jitter", c.name)));
                     (
-                        AnyEndpoint::CbrSource(CbrSource::new(
-                            ports,
-                            payload,
-                            c.rate.0,
-                            start,
-                            stop,
-                            window,
-                            trace_events,
-                        )),
+                        AnyEndpoint::CbrSource(
+                            CbrSource::new(
+                                ports,
+                                payload,
+                                c.rate.0,
+                                start,
+                                stop,
+                                window,
+                                trace_events,
+                            )
+                            .with_jitter(jitter),
+                        ),
                         AnyEndpoint::UdpSink(UdpSink::new(window)),
                         FlowKind::Cbr,
                         IpProtocol::UDP,
@@ -617,6 +623,11 @@ fn build_wireless(
         mobility.max_speed(),
     );
     let plcp_bytes = mac.plcp_bytes();
+    let same_node_delivery = w.same_node_delivery;
+    let ns2_sizes = w.ns2_packet_sizes.then_some(match w.routing {
+        WirelessRouting::Aodv => crate::wireless::ns2_size::AODV_IP_HDR,
+        WirelessRouting::Static => 0,
+    });
     let mut w = Wireless::new(
         phy,
         mobility,
@@ -627,5 +638,7 @@ fn build_wireless(
         static_next,
     );
     w.plcp_bytes = plcp_bytes;
+    w.same_node_delivery = same_node_delivery;
+    w.ns2_sizes = ns2_sizes;
     Ok(w)
 }

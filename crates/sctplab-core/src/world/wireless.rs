@@ -16,12 +16,13 @@ use super::{Event, NO_FLOW, World};
 use crate::net::wire::{TransportRepr, UdpRepr};
 use crate::net::{IfaceId, NodeId, PacketId, PacketKind};
 use crate::sim::{EventQueue, HistoryCursor, SimDuration, SimTime};
-use crate::wireless::aodv::{AODV_UDP_PORT, Aodv, AodvEvent, BROADCAST, RouteDecision};
+use crate::wireless::aodv::{AODV_UDP_PORT, Aodv, AodvEvent, AodvOut, BROADCAST, RouteDecision};
 use crate::wireless::arp::{ARP_HDR_LEN, ArpEvent, ArpMsg, ArpOp, ArpTable};
 use crate::wireless::frame::{Frame, MacAddr};
 use crate::wireless::grid::Grid;
 use crate::wireless::mac::{Mac, MacEvent};
 use crate::wireless::mobility::{Mobility, Track};
+use crate::wireless::ns2_size::ns2_size;
 use crate::wireless::propagation::{self, PhyCfg, Reception};
 use std::collections::VecDeque;
 
@@ -633,6 +634,14 @@ pub(crate) struct Wireless {
     /// not counted as events, so they start a sweep themselves once `SWEEP_EVERY` pops
     /// passed, which keeps at most 2 `SWEEP_EVERY` pops between sweeps.
     swept_at_pop: u64,
+    /// A frame reaches the other NICs of the node that sends it (`[wireless]
+    /// same_node_delivery`). Off by default, as in ns-2.35: `WirelessChannel::sendUp`
+    /// (mac/channel.cc) skips the transmitting node (`if (rnode == tnode) continue`),
+    /// so none of its interfaces receives or senses the frame.
+    pub(crate) same_node_delivery: bool,
+    /// `[wireless] ns2_packet_sizes`: the MAC charges data packets ns-2.35's sizes
+    /// (`ns2_size`), with this IP header added by the routing agent.
+    pub(crate) ns2_sizes: Option<u32>,
 }
 
 impl Wireless {
@@ -714,6 +723,8 @@ impl Wireless {
             wait_quietly: shortcuts.wait_quietly,
             waiting_quiet: shortcuts.waiting_quiet,
             swept_at_pop: 0,
+            same_node_delivery: false,
+            ns2_sizes: None,
         }
     }
 
@@ -802,10 +813,16 @@ impl Wireless {
             decodable_sure,
             sense,
             fuse_overheard,
+            same_node_delivery,
             ..
         } = self;
         let n = &mut nics[i];
         let node = n.node.idx();
+        let deaf_to = if *same_node_delivery {
+            u32::MAX
+        } else {
+            node as u32
+        };
         QuietNic {
             n,
             chain: &mut virt_chain[i],
@@ -828,6 +845,7 @@ impl Wireless {
                 seq_off: EventQueue::<Event>::seq_step() * u64::from(nic),
                 nic,
                 node,
+                deaf_to,
             },
         }
     }
@@ -877,6 +895,12 @@ impl Wireless {
             .expect("broadcast frames are logged only with decodable_sure")
             .1;
         let words = self.air_real.len() - self.real_words;
+        let sender = self.nics[nic as usize].node.idx();
+        let skip_node = if self.same_node_delivery {
+            usize::MAX
+        } else {
+            sender
+        };
         let Wireless {
             mobility,
             grid,
@@ -904,7 +928,7 @@ impl Wireless {
             within + 1.0,
         );
         let step = EventQueue::<Event>::seq_step();
-        for &other in scratch.iter() {
+        for &other in scratch.iter().filter(|&&o| o != skip_node) {
             for &j in &node_nics[other] {
                 let quiet = loud[j as usize / 64] >> (j % 64) & 1 == 0;
                 if j == nic || !quiet {
@@ -1324,6 +1348,9 @@ struct LogReader<'a> {
     seq_off: u64,
     nic: u32,
     node: usize,
+    /// Frames sent from this node number are not received (`Wireless::
+    /// same_node_delivery` off: the NIC's own node; on: `u32::MAX`, no node).
+    deaf_to: u32,
 }
 
 impl LogReader<'_> {
@@ -1349,7 +1376,7 @@ impl LogReader<'_> {
     #[inline(always)]
     fn read_entry(&mut self, e: &LoggedFrame, g: u64) -> Option<DeferredRx> {
         debug_assert_ne!(e.sender_nic, self.nic);
-        if e.dst == MacAddr(self.nic) {
+        if e.dst == MacAddr(self.nic) || e.sender_node == self.deaf_to {
             return None;
         }
         if e.real != NO_REAL {
@@ -2074,7 +2101,11 @@ impl World {
         let key = self.queue.last_key();
         self.mac_catch_up(nic, key);
         let pkt = self.pool.get(pid);
-        let (size, routing, nh) = (pkt.size, pkt.routing.is_some(), pkt.next_hop);
+        let (routing, nh) = (pkt.routing.is_some(), pkt.next_hop);
+        let size = match self.wireless.as_deref().and_then(|w| w.ns2_sizes) {
+            Some(ip_hdr) => ns2_size(pkt, ip_hdr),
+            None => pkt.size,
+        };
         let mac_nh = self.mac_of(nh);
         self.wl().nics[nic as usize]
             .mac
@@ -2432,18 +2463,24 @@ impl World {
             grid,
             scratch,
             scratch_pos,
-            nics,
             node_nics,
             frames,
             free_frames,
             cs_range_m,
             scratch_recv,
+            same_node_delivery,
             ..
         } = w;
-        let here = mobility.position(nics[nic as usize].node.idx(), now);
+        let here = mobility.position(sender.idx(), now);
         nodes_near(grid, mobility, scratch_pos, scratch, now, here, *cs_range_m);
         scratch_recv.clear();
-        for &other in scratch.iter() {
+        // ns-2.35's channel skips the sending node (`WirelessChannel::sendUp`).
+        let skip_node = if *same_node_delivery {
+            usize::MAX
+        } else {
+            sender.idx()
+        };
+        for &other in scratch.iter().filter(|&&o| o != skip_node) {
             let d = propagation::distance(here, scratch_pos[other]);
             if rx_power.sensed(d) {
                 scratch_recv.push((other as u32, now + phy.prop_delay(d)));
@@ -2531,7 +2568,8 @@ impl World {
         );
         let mut receivers = std::mem::take(&mut w.scratch_rx);
         receivers.clear();
-        // The NICs that are not quiet and the addressee, but not the sender.
+        // The NICs that are not quiet and the addressee, but not the sender (nor, unless
+        // `same_node_delivery`, the other NICs of its node).
         for word in 0..w.loud.len() {
             let mut bits = w.loud[word];
             if addressee < w.nics.len() && addressee / 64 == word {
@@ -2543,7 +2581,11 @@ impl World {
             while bits != 0 {
                 let j = word * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                let p = w.mobility.position(w.nics[j].node.idx(), now);
+                let node = w.nics[j].node.idx();
+                if node == sender && !w.same_node_delivery {
+                    continue;
+                }
+                let p = w.mobility.position(node, now);
                 if let Some(d) = sensed_within(here, p, w.sense, &w.rx_power, w.cs_range_m) {
                     receivers.push((
                         now + propagation::prop_delay(d),
@@ -2628,44 +2670,45 @@ impl World {
         }
     }
 
+    /// A control message from the routing agent of `nic` becomes a packet and goes to
+    /// the link layer after its delay.
+    fn send_aodv(&mut self, now: SimTime, nic: u32, out: AodvOut) {
+        let pid = self.pool.alloc();
+        self.pool.stamp(pid);
+        let pkt = self.pool.get_mut(pid);
+        pkt.flow = NO_FLOW;
+        pkt.kind = PacketKind::Control;
+        pkt.data_num = 0;
+        pkt.ack_num = 0;
+        pkt.forwards = 0;
+        pkt.created = now;
+        pkt.ip.src = u32_addr(out.ip_src);
+        pkt.ip.dst = u32_addr(out.ip_dst);
+        pkt.ip.ttl = out.ttl;
+        pkt.ip.ident = pkt.uid as u16;
+        pkt.transport = TransportRepr::Udp(UdpRepr {
+            src_port: AODV_UDP_PORT,
+            dst_port: AODV_UDP_PORT,
+        });
+        // ns-2 charges IP + its own message structs, no UDP header: keep that size.
+        pkt.payload_len = out.ns2_len().saturating_sub(28);
+        pkt.routing = Some(out.msg);
+        pkt.arp = None;
+        pkt.finalize();
+        self.link_down_after(now, nic, pid, out.next_hop, out.delay);
+    }
+
     /// Drains a routing agent: control messages to send, buffered packets to release or
-    /// drop, interface-queue purges, and its timer.
+    /// drop, interface-queue purges, in the one order the agent produced them (ns-2
+    /// schedules them so: see `Aodv::poll_output`), then its timer.
     fn service_aodv(&mut self, now: SimTime, nic: u32) {
-        while let Some(out) = self.wl().nics[nic as usize]
-            .aodv
-            .as_mut()
-            .and_then(Aodv::poll_transmit)
-        {
-            let pid = self.pool.alloc();
-            self.pool.stamp(pid);
-            let pkt = self.pool.get_mut(pid);
-            pkt.flow = NO_FLOW;
-            pkt.kind = PacketKind::Control;
-            pkt.data_num = 0;
-            pkt.ack_num = 0;
-            pkt.forwards = 0;
-            pkt.created = now;
-            pkt.ip.src = u32_addr(out.ip_src);
-            pkt.ip.dst = u32_addr(out.ip_dst);
-            pkt.ip.ttl = out.ttl;
-            pkt.ip.ident = pkt.uid as u16;
-            pkt.transport = TransportRepr::Udp(UdpRepr {
-                src_port: AODV_UDP_PORT,
-                dst_port: AODV_UDP_PORT,
-            });
-            // ns-2 charges IP + its own message structs, no UDP header: keep that size.
-            pkt.payload_len = out.ns2_len().saturating_sub(28);
-            pkt.routing = Some(out.msg);
-            pkt.arp = None;
-            pkt.finalize();
-            self.link_down_after(now, nic, pid, out.next_hop, out.delay);
-        }
         while let Some(ev) = self.wl().nics[nic as usize]
             .aodv
             .as_mut()
-            .and_then(Aodv::poll_event)
+            .and_then(Aodv::poll_output)
         {
             match ev {
+                AodvEvent::Send(out) => self.send_aodv(now, nic, out),
                 AodvEvent::Forward {
                     pkt,
                     next_hop,
@@ -2774,6 +2817,10 @@ mod tests {
         // Two NICs on the transfer's endpoints now and then: receivers are numbered by
         // NIC, which must keep the order of (node, interface).
         let wlan_ends = 1 + usize::from(r.next_u64() % 3 == 0);
+        if wlan_ends == 2 && r.next_u64() % 2 == 0 {
+            // The two NICs of a node hear each other (not ns-2.35's channel).
+            t = t.replace("routing = ", "same_node_delivery = true\nrouting = ");
+        }
         for i in 0..n {
             let wlan = if i < 2 { wlan_ends } else { 1 };
             t += &format!("[[nodes]]\nname = \"n{i}\"\nwlan = {wlan}\n");

@@ -36,11 +36,11 @@ fn advance(a: &mut Aodv, to: SimTime, sent: &mut Vec<(SimTime, AodvOut)>, ev: &m
 }
 
 fn drain(a: &mut Aodv, now: SimTime, sent: &mut Vec<(SimTime, AodvOut)>, ev: &mut Vec<AodvEvent>) {
-    while let Some(o) = a.poll_transmit() {
-        sent.push((now, o));
-    }
-    while let Some(e) = a.poll_event() {
-        ev.push(e);
+    while let Some(e) = a.poll_output() {
+        match e {
+            AodvEvent::Send(o) => sent.push((now, o)),
+            e => ev.push(e),
+        }
     }
 }
 
@@ -165,12 +165,12 @@ impl Net {
     }
 
     fn drain(&mut self, k: usize, now: SimTime) {
-        while let Some(o) = self.nodes[k].poll_transmit() {
-            self.sent.push((now, k, o.clone()));
-            self.at(now + o.delay, Ev::CtrlTx { from: k, out: o });
-        }
-        while let Some(e) = self.nodes[k].poll_event() {
+        while let Some(e) = self.nodes[k].poll_output() {
             match e {
+                AodvEvent::Send(o) => {
+                    self.sent.push((now, k, o.clone()));
+                    self.at(now + o.delay, Ev::CtrlTx { from: k, out: o });
+                }
                 AodvEvent::Forward {
                     pkt,
                     next_hop,
@@ -762,7 +762,9 @@ fn data_ttl_and_loop_rules() {
     let mut ttl = 20;
     let r = a.route(t(1.0), PacketId(3), addr(0), addr(5), false, &mut ttl);
     assert_eq!((r, ttl), (RouteDecision::Drop(DropReason::NoRoute), 19));
-    let o = a.poll_transmit().expect("RERR");
+    let Some(AodvEvent::Send(o)) = a.poll_output() else {
+        panic!("RERR expected")
+    };
     assert_eq!(
         (o.ttl, o.delay, o.next_hop),
         (1, SimDuration::ZERO, BROADCAST)
@@ -785,13 +787,129 @@ fn data_ttl_and_loop_rules() {
     // Failure report for a packet with no route entry at all: just dropped (CBK).
     a.link_failed(t(1.0), addr(3), PacketId(4), addr(8), 2);
     assert_eq!(
-        a.poll_event(),
+        a.poll_output(),
         Some(AodvEvent::Drop {
             pkt: PacketId(4),
             reason: DropReason::MacCallback
         })
     );
-    assert_eq!(a.poll_event(), None);
+    assert_eq!(a.poll_output(), None);
+}
+
+/// Feeds the agent's outputs, in the order it produced them, to an ARP table that has
+/// not resolved any neighbour (the LL calls `arpresolve` on every unicast packet that
+/// reaches it with no delay: `AODV::forward` and `sendReply` schedule them at delay 0,
+/// first in, first out). Returns the packets the table holds and the ones it replaced,
+/// each control message numbered from 100 in sending order.
+fn through_unresolved_arp(a: &mut Aodv, now: SimTime) -> (Vec<(u32, PacketId)>, Vec<PacketId>) {
+    use crate::wireless::arp::{ArpCfg, ArpEvent, ArpTable};
+    use crate::wireless::frame::MacAddr;
+    let mut arp = ArpTable::new(ArpCfg::ns2(), MacAddr(7), a.addr());
+    let mut ctrl = 100;
+    let mut hops = Vec::new();
+    while let Some(e) = a.poll_output() {
+        let (pkt, next_hop) = match e {
+            AodvEvent::Forward {
+                pkt,
+                next_hop,
+                delay,
+            } if delay == SimDuration::ZERO => (pkt, next_hop),
+            AodvEvent::Send(o) if o.next_hop != BROADCAST && o.delay == SimDuration::ZERO => {
+                ctrl += 1;
+                (PacketId(ctrl - 1), o.next_hop)
+            }
+            _ => continue,
+        };
+        assert_eq!(arp.handle_outgoing(now, next_hop, pkt), None);
+        if !hops.contains(&next_hop) {
+            hops.push(next_hop);
+        }
+    }
+    let held = hops
+        .iter()
+        .filter_map(|&h| arp.held(h).map(|p| (h, p)))
+        .collect();
+    let mut replaced = Vec::new();
+    while let Some(e) = arp.poll_event() {
+        if let ArpEvent::Replaced { packet } = e {
+            replaced.push(packet);
+        }
+    }
+    (held, replaced)
+}
+
+#[test]
+fn buffered_data_goes_before_the_reply_so_arp_keeps_the_reply() {
+    // Node 1 has one packet for node 0 waiting for a route (it asked for one), when node
+    // 0's request for node 1 arrives. aodv.cc `recvRequest`: the reverse route to node 0
+    // is set up and the buffered packet forwarded on it (`forward(rt0, p, NO_DELAY)`)
+    // before `sendReply`; both are scheduled for the LL at delay 0, so they reach
+    // `arpresolve` in that order. Node 0 is not resolved, and ARP holds one packet per
+    // neighbour, the newest: the data packet is dropped (reason ARP) and the reply waits
+    // for the ARP exchange, so the discovery completes.
+    let mut d = agent(1, AodvCfg::ns2());
+    let mut ttl = 64;
+    let r = d.route(t(1.0), PacketId(1), addr(1), addr(0), true, &mut ttl);
+    assert_eq!(r, RouteDecision::Queued);
+    let Some(AodvEvent::Send(own)) = d.poll_output() else {
+        panic!("the destination's own request")
+    };
+    assert!(matches!(own.msg, AodvMsg::Rreq(_)));
+    assert_eq!(d.poll_output(), None);
+    let q = AodvMsg::Rreq(Rreq {
+        hop_count: 1,
+        bcast_id: 1,
+        dst: addr(1),
+        dst_seqno: 0,
+        src: addr(0),
+        src_seqno: 4,
+        timestamp: t(1.001),
+    });
+    d.recv(t(1.002), &q, addr(0), 30);
+    let (held, replaced) = through_unresolved_arp(&mut d, t(1.002));
+    // PacketId(100) is the reply, the first control message after the request.
+    assert_eq!(held, vec![(addr(0), PacketId(100))]);
+    assert_eq!(replaced, vec![PacketId(1)]);
+    assert_eq!(d.counters().rrep_sent, 1);
+
+    // aodv.cc `recvReply` at an intermediate node that also waits for the reply's
+    // destination: its buffered packets are released (the first at delay 0) before the
+    // reply is forwarded towards the requester (`forward(rt0, p, NO_DELAY)`). Node 2
+    // knows node 0 (reverse route through node 0 itself, from node 0's request) and
+    // has a packet of its own for node 5; the reply for node 5 comes from node 3 and goes
+    // on to node 0, the packet to node 3: two neighbours, each holding its one packet.
+    let mut m = agent(2, AodvCfg::ns2());
+    let q = AodvMsg::Rreq(Rreq {
+        hop_count: 1,
+        bcast_id: 1,
+        dst: addr(5),
+        dst_seqno: 0,
+        src: addr(0),
+        src_seqno: 4,
+        timestamp: t(1.0),
+    });
+    m.recv(t(1.0), &q, addr(0), 30);
+    let mut ttl = 64;
+    let r = m.route(t(1.01), PacketId(7), addr(2), addr(5), true, &mut ttl);
+    assert_eq!(r, RouteDecision::Queued);
+    while m.poll_output().is_some() {}
+    let p = AodvMsg::Rrep(Rrep {
+        hop_count: 2,
+        dst: addr(5),
+        dst_seqno: 6,
+        orig: addr(0),
+        lifetime_s: 10,
+        timestamp: t(1.0),
+    });
+    m.recv(t(1.02), &p, addr(3), 30);
+    let order: Vec<&str> = std::iter::from_fn(|| m.poll_output())
+        .map(|e| match e {
+            AodvEvent::Forward { .. } => "data",
+            AodvEvent::Send(_) => "reply",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(order, ["data", "reply"]);
 }
 
 #[test]
