@@ -76,6 +76,12 @@ def cli() -> None:
     metavar="KINDS",
     help="Sampled variables, comma separated: cwnd, ssthresh, flight, rwnd, queue, ...",
 )
+@click.option(
+    "--max-output",
+    metavar="SIZE",
+    default=None,
+    help="Stop the run (exit status 2) once its pcap and trace files pass SIZE, e.g. 500MB.",
+)
 @click.option("--quiet", is_flag=True, help="No progress heartbeat.")
 def run_cmd(
     scenario: str,
@@ -85,6 +91,7 @@ def run_cmd(
     pcap: bool,
     traces: tuple[str, ...],
     series: tuple[str, ...],
+    max_output: str | None,
     quiet: bool,
 ) -> None:
     """Run one SCENARIO (a TOML file) and write its run folder."""
@@ -109,6 +116,8 @@ def run_cmd(
         series=_split(series),
         progress=not quiet and sys.stderr.isatty(),
         raw_sets=parsed,
+        max_output=max_output,
+        output_notes=not quiet,
     )
     if not quiet:
         flows = result.summary["flows"]

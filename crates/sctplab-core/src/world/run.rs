@@ -173,6 +173,9 @@ impl World {
                 Event::LlUp(nic, pid) => self.ll_up(now, nic, pid),
                 Event::Release(pid) => self.discard(pid),
                 Event::Sample => {
+                    // Sampling observes the model; it is no event of it (summary.json's
+                    // `events` must not depend on `--series`).
+                    self.queue.uncount_last_pop();
                     self.sample(now);
                     self.check_series_size(now)?;
                 }
@@ -199,6 +202,12 @@ impl World {
             if n % CLOCK_EVERY == 0 {
                 if self.pool.live() > ctl.packet_limit {
                     return Err(Error::Limit(self.packets_message(now, ctl.packet_limit)));
+                }
+                if self.tracer.watches_output() {
+                    let stop = self.stop_at;
+                    self.tracer
+                        .check_output(now, stop, progress)
+                        .map_err(Error::Usage)?;
                 }
                 let t = Instant::now();
                 if progress && t.duration_since(last_beat).as_secs_f64() >= 1.0 {
@@ -232,6 +241,13 @@ impl World {
         if progress && wall.elapsed().as_secs_f64() >= 1.0 {
             self.heartbeat(end, wall);
             eprintln!();
+        }
+        // What the last few thousand events wrote counts too: the cap is a cap.
+        if self.tracer.watches_output() {
+            let stop = self.stop_at;
+            self.tracer
+                .check_output(end, stop, false)
+                .map_err(Error::Usage)?;
         }
         for slot in &mut self.endpoints {
             slot.ep.finish(end);

@@ -16,10 +16,38 @@ use crate::trace::series::Series;
 use crate::wireless::arp::ETHERTYPE_ARP;
 use crate::wireless::frame::Frame;
 use std::fs::{self, File};
-use std::io::{self, BufWriter};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-type Out = BufWriter<File>;
+type Out = BufWriter<Counted>;
+
+/// A trace file that counts the bytes reaching it; the `BufWriter` in front adds what it
+/// still holds (`written`). Counting happens once per buffer flush, not per record, so
+/// watching a run's output size costs nothing on the hot path.
+pub(crate) struct Counted {
+    file: File,
+    bytes: u64,
+}
+
+impl Write for Counted {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.file.write(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+/// Bytes written through `w` so far, buffered ones included.
+fn written(w: &Out) -> u64 {
+    w.get_ref().bytes + w.buffer().len() as u64
+}
+
+/// The first size at which the output notes speak, then every tenfold.
+const FIRST_NOTE_BYTES: u64 = 100_000_000;
 
 pub(crate) struct Tracer {
     ns2: Option<Ns2Trace<Out>>,
@@ -31,12 +59,42 @@ pub(crate) struct Tracer {
     error: Option<io::Error>,
     pub series_vars: Vec<String>,
     pub series: Series,
+    /// `--max-output` in bytes.
+    max_output: Option<u64>,
+    /// The size at which the next output note is due; none: no notes.
+    next_note: Option<u64>,
 }
 
 fn create(path: &Path) -> Result<Out, Error> {
     File::create(path)
-        .map(|f| BufWriter::with_capacity(1 << 16, f))
+        .map(|file| BufWriter::with_capacity(1 << 16, Counted { file, bytes: 0 }))
         .map_err(|e| Error::io(path, e))
+}
+
+/// A byte count the way people read it: `512 B`, `1.5 kB`, `3.71 GB` (10^3 steps, the
+/// scenario units' `KB`/`MB`/`GB`), three significant digits.
+pub(crate) fn fmt_bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["kB", "MB", "GB", "TB", "PB"];
+    if n < 1000 {
+        return format!("{n} B");
+    }
+    let mut v = n as f64;
+    let mut unit = "B";
+    for u in UNITS {
+        if v < 999.5 {
+            break;
+        }
+        v /= 1000.0;
+        unit = u;
+    }
+    let digits = if v >= 99.95 {
+        0
+    } else if v >= 9.995 {
+        1
+    } else {
+        2
+    };
+    format!("{v:.digits$} {unit}")
 }
 
 impl Tracer {
@@ -56,6 +114,8 @@ impl Tracer {
                 }
                 _ => Series::default(),
             },
+            max_output: cfg.max_output,
+            next_note: cfg.output_notes.then_some(FIRST_NOTE_BYTES),
         };
         if !cfg.needs_dir() {
             return Ok(t);
@@ -204,6 +264,72 @@ impl Tracer {
         self.sends.is_some() || self.acks.is_some()
     }
 
+    /// Bytes in the run's pcap and trace files so far (series are bounded apart, by
+    /// the disk: `trace::series`).
+    pub fn output_bytes(&self) -> u64 {
+        let ns2 = self.ns2.as_ref().map_or(0, |w| written(w.get_ref()));
+        let sends = self.sends.as_ref().map_or(0, |w| written(w.get_ref()));
+        let acks = self.acks.as_ref().map_or(0, |w| written(w.get_ref()));
+        let pcap: u64 = self.pcap.iter().flatten().map(|w| written(w.get_ref())).sum();
+        ns2 + sends + acks + pcap
+    }
+
+    /// Whether `check_output` has anything to do: files are written and a cap or the
+    /// notes are on.
+    #[inline]
+    pub fn watches_output(&self) -> bool {
+        (self.max_output.is_some() || self.next_note.is_some())
+            && (self.ns2.is_some()
+                || self.sends.is_some()
+                || self.acks.is_some()
+                || self.pcap_on())
+    }
+
+    /// The `--max-output` guard and the size notes, asked every few thousand events and
+    /// at the end of the run: an error message (one line) once the files hold more than
+    /// the cap; a note on stderr as they pass 100 MB, 1 GB, ... `progress`: a heartbeat
+    /// line may be on the terminal, to be cleared first.
+    pub fn check_output(
+        &mut self,
+        now: SimTime,
+        stop_at: Option<SimTime>,
+        progress: bool,
+    ) -> Result<(), String> {
+        let bytes = self.output_bytes();
+        // What the files will hold at `duration` if they keep growing as they have.
+        let projected = || {
+            let (now_s, stop_s) = (now.as_secs_f64(), stop_at?.as_secs_f64());
+            (now_s > 0.0 && stop_s > now_s).then(|| bytes as f64 * stop_s / now_s)
+        };
+        let of = stop_at.map_or(String::new(), |t| format!(" of {} s", trim_secs(t)));
+        if let Some(cap) = self.max_output.filter(|&cap| bytes > cap) {
+            let rate = projected().map_or(String::new(), |p| {
+                format!(", about {} by the end at this rate", fmt_bytes(p as u64))
+            });
+            return Err(format!(
+                "--max-output {}: the run's pcap and trace files reached {} at {} s{of}                  simulated{rate}; the run stopped there (the files written so far are kept,                  no summary.json); raise --max-output or record less (fewer --trace kinds,                  no --pcap, a shorter duration)",
+                fmt_bytes(cap),
+                fmt_bytes(bytes),
+                trim_secs(now),
+            ));
+        }
+        if let Some(at) = self.next_note.filter(|&at| bytes >= at) {
+            while self.next_note.is_some_and(|n| bytes >= n) {
+                self.next_note = self.next_note.and_then(|n| n.checked_mul(10));
+            }
+            let rate = projected().map_or(String::new(), |p| {
+                format!("; about {} by the end at this rate", fmt_bytes(p as u64))
+            });
+            let clear = if progress { "\r\x1b[K" } else { "" };
+            eprintln!(
+                "{clear}sctplab: note: pcap and trace files passed {} at {} s{of}                  simulated{rate} (--max-output SIZE stops a run at SIZE)",
+                fmt_bytes(at),
+                trim_secs(now),
+            );
+        }
+        Ok(())
+    }
+
     /// Flushes every file; returns the first error met during the run or now.
     pub fn finish(&mut self) -> io::Result<()> {
         let mut results = Vec::new();
@@ -226,5 +352,30 @@ impl Tracer {
             return Err(e);
         }
         results.into_iter().collect()
+    }
+}
+
+/// Seconds with at most three decimals, trailing zeros dropped (`17`, `0.25`).
+fn trim_secs(t: SimTime) -> String {
+    let s = format!("{:.3}", t.as_secs_f64());
+    let s = s.trim_end_matches('0');
+    s.strip_suffix('.').unwrap_or(s).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fmt_bytes;
+
+    #[test]
+    fn byte_counts_read_in_decimal_units() {
+        assert_eq!(fmt_bytes(0), "0 B");
+        assert_eq!(fmt_bytes(999), "999 B");
+        assert_eq!(fmt_bytes(1000), "1.00 kB");
+        assert_eq!(fmt_bytes(1_500), "1.50 kB");
+        assert_eq!(fmt_bytes(999_400), "999 kB");
+        assert_eq!(fmt_bytes(999_600), "1.00 MB");
+        assert_eq!(fmt_bytes(462_000_000), "462 MB");
+        assert_eq!(fmt_bytes(3_712_345_678), "3.71 GB");
+        assert_eq!(fmt_bytes(u64::MAX), "18447 PB");
     }
 }
