@@ -15,35 +15,38 @@ use crate::trace::pcap::{LINKTYPE_IEEE802_11, LINKTYPE_RAW, PcapWriter};
 use crate::trace::series::Series;
 use crate::wireless::arp::ETHERTYPE_ARP;
 use crate::wireless::frame::Frame;
+use std::cell::Cell;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
-type Out = BufWriter<Counted>;
+type Out = Counted;
 
-/// A trace file that counts the bytes reaching it; the `BufWriter` in front adds what it
-/// still holds (`written`). Counting happens once per buffer flush, not per record, so
-/// watching a run's output size costs nothing on the hot path.
+/// A buffered trace file that adds what is written to it to the run's total, so the
+/// tracer knows after each record how much the run's files hold (`--max-output`). Only
+/// recording pays for it: a run that records nothing has no file.
 pub(crate) struct Counted {
-    file: File,
-    bytes: u64,
+    out: BufWriter<File>,
+    total: Rc<Cell<u64>>,
 }
 
 impl Write for Counted {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.file.write(buf)?;
-        self.bytes += n as u64;
+        let n = self.out.write(buf)?;
+        self.total.set(self.total.get() + n as u64);
         Ok(n)
     }
 
-    fn flush(&mut self) -> io::Result<()> {
-        self.file.flush()
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.out.write_all(buf)?;
+        self.total.set(self.total.get() + buf.len() as u64);
+        Ok(())
     }
-}
 
-/// Bytes written through `w` so far, buffered ones included.
-fn written(w: &Out) -> u64 {
-    w.get_ref().bytes + w.buffer().len() as u64
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
 }
 
 /// The first size at which the output notes speak, then every tenfold.
@@ -59,15 +62,23 @@ pub(crate) struct Tracer {
     error: Option<io::Error>,
     pub series_vars: Vec<String>,
     pub series: Series,
+    /// Bytes written to every file so far (`Counted`).
+    written: Rc<Cell<u64>>,
     /// `--max-output` in bytes.
     max_output: Option<u64>,
+    /// When the files passed `max_output`: nothing is written after that record, and
+    /// the run loop stops the run at its next look (`check_output`).
+    full_at: Option<SimTime>,
     /// The size at which the next output note is due; none: no notes.
     next_note: Option<u64>,
 }
 
-fn create(path: &Path) -> Result<Out, Error> {
+fn create(path: &Path, total: &Rc<Cell<u64>>) -> Result<Out, Error> {
     File::create(path)
-        .map(|file| BufWriter::with_capacity(1 << 16, Counted { file, bytes: 0 }))
+        .map(|f| Counted {
+            out: BufWriter::with_capacity(1 << 16, f),
+            total: Rc::clone(total),
+        })
         .map_err(|e| Error::io(path, e))
 }
 
@@ -114,7 +125,9 @@ impl Tracer {
                 }
                 _ => Series::default(),
             },
+            written: Rc::new(Cell::new(0)),
             max_output: cfg.max_output,
+            full_at: None,
             next_note: cfg.output_notes.then_some(FIRST_NOTE_BYTES),
         };
         if !cfg.needs_dir() {
@@ -126,15 +139,15 @@ impl Tracer {
             .ok_or_else(|| Error::Usage("traces and pcap need an output folder".into()))?;
         fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         if cfg.ns2 {
-            t.ns2 = Some(Ns2Trace::new(create(&dir.join("trace.tr"))?));
+            t.ns2 = Some(Ns2Trace::new(create(&dir.join("trace.tr"), &t.written)?));
         }
         if cfg.sends {
             let p = dir.join("sends.csv");
-            t.sends = Some(SendsCsv::new(create(&p)?).map_err(|e| Error::io(&p, e))?);
+            t.sends = Some(SendsCsv::new(create(&p, &t.written)?).map_err(|e| Error::io(&p, e))?);
         }
         if cfg.acks {
             let p = dir.join("acks.csv");
-            t.acks = Some(AcksCsv::new(create(&p)?).map_err(|e| Error::io(&p, e))?);
+            t.acks = Some(AcksCsv::new(create(&p, &t.written)?).map_err(|e| Error::io(&p, e))?);
         }
         if cfg.pcap {
             let pdir = dir.join("pcap");
@@ -147,7 +160,7 @@ impl Tracer {
                     Some(_) => LINKTYPE_IEEE802_11,
                     None => LINKTYPE_RAW,
                 };
-                let w = PcapWriter::with_linktype(create(&p)?, linktype)
+                let w = PcapWriter::with_linktype(create(&p, &t.written)?, linktype)
                     .map_err(|e| Error::io(&p, e))?;
                 t.pcap.push(Some(w));
             }
@@ -161,22 +174,44 @@ impl Tracer {
         }
     }
 
+    /// Whether records may still be written: the files have not passed `--max-output`.
+    #[inline]
+    fn open_for_more(&self) -> bool {
+        self.full_at.is_none()
+    }
+
+    /// After a record written at `t`: whether the files now pass `--max-output`.
+    #[inline]
+    fn tally(&mut self, t: SimTime) {
+        if self.max_output.is_some_and(|cap| self.written.get() > cap) {
+            self.full_at = Some(t);
+        }
+    }
+
     #[inline]
     pub fn ns2_on(&self) -> bool {
         self.ns2.is_some()
     }
 
     pub fn ns2_wireless(&mut self, line: &crate::trace::ns2::WirelessLine<'_>) {
+        if !self.open_for_more() {
+            return;
+        }
         if let Some(w) = &mut self.ns2 {
             let r = w.wireless(line);
             self.keep(r);
+            self.tally(line.t);
         }
     }
 
     pub fn ns2(&mut self, ev: char, t: SimTime, from: u32, to: u32, p: &Packet) {
+        if !self.open_for_more() {
+            return;
+        }
         if let Some(w) = &mut self.ns2 {
             let r = w.event(ev, t, from, to, p);
             self.keep(r);
+            self.tally(t);
         }
     }
 
@@ -188,6 +223,9 @@ impl Tracer {
     /// An 802.11 frame on a wireless interface's capture; `p` is the packet a DATA frame
     /// carries.
     pub fn wlan_frame(&mut self, iface: usize, t: SimTime, frame: &Frame, p: Option<&Packet>) {
+        if !self.open_for_more() {
+            return;
+        }
         if let Some(Some(w)) = self.pcap.get_mut(iface) {
             self.scratch.clear();
             match p {
@@ -209,6 +247,7 @@ impl Tracer {
                     emit_frame_typed(frame, ETHERTYPE_ARP, &self.scratch, &mut self.frame_scratch);
                     let r = w.write_packet(t.as_nanos(), &self.frame_scratch);
                     self.keep(r);
+                    self.tally(t);
                     return;
                 }
                 Some(p) => emit_ipv4_packet(
@@ -222,10 +261,14 @@ impl Tracer {
             emit_frame(frame, &self.scratch, &mut self.frame_scratch);
             let r = w.write_packet(t.as_nanos(), &self.frame_scratch);
             self.keep(r);
+            self.tally(t);
         }
     }
 
     pub fn pcap(&mut self, iface: usize, t: SimTime, p: &Packet) {
+        if !self.open_for_more() {
+            return;
+        }
         if let Some(Some(w)) = self.pcap.get_mut(iface) {
             emit_ipv4_packet(
                 &p.ip,
@@ -234,14 +277,16 @@ impl Tracer {
                 &mut self.scratch,
             );
             let r = w.write_packet(t.as_nanos(), &self.scratch);
-            if let Err(e) = r {
-                self.error.get_or_insert(e);
-            }
+            self.keep(r);
+            self.tally(t);
         }
     }
 
     /// `dest` names a `Sent` event's destination interface (`"<node>:<iface>"`).
     pub fn endpoint_event(&mut self, t: SimTime, flow: &str, ev: &EndpointEvent, dest: &str) {
+        if !self.open_for_more() {
+            return;
+        }
         let r = match ev {
             EndpointEvent::Sent { seq, kind, .. } => match &mut self.sends {
                 Some(w) => w.row(t, flow, *seq, kind.as_str(), dest),
@@ -258,6 +303,7 @@ impl Tracer {
             },
         };
         self.keep(r);
+        self.tally(t);
     }
 
     pub fn wants_events(&self) -> bool {
@@ -267,11 +313,7 @@ impl Tracer {
     /// Bytes in the run's pcap and trace files so far (series are bounded apart, by
     /// the disk: `trace::series`).
     pub fn output_bytes(&self) -> u64 {
-        let ns2 = self.ns2.as_ref().map_or(0, |w| written(w.get_ref()));
-        let sends = self.sends.as_ref().map_or(0, |w| written(w.get_ref()));
-        let acks = self.acks.as_ref().map_or(0, |w| written(w.get_ref()));
-        let pcap: u64 = self.pcap.iter().flatten().map(|w| written(w.get_ref())).sum();
-        ns2 + sends + acks + pcap
+        self.written.get()
     }
 
     /// Whether `check_output` has anything to do: files are written and a cap or the
@@ -279,16 +321,13 @@ impl Tracer {
     #[inline]
     pub fn watches_output(&self) -> bool {
         (self.max_output.is_some() || self.next_note.is_some())
-            && (self.ns2.is_some()
-                || self.sends.is_some()
-                || self.acks.is_some()
-                || self.pcap_on())
+            && (self.ns2.is_some() || self.sends.is_some() || self.acks.is_some() || self.pcap_on())
     }
 
     /// The `--max-output` guard and the size notes, asked every few thousand events and
-    /// at the end of the run: an error message (one line) once the files hold more than
-    /// the cap; a note on stderr as they pass 100 MB, 1 GB, ... `progress`: a heartbeat
-    /// line may be on the terminal, to be cleared first.
+    /// at the end of the run: an error message (one line) once the files have passed the
+    /// cap (they stopped growing then: `tally`); a note on stderr as they pass 100 MB,
+    /// 1 GB, ... `progress`: a heartbeat line may be on the terminal, to be cleared.
     pub fn check_output(
         &mut self,
         now: SimTime,
@@ -296,33 +335,38 @@ impl Tracer {
         progress: bool,
     ) -> Result<(), String> {
         let bytes = self.output_bytes();
-        // What the files will hold at `duration` if they keep growing as they have.
-        let projected = || {
-            let (now_s, stop_s) = (now.as_secs_f64(), stop_at?.as_secs_f64());
-            (now_s > 0.0 && stop_s > now_s).then(|| bytes as f64 * stop_s / now_s)
+        // What the files will hold at `duration` if they keep growing as they have
+        // until `t`.
+        let projected = |t: SimTime| {
+            let (t_s, stop_s) = (t.as_secs_f64(), stop_at?.as_secs_f64());
+            (t_s > 0.0 && stop_s > t_s).then(|| fmt_bytes((bytes as f64 * stop_s / t_s) as u64))
         };
         let of = stop_at.map_or(String::new(), |t| format!(" of {} s", trim_secs(t)));
-        if let Some(cap) = self.max_output.filter(|&cap| bytes > cap) {
-            let rate = projected().map_or(String::new(), |p| {
-                format!(", about {} by the end at this rate", fmt_bytes(p as u64))
+        if let (Some(cap), Some(at)) = (self.max_output, self.full_at) {
+            let rate = projected(at).map_or(String::new(), |p| {
+                format!(" (about {p} by the end at this rate)")
             });
             return Err(format!(
-                "--max-output {}: the run's pcap and trace files reached {} at {} s{of}                  simulated{rate}; the run stopped there (the files written so far are kept,                  no summary.json); raise --max-output or record less (fewer --trace kinds,                  no --pcap, a shorter duration)",
+                "--max-output {}: the run's pcap and trace files reached {} at {} s{of} \
+                 simulated{rate}; the run stopped there, keeping the files written so far \
+                 (no summary.json); raise --max-output or record less (fewer --trace \
+                 kinds, no --pcap, a shorter duration)",
                 fmt_bytes(cap),
                 fmt_bytes(bytes),
-                trim_secs(now),
+                trim_secs(at),
             ));
         }
         if let Some(at) = self.next_note.filter(|&at| bytes >= at) {
             while self.next_note.is_some_and(|n| bytes >= n) {
                 self.next_note = self.next_note.and_then(|n| n.checked_mul(10));
             }
-            let rate = projected().map_or(String::new(), |p| {
-                format!("; about {} by the end at this rate", fmt_bytes(p as u64))
+            let rate = projected(now).map_or(String::new(), |p| {
+                format!("; about {p} by the end at this rate")
             });
             let clear = if progress { "\r\x1b[K" } else { "" };
             eprintln!(
-                "{clear}sctplab: note: pcap and trace files passed {} at {} s{of}                  simulated{rate} (--max-output SIZE stops a run at SIZE)",
+                "{clear}sctplab: note: pcap and trace files passed {} at {} s{of} \
+                 simulated{rate} (--max-output SIZE stops a run at SIZE)",
                 fmt_bytes(at),
                 trim_secs(now),
             );
