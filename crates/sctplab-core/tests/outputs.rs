@@ -119,8 +119,8 @@ fn dir_bytes(dir: &Path) -> u64 {
 
 #[test]
 fn max_output_stops_a_run_whose_files_pass_it() {
-    // example-cbr: 12,031 events over 10 s, 1.3 MB of pcap and traces when recorded
-    // whole; a 20 kB cap stops it early on.
+    // example-cbr: 12,031 events over 10 s, 15.7 MB of pcap and ns-2 trace when
+    // recorded whole; a 20 kB cap stops it early on.
     let s = scenario("example-cbr.toml", &[]);
     let dir = fresh_dir("cap");
     let mut trace = everything(&dir);
