@@ -25,9 +25,6 @@ impl<W: Write> SendsCsv<W> {
     pub fn flush(&mut self) -> io::Result<()> {
         self.w.flush()
     }
-    pub fn get_ref(&self) -> &W {
-        &self.w
-    }
 }
 
 pub struct AcksCsv<W: Write> {
@@ -59,9 +56,6 @@ impl<W: Write> AcksCsv<W> {
     }
     pub fn flush(&mut self) -> io::Result<()> {
         self.w.flush()
-    }
-    pub fn get_ref(&self) -> &W {
-        &self.w
     }
 }
 

@@ -25,7 +25,7 @@ pub struct TraceConfig {
     /// Free bytes on the spill file's disk: a series that would need more is refused.
     pub series_disk_limit: Option<u64>,
     /// `--max-output`: the run stops with `Error::Usage` once its pcap and trace files
-    /// hold more bytes than this (see `world::tracer::OutputGuard`).
+    /// hold more bytes than this (`world::tracer::Tracer::check_output`).
     pub max_output: Option<u64>,
     /// One line on stderr each time those files pass 100 MB, 1 GB, 10 GB, ..., with
     /// what they will hold at the end of the run at the rate so far.

@@ -105,10 +105,6 @@ impl<W: Write> Ns2Trace<W> {
     pub fn flush(&mut self) -> io::Result<()> {
         self.w.flush()
     }
-
-    pub fn get_ref(&self) -> &W {
-        &self.w
-    }
 }
 
 #[cfg(test)]
