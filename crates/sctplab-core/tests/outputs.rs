@@ -143,7 +143,10 @@ fn max_output_stops_a_run_whose_files_pass_it() {
     // and less than one more record (every packet here is at most 1,500 bytes: a pcap
     // record of 16 + 1,500, or one line of text), flushed, whole records only.
     let kept = dir_bytes(&dir);
-    assert!((20_000..20_000 + 16 + 1_500).contains(&kept), "{kept} bytes kept");
+    assert!(
+        (20_000..20_000 + 16 + 1_500).contains(&kept),
+        "{kept} bytes kept"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
