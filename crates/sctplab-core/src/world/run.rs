@@ -58,7 +58,18 @@ pub fn run_scenario_interruptible(
         packet_limit: opts.packet_limit.unwrap_or(MAX_PACKETS_ALIVE),
         interrupted,
     };
-    let ran = world.run(opts.progress, &mut ctl);
+    let ran = world.run(opts.progress, &mut ctl).and_then(|end| {
+        // What the last few thousand events wrote counts too: the cap is a cap. (Here,
+        // not in `World::run`, whose size decides what LLVM inlines into the loop.)
+        if world.tracer.watches_output() {
+            let stop = world.stop_at;
+            world
+                .tracer
+                .check_output(end, stop, false)
+                .map_err(Error::Usage)?;
+        }
+        Ok(end)
+    });
     let flushed = world.tracer.finish().map_err(|e| {
         Error::io(
             opts.trace
@@ -241,13 +252,6 @@ impl World {
         if progress && wall.elapsed().as_secs_f64() >= 1.0 {
             self.heartbeat(end, wall);
             eprintln!();
-        }
-        // What the last few thousand events wrote counts too: the cap is a cap.
-        if self.tracer.watches_output() {
-            let stop = self.stop_at;
-            self.tracer
-                .check_output(end, stop, false)
-                .map_err(Error::Usage)?;
         }
         for slot in &mut self.endpoints {
             slot.ep.finish(end);

@@ -328,6 +328,10 @@ impl Tracer {
     /// at the end of the run: an error message (one line) once the files have passed the
     /// cap (they stopped growing then: `tally`); a note on stderr as they pass 100 MB,
     /// 1 GB, ... `progress`: a heartbeat line may be on the terminal, to be cleared.
+    // Out of line and cold: the run loop calls it every few thousand events, and its
+    // formatting has no place in the loop's code.
+    #[cold]
+    #[inline(never)]
     pub fn check_output(
         &mut self,
         now: SimTime,
