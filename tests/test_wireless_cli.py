@@ -45,10 +45,10 @@ def test_exported_movement_replays_the_generated_run(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     # The same legs, so the same run, byte for byte.
     assert (gen / "summary.json").read_bytes() == (rep / "summary.json").read_bytes()
-    # The run folder keeps its movement file and names it relative to itself, so the run
-    # repeats from the folder alone.
-    assert (rep / moves.name).read_text() == text
-    assert f'file = "{moves.name}"' in (rep / "scenario.toml").read_text()
+    # The run folder keeps its movement file (under inputs/) and names it relative to
+    # itself, so the run repeats from the folder alone.
+    assert (rep / "inputs" / moves.name).read_text() == text
+    assert f'file = "inputs/{moves.name}"' in (rep / "scenario.toml").read_text()
     again = tmp_path / "again"
     r = sctplab("run", rep / "scenario.toml", "--seed", "3", "--out", again, "--quiet")
     assert r.returncode == 0, r.stderr

@@ -71,6 +71,8 @@ def run(
     series_spill: str | None = None,
     series_disk_limit: int | None = None,
     catalog_metrics: bool = False,
+    max_output: str | None = None,
+    output_notes: bool = False,
 ) -> RawRun: ...
 def movement(
     text: str,

@@ -76,6 +76,12 @@ def cli() -> None:
     metavar="KINDS",
     help="Sampled variables, comma separated: cwnd, ssthresh, flight, rwnd, queue, ...",
 )
+@click.option(
+    "--max-output",
+    metavar="SIZE",
+    default=None,
+    help="Stop the run (exit status 2) once its pcap and trace files pass SIZE, e.g. 500MB.",
+)
 @click.option("--quiet", is_flag=True, help="No progress heartbeat.")
 @click.option(
     "--force",
@@ -90,6 +96,7 @@ def run_cmd(
     pcap: bool,
     traces: tuple[str, ...],
     series: tuple[str, ...],
+    max_output: str | None,
     quiet: bool,
     force: bool,
 ) -> None:
@@ -119,6 +126,8 @@ def run_cmd(
         progress=not quiet and sys.stderr.isatty(),
         force=force,
         raw_sets=parsed,
+        max_output=max_output,
+        output_notes=not quiet,
     )
     if not quiet:
         flows = result.summary["flows"]

@@ -225,6 +225,39 @@ def _write_atomic(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
+# Where a run folder keeps the inputs it was run from besides scenario.toml.
+MOVEMENT_COPY_DIR = "inputs"
+
+
+def _copy_movement_file(path: Path, out_dir: Path) -> None:
+    """The run folder's own copy of its movement file, made before the run (a run that
+    fails keeps what it ran from), in a folder of its own: beside the run's files under
+    its own name, a movement file called trace.tr, summary.json, scenario.toml, run.json
+    or pcap would replace one of them or collide with it."""
+    import shutil
+
+    copy = out_dir / MOVEMENT_COPY_DIR / path.name
+    if copy.resolve() == path:
+        return  # rerun into the folder it came from
+    try:
+        copy.parent.mkdir(exist_ok=True)
+        shutil.copyfile(path, copy)
+    except OSError as e:
+        raise _core.UsageError(f"mobility.file {str(path)!r}: cannot copy it to {copy}: {e}") from e
+
+
+def _max_output(value: object) -> str | None:
+    """`max_output` as the core takes it: a size with its unit (`"500MB"`); an int is
+    bytes. The core checks the text and names what it expected."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return f"{value}B"
+    raise _core.UsageError(
+        f"--max-output {value!r}: expected a size such as 500MB or 2GiB, or bytes as an int"
+    )
+
+
 def movement_file_sets(
     src: ScenarioText, sets: list[tuple[str, str]]
 ) -> tuple[list[tuple[str, str]], Path | None]:
@@ -325,6 +358,8 @@ def run(
     timeout: float | None = None,
     force: bool = False,
     raw_sets: list[tuple[str, str]] | None = None,
+    max_output: str | int | None = None,
+    output_notes: bool = True,
 ) -> RunResult:
     """Run one scenario.
 
@@ -341,9 +376,15 @@ def run(
     `trace` and `series` take a comma-separated string (`"cwnd,rto"`) or a list. A folder
     `out` that holds the run of another scenario or seed is not replaced without
     `force=True` (UsageError); the same run replaces its own folder.
+
+    `max_output` (a size such as `"500MB"`, or bytes as an int) stops a run whose pcap
+    and trace files pass it with `UsageError`; the files written so far are kept. With
+    `output_notes`, a line on stderr says when those files pass 100 MB, 1 GB, ... and
+    what they will hold at the end of the run at that rate.
     """
     check_seed(seed)
     timeout = check_timeout("timeout", timeout)
+    cap = _max_output(max_output)
     src = read_scenario(scenario)
     user_sets = (raw_sets or []) + overrides(set)
     sets, movement_path = movement_file_sets(src, user_sets)
@@ -372,6 +413,8 @@ def run(
             # Until the run ends, the folder must not look complete: summary.json marks a
             # complete folder, so a stale one from an earlier run goes first.
             (out_dir / "summary.json").unlink(missing_ok=True)
+            if movement_path is not None:
+                _copy_movement_file(movement_path, out_dir)
             _write_atomic(
                 out_dir / "run.json",
                 json.dumps(_incomplete_run_json("running", seed, sets, None), indent=2) + "\n",
@@ -403,6 +446,8 @@ def run(
             timeout_s=timeout,
             series_spill=str(spill) if spill is not None else None,
             series_disk_limit=free if spill is not None else None,
+            max_output=cap,
+            output_notes=output_notes,
         )
     except BaseException as e:
         if spill is not None:
@@ -419,13 +464,9 @@ def run(
     if out_dir is not None:
         resolved = raw["resolved_toml"]
         if movement_path is not None:
-            # The run folder keeps its own copy, named relative to its scenario.toml.
-            import shutil
-
-            copy = out_dir / movement_path.name
-            if copy.resolve() != movement_path:
-                shutil.copyfile(movement_path, copy)
-            resolved = resolved.replace(json.dumps(str(movement_path)), json.dumps(copy.name))
+            # scenario.toml names the copy relative to itself.
+            name = f"{MOVEMENT_COPY_DIR}/{movement_path.name}"
+            resolved = resolved.replace(json.dumps(str(movement_path)), json.dumps(name))
         _write_atomic(out_dir / "scenario.toml", resolved)
         _write_atomic(out_dir / "run.json", json.dumps(_run_json(raw, seed, sets), indent=2) + "\n")
         if series_list and spill is not None:

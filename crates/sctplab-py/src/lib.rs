@@ -80,7 +80,7 @@ fn resolve(
 /// chunks before are in that file (see `sctplab_core::trace::series`). With
 /// `catalog_metrics`, also metrics_json: what `catalog_metrics` gives for the summary.
 #[pyfunction]
-#[pyo3(signature = (text, *, is_json=false, source="<string>", default_name="scenario", sets=Vec::new(), seed=1, out_dir=None, pcap=false, traces=Vec::new(), series=Vec::new(), progress=false, timeout_s=None, series_spill=None, series_disk_limit=None, catalog_metrics=false))]
+#[pyo3(signature = (text, *, is_json=false, source="<string>", default_name="scenario", sets=Vec::new(), seed=1, out_dir=None, pcap=false, traces=Vec::new(), series=Vec::new(), progress=false, timeout_s=None, series_spill=None, series_disk_limit=None, catalog_metrics=false, max_output=None, output_notes=false))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -99,13 +99,26 @@ fn run<'py>(
     series_spill: Option<PathBuf>,
     series_disk_limit: Option<u64>,
     catalog_metrics: bool,
+    max_output: Option<&str>,
+    output_notes: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let scenario = load(text, is_json, source, default_name, sets)?;
+    let max_output = max_output
+        .map(|v| {
+            sctplab_core::scenario::units::parse_size(v).map_err(|e| {
+                UsageError::new_err(format!(
+                    "--max-output {v:?}: {e}; expected a size such as 500MB or 2GiB"
+                ))
+            })
+        })
+        .transpose()?;
     let mut trace = TraceConfig {
         out_dir,
         pcap,
         series_spill,
         series_disk_limit,
+        max_output,
+        output_notes,
         ..TraceConfig::default()
     };
     trace

@@ -24,6 +24,12 @@ pub struct TraceConfig {
     pub series_spill: Option<PathBuf>,
     /// Free bytes on the spill file's disk: a series that would need more is refused.
     pub series_disk_limit: Option<u64>,
+    /// `--max-output`: the run stops with `Error::Usage` once its pcap and trace files
+    /// hold more bytes than this (`world::tracer::Tracer::check_output`).
+    pub max_output: Option<u64>,
+    /// One line on stderr each time those files pass 100 MB, 1 GB, 10 GB, ..., with
+    /// what they will hold at the end of the run at the rate so far.
+    pub output_notes: bool,
 }
 
 /// Trace kinds accepted by `--trace`.

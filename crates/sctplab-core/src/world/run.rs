@@ -58,7 +58,18 @@ pub fn run_scenario_interruptible(
         packet_limit: opts.packet_limit.unwrap_or(MAX_PACKETS_ALIVE),
         interrupted,
     };
-    let ran = world.run(opts.progress, &mut ctl);
+    let ran = world.run(opts.progress, &mut ctl).and_then(|end| {
+        // What the last few thousand events wrote counts too: the cap is a cap. (Here,
+        // not in `World::run`, whose size decides what LLVM inlines into the loop.)
+        if world.tracer.watches_output() {
+            let stop = world.stop_at;
+            world
+                .tracer
+                .check_output(end, stop, false)
+                .map_err(Error::Usage)?;
+        }
+        Ok(end)
+    });
     let flushed = world.tracer.finish().map_err(|e| {
         Error::io(
             opts.trace
@@ -173,6 +184,9 @@ impl World {
                 Event::LlUp(nic, pid) => self.ll_up(now, nic, pid),
                 Event::Release(pid) => self.discard(pid),
                 Event::Sample => {
+                    // Sampling observes the model; it is no event of it (summary.json's
+                    // `events` must not depend on `--series`).
+                    self.queue.uncount_last_pop();
                     self.sample(now);
                     self.check_series_size(now)?;
                 }
@@ -199,6 +213,12 @@ impl World {
             if n % CLOCK_EVERY == 0 {
                 if self.pool.live() > ctl.packet_limit {
                     return Err(Error::Limit(self.packets_message(now, ctl.packet_limit)));
+                }
+                if self.tracer.watches_output() {
+                    let stop = self.stop_at;
+                    self.tracer
+                        .check_output(now, stop, progress)
+                        .map_err(Error::Usage)?;
                 }
                 let t = Instant::now();
                 if progress && t.duration_since(last_beat).as_secs_f64() >= 1.0 {
