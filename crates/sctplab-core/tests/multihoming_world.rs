@@ -388,7 +388,10 @@ fn primary_link_failure_fails_over_after_path_max_retrans_and_the_path_returns()
         .collect();
     assert!((30.5606..31.5606).contains(&lost[0]), "{lost:?}");
     assert!((61.5606..64.5606).contains(&lost[1]), "{lost:?}");
-    assert!(lost.len() == 2 || (93.5606..100.0).contains(&lost[2]), "{lost:?}");
+    assert!(
+        lost.len() == 2 || (93.5606..100.0).contains(&lost[2]),
+        "{lost:?}"
+    );
     assert!(lost.len() <= 3, "{lost:?}");
     assert_eq!(r.summary["links"]["h2->ra"]["fault_drops"], 1 + lost.len());
 }

@@ -727,6 +727,8 @@ pub struct SctpCfg {
     #[serde(default)]
     pub fast_rtx_ignores_cwnd_in_recovery: Option<bool>,
     #[serde(default)]
+    pub idle_cwnd_decay: Option<bool>,
+    #[serde(default)]
     pub sack_on_rwnd_drop: Option<bool>,
 }
 
@@ -934,6 +936,7 @@ impl SctpCfg {
             self.fast_rtx_ignores_cwnd_in_recovery,
         );
         flag(&mut k.sack_on_rwnd_drop, self.sack_on_rwnd_drop);
+        flag(&mut k.idle_cwnd_decay, self.idle_cwnd_decay);
         k
     }
 

@@ -120,6 +120,10 @@ pub struct Knobs {
     /// 7.2.4 step 3 (RFC 8540 sec. 3.15) sends that packet only "if not in Fast
     /// Recovery", and marked chunks found in fast recovery wait for cwnd.
     pub fast_rtx_ignores_cwnd_in_recovery: bool,
+    /// cwnd = max(cwnd/2, 4 MTU) per RTO in which no DATA went to the destination
+    /// (RFC 9260/4960 7.2.1). ns-2.35's `CwndDegradeTimer` does the same only while cwnd
+    /// exceeds `initialCwnd_`; the `ns2` preset leaves it out (docs/models/sctp.md).
+    pub idle_cwnd_decay: bool,
     /// Receiver: a new DATA chunk dropped for want of buffer space brings an immediate
     /// SACK (RFC 9260 6.2). false: ns-2.35 (`ProcessDataChunk`): the drop cancels the
     /// SACK the packet would have caused unless the packet leaves a gap, and the buffer
@@ -157,6 +161,7 @@ pub fn preset(v: Variant) -> Knobs {
         t3_exits_fast_recovery: false,
         multiple_fast_rtx: false,
         fast_rtx_ignores_cwnd_in_recovery: true,
+        idle_cwnd_decay: false,
         sack_on_rwnd_drop: false,
     };
     let newreno = Knobs {
@@ -219,6 +224,7 @@ fn rfc4960(original: Knobs) -> Knobs {
         fast_rtx_to_alternate: false,
         fast_recovery_miss_reports: true,
         t3_ssthresh_every_expiry: true,
+        idle_cwnd_decay: true,
         sack_on_rwnd_drop: true,
         ..original
     }

@@ -171,6 +171,8 @@ struct SentCounts {
     per_dest: Vec<u32>,
     /// `chunk_len` of the marked chunks per destination index.
     marked_bytes: Vec<u64>,
+    /// Gap-acked chunks per destination index.
+    gap_per_dest: Vec<u32>,
 }
 
 impl SentCounts {
@@ -180,8 +182,7 @@ impl SentCounts {
         for s in sent {
             c.add(s);
             if s.gap_acked {
-                c.gap_acked += 1;
-                c.gap_acked_bytes += u64::from(s.chunk_len);
+                c.gap_ack(s, true);
             }
             if s.mark.is_some() {
                 c.mark(s);
@@ -207,13 +208,23 @@ impl SentCounts {
 
     /// A chunk is gap-acked (`on`) or no longer gap-acked.
     fn gap_ack(&mut self, s: &Sent, on: bool) {
+        if s.dest >= self.gap_per_dest.len() {
+            self.gap_per_dest.resize(s.dest + 1, 0);
+        }
         if on {
             self.gap_acked += 1;
             self.gap_acked_bytes += u64::from(s.chunk_len);
+            self.gap_per_dest[s.dest] += 1;
         } else {
             self.gap_acked -= 1;
             self.gap_acked_bytes -= u64::from(s.chunk_len);
+            self.gap_per_dest[s.dest] -= 1;
         }
+    }
+
+    /// Whether destination `d` holds a chunk that is not gap-acked.
+    fn has_unacked(&self, d: usize) -> bool {
+        self.per_dest.get(d).copied().unwrap_or(0) > self.gap_per_dest.get(d).copied().unwrap_or(0)
     }
 
     /// A chunk enters `sent` (unmarked, not gap-acked).
@@ -258,6 +269,7 @@ impl SentCounts {
             && self.gap_acked_bytes == other.gap_acked_bytes
             && (0..n).all(|i| at(&self.per_dest, i) == at(&other.per_dest, i))
             && (0..m).all(|i| at64(&self.marked_bytes, i) == at64(&other.marked_bytes, i))
+            && (0..n).all(|i| at(&self.gap_per_dest, i) == at(&other.gap_per_dest, i))
     }
 }
 
@@ -299,6 +311,12 @@ pub struct Outbound {
     /// marked flight packet by packet starts each packet's search here instead of at the
     /// front of `sent`, so the whole flight costs one walk, not one per packet.
     mark_floor: u32,
+    /// No chunk above this TSN is gap-acked: a SACK's pass over the flight stops at its
+    /// highest gap-acked TSN or this, whichever is higher (nothing beyond changes), so a
+    /// SACK costs the span it reports, not the whole flight.
+    gap_hi: u32,
+    /// The SACK's gap blocks as offsets from the cumulative TSN, sorted (reused).
+    blocks: Vec<(u32, u32)>,
     /// Chunks `rtx_marked` looked at, for the test that its work stays linear.
     #[cfg(test)]
     rtx_visits: u64,
@@ -343,6 +361,8 @@ impl Outbound {
             sent: VecDeque::new(),
             counts: SentCounts::default(),
             mark_floor: initial_tsn,
+            gap_hi: initial_tsn.wrapping_sub(1),
+            blocks: Vec::new(),
             #[cfg(test)]
             rtx_visits: 0,
             spare_chunks: Vec::new(),
@@ -390,6 +410,16 @@ impl Outbound {
     /// count until resent).
     fn marked_bytes(&self, i: usize) -> f64 {
         self.counts.marked_bytes.get(i).copied().unwrap_or(0) as f64
+    }
+
+    /// How many chunks from the front of `sent` have TSNs up to `last`.
+    fn walk_len(&self, last: u32) -> usize {
+        match self.sent.front() {
+            Some(front) if tsn_le(front.tsn, last) => {
+                (last.wrapping_sub(front.tsn) as usize + 1).min(self.sent.len())
+            }
+            _ => 0,
+        }
     }
 
     /// Index in `sent` of the first chunk that may be marked (`mark_floor`).
@@ -473,6 +503,7 @@ impl Outbound {
             p.data_packets_sent += 1;
         }
         p.last_send = now;
+        p.idle_base = Some(now);
         if p.t3.is_none() {
             p.t3 = Some(now + p.rto.current());
         }
@@ -516,6 +547,7 @@ impl Outbound {
             _ => self.k.retransmit_to_alternate,
         };
         let dest = ps.rtx_dest(first.dest, alternate);
+        self.decay_idle_cwnd(now, ps, dest);
         let mut packets = 0;
         loop {
             let effective = ps.paths[dest].outstanding - self.marked_bytes(dest);
@@ -600,6 +632,35 @@ impl Outbound {
         packets
     }
 
+    /// RFC 9260 7.2.1: "When the endpoint does not transmit data on a given transport
+    /// address, the cwnd of the transport address SHOULD be adjusted to max(cwnd/2,
+    /// 4*MTU) per RTO." Applied when data is next about to go to destination `i`, one
+    /// halving per whole RTO since its last DATA (or the last halving), so an alternate
+    /// that sat idle after a failover does not reuse a stale window.
+    fn decay_idle_cwnd(&mut self, now: SimTime, ps: &mut PathSet, i: usize) {
+        if !self.k.idle_cwnd_decay {
+            return;
+        }
+        let p = &mut ps.paths[i];
+        let Some(base) = p.idle_base else { return };
+        let rto = p.rto.current();
+        if rto.as_nanos() == 0 {
+            return;
+        }
+        let periods = now.saturating_since(base).as_nanos() / rto.as_nanos();
+        if periods == 0 {
+            return;
+        }
+        let floor = 4.0 * p.mtu;
+        for _ in 0..periods.min(64) {
+            if p.cwnd <= floor {
+                break;
+            }
+            p.cwnd = (p.cwnd / 2.0).max(floor);
+        }
+        p.idle_base = Some(base + rto.saturating_mul(periods));
+    }
+
     /// Sends new data to the current data destination while its cwnd and the peer's
     /// window allow (RFC 4960 6.1 A-B: the sender may exceed cwnd by up to one MTU less
     /// a byte when cwnd is not yet full).
@@ -608,6 +669,7 @@ impl Outbound {
             return;
         }
         let d = ps.data_dest;
+        self.decay_idle_cwnd(now, ps, d);
         // Max.Burst 0 turns burst limiting off, as RFC 6458 sec. 8.1.24 (SCTP_MAX_BURST)
         // defines it and Linux and usrsctp do; every rule would otherwise stall at 0.
         let rule = if self.k.max_burst == 0 {
@@ -855,13 +917,15 @@ impl Outbound {
         let mut marked = None;
         if sack.gaps.is_empty() {
             if self.counts.gap_acked > 0 {
-                for s in self.sent.iter_mut().filter(|s| s.gap_acked) {
+                let end = self.walk_len(self.gap_hi);
+                for s in self.sent.range_mut(..end).filter(|s| s.gap_acked) {
                     // A SACK older than one already seen (or reneging): count it again.
                     s.gap_acked = false;
                     ps.paths[s.dest].outstanding += f64::from(s.chunk_len);
                 }
                 self.counts.gap_acked = 0;
                 self.counts.gap_acked_bytes = 0;
+                self.counts.gap_per_dest.iter_mut().for_each(|n| *n = 0);
             }
             for (d, &n) in self.counts.per_dest.iter().enumerate() {
                 if n > 0 {
@@ -881,17 +945,40 @@ impl Outbound {
                     highest_sacked = end;
                 }
             }
-            for i in 0..self.sent.len() {
+            // Blocks sorted by start: one merge with the flight decides coverage.
+            self.blocks.clear();
+            self.blocks
+                .extend(sack.gaps.iter().map(|&(a, b)| (u32::from(a), u32::from(b))));
+            self.blocks.sort_unstable();
+            let mut next_block = 0;
+            let mut covered_to: Option<u32> = None;
+            // Chunks above both the highest TSN this SACK reports and the highest ever
+            // gap-acked are neither newly acked, un-acked nor reported missing here.
+            let bound = if tsn_lt(highest_sacked, self.gap_hi) {
+                self.gap_hi
+            } else {
+                highest_sacked
+            };
+            let walk = self.walk_len(bound);
+            for i in 0..walk {
                 let s = &mut self.sent[i];
-                let covered = (0..sack.gaps.len()).any(|k| {
-                    let (a, b) = block(k);
-                    tsn_le(a, s.tsn) && tsn_le(s.tsn, b)
-                });
+                let off = s.tsn.wrapping_sub(cum);
+                while let Some(&(a, b)) = self.blocks.get(next_block) {
+                    if a > off {
+                        break;
+                    }
+                    covered_to = Some(covered_to.map_or(b, |c| c.max(b)));
+                    next_block += 1;
+                }
+                let covered = covered_to.is_some_and(|c| c >= off);
                 let d = s.dest;
                 if covered {
                     if !s.gap_acked {
                         s.gap_acked = true;
                         self.counts.gap_ack(s, true);
+                        if tsn_lt(self.gap_hi, s.tsn) {
+                            self.gap_hi = s.tsn;
+                        }
                         let sc = &mut ps.scratch[d];
                         if !sc.unacked_seen {
                             sc.first_outstanding_acked = true;
@@ -936,7 +1023,7 @@ impl Outbound {
             // RFC 4960/9260 7.2.4: in fast recovery, a SACK advancing the cumulative ack
             // reports every hole below its highest gap-acked TSN.
             let rfc_fr = self.k.fast_recovery_miss_reports && was_in_fast_recovery && new_cum;
-            for s in self.sent.iter_mut() {
+            for s in self.sent.range_mut(..walk) {
                 if s.gap_acked {
                     continue;
                 }
@@ -963,11 +1050,11 @@ impl Outbound {
                     }
                 }
             }
-            for s in self.sent.iter() {
-                let sc = &mut ps.scratch[s.dest];
-                sc.has_any = true;
-                if !s.gap_acked {
-                    sc.has_unacked = true;
+            for (d, &n) in self.counts.per_dest.iter().enumerate() {
+                if n > 0 {
+                    let sc = &mut ps.scratch[d];
+                    sc.has_any = true;
+                    sc.has_unacked = self.counts.has_unacked(d);
                 }
             }
         }
@@ -1387,6 +1474,37 @@ mod tests {
             "{} chunk visits",
             o.rtx_visits
         );
+    }
+
+    #[test]
+    fn an_idle_destination_halves_cwnd_per_rto() {
+        // Congestion avoidance (ssthresh 2 MTU), cwnd 32 MTU, no burst limit: TSNs 1-32
+        // go at 0. The SACK at 100 ms acks all of them: pba 32 MTU >= cwnd with the
+        // window full -> cwnd 33 MTU (7.2.2), and the RTT sample of 0.1 s gives RTO =
+        // max(0.1 + 4 x 0.05, RTO.Min 1 s) = 1 s. Then nothing is sent.
+        // RFC 9260 7.2.1: max(cwnd/2, 4 MTU) per RTO without data: at 0.95 s, less than
+        // one RTO after the last DATA, 33 MTU; at 2.05 s, two whole RTOs since the DATA
+        // at 0: 33/4 = 8.25 MTU; at 5.05 s (three more RTOs from 2 s): 8.25/2 -> floor
+        // 4 MTU. Without the rule (ns2 and seed presets): 33 MTU throughout.
+        for (decay, expect) in [(true, [33.0, 8.25, 4.0]), (false, [33.0, 33.0, 33.0])] {
+            let (mut o, mut ps) = sender(Variant::Rfc4960, 32.0 * M, 2.0 * M, Some(32_000));
+            o.k.max_burst_rule = MaxBurstRule::Off;
+            o.k.idle_cwnd_decay = decay;
+            o.send_new(t(0), &mut ps);
+            let (c, _) = sack(&mut o, &mut ps, 100, 32, &[]);
+            assert_eq!(c / M, 33.0);
+            assert_eq!(ps.paths[0].rto.current().as_secs_f64(), 1.0);
+            let mut got = [0.0; 3];
+            for (g, ms) in got.iter_mut().zip([950, 2050, 5050]) {
+                o.send_new(t(ms), &mut ps);
+                *g = ps.paths[0].cwnd / M;
+            }
+            assert_eq!(got, expect, "decay {decay}");
+        }
+        assert!(preset(Variant::Rfc9260).idle_cwnd_decay);
+        assert!(preset(Variant::Rfc4960).idle_cwnd_decay);
+        assert!(!preset(Variant::Ns2).idle_cwnd_decay);
+        assert!(!preset(Variant::Newreno).idle_cwnd_decay);
     }
 
     #[test]
