@@ -354,12 +354,18 @@ impl Inbound {
     /// Builds the SACK: cumulative TSN, as many gap blocks as fit in one packet, and the
     /// duplicates seen since the last SACK.
     pub fn take_sack(&mut self) -> SackChunk {
+        // RFC 9260 6.2: "as many Gap Ack Blocks as can fit", lowest TSNs first; the
+        // duplicate TSNs get the room left, never the other way round. Gap Ack Block
+        // offsets are 16 bits from the cumulative TSN (3.3.4): a TSN more than 65535
+        // above it cannot be reported yet (its offset would wrap onto a low TSN).
+        let max_gaps = SackChunk::max_gaps_fitting(self.max_chunk_room, 0);
+        let span = self.above.len().min(usize::from(u16::MAX));
         let mut gaps = Vec::new();
         let mut i = 0;
-        while i < self.above.len() {
+        while i < span && gaps.len() < max_gaps {
             if self.above[i].is_some() {
                 let start = i;
-                while i < self.above.len() && self.above[i].is_some() {
+                while i < span && self.above[i].is_some() {
                     i += 1;
                 }
                 gaps.push(((start + 1) as u16, i as u16));
@@ -368,9 +374,8 @@ impl Inbound {
             }
         }
         let mut dups = std::mem::take(&mut self.dups);
-        dups.truncate(self.max_chunk_room.saturating_sub(SackChunk::FIXED_LEN) / 4);
-        let fit = SackChunk::max_gaps_fitting(self.max_chunk_room, dups.len());
-        gaps.truncate(fit);
+        // Gap blocks and duplicate TSNs are 4 bytes each.
+        dups.truncate(max_gaps - gaps.len());
         self.sack_now = false;
         self.sack_deadline = None;
         self.packets_unacked = 0;
@@ -432,6 +437,50 @@ mod tests {
         assert_eq!(s.dups, vec![102]);
         // 4 chunks of 1016 bytes held (101 missing blocks delivery of 102..).
         assert_eq!(r.a_rwnd(), 100_000 - 3 * 1016);
+    }
+
+    #[test]
+    fn a_full_sack_keeps_its_gap_blocks_and_drops_duplicates() {
+        // The chunk room is 1468 bytes (1500 - 20 - 12): (1468 - 16) / 4 = 363 four-byte
+        // entries. 400 gap blocks exist (every second TSN from 102) and 10
+        // duplicates. RFC 9260 6.2: "as many Gap Ack Blocks as can fit", lowest TSNs
+        // first: blocks 2-2, 4-4, ..., 726-726 (363 of them), no duplicates.
+        let mut r = inbound(10_000_000, 1);
+        let t = SimTime::ZERO;
+        let f = DataFlags::UNFRAGMENTED | DataFlags::UNORDERED;
+        for k in 0..400u32 {
+            assert!(r.on_data(t, &data(101 + 2 * k, 0, 0, f)));
+        }
+        for _ in 0..10 {
+            assert!(!r.on_data(t, &data(101, 0, 0, f)), "duplicate");
+        }
+        let s = r.take_sack();
+        assert_eq!(s.cum_tsn_ack, 99);
+        assert_eq!(s.gaps.len(), 363);
+        assert_eq!(s.gaps[0], (2, 2));
+        assert_eq!(s.gaps[362], (726, 726));
+        assert!(s.dups.is_empty());
+        // With room to spare the duplicates are all reported.
+        let mut few = inbound(10_000_000, 1);
+        few.on_data(t, &data(102, 0, 0, f));
+        few.on_data(t, &data(102, 0, 0, f));
+        let s = few.take_sack();
+        assert_eq!((s.gaps, s.dups), (vec![(3, 3)], vec![102]));
+    }
+
+    #[test]
+    fn gap_blocks_stop_at_the_16_bit_offset_limit() {
+        // RFC 9260 3.3.4: Gap Ack Block offsets are 16-bit numbers from the cumulative
+        // TSN (99 here). TSN 101 is offset 2; TSN 99 + 65536 + 2 = 65637 would wrap to
+        // offset 2 as well and must not be reported (nor anything past offset 65535).
+        let mut r = inbound(1 << 30, 1);
+        let t = SimTime::ZERO;
+        let f = DataFlags::UNFRAGMENTED | DataFlags::UNORDERED;
+        assert!(r.on_data(t, &data(101, 0, 0, f)));
+        assert!(r.on_data(t, &data(99 + 65_535, 0, 0, f)));
+        assert!(r.on_data(t, &data(99 + 65_536 + 2, 0, 0, f)));
+        let s = r.take_sack();
+        assert_eq!(s.gaps, vec![(2, 2), (65_535, 65_535)]);
     }
 
     #[test]
