@@ -1188,8 +1188,10 @@ impl Outbound {
             }
         }
         self.rtx_marked(now, true, ps);
-        // E3: the timer runs on the destination the retransmission went to (started
-        // there by the send); here again only while chunks sent here remain.
+        // E3 starts the timer on the destination the retransmission went to (the send
+        // did). Restarting it here too while chunks sent here remain is this model's
+        // rule, not RFC 9260's (which restarts it with the next DATA sent here) nor
+        // ns-2.35's (at the next SACK): docs/models/sctp.md, "Not built yet".
         if self.sent.iter().any(|s| s.dest == i) {
             let p = &mut ps.paths[i];
             p.t3 = Some(now + p.rto.current());
