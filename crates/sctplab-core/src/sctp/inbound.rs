@@ -24,11 +24,13 @@ struct Held {
 #[derive(Clone, Debug, Default)]
 pub struct StreamIn {
     next_ssn: u16,
-    /// Buffered ordered chunks by SSN, then TSN (fragments of one message).
+    /// Buffered ordered chunks by SSN, then TSN relative to the peer's initial TSN
+    /// (fragments of one message; relative, so a message whose TSNs wrap past 2^32
+    /// keeps its fragments in order).
     pending: BTreeMap<(u16, u32), Held>,
     blocked_since: Option<SimTime>,
-    /// Partial delivery of the message at `next_ssn` under way: the TSN of its next
-    /// fragment to hand up (RFC 9260 6.9).
+    /// Partial delivery of the message at `next_ssn` under way: the relative TSN of its
+    /// next fragment to hand up (RFC 9260 6.9).
     partial: Option<u32>,
     pub hol_blocked_ns: u64,
     pub delivered_bytes: u64,
@@ -181,9 +183,10 @@ impl Inbound {
             let st = &mut self.streams[usize::from(held.stream)];
             st.next_ssn = st.next_ssn.wrapping_add(1);
         } else {
+            let rel = d.tsn.wrapping_sub(self.initial_tsn);
             self.streams[usize::from(held.stream)]
                 .pending
-                .insert((d.ssn, d.tsn), held);
+                .insert((d.ssn, rel), held);
         }
         // Advance the cumulative TSN over what has arrived.
         while let Some(Some(_)) = self.above.front() {
@@ -220,7 +223,7 @@ impl Inbound {
     /// buffer could never complete and the association would stall for good.
     /// Returns whether buffer space was freed.
     fn start_partial_delivery(&mut self, now: SimTime) -> bool {
-        let cum = self.cum_tsn;
+        let cum = self.cum_tsn.wrapping_sub(self.initial_tsn);
         let mut best: Option<(i32, usize, u32)> = None;
         for (i, s) in self.streams.iter().enumerate() {
             if s.partial.is_some() {
@@ -481,6 +484,27 @@ mod tests {
         assert!(r.on_data(t, &data(99 + 65_536 + 2, 0, 0, f)));
         let s = r.take_sack();
         assert_eq!(s.gaps, vec![(2, 2), (65_535, 65_535)]);
+    }
+
+    #[test]
+    fn a_message_whose_tsns_wrap_is_reassembled() {
+        // RFC 9260 1.6: TSNs are serial numbers; a three-fragment message at TSNs
+        // 2^32 - 2, 2^32 - 1, 0 is one message (6.9), delivered when its last fragment
+        // arrives. Fragments kept in plain TSN order would put the last one (TSN 0)
+        // first and the stream would wait for a first fragment forever.
+        let mut r = Inbound::new(u32::MAX - 1, 100_000, 1, None, Window::ALL, 1468, true);
+        let t = SimTime::ZERO;
+        r.on_data(t, &data(u32::MAX - 1, 0, 0, DataFlags::BEGIN));
+        r.on_data(t, &data(u32::MAX, 0, 0, DataFlags::empty()));
+        assert_eq!(r.streams[0].delivered_messages, 0);
+        r.on_data(t, &data(0, 0, 0, DataFlags::END));
+        assert_eq!(r.cum_tsn, 0);
+        assert_eq!(r.streams[0].delivered_messages, 1);
+        assert_eq!(r.streams[0].delivered_bytes, 3000);
+        // The next message follows normally.
+        r.on_data(t, &data(1, 0, 1, DataFlags::UNFRAGMENTED));
+        assert_eq!(r.streams[0].delivered_messages, 2);
+        assert_eq!(r.a_rwnd(), 100_000);
     }
 
     #[test]
