@@ -32,6 +32,11 @@ pub struct StreamIn {
     /// Partial delivery of the message at `next_ssn` under way: the relative TSN of its
     /// next fragment to hand up (RFC 9260 6.9).
     partial: Option<u32>,
+    /// Fragments of unordered messages by relative TSN, until a message is whole
+    /// (RFC 9260 6.9: reassembled like any other; delivered whatever its SSN).
+    unordered: BTreeMap<u32, Held>,
+    /// Partial delivery of an unordered message under way: its next relative TSN.
+    unordered_partial: Option<u32>,
     pub hol_blocked_ns: u64,
     pub delivered_bytes: u64,
     pub delivered_messages: u64,
@@ -174,7 +179,14 @@ impl Inbound {
                     .next()
                     .is_none());
         if d.flags.contains(DataFlags::UNORDERED) {
-            self.deliver(now, held);
+            if d.flags.contains(DataFlags::UNFRAGMENTED) {
+                self.deliver(now, held);
+            } else {
+                let rel = d.tsn.wrapping_sub(self.initial_tsn);
+                let stream = usize::from(held.stream);
+                self.streams[stream].unordered.insert(rel, held);
+                self.deliver_unordered(now, stream, rel);
+            }
         } else if next_whole {
             // The stream's next message, whole in this chunk: delivered at once, as
             // `deliver_in_order` would, without a round trip through `pending` (whose
@@ -210,6 +222,55 @@ impl Inbound {
         }
     }
 
+    /// Delivers the unordered message the fragment at relative TSN `rel` belongs to if
+    /// all its fragments are in (a first fragment, consecutive TSNs, a last one), or
+    /// the fragments that continue an unordered message delivered in parts.
+    fn deliver_unordered(&mut self, now: SimTime, stream: usize, rel: u32) {
+        let s = &self.streams[stream];
+        if let Some(next) = s.unordered_partial {
+            if next == rel {
+                self.deliver_unordered_from(now, stream, rel);
+                return;
+            }
+        }
+        let mut first = rel;
+        loop {
+            let Some(h) = s.unordered.get(&first) else {
+                return;
+            };
+            if h.flags.contains(DataFlags::BEGIN) {
+                break;
+            }
+            first = first.wrapping_sub(1);
+        }
+        let mut last = rel;
+        loop {
+            let Some(h) = s.unordered.get(&last) else {
+                return;
+            };
+            if h.flags.contains(DataFlags::END) {
+                break;
+            }
+            last = last.wrapping_add(1);
+        }
+        self.deliver_unordered_from(now, stream, first);
+    }
+
+    /// Hands up the contiguous unordered fragments of `stream` from relative TSN `from`
+    /// to the end of their message, or as far as they go (partial delivery).
+    fn deliver_unordered_from(&mut self, now: SimTime, stream: usize, from: u32) {
+        let mut k = from;
+        while let Some(h) = self.streams[stream].unordered.remove(&k) {
+            self.deliver(now, h);
+            k = k.wrapping_add(1);
+            if h.flags.contains(DataFlags::END) {
+                self.streams[stream].unordered_partial = None;
+                return;
+            }
+        }
+        self.streams[stream].unordered_partial = Some(k);
+    }
+
     fn fits(&self, chunk_len: u32) -> bool {
         u64::from(chunk_len) <= self.buffer.saturating_sub(self.held)
     }
@@ -242,12 +303,42 @@ impl Inbound {
             }
         }
         let Some((_, stream, tsn)) = best else {
-            return false;
+            return self.start_unordered_partial_delivery(now);
         };
         let held = self.held;
         self.streams[stream].partial = Some(tsn);
         self.partial_deliveries += 1;
         self.deliver_in_order(now, stream);
+        self.held < held
+    }
+
+    /// `start_partial_delivery` for unordered messages: the stream holding the
+    /// lowest-TSN first fragment of an incomplete unordered message (none under way)
+    /// hands it up as far as its fragments are contiguous; the rest follows as it
+    /// arrives. Returns whether buffer space was freed.
+    fn start_unordered_partial_delivery(&mut self, now: SimTime) -> bool {
+        let cum = self.cum_tsn.wrapping_sub(self.initial_tsn);
+        let mut best: Option<(i32, usize, u32)> = None;
+        for (i, s) in self.streams.iter().enumerate() {
+            if s.unordered_partial.is_some() {
+                continue;
+            }
+            for (&rel, h) in &s.unordered {
+                if h.flags.contains(DataFlags::BEGIN) {
+                    let age = rel.wrapping_sub(cum) as i32;
+                    if best.is_none_or(|(a, _, _)| age < a) {
+                        best = Some((age, i, rel));
+                    }
+                    break;
+                }
+            }
+        }
+        let Some((_, stream, rel)) = best else {
+            return false;
+        };
+        let held = self.held;
+        self.partial_deliveries += 1;
+        self.deliver_unordered_from(now, stream, rel);
         self.held < held
     }
 
@@ -484,6 +575,50 @@ mod tests {
         assert!(r.on_data(t, &data(99 + 65_536 + 2, 0, 0, f)));
         let s = r.take_sack();
         assert_eq!(s.gaps, vec![(2, 2), (65_535, 65_535)]);
+    }
+
+    #[test]
+    fn unordered_fragments_are_reassembled_before_delivery() {
+        // RFC 9260 6.9: the receiver reassembles a fragmented user message before
+        // delivering it, the U bit only lifts the SSN order. Fragments 100 (first) and
+        // 102 (last) arrive, 101 is late: nothing is handed up until it comes, then one
+        // 3000-byte message. An unfragmented unordered chunk goes up at once meanwhile.
+        let mut r = inbound(100_000, 1);
+        let t = SimTime::ZERO;
+        let u = DataFlags::UNORDERED;
+        r.on_data(t, &data(100, 0, 0, DataFlags::BEGIN | u));
+        r.on_data(t, &data(102, 0, 0, DataFlags::END | u));
+        r.on_data(t, &data(103, 0, 0, DataFlags::UNFRAGMENTED | u));
+        assert_eq!(r.streams[0].delivered_bytes, 1000);
+        assert_eq!(r.streams[0].delivered_messages, 1);
+        assert_eq!(r.a_rwnd(), 100_000 - 2 * 1016);
+        r.on_data(t, &data(101, 0, 0, u));
+        assert_eq!(r.streams[0].delivered_bytes, 4000);
+        assert_eq!(r.streams[0].delivered_messages, 2);
+        assert_eq!(r.a_rwnd(), 100_000);
+    }
+
+    #[test]
+    fn an_unordered_message_larger_than_the_buffer_is_delivered_in_parts() {
+        // Buffer of two 1016-byte chunks; an unordered message of four fragments, TSNs
+        // 100-103, in order. 100 and 101 fill the buffer; 102 does not fit, so the
+        // message's contiguous start (100, 101) is handed up (6.9 partial delivery),
+        // 102 then fits and follows at once, and 103 ends the message.
+        let mut r = inbound(2 * 1016, 1);
+        let t = SimTime::ZERO;
+        let u = DataFlags::UNORDERED;
+        for (tsn, f) in [
+            (100, DataFlags::BEGIN),
+            (101, DataFlags::empty()),
+            (102, DataFlags::empty()),
+            (103, DataFlags::END),
+        ] {
+            assert!(r.on_data(t, &data(tsn, 0, 0, f | u)), "{tsn}");
+        }
+        assert_eq!(r.partial_deliveries, 1);
+        assert_eq!(r.streams[0].delivered_bytes, 4000);
+        assert_eq!(r.streams[0].delivered_messages, 1);
+        assert_eq!(r.a_rwnd(), 2 * 1016);
     }
 
     #[test]
