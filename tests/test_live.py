@@ -322,3 +322,28 @@ def test_ctrl_c_stops_a_waiting_server() -> None:
     code, line, _ = finish(p, timeout=10)
     assert code == 130
     assert line == {"messages": 0, "bytes": 0, "streams": {}, "errors": 0}
+
+
+def test_usrsctp_preset_over_the_impaired_path_to_usrsctp(peer: Path, tmp_path: Path) -> None:
+    # The `usrsctp` preset (multiple fast retransmit, T3 ending fast recovery, 3-MTU
+    # initial cwnd, RTO.Initial 1 s; docs/models/sctp.md) against usrsctp itself, through
+    # the relay's losses: every message arrives intact and in order, and the losses were
+    # repaired by the preset's own rules (gap reports and T3).
+    udp = free_udp_port()
+    srv = usrsctp_server(peer, udp)
+    wait_bound(udp)
+    relay, relay_port = start_relay(udp)
+    summary = tmp_path / "client.json"
+    code, _, err = finish(
+        our_client(
+            free_udp_port(), relay_port, "--set", "variant=usrsctp",
+            "--linger", "10", "--summary", str(summary),
+        )
+    )  # fmt: skip
+    assert code == 0, err
+    scode, sline, serr = finish(srv, SERVER_TIMEOUT + 10)
+    stats = stop_relay(relay)
+    assert scode == 0, (sline, serr, stats)
+    assert_received(sline)
+    flow = json.loads(summary.read_text())["flows"]["live"]
+    assert flow["retransmissions"] >= 1

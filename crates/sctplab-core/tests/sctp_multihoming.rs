@@ -230,8 +230,11 @@ fn dead_primary_fails_after_path_max_retrans_plus_one_timeouts() {
     // SACK, at most 100 ms before the cut) first expires E1 in [10.9, 11.0] s, and the
     // first retransmission goes to the alternate then (retransmit_to_alternate, one
     // packet = one chunk). The other marked chunks are still outstanding on the primary,
-    // so its T3 restarts at once (RFC 9260 6.3.3 E3); new data sent there after the
-    // alternate's SACKs finds the timer running (R1). Each expiry doubles the RTO, so
+    // so its T3 restarts at once: the model's rule, not RFC 9260's (6.3.3 E3 starts
+    // T3 only on the destination the retransmission goes to; the expired destination's
+    // timer would restart with its next DATA, one RTT_B later, docs/models/sctp.md
+    // "Not built yet"); new data sent there after the alternate's SACKs finds the
+    // timer running (R1). Each expiry doubles the RTO, so
     // the expiries come at E1, E1 + 2, + 4, + 8, + 16, + 32 (1 + 2 + 4 + 8 + 16 + 32 s
     // after the T3 start): the 6th consecutive one exceeds Path.Max.Retrans and the
     // primary is inactive at E1 + 62 in [72.9, 73.0] s; new data moves to 11.0.0.2

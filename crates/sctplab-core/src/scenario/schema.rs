@@ -599,6 +599,7 @@ pub enum SctpVariant {
     Rfc4960,
     Rfc9260,
     Ns2,
+    Usrsctp,
 }
 
 /// How Max.Burst limits a burst.
@@ -675,8 +676,9 @@ pub struct SctpCfg {
     pub delayed_sack: bool,
     #[serde(default = "default_delayed_ack_timeout")]
     pub sack_delay: Duration,
-    #[serde(default = "default_sctp_rto_initial")]
-    pub rto_initial: Duration,
+    /// Absent: the variant's RTO.Initial (`sctp::config::rto_initial_secs`).
+    #[serde(default)]
+    pub rto_initial: Option<Duration>,
     #[serde(default = "default_sctp_rto_min")]
     pub rto_min: Duration,
     #[serde(default = "default_rto_max")]
@@ -731,8 +733,13 @@ pub struct SctpCfg {
     pub t3_ssthresh_every_expiry: Option<bool>,
     #[serde(default)]
     pub t3_exits_fast_recovery: Option<bool>,
+    /// ns-2.35's `Agent/SCTP/MultipleFastRtx`; `fast_rtx_repeat` is its older name.
+    #[serde(default, alias = "fast_rtx_repeat")]
+    pub multiple_fast_rtx: Option<bool>,
     #[serde(default)]
-    pub fast_rtx_repeat: Option<bool>,
+    pub fast_rtx_ignores_cwnd_in_recovery: Option<bool>,
+    #[serde(default)]
+    pub idle_cwnd_decay: Option<bool>,
     #[serde(default)]
     pub sack_on_rwnd_drop: Option<bool>,
 }
@@ -748,9 +755,6 @@ fn one_stream() -> u16 {
 }
 fn default_receive_buffer() -> Size {
     Size(65_536)
-}
-fn default_sctp_rto_initial() -> Duration {
-    Duration(crate::sim::SimDuration::from_secs(3))
 }
 fn default_sctp_rto_min() -> Duration {
     Duration(crate::sim::SimDuration::from_secs(1))
@@ -845,6 +849,7 @@ impl From<SctpVariant> for crate::sctp::config::Variant {
             SctpVariant::Rfc4960 => V::Rfc4960,
             SctpVariant::Rfc9260 => V::Rfc9260,
             SctpVariant::Ns2 => V::Ns2,
+            SctpVariant::Usrsctp => V::Usrsctp,
         }
     }
 }
@@ -941,9 +946,26 @@ impl SctpCfg {
             self.t3_ssthresh_every_expiry,
         );
         flag(&mut k.t3_exits_fast_recovery, self.t3_exits_fast_recovery);
-        flag(&mut k.fast_rtx_repeat, self.fast_rtx_repeat);
+        flag(&mut k.multiple_fast_rtx, self.multiple_fast_rtx);
+        flag(
+            &mut k.fast_rtx_ignores_cwnd_in_recovery,
+            self.fast_rtx_ignores_cwnd_in_recovery,
+        );
         flag(&mut k.sack_on_rwnd_drop, self.sack_on_rwnd_drop);
+        flag(&mut k.idle_cwnd_decay, self.idle_cwnd_decay);
         k
+    }
+
+    /// RTO.Initial: the entry's, else its variant's (RFC 9260 sec. 16: 1 s for `rfc9260`).
+    pub fn rto_initial(&self) -> crate::sim::SimDuration {
+        self.rto_initial.map_or_else(
+            || {
+                crate::sim::SimDuration::from_secs(crate::sctp::config::rto_initial_secs(
+                    self.variant.into(),
+                ))
+            },
+            |d| d.0,
+        )
     }
 
     /// The association this entry describes, as both drivers build it (the simulator's
@@ -962,7 +984,7 @@ impl SctpCfg {
             receive_buffer: self.receive_buffer.0,
             initial_ssthresh: self.initial_ssthresh.map(|s| s.0),
             knobs: self.knobs(),
-            rto_initial: self.rto_initial.0,
+            rto_initial: self.rto_initial(),
             rto_min: self.rto_min.0,
             rto_max: self.rto_max.0,
             delayed_sack: self.delayed_sack.then_some(self.sack_delay.0),
@@ -1066,6 +1088,7 @@ mod tests {
             ("rfc4960", sc::Variant::Rfc4960),
             ("rfc9260", sc::Variant::Rfc9260),
             ("ns2", sc::Variant::Ns2),
+            ("usrsctp", sc::Variant::Usrsctp),
         ] {
             // path_max_retrans is always the entry's (schema default 5, RFC 9260 16),
             // which is every preset's value too.
@@ -1093,6 +1116,26 @@ mod tests {
         assert_eq!(k.path_max_retrans, 2);
         let k = sctp("variant = \"rfc4960\"\ninitial_cwnd = 2.5").knobs();
         assert_eq!(k.initial_cwnd, sc::InitialCwnd::Mtus(2.5));
+    }
+
+    #[test]
+    fn multiple_fast_rtx_keeps_its_old_name_as_an_alias() {
+        // CONTRACTS.md: `multiple_fast_rtx`, with `fast_rtx_repeat` still accepted.
+        assert!(!sctp("variant = \"rfc9260\"").knobs().multiple_fast_rtx);
+        for key in ["multiple_fast_rtx", "fast_rtx_repeat"] {
+            let k = sctp(&format!("variant = \"rfc9260\"\n{key} = true")).knobs();
+            assert!(k.multiple_fast_rtx, "{key}");
+        }
+    }
+
+    #[test]
+    fn rto_initial_follows_the_variant_unless_set() {
+        // RFC 9260 sec. 16: RTO.Initial 1 s; RFC 4960 sec. 15 and ns-2.35: 3 s.
+        let secs = |e: &str| sctp(e).rto_initial().as_secs_f64();
+        assert_eq!(secs("variant = \"rfc9260\""), 1.0);
+        assert_eq!(secs("variant = \"rfc4960\""), 3.0);
+        assert_eq!(secs("variant = \"ns2\""), 3.0);
+        assert_eq!(secs("variant = \"rfc9260\"\nrto_initial = \"3s\""), 3.0);
     }
 
     #[test]

@@ -15,6 +15,8 @@ pub enum Variant {
     Rfc4960,
     Rfc9260,
     Ns2,
+    /// usrsctp's rules where they go beyond the RFCs (docs/models/sctp.md).
+    Usrsctp,
 }
 
 /// How Max.Burst limits a burst.
@@ -103,14 +105,25 @@ pub struct Knobs {
     /// false: only while cwnd > 1 MTU (ns-2.35 `Timeout`), so back-to-back expiries keep
     /// the first one's ssthresh.
     pub t3_ssthresh_every_expiry: bool,
-    /// A T3-rtx expiry ends fast recovery (Linux, usrsctp); false: the recover point
-    /// stays (ns-2.35).
+    /// A T3-rtx expiry ends fast recovery (Linux, usrsctp `sctp_t3rxt_timer`); false:
+    /// the recover point stays (RFC 9260 7.2.3 says nothing of it; ns-2.35 `Timeout`).
     pub t3_exits_fast_recovery: bool,
     /// A chunk already fast-retransmitted may be fast-retransmitted again once it has
-    /// collected `fast_rtx_threshold` new missing reports (its counter restarts at 0 when
-    /// it is retransmitted, RFC 4960/9260 7.2.4); false: once per chunk, later losses wait
-    /// for T3 (ns-2.35 `eIneligibleForFastRtx`).
-    pub fast_rtx_repeat: bool,
+    /// collected `fast_rtx_threshold` new missing reports (ns-2.35
+    /// `Agent/SCTP/MultipleFastRtx`, usrsctp); false: RFC 9260 7.2.4 step 5 makes it
+    /// ineligible for another fast retransmit, later losses wait for T3 (ns-2.35
+    /// `eIneligibleForFastRtx`). Scenario key `multiple_fast_rtx`, alias
+    /// `fast_rtx_repeat`.
+    pub multiple_fast_rtx: bool,
+    /// A fast retransmit found while already in fast recovery still sends one packet
+    /// regardless of cwnd (RFC 4960 7.2.4 step 3, ns-2.35 `FastRtx`); false: RFC 9260
+    /// 7.2.4 step 3 (RFC 8540 sec. 3.15) sends that packet only "if not in Fast
+    /// Recovery", and marked chunks found in fast recovery wait for cwnd.
+    pub fast_rtx_ignores_cwnd_in_recovery: bool,
+    /// cwnd = max(cwnd/2, 4 MTU) per RTO in which no DATA went to the destination
+    /// (RFC 9260/4960 7.2.1). ns-2.35's `CwndDegradeTimer` does the same only while cwnd
+    /// exceeds `initialCwnd_`; the `ns2` preset leaves it out (docs/models/sctp.md).
+    pub idle_cwnd_decay: bool,
     /// Receiver: a new DATA chunk dropped for want of buffer space brings an immediate
     /// SACK (RFC 9260 6.2). false: ns-2.35 (`ProcessDataChunk`): the drop cancels the
     /// SACK the packet would have caused unless the packet leaves a gap, and the buffer
@@ -146,7 +159,9 @@ pub fn preset(v: Variant) -> Knobs {
         fast_recovery_miss_reports: false,
         t3_ssthresh_every_expiry: false,
         t3_exits_fast_recovery: false,
-        fast_rtx_repeat: false,
+        multiple_fast_rtx: false,
+        fast_rtx_ignores_cwnd_in_recovery: true,
+        idle_cwnd_decay: false,
         sack_on_rwnd_drop: false,
     };
     let newreno = Knobs {
@@ -170,6 +185,7 @@ pub fn preset(v: Variant) -> Knobs {
         Variant::Rfc4960 => rfc4960(original),
         Variant::Rfc9260 => Knobs {
             growth_rule: GrowthRule::Rfc9260,
+            fast_rtx_ignores_cwnd_in_recovery: false,
             ..rfc4960(original)
         },
         Variant::Ns2 => Knobs {
@@ -181,6 +197,17 @@ pub fn preset(v: Variant) -> Knobs {
             ns2_paths: true,
             ..newreno
         },
+        Variant::Usrsctp => usrsctp(rfc4960(original)),
+    }
+}
+
+/// RTO.Initial of a preset: 1 s in `rfc9260` (RFC 9260 sec. 16, RFC 8540 sec. 3.32) and
+/// `usrsctp` (`SCTP_RTO_INITIAL`, sctp_constants.h), 3 s in the others (RFC 2960/4960
+/// sec. 15, ns-2.35 `initialRto_`).
+pub fn rto_initial_secs(v: Variant) -> u64 {
+    match v {
+        Variant::Rfc9260 | Variant::Usrsctp => 1,
+        _ => 3,
     }
 }
 
@@ -197,10 +224,31 @@ fn rfc4960(original: Knobs) -> Knobs {
         fast_rtx_to_alternate: false,
         fast_recovery_miss_reports: true,
         t3_ssthresh_every_expiry: true,
-        t3_exits_fast_recovery: true,
-        fast_rtx_repeat: true,
+        idle_cwnd_decay: true,
         sack_on_rwnd_drop: true,
         ..original
+    }
+}
+
+/// usrsctp (github.com/sctplab/usrsctp, `usrsctplib/netinet`) with its default sysctls,
+/// in the knobs this model has: RFC 4960's rules plus the stack's own where it departs
+/// from the RFC text. What usrsctp does that no knob expresses is listed in
+/// docs/models/sctp.md (Presets).
+fn usrsctp(rfc4960: Knobs) -> Knobs {
+    Knobs {
+        // `sctp_strike_gap_ack_chunks`: a chunk fast-retransmitted once is struck again
+        // by later SACKs (no ineligible flag), as ns-2.35's MultipleFastRtx.
+        multiple_fast_rtx: true,
+        // `sctp_t3rxt_timer` clears `fast_retran_loss_recovery`.
+        t3_exits_fast_recovery: true,
+        // `sctp_cwnd_update_after_fr`: ssthresh = max(cwnd/2, 2 MTU).
+        ssthresh_floor_mtus: 2,
+        // `sctp_set_initial_cc_param` with `sctp_initial_cwnd` = 3 (MTUs).
+        initial_cwnd: InitialCwnd::Mtus(3.0),
+        // `sctp_use_cwnd_based_maxburst` = 1: before sending, cwnd is cut to the flight
+        // plus Max.Burst MTUs (`sctp_med_chunk_output`), the guide's rule.
+        max_burst_rule: MaxBurstRule::Guide,
+        ..rfc4960
     }
 }
 
@@ -224,6 +272,28 @@ mod tests {
         assert_eq!(rfc4960_initial_cwnd(1468), 4380);
         assert_eq!(rfc4960_initial_cwnd(1016), 4064);
         assert_eq!(rfc4960_initial_cwnd(3000), 6000);
+    }
+
+    #[test]
+    fn rfc_presets_follow_the_rfc_text() {
+        for v in [Variant::Rfc4960, Variant::Rfc9260] {
+            let k = preset(v);
+            // RFC 9260 7.2.4 step 5: a fast-retransmitted TSN is ineligible for another
+            // fast retransmit.
+            assert!(!k.multiple_fast_rtx, "{v:?}");
+            // RFC 9260 7.2.3 leaves fast recovery to its exit point.
+            assert!(!k.t3_exits_fast_recovery, "{v:?}");
+        }
+        // RFC 4960 7.2.4 step 3 ignores cwnd for the first packet always; RFC 9260 only
+        // outside fast recovery (RFC 8540 sec. 3.15).
+        assert!(preset(Variant::Rfc4960).fast_rtx_ignores_cwnd_in_recovery);
+        assert!(!preset(Variant::Rfc9260).fast_rtx_ignores_cwnd_in_recovery);
+        // RFC 9260 sec. 16 (RFC 8540 sec. 3.32): RTO.Initial 1 s; RFC 4960 sec. 15: 3 s.
+        assert_eq!(rto_initial_secs(Variant::Rfc9260), 1);
+        assert_eq!(rto_initial_secs(Variant::Rfc4960), 3);
+        assert_eq!(rto_initial_secs(Variant::Ns2), 3);
+        let u = preset(Variant::Usrsctp);
+        assert!(u.multiple_fast_rtx && u.t3_exits_fast_recovery);
     }
 
     #[test]

@@ -24,12 +24,19 @@ struct Held {
 #[derive(Clone, Debug, Default)]
 pub struct StreamIn {
     next_ssn: u16,
-    /// Buffered ordered chunks by SSN, then TSN (fragments of one message).
+    /// Buffered ordered chunks by SSN, then TSN relative to the peer's initial TSN
+    /// (fragments of one message; relative, so a message whose TSNs wrap past 2^32
+    /// keeps its fragments in order).
     pending: BTreeMap<(u16, u32), Held>,
     blocked_since: Option<SimTime>,
-    /// Partial delivery of the message at `next_ssn` under way: the TSN of its next
-    /// fragment to hand up (RFC 9260 6.9).
+    /// Partial delivery of the message at `next_ssn` under way: the relative TSN of its
+    /// next fragment to hand up (RFC 9260 6.9).
     partial: Option<u32>,
+    /// Fragments of unordered messages by relative TSN, until a message is whole
+    /// (RFC 9260 6.9: reassembled like any other; delivered whatever its SSN).
+    unordered: BTreeMap<u32, Held>,
+    /// Partial delivery of an unordered message under way: its next relative TSN.
+    unordered_partial: Option<u32>,
     pub hol_blocked_ns: u64,
     pub delivered_bytes: u64,
     pub delivered_messages: u64,
@@ -202,7 +209,14 @@ impl Inbound {
                     .next()
                     .is_none());
         if d.flags.contains(DataFlags::UNORDERED) {
-            self.deliver(now, held);
+            if d.flags.contains(DataFlags::UNFRAGMENTED) {
+                self.deliver(now, held);
+            } else {
+                let rel = d.tsn.wrapping_sub(self.initial_tsn);
+                let stream = usize::from(held.stream);
+                self.streams[stream].unordered.insert(rel, held);
+                self.deliver_unordered(now, stream, rel);
+            }
         } else if next_whole {
             // The stream's next message, whole in this chunk: delivered at once, as
             // `deliver_in_order` would, without a round trip through `pending` (whose
@@ -211,9 +225,10 @@ impl Inbound {
             let st = &mut self.streams[usize::from(held.stream)];
             st.next_ssn = st.next_ssn.wrapping_add(1);
         } else {
+            let rel = d.tsn.wrapping_sub(self.initial_tsn);
             self.streams[usize::from(held.stream)]
                 .pending
-                .insert((d.ssn, d.tsn), held);
+                .insert((d.ssn, rel), held);
         }
         // Advance the cumulative TSN over what has arrived.
         while let Some(Some(_)) = self.above.front() {
@@ -237,6 +252,55 @@ impl Inbound {
         }
     }
 
+    /// Delivers the unordered message the fragment at relative TSN `rel` belongs to if
+    /// all its fragments are in (a first fragment, consecutive TSNs, a last one), or
+    /// the fragments that continue an unordered message delivered in parts.
+    fn deliver_unordered(&mut self, now: SimTime, stream: usize, rel: u32) {
+        let s = &self.streams[stream];
+        if let Some(next) = s.unordered_partial {
+            if next == rel {
+                self.deliver_unordered_from(now, stream, rel);
+                return;
+            }
+        }
+        let mut first = rel;
+        loop {
+            let Some(h) = s.unordered.get(&first) else {
+                return;
+            };
+            if h.flags.contains(DataFlags::BEGIN) {
+                break;
+            }
+            first = first.wrapping_sub(1);
+        }
+        let mut last = rel;
+        loop {
+            let Some(h) = s.unordered.get(&last) else {
+                return;
+            };
+            if h.flags.contains(DataFlags::END) {
+                break;
+            }
+            last = last.wrapping_add(1);
+        }
+        self.deliver_unordered_from(now, stream, first);
+    }
+
+    /// Hands up the contiguous unordered fragments of `stream` from relative TSN `from`
+    /// to the end of their message, or as far as they go (partial delivery).
+    fn deliver_unordered_from(&mut self, now: SimTime, stream: usize, from: u32) {
+        let mut k = from;
+        while let Some(h) = self.streams[stream].unordered.remove(&k) {
+            self.deliver(now, h);
+            k = k.wrapping_add(1);
+            if h.flags.contains(DataFlags::END) {
+                self.streams[stream].unordered_partial = None;
+                return;
+            }
+        }
+        self.streams[stream].unordered_partial = Some(k);
+    }
+
     fn fits(&self, chunk_len: u32) -> bool {
         u64::from(chunk_len) <= self.buffer.saturating_sub(self.held)
     }
@@ -250,7 +314,7 @@ impl Inbound {
     /// buffer could never complete and the association would stall for good.
     /// Returns whether buffer space was freed.
     fn start_partial_delivery(&mut self, now: SimTime) -> bool {
-        let cum = self.cum_tsn;
+        let cum = self.cum_tsn.wrapping_sub(self.initial_tsn);
         let mut best: Option<(i32, usize, u32)> = None;
         for (i, s) in self.streams.iter().enumerate() {
             if s.partial.is_some() {
@@ -269,12 +333,42 @@ impl Inbound {
             }
         }
         let Some((_, stream, tsn)) = best else {
-            return false;
+            return self.start_unordered_partial_delivery(now);
         };
         let held = self.held;
         self.streams[stream].partial = Some(tsn);
         self.partial_deliveries += 1;
         self.deliver_in_order(now, stream);
+        self.held < held
+    }
+
+    /// `start_partial_delivery` for unordered messages: the stream holding the
+    /// lowest-TSN first fragment of an incomplete unordered message (none under way)
+    /// hands it up as far as its fragments are contiguous; the rest follows as it
+    /// arrives. Returns whether buffer space was freed.
+    fn start_unordered_partial_delivery(&mut self, now: SimTime) -> bool {
+        let cum = self.cum_tsn.wrapping_sub(self.initial_tsn);
+        let mut best: Option<(i32, usize, u32)> = None;
+        for (i, s) in self.streams.iter().enumerate() {
+            if s.unordered_partial.is_some() {
+                continue;
+            }
+            for (&rel, h) in &s.unordered {
+                if h.flags.contains(DataFlags::BEGIN) {
+                    let age = rel.wrapping_sub(cum) as i32;
+                    if best.is_none_or(|(a, _, _)| age < a) {
+                        best = Some((age, i, rel));
+                    }
+                    break;
+                }
+            }
+        }
+        let Some((_, stream, rel)) = best else {
+            return false;
+        };
+        let held = self.held;
+        self.partial_deliveries += 1;
+        self.deliver_unordered_from(now, stream, rel);
         self.held < held
     }
 
@@ -384,12 +478,18 @@ impl Inbound {
     /// Builds the SACK: cumulative TSN, as many gap blocks as fit in one packet, and the
     /// duplicates seen since the last SACK.
     pub fn take_sack(&mut self) -> SackChunk {
+        // RFC 9260 6.2: "as many Gap Ack Blocks as can fit", lowest TSNs first; the
+        // duplicate TSNs get the room left, never the other way round. Gap Ack Block
+        // offsets are 16 bits from the cumulative TSN (3.3.4): a TSN more than 65535
+        // above it cannot be reported yet (its offset would wrap onto a low TSN).
+        let max_gaps = SackChunk::max_gaps_fitting(self.max_chunk_room, 0);
+        let span = self.above.len().min(usize::from(u16::MAX));
         let mut gaps = Vec::new();
         let mut i = 0;
-        while i < self.above.len() {
+        while i < span && gaps.len() < max_gaps {
             if self.above[i].is_some() {
                 let start = i;
-                while i < self.above.len() && self.above[i].is_some() {
+                while i < span && self.above[i].is_some() {
                     i += 1;
                 }
                 gaps.push(((start + 1) as u16, i as u16));
@@ -398,9 +498,8 @@ impl Inbound {
             }
         }
         let mut dups = std::mem::take(&mut self.dups);
-        dups.truncate(self.max_chunk_room.saturating_sub(SackChunk::FIXED_LEN) / 4);
-        let fit = SackChunk::max_gaps_fitting(self.max_chunk_room, dups.len());
-        gaps.truncate(fit);
+        // Gap blocks and duplicate TSNs are 4 bytes each.
+        dups.truncate(max_gaps - gaps.len());
         self.sack_now = false;
         self.sack_deadline = None;
         self.packets_unacked = 0;
@@ -462,6 +561,115 @@ mod tests {
         assert_eq!(s.dups, vec![102]);
         // 4 chunks of 1016 bytes held (101 missing blocks delivery of 102..).
         assert_eq!(r.a_rwnd(), 100_000 - 3 * 1016);
+    }
+
+    #[test]
+    fn a_full_sack_keeps_its_gap_blocks_and_drops_duplicates() {
+        // The chunk room is 1468 bytes (1500 - 20 - 12): (1468 - 16) / 4 = 363 four-byte
+        // entries. 400 gap blocks exist (every second TSN from 102) and 10
+        // duplicates. RFC 9260 6.2: "as many Gap Ack Blocks as can fit", lowest TSNs
+        // first: blocks 2-2, 4-4, ..., 726-726 (363 of them), no duplicates.
+        let mut r = inbound(10_000_000, 1);
+        let t = SimTime::ZERO;
+        let f = DataFlags::UNFRAGMENTED | DataFlags::UNORDERED;
+        for k in 0..400u32 {
+            assert!(r.on_data(t, &data(101 + 2 * k, 0, 0, f)));
+        }
+        for _ in 0..10 {
+            assert!(!r.on_data(t, &data(101, 0, 0, f)), "duplicate");
+        }
+        let s = r.take_sack();
+        assert_eq!(s.cum_tsn_ack, 99);
+        assert_eq!(s.gaps.len(), 363);
+        assert_eq!(s.gaps[0], (2, 2));
+        assert_eq!(s.gaps[362], (726, 726));
+        assert!(s.dups.is_empty());
+        // With room to spare the duplicates are all reported.
+        let mut few = inbound(10_000_000, 1);
+        few.on_data(t, &data(102, 0, 0, f));
+        few.on_data(t, &data(102, 0, 0, f));
+        let s = few.take_sack();
+        assert_eq!((s.gaps, s.dups), (vec![(3, 3)], vec![102]));
+    }
+
+    #[test]
+    fn gap_blocks_stop_at_the_16_bit_offset_limit() {
+        // RFC 9260 3.3.4: Gap Ack Block offsets are 16-bit numbers from the cumulative
+        // TSN (99 here). TSN 101 is offset 2; TSN 99 + 65536 + 2 = 65637 would wrap to
+        // offset 2 as well and must not be reported (nor anything past offset 65535).
+        let mut r = inbound(1 << 30, 1);
+        let t = SimTime::ZERO;
+        let f = DataFlags::UNFRAGMENTED | DataFlags::UNORDERED;
+        assert!(r.on_data(t, &data(101, 0, 0, f)));
+        assert!(r.on_data(t, &data(99 + 65_535, 0, 0, f)));
+        assert!(r.on_data(t, &data(99 + 65_536 + 2, 0, 0, f)));
+        let s = r.take_sack();
+        assert_eq!(s.gaps, vec![(2, 2), (65_535, 65_535)]);
+    }
+
+    #[test]
+    fn unordered_fragments_are_reassembled_before_delivery() {
+        // RFC 9260 6.9: the receiver reassembles a fragmented user message before
+        // delivering it, the U bit only lifts the SSN order. Fragments 100 (first) and
+        // 102 (last) arrive, 101 is late: nothing is handed up until it comes, then one
+        // 3000-byte message. An unfragmented unordered chunk goes up at once meanwhile.
+        let mut r = inbound(100_000, 1);
+        let t = SimTime::ZERO;
+        let u = DataFlags::UNORDERED;
+        r.on_data(t, &data(100, 0, 0, DataFlags::BEGIN | u));
+        r.on_data(t, &data(102, 0, 0, DataFlags::END | u));
+        r.on_data(t, &data(103, 0, 0, DataFlags::UNFRAGMENTED | u));
+        assert_eq!(r.streams[0].delivered_bytes, 1000);
+        assert_eq!(r.streams[0].delivered_messages, 1);
+        assert_eq!(r.a_rwnd(), 100_000 - 2 * 1016);
+        r.on_data(t, &data(101, 0, 0, u));
+        assert_eq!(r.streams[0].delivered_bytes, 4000);
+        assert_eq!(r.streams[0].delivered_messages, 2);
+        assert_eq!(r.a_rwnd(), 100_000);
+    }
+
+    #[test]
+    fn an_unordered_message_larger_than_the_buffer_is_delivered_in_parts() {
+        // Buffer of two 1016-byte chunks; an unordered message of four fragments, TSNs
+        // 100-103, in order. 100 and 101 fill the buffer; 102 does not fit, so the
+        // message's contiguous start (100, 101) is handed up (6.9 partial delivery),
+        // 102 then fits and follows at once, and 103 ends the message.
+        let mut r = inbound(2 * 1016, 1);
+        let t = SimTime::ZERO;
+        let u = DataFlags::UNORDERED;
+        for (tsn, f) in [
+            (100, DataFlags::BEGIN),
+            (101, DataFlags::empty()),
+            (102, DataFlags::empty()),
+            (103, DataFlags::END),
+        ] {
+            assert!(r.on_data(t, &data(tsn, 0, 0, f | u)), "{tsn}");
+        }
+        assert_eq!(r.partial_deliveries, 1);
+        assert_eq!(r.streams[0].delivered_bytes, 4000);
+        assert_eq!(r.streams[0].delivered_messages, 1);
+        assert_eq!(r.a_rwnd(), 2 * 1016);
+    }
+
+    #[test]
+    fn a_message_whose_tsns_wrap_is_reassembled() {
+        // RFC 9260 1.6: TSNs are serial numbers; a three-fragment message at TSNs
+        // 2^32 - 2, 2^32 - 1, 0 is one message (6.9), delivered when its last fragment
+        // arrives. Fragments kept in plain TSN order would put the last one (TSN 0)
+        // first and the stream would wait for a first fragment forever.
+        let mut r = Inbound::new(u32::MAX - 1, 100_000, 1, None, Window::ALL, 1468, true);
+        let t = SimTime::ZERO;
+        r.on_data(t, &data(u32::MAX - 1, 0, 0, DataFlags::BEGIN));
+        r.on_data(t, &data(u32::MAX, 0, 0, DataFlags::empty()));
+        assert_eq!(r.streams[0].delivered_messages, 0);
+        r.on_data(t, &data(0, 0, 0, DataFlags::END));
+        assert_eq!(r.cum_tsn, 0);
+        assert_eq!(r.streams[0].delivered_messages, 1);
+        assert_eq!(r.streams[0].delivered_bytes, 3000);
+        // The next message follows normally.
+        r.on_data(t, &data(1, 0, 1, DataFlags::UNFRAGMENTED));
+        assert_eq!(r.streams[0].delivered_messages, 2);
+        assert_eq!(r.a_rwnd(), 100_000);
     }
 
     #[test]

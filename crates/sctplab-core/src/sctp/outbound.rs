@@ -42,10 +42,10 @@ struct Sent {
     gap_acked: bool,
     missing: u32,
     mark: Option<Mark>,
-    /// Fast-retransmitted once already: without `fast_rtx_repeat` later losses need T3
+    /// Fast-retransmitted once already: without `multiple_fast_rtx` later losses need T3
     /// (ns-2 `eIneligibleForFastRtx`).
     fast_rtxed: bool,
-    /// The next new TSN when this chunk was last retransmitted: with `fast_rtx_repeat`,
+    /// The next new TSN when this chunk was last retransmitted: with `multiple_fast_rtx`,
     /// only SACKs newly acking TSNs from there on report a fast-retransmitted chunk
     /// missing again.
     rtx_at: u32,
@@ -163,10 +163,16 @@ struct SentCounts {
     marked: u32,
     /// Chunks acked by a gap block.
     gap_acked: u32,
-    /// The sum of their `chunk_len`.
+    /// The sum of the `chunk_len` of every chunk held.
     bytes: u64,
+    /// The sum of the `chunk_len` of the gap-acked ones.
+    gap_acked_bytes: u64,
     /// Chunks per destination index (last sent there).
     per_dest: Vec<u32>,
+    /// `chunk_len` of the marked chunks per destination index.
+    marked_bytes: Vec<u64>,
+    /// Gap-acked chunks per destination index.
+    gap_per_dest: Vec<u32>,
 }
 
 impl SentCounts {
@@ -175,10 +181,50 @@ impl SentCounts {
         let mut c = SentCounts::default();
         for s in sent {
             c.add(s);
-            c.gap_acked += u32::from(s.gap_acked);
-            c.marked += u32::from(s.mark.is_some());
+            if s.gap_acked {
+                c.gap_ack(s, true);
+            }
+            if s.mark.is_some() {
+                c.mark(s);
+            }
         }
         c
+    }
+
+    /// A chunk gets a retransmission mark.
+    fn mark(&mut self, s: &Sent) {
+        self.marked += 1;
+        if s.dest >= self.marked_bytes.len() {
+            self.marked_bytes.resize(s.dest + 1, 0);
+        }
+        self.marked_bytes[s.dest] += u64::from(s.chunk_len);
+    }
+
+    /// A chunk loses its retransmission mark.
+    fn unmark(&mut self, s: &Sent) {
+        self.marked -= 1;
+        self.marked_bytes[s.dest] -= u64::from(s.chunk_len);
+    }
+
+    /// A chunk is gap-acked (`on`) or no longer gap-acked.
+    fn gap_ack(&mut self, s: &Sent, on: bool) {
+        if s.dest >= self.gap_per_dest.len() {
+            self.gap_per_dest.resize(s.dest + 1, 0);
+        }
+        if on {
+            self.gap_acked += 1;
+            self.gap_acked_bytes += u64::from(s.chunk_len);
+            self.gap_per_dest[s.dest] += 1;
+        } else {
+            self.gap_acked -= 1;
+            self.gap_acked_bytes -= u64::from(s.chunk_len);
+            self.gap_per_dest[s.dest] -= 1;
+        }
+    }
+
+    /// Whether destination `d` holds a chunk that is not gap-acked.
+    fn has_unacked(&self, d: usize) -> bool {
+        self.per_dest.get(d).copied().unwrap_or(0) > self.gap_per_dest.get(d).copied().unwrap_or(0)
     }
 
     /// A chunk enters `sent` (unmarked, not gap-acked).
@@ -194,8 +240,12 @@ impl SentCounts {
     fn remove(&mut self, s: &Sent) {
         self.bytes -= u64::from(s.chunk_len);
         self.per_dest[s.dest] -= 1;
-        self.gap_acked -= u32::from(s.gap_acked);
-        self.marked -= u32::from(s.mark.is_some());
+        if s.gap_acked {
+            self.gap_ack(s, false);
+        }
+        if s.mark.is_some() {
+            self.unmark(s);
+        }
     }
 
     /// A chunk moves from destination `from` to `to`.
@@ -211,10 +261,15 @@ impl SentCounts {
     fn same_as(&self, other: &SentCounts) -> bool {
         let n = self.per_dest.len().max(other.per_dest.len());
         let at = |v: &Vec<u32>, i: usize| v.get(i).copied().unwrap_or(0);
+        let m = self.marked_bytes.len().max(other.marked_bytes.len());
+        let at64 = |v: &Vec<u64>, i: usize| v.get(i).copied().unwrap_or(0);
         self.marked == other.marked
             && self.gap_acked == other.gap_acked
             && self.bytes == other.bytes
+            && self.gap_acked_bytes == other.gap_acked_bytes
             && (0..n).all(|i| at(&self.per_dest, i) == at(&other.per_dest, i))
+            && (0..m).all(|i| at64(&self.marked_bytes, i) == at64(&other.marked_bytes, i))
+            && (0..n).all(|i| at(&self.gap_per_dest, i) == at(&other.gap_per_dest, i))
     }
 }
 
@@ -252,6 +307,19 @@ pub struct Outbound {
     /// Tallies of `sent` kept as it changes, so that a SACK without gap blocks and the
     /// checks for marked chunks need not walk it.
     counts: SentCounts,
+    /// No chunk below this TSN is marked for retransmission: retransmitting a large
+    /// marked flight packet by packet starts each packet's search here instead of at the
+    /// front of `sent`, so the whole flight costs one walk, not one per packet.
+    mark_floor: u32,
+    /// No chunk above this TSN is gap-acked: a SACK's pass over the flight stops at its
+    /// highest gap-acked TSN or this, whichever is higher (nothing beyond changes), so a
+    /// SACK costs the span it reports, not the whole flight.
+    gap_hi: u32,
+    /// The SACK's gap blocks as offsets from the cumulative TSN, sorted (reused).
+    blocks: Vec<(u32, u32)>,
+    /// Chunks `rtx_marked` looked at, for the test that its work stays linear.
+    #[cfg(test)]
+    rtx_visits: u64,
     /// Chunk lists of packets already handed over, kept to reuse their allocations.
     spare_chunks: Vec<Vec<DataChunk>>,
     pub app: AppSource,
@@ -292,6 +360,11 @@ impl Outbound {
             cum_ack: initial_tsn.wrapping_sub(1),
             sent: VecDeque::new(),
             counts: SentCounts::default(),
+            mark_floor: initial_tsn,
+            gap_hi: initial_tsn.wrapping_sub(1),
+            blocks: Vec::new(),
+            #[cfg(test)]
+            rtx_visits: 0,
             spare_chunks: Vec::new(),
             app,
             max_payload,
@@ -336,11 +409,30 @@ impl Outbound {
     /// Bytes of marked chunks last sent to destination `i` (still in its outstanding
     /// count until resent).
     fn marked_bytes(&self, i: usize) -> f64 {
-        self.sent
-            .iter()
-            .filter(|s| s.mark.is_some() && s.dest == i)
-            .map(|s| f64::from(s.chunk_len))
-            .sum()
+        self.counts.marked_bytes.get(i).copied().unwrap_or(0) as f64
+    }
+
+    /// How many chunks from the front of `sent` have TSNs up to `last`.
+    fn walk_len(&self, last: u32) -> usize {
+        match self.sent.front() {
+            Some(front) if tsn_le(front.tsn, last) => {
+                (last.wrapping_sub(front.tsn) as usize + 1).min(self.sent.len())
+            }
+            _ => 0,
+        }
+    }
+
+    /// Index in `sent` of the first chunk that may be marked (`mark_floor`).
+    fn mark_floor_index(&self) -> usize {
+        let Some(front) = self.sent.front() else {
+            return 0;
+        };
+        if tsn_le(self.mark_floor, front.tsn) {
+            0
+        } else {
+            // TSNs in `sent` are consecutive: only the cumulative ack removes chunks.
+            (self.mark_floor.wrapping_sub(front.tsn) as usize).min(self.sent.len())
+        }
     }
 
     fn any_marked(&self) -> bool {
@@ -411,6 +503,7 @@ impl Outbound {
             p.data_packets_sent += 1;
         }
         p.last_send = now;
+        p.idle_base = Some(now);
         if p.t3.is_none() {
             p.t3 = Some(now + p.rto.current());
         }
@@ -436,14 +529,25 @@ impl Outbound {
     /// (RFC 9260 6.4), and a chunk moved there moves its bytes from the old
     /// destination's outstanding count to the new one's.
     fn rtx_marked(&mut self, now: SimTime, one_packet: bool, ps: &mut PathSet) -> usize {
-        let Some(first) = self.sent.iter().find(|s| s.mark.is_some()) else {
+        if !self.any_marked() {
+            return 0;
+        }
+        let from = self.mark_floor_index();
+        let Some(at) = self.sent.range(from..).position(|s| s.mark.is_some()) else {
             return 0;
         };
+        #[cfg(test)]
+        {
+            self.rtx_visits += at as u64 + 1;
+        }
+        let first = &self.sent[from + at];
+        self.mark_floor = first.tsn;
         let alternate = match first.mark {
             Some(Mark::Fast) => self.k.fast_rtx_to_alternate,
             _ => self.k.retransmit_to_alternate,
         };
         let dest = ps.rtx_dest(first.dest, alternate);
+        self.decay_idle_cwnd(now, ps, dest);
         let mut packets = 0;
         loop {
             let effective = ps.paths[dest].outstanding - self.marked_bytes(dest);
@@ -457,16 +561,24 @@ impl Outbound {
             let mut chunks = self.chunk_list();
             let mut kinds = Vec::new();
             let next_tsn = self.next_tsn;
-            for s in self.sent.iter_mut() {
+            let from = self.mark_floor_index();
+            // Where the next packet's search starts: past every chunk this one took.
+            let mut floor = next_tsn;
+            for s in self.sent.range_mut(from..) {
+                #[cfg(test)]
+                {
+                    self.rtx_visits += 1;
+                }
                 let Some(mark) = s.mark else { continue };
                 let len = DataChunk::len_for(s.payload as usize);
                 let padded = len.div_ceil(4) * 4;
                 if used + padded > self.room && !chunks.is_empty() {
+                    floor = s.tsn;
                     break;
                 }
                 used += padded;
+                self.counts.unmark(s);
                 s.mark = None;
-                self.counts.marked -= 1;
                 s.txs += 1;
                 s.missing = 0;
                 s.rtx_at = next_tsn;
@@ -487,6 +599,7 @@ impl Outbound {
                     SendKind::RtoRtx
                 });
             }
+            self.mark_floor = floor;
             if chunks.is_empty() {
                 self.recycle_chunks(chunks);
                 break;
@@ -519,6 +632,35 @@ impl Outbound {
         packets
     }
 
+    /// RFC 9260 7.2.1: "When the endpoint does not transmit data on a given transport
+    /// address, the cwnd of the transport address SHOULD be adjusted to max(cwnd/2,
+    /// 4*MTU) per RTO." Applied when data is next about to go to destination `i`, one
+    /// halving per whole RTO since its last DATA (or the last halving), so an alternate
+    /// that sat idle after a failover does not reuse a stale window.
+    fn decay_idle_cwnd(&mut self, now: SimTime, ps: &mut PathSet, i: usize) {
+        if !self.k.idle_cwnd_decay {
+            return;
+        }
+        let p = &mut ps.paths[i];
+        let Some(base) = p.idle_base else { return };
+        let rto = p.rto.current();
+        if rto.as_nanos() == 0 {
+            return;
+        }
+        let periods = now.saturating_since(base).as_nanos() / rto.as_nanos();
+        if periods == 0 {
+            return;
+        }
+        let floor = 4.0 * p.mtu;
+        for _ in 0..periods.min(64) {
+            if p.cwnd <= floor {
+                break;
+            }
+            p.cwnd = (p.cwnd / 2.0).max(floor);
+        }
+        p.idle_base = Some(base + rto.saturating_mul(periods));
+    }
+
     /// Sends new data to the current data destination while its cwnd and the peer's
     /// window allow (RFC 4960 6.1 A-B: the sender may exceed cwnd by up to one MTU less
     /// a byte when cwnd is not yet full).
@@ -527,7 +669,15 @@ impl Outbound {
             return;
         }
         let d = ps.data_dest;
-        let burst_limit = match self.k.max_burst_rule {
+        self.decay_idle_cwnd(now, ps, d);
+        // Max.Burst 0 turns burst limiting off, as RFC 6458 sec. 8.1.24 (SCTP_MAX_BURST)
+        // defines it and Linux and usrsctp do; every rule would otherwise stall at 0.
+        let rule = if self.k.max_burst == 0 {
+            MaxBurstRule::Off
+        } else {
+            self.k.max_burst_rule
+        };
+        let burst_limit = match rule {
             MaxBurstRule::Guide => {
                 // Implementer's guide v7: clamp cwnd to outstanding + Max.Burst * MTU.
                 let p = &mut ps.paths[d];
@@ -767,12 +917,15 @@ impl Outbound {
         let mut marked = None;
         if sack.gaps.is_empty() {
             if self.counts.gap_acked > 0 {
-                for s in self.sent.iter_mut().filter(|s| s.gap_acked) {
+                let end = self.walk_len(self.gap_hi);
+                for s in self.sent.range_mut(..end).filter(|s| s.gap_acked) {
                     // A SACK older than one already seen (or reneging): count it again.
                     s.gap_acked = false;
                     ps.paths[s.dest].outstanding += f64::from(s.chunk_len);
                 }
                 self.counts.gap_acked = 0;
+                self.counts.gap_acked_bytes = 0;
+                self.counts.gap_per_dest.iter_mut().for_each(|n| *n = 0);
             }
             for (d, &n) in self.counts.per_dest.iter().enumerate() {
                 if n > 0 {
@@ -792,17 +945,40 @@ impl Outbound {
                     highest_sacked = end;
                 }
             }
-            for i in 0..self.sent.len() {
+            // Blocks sorted by start: one merge with the flight decides coverage.
+            self.blocks.clear();
+            self.blocks
+                .extend(sack.gaps.iter().map(|&(a, b)| (u32::from(a), u32::from(b))));
+            self.blocks.sort_unstable();
+            let mut next_block = 0;
+            let mut covered_to: Option<u32> = None;
+            // Chunks above both the highest TSN this SACK reports and the highest ever
+            // gap-acked are neither newly acked, un-acked nor reported missing here.
+            let bound = if tsn_lt(highest_sacked, self.gap_hi) {
+                self.gap_hi
+            } else {
+                highest_sacked
+            };
+            let walk = self.walk_len(bound);
+            for i in 0..walk {
                 let s = &mut self.sent[i];
-                let covered = (0..sack.gaps.len()).any(|k| {
-                    let (a, b) = block(k);
-                    tsn_le(a, s.tsn) && tsn_le(s.tsn, b)
-                });
+                let off = s.tsn.wrapping_sub(cum);
+                while let Some(&(a, b)) = self.blocks.get(next_block) {
+                    if a > off {
+                        break;
+                    }
+                    covered_to = Some(covered_to.map_or(b, |c| c.max(b)));
+                    next_block += 1;
+                }
+                let covered = covered_to.is_some_and(|c| c >= off);
                 let d = s.dest;
                 if covered {
                     if !s.gap_acked {
                         s.gap_acked = true;
-                        self.counts.gap_acked += 1;
+                        self.counts.gap_ack(s, true);
+                        if tsn_lt(self.gap_hi, s.tsn) {
+                            self.gap_hi = s.tsn;
+                        }
                         let sc = &mut ps.scratch[d];
                         if !sc.unacked_seen {
                             sc.first_outstanding_acked = true;
@@ -818,8 +994,10 @@ impl Outbound {
                         }
                         // A chunk marked for retransmission that arrived after all was
                         // counted out while marked; the mark goes.
+                        if s.mark.is_some() {
+                            self.counts.unmark(s);
+                        }
                         let was = s.mark.take();
-                        self.counts.marked -= u32::from(was.is_some());
                         if was != Some(Mark::Timeout) {
                             ps.scratch[d].clear_errors = true;
                         }
@@ -828,8 +1006,8 @@ impl Outbound {
                     }
                 } else if s.gap_acked {
                     // A SACK older than one already seen (or reneging): count it again.
+                    self.counts.gap_ack(s, false);
                     s.gap_acked = false;
-                    self.counts.gap_acked -= 1;
                     ps.paths[d].outstanding += f64::from(s.chunk_len);
                 }
                 if !self.sent[i].gap_acked {
@@ -845,12 +1023,12 @@ impl Outbound {
             // RFC 4960/9260 7.2.4: in fast recovery, a SACK advancing the cumulative ack
             // reports every hole below its highest gap-acked TSN.
             let rfc_fr = self.k.fast_recovery_miss_reports && was_in_fast_recovery && new_cum;
-            for s in self.sent.iter_mut() {
+            for s in self.sent.range_mut(..walk) {
                 if s.gap_acked {
                     continue;
                 }
                 let below_htna = htna.is_some_and(|h| tsn_lt(s.tsn, h));
-                let reported = if s.fast_rtxed && self.k.fast_rtx_repeat {
+                let reported = if s.fast_rtxed && self.k.multiple_fast_rtx {
                     // A report counts against the retransmission only when data sent after
                     // it got through; otherwise the retransmission may just be in flight
                     // and every SACK of the window would retransmit it again.
@@ -860,20 +1038,23 @@ impl Outbound {
                 };
                 if reported {
                     s.missing += 1;
-                    let eligible = !s.fast_rtxed || self.k.fast_rtx_repeat;
+                    let eligible = !s.fast_rtxed || self.k.multiple_fast_rtx;
                     if s.missing >= threshold && eligible && s.mark.is_none() {
                         s.mark = Some(Mark::Fast);
-                        self.counts.marked += 1;
+                        self.counts.mark(s);
+                        if tsn_lt(s.tsn, self.mark_floor) {
+                            self.mark_floor = s.tsn;
+                        }
                         s.fast_rtxed = true;
                         fast_needed = true;
                     }
                 }
             }
-            for s in self.sent.iter() {
-                let sc = &mut ps.scratch[s.dest];
-                sc.has_any = true;
-                if !s.gap_acked {
-                    sc.has_unacked = true;
+            for (d, &n) in self.counts.per_dest.iter().enumerate() {
+                if n > 0 {
+                    let sc = &mut ps.scratch[d];
+                    sc.has_any = true;
+                    sc.has_unacked = self.counts.has_unacked(d);
                 }
             }
         }
@@ -919,12 +1100,9 @@ impl Outbound {
         let total_out: f64 = match marked {
             // Nothing was marked or sent since the pass: every chunk is outstanding.
             Some((_, out)) => out,
-            None => self
-                .sent
-                .iter()
-                .filter(|s| !s.gap_acked)
-                .map(|s| f64::from(s.chunk_len))
-                .sum(),
+            // Integer lengths: the same sum the chunk-by-chunk f64 sum gave (exact below
+            // 2^53), without walking the flight on every SACK.
+            None => (self.counts.bytes - self.counts.gap_acked_bytes) as f64,
         };
         self.peer_rwnd = (f64::from(sack.a_rwnd) - total_out).max(0.0);
         self.check_counts();
@@ -941,8 +1119,12 @@ impl Outbound {
 
     /// RFC 2960/4960 7.2.4: cut cwnd (once per window with fast recovery) of each
     /// destination the newly marked chunks were sent to, then send one packet of marked
-    /// chunks whatever cwnd and the flight size say.
+    /// chunks whatever cwnd and the flight size say. RFC 9260 7.2.4 step 3 (RFC 8540
+    /// sec. 3.15) sends that packet only "if not in Fast Recovery" when this procedure
+    /// began; without `fast_rtx_ignores_cwnd_in_recovery` chunks marked during fast
+    /// recovery go as cwnd allows, like any other marked chunk.
     fn fast_retransmit(&mut self, now: SimTime, ps: &mut PathSet) {
+        let one_packet = self.k.fast_rtx_ignores_cwnd_in_recovery || !self.in_fast_recovery();
         let recover = self.recover;
         let mut cut_any = false;
         for j in 0..ps.paths.len() {
@@ -965,7 +1147,7 @@ impl Outbound {
                 self.stats.fast_recoveries += 1;
             }
         }
-        self.rtx_marked(now, true, ps);
+        self.rtx_marked(now, one_packet, ps);
     }
 
     /// T3-rtx expiry on destination `i` (RFC 4960 6.3.3, 7.2.3): its chunks are marked
@@ -995,14 +1177,21 @@ impl Outbound {
         p.rtt_pending = None;
         for s in self.sent.iter_mut() {
             if !s.gap_acked && s.dest == i {
-                self.counts.marked += u32::from(s.mark.is_none());
+                if s.mark.is_none() {
+                    self.counts.mark(s);
+                    if tsn_lt(s.tsn, self.mark_floor) {
+                        self.mark_floor = s.tsn;
+                    }
+                }
                 s.mark = Some(Mark::Timeout);
                 s.missing = 0;
             }
         }
         self.rtx_marked(now, true, ps);
-        // E3: the timer runs on the destination the retransmission went to (started
-        // there by the send); here again only while chunks sent here remain.
+        // E3 starts the timer on the destination the retransmission went to (the send
+        // did). Restarting it here too while chunks sent here remain is this model's
+        // rule, not RFC 9260's (which restarts it with the next DATA sent here) nor
+        // ns-2.35's (at the next SACK): docs/models/sctp.md, "Not built yet".
         if self.sent.iter().any(|s| s.dest == i) {
             let p = &mut ps.paths[i];
             p.t3 = Some(now + p.rto.current());
@@ -1140,14 +1329,16 @@ mod tests {
     }
 
     #[test]
-    fn t3_ends_fast_recovery_in_the_rfc_presets() {
+    fn t3_ends_fast_recovery_only_where_a_stack_does_so() {
         // TSN 1 is lost and fast-retransmitted on the third SACK (gaps {2}, {2-3},
         // {2-4}): fast recovery until the highest TSN sent is acked. The retransmission
         // is lost too and T3 expires: cwnd 1 MTU, TSN 1 goes again. Its SACK (cum 4)
         // advances the cumulative ack but not past the exit point.
-        // Leaving fast recovery on T3 (Linux, usrsctp): slow start, the window was full
-        // (flight >= 1 MTU) -> cwnd = 1 + min(1016 B newly acked, MTU) = 2 MTU.
-        // Staying in it (ns-2.35: the recover point stays): no growth, cwnd 1 MTU.
+        // Leaving fast recovery on T3 (Linux, usrsctp `sctp_t3rxt_timer`): slow start,
+        // the window was full (flight >= 1 MTU) -> cwnd = 1 + min(1016 B newly acked,
+        // MTU) = 2 MTU. Staying in it (RFC 9260 7.2.3 and 7.2.4 end fast recovery only
+        // when the cumulative ack reaches the exit point; ns-2.35 keeps its recover
+        // point): no growth, cwnd 1 MTU.
         for (exits, cwnd) in [(true, 2.0), (false, 1.0)] {
             let (mut o, mut ps) = sender(Variant::Rfc4960, 4.0 * M, 1e9, None);
             o.k.t3_exits_fast_recovery = exits;
@@ -1163,11 +1354,13 @@ mod tests {
             assert_eq!(c / M, cwnd, "exits {exits}");
         }
         assert!(!preset(Variant::Ns2).t3_exits_fast_recovery);
-        assert!(preset(Variant::Rfc4960).t3_exits_fast_recovery);
+        assert!(!preset(Variant::Rfc4960).t3_exits_fast_recovery);
+        assert!(!preset(Variant::Rfc9260).t3_exits_fast_recovery);
+        assert!(preset(Variant::Usrsctp).t3_exits_fast_recovery);
     }
 
     #[test]
-    fn a_lost_fast_retransmission_is_fast_retransmitted_again_per_rfc() {
+    fn a_lost_fast_retransmission_is_fast_retransmitted_again_with_multiple_fast_rtx() {
         // TSN 1 is lost; SACKs gap-acking 2, 2-3, 2-4 give it 3 missing reports: fast
         // retransmit (its counter restarts at 0). Each gap ack freed one MTU, so TSNs 5
         // and 6 went before the retransmission and 7 right after it. The retransmission
@@ -1175,13 +1368,15 @@ mod tests {
         // SACKs free the window). A report only counts against the retransmission when
         // the SACK newly acks data sent after it (HTNA >= 7): SACKs for 7, 8, 9 give 3
         // reports, SACKs for 5 and 6 none (the retransmission might still be in flight).
-        // RFC 4960/9260 7.2.4 ("after reaching 3 and starting the Fast-Retransmit
-        // procedure, the counter resets to 0"): TSN 1 is fast-retransmitted a second time
-        // on the SACK for 9. ns-2.35 (`eIneligibleForFastRtx`): never twice; T3 repairs.
+        // `multiple_fast_rtx` (ns-2.35 Agent/SCTP/MultipleFastRtx, usrsctp
+        // `sctp_strike_gap_ack_chunks`): TSN 1 is fast-retransmitted a second time on the
+        // SACK for 9. RFC 9260 7.2.4 step 5 ("ineligible for a subsequent Fast
+        // Retransmit") and ns-2.35's Agent/SCTP (`eIneligibleForFastRtx`): never twice;
+        // T3 repairs.
         for (repeat, count) in [(true, 2), (false, 1)] {
             let (mut o, mut ps) = sender(Variant::Rfc4960, 4.0 * M, 1e9, None);
             o.k.fast_rtx_threshold = 3;
-            o.k.fast_rtx_repeat = repeat;
+            o.k.multiple_fast_rtx = repeat;
             o.send_new(t(0), &mut ps);
             sack(&mut o, &mut ps, 100, 0, &[(2, 2)]);
             sack(&mut o, &mut ps, 110, 0, &[(2, 3)]);
@@ -1198,8 +1393,140 @@ mod tests {
             assert_eq!(o.stats.fast_retransmissions, count, "repeat {repeat}");
             assert_eq!(o.stats.fast_recoveries, 1, "still one cut");
         }
-        assert!(!preset(Variant::Ns2).fast_rtx_repeat);
-        assert!(preset(Variant::Rfc9260).fast_rtx_repeat);
+        assert!(!preset(Variant::Ns2).multiple_fast_rtx);
+        assert!(!preset(Variant::Rfc4960).multiple_fast_rtx);
+        assert!(!preset(Variant::Rfc9260).multiple_fast_rtx);
+        assert!(preset(Variant::Usrsctp).multiple_fast_rtx);
+    }
+
+    #[test]
+    fn rfc9260_fast_retransmit_in_fast_recovery_waits_for_cwnd() {
+        // cwnd 8 MTU, no burst limit: TSNs 1-8 go; 1 and 3 are lost. SACKs (gap blocks
+        // as TSNs; each frees one MTU, so TSNs 9 and 10 follow S1 and S2):
+        //   S1 cum 0, {2};  S2 cum 0, {2},{4};  S3 cum 0, {2},{4-5}: TSN 1 has 3 reports
+        //   -> fast retransmit outside fast recovery: ssthresh = cwnd = max(8/2, 4) =
+        //   4 MTU, exit point TSN 10, TSN 1 goes at once whatever cwnd says.
+        //   S4 cum 2, {4-5}: advances the cumulative ack in fast recovery, so TSN 3 gets
+        //   its 3rd report (7.2.4) and is marked. Flight: TSNs 3, 6-10 = 6 MTU, 5 MTU of
+        //   it unmarked, above cwnd 4 MTU.
+        //   RFC 4960 7.2.4 step 3: the packet goes regardless of cwnd -> 2 fast rtx.
+        //   RFC 9260 7.2.4 step 3 (RFC 8540 sec. 3.15): only "if not in Fast Recovery":
+        //   TSN 3 waits -> 1 fast rtx.
+        //   S5 cum 2, {4-7}: TSNs 6 and 7 leave the flight: 3 MTU unmarked < cwnd 4 MTU,
+        //   TSN 3 goes (2 fast rtx in both).
+        for (ignores, after_s4) in [(true, 2), (false, 1)] {
+            let (mut o, mut ps) = sender(Variant::Rfc4960, 8.0 * M, 1e9, None);
+            o.k.fast_rtx_threshold = 3;
+            o.k.max_burst_rule = MaxBurstRule::Off;
+            o.k.fast_rtx_ignores_cwnd_in_recovery = ignores;
+            o.send_new(t(0), &mut ps);
+            sack(&mut o, &mut ps, 100, 0, &[(2, 2)]);
+            sack(&mut o, &mut ps, 110, 0, &[(2, 2), (4, 4)]);
+            assert_eq!(o.next_tsn, 11, "TSNs 9 and 10 were sent");
+            sack(&mut o, &mut ps, 120, 0, &[(2, 2), (4, 5)]);
+            assert_eq!(o.stats.fast_retransmissions, 1, "TSN 1 regardless of cwnd");
+            assert_eq!(ps.paths[0].cwnd, 4.0 * M);
+            sack(&mut o, &mut ps, 220, 2, &[(2, 3)]);
+            assert_eq!(o.stats.fast_retransmissions, after_s4, "ignores {ignores}");
+            sack(&mut o, &mut ps, 230, 2, &[(2, 5)]);
+            assert_eq!(o.stats.fast_retransmissions, 2, "ignores {ignores}");
+            assert_eq!(o.stats.fast_recoveries, 1);
+        }
+        assert!(preset(Variant::Rfc4960).fast_rtx_ignores_cwnd_in_recovery);
+        assert!(!preset(Variant::Rfc9260).fast_rtx_ignores_cwnd_in_recovery);
+        assert!(preset(Variant::Ns2).fast_rtx_ignores_cwnd_in_recovery);
+    }
+
+    #[test]
+    fn retransmitting_a_large_marked_flight_walks_it_once() {
+        // 20 000 one-chunk packets in flight, then T3: every chunk is marked and one
+        // packet goes. With the window opened wide, the other 19 999 go packet by
+        // packet. Each packet's search starts where the previous one stopped, so
+        // `rtx_marked` looks at about two chunks per packet (the one it sends and the
+        // one that ends the packet); restarting every search at the front of the
+        // flight, as it once did, would look at 2 * 10^8.
+        const N: u64 = 20_000;
+        let (mut o, mut ps) = sender(Variant::Rfc4960, N as f64 * M, 1e12, None);
+        o.k.max_burst_rule = MaxBurstRule::Off;
+        o.peer_rwnd = 1e12;
+        o.send_new(t(0), &mut ps);
+        assert_eq!(o.sent.len() as u64, N);
+        o.on_t3(t(3000), 0, &mut ps);
+        assert_eq!(o.stats.timeout_retransmissions, 1);
+        ps.paths[0].cwnd = 2.0 * N as f64 * M;
+        let sent = o.rtx_marked(t(3000), false, &mut ps) as u64;
+        assert_eq!(sent, N - 1);
+        assert_eq!(o.stats.timeout_retransmissions, N);
+        assert!(o.rtx_visits <= 3 * N, "{} chunk visits", o.rtx_visits);
+        // SACK-driven, on a smaller flight (debug builds recount the flight on every
+        // SACK): after T3, SACKs acking one chunk each let cwnd (slow start from 1 MTU)
+        // send the marked chunks a few at a time; the same bound holds over the repair.
+        const S: u32 = 2_000;
+        let (mut o, mut ps) = sender(Variant::Rfc4960, f64::from(S) * M, 1e12, None);
+        o.k.max_burst_rule = MaxBurstRule::Off;
+        o.peer_rwnd = 1e12;
+        o.send_new(t(0), &mut ps);
+        o.on_t3(t(3000), 0, &mut ps);
+        for k in 1..=S {
+            sack(&mut o, &mut ps, 3000 + u64::from(k), k, &[]);
+        }
+        assert_eq!(o.counts.marked, 0, "every marked chunk went");
+        assert!(
+            o.rtx_visits <= 3 * u64::from(S),
+            "{} chunk visits",
+            o.rtx_visits
+        );
+    }
+
+    #[test]
+    fn an_idle_destination_halves_cwnd_per_rto() {
+        // Congestion avoidance (ssthresh 2 MTU), cwnd 32 MTU, no burst limit: TSNs 1-32
+        // go at 0. The SACK at 100 ms acks all of them: pba 32 MTU >= cwnd with the
+        // window full -> cwnd 33 MTU (7.2.2), and the RTT sample of 0.1 s gives RTO =
+        // max(0.1 + 4 x 0.05, RTO.Min 1 s) = 1 s. Then nothing is sent.
+        // RFC 9260 7.2.1: max(cwnd/2, 4 MTU) per RTO without data: at 0.95 s, less than
+        // one RTO after the last DATA, 33 MTU; at 2.05 s, two whole RTOs since the DATA
+        // at 0: 33/4 = 8.25 MTU; at 5.05 s (three more RTOs from 2 s): 8.25/2 -> floor
+        // 4 MTU. Without the rule (ns2 and seed presets): 33 MTU throughout.
+        for (decay, expect) in [(true, [33.0, 8.25, 4.0]), (false, [33.0, 33.0, 33.0])] {
+            let (mut o, mut ps) = sender(Variant::Rfc4960, 32.0 * M, 2.0 * M, Some(32_000));
+            o.k.max_burst_rule = MaxBurstRule::Off;
+            o.k.idle_cwnd_decay = decay;
+            o.send_new(t(0), &mut ps);
+            let (c, _) = sack(&mut o, &mut ps, 100, 32, &[]);
+            assert_eq!(c / M, 33.0);
+            assert_eq!(ps.paths[0].rto.current().as_secs_f64(), 1.0);
+            let mut got = [0.0; 3];
+            for (g, ms) in got.iter_mut().zip([950, 2050, 5050]) {
+                o.send_new(t(ms), &mut ps);
+                *g = ps.paths[0].cwnd / M;
+            }
+            assert_eq!(got, expect, "decay {decay}");
+        }
+        assert!(preset(Variant::Rfc9260).idle_cwnd_decay);
+        assert!(preset(Variant::Rfc4960).idle_cwnd_decay);
+        assert!(!preset(Variant::Ns2).idle_cwnd_decay);
+        assert!(!preset(Variant::Newreno).idle_cwnd_decay);
+    }
+
+    #[test]
+    fn max_burst_zero_means_no_limit() {
+        // RFC 6458 sec. 8.1.24: Max.Burst 0 disables burst limiting. cwnd 8 MTU, an
+        // empty flight: all 8 one-chunk packets go at once under every rule (the guide's
+        // clamp outstanding + 0 MTU and "at most 0 packets" would send nothing, ever).
+        for rule in [
+            MaxBurstRule::Guide,
+            MaxBurstRule::Packets,
+            MaxBurstRule::Ns2,
+        ] {
+            let (mut o, mut ps) = sender(Variant::Rfc4960, 8.0 * M, 1e9, None);
+            o.k.max_burst = 0;
+            o.k.max_burst_rule = rule;
+            o.apply_max_burst = true;
+            o.send_new(t(0), &mut ps);
+            assert_eq!(o.next_tsn, 9, "{rule:?}");
+            assert_eq!(ps.paths[0].cwnd, 8.0 * M, "{rule:?}");
+        }
     }
 
     #[test]

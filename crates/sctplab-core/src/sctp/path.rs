@@ -63,6 +63,9 @@ pub struct Path {
     pub state: PathState,
     /// Time of the last DATA packet sent to this destination.
     pub last_send: SimTime,
+    /// Start of the current idle period for cwnd decay (RFC 9260 7.2.1): the last DATA
+    /// sent here or the last halving since; None before the first DATA.
+    pub idle_base: Option<SimTime>,
     /// Start of the current heartbeat period: the last DATA or HEARTBEAT sent here
     /// (RFC 9260 8.3 "idle"; ns-2 `dIdleSince`).
     pub hb_base: SimTime,
@@ -145,6 +148,7 @@ impl Path {
             error_count: 0,
             state: PathState::Active,
             last_send: SimTime::ZERO,
+            idle_base: None,
             hb_base: SimTime::ZERO,
             hb_jitter: 0.0,
             hb_pending: None,
