@@ -233,12 +233,13 @@ pub(crate) fn check_sctp(c: &SctpCfg, p: &str, source: &str) -> Result<(), Scena
         }
         _ => {}
     }
+    // `rto_initial` absent means the variant's value, which is never zero.
     for (key, v) in [
         ("rto_initial", c.rto_initial),
-        ("rto_min", c.rto_min),
-        ("rto_max", c.rto_max),
+        ("rto_min", Some(c.rto_min)),
+        ("rto_max", Some(c.rto_max)),
     ] {
-        if v.0 == SimDuration::ZERO {
+        if v.is_some_and(|d| d.0 == SimDuration::ZERO) {
             return bad(
                 key,
                 "must be greater than zero: a retransmission timer of 0 expires the instant \
