@@ -39,14 +39,14 @@ def test_validate_ns2_quick(tmp_path: Path) -> None:
     assert "sctplab validate ns2: [5/5] wireless" in r.stderr
     assert "(smoke test: --quick)" in (tmp_path / "validation.md").read_text()
     # 24 TCP + 6 SCTP drop scenarios x 4 order checks, 5 statistical rows, TCP and
-    # TCP-snoop transfer times at two loss rates, 6 multihoming rows, and 17 wireless
-    # rows (7 chains, 3 MANET TCP and 3 MANET SCTP metrics at 10 m/s, the saturated
-    # cell at n = 5 and 20 with RTS/CTS and basic access).
-    assert len(rows) == 30 * 4 + 5 + 4 + 6 + 17
-    snoop = [r["metric"] for r in rows[-27:-23]]
+    # TCP-snoop transfer times at two loss rates, 6 multihoming rows, and 18 wireless
+    # rows (7 chains, 4 MANET TCP metrics (connect time included) and 3 MANET SCTP
+    # metrics at 10 m/s, the saturated cell at n = 5 and 20 with RTS/CTS and basic access).
+    assert len(rows) == 30 * 4 + 5 + 4 + 6 + 18
+    snoop = [r["metric"] for r in rows[-28:-24]]
     assert snoop == ["tcp_transfer_time_s", "tcp_snoop_transfer_time_s"] * 2
     assert (tmp_path / "validation.md").read_text().startswith("# sctplab against ns-2.35")
-    assert [r["metric"] for r in rows[-23:-17]] == [
+    assert [r["metric"] for r in rows[-24:-18]] == [
         "mh_failover_s",
         "mh_first_new_tsn_alt",
         "mh_rtx_chunks",
