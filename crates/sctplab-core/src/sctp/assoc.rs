@@ -311,17 +311,15 @@ impl Association {
     }
 
     /// RFC 9260 6.5: a DATA chunk "with an invalid stream identifier" is acknowledged
-    /// as usual and discarded, and an ERROR with cause Invalid Stream Identifier
-    /// (3.3.10.1) goes back at once; it may share the SACK's packet if it follows the
-    /// SACK (`flush_stream_errors`). Our own sender never uses such a stream (its
-    /// count is min(OS, the peer's MIS), 5.1.1); only a live peer can send one.
+    /// as usual and discarded (`Inbound::on_data`), and an ERROR with cause Invalid
+    /// Stream Identifier (3.3.10.1) goes back at once; it may share the SACK's packet
+    /// if it follows the SACK (`flush_stream_errors`). Our own sender never uses such
+    /// a stream (its count is min(OS, the peer's MIS), 5.1.1); only a live peer can
+    /// send one.
     #[inline(never)]
-    fn on_data_invalid_stream(&mut self, d: &DataChunk) {
-        if let Some(inb) = self.inb.as_mut() {
-            inb.on_data_invalid_stream(d);
-        }
-        if self.stream_errors.len() < MAX_STREAM_ERRORS && !self.stream_errors.contains(&d.stream) {
-            self.stream_errors.push(d.stream);
+    fn report_invalid_stream(&mut self, sid: u16) {
+        if self.stream_errors.len() < MAX_STREAM_ERRORS && !self.stream_errors.contains(&sid) {
+            self.stream_errors.push(sid);
         }
     }
 
@@ -686,10 +684,9 @@ impl Association {
         match chunk {
             Chunk::Data(d) => {
                 if let Some(inb) = self.inb.as_mut() {
-                    if usize::from(d.stream) < inb.streams.len() {
-                        inb.on_data(self.now, d);
-                    } else {
-                        self.on_data_invalid_stream(d);
+                    inb.on_data(self.now, d);
+                    if usize::from(d.stream) >= inb.streams.len() {
+                        self.report_invalid_stream(d.stream);
                     }
                 }
             }

@@ -148,6 +148,9 @@ impl Inbound {
 
     /// Handles one DATA chunk; returns whether it was accepted (new and buffered).
     pub fn on_data(&mut self, now: SimTime, d: &DataChunk) -> bool {
+        if usize::from(d.stream) >= self.streams.len() {
+            return self.on_data_invalid_stream(d);
+        }
         let off = self.offset(d.tsn);
         if off > self.max_ahead {
             // Silently dropped, as Linux (`sctp_tsnmap_check`) and usrsctp do beyond
@@ -236,7 +239,8 @@ impl Inbound {
     /// stream count). RFC 9260 6.5: its TSN is acknowledged "following the normal
     /// procedure" and the data discarded (the caller sends the ERROR, cause 1), so the
     /// sender does not retransmit it for ever. Returns whether the TSN was new.
-    pub fn on_data_invalid_stream(&mut self, d: &DataChunk) -> bool {
+    #[inline(never)]
+    fn on_data_invalid_stream(&mut self, d: &DataChunk) -> bool {
         let off = self.offset(d.tsn);
         if off > self.max_ahead {
             self.dropped_beyond_window += 1;
