@@ -76,8 +76,8 @@ def message(k: int, stream: int, size: int) -> bytes:
     return struct.pack("!I", k) + bytes((stream + i) % 256 for i in range(4, size))
 
 
-def data(tsn: int, payload: bytes, ssn: int = 0) -> bytes:
-    return chunk(0, 0x03, struct.pack("!IHHI", tsn & 0xFFFFFFFF, 0, ssn, 0) + payload)
+def data(tsn: int, payload: bytes, ssn: int = 0, stream: int = 0) -> bytes:
+    return chunk(0, 0x03, struct.pack("!IHHI", tsn & 0xFFFFFFFF, stream, ssn, 0) + payload)
 
 
 def parse(dgram: bytes) -> tuple[int, list[tuple[int, int, bytes]]]:
@@ -166,12 +166,10 @@ def test_forged_and_out_of_the_blue_packets_then_our_client(tmp_path: Path) -> N
     assert summary["live"]["hostile_drops"] == 9
 
 
-def test_data_far_ahead_keeps_memory_bounded(tmp_path: Path) -> None:
-    udp = free_udp_port()
-    srv = server(udp, tmp_path / "server.json")
-    wait_bound(udp)
-    a = Attacker(udp)
-    # A handshake of our own, so the DATA below carries the right tag.
+def handshake(a: Attacker) -> tuple[int, int]:
+    """An association of our own (tag 0xABCD, first TSN 100, one stream each way), so
+    the DATA that follows carries the right tag; returns the server's tag and first
+    TSN."""
     a.send(packet(0, init(0xABCD, tsn=100)))
     reply = a.recv()
     assert reply is not None and reply[1][0][0] == 2, reply
@@ -185,6 +183,50 @@ def test_data_far_ahead_keeps_memory_bounded(tmp_path: Path) -> None:
         at += plen + (-plen % 4)
     a.send(packet(tag, cookie_echo(cookie)))
     assert a.recv() == (0xABCD, [(11, 0, b"")]), "COOKIE ACK"
+    return tag, server_tsn
+
+
+def shutdown(a: Attacker, tag: int, server_tsn: int) -> None:
+    a.send(packet(tag, chunk(7, 0, struct.pack("!I", (server_tsn - 1) & 0xFFFFFFFF))))
+    reply = a.recv()
+    assert reply is not None and reply[1][0][0] == 8, "SHUTDOWN ACK"
+    a.send(packet(tag, chunk(14, 0, b"")))
+
+
+def test_data_on_a_stream_the_server_lacks_is_acked_and_reported(tmp_path: Path) -> None:
+    # Our INIT offers one outbound stream, so the server has stream 0 only. RFC 9260
+    # 6.5: DATA on stream 1 is acknowledged as usual (the first DATA packet gets its
+    # SACK at once: cum TSN 100, a_rwnd the whole 64 KiB, nothing held), discarded,
+    # and answered by an ERROR with cause 1 (3.3.10.1: code 1, length 8, the stream
+    # id, two reserved bytes) bundled behind the SACK.
+    udp = free_udp_port()
+    srv = server(udp, tmp_path / "server.json")
+    wait_bound(udp)
+    a = Attacker(udp)
+    tag, server_tsn = handshake(a)
+    a.send(packet(tag, data(100, message(0, 1, 100), stream=1)))
+    reply = a.recv()
+    assert reply is not None and [c[0] for c in reply[1]] == [3, 9], reply
+    assert struct.unpack("!IIHH", reply[1][0][2][:12]) == (100, 65536, 0, 0)
+    assert reply[1][1] == (9, 0, struct.pack("!HHHH", 1, 8, 1, 0))
+    for k in range(10):
+        a.send(packet(tag, data(101 + k, message(k, 0, 100), ssn=k)))
+        assert a.recv() is not None
+    shutdown(a, tag, server_tsn)
+    a.close()
+    code, line, err = finish(srv)
+    assert code == 0, err
+    assert line == {"messages": 10, "bytes": 1000, "streams": {"0": 10}, "errors": 0}
+    flow = json.loads((tmp_path / "server.json").read_text())["flows"]["live"]
+    assert flow["errors_sent"] == 1
+
+
+def test_data_far_ahead_keeps_memory_bounded(tmp_path: Path) -> None:
+    udp = free_udp_port()
+    srv = server(udp, tmp_path / "server.json")
+    wait_bound(udp)
+    a = Attacker(udp)
+    tag, server_tsn = handshake(a)
     for ahead in (1 << 30, 1 << 24):
         a.send(packet(tag, data(99 + ahead, message(0, 0, 100))))
         sack = a.recv()
@@ -195,10 +237,7 @@ def test_data_far_ahead_keeps_memory_bounded(tmp_path: Path) -> None:
     for k in range(10):
         a.send(packet(tag, data(100 + k, message(k, 0, 100), ssn=k)))
         assert a.recv() is not None
-    a.send(packet(tag, chunk(7, 0, struct.pack("!I", (server_tsn - 1) & 0xFFFFFFFF))))
-    reply = a.recv()
-    assert reply is not None and reply[1][0][0] == 8, "SHUTDOWN ACK"
-    a.send(packet(tag, chunk(14, 0, b"")))
+    shutdown(a, tag, server_tsn)
     a.close()
     code, line, err = finish(srv)
     assert code == 0, err

@@ -349,6 +349,45 @@ fn sctp_pf_moves_data_after_one_rto_while_the_path_is_only_potentially_failed() 
 }
 
 #[test]
+fn sctp_pf_probes_the_potentially_failed_path_with_heartbeats_off() {
+    // RFC 7829 5.1 step 4: a potentially-failed destination gets one HEARTBEAT per RTO
+    // whether or not heartbeats are enabled. With HB.interval off on both ends and
+    // PFMR = 0 the schedule is the one above: E1 in [10.9, 11.0] s (the first T3
+    // expiry, error count 1 > 0, RTO 1 -> 2 s) makes the primary potentially failed
+    // and sends the first probe; each unanswered one times out an RTO later (RFC 9260
+    // 8.3: one more error, the RTO doubled) and the next goes at once: probes at E1,
+    // E1 + 2, E1 + 6, E1 + 14, E1 + 30; the fifth times out at E1 + 62 with error
+    // count 6 > Path.Max.Retrans = 5: inactive, and with heartbeats off no more probes.
+    // The alternate, confirmed at set-up (5.4), gets no HEARTBEAT after that.
+    let mut k = rfc9260();
+    k.pf_max_retrans = Some(0);
+    let quiet = |local| AssocCfg {
+        heartbeat: None,
+        ..cfg(k.clone(), local)
+    };
+    let mut n = Net::new(quiet(vec![A0, A1]), quiet(vec![B0, B1]));
+    n.run_until(T_CUT);
+    n.cut[0] = true;
+    n.run_until(120.0);
+    let probes: Vec<f64> = n
+        .heartbeats(true, B0)
+        .into_iter()
+        .filter(|&t| t > T_CUT)
+        .collect();
+    assert_eq!(probes.len(), 5, "{probes:?}");
+    let e1 = probes[0];
+    assert!((10.9..=11.0).contains(&e1), "{probes:?}");
+    for (p, off) in probes.iter().zip([0.0, 2.0, 6.0, 14.0, 30.0]) {
+        assert!((p - e1 - off).abs() < 1e-6, "{probes:?}");
+    }
+    let p0 = n.client_path(B0);
+    assert_eq!(p0.state, PathState::Inactive);
+    let failed = secs(p0.failed_at.expect("failed"));
+    assert!((failed - (e1 + 62.0)).abs() < 1e-6, "{failed} vs {e1}");
+    assert!(n.heartbeats(true, B1).iter().all(|&t| t < 1.0));
+}
+
+#[test]
 fn a_path_that_comes_back_is_found_by_the_next_heartbeat_and_data_returns() {
     // Path.Max.Retrans = 0: the primary fails at E1 in [10.9, 11.0] s (RTO now 2 s). It
     // is idle since its last new data, at most 100 ms before the cut: the first

@@ -144,6 +144,9 @@ struct Held {
     begin: bool,
     end: bool,
     unordered: bool,
+    /// A TSN the machine acknowledged but discarded (a stream it does not have, RFC
+    /// 9260 6.5): it only fills its place in the TSN order.
+    discarded: bool,
     data: Vec<u8>,
 }
 
@@ -194,6 +197,26 @@ impl PayloadReceiver {
         self.held_bytes
     }
 
+    /// DATA chunk `tsn` was acknowledged but its data discarded (RFC 9260 6.5): no
+    /// message of it, the TSNs after it are handed on past it.
+    pub fn on_discarded(&mut self, tsn: u32) {
+        let off = tsn.wrapping_sub(self.next_tsn) as i32;
+        if off < 0 || off as usize >= MAX_AHEAD {
+            return;
+        }
+        let i = off as usize;
+        while self.held.len() <= i {
+            self.held.push_back(None);
+        }
+        if self.held[i].is_none() {
+            self.held[i] = Some(Held {
+                discarded: true,
+                ..Held::default()
+            });
+            self.deliver();
+        }
+    }
+
     /// Stores DATA chunk `tsn`'s payload if it is new; `cap` bounds the bytes held.
     #[allow(clippy::too_many_arguments)]
     pub fn on_chunk(
@@ -230,6 +253,7 @@ impl PayloadReceiver {
             begin,
             end,
             unordered,
+            discarded: false,
             data,
         });
         self.deliver();
@@ -242,6 +266,9 @@ impl PayloadReceiver {
             };
             self.next_tsn = self.next_tsn.wrapping_add(1);
             self.held_bytes -= h.data.len() as u64;
+            if h.discarded {
+                continue;
+            }
             if h.begin {
                 if self.partial_stream.is_some() {
                     // A new message began before the last one ended.
@@ -336,6 +363,23 @@ mod tests {
             }
         }
         out
+    }
+
+    #[test]
+    fn a_discarded_tsn_is_stepped_over() {
+        // TSN 99 named a stream the machine lacks (RFC 9260 6.5): acknowledged, data
+        // discarded. TSN 100, message 0 of stream 0, arrived first and waits for it;
+        // once 99 is known discarded it is handed on: one message, no error.
+        let mut r = PayloadReceiver::new(99);
+        let mut m = vec![0u8; 50];
+        fill(&mut m, 0, 0, 0);
+        r.on_chunk(100, 0, true, true, false, &m, u64::MAX);
+        assert_eq!((r.messages, r.held_bytes()), (0, 50));
+        r.on_discarded(99);
+        r.on_discarded(99);
+        r.finish();
+        assert_eq!((r.messages, r.bytes, r.errors), (1, 50, 0));
+        assert_eq!(r.held_bytes(), 0);
     }
 
     #[test]

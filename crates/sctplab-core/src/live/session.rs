@@ -499,13 +499,24 @@ impl Session {
             self.peer_sctp_port = Some(self.last_from_port);
             self.receiver = Some(PayloadReceiver::new(self.first_peer_tsn(data)));
         }
-        // DATA the machine refused for lying beyond its window is not kept here either.
-        let limit = self.assoc.inb.as_ref().map(|i| (i.cum_tsn, i.max_ahead()));
+        // DATA the machine refused for lying beyond its window, or discarded for naming a
+        // stream it does not have (RFC 9260 6.5), is not kept here either.
+        let limit = self
+            .assoc
+            .inb
+            .as_ref()
+            .map(|i| (i.cum_tsn, i.max_ahead(), i.streams.len()));
         if let Some(rcv) = self.receiver.as_mut() {
             let before = rcv.messages;
             for_each_data(data, |d| {
-                if limit.is_some_and(|(cum, max)| d.tsn.wrapping_sub(cum) as i32 > max as i32) {
-                    return;
+                if let Some((cum, max, streams)) = limit {
+                    if d.tsn.wrapping_sub(cum) as i32 > max as i32 {
+                        return;
+                    }
+                    if usize::from(d.stream) >= streams {
+                        rcv.on_discarded(d.tsn);
+                        return;
+                    }
                 }
                 let flags = DataFlags::from_bits(d.flags);
                 rcv.on_chunk(

@@ -22,7 +22,7 @@ use super::path::{Path, PathSet, PathState, PathStats, Rto};
 use crate::endpoint::{Endpoint, EndpointEvent};
 use crate::metrics::Window;
 use crate::net::wire::{
-    Chunk, DataChunk, ErrorCause, InitChunk, SCTP_HEADER_LEN, SctpRepr, TransportRepr,
+    Chunk, DataChunk, ErrorCause, InitChunk, SCTP_HEADER_LEN, SctpRepr, TransportRepr, cause,
 };
 use crate::net::{Packet, PacketKind};
 use crate::sim::{RngStream, SimDuration, SimTime};
@@ -120,6 +120,10 @@ const HB_INFO_LINUX: usize = 48;
 /// timestamp and a destination pointer, here the send time, address and a nonce.
 const HB_INFO_NS2: usize = 16;
 const AF_INET: u16 = 2;
+/// Distinct invalid stream ids reported in one ERROR chunk: 4 + 8 x 64 = 516 bytes, so
+/// the chunk fits a packet of the smallest IPv4 MTU (576) on its own. More in one burst
+/// are still acknowledged and discarded, just not all reported.
+const MAX_STREAM_ERRORS: usize = 64;
 
 fn encode_hb_info(ns2: bool, sent: SimTime, addr: [u8; 4], port: u16, nonce: u64) -> Vec<u8> {
     if ns2 {
@@ -182,6 +186,10 @@ pub struct Association {
     /// Control chunks to send, each with the verification tag its packet carries and
     /// the destination address.
     ctrl: VecDeque<(u32, Chunk, [u8; 4])>,
+    /// Stream ids of DATA chunks this end has no stream for, reported in one ERROR
+    /// chunk placed behind the next SACK (RFC 9260 6.5); distinct, at most
+    /// `MAX_STREAM_ERRORS`.
+    stream_errors: Vec<u16>,
     t1: Option<SimTime>,
     t1_retries: u32,
     t2: Option<SimTime>,
@@ -230,6 +238,7 @@ impl Association {
             cookie_sent_at: SimTime::ZERO,
             cookie_preservative: None,
             ctrl: VecDeque::new(),
+            stream_errors: Vec::new(),
             t1: None,
             t1_retries: 0,
             t2: None,
@@ -299,6 +308,39 @@ impl Association {
             },
             dst,
         );
+    }
+
+    /// RFC 9260 6.5: a DATA chunk "with an invalid stream identifier" is acknowledged
+    /// as usual and discarded (`Inbound::on_data`), and an ERROR with cause Invalid
+    /// Stream Identifier (3.3.10.1) goes back at once; it may share the SACK's packet
+    /// if it follows the SACK (`flush_stream_errors`). Our own sender never uses such
+    /// a stream (its count is min(OS, the peer's MIS), 5.1.1); only a live peer can
+    /// send one.
+    #[inline(never)]
+    fn report_invalid_stream(&mut self, sid: u16) {
+        if self.stream_errors.len() < MAX_STREAM_ERRORS && !self.stream_errors.contains(&sid) {
+            self.stream_errors.push(sid);
+        }
+    }
+
+    /// Queues the pending Invalid Stream Identifier causes as one ERROR chunk to where
+    /// SACKs go.
+    fn flush_stream_errors(&mut self) {
+        if self.stream_errors.is_empty() {
+            return;
+        }
+        let causes = self
+            .stream_errors
+            .drain(..)
+            .map(|sid| {
+                let [hi, lo] = sid.to_be_bytes();
+                ErrorCause {
+                    code: cause::INVALID_STREAM_IDENTIFIER,
+                    info: vec![hi, lo, 0, 0],
+                }
+            })
+            .collect();
+        self.send_error(causes, self.sack_dest);
     }
 
     /// Where chunks that answer nothing go: the current data destination, else the
@@ -643,6 +685,9 @@ impl Association {
             Chunk::Data(d) => {
                 if let Some(inb) = self.inb.as_mut() {
                     inb.on_data(self.now, d);
+                    if usize::from(d.stream) >= inb.streams.len() {
+                        self.report_invalid_stream(d.stream);
+                    }
                 }
             }
             Chunk::Sack(sack) => {
@@ -722,13 +767,12 @@ impl Association {
         if p.hb_pending.is_some() {
             return None;
         }
-        if !p.confirmed {
+        // RFC 7829 5.1 step 4: a potentially-failed destination is probed whether or
+        // not heartbeats are enabled (HB.interval only paces idle active ones).
+        if !p.confirmed || p.state == PathState::PotentiallyFailed {
             return Some(p.hb_base);
         }
         let interval = self.cfg.heartbeat?;
-        if p.state == PathState::PotentiallyFailed {
-            return Some(p.hb_base);
-        }
         let rto = p.rto.current().as_secs_f64();
         Some(p.hb_base + interval + SimDuration::from_secs_f64(rto * (1.0 + p.hb_jitter)))
     }
@@ -835,10 +879,12 @@ impl Association {
         let first = match sack {
             Some(sack) => {
                 let c = (self.peer_tag, Chunk::Sack(sack), self.sack_dest);
-                if self.ctrl.is_empty() {
+                if self.ctrl.is_empty() && self.stream_errors.is_empty() {
                     Some(c)
                 } else {
                     self.ctrl.push_back(c);
+                    // RFC 9260 6.5: an ERROR bundled with the SACK follows it.
+                    self.flush_stream_errors();
                     self.ctrl.pop_front()
                 }
             }
@@ -1025,6 +1071,11 @@ impl Endpoint for Association {
                 {
                     self.stats.completed_at = Some(now);
                 }
+            }
+            // RFC 9260 6.5: the ERROR goes "immediately"; with no SACK due now (a
+            // delayed one) it goes alone, else behind the SACK (`transmit`).
+            if !self.stream_errors.is_empty() && !self.sack_due() {
+                self.flush_stream_errors();
             }
         }
     }

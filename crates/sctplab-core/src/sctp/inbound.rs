@@ -57,6 +57,9 @@ pub struct Inbound {
     pub highest_tsn: u32,
     initial_tsn: u32,
     pub dropped_no_buffer: u64,
+    /// DATA chunks for a stream this end does not have: acknowledged and discarded
+    /// (RFC 9260 6.5).
+    pub invalid_stream_chunks: u64,
     /// DATA chunks dropped because their TSN lies further beyond the cumulative TSN
     /// than `max_ahead` (see `Inbound::new`).
     pub dropped_beyond_window: u64,
@@ -113,6 +116,7 @@ impl Inbound {
             highest_tsn: 0,
             initial_tsn: peer_initial_tsn,
             dropped_no_buffer: 0,
+            invalid_stream_chunks: 0,
             dropped_beyond_window: 0,
             max_ahead: max_tsns_ahead(buffer),
             partial_deliveries: 0,
@@ -144,6 +148,9 @@ impl Inbound {
 
     /// Handles one DATA chunk; returns whether it was accepted (new and buffered).
     pub fn on_data(&mut self, now: SimTime, d: &DataChunk) -> bool {
+        if usize::from(d.stream) >= self.streams.len() {
+            return self.on_data_invalid_stream(d);
+        }
         let off = self.offset(d.tsn);
         if off > self.max_ahead {
             // Silently dropped, as Linux (`sctp_tsnmap_check`) and usrsctp do beyond
@@ -184,20 +191,13 @@ impl Inbound {
             self.drop_cancels_sack = false;
         }
         self.held += u64::from(chunk_len);
-        let i = (off - 1) as usize;
-        while self.above.len() <= i {
-            self.above.push_back(None);
-        }
         let held = Held {
-            stream: d.stream.min(self.streams.len() as u16 - 1),
+            stream: d.stream,
             flags: d.flags,
             chunk_len,
             payload: d.payload_len,
         };
-        self.above[i] = Some(held);
-        self.highest_tsn = self
-            .highest_tsn
-            .max(d.tsn.wrapping_sub(self.initial_tsn).wrapping_add(1));
+        self.mark_received(off, d.tsn, held);
         let st = &self.streams[usize::from(held.stream)];
         let next_whole = d.ssn == st.next_ssn
             && st.partial.is_none()
@@ -230,13 +230,64 @@ impl Inbound {
                 .pending
                 .insert((d.ssn, rel), held);
         }
-        // Advance the cumulative TSN over what has arrived.
+        self.advance_cum_tsn();
+        self.deliver_in_order(now, usize::from(held.stream));
+        true
+    }
+
+    /// A DATA chunk for a stream this end does not have (`stream` >= the inbound
+    /// stream count). RFC 9260 6.5: its TSN is acknowledged "following the normal
+    /// procedure" and the data discarded (the caller sends the ERROR, cause 1), so the
+    /// sender does not retransmit it for ever. Returns whether the TSN was new.
+    #[inline(never)]
+    fn on_data_invalid_stream(&mut self, d: &DataChunk) -> bool {
+        let off = self.offset(d.tsn);
+        if off > self.max_ahead {
+            self.dropped_beyond_window += 1;
+            return false;
+        }
+        if off <= 0
+            || self
+                .above
+                .get((off - 1) as usize)
+                .is_some_and(|h| h.is_some())
+        {
+            self.dups.push(d.tsn);
+            self.sack_now = true;
+            self.drop_cancels_sack = false;
+            return false;
+        }
+        self.invalid_stream_chunks += 1;
+        // Received but holding no buffer and never delivered: it only fills its TSN.
+        let discarded = Held {
+            stream: 0,
+            flags: d.flags,
+            chunk_len: 0,
+            payload: 0,
+        };
+        self.mark_received(off, d.tsn, discarded);
+        self.advance_cum_tsn();
+        true
+    }
+
+    /// Records TSN `tsn`, at offset `off` (> 0) above the cumulative TSN, as received.
+    fn mark_received(&mut self, off: i64, tsn: u32, held: Held) {
+        let i = (off - 1) as usize;
+        while self.above.len() <= i {
+            self.above.push_back(None);
+        }
+        self.above[i] = Some(held);
+        self.highest_tsn = self
+            .highest_tsn
+            .max(tsn.wrapping_sub(self.initial_tsn).wrapping_add(1));
+    }
+
+    /// Advances the cumulative TSN over what has arrived.
+    fn advance_cum_tsn(&mut self) {
         while let Some(Some(_)) = self.above.front() {
             self.above.pop_front();
             self.cum_tsn = self.cum_tsn.wrapping_add(1);
         }
-        self.deliver_in_order(now, usize::from(held.stream));
-        true
     }
 
     fn deliver(&mut self, now: SimTime, h: Held) {

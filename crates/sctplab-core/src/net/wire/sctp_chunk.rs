@@ -96,6 +96,8 @@ const INIT_ACK_PARAMS: [u16; 5] = [
 
 /// Error cause codes (§3.3.10).
 pub mod cause {
+    /// Invalid Stream Identifier (§3.3.10.1): the stream id, then two reserved bytes.
+    pub const INVALID_STREAM_IDENTIFIER: u16 = 1;
     /// Unrecognized Chunk Type (§3.3.10.6): the chunk, complete with its header.
     pub const UNRECOGNIZED_CHUNK_TYPE: u16 = 6;
     /// Unrecognized Parameters (§3.3.10.8): the complete parameter TLVs.

@@ -7,12 +7,16 @@ use super::tests::{
     cfg, client, drain, exchange, handshake_to_init_ack, init, packet, sctp, server,
 };
 use super::*;
-use crate::net::wire::{DataChunk, DataFlags, InitAckChunk};
+use crate::net::wire::{DataChunk, DataFlags, InitAckChunk, SackChunk};
 
 fn data(tsn: u32) -> Chunk {
+    data_on(tsn, 0)
+}
+
+fn data_on(tsn: u32, stream: u16) -> Chunk {
     Chunk::Data(DataChunk {
         tsn,
-        stream: 0,
+        stream,
         ssn: 0,
         ppid: 0,
         flags: DataFlags::UNFRAGMENTED,
@@ -35,7 +39,12 @@ fn chunks_of(pkts: &[Packet]) -> Vec<(u32, Chunk)> {
 /// An established pair, the client's INIT-ACK and COOKIE-ECHO exchanged by hand;
 /// returns (client, server, the client's first TSN).
 fn established() -> (Association, Association, u32) {
-    let (mut c, mut s) = (client(), server());
+    established_with(cfg())
+}
+
+fn established_with(config: AssocCfg) -> (Association, Association, u32) {
+    let mut c = Association::new(Role::Client, config.clone(), RngStream::new(1, "client"));
+    let mut s = Association::new(Role::Server, config, RngStream::new(1, "server"));
     let ack = handshake_to_init_ack(&mut c, &mut s);
     c.handle_packet(SimTime::ZERO, &ack);
     let echo = drain(&mut c, SimTime::ZERO);
@@ -450,4 +459,104 @@ fn shutdown_ack_while_setting_up_is_out_of_the_blue() {
         vec![(0x3141_5926, Chunk::ShutdownComplete { t_bit: true })]
     );
     assert_eq!(c.state, State::CookieWait);
+}
+
+fn sack(cum_tsn_ack: u32, dups: Vec<u32>) -> Chunk {
+    Chunk::Sack(SackChunk {
+        cum_tsn_ack,
+        a_rwnd: 65_536,
+        gaps: Vec::new(),
+        dups,
+    })
+}
+
+fn invalid_stream(sid: u16) -> Chunk {
+    let [hi, lo] = sid.to_be_bytes();
+    Chunk::Error {
+        t_bit: false,
+        causes: vec![ErrorCause {
+            code: 1,
+            info: vec![hi, lo, 0, 0],
+        }],
+    }
+}
+
+#[test]
+fn data_for_a_stream_the_receiver_lacks_is_acknowledged_discarded_and_reported() {
+    // The server's inbound stream count is the client's OS, 1 (RFC 9260 5.1.1), so
+    // stream 1 does not exist there. RFC 9260 6.5: such a DATA chunk is acknowledged
+    // following the normal procedure (no delayed SACK here: a SACK per packet, cum TSN
+    // = its TSN, nothing held so a_rwnd stays the 64 KiB buffer), discarded (nothing
+    // delivered), and answered by an ERROR with cause 1, Invalid Stream Identifier
+    // (3.3.10.1: cause length 8, the stream id then two reserved bytes), which may
+    // share the SACK's packet if it follows the SACK.
+    let (mut c, mut s, first) = established();
+    let (tag, peer) = (s.local_tag, c.local_tag);
+    let t = SimTime::from_nanos(1_000_000);
+    s.handle_packet(t, &packet(tag, vec![data_on(first, 1)]));
+    let out = drain(&mut s, t);
+    assert_eq!(out.len(), 1, "SACK and ERROR in one packet");
+    assert_eq!(
+        chunks_of(&out),
+        vec![(peer, sack(first, vec![])), (peer, invalid_stream(1))]
+    );
+    let inb = s.inb.as_ref().expect("association");
+    assert_eq!((inb.delivered_total, inb.invalid_stream_chunks), (0, 1));
+    assert_eq!(s.stats.errors_sent, 1);
+    // The next TSN, on stream 0 with SSN 0, is that stream's first message: delivered
+    // (100 bytes), the cumulative TSN past both, no ERROR.
+    s.handle_packet(t, &packet(tag, vec![data(first.wrapping_add(1))]));
+    assert_eq!(
+        chunks_of(&drain(&mut s, t)),
+        vec![(peer, sack(first.wrapping_add(1), vec![]))]
+    );
+    assert_eq!(s.inb.as_ref().map(|i| i.delivered_total), Some(100));
+    // A retransmission of the discarded chunk is a duplicate (6.2) and still names an
+    // invalid stream: reported again, nothing more taken in.
+    s.handle_packet(t, &packet(tag, vec![data_on(first, 7)]));
+    assert_eq!(
+        chunks_of(&drain(&mut s, t)),
+        vec![
+            (peer, sack(first.wrapping_add(1), vec![first])),
+            (peer, invalid_stream(7))
+        ]
+    );
+    assert_eq!(s.inb.as_ref().map(|i| i.invalid_stream_chunks), Some(1));
+    // The sender (live mode: a peer's ERROR) counts it and carries on (3.3.10 leaves
+    // the handling to the cause; only Stale Cookie is acted on).
+    c.handle_packet(t, &packet(peer, vec![invalid_stream(1)]));
+    assert_eq!(c.stats.errors_received, 1);
+    assert_eq!(c.state, State::Established);
+    assert!(!c.stats.aborted);
+}
+
+#[test]
+fn invalid_stream_error_goes_at_once_while_the_sack_is_delayed() {
+    // Delayed SACK 200 ms (RFC 9260 6.2). The first DATA packet is SACKed at once (the
+    // first one is); the second, in order, starts the 200 ms timer. Its chunk names
+    // stream 3 of 1: 6.5 asks for the ERROR "immediately", so it goes alone at once
+    // and the SACK (cum TSN = the second TSN) at 200 ms.
+    let (c, mut s, first) = established_with(AssocCfg {
+        delayed_sack: Some(SimDuration::from_millis(200)),
+        ..cfg()
+    });
+    let (tag, peer) = (s.local_tag, c.local_tag);
+    let t = SimTime::from_nanos(1_000_000);
+    s.handle_packet(t, &packet(tag, vec![data(first)]));
+    assert_eq!(
+        chunks_of(&drain(&mut s, t)),
+        vec![(peer, sack(first, vec![]))]
+    );
+    s.handle_packet(t, &packet(tag, vec![data_on(first.wrapping_add(1), 3)]));
+    assert_eq!(
+        chunks_of(&drain(&mut s, t)),
+        vec![(peer, invalid_stream(3))]
+    );
+    let due = t + SimDuration::from_millis(200);
+    assert_eq!(s.poll_timeout(), Some(due));
+    s.handle_timeout(due);
+    assert_eq!(
+        chunks_of(&drain(&mut s, due)),
+        vec![(peer, sack(first.wrapping_add(1), vec![]))]
+    );
 }
