@@ -437,6 +437,17 @@ thread_local! {
     static SHORTCUTS: std::cell::Cell<Shortcuts> = const { std::cell::Cell::new(Shortcuts::ALL) };
 }
 
+/// The node whose own NICs do not receive a frame sent by `sender`'s node: the sender's
+/// node itself, as ns-2.35's channel skips it (`WirelessChannel::sendUp`, mac/channel.cc:
+/// `if (rnode == tnode) continue`), or no node (`usize::MAX`) with `same_node_delivery`.
+fn deaf_node(same_node_delivery: bool, sender: usize) -> usize {
+    if same_node_delivery {
+        usize::MAX
+    } else {
+        sender
+    }
+}
+
 /// Sets the shortcuts worlds built from now on, on this thread, take.
 #[cfg(test)]
 pub(crate) fn set_shortcuts(s: Shortcuts) {
@@ -818,11 +829,7 @@ impl Wireless {
         } = self;
         let n = &mut nics[i];
         let node = n.node.idx();
-        let deaf_to = if *same_node_delivery {
-            u32::MAX
-        } else {
-            node as u32
-        };
+        let deaf_to = deaf_node(*same_node_delivery, node) as u32;
         QuietNic {
             n,
             chain: &mut virt_chain[i],
@@ -896,11 +903,7 @@ impl Wireless {
             .1;
         let words = self.air_real.len() - self.real_words;
         let sender = self.nics[nic as usize].node.idx();
-        let skip_node = if self.same_node_delivery {
-            usize::MAX
-        } else {
-            sender
-        };
+        let skip_node = deaf_node(self.same_node_delivery, sender);
         let Wireless {
             mobility,
             grid,
@@ -2474,12 +2477,7 @@ impl World {
         let here = mobility.position(sender.idx(), now);
         nodes_near(grid, mobility, scratch_pos, scratch, now, here, *cs_range_m);
         scratch_recv.clear();
-        // ns-2.35's channel skips the sending node (`WirelessChannel::sendUp`).
-        let skip_node = if *same_node_delivery {
-            usize::MAX
-        } else {
-            sender.idx()
-        };
+        let skip_node = deaf_node(*same_node_delivery, sender.idx());
         for &other in scratch.iter().filter(|&&o| o != skip_node) {
             let d = propagation::distance(here, scratch_pos[other]);
             if rx_power.sensed(d) {
@@ -2582,7 +2580,7 @@ impl World {
                 let j = word * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 let node = w.nics[j].node.idx();
-                if node == sender && !w.same_node_delivery {
+                if node == deaf_node(w.same_node_delivery, sender) {
                     continue;
                 }
                 let p = w.mobility.position(node, now);
