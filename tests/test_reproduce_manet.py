@@ -14,8 +14,9 @@ import pytest
 from click.testing import CliRunner
 from conftest import sctplab
 
+from sctplab import stats
 from sctplab.cli import cli
-from sctplab.reproduce import manet, pool, report
+from sctplab.reproduce import manet, manet_experiments, manet_mobility, pool, report
 from sctplab.reproduce.common import Row, StudyResult, load_scenario
 
 # 700-byte DATA chunks (16-byte header included) in 1500-byte packets: 20 (IP) + 12
@@ -118,7 +119,7 @@ def test_movement_stats_from_a_setdest_file() -> None:
             '$ns_ at 0.0 "$node_(0) setdest 300.0 0.0 10.0"',
         ]
     )
-    speed, near = manet.movement_stats(text, 0.0, 40.0)
+    speed, near = manet_mobility.movement_stats(text, 0.0, 40.0)
     assert speed == pytest.approx(3.75)
     assert near == pytest.approx(26 / 41)
 
@@ -126,24 +127,30 @@ def test_movement_stats_from_a_setdest_file() -> None:
 def test_stall_needs_a_full_window_and_drops() -> None:
     # A stall: chunks were dropped for want of room and the window left (436 bytes) is
     # smaller than one 700-byte chunk, so the hole-filling chunk can never be accepted.
-    assert manet.stalled({"flow": {"chunks_dropped_no_buffer": 188, "final_a_rwnd": 436}})
+    assert manet_experiments.stalled(
+        {"flow": {"chunks_dropped_no_buffer": 188, "final_a_rwnd": 436}}
+    )
     # Drops earlier in the run, but the buffer drained by the end: no stall.
-    assert not manet.stalled({"flow": {"chunks_dropped_no_buffer": 3, "final_a_rwnd": 65536}})
+    assert not manet_experiments.stalled(
+        {"flow": {"chunks_dropped_no_buffer": 3, "final_a_rwnd": 65536}}
+    )
     # A full window without drops (nothing arrived that did not fit), and TCP flows.
-    assert not manet.stalled({"flow": {"chunks_dropped_no_buffer": 0, "final_a_rwnd": 0}})
-    assert not manet.stalled({"flow": {"goodput_bps": 1.0}})
+    assert not manet_experiments.stalled(
+        {"flow": {"chunks_dropped_no_buffer": 0, "final_a_rwnd": 0}}
+    )
+    assert not manet_experiments.stalled({"flow": {"goodput_bps": 1.0}})
 
 
 def test_scenarios_needed_for_significance() -> None:
     # Paired differences 0, 1, 2: mean 1, sample sd 1. The 95 % half-width
     # t(0.975, n-1) / sqrt(n) first drops below 1 at n = 7 (t(6) = 2.447, / sqrt 7 =
     # 0.925), not at n = 6 (t(5) = 2.571, / sqrt 6 = 1.050).
-    assert manet.n_paired([0.0, 1.0, 2.0]) == 7
+    assert stats.n_paired([0.0, 1.0, 2.0]) == 7
     # Two groups with means 0 and 1 and sd 1 each: per-group n with
     # t(0.975, 2n-2) * sqrt(2 / n) < 1 is n = 9 (t(16) = 2.120, * sqrt(2/9) = 0.999);
     # n = 8 gives t(14) = 2.145 * 0.5 = 1.072.
-    assert manet.n_unpaired([-1.0, 0.0, 1.0], [0.0, 1.0, 2.0]) == 9
-    assert manet.n_paired([1.0, -1.0]) is None  # no difference at all
+    assert stats.n_unpaired([-1.0, 0.0, 1.0], [0.0, 1.0, 2.0]) == 9
+    assert stats.n_paired([1.0, -1.0]) is None  # no difference at all
 
 
 def test_plan_covers_every_point_of_the_contract() -> None:

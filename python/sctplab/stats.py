@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -97,3 +98,114 @@ def aggregate(
     out[ci] = np.where(n >= 2, half, np.nan)
     out["n"] = out["count"].astype("int64")
     return out[columns]
+
+
+# ---- paired and unpaired comparisons, trends (the reproductions' claims)
+
+
+def _t(df: int) -> float:
+    return t_quantile(0.975, df)
+
+
+def finite(xs: Iterable[float]) -> list[float]:
+    """The values that are numbers (NaN marks a failed run or a missing metric)."""
+    return [x for x in xs if not math.isnan(x)]
+
+
+def _sd(xs: list[float]) -> float:
+    m = math.fsum(xs) / len(xs)
+    return math.sqrt(math.fsum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+
+
+N_CAP = 10_000
+
+
+def n_paired(diffs: list[float]) -> int | None:
+    """Scenarios a paired difference of this mean and spread needs for its 95 % interval
+    to exclude zero (None: more than N_CAP or no difference)."""
+    d = finite(diffs)
+    if len(d) < 2:
+        return None
+    mean, sd = math.fsum(d) / len(d), _sd(d)
+    if mean == 0:
+        return None
+    if sd == 0:
+        return 2
+    for n in range(2, N_CAP + 1):
+        if _t(n - 1) * sd / math.sqrt(n) < abs(mean):
+            return n
+    return None
+
+
+def n_unpaired(a: list[float], b: list[float]) -> int | None:
+    """Scenarios per group two independent samples of this difference and spread need."""
+    a, b = finite(a), finite(b)
+    if len(a) < 2 or len(b) < 2:
+        return None
+    d = abs(math.fsum(a) / len(a) - math.fsum(b) / len(b))
+    v = _sd(a) ** 2 + _sd(b) ** 2
+    if d == 0:
+        return None
+    for n in range(2, N_CAP + 1):
+        if _t(2 * n - 2) * math.sqrt(v / n) < d:
+            return n
+    return None
+
+
+@dataclass
+class Paired:
+    mean: float
+    ci: float
+    p: float
+    n_needed: int | None
+
+    @property
+    def significant(self) -> bool:
+        return self.p < 0.05
+
+
+def paired(a: list[float], b: list[float]) -> Paired:
+    """a - b, seed by seed."""
+    from scipy.stats import ttest_rel
+
+    pairs = [(x, y) for x, y in zip(a, b, strict=True) if not (math.isnan(x) or math.isnan(y))]
+    d = [x - y for x, y in pairs]
+    m, ci, n = mean_ci(d)
+    if n < 2 or all(v == d[0] for v in d):
+        p = 0.0 if n >= 2 and d[0] != 0 else 1.0
+    else:
+        p = float(ttest_rel([x for x, _ in pairs], [y for _, y in pairs]).pvalue)
+    return Paired(m, ci, p, n_paired(d))
+
+
+def welch_p(a: list[float], b: list[float]) -> float:
+    from scipy.stats import ttest_ind
+
+    a, b = finite(a), finite(b)
+    if len(a) < 2 or len(b) < 2:
+        return math.nan
+    if _sd(a) == 0 and _sd(b) == 0:
+        return 0.0 if a[0] != b[0] else 1.0
+    return float(ttest_ind(a, b, equal_var=False).pvalue)
+
+
+@dataclass
+class Trend:
+    slope: float
+    p: float
+    first: float
+    last: float
+
+    def verdict(self, sign: int) -> bool:
+        return self.p < 0.05 and self.slope * sign > 0
+
+
+def trend(xs: list[int], runs: list[list[float]]) -> Trend:
+    """Least-squares slope of run-level values on x, its p-value, and the means at the
+    first and last x."""
+    from scipy.stats import linregress
+
+    pts = [(x, v) for x, vals in zip(xs, runs, strict=True) for v in vals if not math.isnan(v)]
+    fit = linregress([p[0] for p in pts], [p[1] for p in pts])
+    first, last = (mean_ci(runs[0])[0], mean_ci(runs[-1])[0])
+    return Trend(float(fit.slope), float(fit.pvalue), first, last)

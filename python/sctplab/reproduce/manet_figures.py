@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from sctplab.reproduce.common import Figure
-from sctplab.stats import mean_ci
+from sctplab.reproduce.manet_format import pyplot
+from sctplab.stats import finite, mean_ci
 
 STYLE = {
     "tcp": {"color": "tab:blue", "marker": "o", "linestyle": "-", "label": "TCP"},
@@ -27,22 +28,9 @@ SPEED_OFFSET = {"tcp": -0.35, "sctp": 0.35}
 LOAD_FACTOR = {"tcp": 2**-0.07, "sctp": 2**0.07}
 
 
-def _plt() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _finite(xs: list[float]) -> list[float]:
-    return [x for x in xs if not math.isnan(x)]
-
-
 def mean_bar(vals: list[float], k: float) -> tuple[float, float, float]:
     """(centre, below, above): the mean and its 95 % half-width on both sides."""
-    m, ci, _ = mean_ci(_finite(vals)) if _finite(vals) else (math.nan, math.nan, 0)
+    m, ci, _ = mean_ci(finite(vals)) if finite(vals) else (math.nan, math.nan, 0)
     e = 0.0 if math.isnan(ci) else ci * k
     return m * k, e, e
 
@@ -51,7 +39,7 @@ def median_bar(vals: list[float], k: float) -> tuple[float, float, float]:
     """(centre, below, above): the median and the distances to the quartiles."""
     import numpy as np
 
-    v = _finite(vals)
+    v = finite(vals)
     if not v:
         return math.nan, 0.0, 0.0
     q1, med, q3 = (float(x) * k for x in np.percentile(v, [25, 50, 75]))
@@ -94,7 +82,7 @@ def mobility_figure(
     `values(transport, case, speed)` gives one value per movement scenario (seeds in
     order, so TCP's and SCTP's lists pair up); `all_acks`, for SACK bandwidth, TCP's
     bytes of every ack, drawn dotted."""
-    plt = _plt()
+    plt = pyplot()
     robust = metric == "connect_time_s"
     fig, axes = plt.subplots(
         2,
@@ -199,7 +187,7 @@ def load_figure(
 ) -> Figure:
     """Goodput, SACK bandwidth, connect time and retransmissions vs CBR load;
     `values(transport, rate, metric)` one value per movement scenario."""
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(2, 2, figsize=(10, 7.4))
     for ax, (metric, label, k) in zip(axes.flat, panels, strict=True):
         robust = metric == "connect_time_s"
