@@ -1,4 +1,5 @@
-"""The name of the code that computes runs, as the store keys them.
+"""The name of the code that computes runs, as the store keys them (`code_version`), and
+the build facts run.json records (`build_info`).
 
 A module of its own so that sweep workers, which need it for every result, do not
 import the store (sqlite3, hashlib) at start-up.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from sctplab import _core
 
@@ -28,3 +30,13 @@ def code_version() -> str:
         digest = hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()[:12]
         version += f".dirty.{digest}"
     return version
+
+
+def build_info() -> dict[str, Any]:
+    """run.json's `sctplab_version`, `git_commit` and `git_dirty`: the build's own words,
+    which `code_version` condenses into one key."""
+    return {
+        "sctplab_version": _core.__version__,
+        "git_commit": _core.__git_commit__,
+        "git_dirty": _core.__git_dirty__,
+    }

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sctplab import _core
+from sctplab.code_version import build_info
 from sctplab.run_args import (
     MOBILITY_FILE_KEY,
     check_out_dir,
@@ -141,21 +142,13 @@ def _write_series(cols: _core.SeriesColumns, spill: Path, dest: Path) -> None:
         writer.write_table(rest)
 
 
-def code_version() -> dict[str, Any]:
-    return {
-        "sctplab_version": _core.__version__,
-        "git_commit": _core.__git_commit__,
-        "git_dirty": _core.__git_dirty__,
-    }
-
-
 def _run_json(raw: _core.RawRun, seed: int, sets: list[tuple[str, str]]) -> dict[str, Any]:
     wall = raw["wall_s"]
     return {
         "complete": True,
         "wall_time_s": wall,
         "events_per_s": raw["events"] / wall if wall > 0 else None,
-        **code_version(),
+        **build_info(),
         "seed": seed,
         "overrides": dict(sets),
         "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -200,7 +193,7 @@ def _incomplete_run_json(
         "complete": False,
         "status": status,
         "error": error,
-        **code_version(),
+        **build_info(),
         "seed": seed,
         "overrides": dict(sets),
         "stopped_at": datetime.now(UTC).isoformat(timespec="seconds"),

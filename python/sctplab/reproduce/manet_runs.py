@@ -37,9 +37,9 @@ def work(point: Point) -> dict[str, Any]:
 
 
 def _cache_key(transport: str, sets: dict[str, Any], seed: int) -> str:
-    from sctplab.runner import code_version
+    from sctplab.code_version import build_info
 
-    v = code_version()
+    v = build_info()
     return json.dumps(
         [transport, sorted(sets.items()), seed, v["sctplab_version"], v["git_commit"]],
         sort_keys=True,
@@ -63,11 +63,11 @@ def run_cached(out: Path, todo: list[Todo]) -> tuple[dict[Any, dict[str, Any]], 
     arrive (at most a minute apart), so an interrupted study resumes."""
     import time
 
-    from sctplab.runner import code_version
+    from sctplab.code_version import build_info
 
     path = out / "runs.json"
     cache: dict[str, Any] = {}
-    if path.is_file() and not code_version()["git_dirty"]:
+    if path.is_file() and not build_info()["git_dirty"]:
         cache = json.loads(path.read_text())
     keys = [_cache_key(t, sets, seed) for _, t, sets, seed in todo]
     missing = [i for i, k in enumerate(keys) if k not in cache]

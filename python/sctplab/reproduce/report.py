@@ -43,9 +43,9 @@ def _say(line: str) -> None:
 
 
 def _build(quick: bool) -> dict[str, Any]:
-    from sctplab.runner import code_version
+    from sctplab.code_version import build_info
 
-    v = code_version()
+    v = build_info()
     return {
         "generated": datetime.now(UTC).isoformat(timespec="seconds"),
         "version": v["sctplab_version"],
