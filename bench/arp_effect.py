@@ -16,9 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import sctplab.validate_wireless as vw
-from sctplab.reproduce.common import scenarios_dir
+import sctplab.validation.wireless as vw
 from sctplab.runner import run
+from sctplab.scenario_paths import scenarios_dir
 
 
 def runs(out: Path) -> None:

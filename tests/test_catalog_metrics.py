@@ -1,5 +1,5 @@
 """The catalog's metrics column made by the core (`_core.catalog_metrics`, in the workers)
-against the Python path it replaces (`store.metrics_json`: json.loads, flatten_summary,
+against the Python path it replaces (`store_rows.metrics_json`: json.loads, flatten_summary,
 canonical_json): the same text, so the store and every reader of it are unchanged."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 from conftest import SCENARIOS, sctplab
 
 from sctplab import _core
-from sctplab.store import metrics_json
+from sctplab.store_rows import metrics_json
 
 # Every shipped scenario and a few golden ones: CBR, TCP variants, SCTP single- and
 # multihomed (per-path tables, stream lists), snoop, satellite, and the wireless ones

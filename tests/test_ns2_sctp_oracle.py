@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import SCENARIOS, sctplab
 
-from sctplab import ns2_oracle
+from sctplab.ns2 import oracle as ns2_oracle
 
 START, END = 1.0, 6.0
 

@@ -17,7 +17,8 @@ from conftest import sctplab
 from sctplab import stats
 from sctplab.cli import cli
 from sctplab.reproduce import manet, manet_experiments, manet_mobility, pool, report
-from sctplab.reproduce.common import Row, StudyResult, load_scenario
+from sctplab.reproduce.common import Row, StudyResult
+from sctplab.scenario_paths import load_scenario
 
 # 700-byte DATA chunks (16-byte header included) in 1500-byte packets: 20 (IP) + 12
 # (common header) + 2 x 700 = 1432 bytes, and a third chunk would not fit.

@@ -10,7 +10,8 @@ from click.testing import CliRunner
 
 from sctplab.cli import cli
 from sctplab.reproduce import pool, report
-from sctplab.reproduce.common import Figure, Row, StudyResult, Table, write_table
+from sctplab.reproduce.common import Figure, Row, StudyResult, Table
+from sctplab.tables import write_table
 
 
 def _study(name: str, title: str, seen_jobs: list[int | None]) -> report.Reproducer:

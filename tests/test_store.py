@@ -292,7 +292,7 @@ def test_flatten_summary_is_the_plain_recursion() -> None:
     # per-path tables) and on odd shapes, key order included.
     from collections import OrderedDict
 
-    from sctplab.store import flatten_summary
+    from sctplab.store_rows import flatten_summary
 
     summaries: list[dict[str, object]] = [
         api.run(f"scenarios/{name}.toml").summary
@@ -323,7 +323,7 @@ def test_run_ids_of_a_point_are_the_keys_run_ids() -> None:
     # for json: left to run_id). The first one also against a hash made here by hand.
     import hashlib
 
-    from sctplab.store import RunKey, canonical_json
+    from sctplab.store_rows import RunKey, canonical_json
 
     text = '["' + "a" * 64 + '","{}",1,"0.1.0+abc"]'
     assert (
@@ -342,19 +342,19 @@ def test_run_ids_of_a_point_are_the_keys_run_ids() -> None:
 
 
 def test_the_drivers_timestamps_are_datetime_isoformat() -> None:
-    # store._now against datetime.now(UTC).isoformat(timespec="microseconds"): the same
+    # store_rows.now_text against datetime.now(UTC).isoformat(timespec="microseconds"): the same
     # form, and a time between two readings of it, across second boundaries.
     import time
     from datetime import UTC, datetime
 
-    from sctplab import store
+    from sctplab import store_rows
 
     form = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00")
     seconds = set()
     end = time.monotonic() + 1.2
     while time.monotonic() < end:
         before = datetime.now(UTC)
-        text = store._now()
+        text = store_rows.now_text()
         after = datetime.now(UTC)
         assert form.fullmatch(text), text
         assert len(text) == len(before.isoformat(timespec="microseconds"))

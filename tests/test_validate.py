@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import sctplab
 
-from sctplab import ns2_oracle
+from sctplab.ns2 import oracle as ns2_oracle
 
 
 def test_validate_ns2_quick(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The saturated-cell comparison (sctplab.validate_cell): ns-2.35, sctplab, Bianchi's model."""
+"""The saturated-cell comparison (sctplab.validation.cell): ns-2.35, sctplab, Bianchi's model."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from sctplab import ns2_oracle, validate_cell
-from sctplab.validate import COLUMNS
+from sctplab.ns2 import oracle as ns2_oracle
+from sctplab.validation import cell as validate_cell
+from sctplab.validation.check import COLUMNS
 
 
 def require_ns2() -> None:
@@ -74,7 +75,7 @@ def test_scenario_matches_the_script():
 @pytest.mark.parametrize("rts", [True, False])
 def test_both_simulators_near_the_model(rts: bool, tmp_path: Path):
     # Five stations, 20 s: both within 3 % of the extended model (the Bianchi test's
-    # tolerance); the full table is `python -m sctplab.validate_cell`.
+    # tolerance); the full table is `python -m sctplab.validation.cell`.
     require_ns2()
     model = validate_cell.extended_bps(5, rts)
     theirs = validate_cell.ns2_bps(5, rts, 1, 3.0, 20.0, "circle", tmp_path)

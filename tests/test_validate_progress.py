@@ -9,8 +9,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from sctplab import ns2_oracle, validate, validate_multihoming, validate_wireless
 from sctplab.cli import cli
+from sctplab.ns2 import oracle as ns2_oracle
+from sctplab.validation import multihoming as validate_multihoming
+from sctplab.validation import ns2 as validate
+from sctplab.validation import wireless as validate_wireless
 
 
 def _rows(*specs: tuple[str, bool]) -> list[validate.Check]:
@@ -24,7 +27,7 @@ def fake_groups(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(validate, "deterministic", lambda tmp: _rows(("order", True)))
     monkeypatch.setattr(validate, "statistical", lambda tmp, s, d: _rows(("stat", True)))
     monkeypatch.setattr(validate, "snoop", lambda tmp, s: _rows(("snoop", True)))
-    monkeypatch.setattr(validate_multihoming, "checks", lambda tmp, make: _rows(("mh", True)))
+    monkeypatch.setattr(validate_multihoming, "checks", lambda tmp: _rows(("mh", True)))
     monkeypatch.setattr(
         validate_wireless,
         "wireless",

@@ -1,4 +1,4 @@
-"""The wireless rows of `sctplab validate ns2` (sctplab.validate_wireless)."""
+"""The wireless rows of `sctplab validate ns2` (sctplab.validation.wireless)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from sctplab import ns2_oracle, validate_wireless
+from sctplab.ns2 import oracle as ns2_oracle
 from sctplab.runner import run
-from sctplab.validate import COLUMNS
+from sctplab.validation import wireless as validate_wireless
+from sctplab.validation.check import COLUMNS
 
 
 def require_ns2() -> None:

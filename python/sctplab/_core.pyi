@@ -47,7 +47,7 @@ def resolve(
     sets: list[tuple[str, str]] = ...,
 ) -> tuple[str, str]: ...
 def catalog_metrics(summary_json: str) -> str | None:
-    """The catalog's metrics column of a summary.json text (sctplab.store.metrics_json),
+    """The catalog's metrics column of a summary.json text (sctplab.store_rows.metrics_json),
     or None where only the Python path reads the text."""
 
 def indent_json(value: object) -> str | None:

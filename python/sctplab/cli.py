@@ -412,7 +412,7 @@ def validate_ns2_cmd(quick: bool, out: Path, ns2_cache: Path | None, jobs: int |
 
     Progress goes to stderr; the last line is `N/M checks pass`. A full run needs ns-2
     for about 37 minutes of two cores when its cache is empty (docs/validation.md)."""
-    from sctplab.validate import validate_ns2
+    from sctplab.validation.ns2 import validate_ns2
 
     try:
         result = validate_ns2(out, quick=quick, ns2_cache=ns2_cache, jobs=jobs)

@@ -19,25 +19,29 @@ deleted. A run is "done" only once its row exists.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 import shutil
 import sqlite3
 import time
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from functools import cached_property
-from json.encoder import encode_basestring
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sctplab import _core
 from sctplab.code_version import code_version as code_version
 from sctplab.scenario_input import show_path
+from sctplab.store_rows import (
+    JSON_SCALARS,
+    RunKey,
+    canonical_json,
+    catalog_row,
+    metrics_json,
+    now_text,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -93,109 +97,6 @@ CREATE VIEW IF NOT EXISTS run_parameters AS
     SELECT r.run_id, p.key AS parameter, p.value AS value
     FROM runs AS r, json_each(r.overrides) AS p;
 """
-
-
-def canonical_json(value: Any) -> str:
-    """One spelling per value (sorted keys, no spaces), so equal overrides give equal keys."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def scenario_hash(resolved_toml: str) -> str:
-    """Content hash of the base scenario as the core resolved it (comments and key order
-    of the file do not matter, values and defaults do)."""
-    return hashlib.sha256(resolved_toml.encode()).hexdigest()
-
-
-@dataclass(frozen=True)
-class RunKey:
-    """What identifies a run in the catalog (the UNIQUE constraint)."""
-
-    scenario_hash: str
-    overrides: str
-    seed: int
-    code_version: str
-
-    @cached_property
-    def run_id(self) -> str:
-        # 64 bits of the key's hash: a folder name of fixed length, unique in practice.
-        # Cached: the driver asks for it several times per run.
-        text = canonical_json([self.scenario_hash, self.overrides, self.seed, self.code_version])
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-    @classmethod
-    def of_point(
-        cls, scenario_hash: str, overrides: str, code_version: str
-    ) -> Callable[[int], RunKey]:
-        """The keys of one grid point, seed by seed, with `run_id` made from the parts of
-        its text that do not change with the seed, joined once: canonical_json per run
-        (json.dumps builds a new encoder for its options every call) was about a fifth
-        of the driver's instructions per run on millisecond runs. Same ids (tests
-        compare with `run_id`)."""
-        # canonical_json of a list of strings, joined by hand (json's own string encoder).
-        head = f"[{encode_basestring(scenario_hash)},{encode_basestring(overrides)},"
-        tail = f",{encode_basestring(code_version)}]"
-        sha256 = hashlib.sha256
-
-        def key(seed: int) -> RunKey:
-            made = cls(scenario_hash, overrides, seed, code_version)
-            if type(seed) is int:
-                # json writes an int as its repr; cached_property reads the instance dict.
-                made.__dict__["run_id"] = sha256(f"{head}{seed}{tail}".encode()).hexdigest()[:16]
-            return made
-
-        return key
-
-
-_JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
-
-
-def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
-    """summary.json as one level: `flows.tcp1.goodput_bps`, `links.r1->k1.utilization`,
-    `sim_time_s`, `events`. `scenario` and `seed` are columns of their own."""
-    out: dict[str, Any] = {}
-
-    def walk(prefix: str, table: Mapping[Any, Any]) -> None:
-        # Runs once per run in the driver, on ~80 leaves: exact types first (json.loads
-        # gives plain dicts and lists; the Mapping ABC check on every leaf was slow), and
-        # the recursion is per table, not per leaf.
-        for k, value in table.items():
-            kind = type(value)
-            key = f"{prefix}{k}"
-            if kind in _JSON_SCALARS:
-                out[key] = value
-            elif kind is dict or isinstance(value, Mapping):
-                walk(key + ".", value)
-            elif isinstance(value, list):
-                out[key] = canonical_json(value)
-            else:
-                out[key] = value
-
-    walk("", {k: v for k, v in summary.items() if k not in ("scenario", "seed")})
-    return out
-
-
-def metrics_json(summary_json: str) -> str:
-    """The catalog's `metrics` column of a run: its flattened summary as canonical JSON.
-
-    The reference for `_core.catalog_metrics`, which workers use to make the same text
-    in Rust (tests compare the two on real summaries)."""
-    return canonical_json(flatten_summary(json.loads(summary_json)))
-
-
-def _now() -> str:
-    """`datetime.now(UTC).isoformat(timespec="microseconds")`, the date and time of day
-    formatted once per second: isoformat cost the driver ~13K instructions per run.
-    Both read the system clock and round down to the microsecond."""
-    global _second
-    ns = time.time_ns()
-    sec = ns // 1_000_000_000
-    if sec != _second[0]:
-        _second = (sec, datetime.fromtimestamp(sec, UTC).isoformat(timespec="seconds")[:-6])
-    return f"{_second[1]}.{ns // 1000 % 1_000_000:06d}+00:00"
-
-
-# (Unix second, its "YYYY-MM-DDTHH:MM:SS") of the last _now().
-_second: tuple[int, str] = (-1, "")
 
 
 def _safe_name(name: str) -> str:
@@ -330,7 +231,9 @@ class StoreWriter:
     def record_failed(
         self, key: RunKey, scenario: str, error: str, run_json: Mapping[str, Any] | None = None
     ) -> None:
-        self._upsert_rows([_row(key, scenario, "failed", error, None, None, None, None, run_json)])
+        self._upsert_rows(
+            [catalog_row(key, scenario, "failed", error, None, None, None, None, run_json)]
+        )
 
     def record_many(self, items: Sequence[Recorded]) -> None:
         """Several runs at once: every ok run's folder first, then all the rows in one
@@ -342,7 +245,9 @@ class StoreWriter:
                 rows.append(self._write_folder(key, scenario, params, outcome)[0])
             else:
                 error = outcome.error or "failed"
-                row = _row(key, scenario, "failed", error, None, None, None, None, outcome.run_json)
+                row = catalog_row(
+                    key, scenario, "failed", error, None, None, None, None, outcome.run_json
+                )
                 rows.append(row)
         self._upsert_rows(rows)
 
@@ -368,7 +273,7 @@ class StoreWriter:
             # Left by a write of the same run that failed earlier in this process.
             shutil.rmtree(tmp, ignore_errors=True)
             os.mkdir(tmp)
-        created = _now()
+        created = now_text()
         run_json = outcome.run_json
         manifest = {
             "run_id": run_id,
@@ -403,7 +308,7 @@ class StoreWriter:
             os.rename(final, f"{final}.kept-{time.time_ns()}")
             os.rename(tmp, final)
         metrics = outcome.metrics_json or metrics_json(outcome.summary_json)
-        row = _row(
+        row = catalog_row(
             key, scenario, "ok", None, rel, outcome.wall_s, outcome.events, metrics, run_json,
             created,
         )  # fmt: skip
@@ -482,7 +387,7 @@ def _indent_into(parts: list[str], value: Any, newline: str) -> None:
         for k, v in value.items():
             key = _encode_str(k) if type(k) is str else _key_json(k)
             # Scalars, most entries, without a call of their own.
-            if type(v) in _JSON_SCALARS:
+            if type(v) in JSON_SCALARS:
                 parts.append(sep + key + ": " + _scalar_json(v))
             else:
                 parts.append(sep + key + ": ")
@@ -501,7 +406,7 @@ def _indent_into(parts: list[str], value: Any, newline: str) -> None:
         parts.append("{}")
     elif kind is list or kind is tuple:
         parts.append("[]")
-    elif kind in _JSON_SCALARS:
+    elif kind in JSON_SCALARS:
         parts.append(_scalar_json(value))
     else:
         # Anything else (subclasses, other mappings): json decides, as before.
@@ -539,53 +444,6 @@ def _key_json(key: Any) -> str:
         return _encode_str(key)
     # json turns non-string keys into strings first (True -> "true", 1.5 -> "1.5").
     return json.dumps({key: 0})[1:-4]
-
-
-def _row(
-    key: RunKey,
-    scenario: str,
-    status: str,
-    error: str | None,
-    path: str | None,
-    wall: float | None,
-    events: int | None,
-    metrics: str | None,
-    run_json: Mapping[str, Any] | None,
-    created: str | None = None,
-) -> tuple[Any, ...]:
-    run_json = run_json or {}
-    host = run_json.get("host")
-    dirty = run_json.get("git_dirty")
-    return (
-        key.run_id,
-        key.scenario_hash,
-        key.overrides,
-        key.seed,
-        key.code_version,
-        scenario,
-        status,
-        error,
-        path,
-        wall,
-        events,
-        metrics,
-        run_json.get("sctplab_version"),
-        run_json.get("git_commit"),
-        None if dirty is None else int(bool(dirty)),
-        _host_json(host) if host is not None else None,
-        created or _now(),
-    )
-
-
-_last_host: tuple[Any, str] = (None, "null")
-
-
-def _host_json(host: Any) -> str:
-    """canonical_json(host), remembered: a worker sends the same host for every run."""
-    global _last_host
-    if host != _last_host[0]:
-        _last_host = (host, canonical_json(host))
-    return _last_host[1]
 
 
 @contextmanager

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sctplab.store import RunKey, _row, canonical_json, metrics_json
+from sctplab.store_rows import RunKey, canonical_json, catalog_row, metrics_json
 
 
 def adoptable_row(root: Path, rel: str) -> tuple[Any, ...] | None:
@@ -42,7 +42,7 @@ def adoptable_row(root: Path, rel: str) -> tuple[Any, ...] | None:
         return None
     wall, events = manifest.get("wall_time_s"), manifest.get("events")
     created = manifest.get("created_at")
-    return _row(
+    return catalog_row(
         key,
         str(manifest.get("scenario") or folder.parent.name),
         "ok",

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sctplab import _core
+from sctplab.code_version import code_version
 from sctplab.executor import (
     Executors,
     LocalPool,
@@ -44,16 +45,8 @@ from sctplab.scenario_input import (
     show_value,
     toml_value,
 )
-from sctplab.store import (
-    DEFAULT_STORE,
-    Cleanup,
-    RunKey,
-    StoreWriter,
-    canonical_json,
-    code_version,
-    open_store,
-    scenario_hash,
-)
+from sctplab.store import DEFAULT_STORE, Cleanup, StoreWriter, open_store
+from sctplab.store_rows import RunKey, canonical_json, scenario_hash
 
 if TYPE_CHECKING:
     import pandas as pd

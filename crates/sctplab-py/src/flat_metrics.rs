@@ -6,7 +6,7 @@
 //! dicts and `json.dumps(sort_keys=True)`, about half of the driver's instructions per
 //! run on millisecond runs. This gives the same text from the summary's text, with
 //! Python's spelling of every value (its float repr, its string escapes), so the store
-//! holds what it held before; `python/sctplab/store.py` keeps the Python path as the
+//! holds what it held before; `python/sctplab/store_rows.py` keeps the Python path as the
 //! reference and tests compare the two.
 //!
 //! The summary is read as text rather than as the `serde_json::Value` it was written

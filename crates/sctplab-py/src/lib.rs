@@ -192,7 +192,7 @@ fn run<'py>(
 }
 
 /// The catalog's `metrics` column for a summary.json text: what
-/// `canonical_json(flatten_summary(json.loads(text)))` gives in `sctplab.store`, or None
+/// `canonical_json(flatten_summary(json.loads(text)))` gives in `sctplab.store_rows`, or None
 /// for a text only the Python path reads. Workers call it, so the sweep's one driver
 /// does not walk every run's nested summary.
 #[pyfunction]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from sctplab.reproduce.common import Figure, Row, StudyResult, Table, write_table
+from sctplab.reproduce.common import Figure, Row, StudyResult, Table
 from sctplab.reproduce.manet_claims import claims, paired_table
 from sctplab.reproduce.manet_experiments import (
     ACK_EXPERIMENTS,
@@ -48,6 +48,7 @@ from sctplab.reproduce.manet_study import (
 from sctplab.stats import (
     mean_ci,
 )
+from sctplab.tables import write_table
 
 
 def reproduce(out: Path, quick: bool = False, *, seeds: int | None = None) -> StudyResult:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from sctplab.reproduce.common import Table, write_table
+from sctplab.reproduce.common import Table
 from sctplab.reproduce.manet_format import mean_of, need_text, p_text
 from sctplab.reproduce.manet_study import (
     BASE_RATE,
@@ -25,6 +25,7 @@ from sctplab.stats import (
     trend,
     welch_p,
 )
+from sctplab.tables import write_table
 
 
 def paired_table(out: Path, st: Study) -> Table:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sctplab.reproduce.common import Table, write_table
+from sctplab.reproduce.common import Table
 from sctplab.reproduce.manet_format import cell, mean_of, need_text, p_text
 from sctplab.reproduce.manet_study import (
     BASE_RATE,
@@ -19,6 +19,7 @@ from sctplab.reproduce.manet_study import (
 from sctplab.stats import (
     paired,
 )
+from sctplab.tables import write_table
 
 # Settings the paper does not state, varied at one point (`sh-mobile`, 10 m/s, 16 kb/s):
 # how often each receiver acks. ns-2's TCPSink/Sack1 acks every segment (our default);

@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from sctplab.reproduce.common import load_scenario
+from sctplab.scenario_paths import load_scenario
 
 TRANSPORTS = ["tcp", "sctp"]
 MULTIHOMED = {"nodes.n0.wlan": 2, "nodes.n1.wlan": 2}

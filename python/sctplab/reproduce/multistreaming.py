@@ -9,11 +9,13 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from sctplab.reproduce.common import Figure, Row, StudyResult, Table, load_scenario, write_table
+from sctplab.reproduce.common import Figure, Row, StudyResult, Table
 from sctplab.reproduce.pool import Point, run_points
 from sctplab.reproduce.prose import by_count, by_number, num, verdict
 from sctplab.runner import run
+from sctplab.scenario_paths import load_scenario
 from sctplab.stats import mean_ci
+from sctplab.tables import write_table
 
 ERRORS = [0.0, 0.01, 0.03, 0.05]
 STREAMS = [1, 4]

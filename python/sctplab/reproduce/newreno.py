@@ -8,10 +8,12 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from sctplab import ns2_oracle
-from sctplab.reproduce.common import Figure, Row, StudyResult, Table, load_scenario, write_table
+from sctplab.ns2 import oracle as ns2_oracle
+from sctplab.reproduce.common import Figure, Row, StudyResult, Table
 from sctplab.reproduce.prose import by_count, join, pairs, verdict
 from sctplab.runner import run
+from sctplab.scenario_paths import load_scenario
+from sctplab.tables import write_table
 
 PROTOCOLS = [
     ("sctp", "original"),

@@ -9,10 +9,12 @@ import math
 from pathlib import Path
 from typing import Any
 
-from sctplab.reproduce.common import Figure, Row, StudyResult, Table, load_scenario, write_table
+from sctplab.reproduce.common import Figure, Row, StudyResult, Table
 from sctplab.reproduce.pool import Point, run_points
 from sctplab.reproduce.prose import by_number, num, pairs, verdict
+from sctplab.scenario_paths import load_scenario
 from sctplab.stats import mean_ci
+from sctplab.tables import write_table
 
 PROTOCOLS = ["tcp", "tcp-snoop", "sctp", "sctp-snoop"]
 FILE_MB = list(range(1, 11))

@@ -23,13 +23,12 @@ from __future__ import annotations
 
 import csv
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from sctplab import ns2_oracle
-from sctplab.reproduce.common import scenarios_dir
+from sctplab.ns2 import oracle as ns2_oracle
 from sctplab.runner import run
+from sctplab.scenario_paths import scenarios_dir
+from sctplab.validation.check import Check
 
 START, DOWN, UP, END = 1.0, 20.0, 100.0, 160.0
 PAYLOAD = 1452  # 1468-byte DATA chunks (ns-2's dataChunkSize_) less the 16-byte header
@@ -132,8 +131,12 @@ def timelines(tmp: Path) -> tuple[_Timeline, _Timeline]:
     return _ns2(tmp), _ours(tmp)
 
 
-def checks(tmp: Path, make: Callable[..., Any]) -> list[Any]:
-    """The rows; `make(metric, scenario, ns2, ours, tolerance)` builds one (validate.Check)."""
+def checks(tmp: Path) -> list[Check]:
+    """The rows: ns-2's value, ours and the tolerance (no intervals: one deterministic run each)."""
+
+    def make(metric: str, scenario: str, ns2: float, ours: float, tolerance: float) -> Check:
+        return Check(metric, scenario, ns2, None, ours, None, tolerance)
+
     theirs, mine = timelines(tmp)
     (t_ns, tsn_ns), (t_us, tsn_us) = theirs.failover(), mine.failover()
     name = "multihoming: primary link down 20-100 s (example-multihoming.toml, ns2 preset)"
@@ -170,7 +173,7 @@ def _expiries(tl: _Timeline) -> list[float]:
 
 
 def main() -> None:
-    """`python -m sctplab.validate_multihoming`: the numbers docs/validation.md quotes."""
+    """`python -m sctplab.validation.multihoming`: the numbers docs/validation.md quotes."""
     import tempfile
 
     with tempfile.TemporaryDirectory() as t:

@@ -18,7 +18,7 @@ counted. Layouts (the script's LAYOUT): "circle", the sink in the middle of a 20
 of stations with capture off on both sides (the test has one power everywhere, so never a
 capture), and "point", the stations at one point and the sink 10 m away.
 
-Run: `python -m sctplab.validate_cell` (docs/models/wireless.md shows its table); the
+Run: `python -m sctplab.validation.cell` (docs/models/wireless.md shows its table); the
 ns-2 and sctplab columns are also rows of `sctplab validate ns2` (`checks`).
 """
 
@@ -35,10 +35,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sctplab import ns2_oracle
+from sctplab.ns2 import oracle as ns2_oracle
 from sctplab.runner import run
 from sctplab.stats import mean_ci
-from sctplab.validate import Check
+from sctplab.validation.check import Check
+from sctplab.validation.pool import pool_map
 
 IP_BYTES = 1000
 UDP_IP_HEADERS = 28  # sctplab's CBR packet_size is UDP payload (docs/scenario.md)
@@ -359,8 +360,6 @@ def checks(
     to the sink per second) at each n, RTS/CTS then basic access, layout "circle"; mean
     and 95 % half-width over seeds 1..`seeds` in both, tolerance the sum of the
     half-widths, at least 2 % of ns-2's mean (the rule of the other statistical rows)."""
-    from sctplab.validate_wireless import pool_map
-
     cases = [(n, rts, s) for rts in (True, False) for n in ns for s in range(1, seeds + 1)]
     c = None if cache is None else str(cache)
     theirs_all = pool_map(
@@ -391,7 +390,7 @@ def checks(
 
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(
-        prog="python -m sctplab.validate_cell",
+        prog="python -m sctplab.validation.cell",
         description="ns-2.35, sctplab and Bianchi's model on one saturated 802.11 cell.",
     )
     ap.add_argument("--n", type=int, nargs="+", default=list(NS), help="stations per cell")

@@ -12,7 +12,7 @@ Two kinds of rows (docs/validation.md, "Wireless"):
   replayed by both, and ns-2 given the CBR pairs and start times of our run of seed K;
   goodput, retransmissions and ack bytes of the transport flow, and TCP's connect time
   (SYN to the ack of the SYN at the sender), the per-scenario differences paired;
-- the saturated cell (sctplab.validate_cell, ns2/saturated_cell.tcl).
+- the saturated cell (sctplab.validation.cell, ns2/saturated_cell.tcl).
 
 A chain or cell row passes when the two 95 % intervals overlap (the difference is within
 the sum of both half-widths), a MANET row when the interval of the paired differences
@@ -31,26 +31,23 @@ seed 004's cbrgen.tcl sets them.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import dataclasses
 import inspect
 import math
-import multiprocessing
-import os
 import subprocess
-import sys
 import tempfile
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from sctplab import ns2_oracle
-from sctplab.reproduce.common import load_scenario, scenarios_dir
+from sctplab.ns2 import oracle as ns2_oracle
 from sctplab.runner import movement, run
+from sctplab.scenario_paths import load_scenario, scenarios_dir
 from sctplab.stats import mean_ci
-from sctplab.validate import Check
+from sctplab.validation import cell
+from sctplab.validation.check import Check
+from sctplab.validation.pool import pool_map
 
 CHAIN_HOPS = range(1, 8)
 CHAIN_SPACING_M = 200.0
@@ -236,40 +233,6 @@ def _ns(args: list[str], tmp: Path) -> None:
     if exe is None:
         raise FileNotFoundError("ns (Debian package ns2) is not installed")
     subprocess.run([exe, *args], check=True, capture_output=True, cwd=tmp)
-
-
-# ---------------------------------------------------------------- process pool
-
-
-A = TypeVar("A")
-R = TypeVar("R")
-HEARTBEAT_S = 60.0
-
-
-def pool_map(fn: Callable[[A], R], items: Sequence[A], jobs: int | None, label: str) -> list[R]:
-    """`fn` over `items` on a local process pool of `jobs` workers (default: one per
-    core), results in order; a line on stderr every `HEARTBEAT_S` seconds. ns-2 runs
-    in a subprocess of the worker, so a pool of N keeps N cores busy."""
-    workers = jobs or os.cpu_count() or 1
-    if workers == 1 or len(items) <= 1:
-        return [fn(x) for x in items]
-    t0 = time.monotonic()
-    with cf.ProcessPoolExecutor(
-        max_workers=workers, mp_context=multiprocessing.get_context("spawn")
-    ) as ex:
-        futures = [ex.submit(fn, x) for x in items]
-        pending = set(futures)
-        while pending:
-            _, pending = cf.wait(pending, timeout=HEARTBEAT_S, return_when=cf.ALL_COMPLETED)
-            if pending:
-                done = len(futures) - len(pending)
-                print(
-                    f"sctplab validate ns2: {label}: {done}/{len(futures)} runs, "
-                    f"{time.monotonic() - t0:.0f} s",
-                    file=sys.stderr,
-                    flush=True,
-                )
-        return [f.result() for f in futures]
 
 
 # ---------------------------------------------------------------- static chains
@@ -655,11 +618,9 @@ def wireless(
 ) -> list[Check]:
     """The wireless rows, in order: chains of 1..7 hops, then MANET TCP and SCTP per
     speed, then the saturated cell. ns-2's results come from `cache` when it has them."""
-    from sctplab import validate_cell
-
     plan = QUICK if quick else FULL
     return (
         chain(tmp, plan.chain_seeds, plan.chain_duration_s, cache, jobs)
         + manet(tmp, plan.manet_seeds, plan.manet_stop_s, plan.manet_speeds, cache, jobs)
-        + validate_cell.checks(plan.cell_ns, plan.cell_seeds, plan.cell_duration_s, cache, jobs)
+        + cell.checks(plan.cell_ns, plan.cell_seeds, plan.cell_duration_s, cache, jobs)
     )
