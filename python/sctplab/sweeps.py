@@ -16,8 +16,7 @@ import math
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring
 from pathlib import Path
@@ -36,6 +35,7 @@ from sctplab.executor import (
     one_line,
     open_executor,
 )
+from sctplab.progress import ProgressBar, progress_bar
 from sctplab.run_args import MOBILITY_FILE_KEY, blamed_on_file, check_timeout
 from sctplab.runner import movement_file_sets
 from sctplab.scenario_input import (
@@ -245,66 +245,6 @@ def plan(
     return name, digest, base, runs
 
 
-class _Progress:
-    """A rich progress bar on stderr (done, failed, remaining, time left), or nothing."""
-
-    def __init__(self, enabled: bool, total: int, label: str) -> None:
-        self.bar: Any = None
-        if not enabled or total == 0:
-            return
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        self.bar = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn(
-                "done {task.fields[done]}  [red]failed {task.fields[failed]}[/red]  "
-                "remaining {task.fields[remaining]}"
-            ),
-            TextColumn("elapsed"),
-            TimeElapsedColumn(),
-            TextColumn("left"),
-            TimeRemainingColumn(),
-            console=Console(stderr=True),
-        )
-        self.task = self.bar.add_task(label, total=total, done=0, failed=0, remaining=total)
-        self.total = total
-        self.bar.start()
-
-    def update(self, done: int, failed: int) -> None:
-        if self.bar is not None:
-            finished = done + failed
-            self.bar.update(
-                self.task,
-                completed=finished,
-                done=done,
-                failed=failed,
-                remaining=self.total - finished,
-            )
-
-    def stop(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-
-
-@contextmanager
-def _progress(enabled: bool, total: int, label: str) -> Iterator[_Progress]:
-    bar = _Progress(enabled, total, label)
-    try:
-        yield bar
-    finally:
-        bar.stop()
-
-
 def run_sweep(
     scenario: str | Path | Mapping[str, Any],
     grid: Mapping[str, Sequence[Any]] | None = None,
@@ -351,7 +291,7 @@ def run_sweep(
         )
         if on_start is not None:
             on_start(report)
-        with _progress(progress and bool(todo), len(todo), name) as bar:
+        with progress_bar(progress and bool(todo), len(todo), name) as bar:
             _execute(todo, writer, ex, name, report, bar, run_timeout)
     report.wall_s = time.perf_counter() - t0
     return report
@@ -370,7 +310,9 @@ MAX_BATCH = 32
 class _Recorder:
     """Buffers outcomes and writes them in batches (StoreWriter.record_many)."""
 
-    def __init__(self, writer: StoreWriter, name: str, report: SweepReport, bar: _Progress) -> None:
+    def __init__(
+        self, writer: StoreWriter, name: str, report: SweepReport, bar: ProgressBar
+    ) -> None:
         self.writer, self.name, self.report, self.bar = writer, name, report, bar
         self.pending: list[tuple[PlannedRun, RunOutcome]] = []
         self.since = time.monotonic()
@@ -425,7 +367,7 @@ def _execute(
     ex: Executors,
     name: str,
     report: SweepReport,
-    bar: _Progress,
+    bar: ProgressBar,
     run_timeout: float | None = None,
 ) -> None:
     rec = _Recorder(writer, name, report, bar)

@@ -12,17 +12,16 @@ from __future__ import annotations
 import concurrent.futures as cf
 import json
 import sys
-import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from sctplab.progress import HEARTBEAT_S, Heartbeat, progress_bar
+
 Point = tuple[dict[str, Any], dict[str, Any], int]
 # A worker: one point in, a JSON-able result out (module level, so it pickles).
 Work = Callable[[Point], dict[str, Any]]
-
-HEARTBEAT_S = 30.0
 
 
 class RunFailed(RuntimeError):
@@ -95,41 +94,6 @@ def progress_label(
         _settings = old
 
 
-def _fmt_s(s: float) -> str:
-    s = max(0, round(s))
-    h, rest = divmod(s, 3600)
-    m, sec = divmod(rest, 60)
-    return f"{h}h{m:02d}m{sec:02d}s" if h else (f"{m}m{sec:02d}s" if m else f"{sec}s")
-
-
-class _Heartbeat:
-    """One line on stderr every `every` seconds, and one at the end of the batch."""
-
-    def __init__(self, label: str, total: int, every: float) -> None:
-        self.label, self.total, self.every = label, total, every
-        self.t0 = time.monotonic()
-        self.last = self.t0
-
-    def line(self, done: int, failed: int) -> str:
-        elapsed = time.monotonic() - self.t0
-        finished = done + failed
-        left = (
-            f", about {_fmt_s(elapsed / finished * (self.total - finished))} left"
-            if 0 < finished < self.total
-            else ""
-        )
-        return (
-            f"sctplab reproduce: {self.label}: {finished}/{self.total} runs "
-            f"({failed} failed), {_fmt_s(elapsed)} elapsed{left}"
-        )
-
-    def update(self, done: int, failed: int, final: bool = False) -> None:
-        now = time.monotonic()
-        if final or now - self.last >= self.every:
-            self.last = now
-            print(self.line(done, failed), file=sys.stderr, flush=True)
-
-
 def run_points(
     points: Sequence[Point],
     jobs: int | None = None,
@@ -142,7 +106,6 @@ def run_points(
     Raises RunFailed naming the first point that failed (the others are cancelled).
     """
     from sctplab.executor import open_executor
-    from sctplab.sweeps import _progress
 
     if not points:
         return []
@@ -152,11 +115,11 @@ def run_points(
     # Scenario dicts go through JSON so workers get plain data.
     safe = [(json.loads(json.dumps(s)), dict(sets), seed) for s, sets, seed in points]
     results: list[dict[str, Any] | None] = [None] * len(safe)
-    beat = _Heartbeat(settings.label, len(safe), settings.heartbeat_s)
+    beat = Heartbeat("sctplab reproduce", settings.label, len(safe), settings.heartbeat_s)
     done = 0
     with (
         open_executor(jobs) as ex,
-        _progress(tty, len(safe), settings.label) as bar,
+        progress_bar(tty, len(safe), settings.label) as bar,
     ):
         futures = {ex.executor.submit(_guarded, work, p): i for i, p in enumerate(safe)}
         pending = set(futures)
