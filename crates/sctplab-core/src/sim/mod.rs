@@ -1,8 +1,10 @@
 //! The discrete-event kernel: clock, event queue and random streams.
+mod key;
 mod queue;
 mod rng;
 mod time;
 
+pub use key::{EventKey, SEQ_STEP, seq_below, wake_seq};
 pub use queue::{EventQueue, HistoryCursor};
 pub use rng::{RngStream, stream_id};
 pub use time::{SimDuration, SimTime};

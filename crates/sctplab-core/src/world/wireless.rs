@@ -15,7 +15,7 @@
 use super::{Event, NO_FLOW, World};
 use crate::net::wire::{TransportRepr, UdpRepr};
 use crate::net::{IfaceId, NodeId, PacketId, PacketKind};
-use crate::sim::{EventQueue, HistoryCursor, SimDuration, SimTime};
+use crate::sim::{EventQueue, HistoryCursor, SEQ_STEP, SimDuration, SimTime, wake_seq};
 use crate::wireless::aodv::{AODV_UDP_PORT, Aodv, AodvEvent, AodvOut, BROADCAST, RouteDecision};
 use crate::wireless::arp::{ARP_HDR_LEN, ArpEvent, ArpMsg, ArpOp, ArpTable};
 use crate::wireless::frame::{Frame, MacAddr};
@@ -849,7 +849,7 @@ impl Wireless {
                 rx_power,
                 cs_range_m: *cs_range_m,
                 sense: *sense,
-                seq_off: EventQueue::<Event>::seq_step() * u64::from(nic),
+                seq_off: SEQ_STEP * u64::from(nic),
                 nic,
                 node,
                 deaf_to,
@@ -930,7 +930,7 @@ impl Wireless {
             here,
             within + 1.0,
         );
-        let step = EventQueue::<Event>::seq_step();
+        let step = SEQ_STEP;
         for &other in scratch.iter().filter(|&&o| o != skip_node) {
             for &j in &node_nics[other] {
                 let quiet = loud[j as usize / 64] >> (j % 64) & 1 == 0;
@@ -2227,12 +2227,8 @@ impl World {
                 // An odd number no real event takes, below every number given out
                 // since the first few events: a wake-up comes first among the events
                 // at its time, and it takes no number from the counter.
-                self.queue.schedule_wake(
-                    wake_slot,
-                    at,
-                    2 * u64::from(nic) + 1,
-                    Event::MacWake(nic),
-                );
+                self.queue
+                    .schedule_wake(wake_slot, at, wake_seq(nic), Event::MacWake(nic));
                 w.nics[i].wake_at = Some(at);
             }
         } else if w.nics[i].wake_at.take().is_some() {
@@ -2430,7 +2426,7 @@ impl World {
             w.nics[i].wake_at = Some(at);
             let slot = w.nics.len() + i;
             self.queue
-                .schedule_wake(slot, at, 2 * u64::from(nic) + 1, Event::MacWake(nic));
+                .schedule_wake(slot, at, wake_seq(nic), Event::MacWake(nic));
         } else {
             self.arm_mac_timer(now, nic);
         }
@@ -2557,7 +2553,7 @@ impl World {
         });
         w.air_frames.push(frame);
         let slot = w.alloc_frame(frame, sender as u32);
-        let step = EventQueue::<Event>::seq_step();
+        let step = SEQ_STEP;
         debug_assert!(
             w.nics
                 .iter()
