@@ -55,7 +55,7 @@
 use std::collections::VecDeque;
 
 use crate::net::PacketId;
-use crate::sim::{RngStream, SimDuration, SimTime};
+use crate::sim::{EventKey, RngStream, SimDuration, SimTime};
 
 use super::frame::{Frame, FrameKind, MacAddr};
 use super::ifq::{Ifq, IfqEntry};
@@ -301,24 +301,18 @@ pub struct WaitBound {
 /// NIC addresses are small indices; the duplicate cache is a vector indexed by them.
 const MAX_DUP_CACHE: usize = 1 << 20;
 
-/// A running timer is one integer: its deadline (ns) above its start order (to fire
+/// A running timer is one `EventKey`: its deadline and its start order (to fire
 /// equal-time timers as ns-2's scheduler would), so the minimum is the next to fire.
 /// `NO_TIMER` when stopped.
-type TimerKey = u128;
-const NO_TIMER: TimerKey = TimerKey::MAX;
-
-#[inline]
-fn timer_at(k: TimerKey) -> SimTime {
-    SimTime::from_nanos((k >> 64) as u64)
-}
+const NO_TIMER: EventKey = EventKey::NONE;
 
 /// Whether the timer with key `k` is due at `now` (its deadline is not later). One
 /// comparison of the deadline's half of the key: a stopped timer (`NO_TIMER`) has the
 /// deadline `SimTime::MAX`, which no input time reaches.
 #[inline]
-fn due(k: TimerKey, now: SimTime) -> bool {
+fn due(k: EventKey, now: SimTime) -> bool {
     debug_assert!(now < SimTime::MAX);
-    (k >> 64) as u64 <= now.as_nanos()
+    k.time_nanos() <= now.as_nanos()
 }
 
 /// ns-2's `BackoffTimer` state besides its deadline.
@@ -339,10 +333,10 @@ struct Backoff {
 /// not fit in the L1 cache).
 #[repr(C)]
 pub struct Mac {
-    timers: [TimerKey; N_TIMERS],
+    timers: [EventKey; N_TIMERS],
     /// The running timer with the smallest key and that key (`NO_TIMER` if none runs),
     /// kept up to date by `set_timer`.
-    next: (usize, TimerKey),
+    next: (usize, EventKey),
     now: SimTime,
     timer_seq: u64,
     /// NAV end (`nav_`).
@@ -652,7 +646,7 @@ impl Mac {
                 } else {
                     rx.frame.duration.min(self.eifs_nav)
                 };
-                idle_from = idle_from.max(timer_at(k) + d);
+                idle_from = idle_from.max(k.time() + d);
             }
         }
         WaitBound {
@@ -708,19 +702,19 @@ impl Mac {
     /// itself reads as none, which only ever makes those tests fail, never pass).
     #[inline(always)]
     pub fn next_deadline_nanos(&self) -> u64 {
-        (self.next.1 >> 64) as u64
+        self.next.1.time_nanos()
     }
 
     pub fn poll_timeout(&self) -> Option<SimTime> {
         // A timer runs exactly when `next` holds a key: a byte's test instead of a
         // 128-bit comparison.
         debug_assert_eq!(self.running != 0, self.next.1 != NO_TIMER);
-        (self.running != 0).then(|| timer_at(self.next.1))
+        (self.running != 0).then(|| self.next.1.time())
     }
 
     /// Sets timer `i` to key `k` (`NO_TIMER` stops it) and keeps `next` current.
     #[inline]
-    fn set_timer(&mut self, i: usize, k: TimerKey) {
+    fn set_timer(&mut self, i: usize, k: EventKey) {
         self.timers[i] = k;
         if k == NO_TIMER {
             self.running &= !(1 << i);
@@ -877,7 +871,7 @@ impl Mac {
         });
         self.timer_seq += 1;
         let at = now + frame.airtime;
-        let k = (u128::from(at.as_nanos()) << 64) | u128::from(self.timer_seq);
+        let k = EventKey::new(at, self.timer_seq);
         // The reception timer was stopped: only the NAV's can be earlier.
         debug_assert_eq!(self.timers[RECV], NO_TIMER);
         self.timers[RECV] = k;
@@ -934,7 +928,7 @@ impl Mac {
     /// Whether the NAV's timer is the only one running and ends at `t`.
     #[inline(always)]
     pub fn only_nav_due_at(&self, t: SimTime) -> bool {
-        self.running == 1 << NAV && (self.next.1 >> 64) as u64 == t.as_nanos()
+        self.running == 1 << NAV && self.next.1.time_nanos() == t.as_nanos()
     }
 
     /// `quiet_timeout(nav_end)` and then `quiet_overhear(at, ..)`, at a quiet MAC whose
@@ -1070,7 +1064,7 @@ impl Mac {
     /// only debug builds test again.
     #[inline(always)]
     fn overhear_fits(&self, at: SimTime) -> bool {
-        debug_assert!((self.next.1 >> 64) as u64 > at.as_nanos());
+        debug_assert!(self.next.1.time_nanos() > at.as_nanos());
         self.rx_state == RxState::Idle
             && self.running & !(1 << NAV) == 0
             && !self.tx_active
@@ -1108,10 +1102,7 @@ impl Mac {
     fn start_timer(&mut self, i: usize, after: SimDuration) {
         self.timer_seq += 1;
         let at = self.now + after;
-        self.set_timer(
-            i,
-            (u128::from(at.as_nanos()) << 64) | u128::from(self.timer_seq),
-        );
+        self.set_timer(i, EventKey::new(at, self.timer_seq));
     }
 
     /// `set_nav` on the quiet paths, where no other timer runs: extends the NAV to
@@ -1122,7 +1113,7 @@ impl Mac {
         if until > self.nav {
             self.nav = until;
             self.timer_seq += 1;
-            self.timers[NAV] = (u128::from(until.as_nanos()) << 64) | u128::from(self.timer_seq);
+            self.timers[NAV] = EventKey::new(until, self.timer_seq);
             self.running |= 1 << NAV;
             true
         } else {
@@ -1591,7 +1582,7 @@ impl Mac {
         }
         let remaining = match self.timers[RECV] {
             NO_TIMER => SimDuration::ZERO,
-            k => timer_at(k).saturating_since(self.now),
+            k => k.time().saturating_since(self.now),
         };
         if f.airtime > remaining {
             self.rx = Some(RxFrame {

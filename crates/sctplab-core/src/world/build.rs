@@ -1,7 +1,7 @@
 //! Builds the world's arenas from a validated scenario.
 
 use super::tracer::Tracer;
-use super::wireless::{Nic, TimerSlot, Wireless, static_wireless_routes};
+use super::wireless::{MacTimerSlot, Nic, Wireless, static_wireless_routes};
 use super::{EndpointSlot, Event, Fault, Flow, FlowKind, Iface, Node, World, iface_addr};
 use crate::endpoint::cbr::{CbrSource, UdpSink};
 use crate::endpoint::{AnyEndpoint, Endpoint};
@@ -20,7 +20,7 @@ use crate::scenario::schema::{
 };
 use crate::scenario::{FlowSpec, Scenario};
 use crate::sctp::{AssocCfg, Association, Role};
-use crate::sim::{EventQueue, RngStream, SimDuration, SimTime};
+use crate::sim::{EventQueue, RngStream, SimDuration, SimTime, TimerSlot};
 use crate::snoop::{SnoopAgent, SnoopCfg};
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::trace::TraceConfig;
@@ -249,8 +249,7 @@ impl World {
                     node,
                     peer_addr: nodes[peer.idx()].addr,
                     flow,
-                    timer_at: None,
-                    timer_gen: 0,
+                    timer: TimerSlot::default(),
                     send_route: None,
                 });
             }
@@ -289,8 +288,7 @@ impl World {
                     sctp: sn.sctp,
                 }),
                 node,
-                timer_at: None,
-                timer_gen: 0,
+                timer: TimerSlot::default(),
             });
         }
 
@@ -599,7 +597,7 @@ fn build_wireless(
                 arp: w
                     .arp
                     .then(|| ArpTable::new(ArpCfg::ns2(), MacAddr(nic), u32::from_be_bytes(addr))),
-                mac_timer: TimerSlot::default(),
+                mac_timer: MacTimerSlot::default(),
                 deferred_rx: std::collections::VecDeque::new(),
                 aodv_timer: TimerSlot::default(),
                 own_traffic_only: local > 0,

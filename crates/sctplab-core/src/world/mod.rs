@@ -55,7 +55,7 @@ use crate::metrics::Window;
 use crate::net::link::LinkDir;
 use crate::net::routing::StaticRoutes;
 use crate::net::{EndpointId, FlowId, IfaceId, LinkDirId, NodeId, PacketId, PacketPool};
-use crate::sim::{EventQueue, SimTime};
+use crate::sim::{EventQueue, SimTime, TimerSlot};
 use tracer::Tracer;
 
 pub(crate) struct Node {
@@ -121,11 +121,9 @@ pub(crate) struct EndpointSlot {
     /// Where packets go when the endpoint names no destination address itself.
     pub peer_addr: [u8; 4],
     pub flow: FlowId,
-    /// Time of the timer event pending in the queue, and its generation: an event whose
-    /// generation is stale is ignored (an earlier one replaced it). The endpoint's own
-    /// deadline may be later than the pending event, which then re-arms itself.
-    pub timer_at: Option<SimTime>,
-    pub timer_gen: u32,
+    /// The timer event pending in the queue. The endpoint's own deadline may be later
+    /// than the pending event, which then re-arms itself.
+    pub timer: TimerSlot,
     /// The wired route of the endpoint's last packet (`SendRoute`).
     pub send_route: Option<SendRoute>,
 }
@@ -192,8 +190,7 @@ pub(crate) enum Fault {
 pub(crate) struct SnoopSlot {
     pub agent: crate::snoop::SnoopAgent,
     pub node: NodeId,
-    pub timer_at: Option<SimTime>,
-    pub timer_gen: u32,
+    pub timer: TimerSlot,
 }
 
 /// The flow of packets that belong to none (routing control messages).

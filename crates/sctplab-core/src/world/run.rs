@@ -467,13 +467,8 @@ impl World {
         // Timers move later on almost every ack (RTO restarts). Rather than scheduling a
         // new event each time and leaving stale ones in the heap, keep the pending event
         // when the new deadline is later: it fires first and is re-armed then.
-        if let Some(t) = slot.ep.poll_timeout() {
-            let t = t.max(now);
-            if slot.timer_at.is_none_or(|pending| t < pending) {
-                slot.timer_gen = slot.timer_gen.wrapping_add(1);
-                slot.timer_at = Some(t);
-                self.queue.schedule(t, Event::Timer(id, slot.timer_gen));
-            }
+        if let Some((t, g)) = slot.timer.after_input(slot.ep.poll_timeout(), now) {
+            self.queue.schedule(t, Event::Timer(id, g));
         }
         let flow = slot.flow;
         self.check_finished(flow);
@@ -481,16 +476,14 @@ impl World {
 
     fn timer(&mut self, now: SimTime, id: EndpointId, generation: u32) {
         let slot = &mut self.endpoints[id.idx()];
-        if slot.timer_gen != generation {
+        if !slot.timer.fire(generation) {
             return;
         }
-        slot.timer_at = None;
         match slot.ep.poll_timeout() {
             // The deadline moved later since this event was scheduled: re-arm.
             Some(t) if t > now => {
-                slot.timer_gen = slot.timer_gen.wrapping_add(1);
-                slot.timer_at = Some(t);
-                self.queue.schedule(t, Event::Timer(id, slot.timer_gen));
+                let g = slot.timer.arm(t);
+                self.queue.schedule(t, Event::Timer(id, g));
             }
             Some(_) => {
                 slot.ep.handle_timeout(now);
@@ -733,29 +726,20 @@ impl World {
             self.forward(now, node, pid);
         }
         let slot = &mut self.snoops[i];
-        if let Some(t) = slot.agent.poll_timeout() {
-            let t = t.max(now);
-            if slot.timer_at.is_none_or(|pending| t < pending) {
-                slot.timer_gen = slot.timer_gen.wrapping_add(1);
-                slot.timer_at = Some(t);
-                self.queue
-                    .schedule(t, Event::SnoopTimer(i as u32, slot.timer_gen));
-            }
+        if let Some((t, g)) = slot.timer.after_input(slot.agent.poll_timeout(), now) {
+            self.queue.schedule(t, Event::SnoopTimer(i as u32, g));
         }
     }
 
     fn snoop_timer(&mut self, now: SimTime, i: usize, generation: u32) {
         let slot = &mut self.snoops[i];
-        if slot.timer_gen != generation {
+        if !slot.timer.fire(generation) {
             return;
         }
-        slot.timer_at = None;
         match slot.agent.poll_timeout() {
             Some(t) if t > now => {
-                slot.timer_gen = slot.timer_gen.wrapping_add(1);
-                slot.timer_at = Some(t);
-                self.queue
-                    .schedule(t, Event::SnoopTimer(i as u32, slot.timer_gen));
+                let g = slot.timer.arm(t);
+                self.queue.schedule(t, Event::SnoopTimer(i as u32, g));
             }
             Some(_) => {
                 slot.agent.handle_timeout(now);

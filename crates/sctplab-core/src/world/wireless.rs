@@ -15,7 +15,7 @@
 use super::{Event, NO_FLOW, World};
 use crate::net::wire::{TransportRepr, UdpRepr};
 use crate::net::{IfaceId, NodeId, PacketId, PacketKind};
-use crate::sim::{EventQueue, HistoryCursor, SimDuration, SimTime};
+use crate::sim::{EventQueue, HistoryCursor, SEQ_STEP, SimDuration, SimTime, TimerSlot, wake_seq};
 use crate::wireless::aodv::{AODV_UDP_PORT, Aodv, AodvEvent, AodvOut, BROADCAST, RouteDecision};
 use crate::wireless::arp::{ARP_HDR_LEN, ArpEvent, ArpMsg, ArpOp, ArpTable};
 use crate::wireless::frame::{Frame, MacAddr};
@@ -274,9 +274,9 @@ fn not_below(p: f64, t: f64) -> bool {
     p.partial_cmp(&t) != Some(std::cmp::Ordering::Less)
 }
 
-/// A pending timer event: its deadline and generation (stale events are ignored).
+/// A pending MAC timer event: its deadline and generation (stale events are ignored).
 #[derive(Default)]
-pub(crate) struct TimerSlot {
+pub(crate) struct MacTimerSlot {
     pub at: Option<SimTime>,
     pub generation: u32,
     /// MAC timers only: the pending event is virtual (not in the queue), with this
@@ -462,7 +462,7 @@ pub(crate) struct Nic {
     pub aodv: Option<Aodv>,
     /// The NIC's ARP table (`[wireless] arp`, on by default as in ns-2.35).
     pub arp: Option<ArpTable>,
-    pub mac_timer: TimerSlot,
+    pub mac_timer: MacTimerSlot,
     /// Deferred receptions (`Wireless::deferred_mac_timers`): `RxStart` events kept out
     /// of the queue, in key order.
     pub deferred_rx: VecDeque<DeferredRx>,
@@ -849,7 +849,7 @@ impl Wireless {
                 rx_power,
                 cs_range_m: *cs_range_m,
                 sense: *sense,
-                seq_off: EventQueue::<Event>::seq_step() * u64::from(nic),
+                seq_off: SEQ_STEP * u64::from(nic),
                 nic,
                 node,
                 deaf_to,
@@ -930,7 +930,7 @@ impl Wireless {
             here,
             within + 1.0,
         );
-        let step = EventQueue::<Event>::seq_step();
+        let step = SEQ_STEP;
         for &other in scratch.iter().filter(|&&o| o != skip_node) {
             for &j in &node_nics[other] {
                 let quiet = loud[j as usize / 64] >> (j % 64) & 1 == 0;
@@ -2227,12 +2227,8 @@ impl World {
                 // An odd number no real event takes, below every number given out
                 // since the first few events: a wake-up comes first among the events
                 // at its time, and it takes no number from the counter.
-                self.queue.schedule_wake(
-                    wake_slot,
-                    at,
-                    2 * u64::from(nic) + 1,
-                    Event::MacWake(nic),
-                );
+                self.queue
+                    .schedule_wake(wake_slot, at, wake_seq(nic), Event::MacWake(nic));
                 w.nics[i].wake_at = Some(at);
             }
         } else if w.nics[i].wake_at.take().is_some() {
@@ -2430,7 +2426,7 @@ impl World {
             w.nics[i].wake_at = Some(at);
             let slot = w.nics.len() + i;
             self.queue
-                .schedule_wake(slot, at, 2 * u64::from(nic) + 1, Event::MacWake(nic));
+                .schedule_wake(slot, at, wake_seq(nic), Event::MacWake(nic));
         } else {
             self.arm_mac_timer(now, nic);
         }
@@ -2557,7 +2553,7 @@ impl World {
         });
         w.air_frames.push(frame);
         let slot = w.alloc_frame(frame, sender as u32);
-        let step = EventQueue::<Event>::seq_step();
+        let step = SEQ_STEP;
         debug_assert!(
             w.nics
                 .iter()
@@ -2741,29 +2737,21 @@ impl World {
         }
         let w = self.wl();
         let n = &mut w.nics[nic as usize];
-        if let Some(t) = n.aodv.as_ref().and_then(Aodv::poll_timeout) {
-            let t = t.max(now);
-            if n.aodv_timer.at.is_none_or(|p| t < p) {
-                n.aodv_timer.generation = n.aodv_timer.generation.wrapping_add(1);
-                n.aodv_timer.at = Some(t);
-                let g = n.aodv_timer.generation;
-                self.queue.schedule(t, Event::AodvTimer(nic, g));
-            }
+        let deadline = n.aodv.as_ref().and_then(Aodv::poll_timeout);
+        if let Some((t, g)) = n.aodv_timer.after_input(deadline, now) {
+            self.queue.schedule(t, Event::AodvTimer(nic, g));
         }
     }
 
     pub(super) fn aodv_timer(&mut self, now: SimTime, nic: u32, generation: u32) {
         let n = &mut self.wl().nics[nic as usize];
-        if n.aodv_timer.generation != generation {
+        if !n.aodv_timer.fire(generation) {
             return;
         }
-        n.aodv_timer.at = None;
         let Some(a) = n.aodv.as_mut() else { return };
         match a.poll_timeout() {
             Some(t) if t > now => {
-                n.aodv_timer.generation = n.aodv_timer.generation.wrapping_add(1);
-                n.aodv_timer.at = Some(t);
-                let g = n.aodv_timer.generation;
+                let g = n.aodv_timer.arm(t);
                 self.queue.schedule(t, Event::AodvTimer(nic, g));
             }
             Some(_) => {

@@ -1,0 +1,231 @@
+//! Slots (`EventQueue::schedule_slot`): at most one pending event per slot id (a MAC's
+//! next timer, a NIC's wake-up), in an indexed heap of their own.
+//!
+//! Scheduling into a busy slot replaces its event; the caller guarantees the replaced
+//! one would have been a no-op when popped (a superseded timer generation), so dropping
+//! it changes nothing but the count of events popped. The latest replaced deadline is
+//! remembered (`superseded_horizon`), since popping it would have moved the clock that
+//! far.
+
+use super::EventQueue;
+use crate::sim::{EventKey as Key, SimTime};
+
+impl<E> EventQueue<E> {
+    /// Schedules `event` at `time` in slot `id`, replacing the slot's pending event if
+    /// any. Only for events whose replaced predecessor would do nothing when popped.
+    pub fn schedule_slot(&mut self, id: usize, time: SimTime, event: E) {
+        let key = self.next_key(time);
+        if let Some(old) = self.slots.set(id, key, event) {
+            self.superseded = self.superseded.max(old.time());
+        }
+    }
+
+    /// Schedules `event` in slot `id` with a sequence number taken earlier from
+    /// `reserve_seq`, as if it had been scheduled then. Its key must still be ahead of
+    /// every event popped so far.
+    pub fn schedule_slot_reserved(&mut self, id: usize, time: SimTime, seq: u64, event: E) {
+        let k = Key::new(time, seq);
+        assert!(k > self.last, "reserved event scheduled in the past");
+        if let Some(old) = self.slots.set(id, k, event) {
+            self.superseded = self.superseded.max(old.time());
+        }
+    }
+
+    /// Schedules a wake-up `event` at `time` in slot `id` with the given sequence
+    /// number, taking none from the counter, and replacing the slot's pending event
+    /// without counting it as superseded (wake-ups are bookkeeping: see
+    /// `uncount_last_pop`). The key must be ahead of every event popped so far.
+    pub fn schedule_wake(&mut self, id: usize, time: SimTime, seq: u64, event: E) {
+        let k = Key::new(time, seq);
+        assert!(k > self.last, "wake-up scheduled in the past");
+        self.slots.set(id, k, event);
+    }
+
+    /// Drops wake-up slot `id`'s event, if any (see `schedule_wake`).
+    pub fn cancel_wake(&mut self, id: usize) {
+        self.slots.remove(id);
+    }
+
+    /// Drops slot `id`'s event, if any, as `schedule_slot` drops a replaced one.
+    pub fn cancel_slot(&mut self, id: usize) {
+        if let Some(old) = self.slots.remove(id) {
+            self.superseded = self.superseded.max(old.time());
+        }
+    }
+
+    /// Records a deadline that a stale, never-popped event would have moved the clock to
+    /// (see `superseded_horizon`).
+    pub fn note_superseded(&mut self, time: SimTime) {
+        self.superseded = self.superseded.max(time);
+    }
+
+    /// The latest deadline of a slot event that was replaced: where the clock would have
+    /// ended had the replaced events been popped after everything else.
+    pub fn superseded_horizon(&self) -> SimTime {
+        self.superseded
+    }
+}
+
+const NO_POS: u32 = u32::MAX;
+
+/// An indexed binary min-heap of slots, each holding at most one event.
+///
+/// Each heap entry carries its key, so a sift compares keys without looking up the slot
+/// (the heap of ~46 MAC timers is walked on nearly every MAC timer event).
+pub(super) struct Slots<E> {
+    /// (key, slot id), heap-ordered by key.
+    heap: Vec<(Key, u32)>,
+    /// Per slot: its position in `heap` (`NO_POS` if empty), its event.
+    pos: Vec<u32>,
+    events: Vec<Option<E>>,
+    /// A slot whose event was just popped but which still sits at the root: a timer
+    /// handler usually schedules the same slot again at once, and then one sift down
+    /// replaces the removal and the reinsertion. Settled before anything else.
+    popped: Option<u32>,
+}
+
+impl<E> Slots<E> {
+    pub(super) fn new() -> Self {
+        Slots {
+            heap: Vec::new(),
+            pos: Vec::new(),
+            events: Vec::new(),
+            popped: None,
+        }
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.heap.len() - usize::from(self.popped.is_some())
+    }
+
+    /// Takes a popped slot out of the heap for good.
+    #[inline]
+    pub(super) fn settle(&mut self) {
+        if let Some(id) = self.popped.take() {
+            let last = self.heap.pop().expect("popped slot is in the heap");
+            if !self.heap.is_empty() {
+                self.sift_down(0, last);
+            }
+            self.pos[id as usize] = NO_POS;
+        }
+    }
+
+    /// Puts `e` at heap position `i` or above, moving larger parents down.
+    fn sift_up(&mut self, mut i: usize, e: (Key, u32)) {
+        let h = &mut self.heap;
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            let p = h[parent];
+            if p.0 <= e.0 {
+                break;
+            }
+            h[i] = p;
+            self.pos[p.1 as usize] = i as u32;
+            i = parent;
+        }
+        h[i] = e;
+        self.pos[e.1 as usize] = i as u32;
+    }
+
+    /// Puts `e` at heap position `i` or below, moving smaller children up.
+    fn sift_down(&mut self, mut i: usize, e: (Key, u32)) {
+        let h = &mut self.heap;
+        let n = h.len();
+        loop {
+            let l = 2 * i + 1;
+            if l >= n {
+                break;
+            }
+            let mut c = l;
+            let mut ch = h[l];
+            if l + 1 < n && h[l + 1].0 < ch.0 {
+                c = l + 1;
+                ch = h[c];
+            }
+            if ch.0 >= e.0 {
+                break;
+            }
+            h[i] = ch;
+            self.pos[ch.1 as usize] = i as u32;
+            i = c;
+        }
+        h[i] = e;
+        self.pos[e.1 as usize] = i as u32;
+    }
+
+    /// Sets slot `id` to `(k, event)`; returns the key of the event it replaced.
+    // Inlined, the re-arm of the slot just popped (most sets: a MAC timer handler
+    // arming the same NIC's next timer) is one call of `sift_down`.
+    #[inline]
+    pub(super) fn set(&mut self, id: usize, k: Key, event: E) -> Option<Key> {
+        if self.popped == Some(id as u32) {
+            // Still at the root with the key it was popped with, which is no later
+            // than any key scheduled since.
+            self.popped = None;
+            self.events[id] = Some(event);
+            self.sift_down(0, (k, id as u32));
+            return None;
+        }
+        self.set_other(id, k, event)
+    }
+
+    /// `set` of a slot other than the one just popped.
+    #[inline(never)]
+    fn set_other(&mut self, id: usize, k: Key, event: E) -> Option<Key> {
+        self.settle();
+        if id >= self.pos.len() {
+            self.pos.resize(id + 1, NO_POS);
+            self.events.resize_with(id + 1, || None);
+        }
+        self.events[id] = Some(event);
+        let p = self.pos[id];
+        if p == NO_POS {
+            self.heap.push((k, id as u32));
+            self.sift_up(self.heap.len() - 1, (k, id as u32));
+            None
+        } else {
+            let old = self.heap[p as usize].0;
+            if k < old {
+                self.sift_up(p as usize, (k, id as u32));
+            } else {
+                self.sift_down(p as usize, (k, id as u32));
+            }
+            Some(old)
+        }
+    }
+
+    /// Empties slot `id`; returns the key of the event it held.
+    pub(super) fn remove(&mut self, id: usize) -> Option<Key> {
+        self.settle();
+        let p = *self.pos.get(id)?;
+        if p == NO_POS {
+            return None;
+        }
+        let old = self.heap[p as usize].0;
+        self.events[id] = None;
+        // Move it to the root, then pop it.
+        self.sift_up(p as usize, (Key::MIN, id as u32));
+        let last = self.heap.pop().expect("non-empty");
+        if !self.heap.is_empty() {
+            self.sift_down(0, last);
+        }
+        self.pos[id] = NO_POS;
+        Some(old)
+    }
+
+    /// The smallest key (after `settle`).
+    #[inline]
+    pub(super) fn peek(&self) -> Option<Key> {
+        debug_assert!(self.popped.is_none());
+        self.heap.first().map(|e| e.0)
+    }
+
+    /// Pops the root (after `settle`); it stays in place until the next operation.
+    pub(super) fn pop(&mut self) -> Option<(Key, E)> {
+        debug_assert!(self.popped.is_none());
+        let (k, id) = *self.heap.first()?;
+        let e = self.events[id as usize].take().expect("slot event");
+        self.popped = Some(id);
+        Some((k, e))
+    }
+}
