@@ -39,17 +39,23 @@ from sctplab.reproduce.common import load_scenario, markdown_table, scenarios_di
 from sctplab.runner import run
 from sctplab.stats import mean_ci
 
-COLUMNS = [
-    "metric",
-    "scenario",
-    "ns2_mean",
-    "ns2_ci95",
-    "ours",
-    "ours_ci95",
-    "difference",
-    "tolerance",
-    "pass",
-]
+
+def columns(oracle: str) -> list[str]:
+    """validation.csv's header; `oracle` (ns2, ns3) names the oracle's mean and CI."""
+    return [
+        "metric",
+        "scenario",
+        f"{oracle}_mean",
+        f"{oracle}_ci95",
+        "ours",
+        "ours_ci95",
+        "difference",
+        "tolerance",
+        "pass",
+    ]
+
+
+COLUMNS = columns("ns2")
 TCP_AGENTS = ns2_oracle.TCP_AGENTS
 SCTP_NS2_SETS = {"flows.sctp1.variant": "ns2", "flows.sctp1.initial_cwnd": "4064B"}
 SNOOP_MB = 1
@@ -291,8 +297,35 @@ class Validation:
         return f"{self.passed}/{self.total} checks pass"
 
 
-def _say(line: str) -> None:
-    print(f"sctplab validate ns2: {line}", file=sys.stderr, flush=True)
+def say(line: str, oracle: str) -> None:
+    """One progress line on stderr, `sctplab validate ORACLE: LINE`."""
+    print(f"sctplab validate {oracle}: {line}", file=sys.stderr, flush=True)
+
+
+def run_groups(groups: list[tuple[str, Callable[[], list[Check]]]], oracle: str) -> list[Check]:
+    """Runs each group of rows in turn, one progress line on stderr as it starts and
+    ends (`sctplab validate ORACLE: [i/n] label: ...`)."""
+    checks: list[Check] = []
+    t_start = time.monotonic()
+    for i, (label, rows) in enumerate(groups, 1):
+        say(f"[{i}/{len(groups)}] {label}: started", oracle)
+        t0 = time.monotonic()
+        got = rows()
+        checks += got
+        passed = sum(c.passed for c in got)
+        say(
+            f"[{i}/{len(groups)}] {label}: {passed}/{len(got)} pass, "
+            f"{time.monotonic() - t0:.0f} s ({time.monotonic() - t_start:.0f} s in all)",
+            oracle,
+        )
+    return checks
+
+
+def write_csv(path: Path, header: list[str], checks: list[Check]) -> None:
+    with path.open("w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(header)
+        w.writerows(c.cells() for c in checks)
 
 
 def _smoke(check: Check, quick: bool) -> bool:
@@ -316,8 +349,6 @@ def validate_ns2(
     out.mkdir(parents=True, exist_ok=True)
     cache = out / "ns2-cache" if ns2_cache is None else ns2_cache
     seeds, duration = (5, 60.0) if quick else (20, 300.0)
-    checks: list[Check] = []
-    t_start = time.monotonic()
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
         # Imported here: sctplab.validate_wireless builds its rows with Check.
@@ -341,20 +372,8 @@ def validate_ns2(
                 lambda: validate_wireless.wireless(tmp, quick, cache, jobs),
             ),
         ]
-        for i, (label, rows) in enumerate(groups, 1):
-            _say(f"[{i}/{len(groups)}] {label}: started")
-            t0 = time.monotonic()
-            got = rows()
-            checks += got
-            passed = sum(c.passed for c in got)
-            _say(
-                f"[{i}/{len(groups)}] {label}: {passed}/{len(got)} pass, "
-                f"{time.monotonic() - t0:.0f} s ({time.monotonic() - t_start:.0f} s in all)"
-            )
-    with (out / "validation.csv").open("w", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(COLUMNS)
-        w.writerows(c.cells() for c in checks)
+        checks = run_groups(groups, "ns2")
+    write_csv(out / "validation.csv", COLUMNS, checks)
     failed = [c for c in checks if not c.passed]
     smoke = [c for c in checks if _smoke(c, quick)]
     md = [
