@@ -47,7 +47,7 @@ def test_newreno_rows_quick_agree_with_ns3(tmp_path: Path) -> None:
     for r in rows[3:]:
         assert 0.7 * 12.2 < float(r["ns3_mean"]) < 12.2 * 1.1
     # The second run reuses the compiled program.
-    again = ns3_oracle.build("dumbbell", tmp_path / "ns3-build")
+    again = ns3_oracle.build(tmp_path / "ns3-build")
     assert again.cached and again.compile_s == 0.0
     assert (tmp_path / "validation.md").read_text().startswith("# sctplab against ns-3.37")
 
@@ -68,7 +68,7 @@ def test_ns3_arguments_come_from_the_scenario() -> None:
 def fake_rows(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(ns3_oracle, "missing", lambda: None)
     monkeypatch.setattr(
-        ns3_oracle, "build", lambda program, cache: ns3_oracle.Build(tmp_path / "x", 0.0, True)
+        ns3_oracle, "build", lambda cache: ns3_oracle.Build(tmp_path / "x", 0.0, True)
     )
 
     def rows(binary: Path, ctrl: validate_ns3.Controller, p: validate_ns3.Plan) -> list:
@@ -84,8 +84,8 @@ def test_progress_last_line_and_exit_status(tmp_path: Path) -> None:
     assert r.exit_code == 1  # the fake BBR row fails
     assert r.stdout.splitlines()[-1] == "2/3 checks pass"
     err = r.stderr.splitlines()
-    assert err[0].startswith("sctplab validate ns3: building the ns-3 program")
-    assert err[1] == "sctplab validate ns3: ns-3 program reused from the build cache"
+    assert err[0].startswith("sctplab validate ns3: building the ns-3 programs")
+    assert err[1] == "sctplab validate ns3: ns-3 programs reused from the build cache"
     assert len([x for x in err if "started" in x]) == 3
     assert err[2].startswith("sctplab validate ns3: [1/3] NewReno")
     assert err[-1].startswith("sctplab validate ns3: [3/3] BBR") and "0/1 pass" in err[-1]

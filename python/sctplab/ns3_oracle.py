@@ -30,8 +30,11 @@ MODULES = (
     "ns3-applications",
     "ns3-traffic-control",
 )
-# Every program and the headers it includes.
-PROGRAMS = {"dumbbell": ("dumbbell.cc", "lab_controllers.h")}
+# The one binary (main.cc includes the programs, so ns-3's headers are parsed once) and
+# every file it is built from; its first argument picks the program.
+BINARY = "sctplab-ns3"
+SOURCES = ("main.cc", "dumbbell.cc", "aqm_dumbbell.cc", "lab_app.h", "lab_controllers.h")
+PROGRAMS = ("dumbbell", "aqm")
 
 
 def source(name: str) -> Path:
@@ -91,16 +94,16 @@ def _compiler_id(cxx: str) -> str:
 
 @dataclass
 class Build:
-    """A compiled program and what building it cost (0 s when the cache had it)."""
+    """The compiled binary and what building it cost (0 s when the cache had it)."""
 
     binary: Path
     compile_s: float
     cached: bool
 
 
-def build(program: str, cache: Path) -> Build:
-    """Compiles `program` (a key of PROGRAMS) into `cache`, unless a binary built from
-    the same sources, compiler, flags and ns-3 version is there already."""
+def build(cache: Path) -> Build:
+    """Compiles the programs into `cache`, unless a binary built from the same sources,
+    compiler, flags and ns-3 version is there already."""
     why = missing()
     if why is not None:
         raise FileNotFoundError(why)
@@ -111,32 +114,33 @@ def build(program: str, cache: Path) -> Build:
     h = hashlib.sha256()
     for part in (_compiler_id(cxx), str(ns3_version()), json.dumps(std + flags)):
         h.update(part.encode() + b"\0")
-    for name in PROGRAMS[program]:
+    for name in SOURCES:
         h.update(name.encode() + b"\0" + source(name).read_bytes() + b"\0")
-    folder = cache / f"{program}-{h.hexdigest()[:16]}"
-    binary = folder / program
+    folder = cache / h.hexdigest()[:16]
+    binary = folder / BINARY
     if binary.exists():
         return Build(binary, 0.0, True)
     folder.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(dir=folder) as t:
-        tmp = Path(t) / program
+        tmp = Path(t) / BINARY
         r = subprocess.run(
-            [cxx, *std, "-o", str(tmp), str(source(PROGRAMS[program][0])), *flags],
+            [cxx, *std, "-o", str(tmp), str(source(SOURCES[0])), *flags],
             capture_output=True,
             text=True,
             check=False,
         )
         if r.returncode != 0:
             tail = "\n".join(r.stderr.strip().splitlines()[-15:])
-            raise RuntimeError(f"compiling the ns-3 program {program} failed:\n{tail}")
+            raise RuntimeError(f"compiling the ns-3 programs failed:\n{tail}")
         tmp.replace(binary)  # atomic: a concurrent build never sees half a binary
     return Build(binary, time.monotonic() - t0, False)
 
 
-def run(binary: Path, args: dict[str, Any]) -> dict[str, Any]:
-    """Runs a built program with `--key=value` arguments; returns its JSON line."""
-    argv = [str(binary)]
+def run(binary: Path, program: str, args: dict[str, Any]) -> dict[str, Any]:
+    """Runs `program` (one of PROGRAMS) of the built binary with `--key=value`
+    arguments; returns its JSON line."""
+    argv = [str(binary), program]
     for k, v in args.items():
         val = str(int(v)) if isinstance(v, bool) else str(v)
         argv.append(f"--{k}={val}")

@@ -4,7 +4,7 @@ buffer of one bandwidth-delay product, random loss of data packets), run in both
 and 1 % loss over several seeds (CONTRACTS.md "Validation and benchmarks").
 
 The ns-3 side is the project's own program python/sctplab/ns3/dumbbell.cc, compiled once
-per build cache (ns3_oracle.build) and given the values of the sctplab scenario. Its
+per build cache with the others (ns3_oracle.build) and given the values of the sctplab scenario. Its
 controllers are ns-3.37's with the corrections of ns3/lab_controllers.h (docs/
 validation.md): ssthresh from RFC 5681's FlightSize for NewReno, the Reno-friendly region
 and W_max kept after a timeout for CUBIC, invalid rate samples discarded and delivery
@@ -218,12 +218,12 @@ def validate_ns3(
     cache = out / "ns3-build" if build_cache is None else build_cache
     p = plan(quick)
     chosen = [c for c in CONTROLLERS if controllers is None or c.name in controllers]
-    say(f"building the ns-3 program into {cache}", "ns3")
-    b = ns3_oracle.build("dumbbell", cache)
+    say(f"building the ns-3 programs into {cache}", "ns3")
+    b = ns3_oracle.build(cache)
     say(
-        "ns-3 program reused from the build cache"
+        "ns-3 programs reused from the build cache"
         if b.cached
-        else f"ns-3 program compiled in {b.compile_s:.1f} s",
+        else f"ns-3 programs compiled in {b.compile_s:.1f} s",
         "ns3",
     )
     groups: list[tuple[str, Callable[[], list[Check]]]] = []
@@ -249,7 +249,7 @@ def validate_ns3(
         "in that window. Mean over seeds with 95 % Student-t half-widths; tolerance = the "
         "sum of the half-widths, at least 2 % of ns-3's mean.",
         "",
-        "ns-3 program: "
+        "ns-3 programs: "
         + ("reused from the build cache" if b.cached else f"compiled in {b.compile_s:.1f} s")
         + f" ({b.binary}).",
         "",

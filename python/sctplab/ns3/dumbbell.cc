@@ -1,5 +1,6 @@
-// sctplab validate ns3: one bulk TCP flow over a dumbbell with random loss of data
-// packets on the bottleneck, the ns-3.37 side of scenarios/dumbbell.toml.
+// sctplab validate ns3 (main.cc: `sctplab-ns3 dumbbell ARGS`): one bulk TCP flow over a
+// dumbbell with random loss of data packets on the bottleneck, the ns-3.37 side of
+// scenarios/dumbbell.toml.
 //
 //   sender --access-- r1 --bottleneck-- r2 --access-- receiver
 //
@@ -14,6 +15,7 @@
 //
 // --cc: newreno / cubic / bbr (ns-3.37's TcpNewReno / TcpCubic / TcpBbr as shipped),
 // newreno-fixed / cubic-fixed / bbr-fixed (the corrected subclasses of lab_controllers.h).
+#include "lab_app.h"
 #include "lab_controllers.h"
 
 #include "ns3/application.h"
@@ -48,7 +50,7 @@
 
 using namespace ns3;
 
-namespace
+namespace dumbbell
 {
 
 // Bernoulli loss of data packets only, as the sctplab scenario's `data_only = true`:
@@ -104,57 +106,6 @@ class DataLossModel : public ErrorModel
     Ptr<UniformRandomVariable> m_rv;
     double m_rate{0};
     uint64_t m_drops{0};
-};
-
-// A bulk sender on a socket the program made (so the socket can be LabTcpSocket): keeps
-// the send buffer full from the connection's start, like ns-3's BulkSendApplication.
-class BulkSender : public Application
-{
-  public:
-    void Setup(Ptr<Socket> socket, Address peer)
-    {
-        m_socket = socket;
-        m_peer = peer;
-    }
-
-  private:
-    void StartApplication() override
-    {
-        m_socket->Bind();
-        m_socket->Connect(m_peer);
-        m_socket->SetConnectCallback(MakeCallback(&BulkSender::Connected, this),
-                                     MakeNullCallback<void, Ptr<Socket>>());
-        m_socket->SetSendCallback(MakeCallback(&BulkSender::Room, this));
-    }
-
-    void StopApplication() override
-    {
-    }
-
-    void Connected(Ptr<Socket> s)
-    {
-        Fill(s);
-    }
-
-    void Room(Ptr<Socket> s, uint32_t)
-    {
-        Fill(s);
-    }
-
-    void Fill(Ptr<Socket> s)
-    {
-        while (s->GetTxAvailable() > 0)
-        {
-            uint32_t n = std::min<uint32_t>(s->GetTxAvailable(), 64 * 1024);
-            if (s->Send(Create<Packet>(n)) < 0)
-            {
-                return;
-            }
-        }
-    }
-
-    Ptr<Socket> m_socket;
-    Address m_peer;
 };
 
 struct Counters
@@ -262,11 +213,12 @@ Controller(const std::string& cc)
     std::exit(2);
 }
 
-} // namespace
+} // namespace dumbbell
 
 int
-main(int argc, char* argv[])
+RunDumbbell(int argc, char* argv[])
 {
+    using namespace dumbbell;
     std::string cc = "newreno";
     uint32_t seed = 1;
     double loss = 0.001;
