@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from sctplab import ns3_oracle, validate, validate_ns3
+from sctplab import ns3_oracle, validate, validate_ns3, validate_ns3_aqm
 from sctplab.cli import cli
 from sctplab.reproduce.common import load_scenario
 
@@ -29,7 +29,7 @@ def _require_ns3() -> None:
 
 def test_newreno_rows_quick_agree_with_ns3(tmp_path: Path) -> None:
     _require_ns3()
-    result = validate_ns3.validate_ns3(tmp_path, quick=True, controllers=("newreno",))
+    result = validate_ns3.validate_ns3(tmp_path, quick=True, only=("newreno",))
     with (tmp_path / "validation.csv").open() as f:
         rows = list(csv.DictReader(f))
     assert list(rows[0]) == validate_ns3.COLUMNS
@@ -76,19 +76,25 @@ def fake_rows(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         return [validate.Check("goodput_bps", ctrl.name, 1.0, None, 1.0 if ok else 2.0, None, 0.1)]
 
     monkeypatch.setattr(validate_ns3, "rows", rows)
+    monkeypatch.setattr(
+        validate_ns3_aqm,
+        "rows",
+        lambda binary, p: [validate.Check("aqm_drops", "codel", 5.0, 1.0, 5.5, 1.0, 2.0)],
+    )
 
 
 @pytest.mark.usefixtures("fake_rows")
 def test_progress_last_line_and_exit_status(tmp_path: Path) -> None:
     r = CliRunner().invoke(cli, ["validate", "ns3", "--out", str(tmp_path / "v")])
     assert r.exit_code == 1  # the fake BBR row fails
-    assert r.stdout.splitlines()[-1] == "2/3 checks pass"
+    assert r.stdout.splitlines()[-1] == "3/4 checks pass"
     err = r.stderr.splitlines()
     assert err[0].startswith("sctplab validate ns3: building the ns-3 programs")
     assert err[1] == "sctplab validate ns3: ns-3 programs reused from the build cache"
-    assert len([x for x in err if "started" in x]) == 3
-    assert err[2].startswith("sctplab validate ns3: [1/3] NewReno")
-    assert err[-1].startswith("sctplab validate ns3: [3/3] BBR") and "0/1 pass" in err[-1]
+    assert len([x for x in err if "started" in x]) == 4
+    assert err[2].startswith("sctplab validate ns3: [1/4] NewReno")
+    assert err[-3].startswith("sctplab validate ns3: [3/4] BBR") and "0/1 pass" in err[-3]
+    assert err[-1].startswith("sctplab validate ns3: [4/4] AQM") and "1/1 pass" in err[-1]
     with (tmp_path / "v" / "validation.csv").open() as f:
         assert next(csv.reader(f)) == validate_ns3.COLUMNS
 

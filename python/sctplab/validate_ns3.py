@@ -149,7 +149,7 @@ def _ours(
     }
 
 
-def _jobs() -> int:
+def jobs() -> int:
     return max(1, min(os.cpu_count() or 1, 4))
 
 
@@ -163,7 +163,7 @@ def rows(
     checks: list[Check] = []
     for loss in losses:
         args = ns3_args(scenario, p, loss)
-        with ThreadPoolExecutor(_jobs()) as pool:
+        with ThreadPoolExecutor(jobs()) as pool:
             theirs = list(
                 pool.map(
                     ns3_oracle.run,
@@ -182,7 +182,7 @@ def rows(
         for metric in METRICS:
             tm, tci, _ = mean_ci(t[metric] for t in theirs)
             mm, mci, _ = mean_ci(m[metric] for m in mine)
-            tol = max(_zero(tci) + _zero(mci), 0.02 * tm)
+            tol = max(zero(tci) + zero(mci), 0.02 * tm)
             checks.append(
                 Check(
                     metric,
@@ -197,7 +197,7 @@ def rows(
     return checks
 
 
-def _zero(v: float) -> float:
+def zero(v: float) -> float:
     return 0.0 if math.isnan(v) else v
 
 
@@ -205,19 +205,21 @@ def validate_ns3(
     out: Path,
     quick: bool = False,
     build_cache: Path | None = None,
-    controllers: tuple[str, ...] | None = None,
+    only: tuple[str, ...] | None = None,
 ) -> Validation:
     """Writes OUT/validation.md and OUT/validation.csv; returns the report and the pass
-    count. Progress goes to stderr as `validate ns2`'s does. The ns-3 program is built
-    into `build_cache` (default OUT/ns3-build) unless it is there already; `controllers`
-    picks row sets by name (default all: newreno, cubic, bbr)."""
+    count. Progress goes to stderr as `validate ns2`'s does. The ns-3 programs are built
+    into `build_cache` (default OUT/ns3-build) unless they are there already; `only`
+    picks row sets by name (default all: newreno, cubic, bbr, aqm)."""
+    from sctplab import validate_ns3_aqm
+
     why = ns3_oracle.missing()
     if why is not None:
         raise FileNotFoundError(why)
     out.mkdir(parents=True, exist_ok=True)
     cache = out / "ns3-build" if build_cache is None else build_cache
     p = plan(quick)
-    chosen = [c for c in CONTROLLERS if controllers is None or c.name in controllers]
+    chosen = [c for c in CONTROLLERS if only is None or c.name in only]
     say(f"building the ns-3 programs into {cache}", "ns3")
     b = ns3_oracle.build(cache)
     say(
@@ -230,6 +232,12 @@ def validate_ns3(
     for c in chosen:
         label = f"{c.label}, {len(LOSS_RATES)} loss rates x {p.seeds} seeds of {p.duration_s:g} s"
         groups.append((label, partial(rows, b.binary, c, p)))
+    if only is None or "aqm" in only:
+        label = (
+            f"AQM: CoDel, FQ-CoDel, PIE (ns-3 queue discs), {validate_ns3_aqm.FLOWS} flows, "
+            f"{p.seeds} seeds of {p.duration_s:g} s"
+        )
+        groups.append((label, partial(validate_ns3_aqm.rows, b.binary, p)))
     checks = run_groups(groups, "ns3")
     write_csv(out / "validation.csv", COLUMNS, checks)
     failed = [c for c in checks if not c.passed]
@@ -248,6 +256,12 @@ def validate_ns3(
         f"{p.start_s:g} s to the end; `cwnd_mean`: cwnd in segments sampled every 10 ms "
         "in that window. Mean over seeds with 95 % Student-t half-widths; tolerance = the "
         "sum of the half-widths, at least 2 % of ns-3's mean.",
+        "",
+        "AQM rows: four such flows share the bottleneck, whose hard limit is 1000 packets "
+        "and whose loss model is off, under CoDel, FQ-CoDel and PIE with their defaults "
+        "(python/sctplab/ns3/aqm_dumbbell.cc: ns-3.37's queue discs); `goodput_bps` of "
+        "all four, `queue_delay_mean_s` from arrival at the queue to the start of "
+        "transmission, `aqm_drops` the drops the discipline decided; same statistics.",
         "",
         "ns-3 programs: "
         + ("reused from the build cache" if b.cached else f"compiled in {b.compile_s:.1f} s")

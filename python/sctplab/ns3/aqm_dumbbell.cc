@@ -10,13 +10,13 @@
 // queue disc sits on r1's bottleneck device, whose own queue holds one packet, so the
 // standing queue is the disc's. Prints one JSON object on stdout:
 //   goodput_bps         payload bytes all receivers got in [start, stop) * 8 / window
-//   queue_delay_mean_s  mean sojourn time in the disc of the packets it released in the
-//                       window (ns-3's QueueDisc SojournTime; the device queue's one
-//                       packet adds at most one transmission time, 1.2 ms at 10 Mb/s)
+//   queue_delay_mean_s  mean time from a packet's arrival at the disc to the start of
+//                       its transmission, over the packets whose transmission began in
+//                       the window (the wait in the device's one-packet queue included)
 //   aqm_drops           packets the discipline dropped (not for a full queue), window
 //   queue_drops         packets dropped because the hard limit was reached, window
 //   ecn_marks           packets marked CE instead of dropped, window
-//   dequeued            packets the disc released in the window
+//   dequeued            packets whose transmission began in the window
 //
 // --aqm: fifo | codel | fq_codel | pie, with RFC defaults as ns-3.37 has them (CoDel
 // target 5 ms, interval 100 ms; FQ-CoDel 1024 flows, quantum one MTU; PIE target 15 ms,
@@ -45,6 +45,7 @@
 #include "ns3/rng-seed-manager.h"
 #include "ns3/rtt-estimator.h"
 #include "ns3/string.h"
+#include "ns3/tag.h"
 #include "ns3/tcp-l4-protocol.h"
 #include "ns3/tcp-recovery-ops.h"
 #include "ns3/traffic-control-helper.h"
@@ -52,7 +53,6 @@
 
 #include <cstdio>
 #include <iostream>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -73,12 +73,64 @@ struct Window
 
 Window g;
 
-void
-OnSojourn(Time t)
+// Queueing delay as sctplab's `queue_delay_mean_s` counts it: from the packet's arrival
+// at the disc to the start of its transmission, so the wait in the device's one-packet
+// queue is included (ns-3's SojournTime stops at the disc's dequeue). The arrival time
+// rides on the packet as a tag: packet uids are not unique (TCP's segments of one
+// application write share theirs).
+class ArrivalTag : public Tag
 {
-    if (g.open)
+  public:
+    static TypeId GetTypeId()
     {
-        g.sojournSum += t.GetSeconds();
+        static TypeId tid =
+            TypeId("ns3::SctplabArrivalTag").SetParent<Tag>().AddConstructor<ArrivalTag>();
+        return tid;
+    }
+
+    TypeId GetInstanceTypeId() const override
+    {
+        return GetTypeId();
+    }
+
+    uint32_t GetSerializedSize() const override
+    {
+        return 8;
+    }
+
+    void Serialize(TagBuffer i) const override
+    {
+        i.WriteU64(static_cast<uint64_t>(at.GetTimeStep()));
+    }
+
+    void Deserialize(TagBuffer i) override
+    {
+        at = TimeStep(i.ReadU64());
+    }
+
+    void Print(std::ostream& os) const override
+    {
+        os << "arrival=" << at;
+    }
+
+    Time at;
+};
+
+void
+OnEnqueue(Ptr<const QueueDiscItem> item)
+{
+    ArrivalTag tag;
+    tag.at = Simulator::Now();
+    item->GetPacket()->AddPacketTag(tag);
+}
+
+void
+OnTxBegin(Ptr<const Packet> p)
+{
+    ArrivalTag tag;
+    if (g.open && p->PeekPacketTag(tag))
+    {
+        g.sojournSum += (Simulator::Now() - tag.at).GetSeconds();
         ++g.dequeued;
     }
 }
@@ -300,7 +352,8 @@ RunAqmDumbbell(int argc, char* argv[])
     plain.Uninstall(d2);
 
     Ptr<QueueDisc> disc = discs.Get(0);
-    disc->TraceConnectWithoutContext("SojournTime", MakeCallback(&OnSojourn));
+    disc->TraceConnectWithoutContext("Enqueue", MakeCallback(&OnEnqueue));
+    d1.Get(0)->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&OnTxBegin));
     disc->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&OnDropBeforeEnqueue));
     disc->TraceConnectWithoutContext("DropAfterDequeue", MakeCallback(&OnDropAfterDequeue));
     disc->TraceConnectWithoutContext("Mark", MakeCallback(&OnMark));
