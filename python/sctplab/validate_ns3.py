@@ -168,6 +168,7 @@ def rows(
                 pool.map(
                     ns3_oracle.run,
                     [binary] * p.seeds,
+                    ["dumbbell"] * p.seeds,
                     [{"cc": ctrl.ns3, "seed": s, **args} for s in seeds],
                 )
             )
