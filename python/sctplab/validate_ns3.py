@@ -173,7 +173,9 @@ def rows(
                 )
             )
         try:
-            mine = [_ours(scenario, p, ctrl, loss, s) for s in seeds]
+            # The core releases the GIL while a run executes: threads run ours in parallel.
+            with ThreadPoolExecutor(jobs()) as pool:
+                mine = list(pool.map(partial(_ours, scenario, p, ctrl, loss), seeds))
             note = ""
         except ScenarioError as e:
             # Not built yet (issue 33's controllers land separately): the rows fail.

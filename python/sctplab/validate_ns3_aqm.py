@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import math
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -85,7 +86,8 @@ def rows(binary: Path, p: Plan, kinds: tuple[str, ...] = KINDS) -> list[Check]:
         with ThreadPoolExecutor(jobs()) as pool:
             theirs = list(pool.map(ns3_oracle.run, [binary] * p.seeds, ["aqm"] * p.seeds, argv))
         try:
-            mine = [_ours(kind, p, s) for s in seeds]
+            with ThreadPoolExecutor(jobs()) as pool:
+                mine = list(pool.map(partial(_ours, kind, p), seeds))
             note = ""
         except ScenarioError as e:
             # The `aqm` link key lands with issue 34: until then the rows fail.

@@ -63,7 +63,7 @@ class LabNewReno : public TcpNewReno
 //   estimate W_est of what AIMD(alpha_cubic, beta) would have grown to since the epoch
 //   began; when it is above CUBIC's window, cwnd follows it;
 // - W_max survives a retransmission timeout (RFC 9438 sec. 4.8 keeps it for the next
-//   epoch; ns-3.37 zeroes it, ns-3 issue #1085, fixed in ns-3.43).
+//   epoch; ns-3.37 zeroes it, ns-3 issue #1085, fixed in ns-3.42).
 // The cubic function itself, fast convergence and the multiplicative decrease are
 // TcpCubic's own.
 class LabCubic : public TcpCubic
