@@ -58,7 +58,13 @@ CONTROLLERS = (
         "cubic",
         "CUBIC (ns-3 TcpCubic + Reno-friendly region, HyStart off in both)",
         "cubic-fixed",
-        {"flows.bulk.congestion_control": "cubic", "flows.bulk.hystart": False},
+        # window_unit segments: the cut is beta x cwnd, as ns-3's TcpCubic (and Linux)
+        # make it, rather than beta x FlightSize (RFC 9438 sec. 4.6 allows both).
+        {
+            "flows.bulk.congestion_control": "cubic",
+            "flows.bulk.hystart": False,
+            "flows.bulk.window_unit": "segments",
+        },
     ),
     Controller(
         "bbr",
