@@ -41,14 +41,24 @@ class LabNewReno : public TcpNewReno
         return "SctplabNewReno";
     }
 
+    void CongestionStateSet(Ptr<TcpSocketState> tcb,
+                            const TcpSocketState::TcpCongState_t newState) override
+    {
+        // TcpSocketBase::EnterRecovery announces CA_RECOVERY just before it asks for
+        // ssthresh; a timeout asks first (whatever the state) and announces CA_LOSS after.
+        m_fastRetransmit = newState == TcpSocketState::CA_RECOVERY;
+        TcpNewReno::CongestionStateSet(tcb, newState);
+    }
+
     uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t) override
     {
         uint32_t flight = static_cast<uint32_t>(tcb->m_highTxMark.Get() - tcb->m_lastAckedSeq);
-        if (tcb->m_congState == TcpSocketState::CA_RECOVERY)
+        if (m_fastRetransmit)
         {
             const uint32_t limited = 2 * tcb->m_segmentSize;
             flight = flight > limited ? flight - limited : 0;
         }
+        m_fastRetransmit = false;
         return std::max(2 * tcb->m_segmentSize, flight / 2);
     }
 
@@ -56,16 +66,18 @@ class LabNewReno : public TcpNewReno
     {
         return CopyObject<LabNewReno>(this);
     }
+
+  private:
+    bool m_fastRetransmit{false}; // the next GetSsThresh is a fast retransmit's
 };
 
-// CUBIC with the two rules ns-3.37's TcpCubic lacks:
-// - the Reno-friendly region (RFC 9438 sec. 4.3; ns-3 issue #1001, added in ns-3.41): an
-//   estimate W_est of what AIMD(alpha_cubic, beta) would have grown to since the epoch
-//   began; when it is above CUBIC's window, cwnd follows it;
-// - W_max survives a retransmission timeout (RFC 9438 sec. 4.8 keeps it for the next
-//   epoch; ns-3.37 zeroes it, ns-3 issue #1085, fixed in ns-3.42).
-// The cubic function itself, fast convergence and the multiplicative decrease are
-// TcpCubic's own.
+// CUBIC with the rule ns-3.37's TcpCubic lacks, the Reno-friendly region (RFC 9438 sec.
+// 4.3; ns-3 issue #1001, added in ns-3.41): an estimate W_est of what AIMD(alpha_cubic,
+// beta) would have grown to since the epoch began; when it is above CUBIC's window, cwnd
+// follows it. The cubic function itself, fast convergence, the multiplicative decrease
+// and the restart after a timeout (TcpCubic forgets W_max, so the next curve has K = 0
+// and W_max = the window where congestion avoidance starts, as RFC 9438 sec. 4.8 says;
+// ns-3.42 changed that for ns-3 issue #1085) are TcpCubic's own.
 class LabCubic : public TcpCubic
 {
   public:
@@ -117,17 +129,6 @@ class LabCubic : public TcpCubic
         if (est > tcb->m_cWnd.Get())
         {
             tcb->m_cWnd = est;
-        }
-    }
-
-    void CongestionStateSet(Ptr<TcpSocketState> tcb,
-                            const TcpSocketState::TcpCongState_t newState) override
-    {
-        // TcpCubic resets W_max (and HyStart, which these runs switch off) on entering
-        // CA_LOSS; GetSsThresh has already ended the epoch and set W_max.
-        if (newState != TcpSocketState::CA_LOSS)
-        {
-            TcpCubic::CongestionStateSet(tcb, newState);
         }
     }
 
