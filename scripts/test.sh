@@ -17,6 +17,11 @@ need_apt=()
 command -v tshark >/dev/null 2>&1 || need_apt+=(tshark)
 # ns-2.35 with the Delaware SCTP module: an independent oracle in validation tests only.
 command -v ns >/dev/null 2>&1 || need_apt+=(ns2)
+# ns-3.37 (Debian's ns3 + libns3-dev): `sctplab validate ns3` compiles the project's own
+# ns-3 program (python/sctplab/ns3/) with the C++ compiler, an oracle in validation only.
+[ -f /usr/include/ns3/core-module.h ] || need_apt+=(ns3 libns3-dev)
+command -v g++ >/dev/null 2>&1 || need_apt+=(g++)
+command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
 # Live-mode interop tests build a usrsctp peer (tests/live/usrsctp_peer.c) with the system
 # C compiler against Debian's usrsctp.
 command -v cc >/dev/null 2>&1 || need_apt+=(gcc libc6-dev)

@@ -425,6 +425,40 @@ def validate_ns2_cmd(quick: bool, out: Path, ns2_cache: Path | None, jobs: int |
         sys.exit(1)
 
 
+@validate_group.command("ns3")
+@click.option("--quick", is_flag=True, help="Fewer seeds and shorter runs.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("validation"),
+    show_default=True,
+    help="Output folder for validation.md and validation.csv.",
+)
+@click.option(
+    "--ns3-build",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Build cache of the ns-3 program [default: OUT/ns3-build].",
+)
+def validate_ns3_cmd(quick: bool, out: Path, ns3_build: Path | None) -> None:
+    """Run the project's ns-3.37 program and sctplab side by side (TCP NewReno, CUBIC,
+    BBR on a lossy dumbbell); exit 1 if a check fails.
+
+    Progress goes to stderr; the last line is `N/M checks pass`. Needs Debian's ns3 and
+    libns3-dev and a C++ compiler; the program is compiled once into the build cache."""
+    from sctplab.validation.ns3 import validate_ns3
+
+    try:
+        result = validate_ns3(out, quick=quick, build_cache=ns3_build)
+    except (FileNotFoundError, RuntimeError) as e:
+        _fail(str(e))
+        return
+    click.echo(f"report: {result.report}")
+    click.echo(result.last_line)
+    if not result.ok:
+        sys.exit(1)
+
+
 def main() -> None:
     """Entry point: turns every expected error into one line and exit status 2."""
     try:

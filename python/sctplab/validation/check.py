@@ -2,21 +2,31 @@
 
 from __future__ import annotations
 
+import csv
 import math
+import sys
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-COLUMNS = [
-    "metric",
-    "scenario",
-    "ns2_mean",
-    "ns2_ci95",
-    "ours",
-    "ours_ci95",
-    "difference",
-    "tolerance",
-    "pass",
-]
+
+def columns(oracle: str) -> list[str]:
+    """validation.csv's header; `oracle` (ns2, ns3) names the oracle's mean and CI."""
+    return [
+        "metric",
+        "scenario",
+        f"{oracle}_mean",
+        f"{oracle}_ci95",
+        "ours",
+        "ours_ci95",
+        "difference",
+        "tolerance",
+        "pass",
+    ]
+
+
+COLUMNS = columns("ns2")
 
 
 @dataclass
@@ -56,7 +66,7 @@ class Check:
 
 @dataclass
 class Validation:
-    """What `validate ns2` wrote and how many of its checks pass."""
+    """What a validation (`validate ns2`, `validate ns3`) wrote and how many of its checks pass."""
 
     report: Path
     passed: int
@@ -69,3 +79,34 @@ class Validation:
     @property
     def last_line(self) -> str:
         return f"{self.passed}/{self.total} checks pass"
+
+
+def say(line: str, oracle: str) -> None:
+    """One progress line on stderr, `sctplab validate ORACLE: LINE`."""
+    print(f"sctplab validate {oracle}: {line}", file=sys.stderr, flush=True)
+
+
+def run_groups(groups: list[tuple[str, Callable[[], list[Check]]]], oracle: str) -> list[Check]:
+    """Runs each group of rows in turn, one progress line on stderr as it starts and
+    ends (`sctplab validate ORACLE: [i/n] label: ...`)."""
+    checks: list[Check] = []
+    t_start = time.monotonic()
+    for i, (label, rows) in enumerate(groups, 1):
+        say(f"[{i}/{len(groups)}] {label}: started", oracle)
+        t0 = time.monotonic()
+        got = rows()
+        checks += got
+        passed = sum(c.passed for c in got)
+        say(
+            f"[{i}/{len(groups)}] {label}: {passed}/{len(got)} pass, "
+            f"{time.monotonic() - t0:.0f} s ({time.monotonic() - t_start:.0f} s in all)",
+            oracle,
+        )
+    return checks
+
+
+def write_csv(path: Path, header: list[str], checks: list[Check]) -> None:
+    with path.open("w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(header)
+        w.writerows(c.cells() for c in checks)

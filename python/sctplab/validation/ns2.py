@@ -24,23 +24,16 @@ their ns-2 results are cached (ns2_oracle.Ns2Cache).
 
 from __future__ import annotations
 
-import csv
-import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 from sctplab.ns2 import oracle as ns2_oracle
 from sctplab.tables import markdown_table
 from sctplab.validation import multihoming, wireless
-from sctplab.validation.check import COLUMNS, Check, Validation
+from sctplab.validation.check import COLUMNS, Check, Validation, run_groups, write_csv
 from sctplab.validation.seed002 import deterministic, statistical
 from sctplab.validation.snoop import SNOOP_SEEDS, snoop
-
-
-def _say(line: str) -> None:
-    print(f"sctplab validate ns2: {line}", file=sys.stderr, flush=True)
 
 
 def _smoke(check: Check, quick: bool) -> bool:
@@ -64,8 +57,6 @@ def validate_ns2(
     out.mkdir(parents=True, exist_ok=True)
     cache = out / "ns2-cache" if ns2_cache is None else ns2_cache
     seeds, duration = (5, 60.0) if quick else (20, 300.0)
-    checks: list[Check] = []
-    t_start = time.monotonic()
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
         groups: list[tuple[str, Callable[[], list[Check]]]] = [
@@ -84,20 +75,8 @@ def validate_ns2(
                 lambda: wireless.wireless(tmp, quick, cache, jobs),
             ),
         ]
-        for i, (label, rows) in enumerate(groups, 1):
-            _say(f"[{i}/{len(groups)}] {label}: started")
-            t0 = time.monotonic()
-            got = rows()
-            checks += got
-            passed = sum(c.passed for c in got)
-            _say(
-                f"[{i}/{len(groups)}] {label}: {passed}/{len(got)} pass, "
-                f"{time.monotonic() - t0:.0f} s ({time.monotonic() - t_start:.0f} s in all)"
-            )
-    with (out / "validation.csv").open("w", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(COLUMNS)
-        w.writerows(c.cells() for c in checks)
+        checks = run_groups(groups, "ns2")
+    write_csv(out / "validation.csv", COLUMNS, checks)
     failed = [c for c in checks if not c.passed]
     smoke = [c for c in checks if _smoke(c, quick)]
     md = [

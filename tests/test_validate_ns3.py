@@ -1,0 +1,118 @@
+"""`sctplab validate ns3`: sctplab's TCP against the project's ns-3.37 program.
+
+The NewReno rows in --quick form run ns-3 for real (the program is compiled into the
+test's build cache first, ~15 s of one core, then 10 ns-3 runs and 10 of ours: about 45 s
+in all on the 2-core CI machine); the progress and exit-status tests replace the rows
+with fakes and need neither ns-3 nor a compiler."""
+
+from __future__ import annotations
+
+import csv
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sctplab.cli import cli
+from sctplab.ns3 import oracle as ns3_oracle
+from sctplab.scenario_paths import load_scenario
+from sctplab.validation import check as validate
+from sctplab.validation import ns3 as validate_ns3_cmd
+from sctplab.validation import ns3_aqm as validate_ns3_aqm
+from sctplab.validation import ns3_tcp as validate_ns3
+
+
+def _require_ns3() -> None:
+    why = ns3_oracle.missing()
+    if why is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"ns-3 is required in CI (scripts/test.sh installs it): {why}")
+        pytest.skip(why)
+
+
+def test_newreno_rows_quick_agree_with_ns3(tmp_path: Path) -> None:
+    _require_ns3()
+    result = validate_ns3_cmd.validate_ns3(tmp_path, quick=True, only=("newreno",))
+    with (tmp_path / "validation.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0]) == validate_ns3.COLUMNS
+    # goodput and mean cwnd at 0.1 % and 1 % loss.
+    assert [(r["metric"], r["scenario"].split(",")[1].strip()) for r in rows] == [
+        ("goodput_bps", "loss 0.001"),
+        ("cwnd_mean", "loss 0.001"),
+        ("goodput_bps", "loss 0.01"),
+        ("cwnd_mean", "loss 0.01"),
+    ]
+    assert all(r["pass"] == "yes" for r in rows), rows
+    assert result.last_line == "4/4 checks pass"
+    # Mathis et al.'s 1.22 / sqrt(p) segments bounds the window from above at 1 % loss
+    # (no timeouts in the formula): both simulators must sit below it, and not far below.
+    for r in rows[3:]:
+        assert 0.7 * 12.2 < float(r["ns3_mean"]) < 12.2 * 1.1
+    # The second run reuses the compiled program.
+    again = ns3_oracle.build(tmp_path / "ns3-build")
+    assert again.cached and again.compile_s == 0.0
+    assert (tmp_path / "validation.md").read_text().startswith("# sctplab against ns-3.37")
+
+
+def test_ns3_arguments_come_from_the_scenario() -> None:
+    args = validate_ns3.ns3_args(
+        load_scenario(validate_ns3.SCENARIO), validate_ns3.plan(True), 0.01
+    )
+    assert args["bottleneckRate"] == "10Mbps" and args["bottleneckDelay"] == "23ms"
+    assert args["queue"] == 42 and args["segment"] == 1460 and args["initialCwnd"] == 10
+    assert args["sack"] is True and args["minRto"] == 1.0 and args["delAckCount"] == 1
+    assert args["loss"] == 0.01 and args["sample"] == 0.01
+    # 2 x (1 + 23 + 1) ms: the 50 ms base RTT the docs promise.
+    assert args["accessDelay"] == "1ms"
+
+
+@pytest.fixture
+def fake_rows(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(ns3_oracle, "missing", lambda: None)
+    monkeypatch.setattr(
+        ns3_oracle, "build", lambda cache: ns3_oracle.Build(tmp_path / "x", 0.0, True)
+    )
+
+    def rows(binary: Path, ctrl: validate_ns3.Controller, p: validate_ns3.Plan) -> list:
+        ok = ctrl.name != "bbr"
+        return [validate.Check("goodput_bps", ctrl.name, 1.0, None, 1.0 if ok else 2.0, None, 0.1)]
+
+    monkeypatch.setattr(validate_ns3, "rows", rows)
+    monkeypatch.setattr(
+        validate_ns3_aqm,
+        "rows",
+        lambda binary, p: [validate.Check("aqm_drops", "codel", 5.0, 1.0, 5.5, 1.0, 2.0)],
+    )
+
+
+@pytest.mark.usefixtures("fake_rows")
+def test_progress_last_line_and_exit_status(tmp_path: Path) -> None:
+    r = CliRunner().invoke(cli, ["validate", "ns3", "--out", str(tmp_path / "v")])
+    assert r.exit_code == 1  # the fake BBR row fails
+    assert r.stdout.splitlines()[-1] == "3/4 checks pass"
+    err = r.stderr.splitlines()
+    assert err[0].startswith("sctplab validate ns3: building the ns-3 programs")
+    assert err[1] == "sctplab validate ns3: ns-3 programs reused from the build cache"
+    assert len([x for x in err if "started" in x]) == 4
+    assert err[2].startswith("sctplab validate ns3: [1/4] NewReno")
+    assert err[-3].startswith("sctplab validate ns3: [3/4] BBR") and "0/1 pass" in err[-3]
+    assert err[-1].startswith("sctplab validate ns3: [4/4] AQM") and "1/1 pass" in err[-1]
+    with (tmp_path / "v" / "validation.csv").open() as f:
+        assert next(csv.reader(f)) == validate_ns3.COLUMNS
+
+
+def test_missing_ns3_is_one_line_and_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sctplab import cli as cli_module
+
+    monkeypatch.setattr(ns3_oracle, "missing", lambda: "ns-3 is not installed (test)")
+    monkeypatch.setattr("sys.argv", ["sctplab", "validate", "ns3", "--out", str(tmp_path)])
+    with pytest.raises(SystemExit) as e:
+        cli_module.main()
+    assert e.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "sctplab: error: ns-3 is not installed (test)"
+    ]
