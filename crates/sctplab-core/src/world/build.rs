@@ -606,6 +606,7 @@ fn build_wireless(
                 ifq_purged: 0,
                 waiting: false,
                 wake_at: None,
+                digest: Default::default(),
             });
             node_nics[i].push(nic);
         }

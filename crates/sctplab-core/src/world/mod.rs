@@ -2,6 +2,9 @@
 //! endpoints, built once from a validated scenario, then driven by the run loop.
 
 mod build;
+mod mac_digest;
+#[cfg(test)]
+mod manet_equivalence;
 mod run;
 mod summary;
 mod tracer;

@@ -36,6 +36,10 @@ pub struct RunResult {
     pub wall_s: f64,
     /// Packet slots the pool ever created: stays flat in steady state.
     pub packet_slots: usize,
+    /// Each wireless NIC's MAC input digest (hash, inputs), in NIC order
+    /// (`mac_digest`; test builds only).
+    #[cfg(test)]
+    pub(crate) mac_digests: Vec<super::mac_digest::Digest>,
 }
 
 pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> Result<RunResult, Error> {
@@ -90,6 +94,10 @@ pub fn run_scenario_interruptible(
         sim_time_s: end.as_secs_f64(),
         wall_s: started.elapsed().as_secs_f64(),
         packet_slots: world.pool.capacity(),
+        #[cfg(test)]
+        mac_digests: world.wireless.as_deref().map_or(Vec::new(), |w| {
+            w.nics.iter().map(|n| n.digest.value()).collect()
+        }),
     })
 }
 

@@ -12,6 +12,7 @@
 //! the grid), after the propagation delay; the MAC does the rest (reception timing,
 //! collisions, capture, carrier sense). Positions come from the mobility model on demand.
 
+use super::mac_digest::{Input, InputDigest, frame_key};
 use super::{Event, NO_FLOW, World};
 use crate::net::wire::{TransportRepr, UdpRepr};
 use crate::net::{IfaceId, NodeId, PacketId, PacketKind};
@@ -430,6 +431,13 @@ impl Shortcuts {
         log_broadcasts: true,
         quiet_duplicates: true,
     };
+
+    /// Every MAC timer and reception an event of the queue (the other shortcuts act
+    /// only within the deferral): the plain model the equivalence tests compare with.
+    pub(crate) const PLAIN: Shortcuts = Shortcuts {
+        defer_quiet_mac_timers: false,
+        ..Shortcuts::ALL
+    };
 }
 
 thread_local! {
@@ -477,6 +485,8 @@ pub(crate) struct Nic {
     pub waiting: bool,
     /// When its pending wake-up (`Event::MacWake`) pops, if one is pending.
     pub wake_at: Option<SimTime>,
+    /// Its MAC's inputs in order (computed in test builds only).
+    pub digest: InputDigest,
 }
 
 /// A deferred `RxStart` (time, sequence number, the frame's place in the air log) and
@@ -1184,6 +1194,7 @@ impl Wireless {
                         // Two steps after all: the NAV end's turn first, which leaves
                         // nothing pending.
                         let n = &mut *qn.n;
+                        n.digest.note(Input::Timer, p, || 0);
                         n.mac.quiet_timeout(p);
                         debug_assert!(n.mac.poll_timeout().is_none());
                         n.mac_timer.at = None;
@@ -1260,6 +1271,7 @@ fn timer_turn(
     let next = match n.mac.poll_timeout() {
         Some(t) if t > at => Some(t),
         Some(_) => {
+            n.digest.note(Input::Timer, at, || 0);
             if general {
                 // In a catch-up the MAC puts out nothing, so besides its backoff being
                 // paused it still waits as quietly as at its last input
@@ -1585,6 +1597,14 @@ impl QuietNic<'_> {
         if !fits {
             return None;
         }
+        // The plain run's inputs: the reception, the NAV's end during it, its end.
+        self.n
+            .digest
+            .note(Input::Rx, r.at, || frame_key(&self.rd.logged(r.log).0));
+        if let Pending::During(p, _) = pending {
+            self.n.digest.note(Input::Timer, p, || 0);
+        }
+        self.n.digest.note(Input::Timer, e, || 0);
         // The power is not needed: no other frame overlaps this one.
         let (decodable, _) = self.decodable(r);
         if general {
@@ -1617,6 +1637,11 @@ impl QuietNic<'_> {
         cur: &mut HistoryCursor,
     ) -> Option<SimTime> {
         let (e, airtime, duration, quiet_up) = self.ends_alone(r, next, before)?;
+        self.n.digest.note(Input::Timer, nav_end, || 0);
+        self.n
+            .digest
+            .note(Input::Rx, r.at, || frame_key(&self.rd.logged(r.log).0));
+        self.n.digest.note(Input::Timer, e, || 0);
         let (decodable, _) = self.decodable(r);
         self.n
             .mac
@@ -1712,6 +1737,7 @@ impl QuietNic<'_> {
     ) {
         let DeferredRx { at, seq, log, .. } = r;
         let (frame, sender) = self.rd.logged(log);
+        self.n.digest.note(Input::Rx, at, || frame_key(&frame));
         let (decodable, power) = self.decodable(r);
         if self.n.mac.needs_power().0 {
             // Receiving another frame: capture needs both powers (`mac_rx_start`).
@@ -2110,9 +2136,11 @@ impl World {
             None => pkt.size,
         };
         let mac_nh = self.mac_of(nh);
-        self.wl().nics[nic as usize]
-            .mac
-            .enqueue(now, pid, size, mac_nh, routing);
+        let n = &mut self.wl().nics[nic as usize];
+        n.digest.note(Input::Packet, now, || {
+            (u64::from(size) << 32) | u64::from(mac_nh.0)
+        });
+        n.mac.enqueue(now, pid, size, mac_nh, routing);
         self.service_mac(now, nic);
     }
 
@@ -2395,6 +2423,7 @@ impl World {
                     .schedule_slot(nic as usize, t, Event::MacTimer(nic, g));
             }
             Some(_) => {
+                n.digest.note(Input::Timer, now, || 0);
                 n.mac.handle_timeout(now);
                 self.service_mac(now, nic);
             }
@@ -2624,6 +2653,9 @@ impl World {
             // What the NIC's radio hears above the receive threshold, collided or not.
             self.capture_frame(now, nic, &frame);
         }
+        self.wl().nics[nic as usize]
+            .digest
+            .note(Input::Rx, now, || frame_key(&frame));
         self.wl()
             .mac_rx_start(nic, now, &frame, sender, decodable, Some(pr));
         self.service_mac(now, nic);
@@ -2841,14 +2873,19 @@ mod tests {
         t
     }
 
-    /// The plain event-per-receiver way: nothing deferred (the other shortcuts act
-    /// only within the deferral).
-    const PLAIN: Shortcuts = Shortcuts {
-        defer_quiet_mac_timers: false,
-        ..Shortcuts::ALL
-    };
+    /// The plain event-per-receiver way: nothing deferred.
+    const PLAIN: Shortcuts = Shortcuts::PLAIN;
 
-    fn run(text: &str, seed: u64, shortcuts: Shortcuts) -> (String, u64) {
+    /// What two runs that take different shortcuts must share: summary.json without
+    /// `events`, and every MAC's inputs in order (`mac_digest`), which catch a shortcut
+    /// that reorders a MAC's inputs while the summary comes out equal.
+    #[derive(Debug, PartialEq)]
+    struct Outcome {
+        summary: String,
+        mac_inputs: Vec<crate::world::mac_digest::Digest>,
+    }
+
+    fn run(text: &str, seed: u64, shortcuts: Shortcuts) -> (Outcome, u64) {
         set_shortcuts(shortcuts);
         let s = crate::load_toml(text, "<test>", "manet", &[]).expect("valid scenario");
         let opts = crate::RunOptions {
@@ -2862,7 +2899,14 @@ mod tests {
             .lines()
             .filter(|l| !l.starts_with("  \"events\": "))
             .collect();
-        (summary, r.events)
+        let mac_inputs = r.mac_digests;
+        (
+            Outcome {
+                summary,
+                mac_inputs,
+            },
+            r.events,
+        )
     }
 
     /// Deferring quiet MAC timers and receptions at quiet NICs is a shortcut: on random
