@@ -14,7 +14,7 @@ class UsageError(ValueError):
 
 class RunError(RuntimeError):
     """A run was stopped before its end: a livelock, simulated time at its maximum, a
-    limit, or its wall-clock timeout."""
+    limit, its wall-clock timeout, or an internal error (a broken rule of the simulator)."""
 
 class SeriesColumns(TypedDict):
     time_s: bytes

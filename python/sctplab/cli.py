@@ -437,7 +437,8 @@ def main() -> None:
     except (_core.ScenarioError, _core.UsageError) as e:
         _fail(str(e))
     except _core.RunError as e:
-        # Valid input, but the run could not finish (livelock, time overflow, timeout).
+        # Valid input, but the run could not finish (livelock, time overflow, timeout,
+        # an internal error).
         _fail(str(e), 1)
     except OSError as e:
         _fail(str(e), 1)

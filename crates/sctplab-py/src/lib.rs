@@ -30,7 +30,7 @@ create_exception!(
     _core,
     RunError,
     PyRuntimeError,
-    "A run was stopped before its end: a livelock, simulated time at its maximum, a limit, or its wall-clock timeout."
+    "A run was stopped before its end: a livelock, simulated time at its maximum, a limit, its wall-clock timeout, or an internal error (a broken rule of the simulator)."
 );
 
 fn to_py(e: Error) -> PyErr {
@@ -38,6 +38,7 @@ fn to_py(e: Error) -> PyErr {
         Error::Scenario(s) => ScenarioError::new_err(s.to_string()),
         Error::Usage(m) => UsageError::new_err(m),
         Error::Stopped(m) => RunError::new_err(m),
+        Error::Internal(_) => RunError::new_err(e.to_string()),
         // The scenario asks for more than a run holds: bad input (exit status 2).
         Error::Limit(m) => ScenarioError::new_err(m),
         Error::Interrupted => PyKeyboardInterrupt::new_err("interrupted"),

@@ -93,7 +93,7 @@ impl InputDigest {
             };
         }
         #[cfg(not(test))]
-        let _ = (kind, at);
+        let _ = (kind, at, key);
     }
 
     #[cfg(test)]

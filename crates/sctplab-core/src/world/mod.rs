@@ -2,6 +2,8 @@
 //! endpoints, built once from a validated scenario, then driven by the run loop.
 
 mod build;
+#[cfg(test)]
+mod catch_up_check;
 mod mac_digest;
 #[cfg(test)]
 mod manet_equivalence;

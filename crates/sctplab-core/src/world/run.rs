@@ -218,6 +218,9 @@ impl World {
                 continue;
             }
             self.sweep_mac_timers();
+            if let Some(m) = self.take_internal_error() {
+                return Err(Error::Internal(m));
+            }
             if n % CLOCK_EVERY == 0 {
                 if self.pool.live() > ctl.packet_limit {
                     return Err(Error::Limit(self.packets_message(now, ctl.packet_limit)));
@@ -257,6 +260,9 @@ impl World {
                 end = end.max(t);
             }
         }
+        if let Some(m) = self.take_internal_error() {
+            return Err(Error::Internal(m));
+        }
         if progress && wall.elapsed().as_secs_f64() >= 1.0 {
             self.heartbeat(end, wall);
             eprintln!();
@@ -265,6 +271,11 @@ impl World {
             slot.ep.finish(end);
         }
         Ok(end)
+    }
+
+    /// A broken rule the run noted (`Wireless::check_caught_up`), if any.
+    fn take_internal_error(&mut self) -> Option<String> {
+        self.wireless.as_deref_mut()?.internal_error.take()
     }
 
     /// Some unfinished flow will get further whatever happens: a CBR source has a send

@@ -663,6 +663,9 @@ pub(crate) struct Wireless {
     /// `[wireless] ns2_packet_sizes`: the MAC charges data packets ns-2.35's sizes
     /// (`ns2_size`), with this IP header added by the routing agent.
     pub(crate) ns2_sizes: Option<u32>,
+    /// A catch-up left MAC output (`Wireless::check_caught_up`): what the run loop
+    /// stops with at its next sweep.
+    pub(crate) internal_error: Option<String>,
 }
 
 impl Wireless {
@@ -746,6 +749,7 @@ impl Wireless {
             swept_at_pop: 0,
             same_node_delivery: false,
             ns2_sizes: None,
+            internal_error: None,
         }
     }
 
@@ -1219,7 +1223,35 @@ impl Wireless {
             insert_in_order(&mut qn.n.deferred_rx, r);
         }
         self.log_cursor[i] = cursor;
+        self.check_caught_up(nic, last);
         last
+    }
+
+    /// A catch-up gives the MAC only inputs it takes quietly, so it must leave no
+    /// output: a frame or event left there would go out late, at the MAC's next real
+    /// input, and change the run without a sign. Release builds check too (one load
+    /// per catch-up); a breach is kept for the run loop, which stops the run with
+    /// `Error::Internal`.
+    #[inline(always)]
+    pub(super) fn check_caught_up(&mut self, nic: u32, last: Option<SimTime>) {
+        if self.nics[nic as usize].mac.has_output() {
+            self.caught_up_with_output(nic, last);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn caught_up_with_output(&mut self, nic: u32, last: Option<SimTime>) {
+        if self.internal_error.is_some() {
+            return;
+        }
+        let n = &self.nics[nic as usize];
+        self.internal_error = Some(format!(
+            "the catch-up of node {}'s wireless NIC {nic} (its last input at {}) left MAC \
+             output, which would have gone out late",
+            n.node.idx(),
+            last.map_or("none".to_string(), |t| format!("{:.9} s", t.as_secs_f64())),
+        ));
     }
 }
 
@@ -1250,6 +1282,7 @@ impl Wireless {
             last = Some(at);
             timer_turn(n, chain, q, &mut cur, (at, v), general, waiting_quiet);
         }
+        self.check_caught_up(nic, last);
         last
     }
 }
