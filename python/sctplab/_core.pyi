@@ -73,7 +73,9 @@ def run(
     catalog_metrics: bool = False,
     max_output: str | None = None,
     output_notes: bool = False,
+    shortcuts: str = "all",
 ) -> RawRun: ...
+def check_shortcuts(text: str) -> None: ...
 def movement(
     text: str,
     *,

@@ -1,5 +1,6 @@
 //! Builds the world's arenas from a validated scenario.
 
+use super::Shortcuts;
 use super::tracer::Tracer;
 use super::wireless::{Nic, TimerSlot, Wireless, static_wireless_routes};
 use super::{EndpointSlot, Event, Fault, Flow, FlowKind, Iface, Node, World, iface_addr};
@@ -82,7 +83,12 @@ fn loss_model(
 }
 
 impl World {
-    pub(crate) fn build(s: &Scenario, seed: u64, trace: &TraceConfig) -> Result<World, Error> {
+    pub(crate) fn build(
+        s: &Scenario,
+        seed: u64,
+        trace: &TraceConfig,
+        shortcuts: Shortcuts,
+    ) -> Result<World, Error> {
         let f = &s.file;
         let node_ids: HashMap<&str, NodeId> = f
             .nodes
@@ -158,6 +164,7 @@ impl World {
                 seed,
                 &mut nodes,
                 &mut ifaces,
+                shortcuts,
             )?)),
             None => None,
         };
@@ -562,6 +569,7 @@ fn build_wireless(
     seed: u64,
     nodes: &mut [Node],
     ifaces: &mut Vec<Iface>,
+    shortcuts: Shortcuts,
 ) -> Result<Wireless, Error> {
     let f = &s.file;
     let mut mobility =
@@ -637,6 +645,7 @@ fn build_wireless(
         nics,
         node_nics,
         static_next,
+        shortcuts,
     );
     w.plcp_bytes = plcp_bytes;
     w.same_node_delivery = same_node_delivery;

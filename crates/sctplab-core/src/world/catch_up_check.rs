@@ -40,7 +40,7 @@ start = "1s"
 
 fn world() -> World {
     let s = crate::load_toml(TWO_NODES, "<test>", "t", &[]).expect("valid");
-    World::build(&s, 1, &TraceConfig::default()).expect("world")
+    World::build(&s, 1, &TraceConfig::default(), Default::default()).expect("world")
 }
 
 fn run(world: &mut World) -> Result<SimTime, Error> {

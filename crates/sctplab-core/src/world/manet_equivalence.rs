@@ -2,7 +2,7 @@
 //! step 4): the random equivalence tests in `wireless.rs` use 3-9 nodes for 20 s; this
 //! one runs `scenarios/manet-sctp.toml` (46 nodes, AODV, CBR background, the SCTP
 //! transfer from 20 s) for 60 s both ways, every shortcut on and every MAC timer and
-//! reception an event of the queue (`Shortcuts::PLAIN`). They must give the same
+//! reception an event of the queue (`Shortcuts::NONE`). They must give the same
 //! summary.json (all but `events`: the plain run pops every deferred event, so it
 //! counts more) and every MAC the same inputs in the same order (`mac_digest`).
 //!
@@ -17,25 +17,24 @@
 //! the order within one instant, every other NIC's in full. Unique virtual numbers per
 //! NIC (issue 31, step 1) make the list empty.
 
+use super::Shortcuts;
 use super::mac_digest::Digest;
-use super::wireless::{Shortcuts, set_shortcuts};
 
 /// NICs whose inputs differ only in the order of the inputs of one instant (see above).
 const KNOWN_TIES: [usize; 2] = [1, 28];
 
 /// summary.json without its `events` line, the MAC input digests and `events`.
 fn run(text: &str, sets: &[(String, String)], shortcuts: Shortcuts) -> (String, Vec<Digest>, u64) {
-    set_shortcuts(shortcuts);
     let s = crate::load_toml(text, "scenarios/manet-sctp.toml", "manet-sctp", sets).expect("valid");
     let r = crate::run_scenario(
         &s,
         &crate::RunOptions {
             seed: 1,
+            shortcuts,
             ..Default::default()
         },
     )
     .expect("run");
-    set_shortcuts(Shortcuts::ALL);
     let summary = r
         .summary_json
         .lines()
@@ -60,7 +59,7 @@ fn seed004_network_60s_plain_and_fast_agree() {
     .iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
     .collect();
-    let (plain, plain_inputs, plain_events) = run(&text, &sets, Shortcuts::PLAIN);
+    let (plain, plain_inputs, plain_events) = run(&text, &sets, Shortcuts::NONE);
     let (fast, fast_inputs, fast_events) = run(&text, &sets, Shortcuts::ALL);
     // The transfer ran: a comparison of two idle networks would prove little.
     assert!(fast.contains("\"transport\": {"), "{fast}");

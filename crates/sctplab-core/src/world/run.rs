@@ -24,6 +24,9 @@ pub struct RunOptions {
     /// The most packets alive at once before the run stops with `Error::Limit`
     /// (default `MAX_PACKETS_ALIVE`).
     pub packet_limit: Option<usize>,
+    /// The shortcuts a wireless run takes (default all): none changes summary.json
+    /// but for `events` (`Shortcuts`).
+    pub shortcuts: super::Shortcuts,
 }
 
 /// What a run hands back. `summary_json` is deterministic; the rest is not.
@@ -55,7 +58,7 @@ pub fn run_scenario_interruptible(
     interrupted: &mut dyn FnMut() -> bool,
 ) -> Result<RunResult, Error> {
     let started = Instant::now();
-    let mut world = World::build(s, opts.seed, &opts.trace)?;
+    let mut world = World::build(s, opts.seed, &opts.trace, opts.shortcuts)?;
     let mut ctl = Control {
         started,
         wall_limit: opts.wall_limit,

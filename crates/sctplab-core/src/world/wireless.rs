@@ -13,6 +13,7 @@
 //! collisions, capture, carrier sense). Positions come from the mobility model on demand.
 
 use super::mac_digest::{Input, InputDigest, frame_key};
+use super::shortcuts::Shortcuts;
 use super::{Event, NO_FLOW, World};
 use crate::net::wire::{TransportRepr, UdpRepr};
 use crate::net::{IfaceId, NodeId, PacketId, PacketKind};
@@ -400,51 +401,6 @@ fn chain_seq(q: &EventQueue<Event>, base: u64, times: &[SimTime]) -> u64 {
     }
 }
 
-/// The shortcuts a world may take that must not change any result: each one is on by
-/// default, and the tests run random networks with one of them off to check that.
-#[derive(Copy, Clone, Debug)]
-pub(crate) struct Shortcuts {
-    /// `Wireless::deferred_mac_timers` (the environment variable
-    /// `SCTPLAB_EVERY_MAC_TIMER=1` turns it off too).
-    pub defer_quiet_mac_timers: bool,
-    /// `Wireless::wait_quietly`.
-    pub wait_quietly: bool,
-    /// `Wireless::fuse_overheard`.
-    pub fuse_overheard: bool,
-    /// `Wireless::fuse_waiting`.
-    pub fuse_waiting: bool,
-    /// `Wireless::waiting_quiet`.
-    pub waiting_quiet: bool,
-    /// `Wireless::log_broadcasts`.
-    pub log_broadcasts: bool,
-    /// `Wireless::quiet_duplicates`.
-    pub quiet_duplicates: bool,
-}
-
-impl Shortcuts {
-    pub(crate) const ALL: Shortcuts = Shortcuts {
-        defer_quiet_mac_timers: true,
-        wait_quietly: true,
-        fuse_overheard: true,
-        fuse_waiting: true,
-        waiting_quiet: true,
-        log_broadcasts: true,
-        quiet_duplicates: true,
-    };
-
-    /// Every MAC timer and reception an event of the queue (the other shortcuts act
-    /// only within the deferral): the plain model the equivalence tests compare with.
-    pub(crate) const PLAIN: Shortcuts = Shortcuts {
-        defer_quiet_mac_timers: false,
-        ..Shortcuts::ALL
-    };
-}
-
-thread_local! {
-    /// The shortcuts worlds built on this thread take.
-    static SHORTCUTS: std::cell::Cell<Shortcuts> = const { std::cell::Cell::new(Shortcuts::ALL) };
-}
-
 /// The node whose own NICs do not receive a frame sent by `sender`'s node: the sender's
 /// node itself, as ns-2.35's channel skips it (`WirelessChannel::sendUp`, mac/channel.cc:
 /// `if (rnode == tnode) continue`), or no node (`usize::MAX`) with `same_node_delivery`.
@@ -454,12 +410,6 @@ fn deaf_node(same_node_delivery: bool, sender: usize) -> usize {
     } else {
         sender
     }
-}
-
-/// Sets the shortcuts worlds built from now on, on this thread, take.
-#[cfg(test)]
-pub(crate) fn set_shortcuts(s: Shortcuts) {
-    SHORTCUTS.with(|c| c.set(s));
 }
 
 pub(crate) struct Nic {
@@ -622,8 +572,10 @@ pub(crate) struct Wireless {
     /// (`mac_catch_up`), and if the MAC stops being quiet the pending one enters the
     /// queue with its key. A virtual event armed when the MAC's own input is handled
     /// reserves its sequence number then; one armed by a virtual event gets the number
-    /// it would have had from `EventQueue::seq_after`. Every key is therefore the one
-    /// the plain way gives, and so is the order of every event. A sweep every
+    /// it would have had from `EventQueue::seq_after`. The keys so keep the plain
+    /// way's order, but for one known breach: two NICs' virtual numbers can be equal,
+    /// and then the NIC order decides a tie (world/manet_equivalence.rs pins the case
+    /// its run meets). A sweep every
     /// `SWEEP_EVERY` events runs overdue virtual events, so that `seq_after` always
     /// finds them in its history.
     ///
@@ -635,10 +587,10 @@ pub(crate) struct Wireless {
     /// pcap or ns-2 traces are written (a reception may write a frame to the pcap).
     deferred_mac_timers: bool,
     /// Run a deferred reception and its end in one step when nothing falls between them
-    /// (`QuietNic::overhear`); off only to compare both ways in tests.
+    /// (`QuietNic::overhear`); off only to compare both ways (`Shortcuts`).
     fuse_overheard: bool,
     /// The same at a MAC that waits with its backoff paused (`Mac::waiting_overhear`);
-    /// off only to compare in tests.
+    /// off only to compare (`Shortcuts`).
     fuse_waiting: bool,
     /// A MAC that waits for the medium with a paused backoff (`Mac::waits_quietly`)
     /// counts as quiet too: its receptions, reception ends and NAV ends only change its
@@ -649,7 +601,7 @@ pub(crate) struct Wireless {
     /// (`Mac::rx_start`, `Mac::handle_timeout`) instead of the quiet ones.
     wait_quietly: bool,
     /// While a waiting MAC's backoff stays paused, its timer events in the catch-up go
-    /// through `Mac::waiting_timeout`; off only to compare both ways in tests.
+    /// through `Mac::waiting_timeout`; off only to compare both ways (`Shortcuts`).
     waiting_quiet: bool,
     /// Pops of the queue (counted events and wake-ups) at the last sweep: wake-ups are
     /// not counted as events, so they start a sweep themselves once `SWEEP_EVERY` pops
@@ -678,12 +630,12 @@ impl Wireless {
         nics: Vec<Nic>,
         node_nics: Vec<Vec<u32>>,
         static_next: Option<Vec<u32>>,
+        shortcuts: Shortcuts,
     ) -> Self {
         let n = node_nics.len();
         let m = mobility.len();
         let nics_len = nics.len();
         let area = mobility.area();
-        let shortcuts = SHORTCUTS.with(|c| c.get());
         let rx_power = RxPower::new(&phy);
         let cs_range_m = phy.cs_range_m();
         // How far two nodes' distance can change while a frame propagates, besides the
@@ -740,8 +692,7 @@ impl Wireless {
             virt_chain: vec![ChainTimes::default(); nics_len],
             near_margin,
             decodable_sure,
-            deferred_mac_timers: shortcuts.defer_quiet_mac_timers
-                && std::env::var_os("SCTPLAB_EVERY_MAC_TIMER").is_none_or(|v| v != "1"),
+            deferred_mac_timers: shortcuts.defer_quiet_mac_timers,
             fuse_overheard: shortcuts.fuse_overheard,
             fuse_waiting: shortcuts.fuse_waiting,
             wait_quietly: shortcuts.wait_quietly,
@@ -2907,7 +2858,7 @@ mod tests {
     }
 
     /// The plain event-per-receiver way: nothing deferred.
-    const PLAIN: Shortcuts = Shortcuts::PLAIN;
+    const PLAIN: Shortcuts = Shortcuts::NONE;
 
     /// What two runs that take different shortcuts must share: summary.json without
     /// `events`, and every MAC's inputs in order (`mac_digest`), which catch a shortcut
@@ -2919,14 +2870,13 @@ mod tests {
     }
 
     fn run(text: &str, seed: u64, shortcuts: Shortcuts) -> (Outcome, u64) {
-        set_shortcuts(shortcuts);
         let s = crate::load_toml(text, "<test>", "manet", &[]).expect("valid scenario");
         let opts = crate::RunOptions {
             seed,
+            shortcuts,
             ..Default::default()
         };
         let r = crate::run_scenario(&s, &opts).expect("run");
-        set_shortcuts(Shortcuts::ALL);
         let summary: String = r
             .summary_json
             .lines()
