@@ -38,6 +38,7 @@ pub enum Ev {
 }
 
 type LoseFn = Box<dyn FnMut(usize, &Frame) -> bool>;
+type LookFn = Box<dyn FnMut(&Mac, SimTime)>;
 
 pub struct Net {
     pub macs: Vec<Mac>,
@@ -64,7 +65,7 @@ pub struct Net {
     pub wait_log: Vec<(SimTime, usize, WaitBound)>,
     /// Called with a station's MAC and the time before each input reaches it (the
     /// differential tests look at every reachable state there).
-    pub before_input: Option<Box<dyn FnMut(&Mac, SimTime)>>,
+    pub before_input: Option<LookFn>,
 }
 
 impl Net {
