@@ -110,3 +110,17 @@ def test_dir_lists_the_lazy_names_without_importing_them() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["True", "False"]
+
+
+def test_shortcuts_is_a_run_option_that_changes_only_events() -> None:
+    # A wireless run with the shortcuts off (the checking tool of docs/architecture.md):
+    # the same summary but for `events`; a bad value is a UsageError naming the choices.
+    manet = Path(__file__).resolve().parents[1] / "scenarios" / "manet-tcp.toml"
+    short = {"duration": "21s", "measure.end": "21s", "flows.transport.stop": "21s"}
+    fast = sctplab.run(manet, set=short)
+    plain = sctplab.run(manet, set=short, shortcuts="none")
+    a, b = dict(fast.summary), dict(plain.summary)
+    assert a.pop("events") < b.pop("events")
+    assert a == b
+    with pytest.raises(sctplab.UsageError, match="expected all, none or a comma list"):
+        sctplab.run(manet, set=short, shortcuts="fastest")

@@ -199,3 +199,32 @@ def test_ns2_wireless_trace_follows_one_packet(tmp_path: Path) -> None:
     t0, t_data = float(lines[0][1]), float(data[1])
     k = (t_data - t0 - 615e-6 - 1.334e-6) / 20e-6
     assert abs(k - round(k)) < 1e-6 and 0 <= round(k) <= 30
+
+
+def test_shortcuts_none_changes_only_the_event_count(tmp_path: Path) -> None:
+    # `--shortcuts none` is a checking tool: every MAC timer and reception an event of
+    # the queue (the plain model). summary.json must be the same but for `events`.
+    manet = SCENARIOS / "manet-sctp.toml"
+    short = ["--set", "duration=22s", "--set", "measure.end=22s"]
+    short += ["--set", "flows.transport.stop=22s"]
+    fast, plain = tmp_path / "fast", tmp_path / "plain"
+    r = sctplab("run", manet, "--out", fast, "--quiet", *short)
+    assert r.returncode == 0, r.stderr
+    r = sctplab("run", manet, "--out", plain, "--quiet", "--shortcuts", "none", *short)
+    assert r.returncode == 0, r.stderr
+    a, b = _summary(fast), _summary(plain)
+    fast_events, plain_events = a.pop("events"), b.pop("events")
+    assert a == b
+    assert isinstance(fast_events, int) and isinstance(plain_events, int)
+    assert plain_events > 2 * fast_events
+    assert json.loads((plain / "run.json").read_text())["shortcuts"] == "none"
+    assert "shortcuts" not in json.loads((fast / "run.json").read_text())
+
+
+def test_bad_shortcuts_value_is_one_line_and_no_folder(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    r = sctplab("run", SCENARIOS / "manet-tcp.toml", "--out", out, "--shortcuts", "fast", *SHORT)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--shortcuts" in lines[0] and "none" in lines[0], r.stderr
+    assert not out.exists()

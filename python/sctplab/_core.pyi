@@ -14,7 +14,7 @@ class UsageError(ValueError):
 
 class RunError(RuntimeError):
     """A run was stopped before its end: a livelock, simulated time at its maximum, a
-    limit, or its wall-clock timeout."""
+    limit, its wall-clock timeout, or an internal error (a broken rule of the simulator)."""
 
 class SeriesColumns(TypedDict):
     time_s: bytes
@@ -73,7 +73,9 @@ def run(
     catalog_metrics: bool = False,
     max_output: str | None = None,
     output_notes: bool = False,
+    shortcuts: str = "all",
 ) -> RawRun: ...
+def check_shortcuts(text: str) -> None: ...
 def movement(
     text: str,
     *,

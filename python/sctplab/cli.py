@@ -88,6 +88,14 @@ def cli() -> None:
     is_flag=True,
     help="Replace an output folder that holds the run of another scenario or seed.",
 )
+@click.option(
+    "--shortcuts",
+    default="all",
+    show_default=True,
+    metavar="all|none|LIST",
+    help="Checking tool: the wireless shortcuts to take (none: every MAC timer and "
+    "reception an event); summary.json is the same but for `events`.",
+)
 def run_cmd(
     scenario: str,
     sets: tuple[str, ...],
@@ -99,6 +107,7 @@ def run_cmd(
     max_output: str | None,
     quiet: bool,
     force: bool,
+    shortcuts: str,
 ) -> None:
     """Run one SCENARIO (a TOML file) and write its run folder."""
     path = Path(scenario)
@@ -128,6 +137,7 @@ def run_cmd(
         raw_sets=parsed,
         max_output=max_output,
         output_notes=not quiet,
+        shortcuts=shortcuts,
     )
     if not quiet:
         flows = result.summary["flows"]
@@ -471,7 +481,8 @@ def main() -> None:
     except (_core.ScenarioError, _core.UsageError) as e:
         _fail(str(e))
     except _core.RunError as e:
-        # Valid input, but the run could not finish (livelock, time overflow, timeout).
+        # Valid input, but the run could not finish (livelock, time overflow, timeout,
+        # an internal error).
         _fail(str(e), 1)
     except OSError as e:
         _fail(str(e), 1)

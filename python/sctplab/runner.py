@@ -142,9 +142,13 @@ def _write_series(cols: _core.SeriesColumns, spill: Path, dest: Path) -> None:
         writer.write_table(rest)
 
 
-def _run_json(raw: _core.RawRun, seed: int, sets: list[tuple[str, str]]) -> dict[str, Any]:
+def _run_json(
+    raw: _core.RawRun, seed: int, sets: list[tuple[str, str]], shortcuts: str = "all"
+) -> dict[str, Any]:
     wall = raw["wall_s"]
+    # Recorded when not the default: `events` in summary.json depends on it.
     return {
+        **({"shortcuts": shortcuts} if shortcuts != "all" else {}),
         "complete": True,
         "wall_time_s": wall,
         "events_per_s": raw["events"] / wall if wall > 0 else None,
@@ -353,6 +357,7 @@ def run(
     raw_sets: list[tuple[str, str]] | None = None,
     max_output: str | int | None = None,
     output_notes: bool = True,
+    shortcuts: str = "all",
 ) -> RunResult:
     """Run one scenario.
 
@@ -370,6 +375,11 @@ def run(
     `out` that holds the run of another scenario or seed is not replaced without
     `force=True` (UsageError); the same run replaces its own folder.
 
+    `shortcuts` is a checking tool (docs/architecture.md): `"all"` (the default),
+    `"none"` (every MAC timer and reception an event, the plain model) or a comma list
+    of the wireless shortcuts to take; summary.json is the same with any of them but
+    for `events`.
+
     `max_output` (a size such as `"500MB"`, or bytes as an int) stops a run whose pcap
     and trace files pass it with `UsageError`; the files written so far are kept. With
     `output_notes`, a line on stderr says when those files pass 100 MB, 1 GB, ... and
@@ -378,6 +388,7 @@ def run(
     check_seed(seed)
     timeout = check_timeout("timeout", timeout)
     cap = _max_output(max_output)
+    _core.check_shortcuts(shortcuts)
     src = read_scenario(scenario)
     user_sets = (raw_sets or []) + overrides(set)
     sets, movement_path = movement_file_sets(src, user_sets)
@@ -441,6 +452,7 @@ def run(
             series_disk_limit=free if spill is not None else None,
             max_output=cap,
             output_notes=output_notes,
+            shortcuts=shortcuts,
         )
     except BaseException as e:
         if spill is not None:
@@ -461,7 +473,8 @@ def run(
             name = f"{MOVEMENT_COPY_DIR}/{movement_path.name}"
             resolved = resolved.replace(json.dumps(str(movement_path)), json.dumps(name))
         _write_atomic(out_dir / "scenario.toml", resolved)
-        _write_atomic(out_dir / "run.json", json.dumps(_run_json(raw, seed, sets), indent=2) + "\n")
+        run_json = _run_json(raw, seed, sets, shortcuts)
+        _write_atomic(out_dir / "run.json", json.dumps(run_json, indent=2) + "\n")
         if series_list and spill is not None:
             try:
                 _write_series(raw["series"], spill, out_dir / "series.parquet")

@@ -2,10 +2,11 @@
 //! the interpreter, so that `/usr/bin/time` or callgrind measure the simulator alone.
 //!
 //! Usage: `cargo run --release -p sctplab-bench --example core_run -- SCENARIO.toml
-//!         [--seed N] [--set KEY=VALUE]... [--summary FILE] [--traces DIR]`
+//!         [--seed N] [--set KEY=VALUE]... [--summary FILE] [--traces DIR]
+//!         [--shortcuts all|none|LIST]`
 //!
 //! `--traces DIR` writes every trace (pcap, ns-2 text, sends, acks) into DIR, to compare
-//! two builds byte for byte.
+//! two builds byte for byte. `--shortcuts` as `sctplab run --shortcuts`.
 //!
 //! Prints events, simulated seconds, wall seconds and events/s to stderr; writes the
 //! summary JSON to FILE when given.
@@ -21,6 +22,7 @@ fn main() -> Result<(), String> {
     let mut sets = Vec::new();
     let mut summary = None;
     let mut traces = None;
+    let mut shortcuts = sctplab_core::Shortcuts::ALL;
     while let Some(a) = args.next() {
         let v = args.next().ok_or(format!("{a} needs a value"))?;
         match a.as_str() {
@@ -31,6 +33,10 @@ fn main() -> Result<(), String> {
             }
             "--summary" => summary = Some(v),
             "--traces" => traces = Some(std::path::PathBuf::from(v)),
+            "--shortcuts" => {
+                shortcuts =
+                    sctplab_core::Shortcuts::parse(&v).map_err(|e| format!("--shortcuts {e}"))?
+            }
             _ => return Err(format!("unknown option {a}")),
         }
     }
@@ -41,6 +47,7 @@ fn main() -> Result<(), String> {
     let s = load_toml(&text, &path, &stem, &sets).map_err(|e| e.to_string())?;
     let mut opts = RunOptions {
         seed,
+        shortcuts,
         ..RunOptions::default()
     };
     if let Some(dir) = traces {

@@ -17,6 +17,9 @@ pub enum Error {
     Limit(String),
     /// The caller asked the run to stop (Ctrl-C).
     Interrupted,
+    /// The simulator found one of its own rules broken (a bug, not the scenario's
+    /// fault): the run stopped rather than give a result that may be wrong.
+    Internal(String),
     /// Writing an output file failed.
     Io {
         path: PathBuf,
@@ -40,6 +43,11 @@ impl fmt::Display for Error {
             Error::Usage(m) => write!(f, "{m}"),
             Error::Stopped(m) | Error::Limit(m) => write!(f, "{m}"),
             Error::Interrupted => write!(f, "interrupted"),
+            Error::Internal(m) => write!(
+                f,
+                "internal error: {m} (a bug in sctplab; please report it with the scenario \
+                 and seed)"
+            ),
             Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
         }
     }

@@ -21,7 +21,9 @@ pub mod world;
 
 pub use error::Error;
 pub use scenario::{Scenario, ScenarioError, load_json, load_toml};
-pub use world::{RunOptions, RunResult, export_movement, run_scenario, run_scenario_interruptible};
+pub use world::{
+    RunOptions, RunResult, Shortcuts, export_movement, run_scenario, run_scenario_interruptible,
+};
 
 /// The crate version, recorded in run.json.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -30,7 +30,7 @@ create_exception!(
     _core,
     RunError,
     PyRuntimeError,
-    "A run was stopped before its end: a livelock, simulated time at its maximum, a limit, or its wall-clock timeout."
+    "A run was stopped before its end: a livelock, simulated time at its maximum, a limit, its wall-clock timeout, or an internal error (a broken rule of the simulator)."
 );
 
 fn to_py(e: Error) -> PyErr {
@@ -38,6 +38,7 @@ fn to_py(e: Error) -> PyErr {
         Error::Scenario(s) => ScenarioError::new_err(s.to_string()),
         Error::Usage(m) => UsageError::new_err(m),
         Error::Stopped(m) => RunError::new_err(m),
+        Error::Internal(_) => RunError::new_err(e.to_string()),
         // The scenario asks for more than a run holds: bad input (exit status 2).
         Error::Limit(m) => ScenarioError::new_err(m),
         Error::Interrupted => PyKeyboardInterrupt::new_err("interrupted"),
@@ -80,7 +81,7 @@ fn resolve(
 /// chunks before are in that file (see `sctplab_core::trace::series`). With
 /// `catalog_metrics`, also metrics_json: what `catalog_metrics` gives for the summary.
 #[pyfunction]
-#[pyo3(signature = (text, *, is_json=false, source="<string>", default_name="scenario", sets=Vec::new(), seed=1, out_dir=None, pcap=false, traces=Vec::new(), series=Vec::new(), progress=false, timeout_s=None, series_spill=None, series_disk_limit=None, catalog_metrics=false, max_output=None, output_notes=false))]
+#[pyo3(signature = (text, *, is_json=false, source="<string>", default_name="scenario", sets=Vec::new(), seed=1, out_dir=None, pcap=false, traces=Vec::new(), series=Vec::new(), progress=false, timeout_s=None, series_spill=None, series_disk_limit=None, catalog_metrics=false, max_output=None, output_notes=false, shortcuts="all"))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -101,6 +102,7 @@ fn run<'py>(
     catalog_metrics: bool,
     max_output: Option<&str>,
     output_notes: bool,
+    shortcuts: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let scenario = load(text, is_json, source, default_name, sets)?;
     let max_output = max_output
@@ -136,12 +138,14 @@ fn run<'py>(
         }
         None => None,
     };
+    let shortcuts = parse_shortcuts(shortcuts)?;
     let opts = RunOptions {
         seed,
         trace,
         progress,
         wall_limit,
         packet_limit: None,
+        shortcuts,
     };
     // The run holds no GIL, so Python never sees a signal on its own: ask it now and
     // then (PyErr_CheckSignals runs the handlers; SIGINT's raises KeyboardInterrupt),
@@ -189,6 +193,18 @@ fn run<'py>(
     cols.set_item("spill_chunk_rows", sctplab_core::trace::series::SPILL_ROWS)?;
     out.set_item("series", cols)?;
     Ok(out)
+}
+
+fn parse_shortcuts(text: &str) -> PyResult<sctplab_core::Shortcuts> {
+    sctplab_core::Shortcuts::parse(text)
+        .map_err(|m| UsageError::new_err(format!("--shortcuts {m}")))
+}
+
+/// Checks a `shortcuts` value (`all`, `none` or a comma list of names) before a run
+/// folder is touched; raises UsageError naming what was expected.
+#[pyfunction]
+fn check_shortcuts(text: &str) -> PyResult<()> {
+    parse_shortcuts(text).map(|_| ())
 }
 
 /// The catalog's `metrics` column for a summary.json text: what
@@ -425,6 +441,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("RunError", m.py().get_type::<RunError>())?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(check_shortcuts, m)?)?;
     m.add_function(wrap_pyfunction!(catalog_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(indent_json_text, m)?)?;
     m.add_function(wrap_pyfunction!(movement, m)?)?;

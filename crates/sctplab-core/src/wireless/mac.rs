@@ -63,6 +63,8 @@ use super::ifq::{Ifq, IfqEntry};
 #[cfg(test)]
 mod bianchi;
 #[cfg(test)]
+mod differential;
+#[cfg(test)]
 mod harness;
 #[cfg(test)]
 mod tests;
@@ -332,6 +334,7 @@ struct Backoff {
 /// lines per NIC instead of lines spread over the whole struct (the world's 46 NICs do
 /// not fit in the L1 cache).
 #[repr(C)]
+#[cfg_attr(test, derive(Clone, Debug))]
 pub struct Mac {
     timers: [EventKey; N_TIMERS],
     /// The running timer with the smallest key and that key (`NO_TIMER` if none runs),

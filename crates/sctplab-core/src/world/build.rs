@@ -1,5 +1,6 @@
 //! Builds the world's arenas from a validated scenario.
 
+use super::Shortcuts;
 use super::tracer::Tracer;
 use super::wireless::{MacTimerSlot, Nic, Wireless, static_wireless_routes};
 use super::{EndpointSlot, Event, Fault, Flow, FlowKind, Iface, Node, World, iface_addr};
@@ -82,7 +83,12 @@ fn loss_model(
 }
 
 impl World {
-    pub(crate) fn build(s: &Scenario, seed: u64, trace: &TraceConfig) -> Result<World, Error> {
+    pub(crate) fn build(
+        s: &Scenario,
+        seed: u64,
+        trace: &TraceConfig,
+        shortcuts: Shortcuts,
+    ) -> Result<World, Error> {
         let f = &s.file;
         let node_ids: HashMap<&str, NodeId> = f
             .nodes
@@ -158,6 +164,7 @@ impl World {
                 seed,
                 &mut nodes,
                 &mut ifaces,
+                shortcuts,
             )?)),
             None => None,
         };
@@ -560,6 +567,7 @@ fn build_wireless(
     seed: u64,
     nodes: &mut [Node],
     ifaces: &mut Vec<Iface>,
+    shortcuts: Shortcuts,
 ) -> Result<Wireless, Error> {
     let f = &s.file;
     let mut mobility =
@@ -604,6 +612,7 @@ fn build_wireless(
                 ifq_purged: 0,
                 waiting: false,
                 wake_at: None,
+                digest: Default::default(),
             });
             node_nics[i].push(nic);
         }
@@ -634,6 +643,7 @@ fn build_wireless(
         nics,
         node_nics,
         static_next,
+        shortcuts,
     );
     w.plcp_bytes = plcp_bytes;
     w.same_node_delivery = same_node_delivery;

@@ -2,7 +2,13 @@
 //! endpoints, built once from a validated scenario, then driven by the run loop.
 
 mod build;
+#[cfg(test)]
+mod catch_up_check;
+mod mac_digest;
+#[cfg(test)]
+mod manet_equivalence;
 mod run;
+mod shortcuts;
 mod summary;
 mod tracer;
 mod wireless;
@@ -10,6 +16,7 @@ mod wtrace;
 
 pub(crate) use run::MAX_PACKETS_ALIVE;
 pub use run::{RunOptions, RunResult, run_scenario, run_scenario_interruptible};
+pub use shortcuts::Shortcuts;
 
 /// The most legs `export_movement` writes: about 90 bytes each while gathered and 60
 /// as text, so some 150 MB; the seed studies' files have a few thousand.

@@ -24,6 +24,9 @@ pub struct RunOptions {
     /// The most packets alive at once before the run stops with `Error::Limit`
     /// (default `MAX_PACKETS_ALIVE`).
     pub packet_limit: Option<usize>,
+    /// The shortcuts a wireless run takes (default all): none changes summary.json
+    /// but for `events` (`Shortcuts`).
+    pub shortcuts: super::Shortcuts,
 }
 
 /// What a run hands back. `summary_json` is deterministic; the rest is not.
@@ -36,6 +39,10 @@ pub struct RunResult {
     pub wall_s: f64,
     /// Packet slots the pool ever created: stays flat in steady state.
     pub packet_slots: usize,
+    /// Each wireless NIC's MAC input digest (hash, inputs), in NIC order
+    /// (`mac_digest`; test builds only).
+    #[cfg(test)]
+    pub(crate) mac_digests: Vec<super::mac_digest::Digest>,
 }
 
 pub fn run_scenario(s: &Scenario, opts: &RunOptions) -> Result<RunResult, Error> {
@@ -51,7 +58,7 @@ pub fn run_scenario_interruptible(
     interrupted: &mut dyn FnMut() -> bool,
 ) -> Result<RunResult, Error> {
     let started = Instant::now();
-    let mut world = World::build(s, opts.seed, &opts.trace)?;
+    let mut world = World::build(s, opts.seed, &opts.trace, opts.shortcuts)?;
     let mut ctl = Control {
         started,
         wall_limit: opts.wall_limit,
@@ -90,6 +97,10 @@ pub fn run_scenario_interruptible(
         sim_time_s: end.as_secs_f64(),
         wall_s: started.elapsed().as_secs_f64(),
         packet_slots: world.pool.capacity(),
+        #[cfg(test)]
+        mac_digests: world.wireless.as_deref().map_or(Vec::new(), |w| {
+            w.nics.iter().map(|n| n.digest.value()).collect()
+        }),
     })
 }
 
@@ -210,6 +221,9 @@ impl World {
                 continue;
             }
             self.sweep_mac_timers();
+            if let Some(m) = self.take_internal_error() {
+                return Err(Error::Internal(m));
+            }
             if n % CLOCK_EVERY == 0 {
                 if self.pool.live() > ctl.packet_limit {
                     return Err(Error::Limit(self.packets_message(now, ctl.packet_limit)));
@@ -249,6 +263,9 @@ impl World {
                 end = end.max(t);
             }
         }
+        if let Some(m) = self.take_internal_error() {
+            return Err(Error::Internal(m));
+        }
         if progress && wall.elapsed().as_secs_f64() >= 1.0 {
             self.heartbeat(end, wall);
             eprintln!();
@@ -257,6 +274,11 @@ impl World {
             slot.ep.finish(end);
         }
         Ok(end)
+    }
+
+    /// A broken rule the run noted (`Wireless::check_caught_up`), if any.
+    fn take_internal_error(&mut self) -> Option<String> {
+        self.wireless.as_deref_mut()?.internal_error.take()
     }
 
     /// Some unfinished flow will get further whatever happens: a CBR source has a send

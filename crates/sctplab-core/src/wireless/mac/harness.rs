@@ -38,6 +38,7 @@ pub enum Ev {
 }
 
 type LoseFn = Box<dyn FnMut(usize, &Frame) -> bool>;
+type LookFn = Box<dyn FnMut(&Mac, SimTime)>;
 
 pub struct Net {
     pub macs: Vec<Mac>,
@@ -62,6 +63,9 @@ pub struct Net {
     /// Each time a station is left waiting quietly after an input (`Mac::waits_quietly`):
     /// when, which, and its `Mac::wait_bound`.
     pub wait_log: Vec<(SimTime, usize, WaitBound)>,
+    /// Called with a station's MAC and the time before each input reaches it (the
+    /// differential tests look at every reachable state there).
+    pub before_input: Option<LookFn>,
 }
 
 impl Net {
@@ -85,6 +89,7 @@ impl Net {
             keep_logs: true,
             purge_on_failure: false,
             wait_log: Vec::new(),
+            before_input: None,
         }
     }
 
@@ -194,6 +199,17 @@ impl Net {
                 break;
             }
             let Some((now, ev)) = self.q.pop() else { break };
+            if let Some(look) = self.before_input.as_mut() {
+                let i = match &ev {
+                    Ev::Timer(i, g) if *g == self.generation[*i] => Some(*i),
+                    Ev::Timer(..) => None,
+                    Ev::Arrive { to, .. } => Some(*to),
+                    Ev::Enqueue { station, .. } => Some(*station),
+                };
+                if let Some(i) = i {
+                    look(&self.macs[i], now);
+                }
+            }
             match ev {
                 Ev::Timer(i, g) => {
                     if g != self.generation[i] {
