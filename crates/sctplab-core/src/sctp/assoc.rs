@@ -491,7 +491,13 @@ impl Association {
         let Some(i) = self.paths.index_of(addr) else {
             return;
         };
-        if self.paths.paths[i].hb_nonce != nonce {
+        // ns-2.35's HEARTBEAT carries only a timestamp and the destination
+        // (`SctpHeartbeatChunk_S`), so `ProcessHeartbeatAckChunk` takes any ACK, also
+        // one that comes after its HEARTBEAT timed out and a newer one went: it clears
+        // the errors, makes the destination active and samples the RTT from the old
+        // timestamp. Elsewhere only the ACK of the HEARTBEAT last sent counts (RFC 9260
+        // 8.3: the nonce must match).
+        if !self.cfg.knobs.ns2_paths && self.paths.paths[i].hb_nonce != nonce {
             return;
         }
         let now = self.now;
@@ -514,6 +520,23 @@ impl Association {
     fn revive(&mut self, i: usize) {
         let p = &mut self.paths.paths[i];
         p.error_count = 0;
+        if self.cfg.knobs.ns2_paths {
+            // ns-2.35 (`ProcessHeartbeatAckChunk`, `SendBufferDequeueUpTo`,
+            // `ProcessGapAckBlocks`): the destination is active again and new data
+            // returns only if it is the primary; a revived alternate does not draw it
+            // away from a destination that is down. After every destination was down
+            // (`GetNextDest` hopped the data and the primary with it), new data goes
+            // on to the dead one until the primary answers, while each T3 there moves
+            // its chunks to the revived one (`RtxMarkedChunks`).
+            p.state = PathState::Active;
+            let ps = &mut self.paths;
+            if i == ps.primary && ps.data_dest != ps.primary {
+                ps.data_dest = ps.primary;
+                ps.failovers += 1;
+                self.stats.failovers = ps.failovers;
+            }
+            return;
+        }
         if p.state != PathState::Active {
             p.state = PathState::Active;
             let k = &self.cfg.knobs;
@@ -530,9 +553,10 @@ impl Association {
         let now = self.now;
         let k = self.cfg.knobs.clone();
         let p = &mut self.paths.paths[i];
-        // ns-2 (`Timeout`) counts and fails only destinations that are active;
-        // unconfirmed ones are retried forever.
-        if k.ns2_paths && (p.state != PathState::Active || !p.confirmed) {
+        // ns-2 (`Timeout`) counts and fails only destinations that are active (with
+        // CMT-PF, `SctpCMTAgent::Timeout`, potentially failed ones too: they go on to
+        // inactive above Path.Max.Retrans); unconfirmed ones are retried forever.
+        if k.ns2_paths && (p.state == PathState::Inactive || !p.confirmed) {
             p.error_count += 1;
             self.ns2_primary_follows(i);
             return true;
@@ -757,7 +781,7 @@ impl Association {
 
     /// When the next HEARTBEAT to destination `i` is due under RFC 9260 8.3 (ns-2's
     /// single timer is handled apart): unconfirmed and potentially-failed destinations
-    /// are probed at once, one HEARTBEAT per RTO (RFC 9260 5.4, RFC 7829 5.1 step 4);
+    /// are probed at once, one HEARTBEAT per RTO (RFC 9260 5.4, RFC 7829 sec. 3.2);
     /// others once per HB.interval + RTO x (1 + jitter) of idleness.
     fn hb_due(&self, i: usize) -> Option<SimTime> {
         if self.cfg.knobs.ns2_paths {
@@ -767,7 +791,7 @@ impl Association {
         if p.hb_pending.is_some() {
             return None;
         }
-        // RFC 7829 5.1 step 4: a potentially-failed destination is probed whether or
+        // RFC 7829 sec. 3.2: a potentially-failed destination is probed whether or
         // not heartbeats are enabled (HB.interval only paces idle active ones).
         if !p.confirmed || p.state == PathState::PotentiallyFailed {
             return Some(p.hb_base);
@@ -791,7 +815,7 @@ impl Association {
             p.hb_pending = None;
             p.rto.back_off();
             let counts = if ns2 {
-                p.state == PathState::Active
+                p.state != PathState::Inactive
             } else {
                 // RFC 9260 8.1: only heartbeats on the path in use for data count.
                 i == self.paths.data_dest
@@ -800,8 +824,14 @@ impl Association {
                 return;
             }
             // ns-2 `Timeout` (HEARTBEAT): the next one goes at once, so an unanswered
-            // destination is probed once per (backed-off) RTO.
-            if ns2 && (self.cfg.heartbeat.is_some() || !self.paths.paths[i].confirmed) {
+            // destination is probed once per (backed-off) RTO; with heartbeats off only
+            // an unconfirmed or (CMT-PF) potentially-failed one.
+            let p = &self.paths.paths[i];
+            if ns2
+                && (self.cfg.heartbeat.is_some()
+                    || !p.confirmed
+                    || p.state == PathState::PotentiallyFailed)
+            {
                 self.send_heartbeat(i);
             }
         }
@@ -1154,8 +1184,9 @@ impl Endpoint for Association {
                         out.count_timeout(now);
                     }
                     let p = &self.paths.paths[i];
-                    // ns-2 counts association errors only on active destinations.
-                    let counts = !self.cfg.knobs.ns2_paths || p.state == PathState::Active;
+                    // ns-2 counts association errors only on active (CMT-PF: and
+                    // potentially failed) destinations.
+                    let counts = !self.cfg.knobs.ns2_paths || p.state != PathState::Inactive;
                     if !self.path_error(i, counts) {
                         return;
                     }
@@ -1163,13 +1194,16 @@ impl Endpoint for Association {
                 if let Some(out) = self.out.as_mut() {
                     out.on_t3(now, i, &mut self.paths);
                 }
-                // ns-2 `Timeout`: a destination just marked inactive is probed at once.
+                // ns-2 `Timeout` (DATA): after the retransmission, an inactive
+                // destination gets a HEARTBEAT at once when heartbeats are on, on every
+                // expiry, not only the one that failed it (with every destination down
+                // each gets one per timeout); CMT-PF (`SctpCMTAgent::Timeout`) probes a
+                // potentially-failed one so whether or not heartbeats are on.
                 let p = &self.paths.paths[i];
                 if has_data
                     && self.cfg.knobs.ns2_paths
-                    && self.cfg.heartbeat.is_some()
-                    && p.state == PathState::Inactive
-                    && p.error_count == self.cfg.knobs.path_max_retrans + 1
+                    && ((self.cfg.heartbeat.is_some() && p.state == PathState::Inactive)
+                        || p.state == PathState::PotentiallyFailed)
                 {
                     self.send_heartbeat(i);
                 }

@@ -546,7 +546,7 @@ impl Outbound {
             Some(Mark::Fast) => self.k.fast_rtx_to_alternate,
             _ => self.k.retransmit_to_alternate,
         };
-        let dest = ps.rtx_dest(first.dest, alternate);
+        let dest = ps.rtx_dest(first.dest, alternate, self.k.ns2_paths);
         self.decay_idle_cwnd(now, ps, dest);
         let mut packets = 0;
         loop {
@@ -1190,9 +1190,14 @@ impl Outbound {
         self.rtx_marked(now, true, ps);
         // E3 starts the timer on the destination the retransmission went to (the send
         // did). Restarting it here too while chunks sent here remain is this model's
-        // rule, not RFC 9260's (which restarts it with the next DATA sent here) nor
-        // ns-2.35's (at the next SACK): docs/models/sctp.md, "Not built yet".
-        if self.sent.iter().any(|s| s.dest == i) {
+        // rule, not RFC 9260's (which restarts it with the next DATA sent here). ns-2.35
+        // (`ns2_paths`) restarts it at the next SACK (`ProcessSackChunk`, 6.3.2 R3: a
+        // destination with bytes outstanding and no timer running; `on_sack` does the
+        // same), never here: `Timeout` stops it and `RtxMarkedChunks` restarts only a
+        // destination that still has unmarked bytes outstanding, which a T3 leaves none
+        // of. With every destination down no SACK comes, so the expired destination
+        // stays without a timer until a retransmission is sent to it.
+        if !self.k.ns2_paths && self.sent.iter().any(|s| s.dest == i) {
             let p = &mut ps.paths[i];
             p.t3 = Some(now + p.rto.current());
         }
