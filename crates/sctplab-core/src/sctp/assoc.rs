@@ -226,6 +226,18 @@ impl Association {
         self.paths.paths.iter().map(|p| (p.addr, p.stats()))
     }
 
+    /// What the world's livelock guard watches (world/run.rs `progress_mark`): the
+    /// state and, once they exist, the sending half's cumulative ack and the receiving
+    /// half's cumulative TSN and bytes delivered. Any step forward changes it; a
+    /// retransmission or probe that moves none of them does not.
+    pub fn progress_token(&self) -> [u64; 4] {
+        let (cum_tsn, delivered) = self.inb.as_ref().map_or((u64::MAX, u64::MAX), |i| {
+            (u64::from(i.cum_tsn), i.delivered_total)
+        });
+        let cum_ack = self.out.as_ref().map_or(u64::MAX, |o| u64::from(o.cum_ack));
+        [self.state as u64, cum_ack, cum_tsn, delivered]
+    }
+
     /// The destination new data goes to now, if the association exists.
     pub fn data_path(&self) -> Option<&Path> {
         self.paths.paths.get(self.paths.data_dest)
