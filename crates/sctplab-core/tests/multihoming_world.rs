@@ -168,6 +168,22 @@ impl Run {
             .map(|f| f[1].parse().expect("time"))
             .collect()
     }
+    /// The client's HEARTBEATs toward `to` ("2" ra: h2:eth0, "3" rb: h2:eth1), as
+    /// `client_heartbeats_a` finds them.
+    fn client_heartbeats(&self, to: &str, size: &str) -> Vec<f64> {
+        let acks: Vec<&str> = self
+            .trace
+            .iter()
+            .filter(|f| f[0] == "r" && f[2] == to && f[3] == "0" && f[5] == size)
+            .map(|f| f[1].as_str())
+            .collect();
+        self.trace
+            .iter()
+            .filter(|f| f[0] == "-" && f[2] == "0" && f[3] == to && f[5] == size)
+            .filter(|f| !acks.contains(&f[1].as_str()))
+            .map(|f| f[1].parse().expect("time"))
+            .collect()
+    }
     fn series_of(&self, entity: &str, var: &str) -> Vec<(f64, f64)> {
         self.series
             .iter()
@@ -180,11 +196,16 @@ impl Run {
 /// Runs the topology with `flow_extra` appended to flow `x`'s table and `extra`
 /// (faults) after it, for `duration`, with sends.csv, trace.tr and the given series.
 fn run(duration: &str, flow_extra: &str, extra: &str, series: &[&str]) -> Run {
+    run_on(TOPO, duration, flow_extra, extra, series)
+}
+
+/// `run` on another topology text (TOPO with some values changed).
+fn run_on(topo: &str, duration: &str, flow_extra: &str, extra: &str, series: &[&str]) -> Run {
     // A `variant` in `flow_extra` replaces the topology's.
     let topo = if flow_extra.contains("variant") {
-        TOPO.replace("variant = \"rfc9260\"\n", "")
+        topo.replace("variant = \"rfc9260\"\n", "")
     } else {
-        TOPO.to_string()
+        topo.to_string()
     };
     let text = format!("duration = \"{duration}\"\n{topo}{flow_extra}\n{extra}");
     let s = load_toml(&text, "t.toml", "t", &[]).expect("valid scenario");
@@ -719,4 +740,187 @@ fn ns2_preset_makes_the_alternate_primary_so_data_stays_after_the_repair() {
         close(after[0], failed) && close(after[1], failed + 60.0),
         "{after:?}"
     );
+}
+
+#[test]
+fn ns2_preset_with_pf_fails_the_potentially_failed_path_as_cmt_pf_does() {
+    // ns-2.35's only SCTP-PF is CMT-PF (`SctpCMTAgent::Timeout`, `useCmtPF_ 1`): a
+    // potentially-failed destination keeps counting errors toward Path.Max.Retrans and
+    // the association, is probed by a HEARTBEAT right after the T3 expiry that made it
+    // PF and again at each unanswered one, and is inactive above Path.Max.Retrans. (The
+    // `ns2` preset used to stop counting once a path was PF, so it never failed.)
+    // PF.Max.Retrans = 0, ns-2's fixed threshold (PF at the first error). One chunk in
+    // flight (TOPO): DATA k's T3 expires at E1, RTO 1 s (every sample is below RTO.Min):
+    // error 1 > 0, PF, the chunk goes to B, nothing else is outstanding on A. Probes at
+    // E1 and at each timeout, the RTO doubling: E1 + 2, + 6, + 14, + 30, + 62; the one
+    // sent at E1 + 30 times out at E1 + 62 with the 6th error > 5: inactive, and
+    // (heartbeats on, ns-2 `Timeout`) probed again at once.
+    let r = run(
+        "100s",
+        "variant = \"ns2\"\npf_max_retrans = 0",
+        &fault("10s", "ra_h2", "down"),
+        &[],
+    );
+    let rtx = r.rows("rto_rtx");
+    assert_eq!(rtx.len(), 1, "{rtx:?}");
+    assert_eq!(rtx[0].dest, B);
+    let e1 = rtx[0].t;
+    let last_a = r
+        .rows("new")
+        .into_iter()
+        .rfind(|s| s.dest == A && s.t < e1)
+        .expect("data on A")
+        .t;
+    assert!(close(e1, last_a + 1.0), "{e1} {last_a}");
+    let probes: Vec<f64> = r
+        .client_heartbeats_a("56")
+        .into_iter()
+        .filter(|&t| t > 10.0)
+        .collect();
+    assert_eq!(probes.len(), 6, "{probes:?}");
+    for (p, off) in probes.iter().zip([0.0, 2.0, 6.0, 14.0, 30.0, 62.0]) {
+        assert!(close(*p, e1 + off), "{probes:?}");
+    }
+    let fl = r.flow();
+    assert!(close(
+        fl["paths"][A]["failed_at_s"].as_f64().expect("failed"),
+        e1 + 62.0
+    ));
+    assert_eq!(fl["paths"][A]["state"], "inactive");
+    assert_eq!(fl["aborted"], false);
+    assert!(
+        r.rows("new")
+            .iter()
+            .filter(|s| s.t > e1)
+            .all(|s| s.dest == B)
+    );
+}
+
+#[test]
+fn ns2_preset_with_every_path_down_hops_between_dead_destinations() {
+    // ns-2.35 with both destinations down, Path.Max.Retrans = 1 so both fail before the
+    // association does (it counts errors only on active destinations, `Timeout`). One
+    // chunk (DATA k) in flight; E1 its first T3 expiry. RTOs 1 s on both paths then.
+    // - E1: A error 1 (RTO 2); DATA k to B (the next active one, `GetNextDest`).
+    // - E1 + 1: B error 1 (RTO 2); to A.
+    // - E1 + 3: A error 2 > 1: inactive, new data and the primary move to B; RTO 4; to B;
+    //   a HEARTBEAT to the inactive A (`Timeout`: heartbeats on), due back at E1 + 7.
+    //   A's T3 is not restarted: its chunks went to B (ns-2 restarts it at a SACK).
+    // - E1 + 5: B error 2: inactive; every destination is down, so `GetNextDest` hops
+    //   (`dormantAction_ 0`): new data, the primary and DATA k go to A; HEARTBEAT to B.
+    // - E1 + 7: A's HEARTBEAT unanswered (RTO 8): the next at once.
+    // - E1 + 9: A's T3 (set at E1 + 5 with RTO 4): RTO 16, DATA k hops to B, HEARTBEAT to
+    //   A (replacing the one due at E1 + 15); B's HEARTBEAT unanswered (RTO 8): the next.
+    //   B's T3 runs from E1 + 9 with RTO 4 (the expiry is handled first).
+    // - E1 + 13: B's T3: RTO 16, DATA k to A, HEARTBEAT to B.
+    // - E1 + 25: A's HEARTBEAT (sent at E1 + 9, RTO 16) unanswered: the next.
+    // - E1 + 29: A's T3 (E1 + 13 + 16): DATA k to B, HEARTBEAT to A; B's HEARTBEAT
+    //   (E1 + 13 + 16) unanswered: the next.
+    // Four association errors in all (the first four expiries), so no ABORT. The same
+    // sequence, to the destination and millisecond, is ns-2.35's on the same network
+    // (tests/test_ns2_sctp_oracle.py `test_every_path_down_*`).
+    let down = fault("10s", "ra_h2", "down") + &fault("10s", "rb_h2", "down");
+    let r = run("45s", "variant = \"ns2\"\npath_max_retrans = 1", &down, &[]);
+    let rtx = r.rows("rto_rtx");
+    let e1 = rtx[0].t;
+    let want = [
+        (0.0, B),
+        (1.0, A),
+        (3.0, B),
+        (5.0, A),
+        (9.0, B),
+        (13.0, A),
+        (29.0, B),
+    ];
+    assert_eq!(rtx.len(), want.len(), "{rtx:?}");
+    for (s, (off, dest)) in rtx.iter().zip(want) {
+        assert!(close(s.t, e1 + off) && s.dest == dest, "{rtx:?}");
+        assert_eq!(s.seq, rtx[0].seq);
+    }
+    let since = |v: Vec<f64>| -> Vec<f64> { v.into_iter().filter(|&t| t > e1 - EPS).collect() };
+    let hb_a = since(r.client_heartbeats("2", "56"));
+    let hb_b = since(r.client_heartbeats("3", "56"));
+    let want_a = [3.0, 7.0, 9.0, 25.0, 29.0];
+    let want_b = [5.0, 9.0, 13.0, 29.0];
+    assert_eq!(hb_a.len(), want_a.len(), "{hb_a:?}");
+    assert_eq!(hb_b.len(), want_b.len(), "{hb_b:?}");
+    for (t, off) in hb_a.iter().zip(want_a).chain(hb_b.iter().zip(want_b)) {
+        assert!(close(*t, e1 + off), "{hb_a:?} {hb_b:?}");
+    }
+    let fl = r.flow();
+    assert!(close(
+        fl["paths"][A]["failed_at_s"].as_f64().expect("A"),
+        e1 + 3.0
+    ));
+    assert!(close(
+        fl["paths"][B]["failed_at_s"].as_f64().expect("B"),
+        e1 + 5.0
+    ));
+    assert_eq!(fl["aborted"], false);
+    // New data moved twice: to B at E1 + 3, back to A at E1 + 5.
+    assert_eq!(fl["failovers"], 2);
+}
+
+#[test]
+fn ns2_preset_after_every_path_was_down_keeps_new_data_on_the_dead_primary() {
+    // As above, with B's link back at 30 s (between E1 + 13 and E1 + 29, E1 ~ 11 s).
+    // At E1 + 29 A's T3 sends DATA k to B and B gets a HEARTBEAT; both are answered: B is
+    // active again. ns-2.35 moves new data only when the primary answers
+    // (`ProcessHeartbeatAckChunk`, `SendBufferDequeueUpTo`), and the dormant hop made A
+    // the primary: DATA k + 1 goes to the dead A at the SACK of DATA k (h2 already has
+    // DATA k, so the SACK reports it duplicate), and reaches B only
+    // by A's next T3, one RTO of A later (60 s, capped): as ns-2.35 does on the same
+    // network (the oracle test above).
+    let down = fault("10s", "ra_h2", "down")
+        + &fault("10s", "rb_h2", "down")
+        + &fault("30s", "rb_h2", "up");
+    let r = run(
+        "110s",
+        "variant = \"ns2\"\npath_max_retrans = 1",
+        &down,
+        &[],
+    );
+    let rtx = r.rows("rto_rtx");
+    let e1 = rtx[0].t;
+    let k = rtx[0].seq;
+    let new: Vec<&Send> = r.rows("new").into_iter().filter(|s| s.seq > k).collect();
+    assert!(!new.is_empty(), "{new:?}");
+    // B's HEARTBEAT of E1 + 29 leaves h1 before DATA k (control chunks go first; 56 B,
+    // 44.8 us on h1_rb; ns-2 sends the DATA first), so DATA k's SACK is that much later.
+    assert!(
+        close(new[0].t, e1 + 29.0 + 44.8e-6 + RTT_B_DUP),
+        "{e1} {new:?}"
+    );
+    assert_eq!(new[0].dest, A);
+    assert_eq!(new[0].seq, k + 1);
+    let later: Vec<&&Send> = rtx.iter().filter(|s| s.seq == k + 1).collect();
+    assert!(!later.is_empty(), "{rtx:?}");
+    assert!(
+        close(later[0].t, new[0].t + 60.0) && later[0].dest == B,
+        "{rtx:?}"
+    );
+    assert_eq!(r.flow()["paths"][B]["state"], "active");
+}
+
+#[test]
+fn ns2_preset_accepts_a_heartbeat_ack_that_comes_after_its_timeout() {
+    // Network B 1 s per link: a HEARTBEAT's round trip on B is 4 x (56-byte packet,
+    // 44.8 us, + 1 s) = 4.0001792 s, above RTO.Initial = 3 s. The ns2 preset confirms
+    // every destination before DATA (`heartbeat_before_data`): B's HEARTBEAT (at C)
+    // times out at C + 3 and another goes; the first one's ACK arrives at C + 4.0001792.
+    // ns-2.35's HEARTBEAT has no nonce (`ProcessHeartbeatAckChunk` takes any ACK), so B
+    // is confirmed then, with an RTT sample of 4.0001792 s, and DATA starts at once on
+    // A; under RFC 9260 8.3 (the other presets) only the second HEARTBEAT's ACK, at
+    // C + 7.0001792, would count.
+    let topo = TOPO.replace("delay = \"20ms\"", "delay = \"1s\"");
+    let r = run_on(&topo, "20s", "variant = \"ns2\"", "", &[]);
+    let hb_b = r.client_heartbeats("3", "56");
+    assert!(hb_b.len() >= 2, "{hb_b:?}");
+    let c = hb_b[0];
+    assert!(close(hb_b[1], c + 3.0), "{hb_b:?}");
+    let first = r.rows("new")[0].t;
+    assert!(close(first, c + 4.0001792), "{first} {c}");
+    assert_eq!(r.rows("new")[0].dest, A);
+    let srtt = r.flow()["paths"][B]["srtt_s"].as_f64().expect("srtt");
+    assert!((srtt - 4.0001792).abs() < 1e-6, "{srtt}");
 }

@@ -7,6 +7,7 @@ pub mod cookie;
 mod inbound;
 mod outbound;
 mod path;
+mod timer;
 
 pub use assoc::{AssocCfg, AssocStats, Association, Role, State};
 pub use config::Knobs;

@@ -240,7 +240,7 @@ impl PathSet {
             .find(|&j| self.paths[j].is_active())
     }
 
-    /// RFC 7829 sec. 5.1 step 3: with no active destination, the potentially-failed one
+    /// RFC 7829 sec. 3.2: with no active destination, the potentially-failed one
     /// with the fewest errors (ties: the earlier in the list).
     pub fn best_pf(&self) -> Option<usize> {
         self.paths
@@ -252,7 +252,7 @@ impl PathSet {
     }
 
     /// Chooses the destination of new data after a change of state (RFC 9260 6.4, 8.2;
-    /// RFC 7829 5.1 step 3): the primary when active (unless `return_to_primary` is off
+    /// RFC 7829 sec. 3.2): the primary when active (unless `return_to_primary` is off
     /// and data has moved to another active one), else the current one while active,
     /// else the next active one, else the best potentially-failed one. With every
     /// destination inactive ("dormant"), ns-2 hops to the next one in the list when the
@@ -297,8 +297,12 @@ impl PathSet {
 
     /// Where a retransmission of a chunk last sent to `last` goes: an active alternate
     /// if `alternate` and one exists (RFC 9260 6.4), else `last` while it is active,
-    /// else any active destination, else the best potentially-failed one, else `last`.
-    pub fn rtx_dest(&self, last: usize, alternate: bool) -> usize {
+    /// else any active destination, else the best potentially-failed one, else (every
+    /// destination inactive) `last`, or with `dormant_hop` the next one in the list:
+    /// ns-2.35 `RtxMarkedChunks` takes `GetNextDest` of the chunk's destination, which
+    /// in the dormant state moves on whatever the next one's state (`dormantAction_ 0`),
+    /// so retransmissions alternate between dead destinations.
+    pub fn rtx_dest(&self, last: usize, alternate: bool, dormant_hop: bool) -> usize {
         if alternate {
             if let Some(j) = self.next_active(last).filter(|&j| j != last) {
                 return j;
@@ -307,9 +311,11 @@ impl PathSet {
         if self.paths[last].is_active() {
             return last;
         }
-        self.next_active(last)
-            .or_else(|| self.best_pf())
-            .unwrap_or(last)
+        match self.next_active(last).or_else(|| self.best_pf()) {
+            Some(j) => j,
+            None if dormant_hop => (last + 1) % self.paths.len(),
+            None => last,
+        }
     }
 }
 

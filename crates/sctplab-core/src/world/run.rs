@@ -310,14 +310,12 @@ impl World {
                     mix(u64::from(tx.is_done()));
                 }
                 (AnyEndpoint::Sctp(client), AnyEndpoint::Sctp(server)) => {
-                    mix(client.state as u64);
-                    mix(server.state as u64);
-                    if let Some(o) = &client.out {
-                        mix(u64::from(o.cum_ack));
-                    }
-                    if let Some(i) = &server.inb {
-                        mix(u64::from(i.cum_tsn));
-                        mix(i.delivered_total);
+                    for x in client
+                        .progress_token()
+                        .into_iter()
+                        .chain(server.progress_token())
+                    {
+                        mix(x);
                     }
                 }
                 _ => {}

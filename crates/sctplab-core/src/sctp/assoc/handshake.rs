@@ -8,6 +8,7 @@ use crate::net::wire::{Chunk, ErrorCause, InitAckChunk, InitChunk, cause};
 use crate::sctp::cookie::{CookieBody, CookieError};
 use crate::sctp::inbound::Inbound;
 use crate::sctp::outbound::{AppSource, Outbound};
+use crate::sctp::timer::Timer;
 use crate::sim::SimDuration;
 
 impl Association {
@@ -197,7 +198,7 @@ impl Association {
         }
         self.state = State::CookieEchoed;
         self.t1_retries = 0;
-        self.t1 = Some(self.now + self.t1_timeout());
+        self.timers.set(Timer::T1Init, self.now + self.t1_timeout());
     }
 
     /// A COOKIE ECHO (the first chunk of its packet); returns whether the chunks
@@ -315,7 +316,7 @@ impl Association {
         self.build_paths(&addrs, ssthresh);
         self.stats.associations_created += 1;
         self.state = State::Established;
-        self.t2 = None;
+        self.timers.stop(Timer::T2Shutdown);
         self.t2_retries = 0;
         self.sack_dest = self.pkt_src;
         // ns-2 confirms destinations only at the INIT's sender; RFC 9260 5.4: the

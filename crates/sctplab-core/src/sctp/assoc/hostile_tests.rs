@@ -277,7 +277,7 @@ fn init_collision_is_answered_with_the_original_parameters() {
     let mut c = client();
     c.handle_timeout(SimTime::ZERO);
     let _lost_init = drain(&mut c, SimTime::ZERO);
-    let t1 = c.t1;
+    let t1 = c.timers.get(Timer::T1Init);
     let t = SimTime::from_nanos(10_000_000);
     c.handle_packet(t, &packet(0, vec![init(0x7777)]));
     let out = drain(&mut c, t);
@@ -290,7 +290,10 @@ fn init_collision_is_answered_with_the_original_parameters() {
         (ia.init_tag, ia.initial_tsn),
         (c.local_tag, c.pending_initial_tsn)
     );
-    assert_eq!((c.state, c.t1), (State::CookieWait, t1));
+    assert_eq!(
+        (c.state, c.timers.get(Timer::T1Init)),
+        (State::CookieWait, t1)
+    );
     assert!(c.out.is_none());
     c.handle_packet(
         t,
@@ -302,7 +305,7 @@ fn init_collision_is_answered_with_the_original_parameters() {
         ),
     );
     assert_eq!(c.state, State::Established);
-    assert_eq!((c.peer_tag, c.t1), (0x7777, None));
+    assert_eq!((c.peer_tag, c.timers.get(Timer::T1Init)), (0x7777, None));
     let out = chunks_of(&drain(&mut c, t));
     assert_eq!(out[0], (0x7777, Chunk::CookieAck));
     assert!(

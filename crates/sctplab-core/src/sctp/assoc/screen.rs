@@ -4,7 +4,8 @@
 //! tags, so every rule is decided in one place and the chunk handlers never see a
 //! packet that broke one.
 
-use crate::net::wire::{Chunk, cause};
+use super::{Association, State};
+use crate::net::wire::{Chunk, SctpRepr, cause};
 
 /// The outcome for one packet.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -141,5 +142,78 @@ pub(super) fn screen(chunks: &[Chunk], t: Tags) -> Screen {
         Screen::Ours
     } else {
         Screen::BadTag
+    }
+}
+
+impl Association {
+    /// Screens a received packet (`screen`) and acts on what stops it here: counts the
+    /// discarded ones, answers out-of-the-blue ones (RFC 9260 8.4), applies the chunks
+    /// a reflected tag allows (8.5.1 (B), (C)), validates a leading COOKIE-ECHO. Returns
+    /// the index of the first chunk the association then processes, or None.
+    #[inline(always)]
+    pub(super) fn admit(
+        &mut self,
+        sctp: &SctpRepr,
+        chunks: &[Chunk],
+        src: [u8; 4],
+    ) -> Option<usize> {
+        let verdict = screen(
+            &sctp.chunks,
+            Tags {
+                vtag: sctp.vtag,
+                local: self.local_tag,
+                peer: self.peer_tag,
+                tcb: self.has_tcb(),
+                setting_up: matches!(self.state, State::CookieWait | State::CookieEchoed),
+            },
+        );
+        match verdict {
+            Screen::Ours | Screen::Init => Some(0),
+            Screen::RuleBroken => {
+                self.stats.rule_violations += 1;
+                None
+            }
+            Screen::BadTag => {
+                self.stats.bad_vtag_drops += 1;
+                None
+            }
+            Screen::OotbDiscard | Screen::OotbShutdownComplete | Screen::OotbAbort => {
+                self.stats.ootb_packets += 1;
+                // RFC 9260 8.4 (5), (8): the answer reflects the packet's own tag.
+                let answer = match verdict {
+                    Screen::OotbShutdownComplete => Chunk::ShutdownComplete { t_bit: true },
+                    Screen::OotbAbort => Chunk::Abort { t_bit: true },
+                    _ => return None,
+                };
+                self.send_ctrl(sctp.vtag, answer, src);
+                None
+            }
+            Screen::Reflected => {
+                for c in chunks {
+                    match c {
+                        Chunk::Abort { t_bit: true } => {
+                            self.stop_timers();
+                            self.stats.aborted = true;
+                        }
+                        Chunk::ShutdownComplete { t_bit: true }
+                            if self.state == State::ShutdownAckSent =>
+                        {
+                            self.stop_timers();
+                        }
+                        _ => {}
+                    }
+                }
+                None
+            }
+            Screen::CookieEcho => {
+                let Some(Chunk::CookieEcho { cookie }) = chunks.first() else {
+                    return None;
+                };
+                if !self.on_cookie_echo(sctp.vtag, cookie) {
+                    return None;
+                }
+                Some(1)
+            }
+        }
     }
 }

@@ -1,0 +1,106 @@
+//! The application side of the sender: messages spread over the streams and cut into
+//! chunks.
+
+use super::*;
+
+/// The application: a bulk or finite stream of messages spread over the streams
+/// round-robin (seed 001), each cut into chunks of at most `max_payload` bytes.
+#[derive(Clone, Debug)]
+pub struct AppSource {
+    pub total: Option<u64>,
+    pub message_size: u64,
+    pub unordered: bool,
+    produced: u64,
+    ssns: Vec<u16>,
+    next_stream: usize,
+    /// The message being cut: (stream, ssn, bytes left, first chunk not yet cut).
+    current: Option<(u16, u16, u64, bool)>,
+    stopped: bool,
+}
+
+impl AppSource {
+    pub fn new(total: Option<u64>, message_size: u64, streams: u16, unordered: bool) -> Self {
+        AppSource {
+            total,
+            message_size: message_size.max(1),
+            unordered,
+            produced: 0,
+            ssns: vec![0; usize::from(streams.max(1))],
+            next_stream: 0,
+            current: None,
+            stopped: false,
+        }
+    }
+
+    pub fn set_streams(&mut self, n: u16) {
+        self.ssns.truncate(usize::from(n.max(1)));
+        self.next_stream %= self.ssns.len();
+    }
+
+    pub fn stop(&mut self) {
+        self.stopped = true;
+    }
+
+    pub(super) fn has_data(&self) -> bool {
+        self.current.is_some() || (!self.stopped && self.total.is_none_or(|t| self.produced < t))
+    }
+
+    pub fn exhausted(&self) -> bool {
+        !self.has_data()
+    }
+
+    /// Payload of the next chunk if cut at `max_payload`, without cutting it.
+    pub(super) fn peek_payload(&self, max_payload: u64) -> Option<u64> {
+        match self.current {
+            Some((_, _, left, _)) => Some(left.min(max_payload)),
+            None if self.has_data() => {
+                let size = match self.total {
+                    Some(t) => self.message_size.min(t - self.produced),
+                    None => self.message_size,
+                };
+                Some(size.min(max_payload))
+            }
+            None => None,
+        }
+    }
+
+    /// Cuts the next chunk: (stream, ssn, flags, payload bytes).
+    pub(super) fn next_chunk(&mut self, max_payload: u64) -> Option<(u16, u16, DataFlags, u32)> {
+        if self.current.is_none() {
+            if !self.has_data() {
+                return None;
+            }
+            let size = match self.total {
+                Some(t) => self.message_size.min(t - self.produced),
+                None => self.message_size,
+            };
+            self.produced += size;
+            let stream = self.next_stream;
+            self.next_stream = (self.next_stream + 1) % self.ssns.len();
+            let ssn = self.ssns[stream];
+            self.ssns[stream] = ssn.wrapping_add(1);
+            self.current = Some((stream as u16, ssn, size, true));
+        }
+        let (stream, ssn, left, first) = self.current?;
+        let take = left.min(max_payload);
+        let mut flags = DataFlags::empty();
+        if first {
+            flags = flags.union(DataFlags::BEGIN);
+        }
+        if take == left {
+            flags = flags.union(DataFlags::END);
+            self.current = None;
+        } else {
+            self.current = Some((stream, ssn, left - take, false));
+        }
+        if self.unordered {
+            flags = flags.union(DataFlags::UNORDERED);
+        }
+        Some((
+            stream,
+            if self.unordered { 0 } else { ssn },
+            flags,
+            take as u32,
+        ))
+    }
+}

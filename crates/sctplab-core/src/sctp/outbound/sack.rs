@@ -1,0 +1,423 @@
+//! SACK processing (ns-2 `ProcessSackChunk` / `ProcessGapAckBlocks`, RFC 4960 6.2.1 and
+//! 7.2, RFC 9260 7.2): the cumulative and gap-acked chunks, the missing reports that
+//! lead to fast retransmit, and the cwnd rules a SACK applies.
+
+use super::*;
+
+/// What the passes over one SACK found, for the steps after them.
+#[derive(Default)]
+struct SackPass {
+    any_newly: bool,
+    /// Highest TSN newly acknowledged by this SACK (HTNA).
+    htna: Option<u32>,
+    fast_needed: bool,
+    /// Without gap blocks: (any chunk marked, bytes outstanding) as the pass left them.
+    marked: Option<(bool, f64)>,
+}
+
+impl Outbound {
+    pub(super) fn cut(&mut self, ps: &mut PathSet, i: usize) {
+        let p = &mut ps.paths[i];
+        let mtu = p.mtu;
+        let floor = f64::from(self.k.ssthresh_floor_mtus) * mtu;
+        let half = if self.k.cwnd_whole_mtus {
+            ((p.cwnd / mtu / 2.0).floor()) * mtu
+        } else {
+            p.cwnd / 2.0
+        };
+        p.ssthresh = half.max(floor);
+        p.cwnd = p.ssthresh;
+        p.pba = 0.0;
+    }
+
+    pub(super) fn adjust_cwnd(&mut self, ps: &mut PathSet, i: usize, newly: f64) {
+        let p = &mut ps.paths[i];
+        if self.k.slow_start_at_ssthresh && p.cwnd <= p.ssthresh
+            || !self.k.slow_start_at_ssthresh && p.cwnd < p.ssthresh
+        {
+            // RFC 4960 7.2.1: only when the full cwnd was in use.
+            if p.outstanding >= p.cwnd {
+                p.cwnd += newly.min(p.mtu);
+            }
+        } else if p.pba >= p.cwnd && p.outstanding >= p.cwnd {
+            // RFC 4960 7.2.2.
+            p.pba = if p.cwnd <= p.pba { p.pba - p.cwnd } else { 0.0 };
+            p.cwnd += p.mtu;
+        }
+    }
+
+    /// RFC 9260 7.2.1 and 7.2.2 (RFC 8540 sec. 3.22, 3.26) for a SACK that newly
+    /// acknowledges `newly` bytes sent to destination `i`, with the flight size from
+    /// before the SACK: no condition that the cumulative ack advances; in congestion
+    /// avoidance partial_bytes_acked collects every newly acked byte and is pulled back
+    /// to cwnd when the window was not full, so that a long spell below cwnd cannot bank
+    /// growth for later.
+    pub(super) fn grow_9260(&mut self, ps: &mut PathSet, i: usize, newly: f64) {
+        let slow_start = self.slow_start(ps, i);
+        let p = &mut ps.paths[i];
+        let full = p.outstanding >= p.cwnd;
+        if slow_start {
+            if full {
+                p.cwnd += newly.min(p.mtu);
+            }
+            return;
+        }
+        p.pba += newly;
+        if p.pba > p.cwnd && !full {
+            p.pba = p.cwnd;
+        }
+        if p.pba >= p.cwnd && full {
+            p.pba -= p.cwnd;
+            p.cwnd += p.mtu;
+        }
+    }
+
+    pub(super) fn rtt_sample(now: SimTime, s: &Sent, ps: &mut PathSet) {
+        let p = &mut ps.paths[s.dest];
+        if let Some((tsn, at)) = p.rtt_pending {
+            if tsn == s.tsn {
+                if s.txs == 1 && s.mark != Some(Mark::Timeout) {
+                    p.rto.sample(now.saturating_since(at).as_secs_f64());
+                }
+                p.rtt_pending = None;
+            }
+        }
+    }
+
+    /// A newly acknowledged chunk clears the error counter of the destination it was
+    /// last sent to (RFC 9260 8.3), unless it was waiting for a timeout retransmission:
+    /// data that got through before a failure must not hide it (ns-2
+    /// `SendBufferDequeueUpTo`).
+    pub(super) fn note_acked(s: &Sent, ps: &mut PathSet) {
+        if s.mark != Some(Mark::Timeout) {
+            ps.scratch[s.dest].clear_errors = true;
+        }
+    }
+
+    /// Processes a SACK (ns-2 `ProcessSackChunk` / `ProcessGapAckBlocks`, RFC 4960
+    /// 6.2.1, 7.2), per destination for cwnd, outstanding bytes and T3. Returns false for
+    /// a stale SACK. Destinations whose error counter the SACK clears are flagged in
+    /// `ps.scratch[i].clear_errors` for the association to act on.
+    pub fn on_sack(&mut self, now: SimTime, sack: &SackChunk, ps: &mut PathSet) -> bool {
+        for j in 0..ps.scratch.len() {
+            let in_ca = !self.slow_start(ps, j);
+            ps.scratch[j] = Default::default();
+            ps.scratch[j].in_ca = in_ca;
+        }
+        if tsn_lt(sack.cum_tsn_ack, self.cum_ack) {
+            return false;
+        }
+        if self.window.contains(now) {
+            self.stats.sacks_received += 1;
+        }
+        let new_cum = tsn_lt(self.cum_ack, sack.cum_tsn_ack);
+        let was_in_fast_recovery = self.in_fast_recovery();
+        // RFC 4960 as ns-2 codes it counts partial_bytes_acked chunk by chunk while the
+        // SACK is processed; RFC 9260's rule works on the SACK's total (`grow_9260`).
+        let ns2_pba = self.k.growth_rule == GrowthRule::Rfc4960;
+        let mut pass = self.ack_cumulative(now, sack.cum_tsn_ack, ps, ns2_pba);
+        self.cum_ack = sack.cum_tsn_ack;
+        // Without gap blocks nothing above the cumulative TSN is acked or reported
+        // missing (every chunk left is above it, and so above the highest TSN newly
+        // acked): one pass does what the general passes would (same results).
+        if sack.gaps.is_empty() {
+            pass.marked = Some(self.without_gap_blocks(ps));
+        } else {
+            let flags = (new_cum, was_in_fast_recovery, ns2_pba);
+            self.gap_blocks(now, sack, ps, flags, &mut pass);
+        }
+        self.paths_after_sack(now, ps, new_cum);
+        if pass.any_newly {
+            ps.assoc_errors = 0;
+        }
+        let mut marked = pass.marked;
+        if pass.fast_needed {
+            self.fast_retransmit(now, ps);
+        } else if marked.map_or_else(|| self.any_marked(), |m| m.0) {
+            self.rtx_marked(now, false, ps);
+            marked = None;
+        }
+        let total_out: f64 = match marked {
+            // Nothing was marked or sent since the pass: every chunk is outstanding.
+            Some((_, out)) => out,
+            // Integer lengths: the same sum the chunk-by-chunk f64 sum gave (exact below
+            // 2^53), without walking the flight on every SACK.
+            None => (self.counts.bytes - self.counts.gap_acked_bytes) as f64,
+        };
+        self.peer_rwnd = (f64::from(sack.a_rwnd) - total_out).max(0.0);
+        self.check_counts();
+        true
+    }
+
+    /// The cumulative part of a SACK: chunks up to `cum_tsn_ack` leave the buffer.
+    #[inline(always)]
+    fn ack_cumulative(
+        &mut self,
+        now: SimTime,
+        cum_tsn_ack: u32,
+        ps: &mut PathSet,
+        ns2_pba: bool,
+    ) -> SackPass {
+        let mut pass = SackPass::default();
+        while let Some(front) = self.sent.front() {
+            if !tsn_le(front.tsn, cum_tsn_ack) {
+                break;
+            }
+            let s = self.sent.pop_front().expect("front exists");
+            self.counts.remove(&s);
+            if !s.gap_acked {
+                let sc = &mut ps.scratch[s.dest];
+                sc.first_outstanding_acked = true;
+                sc.newly += f64::from(s.chunk_len);
+                pass.any_newly = true;
+                pass.htna = Some(s.tsn);
+                let p = &mut ps.paths[s.dest];
+                if ns2_pba && sc.in_ca && p.outstanding >= p.cwnd {
+                    p.pba += f64::from(s.chunk_len);
+                }
+                Self::note_acked(&s, ps);
+            }
+            if s.fast_rtxed || s.txs > 1 {
+                self.apply_max_burst = true;
+            }
+            Self::rtt_sample(now, &s, ps);
+        }
+        pass
+    }
+
+    /// A SACK without gap blocks: whatever was gap-acked is outstanding again (an older
+    /// SACK, or reneging). Returns (any chunk marked, bytes outstanding).
+    #[inline(always)]
+    fn without_gap_blocks(&mut self, ps: &mut PathSet) -> (bool, f64) {
+        if self.counts.gap_acked > 0 {
+            let end = self.walk_len(self.gap_hi);
+            for s in self.sent.range_mut(..end).filter(|s| s.gap_acked) {
+                // A SACK older than one already seen (or reneging): count it again.
+                s.gap_acked = false;
+                ps.paths[s.dest].outstanding += f64::from(s.chunk_len);
+            }
+            self.counts.gap_acked = 0;
+            self.counts.gap_acked_bytes = 0;
+            self.counts.gap_per_dest.iter_mut().for_each(|n| *n = 0);
+        }
+        for (d, &n) in self.counts.per_dest.iter().enumerate() {
+            if n > 0 {
+                let sc = &mut ps.scratch[d];
+                sc.unacked_seen = true;
+                sc.has_any = true;
+                sc.has_unacked = true;
+            }
+        }
+        // Every chunk left is outstanding; their lengths are integers, so the sum
+        // is the one the chunk-by-chunk f64 sum gives (exact below 2^53).
+        (self.counts.marked > 0, self.counts.bytes as f64)
+    }
+
+    /// A SACK with gap blocks: gap acks, then missing reports. `flags`: (the cumulative
+    /// ack advanced, in fast recovery before this SACK, ns-2's pba counting).
+    #[inline(always)]
+    fn gap_blocks(
+        &mut self,
+        now: SimTime,
+        sack: &SackChunk,
+        ps: &mut PathSet,
+        flags: (bool, bool, bool),
+        pass: &mut SackPass,
+    ) {
+        let (new_cum, was_in_fast_recovery, ns2_pba) = flags;
+        let cum = self.cum_ack;
+        let mut highest_sacked = pass.htna.unwrap_or(cum);
+        for &(_, b) in &sack.gaps {
+            let end = cum.wrapping_add(u32::from(b));
+            if tsn_lt(highest_sacked, end) {
+                highest_sacked = end;
+            }
+        }
+        let walk = self.gap_ack_walk(now, sack, ps, highest_sacked, (new_cum, ns2_pba), pass);
+        let rfc_fr = self.k.fast_recovery_miss_reports && was_in_fast_recovery && new_cum;
+        self.missing_reports(walk, highest_sacked, new_cum, rfc_fr, pass);
+        for (d, &n) in self.counts.per_dest.iter().enumerate() {
+            if n > 0 {
+                let sc = &mut ps.scratch[d];
+                sc.has_any = true;
+                sc.has_unacked = self.counts.has_unacked(d);
+            }
+        }
+    }
+
+    /// Marks the chunks the gap blocks cover as gap-acked (and un-marks those an older
+    /// SACK covered); returns how many chunks from the front were looked at.
+    #[inline(always)]
+    fn gap_ack_walk(
+        &mut self,
+        now: SimTime,
+        sack: &SackChunk,
+        ps: &mut PathSet,
+        highest_sacked: u32,
+        (new_cum, ns2_pba): (bool, bool),
+        pass: &mut SackPass,
+    ) -> usize {
+        let cum = self.cum_ack;
+        // Blocks sorted by start: one merge with the flight decides coverage.
+        self.blocks.clear();
+        self.blocks
+            .extend(sack.gaps.iter().map(|&(a, b)| (u32::from(a), u32::from(b))));
+        self.blocks.sort_unstable();
+        let mut next_block = 0;
+        let mut covered_to: Option<u32> = None;
+        // Chunks above both the highest TSN this SACK reports and the highest ever
+        // gap-acked are neither newly acked, un-acked nor reported missing here.
+        let bound = if tsn_lt(highest_sacked, self.gap_hi) {
+            self.gap_hi
+        } else {
+            highest_sacked
+        };
+        let walk = self.walk_len(bound);
+        for i in 0..walk {
+            let s = &mut self.sent[i];
+            let off = s.tsn.wrapping_sub(cum);
+            while let Some(&(a, b)) = self.blocks.get(next_block) {
+                if a > off {
+                    break;
+                }
+                covered_to = Some(covered_to.map_or(b, |c| c.max(b)));
+                next_block += 1;
+            }
+            let covered = covered_to.is_some_and(|c| c >= off);
+            let d = s.dest;
+            if covered {
+                if !s.gap_acked {
+                    s.gap_acked = true;
+                    self.counts.gap_ack(s, true);
+                    if tsn_lt(self.gap_hi, s.tsn) {
+                        self.gap_hi = s.tsn;
+                    }
+                    let sc = &mut ps.scratch[d];
+                    if !sc.unacked_seen {
+                        sc.first_outstanding_acked = true;
+                    }
+                    sc.newly += f64::from(s.chunk_len);
+                    pass.any_newly = true;
+                    if pass.htna.is_none_or(|h| tsn_lt(h, s.tsn)) {
+                        pass.htna = Some(s.tsn);
+                    }
+                    if ns2_pba && sc.in_ca && new_cum && !s.pba_counted {
+                        s.pba_counted = true;
+                        ps.paths[d].pba += f64::from(s.chunk_len);
+                    }
+                    // A chunk marked for retransmission that arrived after all was
+                    // counted out while marked; the mark goes.
+                    if s.mark.is_some() {
+                        self.counts.unmark(s);
+                    }
+                    let was = s.mark.take();
+                    if was != Some(Mark::Timeout) {
+                        ps.scratch[d].clear_errors = true;
+                    }
+                    let s = self.sent[i].clone();
+                    Self::rtt_sample(now, &s, ps);
+                }
+            } else if s.gap_acked {
+                // A SACK older than one already seen (or reneging): count it again.
+                self.counts.gap_ack(s, false);
+                s.gap_acked = false;
+                ps.paths[d].outstanding += f64::from(s.chunk_len);
+            }
+            if !self.sent[i].gap_acked {
+                ps.scratch[d].unacked_seen = true;
+            }
+        }
+        walk
+    }
+
+    /// Missing reports (HTNA, and the modified HTNA of New-Reno SCTP) for the first
+    /// `walk` chunks; a chunk reaching the threshold is marked for fast retransmission.
+    /// `rfc_fr`: RFC 4960/9260 7.2.4, in fast recovery a SACK advancing the cumulative
+    /// ack reports every hole below its highest gap-acked TSN.
+    #[inline(always)]
+    fn missing_reports(
+        &mut self,
+        walk: usize,
+        highest_sacked: u32,
+        new_cum: bool,
+        rfc_fr: bool,
+        pass: &mut SackPass,
+    ) {
+        let htna = pass.htna;
+        let threshold = self.k.fast_rtx_threshold;
+        let modified = self.k.modified_htna
+            && new_cum
+            && htna.is_some_and(|h| tsn_le(h, self.recover))
+            && self.k.fast_recovery;
+        for s in self.sent.range_mut(..walk) {
+            if s.gap_acked {
+                continue;
+            }
+            let below_htna = htna.is_some_and(|h| tsn_lt(s.tsn, h));
+            let reported = if s.fast_rtxed && self.k.multiple_fast_rtx {
+                // A report counts against the retransmission only when data sent after
+                // it got through; otherwise the retransmission may just be in flight
+                // and every SACK of the window would retransmit it again.
+                below_htna && htna.is_some_and(|h| tsn_le(s.rtx_at, h))
+            } else {
+                below_htna || ((modified || rfc_fr) && tsn_lt(s.tsn, highest_sacked))
+            };
+            if reported {
+                s.missing += 1;
+                let eligible = !s.fast_rtxed || self.k.multiple_fast_rtx;
+                if s.missing >= threshold && eligible && s.mark.is_none() {
+                    s.mark = Some(Mark::Fast);
+                    self.counts.mark(s);
+                    if tsn_lt(s.tsn, self.mark_floor) {
+                        self.mark_floor = s.tsn;
+                    }
+                    s.fast_rtxed = true;
+                    pass.fast_needed = true;
+                }
+            }
+        }
+    }
+
+    /// Per destination after the passes: cwnd grows before the outstanding count drops
+    /// (ns-2 `ProcessSackChunk`), then pba and T3 (RFC 4960 6.3.2 R2, R3).
+    #[inline(always)]
+    fn paths_after_sack(&mut self, now: SimTime, ps: &mut PathSet, new_cum: bool) {
+        let growth_allowed = self.k.cwnd_growth_in_recovery || !self.in_fast_recovery();
+        for j in 0..ps.paths.len() {
+            let newly = ps.scratch[j].newly;
+            match self.k.growth_rule {
+                GrowthRule::Rfc4960 => {
+                    if new_cum && newly > 0.0 && growth_allowed {
+                        self.adjust_cwnd(ps, j, newly);
+                    }
+                }
+                GrowthRule::Rfc9260 => {
+                    if newly > 0.0 && growth_allowed {
+                        self.grow_9260(ps, j, newly);
+                    }
+                }
+            }
+            let sc = ps.scratch[j];
+            let p = &mut ps.paths[j];
+            p.outstanding = (p.outstanding - newly).max(0.0);
+            if !sc.has_any || p.outstanding <= 0.0 {
+                p.pba = 0.0;
+            }
+            if !sc.has_unacked {
+                // RFC 4960 6.3.2 R2: everything sent here is acknowledged.
+                p.t3 = None;
+            } else if sc.first_outstanding_acked || p.t3.is_none() {
+                // RFC 4960 6.3.2 R3: restart when the earliest outstanding TSN is acked.
+                p.t3 = Some(now + p.rto.current());
+            }
+        }
+    }
+
+    /// After a SACK and the association's reaction to it: sends what may be sent.
+    pub fn after_sack(&mut self, now: SimTime, ps: &mut PathSet) {
+        self.send_new(now, ps);
+        if self.sent.is_empty() && self.app.exhausted() && self.all_acked_at.is_none() {
+            self.all_acked_at = Some(now);
+        }
+    }
+}
