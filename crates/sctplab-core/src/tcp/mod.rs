@@ -2,7 +2,6 @@
 //! receiver, with the congestion rules separate from the recovery algorithms.
 //! docs/models/tcp.md documents every knob and where it comes from.
 
-mod cc;
 pub mod config;
 mod receiver;
 mod recovery;
@@ -11,7 +10,7 @@ mod scoreboard;
 mod sender;
 mod seqmap;
 
-pub use cc::CongestionRules;
+pub use crate::cc::CongestionRules;
 pub use config::Variant;
 pub use receiver::{ReceiverCfg, TcpReceiver};
 pub use rtt::RttEstimator;

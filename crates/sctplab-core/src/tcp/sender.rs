@@ -3,14 +3,18 @@
 //! rule by rule so that the seeds' numbers can be reproduced and checked against ns-2.
 //!
 //! This file holds what all variants share: the application, output and its
-//! bookkeeping, the retransmission timer, new-ack processing, and the congestion rules
-//! (`cc.rs`). `recovery.rs` holds each variant's ack processing and sending rule.
+//! bookkeeping, the retransmission timer, new-ack processing, and the calls into the
+//! flow's congestion controller (`crate::cc`). `recovery.rs` holds each variant's ack
+//! processing and sending rule.
 
-use super::cc::CongestionRules;
 use super::config::Variant;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::seqmap::SeqMap;
+use crate::cc::{
+    Ack, Algorithm, Congestion, CongestionEvent, CongestionRules, Controller, Cubic, CwndAfter,
+    WindowState,
+};
 use crate::endpoint::{Endpoint, EndpointEvent, SendKind};
 use crate::metrics::Window;
 use crate::net::wire::{TcpFlags, TcpOptions, TcpRepr, TransportRepr};
@@ -49,7 +53,13 @@ pub struct SenderCfg {
     pub numdupacks: i64,
     pub limited_transmit: bool,
     pub delay_growth: bool,
+    /// The `"reno"` controller's rules (ns-2's window knobs); the slow-start boundary
+    /// and the FlightSize cut also apply to CUBIC.
     pub rules: CongestionRules,
+    pub congestion_control: Algorithm,
+    /// HyStart++ for CUBIC's first slow start (RFC 9406).
+    pub hystart: bool,
+    pub pacing: bool,
     pub partial_window_deflation: bool,
     pub reset_timer_first_partial_only: bool,
     pub max_burst: u32,
@@ -132,6 +142,10 @@ pub struct TcpSender {
     pub(super) rtt_seq: i64,
     pub(super) rtt_ts: SimTime,
     pub(super) rtx_deadline: Option<SimTime>,
+    /// The congestion controller; the window it acts on is `cwnd` and `ssthresh`.
+    cc: Controller,
+    /// The send time the ack being processed echoes (its RTT sample, RFC 7323 sec. 4).
+    ack_echo: SimTime,
     /// Highest segment sent when the last timeout fired: retransmissions at or below it
     /// that no ack information asked for are go-back-N (`rto_rtx`).
     rto_high: i64,
@@ -148,7 +162,18 @@ impl TcpSender {
             Some(t) => t.div_ceil(cfg.map.mss) as i64,
             None => BULK,
         };
+        let cc = match cfg.congestion_control {
+            Algorithm::Reno => Controller::Reno(cfg.rules),
+            Algorithm::Cubic => Controller::Cubic(Box::new(Cubic::new(
+                cfg.hystart,
+                cfg.pacing,
+                cfg.rules.slow_start_at_ssthresh,
+                cfg.rules.flight_based_cut,
+            ))),
+        };
         TcpSender {
+            cc,
+            ack_echo: SimTime::ZERO,
             app_total,
             now: SimTime::ZERO,
             phase: Phase::Idle,
@@ -358,8 +383,9 @@ impl TcpSender {
     /// New ack outside recovery: `newack` then open the window (ns-2
     /// `recv_newack_helper`).
     pub(super) fn recv_newack_helper(&mut self, ackno: i64) {
+        let acked = ackno - self.last_ack;
         self.newack(ackno);
-        self.rules_open();
+        self.rules_open(acked);
         // ns-2's `delay_growth_` keeps the window shut on the ack of its segment 0, the
         // SYN when `syn_` is on. With a handshake our SYN-ACK already leaves cwnd at the
         // initial window, so the first data ack must grow it: applying the rule again
@@ -373,30 +399,57 @@ impl TcpSender {
         }
     }
 
-    pub(super) fn rules_open(&mut self) {
-        self.cfg.rules.open(&mut self.cwnd, self.ssthresh);
+    /// The controller's window growth for an ack that newly acknowledges `acked`
+    /// segments (ns-2 `opencwnd` for `"reno"`).
+    pub(super) fn rules_open(&mut self, acked: i64) {
+        if let Controller::Reno(rules) = &self.cc {
+            // Today's rules, with nothing else computed: the hot path stays as it was.
+            rules.open(&mut self.cwnd, self.ssthresh);
+            return;
+        }
+        let ack = Ack {
+            now: self.now,
+            segments_acked: acked.max(1) as f64,
+            acked_through: self.highest_ack,
+            next_to_send: self.maxseq + 1,
+            rtt: Some(self.now.saturating_since(self.ack_echo).as_secs_f64()),
+            srtt: self.rtt.srtt_s(),
+            rwnd: self.cfg.wnd,
+        };
+        let mut w = WindowState {
+            cwnd: self.cwnd,
+            ssthresh: self.ssthresh,
+        };
+        self.cc.on_ack(&mut w, &ack);
+        self.cwnd = w.cwnd;
+        self.ssthresh = w.ssthresh;
     }
 
-    /// Window cut (ns-2 `slowdown`): halve ssthresh and optionally cwnd, or restart
-    /// cwnd at one segment.
-    pub(super) fn slowdown(&mut self, halve_cwnd: bool, restart_cwnd: bool) {
+    /// Window cut (ns-2 `slowdown`): the controller sets ssthresh and, as the recovery
+    /// algorithm asks, reduces cwnd, restarts it at one segment or leaves it.
+    pub(super) fn slowdown(&mut self, kind: Congestion, after: CwndAfter) {
         let mut outstanding = (self.maxseq - self.highest_ack).max(0);
-        if halve_cwnd {
+        if after == CwndAfter::Reduce {
             // A fast retransmit (the only cut that halves cwnd): FlightSize leaves out
             // what limited transmit sent (RFC 5681 sec. 3.2 step 2, RFC 3042 sec. 2).
             outstanding = (outstanding - self.limited_sent).max(0);
         }
-        let flight = outstanding as f64;
-        let (ssthresh, cwnd) = self.cfg.rules.cut(
-            self.windowd(),
-            self.window(),
-            flight,
-            self.cwnd,
-            halve_cwnd,
-            restart_cwnd,
-        );
-        self.ssthresh = ssthresh;
-        self.cwnd = cwnd;
+        let ev = CongestionEvent {
+            now: self.now,
+            kind,
+            cwnd_after: after,
+            window_exact: self.windowd(),
+            window_whole: self.window(),
+            flight: outstanding as f64,
+            rwnd: self.cfg.wnd,
+        };
+        let mut w = WindowState {
+            cwnd: self.cwnd,
+            ssthresh: self.ssthresh,
+        };
+        self.cc.on_congestion(&mut w, &ev);
+        self.ssthresh = w.ssthresh;
+        self.cwnd = w.cwnd;
         self.first_decrease = false;
     }
 
@@ -413,7 +466,7 @@ impl TcpSender {
         } else {
             self.count_timeout();
             self.last_cwnd_action = CwndAction::Timeout;
-            self.slowdown(false, true);
+            self.slowdown(Congestion::Timeout, CwndAfter::One);
         }
         self.reset_rtx_timer(false, outstanding);
         self.last_cwnd_action = CwndAction::Timeout;
@@ -566,6 +619,7 @@ impl Endpoint for TcpSender {
         if self.cfg.window.contains(now) {
             self.stats.acks_received += 1;
         }
+        self.ack_echo = pkt.ts_echo;
         match self.cfg.variant {
             Variant::Reno => self.recv_reno(cum),
             Variant::Newreno => self.recv_newreno(cum),
