@@ -197,3 +197,17 @@ fn hystart_without_cubic_is_refused() {
         assert!(load_toml(&text, "s.toml", "s", &[]).is_ok());
     }
 }
+
+#[test]
+fn bbr_without_pacing_is_refused() {
+    let e = err(
+        &format!("{BASE}{TCP_FLOW}congestion_control = \"bbr\"\npacing = false\n"),
+        &[],
+    );
+    assert!(!e.contains('\n'), "{e}");
+    assert!(e.contains("flows.t.pacing") && e.contains("bbr"), "{e}");
+    for extra in ["pacing = true\n", ""] {
+        let text = format!("{BASE}{TCP_FLOW}congestion_control = \"bbr\"\n{extra}");
+        assert!(load_toml(&text, "s.toml", "s", &[]).is_ok());
+    }
+}

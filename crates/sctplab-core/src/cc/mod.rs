@@ -14,10 +14,12 @@
 //! The controllers are an enum, not trait objects, so the per-ack call is a direct,
 //! inlinable match (smoltcp's `AnyController` does the same).
 
+mod bbr;
 mod cubic;
 mod hystart;
 mod reno;
 
+pub use bbr::{Bbr, Mode as BbrMode};
 pub use cubic::Cubic;
 pub use hystart::HyStart;
 pub use reno::CongestionRules;
@@ -33,6 +35,8 @@ pub enum Algorithm {
     Reno,
     /// RFC 9438, with HyStart++ (RFC 9406) unless switched off.
     Cubic,
+    /// BBR v1 (Linux 4.9 `tcp_bbr.c`, ns-3 `TcpBbr`), paced.
+    Bbr,
 }
 
 impl Algorithm {
@@ -40,6 +44,7 @@ impl Algorithm {
         match self {
             Algorithm::Reno => "reno",
             Algorithm::Cubic => "cubic",
+            Algorithm::Bbr => "bbr",
         }
     }
 }
@@ -71,6 +76,36 @@ pub struct Ack {
     /// The receiver's window in segments: a window above it cannot be used, so
     /// controllers that grow with time stop growing there (RFC 7661's concern).
     pub rwnd: f64,
+}
+
+/// A per-packet delivery-rate sample for an ack (Linux `tcp_rate.c`, ns-3
+/// `TcpRateLinux`; draft-cheng-iccrg-delivery-rate-estimation): `delivered` segments
+/// were delivered over `interval` seconds between the send of the packet this ack is
+/// for (P) and now. Counts are in segments.
+#[derive(Copy, Clone, Debug)]
+pub struct RateSample {
+    pub now: SimTime,
+    /// Segments delivered between P's send and this ack.
+    pub delivered: f64,
+    /// max(send interval, ack interval) of the sample, seconds.
+    pub interval: f64,
+    /// RTT of P, seconds.
+    pub rtt: Option<f64>,
+    /// Segments delivered when P was sent (round-trip counting).
+    pub prior_delivered: f64,
+    /// Segments delivered in all, after this ack.
+    pub total_delivered: f64,
+    /// Segments this ack newly delivered (cumulatively or above a hole).
+    pub acked: f64,
+    /// Segments newly marked lost by this ack.
+    pub losses: f64,
+    /// Segments in flight after this ack and before it.
+    pub in_flight: f64,
+    pub prior_in_flight: f64,
+    /// P was sent while the application had nothing more to send.
+    pub app_limited: bool,
+    /// The transport is in loss recovery (fast recovery or after a timeout).
+    pub in_recovery: bool,
 }
 
 /// What caused a cut.
@@ -117,6 +152,7 @@ pub struct CongestionEvent {
 pub enum Controller {
     Reno(CongestionRules),
     Cubic(Box<Cubic>),
+    Bbr(Box<Bbr>),
 }
 
 impl Controller {
@@ -124,6 +160,23 @@ impl Controller {
         match self {
             Controller::Reno(_) => Algorithm::Reno,
             Controller::Cubic(_) => Algorithm::Cubic,
+            Controller::Bbr(_) => Algorithm::Bbr,
+        }
+    }
+
+    /// Whether the controller needs a rate sample per ack (`on_rate_sample`).
+    #[inline]
+    pub fn wants_rate_samples(&self) -> bool {
+        matches!(self, Controller::Bbr(_))
+    }
+
+    /// Every ack's delivery-rate sample, in recovery too (BBR's model and window).
+    pub fn on_rate_sample(&mut self, w: &mut WindowState, rs: &RateSample) {
+        if let Controller::Bbr(b) = self {
+            if let Some(rtt) = rs.rtt {
+                b.init_pacing_rate(w.cwnd, rtt);
+            }
+            b.on_sample(w, rs);
         }
     }
 
@@ -133,6 +186,8 @@ impl Controller {
         match self {
             Controller::Reno(r) => r.open(&mut w.cwnd, w.ssthresh),
             Controller::Cubic(c) => c.on_ack(w, ack),
+            // BBR sets its window from every ack's rate sample instead.
+            Controller::Bbr(_) => {}
         }
     }
 
@@ -152,6 +207,7 @@ impl Controller {
                 w.cwnd = cwnd;
             }
             Controller::Cubic(c) => c.on_congestion(w, ev),
+            Controller::Bbr(b) => b.on_congestion(w, ev.kind == Congestion::Timeout, ev.flight),
         }
     }
 
@@ -159,6 +215,10 @@ impl Controller {
     /// window and the smoothed RTT (`None`: not paced by the controller's choice; the
     /// sender may still pace at its default rate when the flow's `pacing` is on).
     pub fn pacing_rate(&self, w: &WindowState, smss: f64, srtt: f64) -> Option<f64> {
+        if let Controller::Bbr(b) = self {
+            let r = b.pacing_rate_bytes();
+            return (r > 0.0).then_some(r);
+        }
         // Window-based controllers pace at cwnd per smoothed RTT (Linux's
         // `tcp_update_pacing_rate` uses 200 % of it in slow start, 120 % after).
         if srtt <= 0.0 {
@@ -171,6 +231,9 @@ impl Controller {
     /// Whether the controller is in slow start (or HyStart++'s conservative slow
     /// start), for series and tests.
     pub fn in_slow_start(&self, w: &WindowState) -> bool {
-        w.cwnd < w.ssthresh
+        match self {
+            Controller::Bbr(b) => b.mode() == BbrMode::Startup,
+            _ => w.cwnd < w.ssthresh,
+        }
     }
 }

@@ -1300,6 +1300,13 @@ fn validate_tcp(c: &TcpCfg, p: &str, source: &str) -> Result<(), ScenarioError> 
              congestion_control = \"cubic\"",
         );
     }
+    if c.pacing == Some(false) && c.congestion_control == CongestionControl::Bbr {
+        return bad(
+            "pacing",
+            "BBR sets a pacing rate and needs it (its model is rate-based): expected \
+             pacing = true or no `pacing` with congestion_control = \"bbr\"",
+        );
+    }
     if c.max_sack_blocks > 4 {
         return bad(
             "max_sack_blocks",

@@ -458,6 +458,8 @@ pub enum CongestionControl {
     Reno,
     /// RFC 9438 with HyStart++ (RFC 9406) unless `hystart = false`.
     Cubic,
+    /// BBR v1 (Linux 4.9 `tcp_bbr.c`, ns-3 `TcpBbr`), always paced.
+    Bbr,
 }
 
 impl From<CongestionControl> for crate::cc::Algorithm {
@@ -465,6 +467,7 @@ impl From<CongestionControl> for crate::cc::Algorithm {
         match c {
             CongestionControl::Reno => crate::cc::Algorithm::Reno,
             CongestionControl::Cubic => crate::cc::Algorithm::Cubic,
+            CongestionControl::Bbr => crate::cc::Algorithm::Bbr,
         }
     }
 }
@@ -498,6 +501,9 @@ pub struct TcpCfg {
     /// HyStart++ (RFC 9406) in CUBIC's first slow start; absent: on with `"cubic"`.
     #[serde(default)]
     pub hystart: Option<bool>,
+    /// Pace segments at the controller's rate; absent: on with `"bbr"`, off otherwise.
+    #[serde(default)]
+    pub pacing: Option<bool>,
     #[serde(default)]
     pub start: Option<Duration>,
     /// The application stops offering new data (bulk transfers only).
@@ -1070,7 +1076,9 @@ impl TcpCfg {
             hystart: self
                 .hystart
                 .unwrap_or(self.congestion_control == CongestionControl::Cubic),
-            pacing: false,
+            pacing: self
+                .pacing
+                .unwrap_or(self.congestion_control == CongestionControl::Bbr),
             partial_window_deflation: self.partial_window_deflation,
             reset_timer_first_partial_only: self.reset_timer_on_first_partial_ack_only,
             max_burst: self.max_burst,

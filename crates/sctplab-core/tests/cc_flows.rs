@@ -79,3 +79,81 @@ fn mean_window_under_periodic_loss_is_the_response_function() {
     );
     assert!(got > got_reno);
 }
+
+/// Payload capacity of the dumbbell's bottleneck: 10 Mb/s carries 1040-byte packets of
+/// 1000 payload bytes.
+const CAPACITY_BPS: f64 = 10e6 * 1000.0 / 1040.0;
+
+#[test]
+fn bbr_fills_the_bottleneck_and_keeps_its_queue_short() {
+    // Lossless (no random loss): after Startup's overshoot into the 100-packet queue
+    // (BBR v1's known behaviour with a buffer below the BDP), ProbeBW's gain cycle
+    // keeps the queue from overflowing again: every drop happens in the first 10 s.
+    let run = |measure_start: &str| {
+        let sets = [
+            set("duration", "\"60s\""),
+            set("measure.start", measure_start),
+            set("links.bottleneck.loss.rate", "0.0"),
+            set("flows.bulk.congestion_control", "\"bbr\""),
+        ];
+        common::run_traced(
+            &dumbbell(),
+            "cubic-dumbbell",
+            &sets,
+            &["pacing_rate", "cwnd"],
+        )
+    };
+    let r = run("\"10s\"");
+    let f = &r.summary["flows"]["bulk"];
+    let link = &r.summary["links"]["r1->r2"];
+    assert_eq!(link["queue_drops"], 0, "{link}");
+    assert_eq!(f["retransmissions"], 0, "{f}");
+    // Goodput from 10 s to 60 s: the capacity but for ProbeRTT (200 ms of cwnd 4 every
+    // 10 s, about 2 %) and the 0.75 phase's dip when the queue it drains is short.
+    let goodput = f["goodput_bps"].as_f64().unwrap();
+    assert!(
+        goodput > 0.95 * CAPACITY_BPS && goodput <= CAPACITY_BPS,
+        "{goodput} of {CAPACITY_BPS}"
+    );
+    // The pacing rate (bits/s) is BtlBw x the phase's gain: 1, 1.25 and 0.75 times the
+    // payload capacity in ProbeBW (1/2.885 in Drain, 2.885 in Startup before 10 s).
+    let rates: Vec<f64> = r
+        .series
+        .iter()
+        .filter(|s| s.1 == "pacing_rate" && s.0 >= 10.0)
+        .map(|s| s.2)
+        .collect();
+    assert!(!rates.is_empty());
+    for gain in [1.0, 1.25, 0.75] {
+        let want = gain * CAPACITY_BPS;
+        assert!(
+            rates.iter().any(|r| (r - want).abs() < 0.005 * want),
+            "no pacing rate near {want}"
+        );
+    }
+    assert!(
+        rates.iter().all(|&r| r < 1.26 * CAPACITY_BPS),
+        "{:?}",
+        rates.iter().cloned().fold(0.0, f64::max)
+    );
+}
+
+#[test]
+fn cubic_can_be_paced() {
+    let sets = [set("duration", "\"20s\""), set("flows.bulk.pacing", "true")];
+    let r = common::run_traced(
+        &dumbbell(),
+        "cubic-dumbbell",
+        &sets,
+        &["pacing_rate", "cwnd"],
+    );
+    let f = &r.summary["flows"]["bulk"];
+    assert!(
+        f["goodput_bps"].as_f64().unwrap() > 0.8 * CAPACITY_BPS,
+        "{f}"
+    );
+    // Linux's rate for window-based controllers: 1.2 cwnd / SRTT out of slow start.
+    assert!(r.series.iter().any(|s| s.1 == "pacing_rate"));
+    let unpaced = common::run_traced(&dumbbell(), "cubic-dumbbell", &sets[..1], &["pacing_rate"]);
+    assert!(!unpaced.series.iter().any(|s| s.1 == "pacing_rate"));
+}
