@@ -3,6 +3,7 @@
 //! docs/models/tcp.md documents every knob and where it comes from.
 
 pub mod config;
+mod delivery;
 mod rate;
 mod receiver;
 mod recovery;
