@@ -97,6 +97,9 @@ pub struct Bbr {
     start_phase: usize,
     delivered: f64,
     smss: f64,
+    /// Three send quanta in segments, set once per ack from the pacing rate (Linux sets
+    /// `tso_segs_goal` once per ack too).
+    quanta: f64,
 }
 
 impl Bbr {
@@ -133,6 +136,7 @@ impl Bbr {
             start_phase,
             delivered: 0.0,
             smss,
+            quanta: 0.0,
         }
     }
 
@@ -169,7 +173,7 @@ impl Bbr {
             return self.initial_cwnd;
         }
         let bdp = self.btl_bw() * self.min_rtt;
-        let cwnd = bdp * gain + 3.0 * self.send_quantum();
+        let cwnd = bdp * gain + self.quanta;
         2.0 * (cwnd / 2.0).ceil()
     }
 
@@ -214,6 +218,7 @@ impl Bbr {
         self.check_drain(w, rs);
         self.update_min_rtt(w, rs);
         self.set_pacing_rate(self.pacing_gain);
+        self.quanta = 3.0 * self.send_quantum();
         self.set_cwnd(w, rs);
     }
 
