@@ -5,6 +5,8 @@
 # (default 5). CPU is user + system time of the whole core_run process (the run, the
 # links, the receiver and its acks included), divided by the flow's data_packets_sent.
 # CORE_RUN defaults to a plain release build of this tree's core_run.
+# IR=1: instead of CPU time, instructions (valgrind callgrind, deterministic, one run of
+# 60 s simulated per controller): the guest's load does not move them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${1:-}
@@ -16,6 +18,24 @@ N=${2:-5}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 CASES="reno cubic cubic+pacing bbr"
+if [ "${IR:-0}" = 1 ]; then
+  echo "controller     instructions  packets  instructions/packet  vs reno"
+  base=
+  for c in $CASES; do
+    cc=${c%%+*}
+    extra=()
+    [ "$c" = "cubic+pacing" ] && extra=(--set flows.bulk.pacing=true)
+    ir=$(valgrind --tool=callgrind --callgrind-out-file="$TMP/cg" "$BIN" \
+      scenarios/cubic-dumbbell.toml --seed 1 --set duration=60s \
+      --set "flows.bulk.congestion_control=\"$cc\"" "${extra[@]}" --summary "$TMP/s.json" 2>&1 |
+      sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
+    n=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['flows']['bulk']['data_packets_sent'])" "$TMP/s.json")
+    per=$((ir / n))
+    [ -z "$base" ] && base=$per
+    printf '%-14s %12s %8s %20s %+8.1f%%\n' "$c" "$ir" "$n" "$per" "$(python3 -c "print(($per / $base - 1) * 100)")"
+  done
+  exit 0
+fi
 for i in $(seq "$N"); do
   for c in $CASES; do
     cc=${c%%+*}
