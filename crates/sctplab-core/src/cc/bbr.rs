@@ -35,6 +35,13 @@ pub const MIN_CWND: f64 = 4.0;
 pub const FULL_BW_THRESH: f64 = 1.25;
 pub const FULL_BW_COUNT: u32 = 3;
 
+/// `x.ceil()` for a finite x >= 0 without the libm call `ceil` is on a baseline x86-64
+/// build (it runs on every ack).
+fn ceil_positive(x: f64) -> f64 {
+    let t = x as u64 as f64;
+    if t < x { t + 1.0 } else { t }
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Mode {
     Startup,
@@ -174,7 +181,7 @@ impl Bbr {
         }
         let bdp = self.btl_bw() * self.min_rtt;
         let cwnd = bdp * gain + self.quanta;
-        2.0 * (cwnd / 2.0).ceil()
+        2.0 * ceil_positive(cwnd / 2.0)
     }
 
     /// Segments Linux would put in one TSO burst at this pacing rate (tcp_bbr.c
@@ -183,7 +190,8 @@ impl Bbr {
     fn send_quantum(&self) -> f64 {
         let bytes_per_s = self.pacing_rate * self.smss;
         let min = if bytes_per_s * 8.0 >= 1.2e6 { 2.0 } else { 1.0 };
-        (bytes_per_s / 1024.0 / self.smss).floor().clamp(min, 127.0)
+        // The truncation is the floor: the value is not negative.
+        ((bytes_per_s / 1024.0 / self.smss).min(127.0) as u32 as f64).max(min)
     }
 
     /// A congestion event: save cwnd (tcp_bbr.c `bbr_save_cwnd`); a fast retransmit
