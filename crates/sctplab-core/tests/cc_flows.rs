@@ -1,6 +1,7 @@
-//! TCP-CUBIC end to end on scenarios/cubic-dumbbell.toml: under periodic loss its mean
-//! window is RFC 9438 sec. 5.1's response function (the deterministic-loss model the
-//! RFC derives it from), and the controller keys reach the sender.
+//! The congestion controllers end to end on scenarios/cubic-dumbbell.toml: CUBIC's mean
+//! window under periodic loss against RFC 9438 sec. 5.1's response function (the
+//! deterministic-loss model the RFC derives it from), BBR filling the bottleneck without
+//! standing loss, and pacing as a knob.
 
 mod common;
 
