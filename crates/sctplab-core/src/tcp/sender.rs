@@ -301,7 +301,15 @@ impl TcpSender {
                 dest: [0; 4],
             });
         }
-        self.out.push_back((seqno, kind));
+        if self.cfg.pacing && kind != SendKind::New {
+            // A paced sender's queue may hold up to a window of new data waiting for its
+            // gaps; a retransmission goes before it (Linux sends its retransmission
+            // queue first, `tcp_xmit_retransmit_queue`), after earlier ones.
+            let at = self.out.iter().position(|&(_, k)| k == SendKind::New);
+            self.out.insert(at.unwrap_or(self.out.len()), (seqno, kind));
+        } else {
+            self.out.push_back((seqno, kind));
+        }
         if is_new {
             self.maxseq = seqno;
             if !self.rtt_active {
