@@ -125,6 +125,7 @@ def test_shortcuts_is_a_run_option_that_changes_only_events() -> None:
     with pytest.raises(sctplab.UsageError, match="expected all, none or a comma list"):
         sctplab.run(manet, set=short, shortcuts="fastest")
 
+
 # --- issue 33: the congestion-control keys pass through like any other ---------------
 
 
