@@ -89,6 +89,7 @@ pub enum AnyEndpoint {
     TcpSender(Box<crate::tcp::TcpSender>),
     TcpReceiver(Box<crate::tcp::TcpReceiver>),
     Sctp(Box<crate::sctp::Association>),
+    Quic(Box<crate::quic::QuicEndpoint>),
 }
 
 macro_rules! dispatch {
@@ -99,6 +100,7 @@ macro_rules! dispatch {
             AnyEndpoint::TcpSender($e) => $body,
             AnyEndpoint::TcpReceiver($e) => $body,
             AnyEndpoint::Sctp($e) => $body,
+            AnyEndpoint::Quic($e) => $body,
         }
     };
 }

@@ -56,6 +56,10 @@ pub struct Packet {
     /// The ARP message an ARP packet carries (wireless NICs; not an IP packet: `size` is
     /// the ARP packet's 28 bytes and the IP fields are unused).
     pub arp: Option<crate::wireless::arp::ArpMsg>,
+    /// The UDP payload bytes of a packet whose transport needs them carried (QUIC's
+    /// encrypted datagrams); empty for every other packet, whose payload is only a length.
+    /// Only the endpoint that writes it and its peer read it.
+    pub datagram: Vec<u8>,
 }
 
 impl Default for Packet {
@@ -89,6 +93,7 @@ impl Default for Packet {
             next_hop: 0,
             routing: None,
             arp: None,
+            datagram: Vec::new(),
         }
     }
 }
