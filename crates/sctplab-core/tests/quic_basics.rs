@@ -32,8 +32,134 @@ to = "b"
     )
 }
 
+const MS: f64 = 1e-3;
+
 #[test]
-fn smoke() {
-    let s = run(&scenario("bytes = \"100KB\"", "1Mb", "10ms", None), 1);
-    println!("{}", serde_json::to_string_pretty(&s).unwrap());
+fn handshake_completes_after_one_round_trip_plus_the_servers_flight() {
+    // RFC 9001 sec. 4.1.1: the client's handshake is complete when it has the server's
+    // Finished. The client's Initial is padded to 1200 B of UDP payload (RFC 9000 sec.
+    // 14.1), 1228 B with the IPv4 and UDP headers; the server's first flight (Initial
+    // with ServerHello, Handshake with EncryptedExtensions, the Ed25519 certificate,
+    // CertificateVerify, Finished) is coalesced into one datagram, also padded to 1200 B
+    // since it holds an ack-eliciting Initial. At 1 Mb/s and 10 ms each way:
+    // 2 * (1228 * 8 / 1e6 + 0.010) = 39.648 ms.
+    let s = run(&scenario("bytes = \"10KB\"", "1Mb", "10ms", None), 1);
+    let t = s["flows"]["q"]["connect_time_s"].as_f64().unwrap();
+    let expected = 2.0 * (1228.0 * 8.0 / 1e6 + 10.0 * MS);
+    assert!((t - expected).abs() < 1e-9, "{t} vs {expected}");
+    // The flight really is one 1228-byte datagram: stop the run at the instant the
+    // client completes and count what the server sent.
+    let cut = scenario(
+        "start = \"0s\"\nbytes = \"10KB\"",
+        "1Mb",
+        "10ms",
+        Some("39.648ms"),
+    );
+    let s = run(&cut, 1);
+    let back = &s["links"]["b->a"];
+    assert_eq!(back["tx_packets"], 1, "{s}");
+    assert_eq!(back["tx_bytes"], 1228, "{s}");
+}
+
+#[test]
+fn a_finite_transfer_is_delivered_acknowledged_and_closed() {
+    let s = run(
+        &scenario("bytes = \"200KB\"\nstreams = 4", "2Mb", "20ms", None),
+        5,
+    );
+    let q = &s["flows"]["q"];
+    assert_eq!(q["delivered_bytes"], 200_000);
+    let per: Vec<u64> = q["streams"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["delivered_bytes"].as_u64().unwrap())
+        .collect();
+    assert_eq!(per, vec![50_000; 4]);
+    let done = q["completion_time_s"].as_f64().unwrap();
+    // No faster than the bytes alone take on the link after the handshake.
+    let connect = q["connect_time_s"].as_f64().unwrap();
+    assert!(done > connect + 200_000.0 * 8.0 / 2e6, "{done}");
+    // The run ends by itself (no duration): both ends closed and drained, after the
+    // client's close.
+    assert!(s["sim_time_s"].as_f64().unwrap() > done);
+    assert_eq!(q["lost_packets"], 0);
+}
+
+#[test]
+fn ten_megabytes_over_ten_megabits_use_the_bottleneck() {
+    // Goodput over the transfer (bytes over completion time, handshake included) against
+    // the link's 10 Mb/s: at least 90 %.
+    for cc in ["cubic", "reno"] {
+        let flow = format!("bytes = \"10MB\"\ncongestion_control = \"{cc}\"");
+        let s = run(&scenario(&flow, "10Mb", "20ms", None), 1);
+        let q = &s["flows"]["q"];
+        assert_eq!(q["delivered_bytes"], 10_000_000, "{cc}");
+        let t = q["completion_time_s"].as_f64().unwrap();
+        let goodput = 10_000_000.0 * 8.0 / t;
+        assert!(goodput >= 0.9 * 10e6, "{cc}: {goodput} b/s in {t} s: {q}");
+    }
+}
+
+#[test]
+fn same_seed_same_summary_other_seed_other_summary() {
+    let text = scenario("bytes = \"300KB\"\nstreams = 2", "2Mb", "15ms", None).replace(
+        "queue = 100",
+        "queue = 100\nloss = { rate = 0.02, direction = \"both\" }",
+    );
+    let load = |seed| {
+        let s = sctplab_core::load_toml(&text, "<test>", "t", &[]).unwrap();
+        let o = sctplab_core::RunOptions {
+            seed,
+            ..Default::default()
+        };
+        sctplab_core::run_scenario(&s, &o).unwrap().summary_json
+    };
+    let (a, b, c) = (load(7), load(7), load(8));
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+    let v: serde_json::Value = serde_json::from_str(&a).unwrap();
+    assert_eq!(v["flows"]["q"]["delivered_bytes"], 300_000);
+    assert!(v["flows"]["q"]["lost_packets"].as_u64().unwrap() > 0, "{v}");
+}
+
+fn load_err(flow_extra: &str) -> String {
+    let text = scenario(flow_extra, "1Mb", "10ms", Some("5s"));
+    sctplab_core::load_toml(&text, "s.toml", "s", &[])
+        .expect_err("must fail")
+        .to_string()
+}
+
+#[test]
+fn bad_input_is_one_line() {
+    let e = load_err("bytes = \"1MB\"\nstop = \"2s\"");
+    assert!(e.contains("flows.q.stop") && e.contains("bulk"), "{e}");
+    let e = load_err("congestion_control = \"vegas\"");
+    assert!(
+        e.contains("flows.q.congestion_control") || e.contains("vegas"),
+        "{e}"
+    );
+    let e = load_err("congestion_control = \"bbr\"");
+    assert!(
+        e.contains("flows.q.congestion_control") && e.contains("bbr"),
+        "{e}"
+    );
+    let e = load_err("streams = 0");
+    assert!(e.contains("flows.q.streams"), "{e}");
+    let e = load_err("max_udp_payload = \"1000B\"");
+    assert!(e.contains("flows.q.max_udp_payload"), "{e}");
+    for e in [
+        load_err("bytes = \"1MB\"\nstop = \"2s\""),
+        load_err("congestion_control = \"bbr\""),
+    ] {
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+    // No route: a third node with no link.
+    let text = scenario("bytes = \"1MB\"", "1Mb", "10ms", Some("5s"))
+        .replace("to = \"b\"", "to = \"c\"")
+        + "[[nodes]]\nname = \"c\"\n";
+    let e = sctplab_core::load_toml(&text, "s.toml", "s", &[])
+        .expect_err("must fail")
+        .to_string();
+    assert!(e.contains("no path"), "{e}");
 }

@@ -123,10 +123,7 @@ impl QuicEndpoint {
             transport,
         )?);
         let make = |side: &str, role: Role| -> QuicEndpoint {
-            let ep_cfg = Arc::new(setup::endpoint_config(
-                cfg.seed,
-                &format!("{label}:{side}"),
-            ));
+            let ep_cfg = Arc::new(setup::endpoint_config(cfg.seed, &format!("{label}:{side}")));
             let server = match &role {
                 Role::Server { config, .. } => Some(config.clone()),
                 Role::Client { .. } => None,
@@ -148,22 +145,21 @@ impl QuicEndpoint {
                 stats: QuicStats::default(),
             }
         };
-        let client = make(
+        let mut client = make(
             "client",
             Role::Client {
                 config: Some(client_cfg),
                 source: app::Source::new(cfg.streams, cfg.bytes, cfg.message_size),
             },
         );
-        let mut server = make(
+        let server = make(
             "server",
             Role::Server {
                 config: server_cfg,
                 sink: app::Sink::new(cfg.streams, cfg.message_size, cfg.window),
             },
         );
-        server.deadline = None;
-        let mut client = client;
+        // The client's first deadline is its start; the server waits for a datagram.
         client.deadline = Some(cfg.start);
         Ok((client, server))
     }
@@ -211,7 +207,7 @@ impl QuicEndpoint {
             return;
         };
         let remote = sock(self.cfg.server);
-        let at = self.base + Duration::from_nanos(now.as_nanos());
+        let at = self.instant(now);
         // An error here is a configuration quinn refuses; the flow then sends nothing
         // (the configuration was checked when the pair was built, so it does not happen).
         if let Ok(c) = self
@@ -226,8 +222,6 @@ impl QuicEndpoint {
     /// and works out the next deadline.
     fn drive(&mut self, now: SimTime) {
         let at = self.instant(now);
-        let in_window = self.cfg.window.contains(now);
-        let _ = in_window;
         if let Some((ch, conn)) = self.conn.as_mut() {
             while let Some(ev) = conn.poll_endpoint_events() {
                 if let Some(back) = self.endpoint.handle_event(*ch, ev) {
@@ -280,9 +274,11 @@ impl QuicEndpoint {
             .conn
             .as_mut()
             .and_then(|(_, c)| c.poll_timeout())
-            .map(|t| self.sim_time_of(t));
+            .map(|t| self.sim_time(t));
         let own = match &self.role {
-            Role::Client { config: Some(_), .. } => Some(self.cfg.start),
+            Role::Client {
+                config: Some(_), ..
+            } => Some(self.cfg.start),
             Role::Client { .. } if !self.stopped && !self.closed => self.cfg.stop,
             _ => None,
         };
@@ -290,10 +286,6 @@ impl QuicEndpoint {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-    }
-
-    fn sim_time_of(&self, t: Instant) -> SimTime {
-        self.sim_time(t)
     }
 
     /// Classifies and counts a datagram about to be sent, from the change in quinn's
@@ -482,7 +474,7 @@ impl Endpoint for QuicEndpoint {
         if let (true, Some((_, c))) = (self.is_client(), &self.conn) {
             let s = c.stats();
             out("cwnd", s.path.cwnd as f64);
-            out("rtt", s.path.rtt.as_secs_f64());
+            out("srtt", s.path.rtt.as_secs_f64());
         }
     }
 }

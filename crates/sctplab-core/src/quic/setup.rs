@@ -85,12 +85,12 @@ pub fn transport(cc: Controller, streams: u32, max_udp_payload: Option<u16>) -> 
     let mut t = TransportConfig::default();
     t.max_concurrent_uni_streams(VarInt::from_u32(streams));
     match cc {
-        Controller::NewReno => {
-            t.congestion_controller_factory(Arc::new(quinn_proto::congestion::NewRenoConfig::default()))
-        }
-        Controller::Cubic => {
-            t.congestion_controller_factory(Arc::new(quinn_proto::congestion::CubicConfig::default()))
-        }
+        Controller::NewReno => t.congestion_controller_factory(Arc::new(
+            quinn_proto::congestion::NewRenoConfig::default(),
+        )),
+        Controller::Cubic => t.congestion_controller_factory(Arc::new(
+            quinn_proto::congestion::CubicConfig::default(),
+        )),
     };
     if let Some(p) = max_udp_payload {
         // A fixed datagram size: start there and do not probe for more.

@@ -1344,7 +1344,9 @@ fn validate_quic(c: &QuicFlowCfg, p: &str, source: &str) -> Result<(), ScenarioE
     }
     // RFC 9000 sec. 14: every QUIC path carries 1200-byte UDP payloads; 65527 is the
     // most an IPv4/UDP datagram holds.
-    if c.max_udp_payload.is_some_and(|m| m.0 < 1200 || m.0 > 65_527) {
+    if c.max_udp_payload
+        .is_some_and(|m| m.0 < 1200 || m.0 > 65_527)
+    {
         return bad("max_udp_payload", "expected from 1200B to 65527B");
     }
     if let Some(stop) = c.stop {

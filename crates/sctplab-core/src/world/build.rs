@@ -250,11 +250,7 @@ impl World {
                         seed,
                     )
                     .map_err(|m| {
-                        crate::ScenarioError::new(
-                            "<scenario>",
-                            format!("flows.{}", c.name),
-                            m,
-                        )
+                        crate::ScenarioError::new("<scenario>", format!("flows.{}", c.name), m)
                     })?;
                     (
                         AnyEndpoint::Quic(Box::new(snd)),
@@ -282,7 +278,9 @@ impl World {
                 _ => (ports.1, 0),
             };
             nodes[src.idx()].ports.push((proto, ports.0, 0, sid));
-            nodes[dst.idx()].ports.push((proto, server_port, peer_port, rid));
+            nodes[dst.idx()]
+                .ports
+                .push((proto, server_port, peer_port, rid));
             flows.push(Flow {
                 name: spec.name().to_string(),
                 generated: match spec {
@@ -455,7 +453,9 @@ fn quic_endpoints(
         streams: c.streams,
         message_size: u32::try_from(c.message_size.0).unwrap_or(u32::MAX),
         controller,
-        max_udp_payload: c.max_udp_payload.map(|m| u16::try_from(m.0).unwrap_or(u16::MAX)),
+        max_udp_payload: c
+            .max_udp_payload
+            .map(|m| u16::try_from(m.0).unwrap_or(u16::MAX)),
         client: (client.1, client.0),
         server: (server_addr, crate::quic::SERVER_PORT),
         window,
