@@ -163,3 +163,39 @@ fn bad_input_is_one_line() {
         .to_string();
     assert!(e.contains("no path"), "{e}");
 }
+
+#[test]
+fn max_udp_payload_fixes_the_datagram_size() {
+    // 100 kB in datagrams of at most 1200 B of UDP payload: no IPv4 packet on the link
+    // is larger than 1228 B, and quinn reports the size it kept.
+    let s = run(
+        &scenario(
+            "bytes = \"100KB\"\nmax_udp_payload = \"1200B\"",
+            "1Mb",
+            "10ms",
+            None,
+        ),
+        1,
+    );
+    let q = &s["flows"]["q"];
+    assert_eq!(q["udp_payload_size"], 1200, "{q}");
+    let link = &s["links"]["a->b"];
+    let (n, bytes) = (
+        link["tx_packets"].as_u64().unwrap(),
+        link["tx_bytes"].as_u64().unwrap(),
+    );
+    assert!(bytes <= n * 1228, "{link}");
+    // Larger than the peer's own limit (its max_udp_payload_size transport parameter,
+    // quinn's default 1472 B, RFC 9000 sec. 18.2): quinn keeps to the peer's limit.
+    let s = run(
+        &scenario(
+            "bytes = \"100KB\"\nmax_udp_payload = \"9000B\"",
+            "1Mb",
+            "10ms",
+            None,
+        ),
+        1,
+    );
+    assert_eq!(s["flows"]["q"]["udp_payload_size"], 1472);
+    assert_eq!(s["flows"]["q"]["delivered_bytes"], 100_000);
+}
