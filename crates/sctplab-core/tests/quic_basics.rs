@@ -199,3 +199,57 @@ fn max_udp_payload_fixes_the_datagram_size() {
     assert_eq!(s["flows"]["q"]["udp_payload_size"], 1472);
     assert_eq!(s["flows"]["q"]["delivered_bytes"], 100_000);
 }
+
+/// Runs `text` with `--pcap` into a fresh folder and returns the folder.
+fn run_with_pcap(text: &str, seed: u64, tag: &str) -> std::path::PathBuf {
+    let s = sctplab_core::load_toml(text, "<test>", "t", &[]).unwrap();
+    let dir = std::env::temp_dir().join(format!("sctplab-quic-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let trace = sctplab_core::trace::TraceConfig {
+        out_dir: Some(dir.clone()),
+        pcap: true,
+        ..Default::default()
+    };
+    let o = sctplab_core::RunOptions {
+        seed,
+        trace,
+        ..Default::default()
+    };
+    sctplab_core::run_scenario(&s, &o).unwrap();
+    dir
+}
+
+#[test]
+fn pcap_carries_the_datagrams_and_keylog_has_the_secrets() {
+    let text = scenario("bytes = \"30KB\"\nstreams = 2", "2Mb", "5ms", None);
+    let a = run_with_pcap(&text, 3, "a");
+    let b = run_with_pcap(&text, 3, "b");
+    let c = run_with_pcap(&text, 4, "c");
+    let read = |d: &std::path::Path, f: &str| std::fs::read(d.join(f)).unwrap();
+    for f in ["pcap/a-eth0.pcap", "pcap/b-eth0.pcap", "keylog.txt"] {
+        assert_eq!(read(&a, f), read(&b, f), "{f}: same seed, same bytes");
+        assert_ne!(read(&a, f), read(&c, f), "{f}: another seed, other bytes");
+    }
+    // The client logs the four TLS 1.3 traffic secrets Wireshark needs for QUIC, once.
+    let log = String::from_utf8(read(&a, "keylog.txt")).unwrap();
+    let labels: Vec<&str> = log.lines().map(|l| l.split(' ').next().unwrap()).collect();
+    for want in [
+        "CLIENT_HANDSHAKE_TRAFFIC_SECRET",
+        "SERVER_HANDSHAKE_TRAFFIC_SECRET",
+        "CLIENT_TRAFFIC_SECRET_0",
+        "SERVER_TRAFFIC_SECRET_0",
+    ] {
+        assert_eq!(labels.iter().filter(|l| **l == want).count(), 1, "{log}");
+    }
+    // The first packet of the client's capture is its Initial: UDP to port 443 with a
+    // long header (first byte 11xxxxxx) and version 1 (RFC 9000 sec. 17.2).
+    let pcap = read(&a, "pcap/a-eth0.pcap");
+    let pkt = &pcap[24 + 16..];
+    assert_eq!(&pkt[22..24], &443u16.to_be_bytes());
+    let quic = &pkt[28..];
+    assert_eq!(quic[0] & 0xc0, 0xc0);
+    assert_eq!(&quic[1..5], &[0, 0, 0, 1]);
+    for d in [a, b, c] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}

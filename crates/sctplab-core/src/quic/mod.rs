@@ -13,6 +13,7 @@
 
 pub mod app;
 pub mod crypto;
+pub mod keylog;
 pub mod setup;
 
 use crate::endpoint::{Endpoint, EndpointEvent, SendKind};
@@ -51,6 +52,8 @@ pub struct QuicCfg {
     pub server: ([u8; 4], u16),
     pub window: Window,
     pub trace_sends: bool,
+    /// Where the client logs its TLS secrets (`keylog.txt` with `--pcap`).
+    pub key_log: Option<Arc<dyn rustls::KeyLog>>,
 }
 
 /// Counters for summary.json, each counted over the measurement window unless said.
@@ -115,6 +118,7 @@ impl QuicEndpoint {
             &format!("{label}:client"),
             &id.cert,
             transport.clone(),
+            cfg.key_log.clone(),
         )?;
         let server_cfg = Arc::new(setup::server_config(
             cfg.seed,

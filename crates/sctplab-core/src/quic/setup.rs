@@ -107,8 +107,9 @@ pub fn client_config(
     label: &str,
     cert: &rustls::pki_types::CertificateDer<'static>,
     transport: Arc<TransportConfig>,
+    key_log: Option<Arc<dyn rustls::KeyLog>>,
 ) -> Result<ClientConfig, String> {
-    let tls = crypto::client_config(cert, None)?;
+    let tls = crypto::client_config(cert, key_log)?;
     let quic = QuicClientConfig::try_from(tls).map_err(|e| format!("QUIC client TLS: {e}"))?;
     let mut cfg = ClientConfig::new(Arc::new(quic));
     cfg.transport_config(transport);

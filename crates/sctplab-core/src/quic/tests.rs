@@ -20,6 +20,7 @@ fn cfg(seed: u64, bytes: Option<u64>, streams: u32) -> QuicCfg {
         server: ([10, 0, 0, 2], SERVER_PORT),
         window: Window::ALL,
         trace_sends: false,
+        key_log: None,
     }
 }
 

@@ -32,6 +32,7 @@ use crate::wireless::mac::{Mac, MacCfg};
 use crate::wireless::mobility::{Area, Mobility, WaypointCfg};
 use crate::wireless::propagation::PhyCfg;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Default sampling interval for `--series`.
 pub const DEFAULT_SERIES_INTERVAL: SimDuration = SimDuration::from_millis(10);
@@ -169,6 +170,7 @@ impl World {
             end: w_end.unwrap_or(SimTime::MAX),
         };
         let trace_events = trace.sends;
+        let key_log = quic_key_log(&all_flows, trace)?;
         let mut flows = Vec::new();
         let mut endpoints = Vec::new();
         for (i, &spec) in all_flows.iter().enumerate() {
@@ -248,6 +250,7 @@ impl World {
                         window,
                         trace,
                         seed,
+                        key_log.clone(),
                     )
                     .map_err(|m| {
                         crate::ScenarioError::new("<scenario>", format!("flows.{}", c.name), m)
@@ -437,6 +440,7 @@ fn quic_endpoints(
     window: Window,
     trace: &TraceConfig,
     seed: u64,
+    key_log: Option<Arc<dyn rustls::KeyLog>>,
 ) -> Result<(crate::quic::QuicEndpoint, crate::quic::QuicEndpoint), String> {
     use crate::scenario::schema::QuicController;
     let controller = match c.congestion_control {
@@ -460,8 +464,25 @@ fn quic_endpoints(
         server: (server_addr, crate::quic::SERVER_PORT),
         window,
         trace_sends: trace.sends,
+        key_log,
     };
     crate::quic::QuicEndpoint::pair(&cfg)
+}
+
+/// With `--pcap`, the QUIC flows' TLS secrets go to `keylog.txt` in the run folder so
+/// Wireshark decrypts the capture (CONTRACTS.md "QUIC"); none without QUIC flows.
+fn quic_key_log(
+    flows: &[&FlowSpec],
+    trace: &TraceConfig,
+) -> Result<Option<Arc<dyn rustls::KeyLog>>, Error> {
+    let any_quic = flows.iter().any(|f| matches!(f, FlowSpec::Quic(_)));
+    let (true, true, Some(dir)) = (any_quic, trace.pcap, trace.out_dir.as_ref()) else {
+        return Ok(None);
+    };
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let path = dir.join("keylog.txt");
+    let file = crate::quic::keylog::KeyLogFile::create(&path).map_err(|e| Error::io(&path, e))?;
+    Ok(Some(Arc::new(file)))
 }
 
 fn tcp_endpoints(
