@@ -45,17 +45,12 @@ thread_local! {
     static RNG: RefCell<Option<RngStream>> = const { RefCell::new(None) };
 }
 
-/// Runs `f` with `rng` as the source of the provider's randomness on this thread, and
-/// puts the stream (advanced by what `f` drew) back.
-pub fn with_rng<T>(rng: &mut RngStream, f: impl FnOnce() -> T) -> T {
-    let placeholder = RngStream::new(0, "");
-    let mine = std::mem::replace(rng, placeholder);
-    let prev = RNG.with(|slot| slot.borrow_mut().replace(mine));
+/// Runs `f` with the stream in `rng` (taken out for the call) as the source of the
+/// provider's randomness on this thread, and puts it back, advanced by what `f` drew.
+pub fn with_rng<T>(rng: &mut Option<RngStream>, f: impl FnOnce() -> T) -> T {
+    let prev = RNG.with(|slot| std::mem::replace(&mut *slot.borrow_mut(), rng.take()));
     let out = f();
-    let back = RNG.with(|slot| std::mem::replace(&mut *slot.borrow_mut(), prev));
-    if let Some(back) = back {
-        *rng = back;
-    }
+    *rng = RNG.with(|slot| std::mem::replace(&mut *slot.borrow_mut(), prev));
     out
 }
 
@@ -260,16 +255,23 @@ mod tests {
     fn random_draws_need_an_installed_stream() {
         let mut buf = [0u8; 4];
         assert!(SEEDED_RANDOM.fill(&mut buf).is_err());
-        let mut rng = RngStream::new(1, "r");
-        let mut expected = [0u8; 4];
+        let mut rng = Some(RngStream::new(1, "r"));
+        let mut expected = [0u8; 8];
         fill(&mut RngStream::new(1, "r"), &mut expected);
         with_rng(&mut rng, || SEEDED_RANDOM.fill(&mut buf)).expect("installed");
-        assert_eq!(buf, expected);
+        assert_eq!(buf, expected[..4]);
+        // The stream comes back advanced: the next draw continues it.
+        let mut next = [0u8; 4];
+        with_rng(&mut rng, || SEEDED_RANDOM.fill(&mut next)).expect("installed");
+        let mut again = RngStream::new(1, "r");
+        let mut two = [0u8; 16];
+        fill(&mut again, &mut two);
+        assert_eq!(next, two[8..12]);
     }
 
     #[test]
     fn x25519_agrees_with_itself() {
-        let mut rng = RngStream::new(3, "kx");
+        let mut rng = Some(RngStream::new(3, "kx"));
         let (a, b) = with_rng(&mut rng, || (SEEDED_X25519.start(), SEEDED_X25519.start()));
         let (a, b) = (a.expect("a"), b.expect("b"));
         let (pa, pb) = (a.pub_key().to_vec(), b.pub_key().to_vec());

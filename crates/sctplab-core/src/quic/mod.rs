@@ -88,7 +88,7 @@ pub struct QuicEndpoint {
     endpoint: quinn_proto::Endpoint,
     conn: Option<(ConnectionHandle, Connection)>,
     /// Feeds rustls's randomness while this endpoint runs (`crypto::with_rng`).
-    tls_rng: RngStream,
+    tls_rng: Option<RngStream>,
     /// Datagrams the quinn `Endpoint` itself answered with (no connection involved).
     responses: VecDeque<Vec<u8>>,
     buf: Vec<u8>,
@@ -138,7 +138,7 @@ impl QuicEndpoint {
                 base: Instant::now(),
                 endpoint: quinn_proto::Endpoint::new(ep_cfg, server, true, None),
                 conn: None,
-                tls_rng: RngStream::new(cfg.seed, &format!("{label}:{side}:tls")),
+                tls_rng: Some(RngStream::new(cfg.seed, &format!("{label}:{side}:tls"))),
                 responses: VecDeque::new(),
                 buf: Vec::new(),
                 deadline: None,
@@ -333,7 +333,7 @@ impl Endpoint for QuicEndpoint {
             (self.cfg.server, self.cfg.client)
         };
         let data = BytesMut::from(&pkt.datagram[..]);
-        let mut rng = std::mem::replace(&mut self.tls_rng, RngStream::new(0, ""));
+        let mut rng = self.tls_rng.take();
         crypto::with_rng(&mut rng, || {
             let ev = self.endpoint.handle(
                 at,
@@ -382,7 +382,7 @@ impl Endpoint for QuicEndpoint {
     }
 
     fn handle_timeout(&mut self, now: SimTime) {
-        let mut rng = std::mem::replace(&mut self.tls_rng, RngStream::new(0, ""));
+        let mut rng = self.tls_rng.take();
         crypto::with_rng(&mut rng, || {
             if self.conn.is_none() && now >= self.cfg.start {
                 self.connect(now);
@@ -412,7 +412,7 @@ impl Endpoint for QuicEndpoint {
                 return false;
             };
             let before = conn.stats().frame_tx;
-            let mut rng = std::mem::replace(&mut self.tls_rng, RngStream::new(0, ""));
+            let mut rng = self.tls_rng.take();
             let mut buf = std::mem::take(&mut self.buf);
             buf.clear();
             let t = crypto::with_rng(&mut rng, || conn.poll_transmit(at, 1, &mut buf));
