@@ -106,6 +106,9 @@ macro_rules! dispatch {
 }
 
 impl Endpoint for AnyEndpoint {
+    // Always inlined (into the driver's `deliver`): with the QUIC arm the dispatch was
+    // left a call of its own, 0.5 % of a TCP run's instructions.
+    #[inline(always)]
     fn handle_packet(&mut self, now: SimTime, pkt: &Packet) {
         dispatch!(self, e => e.handle_packet(now, pkt))
     }

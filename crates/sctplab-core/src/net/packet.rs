@@ -101,6 +101,9 @@ impl Default for Packet {
 impl Packet {
     /// Fills in the IP length fields from the transport header; call after the transport
     /// header and payload length are final.
+    // Always inlined: every TCP segment and ack calls it, and with the QUIC adapter as one
+    // more caller LLVM stopped inlining it, which cost 2.6 % of a TCP run's instructions.
+    #[inline(always)]
     pub fn finalize(&mut self) {
         let transport_len = self.transport_len();
         self.set_lengths(transport_len);
