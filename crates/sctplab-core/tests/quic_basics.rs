@@ -253,3 +253,15 @@ fn pcap_carries_the_datagrams_and_keylog_has_the_secrets() {
         let _ = std::fs::remove_dir_all(d);
     }
 }
+
+#[test]
+fn two_quic_flows_to_one_node_share_port_443() {
+    // The server node tells the connections apart by the client's port (50000 + flow
+    // index), as a QUIC server on one UDP socket tells them apart by connection ID.
+    let text = scenario("bytes = \"100KB\"", "2Mb", "10ms", None)
+        + "[[flows]]\nname = \"q2\"\ntype = \"quic\"\nfrom = \"a\"\nto = \"b\"\nbytes = \"50KB\"\n";
+    let s = run(&text, 2);
+    assert_eq!(s["flows"]["q"]["delivered_bytes"], 100_000, "{s}");
+    assert_eq!(s["flows"]["q2"]["delivered_bytes"], 50_000, "{s}");
+    assert!(s["flows"]["q2"]["completion_time_s"].is_number());
+}
