@@ -36,7 +36,7 @@ BIN_S = 0.1
 # Units of the sampled windows per flow type (docs/scenario.md: TCP windows are reported
 # in segments, SCTP's in chunk bytes as in ns-2). Types not listed get an axis without a
 # unit rather than a guess.
-WINDOW_UNITS = {"tcp": "segments", "sctp": "bytes"}
+WINDOW_UNITS = {"tcp": "segments", "sctp": "bytes", "quic": "bytes"}
 
 _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*(B|KB|KiB|MB|MiB)\s*$")
 _SIZE_FACTOR = {"B": 1, "KB": 1000, "KiB": 1024, "MB": 10**6, "MiB": 2**20}

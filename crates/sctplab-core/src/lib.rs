@@ -11,6 +11,7 @@ pub mod error;
 pub mod live;
 pub mod metrics;
 pub mod net;
+pub mod quic;
 pub mod scenario;
 pub mod sctp;
 pub mod sim;

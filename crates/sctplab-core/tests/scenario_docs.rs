@@ -12,8 +12,8 @@
 
 use sctplab_core::scenario::schema::{
     AodvSchema, CbrCfg, CbrPairsCfg, FLOW_TYPES, FaultEntry, GilbertCfg, LinkCfg, LossCfg,
-    MacSchema, MeasureCfg, MobilityCfg, NodeCfg, PhySchema, ScenarioFile, SctpCfg, SeriesCfg,
-    SnoopEntry, TcpCfg, WirelessCfg,
+    MacSchema, MeasureCfg, MobilityCfg, NodeCfg, PhySchema, QuicFlowCfg, ScenarioFile, SctpCfg,
+    SeriesCfg, SnoopEntry, TcpCfg, WirelessCfg,
 };
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
@@ -108,6 +108,7 @@ fn flow_types() -> Vec<(&'static str, BTreeSet<String>)> {
         ("cbr", fields_of::<CbrCfg>()),
         ("tcp", fields_of::<TcpCfg>()),
         ("sctp", fields_of::<SctpCfg>()),
+        ("quic", fields_of::<QuicFlowCfg>()),
         ("cbr_pairs", fields_of::<CbrPairsCfg>()),
     ]
 }

@@ -89,6 +89,7 @@ pub enum AnyEndpoint {
     TcpSender(Box<crate::tcp::TcpSender>),
     TcpReceiver(Box<crate::tcp::TcpReceiver>),
     Sctp(Box<crate::sctp::Association>),
+    Quic(Box<crate::quic::QuicEndpoint>),
 }
 
 macro_rules! dispatch {
@@ -99,11 +100,15 @@ macro_rules! dispatch {
             AnyEndpoint::TcpSender($e) => $body,
             AnyEndpoint::TcpReceiver($e) => $body,
             AnyEndpoint::Sctp($e) => $body,
+            AnyEndpoint::Quic($e) => $body,
         }
     };
 }
 
 impl Endpoint for AnyEndpoint {
+    // Always inlined (into the driver's `deliver`): with the QUIC arm the dispatch was
+    // left a call of its own, 0.5 % of a TCP run's instructions.
+    #[inline(always)]
     fn handle_packet(&mut self, now: SimTime, pkt: &Packet) {
         dispatch!(self, e => e.handle_packet(now, pkt))
     }

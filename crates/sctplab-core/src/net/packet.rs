@@ -56,6 +56,10 @@ pub struct Packet {
     /// The ARP message an ARP packet carries (wireless NICs; not an IP packet: `size` is
     /// the ARP packet's 28 bytes and the IP fields are unused).
     pub arp: Option<crate::wireless::arp::ArpMsg>,
+    /// The UDP payload bytes of a packet whose transport needs them carried (QUIC's
+    /// encrypted datagrams); empty for every other packet, whose payload is only a length.
+    /// Only the endpoint that writes it and its peer read it.
+    pub datagram: Vec<u8>,
 }
 
 impl Default for Packet {
@@ -89,6 +93,7 @@ impl Default for Packet {
             next_hop: 0,
             routing: None,
             arp: None,
+            datagram: Vec::new(),
         }
     }
 }
@@ -96,6 +101,9 @@ impl Default for Packet {
 impl Packet {
     /// Fills in the IP length fields from the transport header; call after the transport
     /// header and payload length are final.
+    // Always inlined: every TCP segment and ack calls it, and with the QUIC adapter as one
+    // more caller LLVM stopped inlining it, which cost 2.6 % of a TCP run's instructions.
+    #[inline(always)]
     pub fn finalize(&mut self) {
         let transport_len = self.transport_len();
         self.set_lengths(transport_len);

@@ -47,7 +47,7 @@ pub(super) fn check(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
         match flow {
             super::FlowSpec::Tcp(c) => check_tcp(c, &p, source)?,
             super::FlowSpec::Sctp(c) => check_sctp(c, &p, source)?,
-            super::FlowSpec::Cbr(_) => {}
+            super::FlowSpec::Cbr(_) | super::FlowSpec::Quic(_) => {}
         }
     }
     Ok(())

@@ -33,6 +33,7 @@ use crate::wireless::mac::{Mac, MacCfg};
 use crate::wireless::mobility::{Area, Mobility, WaypointCfg};
 use crate::wireless::propagation::PhyCfg;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Default sampling interval for `--series`.
 pub const DEFAULT_SERIES_INTERVAL: SimDuration = SimDuration::from_millis(10);
@@ -176,6 +177,7 @@ impl World {
             end: w_end.unwrap_or(SimTime::MAX),
         };
         let trace_events = trace.sends;
+        let key_log = quic_key_log(&all_flows, trace)?;
         let mut flows = Vec::new();
         let mut endpoints = Vec::new();
         for (i, &spec) in all_flows.iter().enumerate() {
@@ -247,6 +249,26 @@ impl World {
                         IpProtocol::TCP,
                     )
                 }
+                FlowSpec::Quic(c) => {
+                    let (snd, rcv) = quic_endpoints(
+                        c,
+                        (ports.0, nodes[src.idx()].addr),
+                        nodes[dst.idx()].addr,
+                        window,
+                        trace,
+                        seed,
+                        key_log.clone(),
+                    )
+                    .map_err(|m| {
+                        crate::ScenarioError::new("<scenario>", format!("flows.{}", c.name), m)
+                    })?;
+                    (
+                        AnyEndpoint::Quic(Box::new(snd)),
+                        AnyEndpoint::Quic(Box::new(rcv)),
+                        FlowKind::Quic,
+                        IpProtocol::UDP,
+                    )
+                }
             };
             let sid = EndpointId::from_idx(endpoints.len());
             let rid = EndpointId::from_idx(endpoints.len() + 1);
@@ -260,8 +282,15 @@ impl World {
                     send_route: None,
                 });
             }
-            nodes[src.idx()].ports.push((proto, ports.0, sid));
-            nodes[dst.idx()].ports.push((proto, ports.1, rid));
+            // A QUIC server listens on 443 for its own client's port only.
+            let (server_port, peer_port) = match spec {
+                FlowSpec::Quic(_) => (crate::quic::SERVER_PORT, ports.0),
+                _ => (ports.1, 0),
+            };
+            nodes[src.idx()].ports.push((proto, ports.0, 0, sid));
+            nodes[dst.idx()]
+                .ports
+                .push((proto, server_port, peer_port, rid));
             flows.push(Flow {
                 name: spec.name().to_string(),
                 generated: match spec {
@@ -409,6 +438,58 @@ fn sctp_endpoints(
         RngStream::new(seed, &format!("flow:{name}:sctp:server")),
     );
     (client, server)
+}
+
+fn quic_endpoints(
+    c: &crate::scenario::schema::QuicFlowCfg,
+    client: (u16, [u8; 4]),
+    server_addr: [u8; 4],
+    window: Window,
+    trace: &TraceConfig,
+    seed: u64,
+    key_log: Option<Arc<dyn rustls::KeyLog>>,
+) -> Result<(crate::quic::QuicEndpoint, crate::quic::QuicEndpoint), String> {
+    use crate::scenario::schema::QuicController;
+    let controller = match c.congestion_control {
+        QuicController::Reno => crate::quic::setup::Controller::NewReno,
+        QuicController::Cubic => crate::quic::setup::Controller::Cubic,
+        QuicController::Bbr => return Err("\"bbr\" is not available for quic flows".into()),
+    };
+    let cfg = crate::quic::QuicCfg {
+        name: c.name.clone(),
+        seed,
+        start: SimTime::ZERO + c.start.map_or(SimDuration::ZERO, |d| d.0),
+        stop: c.stop.map(|d| SimTime::ZERO + d.0),
+        bytes: c.bytes.map(|b| b.0),
+        streams: c.streams,
+        message_size: u32::try_from(c.message_size.0).unwrap_or(u32::MAX),
+        controller,
+        max_udp_payload: c
+            .max_udp_payload
+            .map(|m| u16::try_from(m.0).unwrap_or(u16::MAX)),
+        client: (client.1, client.0),
+        server: (server_addr, crate::quic::SERVER_PORT),
+        window,
+        trace_sends: trace.sends,
+        key_log,
+    };
+    crate::quic::QuicEndpoint::pair(&cfg)
+}
+
+/// With `--pcap`, the QUIC flows' TLS secrets go to `keylog.txt` in the run folder so
+/// Wireshark decrypts the capture (CONTRACTS.md "QUIC"); none without QUIC flows.
+fn quic_key_log(
+    flows: &[&FlowSpec],
+    trace: &TraceConfig,
+) -> Result<Option<Arc<dyn rustls::KeyLog>>, Error> {
+    let any_quic = flows.iter().any(|f| matches!(f, FlowSpec::Quic(_)));
+    let (true, true, Some(dir)) = (any_quic, trace.pcap, trace.out_dir.as_ref()) else {
+        return Ok(None);
+    };
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let path = dir.join("keylog.txt");
+    let file = crate::quic::keylog::KeyLogFile::create(&path).map_err(|e| Error::io(&path, e))?;
+    Ok(Some(Arc::new(file)))
 }
 
 fn tcp_endpoints(

@@ -73,8 +73,10 @@ pub(crate) struct Node {
     pub addr: [u8; 4],
     /// The node's interfaces in declaration order (`eth<k>`/`wlan<k>` is index k).
     pub ifaces: Vec<IfaceId>,
-    /// Endpoints bound on this node: (IP protocol, local port, endpoint).
-    pub ports: Vec<(u8, u16, EndpointId)>,
+    /// Endpoints bound on this node: (IP protocol, local port, peer port or 0 for any,
+    /// endpoint). A QUIC server names its client's port: several QUIC flows to one node
+    /// share port 443.
+    pub ports: Vec<(u8, u16, u16, EndpointId)>,
 }
 
 pub(crate) struct Iface {
@@ -108,6 +110,7 @@ pub(crate) enum FlowKind {
     Cbr,
     Tcp,
     Sctp,
+    Quic,
 }
 
 pub(crate) struct Flow {

@@ -776,12 +776,12 @@ impl World {
         }
         let pkt = self.pool.get(pid);
         let proto = pkt.ip.protocol;
-        let port = pkt.ports().1;
+        let (from_port, port) = pkt.ports();
         let target = self.nodes[node.idx()]
             .ports
             .iter()
-            .find(|&&(p, l, _)| p == proto && l == port)
-            .map(|&(_, _, ep)| ep);
+            .find(|&&(p, l, r, _)| p == proto && l == port && (r == 0 || r == from_port))
+            .map(|&(_, _, _, ep)| ep);
         match target {
             Some(ep) => {
                 self.endpoints[ep.idx()].ep.handle_packet(now, pkt);

@@ -5,7 +5,9 @@ use super::{Iface, Node};
 use crate::endpoint::EndpointEvent;
 use crate::error::Error;
 use crate::net::Packet;
-use crate::net::wire::{IPV4_HEADER_LEN, emit_ipv4_packet};
+use crate::net::wire::{
+    IPV4_HEADER_LEN, TransportRepr, emit_ipv4_packet, emit_ipv4_udp_with_payload,
+};
 use crate::sim::SimTime;
 use crate::trace::TraceConfig;
 use crate::trace::csv::{AcksCsv, SendsCsv};
@@ -270,12 +272,23 @@ impl Tracer {
             return;
         }
         if let Some(Some(w)) = self.pcap.get_mut(iface) {
-            emit_ipv4_packet(
-                &p.ip,
-                &p.transport,
-                p.payload_len as usize,
-                &mut self.scratch,
-            );
+            match &p.transport {
+                // A QUIC datagram (port 443) carries its real bytes; a pool slot may hold
+                // stale bytes from an earlier packet, so only these packets are trusted.
+                TransportRepr::Udp(u)
+                    if (u.src_port == crate::quic::SERVER_PORT
+                        || u.dst_port == crate::quic::SERVER_PORT)
+                        && p.datagram.len() == p.payload_len as usize =>
+                {
+                    emit_ipv4_udp_with_payload(&p.ip, u, &p.datagram, &mut self.scratch)
+                }
+                _ => emit_ipv4_packet(
+                    &p.ip,
+                    &p.transport,
+                    p.payload_len as usize,
+                    &mut self.scratch,
+                ),
+            }
             let r = w.write_packet(t.as_nanos(), &self.scratch);
             self.keep(r);
             self.tally(t);

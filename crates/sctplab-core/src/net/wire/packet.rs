@@ -96,6 +96,27 @@ pub fn emit_ipv4_packet(
     }
 }
 
+/// `emit_ipv4_packet` for a UDP datagram whose payload bytes are known (QUIC's encrypted
+/// datagrams, `Packet::datagram`): the payload is `payload`, not zeros, and the UDP
+/// checksum covers it.
+///
+/// # Panics
+/// If the datagram would exceed 65535 bytes.
+pub fn emit_ipv4_udp_with_payload(ip: &Ipv4Repr, udp: &UdpRepr, payload: &[u8], out: &mut Vec<u8>) {
+    let transport = TransportRepr::Udp(*udp);
+    let ip = Ipv4Repr {
+        protocol: transport.ip_protocol(),
+        payload_len: transport.ip_payload_len(payload.len()),
+        ..*ip
+    };
+    out.clear();
+    out.resize(ipv4::HEADER_LEN + udp::HEADER_LEN, 0);
+    out.extend_from_slice(payload);
+    let (header, segment) = out.split_at_mut(ipv4::HEADER_LEN);
+    ip.emit(header);
+    udp.emit(segment, ip.src, ip.dst, payload.len());
+}
+
 /// Parses a complete IPv4 datagram into its headers and the application
 /// payload length (for SCTP: the total user data of its DATA chunks).
 /// Protocols other than UDP, TCP and SCTP give
