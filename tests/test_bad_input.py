@@ -163,6 +163,28 @@ CASES = {
         [],
         ["bad.toml", "flows.f1.max_sack_blocks", "at most 4"],
     ),
+    "tcp_unknown_congestion_control": (
+        BASE.replace(
+            'type = "cbr"', 'type = "tcp"\nvariant = "sack"\ncongestion_control = "vegas"'
+        ).replace('rate = "100Kb"\n', ""),
+        [],
+        ["bad.toml", "flows.f1.congestion_control", "unknown variant `vegas`", "cubic"],
+    ),
+    "tcp_hystart_without_cubic": (
+        BASE.replace('type = "cbr"', 'type = "tcp"\nvariant = "sack"\nhystart = false').replace(
+            'rate = "100Kb"\n', ""
+        ),
+        [],
+        ["bad.toml", "flows.f1.hystart", "cubic"],
+    ),
+    "tcp_bbr_without_pacing": (
+        BASE.replace(
+            'type = "cbr"',
+            'type = "tcp"\nvariant = "sack"\ncongestion_control = "bbr"\npacing = false',
+        ).replace('rate = "100Kb"\n', ""),
+        [],
+        ["bad.toml", "flows.f1.pacing", "bbr"],
+    ),
     "wireless_node_outside_area": (
         WIRELESS.replace('x = "200m"', 'x = "1200m"'),
         [],

@@ -110,3 +110,30 @@ def test_dir_lists_the_lazy_names_without_importing_them() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["True", "False"]
+
+
+# --- issue 33: the congestion-control keys pass through like any other ---------------
+
+
+def test_congestion_control_keys_pass_through_a_dict(tmp_path: Path) -> None:
+    scenario = tomllib.loads(TOML)
+    scenario["flows"] = [
+        {
+            "name": "t",
+            "type": "tcp",
+            "variant": "sack",
+            "from": "a",
+            "to": "b",
+            "congestion_control": "cubic",
+            "hystart": True,
+            "pacing": True,
+        }
+    ]
+    r = sctplab.run(scenario, out=tmp_path / "r", series="cwnd,pacing_rate")
+    assert r.summary["flows"]["t"]["delivered_bytes"] > 0
+    assert set(r.series["variable"]) == {"cwnd", "pacing_rate"}
+    with pytest.raises(sctplab.ScenarioError, match=r"flows\.t\.hystart"):
+        sctplab.run(scenario, set={"flows.t.congestion_control": "bbr"})
+    del scenario["flows"][0]["hystart"]
+    bbr = sctplab.run(scenario, set={"flows.t.congestion_control": "bbr"})
+    assert bbr.summary["flows"]["t"]["delivered_bytes"] > 0

@@ -74,7 +74,7 @@ def cli() -> None:
     "series",
     multiple=True,
     metavar="KINDS",
-    help="Sampled variables, comma separated: cwnd, ssthresh, flight, rwnd, queue, ...",
+    help="Sampled variables, comma separated: cwnd, ssthresh, flight, rwnd, queue, pacing_rate ...",
 )
 @click.option(
     "--max-output",

@@ -5,6 +5,7 @@
 //! (packets, links, queues, loss, routing), `sim` (clock, events, random streams),
 //! `trace` (pcap, ns-2 trace, CSV, series). See docs/architecture.md.
 
+pub mod cc;
 pub mod endpoint;
 pub mod error;
 pub mod live;

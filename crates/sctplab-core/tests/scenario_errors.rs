@@ -161,3 +161,53 @@ fn an_override_by_index_is_blamed_like_one_by_name() {
         "{e}"
     );
 }
+
+const TCP_FLOW: &str = r#"
+[[flows]]
+name = "t"
+type = "tcp"
+variant = "sack"
+from = "a"
+to = "b"
+"#;
+
+#[test]
+fn an_unknown_congestion_controller_is_one_line_at_its_key() {
+    let e = err(
+        &format!("{BASE}{TCP_FLOW}congestion_control = \"vegas\"\n"),
+        &[],
+    );
+    assert!(!e.contains('\n'), "{e}");
+    assert!(e.contains("s.toml"), "{e}");
+    assert!(e.contains("flows.t.congestion_control"), "{e}");
+    assert!(e.contains("vegas") && e.contains("cubic"), "{e}");
+}
+
+#[test]
+fn hystart_without_cubic_is_refused() {
+    for cc in ["", "congestion_control = \"reno\"\n"] {
+        let e = err(&format!("{BASE}{TCP_FLOW}{cc}hystart = true\n"), &[]);
+        assert!(!e.contains('\n'), "{e}");
+        assert!(e.contains("flows.t.hystart"), "{e}");
+        assert!(e.contains("cubic"), "{e}");
+    }
+    // With CUBIC both values are fine.
+    for v in ["true", "false"] {
+        let text = format!("{BASE}{TCP_FLOW}congestion_control = \"cubic\"\nhystart = {v}\n");
+        assert!(load_toml(&text, "s.toml", "s", &[]).is_ok());
+    }
+}
+
+#[test]
+fn bbr_without_pacing_is_refused() {
+    let e = err(
+        &format!("{BASE}{TCP_FLOW}congestion_control = \"bbr\"\npacing = false\n"),
+        &[],
+    );
+    assert!(!e.contains('\n'), "{e}");
+    assert!(e.contains("flows.t.pacing") && e.contains("bbr"), "{e}");
+    for extra in ["pacing = true\n", ""] {
+        let text = format!("{BASE}{TCP_FLOW}congestion_control = \"bbr\"\n{extra}");
+        assert!(load_toml(&text, "s.toml", "s", &[]).is_ok());
+    }
+}

@@ -3,8 +3,8 @@
 use super::error::ScenarioError;
 use super::overrides;
 use super::schema::{
-    CbrCfg, CbrPairsCfg, FLOW_TYPES, FaultAction, FlowSpec, InitialCwnd, LossCfg, MobilityModel,
-    ScenarioFile, SctpCfg, TcpCfg,
+    CbrCfg, CbrPairsCfg, CongestionControl, FLOW_TYPES, FaultAction, FlowSpec, InitialCwnd,
+    LossCfg, MobilityModel, ScenarioFile, SctpCfg, TcpCfg,
 };
 use crate::net::routing::components;
 use crate::net::{IfaceId, NodeId};
@@ -1292,6 +1292,20 @@ fn validate_tcp(c: &TcpCfg, p: &str, source: &str) -> Result<(), ScenarioError> 
     }
     if c.dupack_threshold == 0 {
         return bad("dupack_threshold", "expected at least 1");
+    }
+    if c.hystart.is_some() && c.congestion_control != CongestionControl::Cubic {
+        return bad(
+            "hystart",
+            "HyStart++ is part of CUBIC's slow start: expected it only with \
+             congestion_control = \"cubic\"",
+        );
+    }
+    if c.pacing == Some(false) && c.congestion_control == CongestionControl::Bbr {
+        return bad(
+            "pacing",
+            "BBR sets a pacing rate and needs it (its model is rate-based): expected \
+             pacing = true or no `pacing` with congestion_control = \"bbr\"",
+        );
     }
     if c.max_sack_blocks > 4 {
         return bad(

@@ -449,6 +449,29 @@ pub enum TcpVariant {
     Fack,
 }
 
+/// The congestion controller of a TCP flow (`congestion_control`; docs/models/cc.md).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum CongestionControl {
+    /// Today's window rules, which `variant` and the window knobs fix.
+    #[default]
+    Reno,
+    /// RFC 9438 with HyStart++ (RFC 9406) unless `hystart = false`.
+    Cubic,
+    /// BBR v1 (Linux 4.9 `tcp_bbr.c`, ns-3 `TcpBbr`), always paced.
+    Bbr,
+}
+
+impl From<CongestionControl> for crate::cc::Algorithm {
+    fn from(c: CongestionControl) -> Self {
+        match c {
+            CongestionControl::Reno => crate::cc::Algorithm::Reno,
+            CongestionControl::Cubic => crate::cc::Algorithm::Cubic,
+            CongestionControl::Bbr => crate::cc::Algorithm::Bbr,
+        }
+    }
+}
+
 /// How the TCP congestion window is counted on a loss.
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
@@ -472,6 +495,15 @@ pub struct TcpCfg {
     pub from: String,
     pub to: String,
     pub variant: TcpVariant,
+    /// The window's controller; loss recovery stays `variant`'s (docs/models/cc.md).
+    #[serde(default)]
+    pub congestion_control: CongestionControl,
+    /// HyStart++ (RFC 9406) in CUBIC's first slow start; absent: on with `"cubic"`.
+    #[serde(default)]
+    pub hystart: Option<bool>,
+    /// Pace segments at the controller's rate; absent: on with `"bbr"`, off otherwise.
+    #[serde(default)]
+    pub pacing: Option<bool>,
     #[serde(default)]
     pub start: Option<Duration>,
     /// The application stops offering new data (bulk transfers only).
@@ -1040,6 +1072,13 @@ impl TcpCfg {
                 precision_reduce: self.precision_reduce,
                 flight_based_cut: self.window_unit == WindowUnit::Bytes,
             },
+            congestion_control: self.congestion_control.into(),
+            hystart: self
+                .hystart
+                .unwrap_or(self.congestion_control == CongestionControl::Cubic),
+            pacing: self
+                .pacing
+                .unwrap_or(self.congestion_control == CongestionControl::Bbr),
             partial_window_deflation: self.partial_window_deflation,
             reset_timer_first_partial_only: self.reset_timer_on_first_partial_ack_only,
             max_burst: self.max_burst,

@@ -2,8 +2,9 @@
 //! receiver, with the congestion rules separate from the recovery algorithms.
 //! docs/models/tcp.md documents every knob and where it comes from.
 
-mod cc;
 pub mod config;
+mod delivery;
+mod rate;
 mod receiver;
 mod recovery;
 mod rtt;
@@ -11,7 +12,7 @@ mod scoreboard;
 mod sender;
 mod seqmap;
 
-pub use cc::CongestionRules;
+pub use crate::cc::CongestionRules;
 pub use config::Variant;
 pub use receiver::{ReceiverCfg, TcpReceiver};
 pub use rtt::RttEstimator;

@@ -6,6 +6,7 @@
 //! seed 002 sec. 5). Segment numbers are 0-based; `cum` is the highest segment acked.
 
 use super::sender::{CwndAction, TcpSender, Why};
+use crate::cc::{Congestion, CwndAfter};
 use crate::sim::SimTime;
 
 impl TcpSender {
@@ -54,7 +55,7 @@ impl TcpSender {
         self.recover = self.maxseq;
         self.last_cwnd_action = CwndAction::Dupack;
         self.entering_fast_recovery();
-        self.slowdown(true, false);
+        self.slowdown(Congestion::FastRetransmit, CwndAfter::Reduce);
         self.reset_rtx_timer(true, false);
         let s = self.last_ack + 1;
         self.output(s, Why::Fast);
@@ -189,7 +190,7 @@ impl TcpSender {
         self.sb.mark_hole_sent(self.highest_ack + 1);
         self.last_cwnd_action = CwndAction::Dupack;
         self.entering_fast_recovery();
-        self.slowdown(true, false);
+        self.slowdown(Congestion::FastRetransmit, CwndAfter::Reduce);
         let s = self.last_ack + 1;
         self.output(s, Why::Fast);
     }
@@ -265,6 +266,7 @@ impl TcpSender {
     }
 
     pub(super) fn recv_fack(&mut self, cum: i64, blocks: &[(i64, i64)], echo: SimTime) {
+        let acked = cum - self.last_ack;
         let max_sacked = blocks.iter().map(|&(_, r)| r - 1).max().unwrap_or(-2);
         if !self.fastrecov {
             if cum > self.last_ack && blocks.is_empty() {
@@ -288,7 +290,8 @@ impl TcpSender {
                     self.recover = self.t_seqno;
                     self.last_cwnd_action = CwndAction::Dupack;
                     self.entering_fast_recovery();
-                    self.slowdown(false, true);
+                    // ns-2 FACK restarts cwnd at one segment here (seed 002 sec. 5).
+                    self.slowdown(Congestion::FastRetransmit, CwndAfter::One);
                     self.reset_rtx_timer(true, false);
                     self.fastrecov = true;
                     self.sb.mark_retransmitted(self.last_ack + 1, self.t_seqno);
@@ -315,7 +318,9 @@ impl TcpSender {
             }
             // ns-2's FACK opens the window on every ack during recovery, from the
             // cwnd = 1 it restarted at (seed 002 sec. 5 notes this behaviour).
-            self.rules_open();
+            // A duplicate ack here reports a segment SACKed: it counts as one, as each
+            // ack does in ns-2.
+            self.rules_open(acked);
             if blocks.is_empty() && self.last_ack >= self.recover {
                 self.fastrecov = false;
                 self.timeout_flag = false;
@@ -396,7 +401,7 @@ impl TcpSender {
                 let outstanding = self.highest_ack != self.maxseq;
                 if outstanding {
                     self.count_timeout();
-                    self.slowdown(false, true);
+                    self.slowdown(Congestion::Timeout, CwndAfter::One);
                 } else {
                     self.cwnd = self.cfg.initial_window;
                 }

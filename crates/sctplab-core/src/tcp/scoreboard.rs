@@ -173,7 +173,6 @@ impl Scoreboard {
     }
 
     /// Segments SACKed above the cumulative ack.
-    #[cfg(test)]
     pub fn sacked_count(&self) -> usize {
         self.sacked
     }

@@ -3,14 +3,19 @@
 //! rule by rule so that the seeds' numbers can be reproduced and checked against ns-2.
 //!
 //! This file holds what all variants share: the application, output and its
-//! bookkeeping, the retransmission timer, new-ack processing, and the congestion rules
-//! (`cc.rs`). `recovery.rs` holds each variant's ack processing and sending rule.
+//! bookkeeping, the retransmission timer, new-ack processing, and the calls into the
+//! flow's congestion controller (`crate::cc`). `recovery.rs` holds each variant's ack
+//! processing and sending rule.
 
-use super::cc::CongestionRules;
 use super::config::Variant;
+use super::rate::RateEstimator;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::seqmap::SeqMap;
+use crate::cc::{
+    Ack, Algorithm, Bbr, Congestion, CongestionEvent, CongestionRules, Controller, Cubic,
+    CwndAfter, WindowState,
+};
 use crate::endpoint::{Endpoint, EndpointEvent, SendKind};
 use crate::metrics::Window;
 use crate::net::wire::{TcpFlags, TcpOptions, TcpRepr, TransportRepr};
@@ -49,7 +54,13 @@ pub struct SenderCfg {
     pub numdupacks: i64,
     pub limited_transmit: bool,
     pub delay_growth: bool,
+    /// The `"reno"` controller's rules (ns-2's window knobs); the slow-start boundary
+    /// and the FlightSize cut also apply to CUBIC.
     pub rules: CongestionRules,
+    pub congestion_control: Algorithm,
+    /// HyStart++ for CUBIC's first slow start (RFC 9406).
+    pub hystart: bool,
+    pub pacing: bool,
     pub partial_window_deflation: bool,
     pub reset_timer_first_partial_only: bool,
     pub max_burst: u32,
@@ -132,12 +143,23 @@ pub struct TcpSender {
     pub(super) rtt_seq: i64,
     pub(super) rtt_ts: SimTime,
     pub(super) rtx_deadline: Option<SimTime>,
+    /// The congestion controller; the window it acts on is `cwnd` and `ssthresh`.
+    pub(super) cc: Controller,
+    /// The send time the ack being processed echoes (its RTT sample, RFC 7323 sec. 4).
+    pub(super) ack_echo: SimTime,
+    /// Delivery-rate samples, for controllers that use them (BBR).
+    pub(super) rate: Option<RateEstimator>,
+    /// Segments known delivered above the cumulative ack: SACKed ones, or without SACK
+    /// one per duplicate ack, not yet covered by it.
+    pub(super) delivered_above: i64,
+    /// Pacing: the earliest time the next segment may leave.
+    pub(super) next_send: SimTime,
     /// Highest segment sent when the last timeout fired: retransmissions at or below it
     /// that no ack information asked for are go-back-N (`rto_rtx`).
     rto_high: i64,
     /// Segments to put on the wire, and whether each is a retransmission; -1 is a SYN.
-    out: VecDeque<(i64, bool)>,
-    events: VecDeque<EndpointEvent>,
+    pub(super) out: VecDeque<(i64, SendKind)>,
+    pub(super) events: VecDeque<EndpointEvent>,
     pub stats: SenderStats,
 }
 
@@ -148,7 +170,33 @@ impl TcpSender {
             Some(t) => t.div_ceil(cfg.map.mss) as i64,
             None => BULK,
         };
+        let cc = match cfg.congestion_control {
+            Algorithm::Reno => Controller::Reno(cfg.rules),
+            Algorithm::Cubic => Controller::Cubic(Box::new(Cubic::new(
+                cfg.hystart,
+                cfg.pacing,
+                cfg.rules.slow_start_at_ssthresh,
+                cfg.rules.flight_based_cut,
+            ))),
+            Algorithm::Bbr => {
+                // Linux draws ProbeBW's first phase at random; here a fixed function of
+                // the flow's ports (deterministic, and different for parallel flows).
+                let draw = usize::from(cfg.ports.0 ^ cfg.ports.1) % 7;
+                let phase = if draw == 0 { 0 } else { draw + 1 };
+                Controller::Bbr(Box::new(Bbr::new(
+                    cfg.initial_window,
+                    cfg.map.mss as f64,
+                    phase,
+                )))
+            }
+        };
+        let rate = cc.wants_rate_samples().then(RateEstimator::new);
         TcpSender {
+            cc,
+            rate,
+            delivered_above: 0,
+            next_send: SimTime::ZERO,
+            ack_echo: SimTime::ZERO,
             app_total,
             now: SimTime::ZERO,
             phase: Phase::Idle,
@@ -245,14 +293,23 @@ impl TcpSender {
                 }
             }
         }
-        if self.cfg.trace_sends {
+        // A paced segment is traced when it leaves (`transmit_segment`).
+        if self.cfg.trace_sends && !self.cfg.pacing {
             self.events.push_back(EndpointEvent::Sent {
                 seq: (seqno + 1) as u32,
                 kind,
                 dest: [0; 4],
             });
         }
-        self.out.push_back((seqno, !is_new));
+        if self.cfg.pacing && kind != SendKind::New {
+            // A paced sender's queue may hold up to a window of new data waiting for its
+            // gaps; a retransmission goes before it (Linux sends its retransmission
+            // queue first, `tcp_xmit_retransmit_queue`), after earlier ones.
+            let at = self.out.iter().position(|&(_, k)| k == SendKind::New);
+            self.out.insert(at.unwrap_or(self.out.len()), (seqno, kind));
+        } else {
+            self.out.push_back((seqno, kind));
+        }
         if is_new {
             self.maxseq = seqno;
             if !self.rtt_active {
@@ -358,8 +415,9 @@ impl TcpSender {
     /// New ack outside recovery: `newack` then open the window (ns-2
     /// `recv_newack_helper`).
     pub(super) fn recv_newack_helper(&mut self, ackno: i64) {
+        let acked = ackno - self.last_ack;
         self.newack(ackno);
-        self.rules_open();
+        self.rules_open(acked);
         // ns-2's `delay_growth_` keeps the window shut on the ack of its segment 0, the
         // SYN when `syn_` is on. With a handshake our SYN-ACK already leaves cwnd at the
         // initial window, so the first data ack must grow it: applying the rule again
@@ -373,30 +431,57 @@ impl TcpSender {
         }
     }
 
-    pub(super) fn rules_open(&mut self) {
-        self.cfg.rules.open(&mut self.cwnd, self.ssthresh);
+    /// The controller's window growth for an ack that newly acknowledges `acked`
+    /// segments (ns-2 `opencwnd` for `"reno"`).
+    pub(super) fn rules_open(&mut self, acked: i64) {
+        if let Controller::Reno(rules) = &self.cc {
+            // Today's rules, with nothing else computed: the hot path stays as it was.
+            rules.open(&mut self.cwnd, self.ssthresh);
+            return;
+        }
+        let ack = Ack {
+            now: self.now,
+            segments_acked: acked.max(1) as f64,
+            acked_through: self.highest_ack,
+            next_to_send: self.maxseq + 1,
+            rtt: Some(self.now.saturating_since(self.ack_echo).as_secs_f64()),
+            srtt: self.rtt.srtt_s(),
+            rwnd: self.cfg.wnd,
+        };
+        let mut w = WindowState {
+            cwnd: self.cwnd,
+            ssthresh: self.ssthresh,
+        };
+        self.cc.on_ack(&mut w, &ack);
+        self.cwnd = w.cwnd;
+        self.ssthresh = w.ssthresh;
     }
 
-    /// Window cut (ns-2 `slowdown`): halve ssthresh and optionally cwnd, or restart
-    /// cwnd at one segment.
-    pub(super) fn slowdown(&mut self, halve_cwnd: bool, restart_cwnd: bool) {
+    /// Window cut (ns-2 `slowdown`): the controller sets ssthresh and, as the recovery
+    /// algorithm asks, reduces cwnd, restarts it at one segment or leaves it.
+    pub(super) fn slowdown(&mut self, kind: Congestion, after: CwndAfter) {
         let mut outstanding = (self.maxseq - self.highest_ack).max(0);
-        if halve_cwnd {
+        if after == CwndAfter::Reduce {
             // A fast retransmit (the only cut that halves cwnd): FlightSize leaves out
             // what limited transmit sent (RFC 5681 sec. 3.2 step 2, RFC 3042 sec. 2).
             outstanding = (outstanding - self.limited_sent).max(0);
         }
-        let flight = outstanding as f64;
-        let (ssthresh, cwnd) = self.cfg.rules.cut(
-            self.windowd(),
-            self.window(),
-            flight,
-            self.cwnd,
-            halve_cwnd,
-            restart_cwnd,
-        );
-        self.ssthresh = ssthresh;
-        self.cwnd = cwnd;
+        let ev = CongestionEvent {
+            now: self.now,
+            kind,
+            cwnd_after: after,
+            window_exact: self.windowd(),
+            window_whole: self.window(),
+            flight: outstanding as f64,
+            rwnd: self.cfg.wnd,
+        };
+        let mut w = WindowState {
+            cwnd: self.cwnd,
+            ssthresh: self.ssthresh,
+        };
+        self.cc.on_congestion(&mut w, &ev);
+        self.ssthresh = w.ssthresh;
+        self.cwnd = w.cwnd;
         self.first_decrease = false;
     }
 
@@ -413,7 +498,7 @@ impl TcpSender {
         } else {
             self.count_timeout();
             self.last_cwnd_action = CwndAction::Timeout;
-            self.slowdown(false, true);
+            self.slowdown(Congestion::Timeout, CwndAfter::One);
         }
         self.reset_rtx_timer(false, outstanding);
         self.last_cwnd_action = CwndAction::Timeout;
@@ -467,7 +552,7 @@ impl TcpSender {
     /// Sends (or resends) the SYN under the retransmission timer's current value: the
     /// initial RTO, doubled per expiry (ns-2.35 times its SYN, segment 0, like data).
     fn send_syn(&mut self) {
-        self.out.push_back((-1, false));
+        self.out.push_back((-1, SendKind::New));
         self.syn_deadline = Some(self.now + self.rtt.timeout());
     }
 
@@ -487,9 +572,10 @@ impl TcpSender {
         &mut self,
         now: SimTime,
         seqno: i64,
-        retransmission: bool,
+        kind: SendKind,
         pkt: &mut Packet,
     ) -> bool {
+        let retransmission = seqno >= 0 && kind != SendKind::New;
         let map = self.cfg.map;
         let mut options = TcpOptions::default();
         let (seq, flags, payload) = if seqno < 0 {
@@ -519,6 +605,9 @@ impl TcpSender {
         pkt.retransmission = retransmission;
         pkt.ts_echo = now;
         pkt.finalize();
+        if seqno >= 0 {
+            self.after_transmit(now, seqno, kind, f64::from(pkt.size));
+        }
         true
     }
 }
@@ -566,12 +655,15 @@ impl Endpoint for TcpSender {
         if self.cfg.window.contains(now) {
             self.stats.acks_received += 1;
         }
+        self.ack_echo = pkt.ts_echo;
+        let (prior_ack, prior_flight) = (self.highest_ack, self.flight_estimate());
         match self.cfg.variant {
             Variant::Reno => self.recv_reno(cum),
             Variant::Newreno => self.recv_newreno(cum),
             Variant::Sack => self.recv_sack1(cum, blocks),
             Variant::Fack => self.recv_fack(cum, blocks, pkt.ts_echo),
         }
+        self.rate_sample(prior_ack, prior_flight);
         self.trace_ack(cum, blocks, tcp.window);
     }
 
@@ -607,8 +699,11 @@ impl Endpoint for TcpSender {
     // instead of a call into `transmit_segment`.
     #[inline]
     fn poll_transmit(&mut self, now: SimTime, pkt: &mut Packet) -> bool {
+        if self.cfg.pacing && now < self.next_send && !self.out.is_empty() {
+            return false;
+        }
         match self.out.pop_front() {
-            Some((seqno, retransmission)) => self.transmit_segment(now, seqno, retransmission, pkt),
+            Some((seqno, kind)) => self.transmit_segment(now, seqno, kind, pkt),
             None => false,
         }
     }
@@ -628,6 +723,9 @@ impl Endpoint for TcpSender {
         }
         consider(self.syn_deadline);
         consider(self.rtx_deadline);
+        if self.cfg.pacing && !self.out.is_empty() {
+            consider(Some(self.next_send));
+        }
         next
     }
 
@@ -646,6 +744,17 @@ impl Endpoint for TcpSender {
         out("flight", flight);
         if self.cfg.variant == Variant::Sack && self.fastrecov {
             out("pipe", self.pipe as f64);
+        }
+        if self.cfg.pacing {
+            let w = WindowState {
+                cwnd: self.cwnd,
+                ssthresh: self.ssthresh,
+            };
+            let smss = self.cfg.map.mss as f64;
+            if let Some(r) = self.cc.pacing_rate(&w, smss, self.rtt.srtt_s()) {
+                // Bits per second, as the summary's rates.
+                out("pacing_rate", 8.0 * r);
+            }
         }
     }
 }

@@ -17,8 +17,19 @@ use std::path::{Path, PathBuf};
 /// in transmission not counted, as ns-2's queue monitor counts). `rto`, `srtt`, `state`
 /// and `errors` exist per SCTP destination only (entity `<flow>@<node>:<iface>`).
 pub const VARIABLES: &[&str] = &[
-    "cwnd", "ssthresh", "flight", "rwnd", "a_rwnd", "pba", "pipe", "queue", "rto", "srtt", "state",
+    "cwnd",
+    "ssthresh",
+    "flight",
+    "rwnd",
+    "a_rwnd",
+    "pba",
+    "pipe",
+    "queue",
+    "rto",
+    "srtt",
+    "state",
     "errors",
+    "pacing_rate",
 ];
 
 /// Rows per spill chunk: pyarrow's default Parquet row-group length (1 Mi rows), so the

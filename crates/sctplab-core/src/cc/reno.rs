@@ -1,6 +1,8 @@
-//! Congestion-window rules, kept apart from the loss-recovery algorithms (as ns-3 splits
-//! congestion ops from recovery ops): how the window opens on a new ack and how it is
-//! cut on a loss. Windows are in segments, as ns-2's one-way agents count them.
+//! The `"reno"` controller: today's congestion-window rules, exactly (every summary of a
+//! flow without `congestion_control` is byte-identical to the one before the controller
+//! seam): how the window opens on a new ack and how it is cut on a loss, as ns-2.35's
+//! `TcpAgent::opencwnd` and `slowdown` do it, or RFC 5681's byte-exact cut with
+//! `window_unit = "bytes"`. Windows are in segments, as ns-2's one-way agents count them.
 
 #[derive(Copy, Clone, Debug)]
 pub struct CongestionRules {

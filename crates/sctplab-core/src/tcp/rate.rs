@@ -1,0 +1,157 @@
+//! Per-packet delivery-rate estimation for controllers that want it (BBR), as Linux's
+//! `net/ipv4/tcp_rate.c` and ns-3's `TcpRateLinux` do it
+//! (draft-cheng-iccrg-delivery-rate-estimation): every transmission records how much
+//! had been delivered and when; the ack for it gives a sample of
+//! (delivered since then) / max(send interval, ack interval).
+//!
+//! The record of a transmission is found by its send time, which the receiver echoes in
+//! every ack (the receiver's `echo`, as TCP timestamps give it), so no per-sequence table
+//! is kept: records are in send order and those older than an echoed one are dropped.
+
+use crate::cc::RateSample;
+use crate::sim::SimTime;
+use std::collections::VecDeque;
+
+#[derive(Copy, Clone, Debug)]
+struct Sent {
+    at: SimTime,
+    delivered: f64,
+    delivered_time: SimTime,
+    first_sent: SimTime,
+    app_limited: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RateEstimator {
+    /// Segments delivered so far (Linux `tp->delivered`).
+    pub delivered: f64,
+    delivered_time: SimTime,
+    first_sent: SimTime,
+    /// Delivered count below which samples are app-limited (Linux `tp->app_limited`),
+    /// 0 when not.
+    app_limited_until: f64,
+    min_rtt: f64,
+    sent: VecDeque<Sent>,
+}
+
+impl RateEstimator {
+    pub fn new() -> Self {
+        RateEstimator {
+            min_rtt: f64::INFINITY,
+            ..RateEstimator::default()
+        }
+    }
+
+    /// A data segment leaves now (`tcp_rate_skb_sent`); with nothing in flight the
+    /// send and delivery clocks restart here. `app_limited`: the application has nothing
+    /// more to send after it (`tcp_rate_check_app_limited`), with `in_flight` segments
+    /// out.
+    pub fn on_send(&mut self, now: SimTime, app_limited: bool, in_flight: f64) {
+        if self.sent.is_empty() {
+            self.first_sent = now;
+            self.delivered_time = now;
+        }
+        if app_limited {
+            self.app_limited_until = (self.delivered + in_flight).max(1.0);
+        }
+        self.sent.push_back(Sent {
+            at: now,
+            delivered: self.delivered,
+            delivered_time: self.delivered_time,
+            first_sent: self.first_sent,
+            app_limited: self.app_limited_until > 0.0,
+        });
+    }
+
+    /// An ack that newly delivers `acked` segments and echoes the send time `echo`
+    /// (`tcp_rate_skb_delivered` and `tcp_rate_gen`). The fields the estimator does not
+    /// know (flight, recovery, losses) are the caller's to fill in.
+    pub fn on_ack(&mut self, now: SimTime, echo: SimTime, acked: f64) -> RateSample {
+        while self.sent.front().is_some_and(|s| s.at < echo) {
+            self.sent.pop_front();
+        }
+        let p = self.sent.front().filter(|s| s.at == echo).copied();
+        self.delivered += acked;
+        if self.app_limited_until > 0.0 && self.delivered > self.app_limited_until {
+            self.app_limited_until = 0.0;
+        }
+        let rtt = now.saturating_since(echo).as_secs_f64();
+        let mut rs = RateSample {
+            now,
+            delivered: 0.0,
+            interval: -1.0,
+            rtt: None,
+            prior_delivered: 0.0,
+            total_delivered: self.delivered,
+            acked,
+            losses: 0.0,
+            in_flight: 0.0,
+            prior_in_flight: 0.0,
+            app_limited: false,
+            in_recovery: false,
+        };
+        if acked > 0.0 {
+            self.delivered_time = now;
+        }
+        let Some(p) = p else {
+            return rs;
+        };
+        self.min_rtt = self.min_rtt.min(rtt);
+        self.first_sent = p.at;
+        let send = p.at.saturating_since(p.first_sent).as_secs_f64();
+        let ack = now.saturating_since(p.delivered_time).as_secs_f64();
+        rs.rtt = Some(rtt);
+        rs.prior_delivered = p.delivered;
+        rs.delivered = self.delivered - p.delivered;
+        rs.app_limited = p.app_limited;
+        // Linux refuses intervals shorter than the minimum RTT: they come from ack
+        // compression and would overestimate the rate.
+        let interval = send.max(ack);
+        rs.interval = if interval < self.min_rtt {
+            -1.0
+        } else {
+            interval
+        };
+        rs
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::SimDuration;
+
+    fn ms(t: u64) -> SimTime {
+        SimTime::ZERO + SimDuration::from_millis(t)
+    }
+
+    #[test]
+    fn a_window_sent_at_once_and_acked_over_a_round_trip_gives_the_ack_rate() {
+        // 10 segments at t = 0, acked one per 10 ms from 100 ms (all echo t = 0).
+        let mut r = RateEstimator::new();
+        for _ in 0..10 {
+            r.on_send(ms(0), false, 0.0);
+        }
+        let mut last = None;
+        for i in 0..10 {
+            last = Some(r.on_ack(ms(100 + 10 * i), ms(0), 1.0));
+        }
+        let rs = last.unwrap();
+        // P (sent at 0 with nothing delivered, delivered_time 0): 10 delivered over
+        // max(0, 190 ms) = 52.6 segments/s.
+        assert_eq!(rs.delivered, 10.0);
+        assert!((rs.interval - 0.19).abs() < 1e-12);
+        assert_eq!(rs.rtt, Some(0.19));
+        // Steady state: a segment sent every 10 ms, each acked 100 ms later: 100/s.
+        let mut r = RateEstimator::new();
+        let mut rs = None;
+        for i in 0..50u64 {
+            r.on_send(ms(10 * i), false, 10.0);
+            if i >= 10 {
+                rs = Some(r.on_ack(ms(10 * i), ms(10 * (i - 10)), 1.0));
+            }
+        }
+        let rs = rs.unwrap();
+        assert!((rs.delivered / rs.interval - 100.0).abs() < 1e-9, "{rs:?}");
+    }
+}
