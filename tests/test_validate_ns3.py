@@ -35,18 +35,21 @@ def test_newreno_rows_quick_agree_with_ns3(tmp_path: Path, ns3_cache: Path) -> N
     with (tmp_path / "validation.csv").open() as f:
         rows = list(csv.DictReader(f))
     assert list(rows[0]) == validate_ns3.COLUMNS
-    # goodput and mean cwnd at 0.1 % and 1 % loss.
+    # stalled runs, goodput and mean cwnd at 0.1 % and 1 % loss.
     assert [(r["metric"], r["scenario"].split(",")[1].strip()) for r in rows] == [
+        ("stalled_runs", "loss 0.001"),
         ("goodput_bps", "loss 0.001"),
         ("cwnd_mean", "loss 0.001"),
+        ("stalled_runs", "loss 0.01"),
         ("goodput_bps", "loss 0.01"),
         ("cwnd_mean", "loss 0.01"),
     ]
     assert all(r["pass"] == "yes" for r in rows), rows
-    assert result.last_line == "4/4 checks pass"
+    assert [r["ns3_mean"] for r in rows if r["metric"] == "stalled_runs"] == ["0", "0"]
+    assert result.last_line == "6/6 checks pass"
     # Mathis et al.'s 1.22 / sqrt(p) segments bounds the window from above at 1 % loss
     # (no timeouts in the formula): both simulators must sit below it, and not far below.
-    for r in rows[3:]:
+    for r in rows[5:]:
         assert 0.7 * 12.2 < float(r["ns3_mean"]) < 12.2 * 1.1
     # The validation reused the module's compiled programs.
     again = ns3_oracle.build(ns3_cache)
