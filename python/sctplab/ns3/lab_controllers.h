@@ -74,7 +74,7 @@ class LabNewReno : public TcpNewReno
 // CUBIC with the rule ns-3.37's TcpCubic lacks, the Reno-friendly region (RFC 9438 sec.
 // 4.3; ns-3 issue #1001, added in ns-3.41): an estimate W_est of what AIMD(alpha_cubic,
 // beta) would have grown to since the epoch began; when it is above CUBIC's window, cwnd
-// follows it. The cubic function itself, fast convergence, the multiplicative decrease
+// follows it. And slow start that stops at ssthresh (below). The cubic function itself, fast convergence, the multiplicative decrease
 // and the restart after a timeout (TcpCubic forgets W_max, so the next curve has K = 0
 // and W_max = the window where congestion avoidance starts, as RFC 9438 sec. 4.8 says;
 // ns-3.42 changed that for ns-3 issue #1085) are TcpCubic's own.
@@ -106,12 +106,23 @@ class LabCubic : public TcpCubic
 
     void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
     {
-        const bool avoidance = tcb->m_cWnd >= tcb->m_ssThresh;
-        TcpCubic::IncreaseWindow(tcb, segmentsAcked);
-        if (!avoidance || segmentsAcked == 0)
+        if (tcb->m_cWnd < tcb->m_ssThresh)
         {
-            return;
+            // Slow start stops at ssthresh and the rest of the ack goes to congestion
+            // avoidance, as Linux's tcp_slow_start does. TcpCubic adds every segment the
+            // ack covers: the ack that fills the hole after a timeout, covering up to a
+            // window of segments the receiver held, opened cwnd from 1 to that window.
+            const uint32_t room =
+                (tcb->m_ssThresh - tcb->m_cWnd + tcb->m_segmentSize - 1) / tcb->m_segmentSize;
+            const uint32_t slow = std::min(segmentsAcked, room);
+            TcpCubic::IncreaseWindow(tcb, slow);
+            segmentsAcked -= slow;
+            if (segmentsAcked == 0 || tcb->m_cWnd < tcb->m_ssThresh)
+            {
+                return;
+            }
         }
+        TcpCubic::IncreaseWindow(tcb, segmentsAcked);
         const double mss = tcb->m_segmentSize;
         if (m_epochPending)
         {

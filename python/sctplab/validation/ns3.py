@@ -68,7 +68,9 @@ def validate_ns3(
         "lab_controllers.h). `goodput_bps`: payload delivered in order from "
         f"{p.start_s:g} s to the end; `cwnd_mean`: cwnd in segments sampled every 10 ms "
         "in that window. Mean over seeds with 95 % Student-t half-widths; tolerance = the "
-        "sum of the half-widths, at least 2 % of ns-3's mean.",
+        "sum of the half-widths, at least 2 % of ns-3's mean. `stalled_runs`: runs whose "
+        "goodput is below half of ns-3's mean, counted on both sides; they must be equal "
+        "(a few stalled runs widen the intervals enough for the mean rows to pass).",
         "",
         "AQM rows: four such flows share the bottleneck, whose hard limit is 1000 packets "
         "and whose loss model is off, under CoDel, FQ-CoDel and PIE with their defaults "

@@ -10,10 +10,11 @@ validation.md): ssthresh from RFC 5681's FlightSize for NewReno, the Reno-friend
 and W_max kept after a timeout for CUBIC, invalid rate samples discarded and delivery
 rates measured as Linux does for BBR.
 
-Rows per controller and loss rate: `goodput_bps` (payload delivered in order in the
-measurement window) and `cwnd_mean` (segments, sampled every 10 ms in the window), mean
-over seeds with 95 % Student-t half-widths; tolerance = the sum of the two half-widths, at
-least 2 % of ns-3's mean (as `validate ns2`'s statistical rows).
+Rows per controller and loss rate: `stalled_runs` (runs whose goodput is below half of
+ns-3's mean, counted on both sides, must be equal), `goodput_bps` (payload delivered in
+order in the measurement window) and `cwnd_mean` (segments, sampled every 10 ms in the
+window), mean over seeds with 95 % Student-t half-widths; tolerance = the sum of the two
+half-widths, at least 2 % of ns-3's mean (as `validate ns2`'s statistical rows).
 """
 
 from __future__ import annotations
@@ -187,6 +188,25 @@ def rows(
             say(f"tcp-{ctrl.name}: ours not available: {str(e).split(', expected')[0]}", "ns3")
             mine = [dict.fromkeys(METRICS, math.nan)]
             note = " (ours: not available in this build)"
+        # A run that stalls (goodput below half of ns-3's mean) widens the interval
+        # enough for the mean rows to pass; counting such runs on both sides does not.
+        floor = 0.5 * mean_ci(t["goodput_bps"] for t in theirs)[0]
+        stalled = [
+            sum(t["goodput_bps"] < floor for t in theirs),
+            sum(m["goodput_bps"] < floor for m in mine) if not note else math.nan,
+        ]
+        checks.append(
+            Check(
+                "stalled_runs",
+                f"tcp-{ctrl.name}, loss {loss:g}, goodput below {floor / 1e6:.3g} Mb/s, "
+                f"{p.seeds} seeds" + note,
+                float(stalled[0]),
+                None,
+                float(stalled[1]),
+                None,
+                0.0,
+            )
+        )
         for metric in METRICS:
             tm, tci, _ = mean_ci(t[metric] for t in theirs)
             mm, mci, _ = mean_ci(m[metric] for m in mine)
