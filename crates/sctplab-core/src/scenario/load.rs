@@ -344,6 +344,14 @@ fn typed_flow(raw: &Table, index: usize, source: &str) -> Result<TypedFlow, Scen
             ));
         }
     };
+    if matches!(kind.as_str(), "cbr" | "cbr_pairs") && body.contains_key("ecn") {
+        return Err(ScenarioError::new(
+            source,
+            format!("{label}.ecn"),
+            "applies to tcp and sctp flows only: a UDP flow has no congestion control to \
+             answer a CE mark",
+        ));
+    }
     let body = Value::Table(body);
     match kind.as_str() {
         "cbr" => Ok(TypedFlow::Flow(FlowSpec::Cbr(typed(
@@ -472,6 +480,7 @@ fn validate(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
                 "must be greater than zero (omit it for no byte limit)".into(),
             ));
         }
+        super::aqm::validate(link, source)?;
         let pair = (ends[0].min(ends[1]), ends[0].max(ends[1]));
         if let Some(other) = pairs.insert(pair, &link.name) {
             return Err(err(

@@ -358,6 +358,9 @@ pub struct LinkCfg {
     pub queue_bytes: Option<Size>,
     #[serde(default)]
     pub loss: Option<LossCfg>,
+    /// The queue discipline of both directions (drop-tail without it).
+    #[serde(default)]
+    pub aqm: Option<super::aqm::AqmCfg>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -472,6 +475,9 @@ pub struct TcpCfg {
     pub from: String,
     pub to: String,
     pub variant: TcpVariant,
+    /// ECN-capable: new data segments leave as ECT(0) (RFC 3168).
+    #[serde(default)]
+    pub ecn: bool,
     #[serde(default)]
     pub start: Option<Duration>,
     /// The application stops offering new data (bulk transfers only).
@@ -652,6 +658,9 @@ pub struct SctpCfg {
     #[serde(default)]
     pub primary: Option<String>,
     pub variant: SctpVariant,
+    /// ECN-capable: DATA packets leave as ECT(0) (RFC 9260 appendix A).
+    #[serde(default)]
+    pub ecn: bool,
     #[serde(default)]
     pub start: Option<Duration>,
     #[serde(default)]

@@ -2,7 +2,7 @@
 
 use super::tracer::Tracer;
 use super::wireless::{Nic, TimerSlot, Wireless, static_wireless_routes};
-use super::{EndpointSlot, Event, Fault, Flow, FlowKind, Iface, Node, World, iface_addr};
+use super::{Ect, EndpointSlot, Event, Fault, Flow, FlowKind, Iface, Node, World, iface_addr};
 use crate::endpoint::cbr::{CbrSource, UdpSink};
 use crate::endpoint::{AnyEndpoint, Endpoint};
 use crate::error::Error;
@@ -252,6 +252,11 @@ impl World {
                     timer_at: None,
                     timer_gen: 0,
                     send_route: None,
+                    ecn: match spec {
+                        FlowSpec::Tcp(c) if c.ecn => Ect::NewData,
+                        FlowSpec::Sctp(c) if c.ecn => Ect::Data,
+                        _ => Ect::None,
+                    },
                 });
             }
             nodes[src.idx()].ports.push((proto, ports.0, sid));
@@ -271,6 +276,7 @@ impl World {
                 receiver: rid,
                 in_flight: 0,
                 finished: false,
+                ce_marks: 0,
             });
         }
 
@@ -439,7 +445,7 @@ fn link_dir(
         }
         _ => LossModel::default(),
     };
-    LinkDir::new(
+    let mut link = LinkDir::new(
         format!("{}->{}", nodes[from.idx()].name, nodes[to.idx()].name),
         (from, to),
         (from_iface, to_iface),
@@ -447,7 +453,12 @@ fn link_dir(
         l.delay.0,
         DropTail::new(l.queue, l.queue_bytes.map(|b| b.0)),
         loss,
-    )
+    );
+    link.aqm = l
+        .aqm
+        .as_ref()
+        .map(|cfg| super::aqm::build(cfg, l, &format!("link:{}:{dir_name}:aqm", l.name), seed));
+    link
 }
 
 // Keeps the Event type's size in check: the heap moves it on every push and pop.
