@@ -4,12 +4,16 @@
 //! RFC 8033).
 
 use super::error::ScenarioError;
+use super::load::typed;
 use super::schema::LinkCfg;
 use super::units::{Duration, Size};
 use serde::Deserialize;
+use toml::{Table, Value};
 
-#[derive(Deserialize, Debug, Clone)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+/// The disciplines `kind` names.
+pub const AQM_KINDS: [&str; 4] = ["red", "codel", "fq_codel", "pie"];
+
+#[derive(Debug, Clone)]
 pub enum AqmCfg {
     Red(RedCfg),
     Codel(CodelCfg),
@@ -106,9 +110,48 @@ pub struct PieCfg {
 /// The most flow queues FQ-CoDel may have (Linux's `flows` limit, 65536).
 pub const MAX_FQ_FLOWS: u32 = 65_536;
 
+/// Types a link's `aqm` table by its `kind`; errors name the key under `prefix`.
+pub(super) fn typed_aqm(raw: &Table, prefix: &str, source: &str) -> Result<AqmCfg, ScenarioError> {
+    let mut body = raw.clone();
+    let kind = match body.remove("kind") {
+        Some(Value::String(s)) => s,
+        Some(other) => {
+            return Err(ScenarioError::new(
+                source,
+                format!("{prefix}.kind"),
+                format!(
+                    "expected a string, one of {AQM_KINDS:?}, got {}",
+                    other.type_str()
+                ),
+            ));
+        }
+        None => {
+            return Err(ScenarioError::new(
+                source,
+                format!("{prefix}.kind"),
+                format!("missing; expected one of {AQM_KINDS:?}"),
+            ));
+        }
+    };
+    let body = Value::Table(body);
+    Ok(match kind.as_str() {
+        "red" => AqmCfg::Red(typed(&body, source, prefix)?),
+        "codel" => AqmCfg::Codel(typed(&body, source, prefix)?),
+        "fq_codel" => AqmCfg::FqCodel(typed(&body, source, prefix)?),
+        "pie" => AqmCfg::Pie(typed(&body, source, prefix)?),
+        other => {
+            return Err(ScenarioError::new(
+                source,
+                format!("{prefix}.kind"),
+                format!("unknown queue discipline {other:?}; expected one of {AQM_KINDS:?}"),
+            ));
+        }
+    })
+}
+
 /// Checks `link.aqm`'s values; each error is one line at its key.
 pub(super) fn validate(link: &LinkCfg, source: &str) -> Result<(), ScenarioError> {
-    let Some(aqm) = &link.aqm else {
+    let Some(aqm) = &link.aqm_cfg else {
         return Ok(());
     };
     let p = format!("links.{}.aqm", link.name);
@@ -122,9 +165,10 @@ pub(super) fn validate(link: &LinkCfg, source: &str) -> Result<(), ScenarioError
         _ => Ok(()),
     };
     let probability = |key: &str, v: Option<f64>| match v {
-        Some(v) if !(0.0..=1.0).contains(&v) => {
-            err(key, format!("{v} is not a probability; expected a number from 0 to 1"))
-        }
+        Some(v) if !(0.0..=1.0).contains(&v) => err(
+            key,
+            format!("{v} is not a probability; expected a number from 0 to 1"),
+        ),
         _ => Ok(()),
     };
     match aqm {
@@ -133,7 +177,10 @@ pub(super) fn validate(link: &LinkCfg, source: &str) -> Result<(), ScenarioError
             for (key, v) in [("thresh", c.thresh), ("maxthresh", c.maxthresh)] {
                 let Some(v) = v else { continue };
                 if !v.is_finite() || v < 0.0 {
-                    return err(key, format!("{v} packets; expected 0 (automatic, as ns-2.35) or more"));
+                    return err(
+                        key,
+                        format!("{v} packets; expected 0 (automatic, as ns-2.35) or more"),
+                    );
                 }
                 if v > limit {
                     return err(
@@ -155,13 +202,18 @@ pub(super) fn validate(link: &LinkCfg, source: &str) -> Result<(), ScenarioError
                 if !(w == -1.0 || w == 0.0 || w == -2.0 || (w > 0.0 && w <= 1.0)) {
                     return err(
                         "q_weight",
-                        format!("{w}; expected a weight in (0, 1], or -1, 0, -2 (ns-2.35's automatic choices)"),
+                        format!(
+                            "{w}; expected a weight in (0, 1], or -1, 0, -2 (ns-2.35's automatic choices)"
+                        ),
                     );
                 }
             }
             if let Some(l) = c.linterm {
                 if !l.is_finite() || l < 1.0 {
-                    return err("linterm", format!("{l}; expected 1 / max_p, a number of 1 or more"));
+                    return err(
+                        "linterm",
+                        format!("{l}; expected 1 / max_p, a number of 1 or more"),
+                    );
                 }
             }
             positive_size("mean_pktsize", c.mean_pktsize)?;
@@ -176,9 +228,10 @@ pub(super) fn validate(link: &LinkCfg, source: &str) -> Result<(), ScenarioError
             positive_time("interval", c.interval)?;
             positive_size("quantum", c.quantum)?;
             match c.flows {
-                Some(n) if n == 0 || n > MAX_FQ_FLOWS => {
-                    err("flows", format!("{n}; expected 1 to {MAX_FQ_FLOWS} flow queues"))
-                }
+                Some(n) if n == 0 || n > MAX_FQ_FLOWS => err(
+                    "flows",
+                    format!("{n}; expected 1 to {MAX_FQ_FLOWS} flow queues"),
+                ),
                 _ => Ok(()),
             }
         }
@@ -189,7 +242,10 @@ pub(super) fn validate(link: &LinkCfg, source: &str) -> Result<(), ScenarioError
             for (key, v) in [("alpha", c.alpha), ("beta", c.beta)] {
                 if let Some(v) = v {
                     if !v.is_finite() || v < 0.0 {
-                        return err(key, format!("{v}; expected a weight of 0 or more (per second)"));
+                        return err(
+                            key,
+                            format!("{v}; expected a weight of 0 or more (per second)"),
+                        );
                     }
                 }
             }

@@ -246,7 +246,13 @@ fn typed_and_checked(
     default_name: &str,
 ) -> Result<Scenario, ScenarioError> {
     let root = Value::Table(table);
-    let file: ScenarioFile = typed(&root, source, "")?;
+    let mut file: ScenarioFile = typed(&root, source, "")?;
+    for link in &mut file.links {
+        if let Some(raw) = &link.aqm {
+            let prefix = format!("links.{}.aqm", link.name);
+            link.aqm_cfg = Some(super::aqm::typed_aqm(raw, &prefix, source)?);
+        }
+    }
     let mut flows = Vec::with_capacity(file.flows.len());
     let mut generators = Vec::new();
     for (i, raw) in file.flows.iter().enumerate() {
@@ -277,7 +283,7 @@ fn typed_and_checked(
 
 /// Deserialises `value` into `T`, turning serde's path (`links[1].delay`) into the named
 /// path users write (`links.bottleneck.delay`).
-fn typed<T: DeserializeOwned>(
+pub(super) fn typed<T: DeserializeOwned>(
     value: &Value,
     source: &str,
     prefix: &str,

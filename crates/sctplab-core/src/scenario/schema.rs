@@ -358,9 +358,12 @@ pub struct LinkCfg {
     pub queue_bytes: Option<Size>,
     #[serde(default)]
     pub loss: Option<LossCfg>,
-    /// The queue discipline of both directions (drop-tail without it).
+    /// The queue discipline of both directions (drop-tail without it), typed by its
+    /// `kind` in a second pass (`aqm::typed_aqm`) into `aqm_cfg`, as flows are.
     #[serde(default)]
-    pub aqm: Option<super::aqm::AqmCfg>,
+    pub aqm: Option<toml::Table>,
+    #[serde(skip)]
+    pub aqm_cfg: Option<super::aqm::AqmCfg>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -19,7 +19,17 @@ use std::path::{Path, PathBuf};
 /// `queue_delay` is per link direction: the mean time the packets whose transmission
 /// began since the previous sample waited in the queue, in seconds (0 if none began).
 pub const VARIABLES: &[&str] = &[
-    "cwnd", "ssthresh", "flight", "rwnd", "a_rwnd", "pba", "pipe", "queue", "rto", "srtt", "state",
+    "cwnd",
+    "ssthresh",
+    "flight",
+    "rwnd",
+    "a_rwnd",
+    "pba",
+    "pipe",
+    "queue",
+    "rto",
+    "srtt",
+    "state",
     "errors",
     "queue_delay",
 ];

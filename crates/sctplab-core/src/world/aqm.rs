@@ -179,7 +179,9 @@ pub(super) fn build(cfg: &AqmCfg, link: &LinkCfg, stream: &str, seed: u64) -> Bo
                 rng,
             ))
         }
-        AqmCfg::Codel(c) => Discipline::Codel(Codel::new(codel(c.target, c.interval, c.mtu, c.ecn))),
+        AqmCfg::Codel(c) => {
+            Discipline::Codel(Codel::new(codel(c.target, c.interval, c.mtu, c.ecn)))
+        }
         AqmCfg::FqCodel(c) => {
             let d = FqCodelParams::default();
             let p = FqCodelParams {
@@ -206,5 +208,9 @@ pub(super) fn build(cfg: &AqmCfg, link: &LinkCfg, stream: &str, seed: u64) -> Bo
             Discipline::Pie(Pie::new(p, rng))
         }
     };
-    Box::new(AqmQueue::new(disc, link.queue, link.queue_bytes.map(|b| b.0)))
+    Box::new(AqmQueue::new(
+        disc,
+        link.queue,
+        link.queue_bytes.map(|b| b.0),
+    ))
 }

@@ -455,7 +455,7 @@ fn link_dir(
         loss,
     );
     link.aqm = l
-        .aqm
+        .aqm_cfg
         .as_ref()
         .map(|cfg| super::aqm::build(cfg, l, &format!("link:{}:{dir_name}:aqm", l.name), seed));
     link

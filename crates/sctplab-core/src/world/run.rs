@@ -4,9 +4,9 @@ use super::{Ect, Event, Fault, NO_FLOW, SendRoute, World, addr_parts};
 use crate::endpoint::EndpointEvent;
 use crate::endpoint::{AnyEndpoint, Endpoint};
 use crate::error::Error;
+use crate::net::PacketKind;
 use crate::net::aqm::{CE, ECT0};
 use crate::net::link::{Hop, overlap_ns};
-use crate::net::PacketKind;
 use crate::net::{EndpointId, LinkDirId, NodeId, PacketId};
 use crate::scenario::Scenario;
 use crate::sim::{SimDuration, SimTime};
@@ -654,7 +654,13 @@ impl World {
     }
 
     /// Starts transmitting `pid`, which waited `waited` in the queue.
-    pub(super) fn start_tx(&mut self, now: SimTime, dir: LinkDirId, pid: PacketId, waited: SimDuration) {
+    pub(super) fn start_tx(
+        &mut self,
+        now: SimTime,
+        dir: LinkDirId,
+        pid: PacketId,
+        waited: SimDuration,
+    ) {
         let link = &mut self.links[dir.idx()];
         let pkt = self.pool.get(pid);
         if self.tracer.ns2_on() {
@@ -834,7 +840,9 @@ impl World {
                     while let Some(pid) = self.links[dir.idx()].queue.pop() {
                         self.fault_drop(now, dir, pid);
                     }
-                    while let Some(pid) = self.links[dir.idx()].aqm.as_mut().and_then(|a| a.pop_any()) {
+                    while let Some(pid) =
+                        self.links[dir.idx()].aqm.as_mut().and_then(|a| a.pop_any())
+                    {
                         self.fault_drop(now, dir, pid);
                     }
                 }
