@@ -347,6 +347,21 @@ mod tests {
         assert_eq!(r.th_min, 62.5 * 500.0);
     }
 
+    /// What ns-2.35 itself computes: `$ns duplex-link $a $b BW D RED` then
+    /// `[[$ns link $a $b] queue] set q_weight_` (and thresh_, maxthresh_) prints these.
+    #[test]
+    fn automatic_parameters_match_ns2() {
+        for (bw, delay, q_w, th, maxth) in [
+            (1_500_000, 0.010, 0.002_663_114_269_499_056_2, 5.0, 15.0),
+            (3_000_000, 0.250, 0.000_176_819_025_266_450_32, 5.0, 15.0),
+            (100_000_000, 0.010, 3.999_920_001_063_195_2e-5, 62.5, 187.5),
+        ] {
+            let r = RedResolved::new(&RedParams::default(), bw, delay);
+            assert!((r.q_w - q_w).abs() < 1e-15, "{bw}: {}", r.q_w);
+            assert_eq!((r.th_min, r.th_max), (th * 500.0, maxth * 500.0), "{bw}");
+        }
+    }
+
     #[test]
     fn hard_limit_is_a_forced_drop() {
         let mut red = Red::new(pkts(), 10_000_000, 0.01, AqmRng::new(1, "t"));
