@@ -219,7 +219,9 @@ CASES = {
         ["bad.toml", "links.ab.aqm.tagret", "unknown field", "target"],
     ),
     "aqm_red_threshold_above_queue": (
-        BASE.replace('delay = "10ms"', 'delay = "10ms"\nqueue = 20\naqm = { kind = "red", maxthresh = 30 }'),
+        BASE.replace(
+            'delay = "10ms"', 'delay = "10ms"\nqueue = 20\naqm = { kind = "red", maxthresh = 30 }'
+        ),
         [],
         ["bad.toml", "links.ab.aqm.maxthresh", "queue limit (20 packets)"],
     ),
