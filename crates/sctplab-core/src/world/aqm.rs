@@ -15,7 +15,7 @@ use crate::net::link::LinkDir;
 use crate::scenario::aqm::AqmCfg;
 use crate::scenario::schema::LinkCfg;
 use crate::scenario::units::{Duration, Size};
-use crate::sim::{RngStream, SimTime};
+use crate::sim::{RngStream, SimDuration, SimTime};
 use crate::trace::series::Series;
 
 impl World {
@@ -33,7 +33,9 @@ impl World {
             return;
         };
         let admit = aqm.enqueue(now, pid, self.pool.get(pid), state);
-        self.flush_aqm_drops(now, dir);
+        if !aqm.dropped.is_empty() {
+            self.flush_aqm_drops(now, dir);
+        }
         match admit {
             Admit::Dropped(cause) => {
                 self.aqm_drop(now, dir, pid, cause);
@@ -42,7 +44,6 @@ impl World {
             Admit::Marked => self.mark_ce(now, dir, pid),
             Admit::Queued => {}
         }
-        self.pool.get_mut(pid).queued_at = now;
         if !busy {
             self.aqm_start_next(now, dir);
         } else {
@@ -64,17 +65,20 @@ impl World {
             return;
         };
         let next = aqm.dequeue(now);
-        self.flush_aqm_drops(now, dir);
-        let Some((pid, mark)) = next else {
+        let more = !aqm.is_empty();
+        if !aqm.dropped.is_empty() {
+            self.flush_aqm_drops(now, dir);
+        }
+        let Some((e, mark)) = next else {
             return;
         };
         if mark {
-            self.mark_ce(now, dir, pid);
+            self.mark_ce(now, dir, e.id);
         }
-        let waited = now.saturating_since(self.pool.get(pid).queued_at);
-        self.start_tx(now, dir, pid, waited);
-        let link = &mut self.links[dir.idx()];
-        if link.aqm.as_ref().is_some_and(|a| !a.is_empty()) {
+        let waited = SimDuration::from_nanos(now.as_nanos().saturating_sub(e.enq_ns));
+        self.start_tx(now, dir, e.id, waited);
+        if more {
+            let link = &mut self.links[dir.idx()];
             if let Some((t, seq)) = link.tx.end {
                 link.tx.end_queued = true;
                 self.queue.schedule_reserved(t, seq, Event::TxDone(dir));

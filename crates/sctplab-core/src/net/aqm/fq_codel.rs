@@ -100,9 +100,11 @@ impl FqCodel {
         self.bytes
     }
 
-    /// The queue a packet of this hash goes to.
+    /// The queue a packet of this hash goes to: the mixed hash scaled onto the queues
+    /// by a multiply and a shift (as uniform as a remainder, without the division).
     pub fn bucket(&self, hash: u64) -> usize {
-        (mix(hash ^ self.perturb) % u64::from(self.params.flows)) as usize
+        let h = mix(hash ^ self.perturb);
+        ((u128::from(h) * u128::from(self.params.flows)) >> 64) as usize
     }
 
     /// RFC 8290 sec. 4.1: a packet joins its flow's queue; a queue that was on no list

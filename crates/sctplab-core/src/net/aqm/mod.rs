@@ -88,6 +88,7 @@ impl Fifo {
         Some(e)
     }
 
+    #[inline]
     pub fn len(&self) -> usize {
         self.q.len()
     }
@@ -169,17 +170,18 @@ impl AqmQueue {
         }
     }
 
-    /// The next packet to transmit at `now` and whether it is to be marked CE; packets
-    /// dropped on the way are left in `dropped`.
-    pub fn dequeue(&mut self, now: SimTime) -> Option<(PacketId, bool)> {
+    /// The next packet to transmit at `now` (its entry: id, size, when it was queued)
+    /// and whether it is to be marked CE; packets dropped on the way are left in
+    /// `dropped`.
+    #[inline]
+    pub fn dequeue(&mut self, now: SimTime) -> Option<(Entry, bool)> {
         let now = now.as_nanos();
-        let (e, mark) = match &mut self.disc {
-            Discipline::Red(r) => (r.q.pop()?, false),
-            Discipline::Codel(c) => c.dequeue(now, &mut self.dropped)?,
-            Discipline::Pie(p) => (p.dequeue(now)?, false),
-            Discipline::FqCodel(f) => f.dequeue(now, &mut self.dropped)?,
-        };
-        Some((e.id, mark))
+        match &mut self.disc {
+            Discipline::Red(r) => Some((r.q.pop()?, false)),
+            Discipline::Codel(c) => c.dequeue(now, &mut self.dropped),
+            Discipline::Pie(p) => Some((p.dequeue(now)?, false)),
+            Discipline::FqCodel(f) => f.dequeue(now, &mut self.dropped),
+        }
     }
 
     /// Removes any waiting packet, without the discipline's rules (a link going down).
@@ -204,6 +206,7 @@ impl AqmQueue {
     }
 
     /// Packets waiting (not counting the one in transmission).
+    #[inline]
     pub fn len(&self) -> usize {
         match &self.disc {
             Discipline::Red(r) => r.q.len(),
@@ -218,6 +221,7 @@ impl AqmQueue {
     }
 
     /// Bytes waiting.
+    #[inline]
     pub fn bytes(&self) -> u64 {
         match &self.disc {
             Discipline::Red(r) => r.q.bytes,
