@@ -15,6 +15,7 @@ use sctplab_core::scenario::schema::{
     MacSchema, MeasureCfg, MobilityCfg, NodeCfg, PhySchema, ScenarioFile, SctpCfg, SeriesCfg,
     SnoopEntry, TcpCfg, WirelessCfg,
 };
+use sctplab_core::scenario::aqm::{CodelCfg, FqCodelCfg, PieCfg, RedCfg};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 use std::collections::{BTreeMap, BTreeSet};
@@ -133,6 +134,16 @@ fn expected_sections() -> Vec<(String, BTreeSet<String>)> {
         ("[wireless.aodv]".to_string(), fields_of::<AodvSchema>()),
         ("[mobility]".to_string(), fields_of::<MobilityCfg>()),
     ];
+    // `kind` is taken off the `aqm` table before the struct sees it (scenario/aqm.rs).
+    for (id, mut fields) in [
+        ("aqm.red", fields_of::<RedCfg>()),
+        ("aqm.codel", fields_of::<CodelCfg>()),
+        ("aqm.fq_codel", fields_of::<FqCodelCfg>()),
+        ("aqm.pie", fields_of::<PieCfg>()),
+    ] {
+        fields.insert("kind".to_string());
+        out.push((id.to_string(), fields));
+    }
     for (kind, mut fields) in flow_types() {
         // `type` is taken off the entry before the struct sees it (load.rs), yet users
         // write it in every entry, so the doc lists it.
