@@ -348,13 +348,14 @@ mod tests {
     }
 
     /// What ns-2.35 itself computes: `$ns duplex-link $a $b BW D RED` then
-    /// `[[$ns link $a $b] queue] set q_weight_` (and thresh_, maxthresh_) prints these.
+    /// `[[$ns link $a $b] queue] set q_weight_` (and thresh_, maxthresh_) prints these
+    /// (q_weight_ written to the 17 digits that identify the double).
     #[test]
     fn automatic_parameters_match_ns2() {
         for (bw, delay, q_w, th, maxth) in [
-            (1_500_000, 0.010, 0.002_663_114_269_499_056_2, 5.0, 15.0),
-            (3_000_000, 0.250, 0.000_176_819_025_266_450_32, 5.0, 15.0),
-            (100_000_000, 0.010, 3.999_920_001_063_195_2e-5, 62.5, 187.5),
+            (1_500_000, 0.010, 0.002_663_114_269_499_056, 5.0, 15.0),
+            (3_000_000, 0.250, 0.000_176_819_025_266_450_3, 5.0, 15.0),
+            (100_000_000, 0.010, 3.999_920_001_063_195e-5, 62.5, 187.5),
         ] {
             let r = RedResolved::new(&RedParams::default(), bw, delay);
             assert!((r.q_w - q_w).abs() < 1e-15, "{bw}: {}", r.q_w);
