@@ -217,9 +217,12 @@ impl Red {
             let idle_s = now.saturating_sub(link.idle_since_ns) as f64 / 1e9;
             (self.r.ptc * idle_s).min(f64::from(i32::MAX - 1)) as i32
         };
-        // (1 - q_w)^(m+1): red.cc multiplies m + 1 times.
+        // (1 - q_w)^(m+1): red.cc multiplies m + 1 times; one multiplication when the
+        // link was busy (most arrivals under load).
         let qlen = self.qlen();
-        self.ave = self.ave * (1.0 - self.r.q_w).powi(m + 1) + self.r.q_w * qlen;
+        let keep = 1.0 - self.r.q_w;
+        let decay = if m == 0 { keep } else { keep.powi(m + 1) };
+        self.ave = self.ave * decay + self.r.q_w * qlen;
         self.count += 1;
         self.count_bytes += u64::from(e.size);
         let p = self.params;
