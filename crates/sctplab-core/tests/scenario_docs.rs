@@ -10,12 +10,12 @@
 //! Each doc section is found by its heading and its `key | type | unit | default |
 //! meaning` table is read up to the next heading.
 
+use sctplab_core::scenario::aqm::{CodelCfg, FqCodelCfg, PieCfg, RedCfg};
 use sctplab_core::scenario::schema::{
     AodvSchema, CbrCfg, CbrPairsCfg, FLOW_TYPES, FaultEntry, GilbertCfg, LinkCfg, LossCfg,
     MacSchema, MeasureCfg, MobilityCfg, NodeCfg, PhySchema, ScenarioFile, SctpCfg, SeriesCfg,
     SnoopEntry, TcpCfg, WirelessCfg,
 };
-use sctplab_core::scenario::aqm::{CodelCfg, FqCodelCfg, PieCfg, RedCfg};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 use std::collections::{BTreeMap, BTreeSet};
