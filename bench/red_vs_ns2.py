@@ -37,7 +37,11 @@ def ours(seed: int, duration: float) -> tuple[float, float, float]:
     link = r.summary["links"]["n2->n3"]
     s = r.series
     q = s[(s["variable"] == "queue") & (s["entity"] == "n2->n3")]["value"]
-    return float(link["tx_packets"]), float(link["queue_drops"] + link["aqm_drops"]), float(q.mean())
+    return (
+        float(link["tx_packets"]),
+        float(link["queue_drops"] + link["aqm_drops"]),
+        float(q.mean()),
+    )
 
 
 def main() -> None:
@@ -45,7 +49,8 @@ def main() -> None:
     duration = float(sys.argv[2]) if len(sys.argv) > 2 else 300.0
     theirs = [ns2(s, duration) for s in range(1, seeds + 1)]
     mine = [ours(s, duration) for s in range(1, seeds + 1)]
-    print(f"RED, seed 000 dumbbell, {duration:g} s, {seeds} seeds: ns-2.35 | sctplab (mean +- 95 % half-width)")
+    print(f"RED, seed 000 dumbbell, {duration:g} s, {seeds} seeds: ns-2.35 | sctplab")
+    print("(mean +- 95 % half-width)")
     for i, metric in enumerate(["packets sent on N2->N3", "drops at N2", "mean packets waiting"]):
         tm, tci, _ = mean_ci(x[i] for x in theirs)
         mm, mci, _ = mean_ci(x[i] for x in mine)
