@@ -225,6 +225,33 @@ CASES = {
         [],
         ["bad.toml", "flows.f1.primary", "no interface", "eth0"],
     ),
+    "aqm_unknown_discipline": (
+        BASE.replace('delay = "10ms"', 'delay = "10ms"\naqm = { kind = "blue" }'),
+        [],
+        ["bad.toml", "links.ab.aqm.kind", '"blue"', "fq_codel"],
+    ),
+    "aqm_negative_target": (
+        BASE.replace('delay = "10ms"', 'delay = "10ms"\naqm = { kind = "codel", target = "-5ms" }'),
+        [],
+        ["bad.toml", "links.ab.aqm.target", "negative"],
+    ),
+    "aqm_unknown_key": (
+        BASE.replace('delay = "10ms"', 'delay = "10ms"\naqm = { kind = "pie", tagret = "5ms" }'),
+        [],
+        ["bad.toml", "links.ab.aqm.tagret", "unknown field", "target"],
+    ),
+    "aqm_red_threshold_above_queue": (
+        BASE.replace(
+            'delay = "10ms"', 'delay = "10ms"\nqueue = 20\naqm = { kind = "red", maxthresh = 30 }'
+        ),
+        [],
+        ["bad.toml", "links.ab.aqm.maxthresh", "queue limit (20 packets)"],
+    ),
+    "ecn_on_a_udp_flow": (
+        BASE.replace('rate = "100Kb"', 'rate = "100Kb"\necn = true'),
+        [],
+        ["bad.toml", "flows.f1.ecn", "tcp and sctp"],
+    ),
     "unknown_trace_kind": (BASE, ["--trace", "tcpdump"], ["--trace", '"tcpdump"', "ns2"]),
     "unknown_series_variable": (BASE, ["--series", "temperature"], ["--series", "cwnd"]),
 }

@@ -10,6 +10,7 @@
 //! Each doc section is found by its heading and its `key | type | unit | default |
 //! meaning` table is read up to the next heading.
 
+use sctplab_core::scenario::aqm::{CodelCfg, FqCodelCfg, PieCfg, RedCfg};
 use sctplab_core::scenario::schema::{
     AodvSchema, CbrCfg, CbrPairsCfg, FLOW_TYPES, FaultEntry, GilbertCfg, LinkCfg, LossCfg,
     MacSchema, MeasureCfg, MobilityCfg, NodeCfg, PhySchema, QuicFlowCfg, ScenarioFile, SctpCfg,
@@ -134,6 +135,16 @@ fn expected_sections() -> Vec<(String, BTreeSet<String>)> {
         ("[wireless.aodv]".to_string(), fields_of::<AodvSchema>()),
         ("[mobility]".to_string(), fields_of::<MobilityCfg>()),
     ];
+    // `kind` is taken off the `aqm` table before the struct sees it (scenario/aqm.rs).
+    for (id, mut fields) in [
+        ("aqm.red", fields_of::<RedCfg>()),
+        ("aqm.codel", fields_of::<CodelCfg>()),
+        ("aqm.fq_codel", fields_of::<FqCodelCfg>()),
+        ("aqm.pie", fields_of::<PieCfg>()),
+    ] {
+        fields.insert("kind".to_string());
+        out.push((id.to_string(), fields));
+    }
     for (kind, mut fields) in flow_types() {
         // `type` is taken off the entry before the struct sees it (load.rs), yet users
         // write it in every entry, so the doc lists it.

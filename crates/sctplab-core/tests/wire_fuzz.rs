@@ -580,12 +580,15 @@ fn gen_transport(g: &mut Gen) -> TransportRepr {
 }
 
 fn gen_ip(g: &mut Gen) -> Ipv4Repr {
+    let (src, dst, protocol, ttl, ident) = (g.addr(), g.addr(), g.u8(), g.u8(), g.u16());
     Ipv4Repr {
-        src: g.addr(),
-        dst: g.addr(),
-        protocol: g.u8(),
-        ttl: g.u8(),
-        ident: g.u16(),
+        src,
+        dst,
+        protocol,
+        ttl,
+        ident,
+        // Every ECN codepoint, without a draw of its own (the generator's stream stays).
+        ecn: (ident & 0b11) as u8,
         payload_len: 0,
     }
 }

@@ -73,6 +73,7 @@ pub fn frame_udp(
         protocol: 17,
         ttl: 64,
         ident,
+        ecn: 0,
         payload_len: udp_len,
     };
     ip.emit(&mut out[..IPV4_HEADER_LEN]);

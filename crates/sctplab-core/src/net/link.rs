@@ -1,6 +1,8 @@
-//! One direction of a full-duplex point-to-point link: transmitter, drop-tail queue,
-//! serialisation at the link rate, propagation delay, and an optional loss model.
+//! One direction of a full-duplex point-to-point link: transmitter, queue (drop-tail, or
+//! an AQM discipline, `net/aqm`), serialisation at the link rate, propagation delay, and
+//! an optional loss model.
 
+use super::aqm::AqmQueue;
 use super::ids::{IfaceId, LinkDirId, NodeId};
 use super::loss::LossModel;
 use super::queue::DropTail;
@@ -17,6 +19,17 @@ pub struct LinkCounters {
     pub loss_drops: u64,
     /// Packets lost because the link was down (`[[faults]]`).
     pub fault_drops: u64,
+    /// Packets the AQM discipline dropped (tail drops stay in `queue_drops`).
+    pub aqm_drops: u64,
+    /// Packets the AQM discipline marked CE.
+    pub ecn_marks: u64,
+    /// Time waited in the queue by the packets whose transmission ended in the window,
+    /// and how many they were (`queue_delay_mean_s`).
+    pub queue_delay_ns: u64,
+    pub queue_delay_packets: u64,
+    /// The same since the last `--series` sample (`queue_delay`), whatever the window.
+    pub sample_delay_ns: u64,
+    pub sample_delay_packets: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -33,6 +46,8 @@ pub struct LinkDir {
     pub rate_bps: u64,
     pub delay: SimDuration,
     pub queue: DropTail,
+    /// The AQM discipline that replaces `queue`, if the link has `aqm`.
+    pub aqm: Option<Box<AqmQueue>>,
     pub loss: LossModel,
     /// The transmitter: when its last packet finishes serialising.
     pub tx: Transmitter,
@@ -153,6 +168,7 @@ impl LinkDir {
             rate_bps,
             delay,
             queue,
+            aqm: None,
             loss,
             tx: Transmitter::default(),
             tx_cache: [(u32::MAX, SimDuration::ZERO); TX_CACHE],
@@ -200,7 +216,15 @@ impl LinkDir {
 
     /// Packets in the interface: waiting plus the one on the wire.
     pub fn occupancy<E>(&self, q: &EventQueue<E>) -> usize {
-        self.queue.len() + usize::from(self.busy(q))
+        self.waiting() + usize::from(self.busy(q))
+    }
+
+    /// Packets waiting, under whichever discipline.
+    pub fn waiting(&self) -> usize {
+        match &self.aqm {
+            Some(a) => a.len(),
+            None => self.queue.len(),
+        }
     }
 }
 

@@ -1,4 +1,5 @@
 //! The network model: packets with real headers, nodes, links, queues, loss, routing.
+pub mod aqm;
 pub mod ids;
 pub mod link;
 pub mod loss;

@@ -39,6 +39,8 @@ pub struct Packet {
     /// Send time of the data packet an ack answers (ns-2's `ts_echo` header field; a
     /// simulator-side channel for RTT sampling, not encoded on the wire).
     pub ts_echo: SimTime,
+    /// When it entered the queue of the link it is on (`queue_delay_mean_s`).
+    pub queued_at: SimTime,
     pub ip: Ipv4Repr,
     pub transport: TransportRepr,
     /// Application payload bytes after the transport header (UDP and TCP). SCTP payload is
@@ -75,12 +77,14 @@ impl Default for Packet {
             retransmission: false,
             created: SimTime::ZERO,
             ts_echo: SimTime::ZERO,
+            queued_at: SimTime::ZERO,
             ip: Ipv4Repr {
                 src: [0; 4],
                 dst: [0; 4],
                 protocol: 0,
                 ttl: 64,
                 ident: 0,
+                ecn: 0,
                 payload_len: 0,
             },
             transport: TransportRepr::Udp(UdpRepr {
@@ -173,7 +177,10 @@ impl PacketPool {
                 PacketId::from_idx(self.slots.len() - 1)
             }
         };
-        self.slots[id.idx()].retransmission = false;
+        let p = &mut self.slots[id.idx()];
+        p.retransmission = false;
+        // Not ECN-capable unless its sender says so (the world, for an `ecn` flow).
+        p.ip.ecn = 0;
         id
     }
 

@@ -246,7 +246,13 @@ fn typed_and_checked(
     default_name: &str,
 ) -> Result<Scenario, ScenarioError> {
     let root = Value::Table(table);
-    let file: ScenarioFile = typed(&root, source, "")?;
+    let mut file: ScenarioFile = typed(&root, source, "")?;
+    for link in &mut file.links {
+        if let Some(raw) = &link.aqm {
+            let prefix = format!("links.{}.aqm", link.name);
+            link.aqm_cfg = Some(super::aqm::typed_aqm(raw, &prefix, source)?);
+        }
+    }
     let mut flows = Vec::with_capacity(file.flows.len());
     let mut generators = Vec::new();
     for (i, raw) in file.flows.iter().enumerate() {
@@ -277,7 +283,7 @@ fn typed_and_checked(
 
 /// Deserialises `value` into `T`, turning serde's path (`links[1].delay`) into the named
 /// path users write (`links.bottleneck.delay`).
-fn typed<T: DeserializeOwned>(
+pub(super) fn typed<T: DeserializeOwned>(
     value: &Value,
     source: &str,
     prefix: &str,
@@ -344,6 +350,14 @@ fn typed_flow(raw: &Table, index: usize, source: &str) -> Result<TypedFlow, Scen
             ));
         }
     };
+    if matches!(kind.as_str(), "cbr" | "cbr_pairs") && body.contains_key("ecn") {
+        return Err(ScenarioError::new(
+            source,
+            format!("{label}.ecn"),
+            "applies to tcp and sctp flows only: a UDP flow has no congestion control to \
+             answer a CE mark",
+        ));
+    }
     let body = Value::Table(body);
     match kind.as_str() {
         "cbr" => Ok(TypedFlow::Flow(FlowSpec::Cbr(typed(
@@ -475,6 +489,7 @@ fn validate(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
                 "must be greater than zero (omit it for no byte limit)".into(),
             ));
         }
+        super::aqm::validate(link, source)?;
         let pair = (ends[0].min(ends[1]), ends[0].max(ends[1]));
         if let Some(other) = pairs.insert(pair, &link.name) {
             return Err(err(

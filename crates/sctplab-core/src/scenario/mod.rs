@@ -1,4 +1,5 @@
 //! Scenario files: TOML parsed and validated once, here, into typed structures.
+pub mod aqm;
 pub mod bounds;
 mod error;
 pub(crate) mod load;

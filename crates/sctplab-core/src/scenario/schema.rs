@@ -358,6 +358,12 @@ pub struct LinkCfg {
     pub queue_bytes: Option<Size>,
     #[serde(default)]
     pub loss: Option<LossCfg>,
+    /// The queue discipline of both directions (drop-tail without it), typed by its
+    /// `kind` in a second pass (`aqm::typed_aqm`) into `aqm_cfg`, as flows are.
+    #[serde(default)]
+    pub aqm: Option<toml::Table>,
+    #[serde(skip)]
+    pub aqm_cfg: Option<super::aqm::AqmCfg>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -504,6 +510,9 @@ pub struct TcpCfg {
     /// Pace segments at the controller's rate; absent: on with `"bbr"`, off otherwise.
     #[serde(default)]
     pub pacing: Option<bool>,
+    /// ECN-capable: new data segments leave as ECT(0) (RFC 3168).
+    #[serde(default)]
+    pub ecn: bool,
     #[serde(default)]
     pub start: Option<Duration>,
     /// The application stops offering new data (bulk transfers only).
@@ -684,6 +693,9 @@ pub struct SctpCfg {
     #[serde(default)]
     pub primary: Option<String>,
     pub variant: SctpVariant,
+    /// ECN-capable: DATA packets leave as ECT(0) (RFC 9260 appendix A).
+    #[serde(default)]
+    pub ecn: bool,
     #[serde(default)]
     pub start: Option<Duration>,
     #[serde(default)]

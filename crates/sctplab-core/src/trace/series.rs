@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 /// network reports `queue` (packets waiting in each link direction's queue, the packet
 /// in transmission not counted, as ns-2's queue monitor counts). `rto`, `srtt`, `state`
 /// and `errors` exist per SCTP destination only (entity `<flow>@<node>:<iface>`).
+/// `queue_delay` is per link direction: the mean time the packets whose transmission
+/// began since the previous sample waited in the queue, in seconds (0 if none began).
 pub const VARIABLES: &[&str] = &[
     "cwnd",
     "ssthresh",
@@ -30,6 +32,7 @@ pub const VARIABLES: &[&str] = &[
     "state",
     "errors",
     "pacing_rate",
+    "queue_delay",
 ];
 
 /// Rows per spill chunk: pyarrow's default Parquet row-group length (1 Mi rows), so the

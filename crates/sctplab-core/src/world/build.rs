@@ -3,7 +3,7 @@
 use super::Shortcuts;
 use super::tracer::Tracer;
 use super::wireless::{MacTimerSlot, Nic, Wireless, static_wireless_routes};
-use super::{EndpointSlot, Event, Fault, Flow, FlowKind, Iface, Node, World, iface_addr};
+use super::{Ect, EndpointSlot, Event, Fault, Flow, FlowKind, Iface, Node, World, iface_addr};
 use crate::endpoint::cbr::{CbrSource, UdpSink};
 use crate::endpoint::{AnyEndpoint, Endpoint};
 use crate::error::Error;
@@ -280,6 +280,11 @@ impl World {
                     flow,
                     timer: TimerSlot::default(),
                     send_route: None,
+                    ecn: match spec {
+                        FlowSpec::Tcp(c) if c.ecn => Ect::NewData,
+                        FlowSpec::Sctp(c) if c.ecn => Ect::Data,
+                        _ => Ect::None,
+                    },
                 });
             }
             // A QUIC server listens on 443 for its own client's port only.
@@ -306,6 +311,7 @@ impl World {
                 receiver: rid,
                 in_flight: 0,
                 finished: false,
+                ce_marks: 0,
             });
         }
 
@@ -525,7 +531,7 @@ fn link_dir(
         }
         _ => LossModel::default(),
     };
-    LinkDir::new(
+    let mut link = LinkDir::new(
         format!("{}->{}", nodes[from.idx()].name, nodes[to.idx()].name),
         (from, to),
         (from_iface, to_iface),
@@ -533,7 +539,12 @@ fn link_dir(
         l.delay.0,
         DropTail::new(l.queue, l.queue_bytes.map(|b| b.0)),
         loss,
-    )
+    );
+    link.aqm = l
+        .aqm_cfg
+        .as_ref()
+        .map(|cfg| super::aqm::build(cfg, l, &format!("link:{}:{dir_name}:aqm", l.name), seed));
+    link
 }
 
 // Keeps the Event type's size in check: the heap moves it on every push and pop.

@@ -1,6 +1,7 @@
 //! The simulated world: arenas of nodes, interfaces, link directions, flows and
 //! endpoints, built once from a validated scenario, then driven by the run loop.
 
+mod aqm;
 mod build;
 #[cfg(test)]
 mod catch_up_check;
@@ -123,6 +124,8 @@ pub(crate) struct Flow {
     /// Packets of this flow somewhere in the network.
     pub in_flight: u32,
     pub finished: bool,
+    /// Data packets that reached the receiver marked CE in the window (`ce_marks`).
+    pub ce_marks: u64,
 }
 
 pub(crate) struct EndpointSlot {
@@ -136,6 +139,18 @@ pub(crate) struct EndpointSlot {
     pub timer: TimerSlot,
     /// The wired route of the endpoint's last packet (`SendRoute`).
     pub send_route: Option<SendRoute>,
+    /// Which of its packets leave ECN-capable (the flow's `ecn`).
+    pub ecn: Ect,
+}
+
+/// Which packets an endpoint sends as ECT(0).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Ect {
+    None,
+    /// Every data packet (SCTP, RFC 9260 appendix A).
+    Data,
+    /// Data packets that are not retransmissions (TCP: RFC 3168 sec. 6.1.5).
+    NewData,
 }
 
 /// Where an endpoint's packets for one destination address go: an endpoint sends to one

@@ -1,9 +1,11 @@
 //! The run loop: pops events in (time, sequence) order and drives links and endpoints.
 
-use super::{Event, Fault, NO_FLOW, SendRoute, World, addr_parts};
+use super::{Ect, Event, Fault, NO_FLOW, SendRoute, World, addr_parts};
 use crate::endpoint::EndpointEvent;
 use crate::endpoint::{AnyEndpoint, Endpoint};
 use crate::error::Error;
+use crate::net::PacketKind;
+use crate::net::aqm::{CE, ECT0};
 use crate::net::link::{Hop, overlap_ns};
 use crate::net::{EndpointId, LinkDirId, NodeId, PacketId};
 use crate::scenario::Scenario;
@@ -408,7 +410,7 @@ impl World {
                 self.pool.release(pid);
                 break;
             }
-            let (src, flow) = (slot.node, slot.flow);
+            let (src, flow, ect) = (slot.node, slot.flow, slot.ecn);
             if pkt.ip.dst == [0; 4] {
                 pkt.ip.dst = slot.peer_addr;
             }
@@ -455,6 +457,12 @@ impl World {
             pkt.ip.src = src_addr;
             pkt.ip.ttl = 64;
             pkt.ip.ident = pkt.uid as u16;
+            if ect != Ect::None
+                && pkt.kind == PacketKind::Data
+                && !(ect == Ect::NewData && pkt.retransmission)
+            {
+                pkt.ip.ecn = ECT0;
+            }
             self.flows[flow.idx()].in_flight += 1;
             if self.tracer.ns2_on() && self.is_wireless_node(src) {
                 self.wtrace_packet('s', now, src, "AGT", "---", pid);
@@ -593,7 +601,11 @@ impl World {
             Some(iface) => {
                 let link = &self.links[self.ifaces[iface.idx()].out.idx()];
                 let size = self.pool.get(pid).size;
-                !link.queue.would_drop(size, link.busy(&self.queue))
+                let busy = link.busy(&self.queue);
+                match &link.aqm {
+                    Some(a) => !a.would_overflow(size, busy),
+                    None => !link.queue.would_drop(size, busy),
+                }
             }
             None => true,
         }
@@ -624,6 +636,10 @@ impl World {
         if self.tracer.ns2_on() {
             self.tracer.ns2('+', now, from, to, pkt);
         }
+        if link.aqm.is_some() {
+            self.enqueue_aqm(now, dir, pid);
+            return;
+        }
         let busy = link.busy(&self.queue);
         if link.queue.would_drop(pkt.size, busy) {
             if self.window.contains(now) {
@@ -636,9 +652,10 @@ impl World {
             return;
         }
         if !busy {
-            self.start_tx(now, dir, pid);
+            self.start_tx(now, dir, pid, SimDuration::ZERO);
         } else {
             link.queue.push(pid, pkt.size);
+            self.pool.get_mut(pid).queued_at = now;
             // The end of the transmission now has work to do: it enters the queue with
             // the key it was given when the transmission started (`Transmitter`).
             if !link.tx.end_queued {
@@ -649,7 +666,14 @@ impl World {
         }
     }
 
-    fn start_tx(&mut self, now: SimTime, dir: LinkDirId, pid: PacketId) {
+    /// Starts transmitting `pid`, which waited `waited` in the queue.
+    pub(super) fn start_tx(
+        &mut self,
+        now: SimTime,
+        dir: LinkDirId,
+        pid: PacketId,
+        waited: SimDuration,
+    ) {
         let link = &mut self.links[dir.idx()];
         let pkt = self.pool.get(pid);
         if self.tracer.ns2_on() {
@@ -664,6 +688,13 @@ impl World {
             link.counters.tx_bytes += u64::from(pkt.size);
         }
         link.counters.busy_ns += overlap_ns(now, tx_end, self.window.start, self.window.end);
+        // Queueing delay of the packets whose transmission ends in the window.
+        if self.window.contains(tx_end) && self.stop_at.is_none_or(|s| tx_end <= s) {
+            link.counters.queue_delay_ns += waited.as_nanos();
+            link.counters.queue_delay_packets += 1;
+        }
+        link.counters.sample_delay_ns += waited.as_nanos();
+        link.counters.sample_delay_packets += 1;
         // On-the-wire loss is decided as the packet goes onto the wire and takes effect at
         // the far end: a lost packet still occupies the link for its transmission time.
         let lost = !link.loss.at_entry && link.loss.is_active() && link.loss.lose(pkt);
@@ -680,8 +711,13 @@ impl World {
     fn tx_done(&mut self, now: SimTime, dir: LinkDirId) {
         let link = &mut self.links[dir.idx()];
         link.tx.end_queued = false;
+        if link.aqm.is_some() {
+            self.aqm_start_next(now, dir);
+            return;
+        }
         if let Some(next) = link.queue.pop() {
-            self.start_tx(now, dir, next);
+            let waited = now.saturating_since(self.pool.get(next).queued_at);
+            self.start_tx(now, dir, next, waited);
             let link = &mut self.links[dir.idx()];
             if !link.queue.is_empty() {
                 let (t, seq) = link.tx.end.expect("a transmission just started");
@@ -784,6 +820,11 @@ impl World {
             .map(|&(_, _, _, ep)| ep);
         match target {
             Some(ep) => {
+                if pkt.ip.ecn == CE && pkt.kind == PacketKind::Data && self.window.contains(now) {
+                    if let Some(f) = self.flows.get_mut(pkt.flow.idx()) {
+                        f.ce_marks += 1;
+                    }
+                }
                 self.endpoints[ep.idx()].ep.handle_packet(now, pkt);
                 self.discard(pid);
                 self.service(ep, now);
@@ -801,6 +842,11 @@ impl World {
                     link.last_down = Some(now);
                     // The packet on the wire is lost on arrival (`carried`); queued ones now.
                     while let Some(pid) = self.links[dir.idx()].queue.pop() {
+                        self.fault_drop(now, dir, pid);
+                    }
+                    while let Some(pid) =
+                        self.links[dir.idx()].aqm.as_mut().and_then(|a| a.pop_any())
+                    {
                         self.fault_drop(now, dir, pid);
                     }
                 }
@@ -856,8 +902,11 @@ impl World {
             let var = series.variable_id("queue");
             for link in &self.links {
                 let ent = series.entity_id(&link.name);
-                series.push(t, ent, var, link.queue.len() as f64);
+                series.push(t, ent, var, link.waiting() as f64);
             }
+        }
+        if vars.iter().any(|v| v == "queue_delay") {
+            super::aqm::sample_queue_delay(&mut self.links, series, t);
         }
         // Per-destination entities "<flow>@<node>:<iface>" (SCTP multihoming), the name
         // built in one buffer reused across paths.

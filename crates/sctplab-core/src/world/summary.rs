@@ -82,6 +82,9 @@ impl World {
                 _ => unreachable!("flow kind and endpoint types are built together"),
             };
             let mut entry = entry;
+            if let Some(obj) = entry.as_object_mut() {
+                obj.insert("ce_marks".into(), flow.ce_marks.into());
+            }
             if let (Some((from, to, start)), Some(obj)) = (&flow.generated, entry.as_object_mut()) {
                 obj.insert("from".into(), from.clone().into());
                 obj.insert("to".into(), to.clone().into());
@@ -136,6 +139,13 @@ impl World {
                     "queue_drops": c.queue_drops,
                     "loss_drops": c.loss_drops,
                     "fault_drops": c.fault_drops,
+                    "aqm_drops": c.aqm_drops,
+                    "ecn_marks": c.ecn_marks,
+                    "queue_delay_mean_s": if c.queue_delay_packets > 0 {
+                        num(c.queue_delay_ns as f64 / c.queue_delay_packets as f64 / 1e9)
+                    } else {
+                        Value::Null
+                    },
                 }),
             );
         }

@@ -12,7 +12,8 @@ const FLAGS_DF: u16 = 0x4000;
 const FLAG_MF: u16 = 0x2000;
 const FRAG_OFFSET_MASK: u16 = 0x1fff;
 
-/// An IPv4 header. DSCP/ECN are emitted as zero and ignored on parse.
+/// An IPv4 header. DSCP is emitted as zero and ignored on parse; the ECN field
+/// (RFC 3168 sec. 5: the low two bits of the old TOS octet) is carried.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ipv4Repr {
     pub src: [u8; 4],
@@ -20,6 +21,8 @@ pub struct Ipv4Repr {
     pub protocol: u8,
     pub ttl: u8,
     pub ident: u16,
+    /// The ECN codepoint (`net::aqm::{NOT_ECT, ECT0, ECT1, CE}`), two bits.
+    pub ecn: u8,
     /// Bytes after the header (the transport segment).
     pub payload_len: usize,
 }
@@ -43,7 +46,7 @@ impl Ipv4Repr {
     pub fn emit(&self, buf: &mut [u8]) {
         let header = &mut buf[..HEADER_LEN];
         header[0] = 0x45; // version 4, IHL 5 words
-        header[1] = 0; // DSCP 0, ECN not-ECT
+        header[1] = self.ecn & 0b11; // DSCP 0, then the ECN field
         write_u16(header, 2, len_u16(self.total_len(), "IPv4 total"));
         write_u16(header, 4, self.ident);
         write_u16(header, 6, FLAGS_DF);
@@ -91,6 +94,7 @@ impl Ipv4Repr {
             protocol: header[9],
             ttl: header[8],
             ident: read_u16(header, 4)?,
+            ecn: header[1] & 0b11,
             payload_len: total_len - header_len,
         };
         Ok((repr, &datagram[header_len..]))
@@ -108,6 +112,7 @@ mod tests {
             protocol: 17,
             ttl: 64,
             ident: 0,
+            ecn: 0,
             payload_len: 95,
         }
     }
@@ -135,6 +140,7 @@ mod tests {
             protocol: 132,
             ttl: 63,
             ident: 0xbeef,
+            ecn: 0b11,
             payload_len: 5,
         };
         let mut buf = vec![0u8; repr.total_len() + 3];

@@ -156,6 +156,7 @@ mod tests {
             protocol: 0,
             ttl: 64,
             ident: 77,
+            ecn: 0,
             payload_len: 0,
         }
     }

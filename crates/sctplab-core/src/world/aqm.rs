@@ -1,0 +1,220 @@
+//! The world's side of a link direction run by an AQM discipline (`net/aqm`): offering
+//! arriving packets, starting the next transmission from the discipline's choice,
+//! counting its drops and CE marks. Drop-tail links never come here (`run.rs`'s
+//! `enqueue` and `tx_done` keep their own path).
+
+use super::{Event, World};
+use crate::net::LinkDirId;
+use crate::net::PacketId;
+use crate::net::aqm::codel::{Codel, CodelParams};
+use crate::net::aqm::fq_codel::{FqCodel, FqCodelParams};
+use crate::net::aqm::pie::{Pie, PieParams};
+use crate::net::aqm::red::{Red, RedParams};
+use crate::net::aqm::{Admit, AqmQueue, CE, Discipline, DropCause, LinkState};
+use crate::net::link::LinkDir;
+use crate::scenario::aqm::AqmCfg;
+use crate::scenario::schema::LinkCfg;
+use crate::scenario::units::{Duration, Size};
+use crate::sim::{RngStream, SimDuration, SimTime};
+use crate::trace::series::Series;
+
+impl World {
+    /// An arriving packet on a link direction with an AQM discipline (after the loss
+    /// models and the fault check, as on a drop-tail link).
+    #[inline(never)]
+    pub(super) fn enqueue_aqm(&mut self, now: SimTime, dir: LinkDirId, pid: PacketId) {
+        let link = &mut self.links[dir.idx()];
+        let busy = link.busy(&self.queue);
+        let state = LinkState {
+            busy,
+            idle_since_ns: link.tx.end.map_or(0, |(t, _)| t.as_nanos()),
+        };
+        let Some(aqm) = link.aqm.as_mut() else {
+            return;
+        };
+        let admit = aqm.enqueue(now, pid, self.pool.get(pid), state);
+        if !aqm.dropped.is_empty() {
+            self.flush_aqm_drops(now, dir);
+        }
+        match admit {
+            Admit::Dropped(cause) => {
+                self.aqm_drop(now, dir, pid, cause);
+                return;
+            }
+            Admit::Marked => self.mark_ce(now, dir, pid),
+            Admit::Queued => {}
+        }
+        if !busy {
+            self.aqm_start_next(now, dir);
+        } else {
+            let link = &mut self.links[dir.idx()];
+            // As on a drop-tail link: the end of the transmission now has work to do.
+            if !link.tx.end_queued {
+                if let Some((t, seq)) = link.tx.end {
+                    link.tx.end_queued = true;
+                    self.queue.schedule_reserved(t, seq, Event::TxDone(dir));
+                }
+            }
+        }
+    }
+
+    /// The transmitter is free: the discipline picks (and may drop or mark) the next
+    /// packet.
+    pub(super) fn aqm_start_next(&mut self, now: SimTime, dir: LinkDirId) {
+        let Some(aqm) = self.links[dir.idx()].aqm.as_mut() else {
+            return;
+        };
+        let next = aqm.dequeue(now);
+        let more = !aqm.is_empty();
+        if !aqm.dropped.is_empty() {
+            self.flush_aqm_drops(now, dir);
+        }
+        let Some((e, mark)) = next else {
+            return;
+        };
+        if mark {
+            self.mark_ce(now, dir, e.id);
+        }
+        let waited = SimDuration::from_nanos(now.as_nanos().saturating_sub(e.enq_ns));
+        self.start_tx(now, dir, e.id, waited);
+        if more {
+            let link = &mut self.links[dir.idx()];
+            if let Some((t, seq)) = link.tx.end {
+                link.tx.end_queued = true;
+                self.queue.schedule_reserved(t, seq, Event::TxDone(dir));
+            }
+        }
+    }
+
+    /// Drops the packets the discipline left in its `dropped` list.
+    fn flush_aqm_drops(&mut self, now: SimTime, dir: LinkDirId) {
+        loop {
+            let Some((pid, cause)) = self.links[dir.idx()]
+                .aqm
+                .as_mut()
+                .and_then(|a| a.dropped.pop())
+            else {
+                return;
+            };
+            self.aqm_drop(now, dir, pid, cause);
+        }
+    }
+
+    fn aqm_drop(&mut self, now: SimTime, dir: LinkDirId, pid: PacketId, cause: DropCause) {
+        let link = &mut self.links[dir.idx()];
+        if self.window.contains(now) {
+            match cause {
+                DropCause::Limit => link.counters.queue_drops += 1,
+                DropCause::Aqm => link.counters.aqm_drops += 1,
+            }
+        }
+        if self.tracer.ns2_on() {
+            self.tracer
+                .ns2('d', now, link.from.0, link.to.0, self.pool.get(pid));
+        }
+        self.discard(pid);
+    }
+
+    /// Sets the packet's ECN field to Congestion Experienced (RFC 3168 sec. 5).
+    fn mark_ce(&mut self, now: SimTime, dir: LinkDirId, pid: PacketId) {
+        self.pool.get_mut(pid).ip.ecn = CE;
+        if self.window.contains(now) {
+            self.links[dir.idx()].counters.ecn_marks += 1;
+        }
+    }
+}
+
+/// `--series queue_delay`: per link direction, the mean time the packets whose
+/// transmission began since the last sample waited in the queue (0 if none began).
+pub(super) fn sample_queue_delay(links: &mut [LinkDir], series: &mut Series, t: f64) {
+    let var = series.variable_id("queue_delay");
+    for link in links {
+        let c = &mut link.counters;
+        let mean = if c.sample_delay_packets > 0 {
+            c.sample_delay_ns as f64 / c.sample_delay_packets as f64 / 1e9
+        } else {
+            0.0
+        };
+        c.sample_delay_ns = 0;
+        c.sample_delay_packets = 0;
+        let ent = series.entity_id(&link.name);
+        series.push(t, ent, var, mean);
+    }
+}
+
+/// The discipline a link's `aqm` table asks for, for one direction; `stream` names its
+/// random stream (RED's and PIE's draws, FQ-CoDel's hash perturbation).
+pub(super) fn build(cfg: &AqmCfg, link: &LinkCfg, stream: &str, seed: u64) -> Box<AqmQueue> {
+    let ns = |d: Option<Duration>, default: u64| d.map_or(default, |d| d.0.as_nanos());
+    let codel = |target, interval, mtu: Option<Size>, ecn| {
+        let d = CodelParams::default();
+        CodelParams {
+            target_ns: ns(target, d.target_ns),
+            interval_ns: ns(interval, d.interval_ns),
+            mtu: mtu.map_or(d.mtu, |s| s.0),
+            ecn,
+        }
+    };
+    let mut rng = RngStream::new(seed, stream);
+    let disc = match cfg {
+        AqmCfg::Red(c) => {
+            let d = RedParams::default();
+            let p = RedParams {
+                thresh: c.thresh.unwrap_or(d.thresh),
+                maxthresh: c.maxthresh.unwrap_or(d.maxthresh),
+                q_weight: c.q_weight.unwrap_or(d.q_weight),
+                linterm: c.linterm.unwrap_or(d.linterm),
+                mean_pktsize: c
+                    .mean_pktsize
+                    .map_or(d.mean_pktsize, |s| u32::try_from(s.0).unwrap_or(u32::MAX)),
+                gentle: c.gentle.unwrap_or(d.gentle),
+                wait: c.wait.unwrap_or(d.wait),
+                bytes: c.bytes.unwrap_or(d.bytes),
+                queue_in_bytes: c.queue_in_bytes.unwrap_or(d.queue_in_bytes),
+                targetdelay: c.targetdelay.map_or(d.targetdelay, |t| t.0.as_secs_f64()),
+                mark_p: c.mark_p.unwrap_or(d.mark_p),
+                use_mark_p: c.use_mark_p.unwrap_or(d.use_mark_p),
+                ecn: c.ecn,
+            };
+            Discipline::Red(Red::new(
+                p,
+                link.bandwidth.0,
+                link.delay.0.as_secs_f64(),
+                rng,
+            ))
+        }
+        AqmCfg::Codel(c) => {
+            Discipline::Codel(Codel::new(codel(c.target, c.interval, c.mtu, c.ecn)))
+        }
+        AqmCfg::FqCodel(c) => {
+            let d = FqCodelParams::default();
+            let p = FqCodelParams {
+                flows: c.flows.unwrap_or(d.flows),
+                quantum: c
+                    .quantum
+                    .map_or(d.quantum, |s| u32::try_from(s.0).unwrap_or(u32::MAX)),
+                codel: codel(c.target, c.interval, c.mtu, c.ecn),
+            };
+            Discipline::FqCodel(FqCodel::new(p, rng.next_u64()))
+        }
+        AqmCfg::Pie(c) => {
+            let d = PieParams::default();
+            let p = PieParams {
+                target_ns: ns(c.target, d.target_ns),
+                t_update_ns: ns(c.t_update, d.t_update_ns),
+                max_burst_ns: ns(c.max_burst, d.max_burst_ns),
+                alpha: c.alpha.unwrap_or(d.alpha),
+                beta: c.beta.unwrap_or(d.beta),
+                mean_pktsize: c.mean_pktsize.map_or(d.mean_pktsize, |s| s.0),
+                mark_ecn_th: c.mark_ecn_th.unwrap_or(d.mark_ecn_th),
+                ecn: c.ecn,
+            };
+            Discipline::Pie(Pie::new(p, rng))
+        }
+    };
+    Box::new(AqmQueue::new(
+        disc,
+        link.queue,
+        link.queue_bytes.map(|b| b.0),
+    ))
+}
