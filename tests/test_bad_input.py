@@ -126,9 +126,9 @@ CASES = {
         ["links.ab.queue"],
     ),
     "unknown_flow_type": (
-        BASE.replace('type = "cbr"', 'type = "quic"'),
+        BASE.replace('type = "cbr"', 'type = "dccp"'),
         [],
-        ["bad.toml", "flows.f1.type", 'unknown flow type "quic"'],
+        ["bad.toml", "flows.f1.type", 'unknown flow type "dccp"'],
     ),
     "duplicate_name": (
         BASE.replace('name = "island"', 'name = "a"'),
