@@ -3,6 +3,8 @@
 //! lead to fast retransmit, and the cwnd rules a SACK applies.
 
 use super::*;
+use crate::cc::Congestion;
+use crate::sctp::path_cc;
 
 /// What the passes over one SACK found, for the steps after them.
 #[derive(Default)]
@@ -16,8 +18,13 @@ struct SackPass {
 }
 
 impl Outbound {
-    pub(super) fn cut(&mut self, ps: &mut PathSet, i: usize) {
+    pub(super) fn cut(&mut self, now: SimTime, ps: &mut PathSet, i: usize) {
         let p = &mut ps.paths[i];
+        // RFC 9260 7.2.4 step 2 with a controller: its cut replaces the halving.
+        if path_cc::on_congestion(p, now, Congestion::FastRetransmit) {
+            p.pba = 0.0;
+            return;
+        }
         let mtu = p.mtu;
         let floor = f64::from(self.k.ssthresh_floor_mtus) * mtu;
         let half = if self.k.cwnd_whole_mtus {
@@ -77,7 +84,9 @@ impl Outbound {
         if let Some((tsn, at)) = p.rtt_pending {
             if tsn == s.tsn {
                 if s.txs == 1 && s.mark != Some(Mark::Timeout) {
-                    p.rto.sample(now.saturating_since(at).as_secs_f64());
+                    let r = now.saturating_since(at).as_secs_f64();
+                    p.rto.sample(r);
+                    ps.scratch[s.dest].rtt = Some(r);
                 }
                 p.rtt_pending = None;
             }
@@ -385,15 +394,29 @@ impl Outbound {
         let growth_allowed = self.k.cwnd_growth_in_recovery || !self.in_fast_recovery();
         for j in 0..ps.paths.len() {
             let newly = ps.scratch[j].newly;
-            match self.k.growth_rule {
-                GrowthRule::Rfc4960 => {
-                    if new_cum && newly > 0.0 && growth_allowed {
-                        self.adjust_cwnd(ps, j, newly);
-                    }
+            if ps.paths[j].cc.is_some() {
+                // The destination's controller grows cwnd (path_cc), on the SACKs SCTP's
+                // growth rule would let grow it.
+                let may = match self.k.growth_rule {
+                    GrowthRule::Rfc4960 => new_cum,
+                    GrowthRule::Rfc9260 => true,
+                };
+                if may && newly > 0.0 && growth_allowed {
+                    let slow_start = self.slow_start(ps, j);
+                    let rtt = ps.scratch[j].rtt;
+                    path_cc::on_sack(&mut ps.paths[j], now, newly, slow_start, rtt);
                 }
-                GrowthRule::Rfc9260 => {
-                    if newly > 0.0 && growth_allowed {
-                        self.grow_9260(ps, j, newly);
+            } else {
+                match self.k.growth_rule {
+                    GrowthRule::Rfc4960 => {
+                        if new_cum && newly > 0.0 && growth_allowed {
+                            self.adjust_cwnd(ps, j, newly);
+                        }
+                    }
+                    GrowthRule::Rfc9260 => {
+                        if newly > 0.0 && growth_allowed {
+                            self.grow_9260(ps, j, newly);
+                        }
                     }
                 }
             }
