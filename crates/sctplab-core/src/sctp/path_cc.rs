@@ -122,3 +122,129 @@ pub fn for_knobs(k: &super::config::Knobs) -> Option<Box<PathCc>> {
         crate::cc::Algorithm::Reno | crate::cc::Algorithm::Bbr => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sctp::path::Rto;
+    use crate::sim::SimDuration;
+
+    /// A PMTU of 1500 B: 1468 B of chunks per packet, the smss the windows convert by.
+    const M: f64 = 1468.0;
+
+    fn cubic_path(cwnd_mtus: f64, hystart: bool) -> Path {
+        let rto = Rto::new(
+            SimDuration::from_secs(3),
+            SimDuration::from_secs(1),
+            SimDuration::from_secs(60),
+        );
+        let mut p = Path::new([10, 0, 0, 2], 1468, cwnd_mtus * M, 1e12, rto);
+        p.cc = Some(Box::new(PathCc::cubic(hystart, true)));
+        p
+    }
+
+    fn at(ms: u64) -> SimTime {
+        SimTime::from_nanos(ms * 1_000_000)
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9 * b.abs().max(1.0)
+    }
+
+    fn w_max(p: &Path) -> Option<f64> {
+        p.cc.as_ref().and_then(|c| c.controller().w_max())
+    }
+
+    #[test]
+    fn fast_retransmit_cuts_to_beta_times_cwnd_in_bytes() {
+        // RFC 9438 sec. 4.6: ssthresh = cwnd = 0.7 W; sec. 4.7: W_max = W (first event).
+        // W = 20 MTU = 29360 B -> 14 MTU = 20552 B.
+        let mut p = cubic_path(20.0, true);
+        p.outstanding = 20.0 * M;
+        assert!(on_congestion(&mut p, at(0), Congestion::FastRetransmit));
+        assert!(close(p.cwnd, 20552.0), "cwnd {}", p.cwnd);
+        assert!(close(p.ssthresh, 20552.0), "ssthresh {}", p.ssthresh);
+        assert_eq!(w_max(&p), Some(20.0));
+        // A second event below W_max: fast convergence (sec. 4.7), W_max = 14 (1 + 0.7)/2
+        // = 11.9 segments, cwnd 0.7 * 14 = 9.8 MTU.
+        assert!(on_congestion(&mut p, at(10), Congestion::FastRetransmit));
+        assert!(close(p.cwnd, 9.8 * M), "cwnd {}", p.cwnd / M);
+        assert!(close(w_max(&p).unwrap_or(0.0), 11.9));
+    }
+
+    #[test]
+    fn t3_gives_one_mtu_and_the_next_stage_starts_at_k_zero() {
+        // RFC 9260 7.2.3 and RFC 9438 sec. 4.8: cwnd = 1 MTU, ssthresh = 0.7 W; the first
+        // congestion-avoidance stage after it has K = 0 and W_max = its first cwnd.
+        let mut p = cubic_path(20.0, true);
+        p.outstanding = 20.0 * M;
+        assert!(on_congestion(&mut p, at(0), Congestion::Timeout));
+        assert_eq!(p.cwnd, M);
+        assert!(close(p.ssthresh, 14.0 * M));
+        assert_eq!(w_max(&p), None, "set when the next stage begins");
+        // Slow start has brought cwnd above ssthresh to 15 MTU, the window full; a
+        // SACK of one MTU starts the stage: W_cubic(0) = W_max = 15 and the
+        // Reno-friendly W_est = 15 + 1/15 (alpha = 1: W_est >= cwnd_prior = 15) wins:
+        // cwnd = 15 + 1/15 MTU.
+        p.cwnd = 15.0 * M;
+        p.outstanding = 15.0 * M;
+        on_sack(&mut p, at(2000), M, false, Some(0.1));
+        let c = p.cc.as_ref().map(|c| c.controller());
+        assert_eq!(c.and_then(|c| c.k()), Some(0.0));
+        assert_eq!(c.and_then(|c| c.w_max()), Some(15.0));
+        assert!(
+            close(p.cwnd, (15.0 + 1.0 / 15.0) * M),
+            "cwnd {}",
+            p.cwnd / M
+        );
+    }
+
+    #[test]
+    fn congestion_avoidance_follows_the_cubic_curve_in_bytes() {
+        // After a fast retransmit at W = 20 MTU: cwnd 14, W_max 20, K = cbrt((20 - 14) /
+        // 0.4) = cbrt(15) s (eq. 2). No RTT estimate yet, so the target is W_cubic(t).
+        // Slow start only below ssthresh (RFC 5681's test; with RFC 9260's cwnd <=
+        // ssthresh the first SACK after the cut would be one of slow start).
+        let mut p = cubic_path(20.0, false);
+        p.cc = Some(Box::new(PathCc::cubic(false, false)));
+        p.outstanding = 20.0 * M;
+        on_congestion(&mut p, at(0), Congestion::FastRetransmit);
+        p.outstanding = 14.0 * M;
+        // First SACK of one MTU at 1 s starts the stage (t = 0): W_cubic(0) = 14 <
+        // W_est = 14 + alpha/14 with alpha = 3 (1 - 0.7) / (1 + 0.7) (W_est below
+        // cwnd_prior = 20): the Reno-friendly region, cwnd = W_est.
+        let alpha = 3.0 * 0.3 / 1.7;
+        let w1 = 14.0 + alpha / 14.0;
+        on_sack(&mut p, at(1000), M, false, None);
+        assert!(close(p.cwnd / M, w1), "cwnd {}", p.cwnd / M);
+        let k = 15f64.cbrt();
+        assert!(close(
+            p.cc.as_ref()
+                .and_then(|c| c.controller().k())
+                .unwrap_or(0.0),
+            k
+        ));
+        // Second SACK at t = K: W_cubic(K) = W_max = 20 above W_est = w1 + alpha / w1:
+        // cwnd += (20 - cwnd) / cwnd per acked segment (sec. 4.4).
+        p.outstanding = p.cwnd;
+        let later = 1000 + (k * 1000.0).round() as u64;
+        on_sack(&mut p, at(later), M, false, None);
+        let t = (later - 1000) as f64 / 1000.0;
+        let target = 0.4 * (t - k).powi(3) + 20.0;
+        let w2 = w1 + (target - w1) / w1;
+        assert!(close(p.cwnd / M, w2), "cwnd {} expected {w2}", p.cwnd / M);
+    }
+
+    #[test]
+    fn slow_start_opens_at_most_one_mtu_per_sack_and_only_when_the_window_is_full() {
+        // RFC 9260 7.2.1: a SACK of 2 MTU in slow start opens cwnd by 1 MTU.
+        let mut p = cubic_path(4.0, false);
+        p.outstanding = 4.0 * M;
+        on_sack(&mut p, at(100), 2.0 * M, true, Some(0.1));
+        assert!(close(p.cwnd, 5.0 * M));
+        // A window not in full use does not grow.
+        p.outstanding = 3.0 * M;
+        on_sack(&mut p, at(200), M, true, Some(0.1));
+        assert!(close(p.cwnd, 5.0 * M));
+    }
+}
