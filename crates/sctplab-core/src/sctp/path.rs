@@ -202,7 +202,7 @@ pub struct PathSet {
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct AckScratch {
     pub newly: f64,
-    /// The RTT sample this SACK gave for the destination (for its controller).
+    /// The RTT sample this SACK gave for the destination's controller (`cc_rtt_sample`).
     pub rtt: Option<f64>,
     pub in_ca: bool,
     pub first_outstanding_acked: bool,

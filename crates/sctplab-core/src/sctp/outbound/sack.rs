@@ -84,12 +84,20 @@ impl Outbound {
         if let Some((tsn, at)) = p.rtt_pending {
             if tsn == s.tsn {
                 if s.txs == 1 && s.mark != Some(Mark::Timeout) {
-                    let r = now.saturating_since(at).as_secs_f64();
-                    p.rto.sample(r);
-                    ps.scratch[s.dest].rtt = Some(r);
+                    p.rto.sample(now.saturating_since(at).as_secs_f64());
                 }
                 p.rtt_pending = None;
             }
+        }
+    }
+
+    /// A destination with a controller takes an RTT sample from the highest TSN a SACK
+    /// newly acknowledges there (the walks go up in TSN), as TCP's timestamps echo the
+    /// segment that caused the ack; Karn's rule leaves retransmitted chunks out.
+    #[inline(always)]
+    fn cc_rtt_sample(now: SimTime, s: &Sent, ps: &mut PathSet) {
+        if ps.paths[s.dest].cc.is_some() && s.txs == 1 && s.mark != Some(Mark::Timeout) {
+            ps.scratch[s.dest].rtt = Some(now.saturating_since(s.sent_at).as_secs_f64());
         }
     }
 
@@ -185,6 +193,7 @@ impl Outbound {
                     p.pba += f64::from(s.chunk_len);
                 }
                 Self::note_acked(&s, ps);
+                Self::cc_rtt_sample(now, &s, ps);
             }
             if s.fast_rtxed || s.txs > 1 {
                 self.apply_max_burst = true;
@@ -325,6 +334,7 @@ impl Outbound {
                     }
                     let s = self.sent[i].clone();
                     Self::rtt_sample(now, &s, ps);
+                    Self::cc_rtt_sample(now, &s, ps);
                 }
             } else if s.gap_acked {
                 // A SACK older than one already seen (or reneging): count it again.
