@@ -49,14 +49,25 @@ fn store(p: &mut Path, w: WindowState) {
 }
 
 /// A SACK newly acknowledged `newly` chunk bytes sent to `p`, with `p.outstanding` still
-/// as before the SACK. `slow_start`: the path is in slow start by SCTP's test.
-/// `rtt`: the path's RTT sample taken from this SACK, if any. Only for a path with a
-/// controller (`p.cc`); the caller applies SCTP's own growth rules otherwise.
-pub fn on_sack(p: &mut Path, now: SimTime, newly: f64, slow_start: bool, rtt: Option<f64>) {
+/// as before the SACK. `slow_start`: the path is in slow start by SCTP's test; `grow`:
+/// SCTP's rules let this SACK grow cwnd (not in fast recovery, the growth rule's
+/// condition), else it is only counted. `rtt`: the controller's RTT sample from this
+/// SACK, if any. Only for a path with a controller (`p.cc`); the caller applies SCTP's
+/// own growth rules otherwise.
+pub fn on_sack(
+    p: &mut Path,
+    now: SimTime,
+    newly: f64,
+    (slow_start, grow): (bool, bool),
+    rtt: Option<f64>,
+) {
     let smss = p.mtu;
     let Some(cc) = p.cc.as_mut() else { return };
     let delivered_before = cc.delivered;
     cc.delivered += newly;
+    if !grow {
+        return;
+    }
     // RFC 9260 7.2.1 and 7.2.2: cwnd grows only while the window is in full use (RFC
     // 9438 sec. 4.2 defers to the transport for this, as Linux grows only while
     // `tcp_is_cwnd_limited`). It also stands in for the receiver-window check of the
@@ -188,7 +199,7 @@ mod tests {
         // cwnd = 15 + 1/15 MTU.
         p.cwnd = 15.0 * M;
         p.outstanding = 15.0 * M;
-        on_sack(&mut p, at(2000), M, false, Some(0.1));
+        on_sack(&mut p, at(2000), M, (false, true), Some(0.1));
         let c = p.cc.as_ref().map(|c| c.controller());
         assert_eq!(c.and_then(|c| c.k()), Some(0.0));
         assert_eq!(c.and_then(|c| c.w_max()), Some(15.0));
@@ -215,7 +226,7 @@ mod tests {
         // cwnd_prior = 20): the Reno-friendly region, cwnd = W_est.
         let alpha = 3.0 * 0.3 / 1.7;
         let w1 = 14.0 + alpha / 14.0;
-        on_sack(&mut p, at(1000), M, false, None);
+        on_sack(&mut p, at(1000), M, (false, true), None);
         assert!(close(p.cwnd / M, w1), "cwnd {}", p.cwnd / M);
         let k = 15f64.cbrt();
         assert!(close(
@@ -228,7 +239,7 @@ mod tests {
         // cwnd += (20 - cwnd) / cwnd per acked segment (sec. 4.4).
         p.outstanding = p.cwnd;
         let later = 1000 + (k * 1000.0).round() as u64;
-        on_sack(&mut p, at(later), M, false, None);
+        on_sack(&mut p, at(later), M, (false, true), None);
         let t = (later - 1000) as f64 / 1000.0;
         let target = 0.4 * (t - k).powi(3) + 20.0;
         let w2 = w1 + (target - w1) / w1;
@@ -240,11 +251,11 @@ mod tests {
         // RFC 9260 7.2.1: a SACK of 2 MTU in slow start opens cwnd by 1 MTU.
         let mut p = cubic_path(4.0, false);
         p.outstanding = 4.0 * M;
-        on_sack(&mut p, at(100), 2.0 * M, true, Some(0.1));
+        on_sack(&mut p, at(100), 2.0 * M, (true, true), Some(0.1));
         assert!(close(p.cwnd, 5.0 * M));
         // A window not in full use does not grow.
         p.outstanding = 3.0 * M;
-        on_sack(&mut p, at(200), M, true, Some(0.1));
+        on_sack(&mut p, at(200), M, (true, true), Some(0.1));
         assert!(close(p.cwnd, 5.0 * M));
     }
 }

@@ -411,10 +411,12 @@ impl Outbound {
                     GrowthRule::Rfc4960 => new_cum,
                     GrowthRule::Rfc9260 => true,
                 };
-                if may && newly > 0.0 && growth_allowed {
+                if newly > 0.0 {
                     let slow_start = self.slow_start(ps, j);
                     let rtt = ps.scratch[j].rtt;
-                    path_cc::on_sack(&mut ps.paths[j], now, newly, slow_start, rtt);
+                    let grow = may && growth_allowed;
+                    let p = &mut ps.paths[j];
+                    path_cc::on_sack(p, now, newly, (slow_start, grow), rtt);
                 }
             } else {
                 match self.k.growth_rule {
