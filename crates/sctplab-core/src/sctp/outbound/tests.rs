@@ -403,3 +403,28 @@ fn cubic_cut_replaces_the_halving_at_fast_retransmit_and_t3() {
         );
     }
 }
+
+#[test]
+fn cubic_runs_per_destination() {
+    // Two destinations with CUBIC, data to the first only: a fast retransmit there cuts
+    // its window to 0.7 * 20 MTU and leaves the second's window and controller as they
+    // were (RFC 9260 7.2: congestion state per destination).
+    let (mut o, mut ps) = sender(Variant::Rfc4960, 20.0 * M, 1e9, None);
+    o.k.fast_rtx_threshold = 3;
+    o.k.congestion_control = crate::cc::Algorithm::Cubic;
+    let second = ps.paths[0].clone();
+    ps = PathSet::new(vec![ps.paths[0].clone(), second]);
+    ps.paths[1].addr = [10, 0, 1, 2];
+    for p in &mut ps.paths {
+        p.cc = crate::sctp::path_cc::for_knobs(&o.k);
+    }
+    o.send_new(t(0), &mut ps);
+    assert_eq!(ps.paths[1].outstanding, 0.0, "new data goes to the first");
+    sack(&mut o, &mut ps, 100, 0, &[(2, 2)]);
+    sack(&mut o, &mut ps, 110, 0, &[(2, 3)]);
+    sack(&mut o, &mut ps, 120, 0, &[(2, 4)]);
+    assert!((ps.paths[0].cwnd / M - 14.0).abs() < 1e-9);
+    assert_eq!(ps.paths[1].cwnd, 20.0 * M);
+    let w_max = |i: usize| ps.paths[i].cc.as_ref().and_then(|c| c.controller().w_max());
+    assert_eq!((w_max(0), w_max(1)), (Some(20.0), None));
+}
