@@ -25,20 +25,16 @@ to = "h2"
 window = 1000
 "#;
 
-/// SCTP's: RFC 9260 rules, one 1000-byte message per 1048-byte packet (20 IPv4 + 12
-/// common header + 16 DATA chunk header), so a packet carries TCP's payload with 8 more
-/// header bytes; a receive buffer above the path's BDP, as TCP's window.
-const SCTP: &str = r#"[[flows]]
-name = "bulk"
-type = "sctp"
-variant = "rfc9260"
-congestion_control = "cubic"
-from = "h1"
-to = "h2"
-mtu = "1048B"
-message_size = "1000B"
-receive_buffer = "2MiB"
-"#;
+/// SCTP's: the shipped scenarios/sctp-cubic-dumbbell.toml's flow (RFC 9260 rules, one
+/// 1000-byte message per 1048-byte packet: 20 IPv4 + 12 common header + 16 DATA chunk
+/// header, so a packet carries TCP's payload with 8 more header bytes; a receive buffer
+/// above the path's BDP, as TCP's window).
+fn sctp_flow() -> String {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/sctp-cubic-dumbbell.toml");
+    let text = std::fs::read_to_string(path).expect("scenario");
+    text[text.find("[[flows]]").expect("a flow")..].to_string()
+}
 
 fn goodputs(flow: &str, seeds: &[u64], secs: u32) -> Vec<f64> {
     let text = dumbbell_with(flow, secs);
@@ -64,7 +60,7 @@ fn mean_ci(x: &[f64]) -> (f64, f64) {
 fn sctp_cubic_goodput_is_tcp_cubics_on_the_dumbbell() {
     let seeds = [1, 2, 3, 4, 5];
     let tcp = goodputs(TCP, &seeds, 60);
-    let sctp = goodputs(SCTP, &seeds, 60);
+    let sctp = goodputs(&sctp_flow(), &seeds, 60);
     let (mt, ht) = mean_ci(&tcp);
     let (ms, hs) = mean_ci(&sctp);
     // The numbers docs/models/cc.md quotes (`--nocapture`).
