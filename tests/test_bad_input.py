@@ -252,6 +252,27 @@ CASES = {
         [],
         ["bad.toml", "flows.f1.ecn", "tcp and sctp"],
     ),
+    "sctp_bbr_not_built": (
+        BASE.replace(
+            'type = "cbr"', 'type = "sctp"\nvariant = "rfc9260"\ncongestion_control = "bbr"'
+        ).replace('rate = "100Kb"\n', ""),
+        [],
+        ["bad.toml", "flows.f1.congestion_control", "not built", "cubic"],
+    ),
+    "sctp_hystart_without_cubic": (
+        BASE.replace('type = "cbr"', 'type = "sctp"\nvariant = "rfc9260"\nhystart = true').replace(
+            'rate = "100Kb"\n', ""
+        ),
+        [],
+        ["bad.toml", "flows.f1.hystart", "cubic"],
+    ),
+    "sctp_unknown_congestion_control": (
+        BASE.replace(
+            'type = "cbr"', 'type = "sctp"\nvariant = "rfc9260"\ncongestion_control = "vegas"'
+        ).replace('rate = "100Kb"\n', ""),
+        [],
+        ["bad.toml", "flows.f1.congestion_control", "unknown variant `vegas`", "cubic"],
+    ),
     "unknown_trace_kind": (BASE, ["--trace", "tcpdump"], ["--trace", '"tcpdump"', "ns2"]),
     "unknown_series_variable": (BASE, ["--series", "temperature"], ["--series", "cwnd"]),
 }

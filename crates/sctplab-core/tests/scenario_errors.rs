@@ -211,3 +211,53 @@ fn bbr_without_pacing_is_refused() {
         assert!(load_toml(&text, "s.toml", "s", &[]).is_ok());
     }
 }
+
+const SCTP_FLOW: &str = r#"
+[[flows]]
+name = "s"
+type = "sctp"
+variant = "rfc9260"
+from = "a"
+to = "b"
+"#;
+
+#[test]
+fn sctp_controller_keys_refused_where_not_built_or_meaningless() {
+    for (extra, key, word) in [
+        (
+            "congestion_control = \"vegas\"\n",
+            "congestion_control",
+            "cubic",
+        ),
+        (
+            "congestion_control = \"bbr\"\n",
+            "congestion_control",
+            "not built",
+        ),
+        ("hystart = true\n", "hystart", "cubic"),
+        (
+            "congestion_control = \"reno\"\nhystart = false\n",
+            "hystart",
+            "cubic",
+        ),
+        (
+            "congestion_control = \"cubic\"\npacing = true\n",
+            "pacing",
+            "not built",
+        ),
+    ] {
+        let e = err(&format!("{BASE}{SCTP_FLOW}{extra}"), &[]);
+        assert!(!e.contains('\n'), "{e}");
+        assert!(e.contains("s.toml"), "{e}");
+        assert!(e.contains(&format!("flows.s.{key}")), "{e}");
+        assert!(e.contains(word), "{e}");
+    }
+    for extra in [
+        "congestion_control = \"cubic\"\n",
+        "congestion_control = \"cubic\"\nhystart = false\npacing = false\n",
+        "congestion_control = \"reno\"\n",
+    ] {
+        let text = format!("{BASE}{SCTP_FLOW}{extra}");
+        assert!(load_toml(&text, "s.toml", "s", &[]).is_ok(), "{extra}");
+    }
+}

@@ -1412,6 +1412,26 @@ pub(crate) fn validate_sctp(c: &SctpCfg, p: &str, source: &str) -> Result<(), Sc
     if c.bytes.is_some() && c.stop.is_some() {
         return bad("stop", "only a bulk transfer (no `bytes`) can be stopped");
     }
+    if c.congestion_control == CongestionControl::Bbr {
+        return bad(
+            "congestion_control",
+            "BBR is not built for sctp flows (it needs per-destination delivery-rate \
+             samples): expected \"reno\" or \"cubic\"",
+        );
+    }
+    if c.hystart.is_some() && c.congestion_control != CongestionControl::Cubic {
+        return bad(
+            "hystart",
+            "HyStart++ is part of CUBIC's slow start: expected it only with \
+             congestion_control = \"cubic\"",
+        );
+    }
+    if c.pacing == Some(true) {
+        return bad(
+            "pacing",
+            "pacing is not built for sctp flows: expected pacing = false or no `pacing`",
+        );
+    }
     if c.streams == 0 {
         return bad("streams", "expected at least 1 stream");
     }

@@ -786,6 +786,16 @@ pub struct SctpCfg {
     pub idle_cwnd_decay: Option<bool>,
     #[serde(default)]
     pub sack_on_rwnd_drop: Option<bool>,
+    /// The window's controller per destination; loss recovery stays `variant`'s
+    /// (docs/models/cc.md, SCTP section).
+    #[serde(default)]
+    pub congestion_control: CongestionControl,
+    /// HyStart++ (RFC 9406) in CUBIC's first slow start; absent: on with `"cubic"`.
+    #[serde(default)]
+    pub hystart: Option<bool>,
+    /// Pacing; not built for SCTP: only `false` (the default) is accepted.
+    #[serde(default)]
+    pub pacing: Option<bool>,
 }
 
 fn default_message_size() -> Size {
@@ -1044,6 +1054,10 @@ impl SctpCfg {
         );
         flag(&mut k.sack_on_rwnd_drop, self.sack_on_rwnd_drop);
         flag(&mut k.idle_cwnd_decay, self.idle_cwnd_decay);
+        k.congestion_control = self.congestion_control.into();
+        k.hystart = self
+            .hystart
+            .unwrap_or(self.congestion_control == CongestionControl::Cubic);
         k
     }
 

@@ -383,7 +383,11 @@ impl Association {
         let cwnd = initial_cwnd_bytes(&self.cfg.knobs, mtu);
         let paths = addrs
             .iter()
-            .map(|&a| Path::new(a, mtu, cwnd, ssthresh, self.rto_before_established.clone()))
+            .map(|&a| {
+                let mut p = Path::new(a, mtu, cwnd, ssthresh, self.rto_before_established.clone());
+                p.cc = super::path_cc::for_knobs(&self.cfg.knobs);
+                p
+            })
             .collect();
         self.paths = PathSet::new(paths);
     }

@@ -129,6 +129,12 @@ pub struct Knobs {
     /// SACK the packet would have caused unless the packet leaves a gap, and the buffer
     /// is checked before the duplicate test.
     pub sack_on_rwnd_drop: bool,
+    /// The window's controller per destination (`congestion_control`, docs/models/cc.md):
+    /// `Reno` is the rules above; `Cubic` replaces the growth and the cuts at a fast
+    /// retransmit and a T3 expiry, while loss recovery stays these knobs'.
+    pub congestion_control: crate::cc::Algorithm,
+    /// HyStart++ (RFC 9406) in CUBIC's first slow start on each destination.
+    pub hystart: bool,
 }
 
 /// RFC 4960 sec. 7.2.1: min(4 MTU, max(2 MTU, 4380 bytes)).
@@ -163,6 +169,8 @@ pub fn preset(v: Variant) -> Knobs {
         fast_rtx_ignores_cwnd_in_recovery: true,
         idle_cwnd_decay: false,
         sack_on_rwnd_drop: false,
+        congestion_control: crate::cc::Algorithm::Reno,
+        hystart: false,
     };
     let newreno = Knobs {
         fast_recovery: true,

@@ -7,6 +7,7 @@ pub mod cookie;
 mod inbound;
 mod outbound;
 mod path;
+mod path_cc;
 mod timer;
 
 pub use assoc::{AssocCfg, AssocStats, Association, Role, State};

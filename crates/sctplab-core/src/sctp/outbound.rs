@@ -63,6 +63,10 @@ struct Sent {
     pba_counted: bool,
     /// Index of the destination the chunk was last sent to.
     dest: usize,
+    /// When it was first sent: a destination's controller takes an RTT sample from
+    /// every SACK (HyStart++ needs several per round, RFC 9406 sec. 4.2), where the RTO
+    /// estimator times one chunk per round trip (RFC 9260 6.3.1 C4).
+    sent_at: SimTime,
 }
 
 /// A packet of DATA chunks decided on, waiting for `poll_transmit`.

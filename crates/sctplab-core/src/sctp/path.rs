@@ -81,6 +81,9 @@ pub struct Path {
     pub retransmissions: u64,
     pub heartbeats: u64,
     pub failed_at: Option<SimTime>,
+    /// The destination's congestion controller other than Reno (`None`: SCTP's own
+    /// rules, the `variant`'s knobs, apply; `path_cc`).
+    pub cc: Option<Box<super::path_cc::PathCc>>,
 }
 
 /// RTO estimator of RFC 9260 sec. 6.3.1 (alpha 1/8, beta 1/4), continuous time.
@@ -158,6 +161,7 @@ impl Path {
             retransmissions: 0,
             heartbeats: 0,
             failed_at: None,
+            cc: None,
         }
     }
 
@@ -198,6 +202,8 @@ pub struct PathSet {
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct AckScratch {
     pub newly: f64,
+    /// The RTT sample this SACK gave for the destination's controller (`cc_rtt_sample`).
+    pub rtt: Option<f64>,
     pub in_ca: bool,
     pub first_outstanding_acked: bool,
     pub unacked_seen: bool,

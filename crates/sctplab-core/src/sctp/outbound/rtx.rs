@@ -2,6 +2,8 @@
 //! 7.2.4) and T3-rtx expiry (6.3.3, 7.2.3).
 
 use super::*;
+use crate::cc::Congestion;
+use crate::sctp::path_cc;
 
 impl Outbound {
     /// Retransmits chunks marked for retransmission: one packet regardless of cwnd
@@ -132,7 +134,7 @@ impl Outbound {
                     && (!self.k.fast_recovery || tsn_lt(recover, s.tsn))
             });
             if cut {
-                self.cut(ps, j);
+                self.cut(now, ps, j);
                 ps.paths[j].rtt_pending = None;
                 cut_any = true;
             }
@@ -161,8 +163,11 @@ impl Outbound {
         // ns-2.35 `Timeout` cuts only while cwnd > 1 MTU, so a second expiry in a row
         // keeps the first one's ssthresh; RFC 4960/9260 7.2.3 cut on every expiry.
         if self.k.t3_ssthresh_every_expiry || p.cwnd > mtu {
-            let floor = f64::from(self.k.ssthresh_floor_mtus) * mtu;
-            p.ssthresh = (p.cwnd / 2.0).max(floor);
+            // With a controller its cut replaces the halving (7.2.3; RFC 9438 sec. 4.8).
+            if !path_cc::on_congestion(p, now, Congestion::Timeout) {
+                let floor = f64::from(self.k.ssthresh_floor_mtus) * mtu;
+                p.ssthresh = (p.cwnd / 2.0).max(floor);
+            }
         }
         p.cwnd = mtu;
         if self.k.t3_exits_fast_recovery && self.in_fast_recovery() {

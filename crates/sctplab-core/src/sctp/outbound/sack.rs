@@ -3,6 +3,8 @@
 //! lead to fast retransmit, and the cwnd rules a SACK applies.
 
 use super::*;
+use crate::cc::Congestion;
+use crate::sctp::path_cc;
 
 /// What the passes over one SACK found, for the steps after them.
 #[derive(Default)]
@@ -16,8 +18,13 @@ struct SackPass {
 }
 
 impl Outbound {
-    pub(super) fn cut(&mut self, ps: &mut PathSet, i: usize) {
+    pub(super) fn cut(&mut self, now: SimTime, ps: &mut PathSet, i: usize) {
         let p = &mut ps.paths[i];
+        // RFC 9260 7.2.4 step 2 with a controller: its cut replaces the halving.
+        if path_cc::on_congestion(p, now, Congestion::FastRetransmit) {
+            p.pba = 0.0;
+            return;
+        }
         let mtu = p.mtu;
         let floor = f64::from(self.k.ssthresh_floor_mtus) * mtu;
         let half = if self.k.cwnd_whole_mtus {
@@ -81,6 +88,16 @@ impl Outbound {
                 }
                 p.rtt_pending = None;
             }
+        }
+    }
+
+    /// A destination with a controller takes an RTT sample from the highest TSN a SACK
+    /// newly acknowledges there (the walks go up in TSN), as TCP's timestamps echo the
+    /// segment that caused the ack; Karn's rule leaves retransmitted chunks out.
+    #[inline(always)]
+    fn cc_rtt_sample(now: SimTime, s: &Sent, ps: &mut PathSet) {
+        if ps.paths[s.dest].cc.is_some() && s.txs == 1 && s.mark != Some(Mark::Timeout) {
+            ps.scratch[s.dest].rtt = Some(now.saturating_since(s.sent_at).as_secs_f64());
         }
     }
 
@@ -176,6 +193,7 @@ impl Outbound {
                     p.pba += f64::from(s.chunk_len);
                 }
                 Self::note_acked(&s, ps);
+                Self::cc_rtt_sample(now, &s, ps);
             }
             if s.fast_rtxed || s.txs > 1 {
                 self.apply_max_burst = true;
@@ -316,6 +334,7 @@ impl Outbound {
                     }
                     let s = self.sent[i].clone();
                     Self::rtt_sample(now, &s, ps);
+                    Self::cc_rtt_sample(now, &s, ps);
                 }
             } else if s.gap_acked {
                 // A SACK older than one already seen (or reneging): count it again.
@@ -385,15 +404,31 @@ impl Outbound {
         let growth_allowed = self.k.cwnd_growth_in_recovery || !self.in_fast_recovery();
         for j in 0..ps.paths.len() {
             let newly = ps.scratch[j].newly;
-            match self.k.growth_rule {
-                GrowthRule::Rfc4960 => {
-                    if new_cum && newly > 0.0 && growth_allowed {
-                        self.adjust_cwnd(ps, j, newly);
-                    }
+            if ps.paths[j].cc.is_some() {
+                // The destination's controller grows cwnd (path_cc), on the SACKs SCTP's
+                // growth rule would let grow it.
+                let may = match self.k.growth_rule {
+                    GrowthRule::Rfc4960 => new_cum,
+                    GrowthRule::Rfc9260 => true,
+                };
+                if newly > 0.0 {
+                    let slow_start = self.slow_start(ps, j);
+                    let rtt = ps.scratch[j].rtt;
+                    let grow = may && growth_allowed;
+                    let p = &mut ps.paths[j];
+                    path_cc::on_sack(p, now, newly, (slow_start, grow), rtt);
                 }
-                GrowthRule::Rfc9260 => {
-                    if newly > 0.0 && growth_allowed {
-                        self.grow_9260(ps, j, newly);
+            } else {
+                match self.k.growth_rule {
+                    GrowthRule::Rfc4960 => {
+                        if new_cum && newly > 0.0 && growth_allowed {
+                            self.adjust_cwnd(ps, j, newly);
+                        }
+                    }
+                    GrowthRule::Rfc9260 => {
+                        if newly > 0.0 && growth_allowed {
+                            self.grow_9260(ps, j, newly);
+                        }
                     }
                 }
             }

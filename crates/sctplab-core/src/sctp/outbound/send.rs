@@ -116,6 +116,7 @@ impl Outbound {
                     rtx_at: tsn,
                     pba_counted: false,
                     dest: d,
+                    sent_at: now,
                 };
                 let c = Self::data_chunk(&s);
                 self.counts.add(&s);

@@ -365,3 +365,66 @@ fn rfc9260_partial_bytes_acked_is_pulled_back_to_cwnd_below_a_full_window() {
         assert_eq!(sack(&mut o, &mut ps, 110, 3, &[]).1, 0.0, "{v:?}");
     }
 }
+
+#[test]
+fn cubic_cut_replaces_the_halving_at_fast_retransmit_and_t3() {
+    // cwnd 20 MTU, four chunks out (Max.Burst 4); TSN 1 gets three missing reports
+    // (gap-only SACKs: no growth under RFC 4960's rule) -> fast retransmit. Reno
+    // (RFC 9260 7.2.3): max(20/2, 4) = 10 MTU; CUBIC (RFC 9438 sec. 4.6): 0.7 * 20 = 14
+    // MTU. Then T3: cwnd 1 MTU; ssthresh 0.7 * 14 = 9.8 MTU with CUBIC (RFC 9438 sec.
+    // 4.8: beta_cubic, as at any event), max(10/2, 4) = 5 MTU with Reno.
+    for (algo, after_fr, t3_ssthresh) in [
+        (crate::cc::Algorithm::Reno, 10.0, 5.0),
+        (crate::cc::Algorithm::Cubic, 14.0, 0.7 * 14.0),
+    ] {
+        let (mut o, mut ps) = sender(Variant::Rfc4960, 20.0 * M, 1e9, None);
+        o.k.fast_rtx_threshold = 3;
+        o.k.congestion_control = algo;
+        ps.paths[0].cc = crate::sctp::path_cc::for_knobs(&o.k);
+        o.send_new(t(0), &mut ps);
+        sack(&mut o, &mut ps, 100, 0, &[(2, 2)]);
+        sack(&mut o, &mut ps, 110, 0, &[(2, 3)]);
+        sack(&mut o, &mut ps, 120, 0, &[(2, 4)]);
+        assert_eq!(o.stats.fast_recoveries, 1);
+        let p = &ps.paths[0];
+        assert!(
+            (p.cwnd / M - after_fr).abs() < 1e-9,
+            "{algo:?} cwnd {}",
+            p.cwnd / M
+        );
+        assert!((p.ssthresh / M - after_fr).abs() < 1e-9, "{algo:?}");
+        o.on_t3(t(3000), 0, &mut ps);
+        let p = &ps.paths[0];
+        assert_eq!(p.cwnd, M, "{algo:?}");
+        assert!(
+            (p.ssthresh / M - t3_ssthresh).abs() < 1e-9,
+            "{algo:?} {}",
+            p.ssthresh / M
+        );
+    }
+}
+
+#[test]
+fn cubic_runs_per_destination() {
+    // Two destinations with CUBIC, data to the first only: a fast retransmit there cuts
+    // its window to 0.7 * 20 MTU and leaves the second's window and controller as they
+    // were (RFC 9260 7.2: congestion state per destination).
+    let (mut o, mut ps) = sender(Variant::Rfc4960, 20.0 * M, 1e9, None);
+    o.k.fast_rtx_threshold = 3;
+    o.k.congestion_control = crate::cc::Algorithm::Cubic;
+    let second = ps.paths[0].clone();
+    ps = PathSet::new(vec![ps.paths[0].clone(), second]);
+    ps.paths[1].addr = [10, 0, 1, 2];
+    for p in &mut ps.paths {
+        p.cc = crate::sctp::path_cc::for_knobs(&o.k);
+    }
+    o.send_new(t(0), &mut ps);
+    assert_eq!(ps.paths[1].outstanding, 0.0, "new data goes to the first");
+    sack(&mut o, &mut ps, 100, 0, &[(2, 2)]);
+    sack(&mut o, &mut ps, 110, 0, &[(2, 3)]);
+    sack(&mut o, &mut ps, 120, 0, &[(2, 4)]);
+    assert!((ps.paths[0].cwnd / M - 14.0).abs() < 1e-9);
+    assert_eq!(ps.paths[1].cwnd, 20.0 * M);
+    let w_max = |i: usize| ps.paths[i].cc.as_ref().and_then(|c| c.controller().w_max());
+    assert_eq!((w_max(0), w_max(1)), (Some(20.0), None));
+}
