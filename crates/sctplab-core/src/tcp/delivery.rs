@@ -62,9 +62,7 @@ impl TcpSender {
             // leaves out segments deemed lost. Sack1's own pipe (the recovery's send
             // gate, unchanged) counts every lost segment of the window until recovery
             // ends, which held BBR's packet-conservation window at the whole window.
-            return self
-                .sb
-                .pipe_rfc6675(self.maxseq, self.cfg.numdupacks.into());
+            return self.sb.pipe_rfc6675(self.maxseq, self.cfg.numdupacks);
         }
         let outstanding = (self.maxseq - self.highest_ack - self.delivered_above).max(0);
         if self.last_cwnd_action == CwndAction::Timeout && self.highest_ack < self.recover {
