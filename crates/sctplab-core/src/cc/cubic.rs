@@ -104,6 +104,7 @@ impl Cubic {
     }
 
     pub fn on_ack(&mut self, w: &mut WindowState, ack: &Ack) {
+        let mut leftover = None;
         if self.in_slow_start(w) {
             match self.hystart.as_mut() {
                 Some(h) if h.active() => {
@@ -114,13 +115,31 @@ impl Cubic {
                     // CSS ended in congestion avoidance: this ack starts the stage.
                 }
                 // Standard slow start with byte counting (RFC 5681 sec. 3.1, RFC 3465;
-                // Linux's `tcp_slow_start`, ns-3's `TcpNewReno::SlowStart`).
+                // Linux's `tcp_slow_start`): a stretch ack of N segments counts as N
+                // acks of one, but slow start ends at ssthresh and what is left of N
+                // grows the window in congestion avoidance. Without the bound, the
+                // cumulative ack that ends a timeout's go-back-N recovery (hundreds of
+                // segments the receiver already held) would add them all to a window
+                // of one.
                 _ => {
-                    w.cwnd += ack.segments_acked;
-                    return;
+                    // Slow start while cwnd <= ssthresh reaches ssthresh + 1 (ns-2's
+                    // `opencwnd` with `slow_start_at_ssthresh`).
+                    let end = if self.slow_start_at_ssthresh {
+                        w.ssthresh + 1.0
+                    } else {
+                        w.ssthresh
+                    };
+                    let grown = (w.cwnd + ack.segments_acked).min(end.max(w.cwnd));
+                    let left = ack.segments_acked - (grown - w.cwnd);
+                    w.cwnd = grown;
+                    if left <= 0.0 {
+                        return;
+                    }
+                    leftover = Some(left);
                 }
             }
         }
+        let segments_acked = leftover.unwrap_or(ack.segments_acked);
         if w.cwnd >= ack.rwnd {
             // The receiver's window, not cwnd, limits the flow: growing a window that is
             // not used would only store up a burst (RFC 7661 sec. 4.3; Linux grows only
@@ -164,7 +183,7 @@ impl Cubic {
         } else {
             ALPHA
         };
-        let w_est = epoch.w_est + alpha * ack.segments_acked / w.cwnd;
+        let w_est = epoch.w_est + alpha * segments_acked / w.cwnd;
         if let Some(e) = self.epoch.as_mut() {
             e.w_est = w_est;
         }
@@ -174,9 +193,11 @@ impl Cubic {
         } else {
             // Concave and convex regions (sec. 4.4, 4.5): the target one RTT ahead,
             // bounded to [cwnd, 1.5 cwnd] (sec. 4.2), approached by
-            // (target - cwnd) / cwnd per acknowledged segment.
+            // (target - cwnd) / cwnd per acknowledged segment and never passed: a
+            // stretch ack of more than a window cannot take cwnd beyond where the curve
+            // says it should be one RTT from now.
             let target = w_cubic(t + rtt, epoch.k, epoch.w_max).clamp(w.cwnd, 1.5 * w.cwnd);
-            w.cwnd += (target - w.cwnd) / w.cwnd * ack.segments_acked;
+            w.cwnd = (w.cwnd + (target - w.cwnd) / w.cwnd * segments_acked).min(target);
         }
     }
 
@@ -417,6 +438,58 @@ mod tests {
         c.on_ack(&mut w, &ack(start + SimDuration::from_secs(2), 0.1));
         let target = 70.0 + 0.4 * 2.1f64.powi(3);
         assert!((w.cwnd - (cwnd + (target - cwnd) / cwnd)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn after_a_timeout_a_stretch_ack_ends_slow_start_at_ssthresh() {
+        // A timeout at cwnd = 100: ssthresh = 70, cwnd = 1 (sec. 4.8). The ack that ends
+        // go-back-N recovery covers 500 segments the receiver already held. Slow start
+        // grows cwnd only while it is below ssthresh (RFC 5681 sec. 3.1; a stretch ack
+        // of N counts as N acks of one, Linux `tcp_slow_start`): 69 of the 500 take cwnd
+        // to 70; the other 431 are congestion avoidance, the first ack of a stage with
+        // K = 0 and W_max = W_est = 70 (sec. 4.8), where the curve is flat (W(0.1) =
+        // 70.0004) and W_est = 70 + 1 x 431 / 70 = 76.157 (eq. 4, alpha = 1 once W_est
+        // has reached cwnd_prior = 70) is the window.
+        let mut c = Cubic::new(false, false, false, false);
+        let mut w = WindowState {
+            cwnd: 100.0,
+            ssthresh: 200.0,
+        };
+        c.on_congestion(&mut w, &loss(Congestion::Timeout, CwndAfter::One));
+        assert_eq!((w.cwnd, w.ssthresh), (1.0, 70.0));
+        let mut a = ack(SimTime::ZERO + SimDuration::from_secs(3), 0.1);
+        a.segments_acked = 500.0;
+        c.on_ack(&mut w, &a);
+        let want = 70.0 + 431.0 / 70.0;
+        assert!((w.cwnd - want).abs() < 1e-9, "cwnd {} vs {want}", w.cwnd);
+        assert_eq!(c.k(), Some(0.0));
+    }
+
+    #[test]
+    fn a_stretch_ack_does_not_take_cwnd_past_the_target() {
+        // A loss at W_max = 100: cwnd = 70, K = cbrt(75) (eq. 2). Two seconds into the
+        // stage W_cubic(2) = 95.64 is above W_est (eq. 4: 70 + 0.529 x 1 / 70 after the
+        // first ack), so the window aims at target = W_cubic(2 + RTT) = W(2.1) = 96.20
+        // (sec. 4.4). Growing by (target - cwnd) / cwnd per segment, an ack of 500
+        // segments would reach 70 + 26.2 x 500 / 70 = 257; the target is where cwnd
+        // should be one RTT from now, so it stops there.
+        let mut c = Cubic::new(false, false, false, false);
+        let mut w = WindowState {
+            cwnd: 100.0,
+            ssthresh: 50.0,
+        };
+        c.on_congestion(&mut w, &loss(Congestion::FastRetransmit, CwndAfter::Reduce));
+        c.on_ack(&mut w, &ack(SimTime::ZERO, 0.1));
+        let mut a = ack(SimTime::ZERO + SimDuration::from_secs(2), 0.1);
+        a.segments_acked = 500.0;
+        c.on_ack(&mut w, &a);
+        let target = w_cubic(2.1, 75f64.cbrt(), 100.0);
+        assert!((target - 96.20).abs() < 0.01, "{target}");
+        assert!(
+            (w.cwnd - target).abs() < 1e-9,
+            "cwnd {} vs {target}",
+            w.cwnd
+        );
     }
 
     #[test]

@@ -58,9 +58,23 @@ impl TcpSender {
     /// known delivered above the hole (the SACK pipe during SACK recovery).
     pub(super) fn flight_estimate(&self) -> i64 {
         if self.cfg.variant == Variant::Sack && self.fastrecov {
-            return self.pipe.max(0);
+            // What Linux gives BBR (`tcp_packets_in_flight`): RFC 6675's pipe, which
+            // leaves out segments deemed lost. Sack1's own pipe (the recovery's send
+            // gate, unchanged) counts every lost segment of the window until recovery
+            // ends, which held BBR's packet-conservation window at the whole window.
+            return self.sb.pipe_rfc6675(self.maxseq, self.cfg.numdupacks);
         }
-        (self.maxseq - self.highest_ack - self.delivered_above).max(0)
+        let outstanding = (self.maxseq - self.highest_ack - self.delivered_above).max(0);
+        if self.last_cwnd_action == CwndAction::Timeout && self.highest_ack < self.recover {
+            // After a timeout what was outstanding and not sent again is lost (Linux's
+            // `tcp_enter_loss` marks it so, and `tcp_packets_in_flight` leaves it out;
+            // RFC 6675 sec. 5.1 restarts the pipe the same way): only the go-back-N
+            // resends are in flight. Counting the lost window kept BBR in Drain, whose
+            // exit waits for the flight to fall to one BDP, for the rest of the run.
+            let resent = (self.t_seqno - 1 - self.highest_ack).max(0);
+            return resent.min(outstanding);
+        }
+        outstanding
     }
 
     /// BBR's per-ack input, after the variant has processed the ack (`prior_ack` and

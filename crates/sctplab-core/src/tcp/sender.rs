@@ -656,7 +656,13 @@ impl Endpoint for TcpSender {
             self.stats.acks_received += 1;
         }
         self.ack_echo = pkt.ts_echo;
-        let (prior_ack, prior_flight) = (self.highest_ack, self.flight_estimate());
+        // The flight is BBR's input only: Reno's acks skip the scoreboard pass.
+        let prior_flight = if self.rate.is_some() {
+            self.flight_estimate()
+        } else {
+            0
+        };
+        let prior_ack = self.highest_ack;
         match self.cfg.variant {
             Variant::Reno => self.recv_reno(cum),
             Variant::Newreno => self.recv_newreno(cum),
