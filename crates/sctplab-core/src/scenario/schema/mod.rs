@@ -32,14 +32,6 @@ pub use wireless::{
     AodvSchema, MacSchema, MobilityCfg, MobilityModel, PhySchema, WirelessCfg, WirelessRouting,
 };
 
-// Defaults more than one part of the file shares (serde's `default = "..."` names them;
-// the submodules import them).
-
-fn default_queue() -> u32 {
-    // ns-2's default Queue limit_ (tcl/lib/ns-default.tcl).
-    50
-}
-
 #[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioFile {
@@ -71,6 +63,14 @@ pub struct ScenarioFile {
     /// How nodes with wireless NICs move.
     #[serde(default)]
     pub mobility: MobilityCfg,
+}
+
+// Defaults more than one part of the file shares (serde's `default = "..."` names them;
+// the submodules import them).
+
+fn default_queue() -> u32 {
+    // ns-2's default Queue limit_ (tcl/lib/ns-default.tcl).
+    50
 }
 
 fn yes() -> bool {
