@@ -56,3 +56,29 @@ pub struct Frame {
     /// the packet out, and the reception does not keep its timers from being quiet.
     pub quiet_up: bool,
 }
+
+impl Frame {
+    /// A frame as a MAC puts it on the air: no sequence number, retry bit or packet yet
+    /// (DATA frames set theirs).
+    pub fn new(
+        kind: FrameKind,
+        src: MacAddr,
+        dst: MacAddr,
+        duration: SimDuration,
+        bytes: u32,
+        airtime: SimDuration,
+    ) -> Frame {
+        Frame {
+            kind,
+            src,
+            dst,
+            duration,
+            bytes,
+            airtime,
+            seq: 0,
+            retry: false,
+            packet: None,
+            quiet_up: false,
+        }
+    }
+}

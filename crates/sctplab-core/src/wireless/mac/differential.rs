@@ -10,6 +10,7 @@
 
 use super::harness::*;
 use super::*;
+use crate::wireless::frame::FrameKind;
 
 /// The general path a quiet MAC's timer events stand for, up to `until`: every due
 /// deadline through `handle_timeout`, as the world's timer events run them.
