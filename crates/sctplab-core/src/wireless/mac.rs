@@ -36,6 +36,11 @@
 //! Function names follow ns-2's where the logic is ns-2's (`tx_resume`, `check_pkt_rts`,
 //! ...), so each rule can be read against mac-802_11.cc.
 //!
+//! This file holds the state and the entry points above; `mac/dcf.rs` the DCF rules
+//! (backoff, NAV, timer handlers, transmission, reception), `mac/cfg.rs` the parameters,
+//! events and counters. `mac/fast.rs` holds the crate-private shortcuts the world's
+//! accelerators take (`Mac::mode`), which must leave the state these rules leave.
+//!
 //! # ns-2 behaviours kept on purpose
 //!
 //! - No access after a bare DIFS: with `bugFix_timer_` a packet that finds the medium
@@ -321,10 +326,8 @@ impl Mac {
     /// for an incoming packet). `decodable` is false for frames below RXThresh (but at
     /// least CSThresh): they keep the medium busy and end with EIFS.
     ///
-    /// The power only matters when frames overlap (capture), so a caller may pass NaN
-    /// ("not computed") when the MAC is not receiving (`needs_power` is false); it must
-    /// then supply it with `set_rx_power` before the next frame that arrives while the
-    /// MAC is still receiving this one.
+    /// The power only matters when frames overlap (capture); a caller that computes
+    /// powers lazily may pass NaN while the MAC is not receiving (`mac/fast.rs`).
     pub fn rx_start(&mut self, now: SimTime, frame: &Frame, power_w: f64, decodable: bool) {
         self.resume_after_failure(now);
         // A frame arriving while we transmit cannot be received, but the air is busy.
