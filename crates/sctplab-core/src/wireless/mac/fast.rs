@@ -1,4 +1,4 @@
-//! The MAC's fast paths: what the world's accelerators (`world/wireless.rs`: quiet and
+//! The MAC's fast paths: what the world's accelerators (`world/`: quiet and
 //! waiting NICs, deferred timers, the air log) call instead of the plain entry points,
 //! and the facts they rest on. None of this is ns-2's; each path leaves the MAC in the
 //! state the plain rules (`mac.rs`, `dcf.rs`) would have left it in.
@@ -32,7 +32,10 @@
 //!   it has seen) is counted (`take_quiet_ups`) instead of put out, so that its reception
 //!   keeps the MAC quiet. The mark rides on the frame (the MAC keeps the frame being
 //!   received, and a collision may replace it by another copy), which is why it is a
-//!   field of `Frame` rather than a table in the world.
+//!   field of `Frame` rather than a table in the world; and the count stays in the MAC
+//!   because only the MAC's reception rules, run at the reception's end (often inside
+//!   a fast path that does not go through the world), decide whether the frame was
+//!   received whole (not collided, errored or lost to its own transmission).
 
 use crate::sim::{EventKey, SimDuration, SimTime};
 
