@@ -52,8 +52,9 @@ pub struct Frame {
     pub packet: Option<PacketId>,
     /// Not on the air: set by the world on a receiver's own copy of a broadcast frame
     /// whose delivery there only counts (a route request that receiver has seen
-    /// before). The MAC then counts the delivery (`Mac::take_quiet_ups`, `mac/fast.rs`) instead of putting
-    /// the packet out, and the reception does not keep its timers from being quiet.
+    /// before). The MAC then counts the delivery (`Mac::take_quiet_ups`, `mac/fast.rs`)
+    /// instead of putting the packet out, and the reception does not keep its timers
+    /// from being quiet.
     pub quiet_up: bool,
 }
 
