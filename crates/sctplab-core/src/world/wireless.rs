@@ -2183,6 +2183,11 @@ impl World {
                         let node = self.wl().nics[nic as usize].node;
                         self.wtrace_packet('D', now, node, "MAC", "RET", packet);
                     }
+                    if self.tracer.anim_on() {
+                        let node = self.wl().nics[nic as usize].node;
+                        self.tracer
+                            .anim_drop(now, node, self.pool.get(packet), "RET");
+                    }
                     let pkt = self.pool.get(packet);
                     let (nh, dst, fwd, control) = (
                         pkt.next_hop,
@@ -2451,6 +2456,9 @@ impl World {
     /// Puts a frame on the air: every other NIC within carrier-sense range sees its
     /// first bit after the propagation delay.
     fn transmit(&mut self, now: SimTime, nic: u32, frame: Frame) {
+        if self.tracer.anim_on() {
+            self.anim_frame(now, nic, &frame);
+        }
         if self.tracer.pcap_on() {
             self.capture_frame(now, nic, &frame);
         }
