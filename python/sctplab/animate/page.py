@@ -15,6 +15,7 @@ from sctplab.animate.trace import AnimData
 # The map canvas, in CSS pixels: the world box (the wireless area, or the unit square of
 # the automatic layout) is fitted inside it less the margin, centred (docs/animate.md).
 VIEW = {"width": 760, "height": 560, "margin": 40, "node_radius": 7}
+MIN_HEIGHT = 260
 
 # Simulated seconds per wall second the page starts with: slow enough to see packets
 # move on a wired path, faster for long wireless runs.
@@ -52,6 +53,12 @@ def page_data(d: AnimData) -> dict[str, Any]:
         world = {"w": 1.0, "h": 1.0}
         for i, (x, y) in enumerate(layout(n, [(ln[0], ln[1]) for ln in links])):
             fixed[i] = [x, y]
+    view = dict(VIEW)
+    if isinstance(wireless, dict):
+        # The canvas takes the area's shape (a 1000 m x 300 m strip needs no tall map).
+        m = VIEW["margin"]
+        fit = (VIEW["width"] - 2 * m) * world["h"] / world["w"] + 2 * m
+        view["height"] = max(MIN_HEIGHT, min(VIEW["height"], round(fit)))
     hop = {
         "t": d.hop_t,
         "dur": d.hop_dur,
@@ -84,7 +91,7 @@ def page_data(d: AnimData) -> dict[str, Any]:
             {"t": t, "cwnd": c, "rate": r}
             for t, c, r in zip(d.sample_t, d.sample_cwnd, d.sample_rate, strict=True)
         ],
-        "view": VIEW,
+        "view": view,
         "speed": _start_speed(end_us / 1e6),
     }
 
