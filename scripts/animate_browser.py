@@ -3,8 +3,8 @@
 chromium-driver, selenium from the test extras).
 
   screenshot PAGE.html OUT.png [--at SECONDS] [--flow NAME]
-      the page paused at a time (docs/animate.md's screenshot:
-      `python3 scripts/animate_browser.py screenshot runs/x/animation.html docs/animate.png --at 12`)
+      the page paused at a time, a flow highlighted (docs/animate.md names the command
+      that took docs/animate.png)
   fps PAGE.html [--speed X] [--seconds S]
       the benchmark of bench/RESULTS.md: plays the page and measures frames per second
       through requestAnimationFrame timing (every frame the page draws while playing),
@@ -31,7 +31,8 @@ def chrome(width: int = 1240, height: int = 900) -> Any:
     driver = shutil.which("chromedriver")
     if binary is None or driver is None:
         sys.exit(
-            "animate_browser: needs chromium and chromedriver (apt-get install chromium chromium-driver)"
+            "animate_browser: needs chromium and chromedriver "
+            "(apt-get install chromium chromium-driver)"
         )
     opts = Options()
     opts.binary_location = binary
