@@ -185,3 +185,24 @@ fn manet_trace_keeps_the_shortcuts_and_the_budget() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn faults_show_as_link_state_records() {
+    // example-multihoming: link ra_h2 (the second of four) goes down at 20 s and comes
+    // back at 100 s.
+    let s = scenario("example-multihoming.toml", &[("duration", "\"120s\"")]);
+    let dir = fresh_dir("faults");
+    assert_eq!(run(&s, None), run(&s, Some(&dir)));
+    let (_, recs) = read(&dir);
+    let states: Vec<&Value> = tagged(&recs, "link");
+    assert_eq!(
+        states,
+        [
+            &serde_json::json!(["link", 20_000_000, 1, "down"]),
+            &serde_json::json!(["link", 100_000_000, 1, "up"]),
+        ]
+    );
+    // What was queued or on the wire when it went down is dropped there.
+    assert!(tagged(&recs, "drop").iter().any(|d| d[4] == "link_down"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -87,6 +87,7 @@ def page_data(d: AnimData) -> dict[str, Any]:
         "drops": d.drops,
         "drops_counted": d.drops_counted,
         "reasons": d.reasons,
+        "link_events": d.link_events,
         "samples": [
             {"t": t, "cwnd": c, "rate": r}
             for t, c, r in zip(d.sample_t, d.sample_cwnd, d.sample_rate, strict=True)

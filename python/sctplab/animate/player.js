@@ -93,6 +93,16 @@
   const dropsT = D.drops.map(function (r) { return r[0]; });
   const dropsCountedT = D.drops_counted.map(function (r) { return r[0]; });
 
+  // Which links a fault holds down at t (the events are in time order).
+  function linksDown(t) {
+    const down = D.links.map(function () { return false; });
+    for (const e of D.link_events) {
+      if (e[0] > t) break;
+      down[e[1]] = e[2] === 0;
+    }
+    return down;
+  }
+
   function hopOn(i) {
     if (S.flow >= 0) return H.flow[i] === S.flow;
     if (S.node >= 0) return H.from[i] === S.node || H.to[i] === S.node;
@@ -115,17 +125,21 @@
       ctx.lineWidth = 1;
       ctx.strokeRect(a[0], a[1], W.w * scale, W.h * scale);
     }
-    // Links: wired ones, and wireless nodes within range of each other.
-    ctx.strokeStyle = LINK;
+    // Links: wired ones (dashed red while a fault holds them down), and wireless nodes
+    // within range of each other.
+    const down = linksDown(t);
     ctx.lineWidth = 1.5;
-    ctx.beginPath();
-    for (const l of D.links) {
+    D.links.forEach(function (l, k) {
       const a = scr[l[0]], b = scr[l[1]];
-      if (!a || !b) continue;
+      if (!a || !b) return;
+      ctx.strokeStyle = down[k] ? DROP : LINK;
+      ctx.setLineDash(down[k] ? [6, 4] : []);
+      ctx.beginPath();
       ctx.moveTo(a[0], a[1]);
       ctx.lineTo(b[0], b[1]);
-    }
-    ctx.stroke();
+      ctx.stroke();
+    });
+    ctx.setLineDash([]);
     if (D.wireless) {
       const r2 = D.wireless.range_m * D.wireless.range_m;
       ctx.strokeStyle = "rgba(173,181,189,0.45)";

@@ -40,6 +40,8 @@ class AnimData:
     drops: list[list[int]] = field(default_factory=list)
     drops_counted: list[list[int]] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
+    # `[[faults]]` on links: time, link (the header's order), 1 up or 0 down.
+    link_events: list[list[int]] = field(default_factory=list)
     # Per flow: sample times, cwnd (None where the flow has none), throughput (b/s).
     sample_t: list[list[int]] = field(default_factory=list)
     sample_cwnd: list[list[float | None]] = field(default_factory=list)
@@ -132,6 +134,10 @@ def _record(d: AnimData, r: list[Any]) -> None:
         d.sample_t[i].append(int(r[1]))
         d.sample_cwnd[i].append(None if r[3] is None else float(r[3]))
         d.sample_rate[i].append(float(r[4]))
+    elif tag == "link":
+        if r[3] not in ("up", "down"):
+            raise ValueError(r[3])
+        d.link_events.append([int(r[1]), int(r[2]), int(r[3] == "up")])
     elif tag == "end":
         d.end_us = int(r[1])
     else:

@@ -210,6 +210,16 @@ impl<W: Write> AnimTrace<W> {
         self.out.write_all(self.line.as_bytes())
     }
 
+    /// Link number `link` (the header's order) goes down or comes up.
+    pub fn link_state(&mut self, t: SimTime, link: usize, up: bool) -> io::Result<()> {
+        writeln!(
+            self.out,
+            "[\"link\",{},{link},{}]",
+            us(t),
+            if up { "\"up\"" } else { "\"down\"" }
+        )
+    }
+
     /// A data packet of `flow` reached its receiver.
     #[inline]
     pub fn delivered(&mut self, flow: usize, bytes: u32) {

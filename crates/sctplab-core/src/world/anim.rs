@@ -264,6 +264,13 @@ impl World {
         self.tracer.anim_write(now, |a| a.sample(now, &cwnd));
     }
 
+    /// A `[[faults]]` entry takes a link down or brings it up (`dir`: its first
+    /// direction; the header lists one entry per link, in direction pairs).
+    pub(super) fn anim_link_state(&mut self, now: SimTime, dir: LinkDirId, up: bool) {
+        let link = dir.idx() / 2;
+        self.tracer.anim_write(now, |a| a.link_state(now, link, up));
+    }
+
     /// The last record: when the run ended.
     pub(super) fn anim_end(&mut self, end: SimTime) {
         self.tracer.anim_write(end, |a| a.end(end));

@@ -853,6 +853,9 @@ impl World {
     fn fault(&mut self, now: SimTime, i: usize) {
         match self.faults[i].1 {
             Fault::LinkDown(a) => {
+                if self.tracer.anim_on() {
+                    self.anim_link_state(now, a, false);
+                }
                 for dir in [a, LinkDirId(a.0 + 1)] {
                     let link = &mut self.links[dir.idx()];
                     link.up = false;
@@ -869,6 +872,9 @@ impl World {
                 }
             }
             Fault::LinkUp(a) => {
+                if self.tracer.anim_on() {
+                    self.anim_link_state(now, a, true);
+                }
                 for dir in [a, LinkDirId(a.0 + 1)] {
                     self.links[dir.idx()].up = true;
                 }
