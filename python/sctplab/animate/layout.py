@@ -21,8 +21,8 @@ def layout(n: int, edges: list[tuple[int, int]]) -> list[tuple[float, float]]:
         return [(0.5, 0.5)]
     # Around the circle in depth-first order: a chain or a ring starts untangled.
     slot = np.empty(n)
-    for k, node in enumerate(_depth_first(n, edges)):
-        slot[node] = k
+    for i, node in enumerate(_depth_first(n, edges)):
+        slot[node] = i
     angle = 2 * math.pi * slot / n
     pos = np.column_stack([np.cos(angle), np.sin(angle)])
     k = 1.0 / math.sqrt(n)
