@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-/tmp/sctplab-animate-bench}
 mkdir -p "$OUT"
-for spec in "example-tcp 10" "example-multihoming 10" "manet-sctp 10" "manet-tcp 10"; do
+for spec in "example-tcp 5" "example-multihoming 10" "manet-sctp 10" "manet-tcp 10"; do
   set -- $spec
   name=$1 speed=$2
   dir=$OUT/$name

@@ -115,6 +115,8 @@ def fps(page: Path, speed: float, seconds: float) -> None:
         "page_bytes": page.stat().st_size,
         "speed": speed,
         "fps": round(r["frames"] / r["wall_s"], 1) if r["wall_s"] > 0 else None,
+        # Frames the player drew (it stops drawing once the run's end is reached).
+        "drawn_fps": round(r["drawn"] / r["wall_s"], 1) if r["wall_s"] > 0 else None,
         "draw_ms_per_frame": round(r["draw_ms"] / r["drawn"], 2) if r["drawn"] else None,
         "simulated_s": round(r["sim_s"], 2),
         "wall_s": round(r["wall_s"], 2),
