@@ -139,6 +139,11 @@ def test_page_plays_offline_and_draws_nodes_and_packets(browser: Any, page: Path
         bx, by = where[1]
         cx, cy = where[2]
         px, py = _screen(bx + (cx - bx) * frac, by + (cy - by) * frac, origin)
+        # Drawn VIEW["packet_offset"] pixels to the right of its way (docs/animate.md).
+        (sbx, sby), (scx, scy) = _screen(bx, by, origin), _screen(cx, cy, origin)
+        norm = ((scx - sbx) ** 2 + (scy - sby) ** 2) ** 0.5
+        px -= (scy - sby) / norm * VIEW["packet_offset"]
+        py += (scx - sbx) / norm * VIEW["packet_offset"]
         c = _pixel(png, px, py)
         assert _near(c, DATA), f"no packet at {frac} of the way: pixel {c}"
 

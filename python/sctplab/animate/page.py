@@ -14,8 +14,10 @@ from sctplab.animate.trace import AnimData
 
 # The map canvas, in CSS pixels: the world box (the wireless area, or the unit square of
 # the automatic layout) is fitted inside it less the margin, centred (docs/animate.md).
-VIEW = {"width": 760, "height": 560, "margin": 40, "node_radius": 7}
+VIEW = {"width": 760, "height": 560, "margin": 40, "node_radius": 7, "packet_offset": 3}
 MIN_HEIGHT = 260
+
+# A packet is drawn `packet_offset` pixels to the right of its direction of travel.
 
 # Simulated seconds per wall second the page starts with: slow enough to see packets
 # move on a wired path, faster for long wireless runs.

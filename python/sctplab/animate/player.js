@@ -219,7 +219,11 @@
       } else {
         const b = scr[H.to[i]];
         if (!b) continue;
-        const x = a[0] + (b[0] - a[0]) * frac, y = a[1] + (b[1] - a[1]) * frac;
+        // PACKET_OFFSET px to the right of the direction of travel: the two directions
+        // of a link do not cover each other.
+        const len = Math.hypot(b[0] - a[0], b[1] - a[1]) || 1;
+        const x = a[0] + (b[0] - a[0]) * frac - (b[1] - a[1]) / len * V.packet_offset;
+        const y = a[1] + (b[1] - a[1]) * frac + (b[0] - a[0]) / len * V.packet_offset;
         ctx.beginPath();
         ctx.arc(x, y, on && (S.flow >= 0 || S.node >= 0) ? 5 : 4, 0, 2 * Math.PI);
         ctx.fill();
