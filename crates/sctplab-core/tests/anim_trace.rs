@@ -177,6 +177,17 @@ fn manet_trace_keeps_the_shortcuts_and_the_budget() {
     }
     assert!(!per_bin.is_empty());
     assert!(per_bin.values().all(|&n| n <= HOPS_PER_BIN));
+    // Route changes: a node's new next hop towards a flow's destination, another node.
+    let routes = tagged(&recs, "route");
+    assert!(!routes.is_empty());
+    for r in &routes {
+        let (node, dst, next) = (r[2].as_u64(), r[3].as_u64(), r[4].as_u64());
+        assert!(
+            node != next && next.is_some_and(|n| n < nodes as u64),
+            "{r}"
+        );
+        assert!(dst.is_some_and(|d| d < nodes as u64), "{r}");
+    }
     // Routing broadcasts (AODV requests) go to -1.
     assert!(
         tagged(&recs, "hop")

@@ -90,6 +90,8 @@ def page_data(d: AnimData) -> dict[str, Any]:
         "drops_counted": d.drops_counted,
         "reasons": d.reasons,
         "link_events": d.link_events,
+        "routes": d.routes,
+        "routes_counted": d.routes_counted,
         "samples": [
             {"t": t, "cwnd": c, "rate": r}
             for t, c, r in zip(d.sample_t, d.sample_cwnd, d.sample_rate, strict=True)

@@ -92,6 +92,7 @@
   const hopsCountedT = D.hops_counted.map(function (r) { return r[0]; });
   const dropsT = D.drops.map(function (r) { return r[0]; });
   const dropsCountedT = D.drops_counted.map(function (r) { return r[0]; });
+  const routesT = D.routes.map(function (r) { return r[0]; });
 
   // Which links a fault holds down at t (the events are in time order).
   function linksDown(t) {
@@ -250,6 +251,31 @@
       drops += D.drops_counted[i][3];
       cross(a[0] + 10, a[1] - 10, 7);
     }
+    // Route changes: a ring around the node that picked a new next hop (for the selected
+    // flow: only towards its destination), and the new hop as a dashed line.
+    ctx.strokeStyle = SELECT;
+    ctx.lineWidth = 2;
+    let routes = 0;
+    for (let i = bound(routesT, t - show, false), e = bound(routesT, t, true); i < e; i++) {
+      const r = D.routes[i];
+      if (S.flow >= 0 && r[2] !== D.flows[S.flow].dst) continue;
+      if (S.node >= 0 && r[1] !== S.node) continue;
+      const a = scr[r[1]], b = scr[r[3]];
+      if (!a) continue;
+      routes++;
+      ctx.setLineDash([]);
+      ctx.beginPath();
+      ctx.arc(a[0], a[1], V.node_radius + 7, 0, 2 * Math.PI);
+      ctx.stroke();
+      if (b) {
+        ctx.setLineDash([3, 3]);
+        ctx.beginPath();
+        ctx.moveTo(a[0], a[1]);
+        ctx.lineTo(b[0], b[1]);
+        ctx.stroke();
+      }
+    }
+    ctx.setLineDash([]);
     // Nodes on top.
     for (let i = 0; i < n; i++) {
       const a = scr[i];
@@ -271,7 +297,7 @@
         ctx.fillText(D.nodes[i].name, a[0] + V.node_radius + 3, a[1] + V.node_radius + 9);
       }
     }
-    return { inFlight: inFlight, drops: drops, pos: pos };
+    return { inFlight: inFlight, drops: drops, routes: routes, pos: pos };
   }
 
   function cross(x, y, r) {
@@ -405,7 +431,8 @@
           (c === null ? "" : "  cwnd " + c) + "\n";
       }
     }
-    s += "packets in flight (drawn) " + drawn.inFlight + ", drops shown " + drawn.drops;
+    s += "packets in flight (drawn) " + drawn.inFlight + ", drops shown " + drawn.drops +
+      ", route changes shown " + drawn.routes;
     if (S.node < 0 && S.flow < 0) s += "\nclick a node or a flow to highlight it";
     info.textContent = s;
   }

@@ -40,6 +40,10 @@ class AnimData:
     drops: list[list[int]] = field(default_factory=list)
     drops_counted: list[list[int]] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
+    # Route changes: time, node, destination node, new next-hop node; past the budget:
+    # bin start, count.
+    routes: list[list[int]] = field(default_factory=list)
+    routes_counted: list[list[int]] = field(default_factory=list)
     # `[[faults]]` on links: time, link (the header's order), 1 up or 0 down.
     link_events: list[list[int]] = field(default_factory=list)
     # Per flow: sample times, cwnd (None where the flow has none), throughput (b/s).
@@ -134,6 +138,10 @@ def _record(d: AnimData, r: list[Any]) -> None:
         d.sample_t[i].append(int(r[1]))
         d.sample_cwnd[i].append(None if r[3] is None else float(r[3]))
         d.sample_rate[i].append(float(r[4]))
+    elif tag == "route":
+        d.routes.append([int(v) for v in r[1:5]])
+    elif tag == "routes":
+        d.routes_counted.append([int(r[1]), int(r[2])])
     elif tag == "link":
         if r[3] not in ("up", "down"):
             raise ValueError(r[3])

@@ -10,7 +10,7 @@
 //! uncounted, only its exact timing.
 
 use crate::sim::{SimDuration, SimTime};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
 
 /// The file's name in the run folder.
@@ -25,6 +25,8 @@ pub const BIN: SimDuration = SimDuration::from_millis(100);
 pub const HOPS_PER_BIN: u32 = 100;
 /// Drops written one by one per bin.
 pub const DROPS_PER_BIN: u32 = 50;
+/// Route changes written one by one per bin.
+pub const ROUTES_PER_BIN: u32 = 50;
 /// The shortest time between two flow samples (throughput and cwnd).
 pub const MIN_SAMPLE: SimDuration = SimDuration::from_millis(100);
 
@@ -73,6 +75,11 @@ pub struct AnimTrace<W: Write> {
     /// come out in the same order every run.
     hops_over: BTreeMap<(u32, i64), u64>,
     drops_over: BTreeMap<(u32, &'static str), u64>,
+    routes_in_bin: u32,
+    routes_over: u64,
+    /// Per (node, destination node), the next-hop node the node last sent a flow's packet
+    /// to: a route change is a packet that goes elsewhere.
+    next_hops: HashMap<(u32, u32), u32>,
     /// Bytes of data packets delivered to each flow's receiver since the last sample.
     delivered: Vec<u64>,
     /// When the last sample was taken, and when the next one is due.
@@ -101,6 +108,7 @@ impl<W: Write> AnimTrace<W> {
         header.insert("bin_us".into(), (BIN.as_nanos() / 1_000).into());
         header.insert("hops_per_bin".into(), HOPS_PER_BIN.into());
         header.insert("drops_per_bin".into(), DROPS_PER_BIN.into());
+        header.insert("routes_per_bin".into(), ROUTES_PER_BIN.into());
         header.insert("sample_us".into(), (sample_every.as_nanos() / 1_000).into());
         serde_json::to_writer(&mut out, &header)?;
         out.write_all(b"\n")?;
@@ -111,6 +119,9 @@ impl<W: Write> AnimTrace<W> {
             drops_in_bin: 0,
             hops_over: BTreeMap::new(),
             drops_over: BTreeMap::new(),
+            routes_in_bin: 0,
+            routes_over: 0,
+            next_hops: HashMap::new(),
             delivered: vec![0; flows],
             last_sample: SimTime::ZERO,
             next_sample: SimTime::ZERO,
@@ -168,8 +179,15 @@ impl<W: Write> AnimTrace<W> {
             let _ = writeln!(self.line, "[\"drops\",{at},{node},\"{why}\",{n}]");
             self.out.write_all(self.line.as_bytes())?;
         }
+        if self.routes_over > 0 {
+            self.line.clear();
+            let _ = writeln!(self.line, "[\"routes\",{at},{}]", self.routes_over);
+            self.out.write_all(self.line.as_bytes())?;
+        }
         self.hops_in_bin = 0;
         self.drops_in_bin = 0;
+        self.routes_in_bin = 0;
+        self.routes_over = 0;
         Ok(())
     }
 
@@ -218,6 +236,24 @@ impl<W: Write> AnimTrace<W> {
             us(t),
             if up { "\"up\"" } else { "\"down\"" }
         )
+    }
+
+    /// `node` hands a packet for `dst` to `next`: a `route` record when that is not where
+    /// its last one for `dst` went (the first one included).
+    pub fn next_hop(&mut self, t: SimTime, node: u32, dst: u32, next: u32) -> io::Result<()> {
+        use std::fmt::Write as _;
+        if self.next_hops.insert((node, dst), next) == Some(next) {
+            return Ok(());
+        }
+        self.enter_bin(t)?;
+        if self.routes_in_bin >= ROUTES_PER_BIN {
+            self.routes_over += 1;
+            return Ok(());
+        }
+        self.routes_in_bin += 1;
+        self.line.clear();
+        let _ = writeln!(self.line, "[\"route\",{},{node},{dst},{next}]", us(t));
+        self.out.write_all(self.line.as_bytes())
     }
 
     /// A data packet of `flow` reached its receiver.
@@ -349,6 +385,26 @@ mod tests {
         t.sample(at, &[Some(4.0)]).expect("sample");
         let l = lines(t);
         assert_eq!(l[1], serde_json::json!(["s", 100_000, 0, 4, 100_000]));
+    }
+
+    #[test]
+    fn a_route_record_is_a_change_of_next_hop() {
+        let mut t = trace();
+        let at = |ms: u64| SimTime::from_nanos(ms * 1_000_000);
+        t.next_hop(at(1), 3, 9, 4).expect("route");
+        t.next_hop(at(2), 3, 9, 4).expect("route");
+        t.next_hop(at(3), 3, 9, 5).expect("route");
+        t.next_hop(at(4), 3, 8, 5).expect("route");
+        let l = lines(t);
+        let routes: Vec<_> = l.iter().filter(|v| v[0] == "route").collect();
+        assert_eq!(
+            routes,
+            [
+                &serde_json::json!(["route", 1_000, 3, 9, 4]),
+                &serde_json::json!(["route", 3_000, 3, 9, 5]),
+                &serde_json::json!(["route", 4_000, 3, 8, 5]),
+            ]
+        );
     }
 
     #[test]

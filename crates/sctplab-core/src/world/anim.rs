@@ -243,6 +243,28 @@ impl World {
         self.tracer.anim_write(now, |a| a.hop(&hop));
     }
 
+    /// A wireless node hands a flow's packet to the link layer for `next_hop` (an
+    /// address): where routing sends it, so a change of next hop is a route change.
+    /// Routing messages, ARP and broadcasts are not routes.
+    pub(super) fn anim_next_hop(
+        &mut self,
+        now: SimTime,
+        node: NodeId,
+        pid: PacketId,
+        next_hop: u32,
+    ) {
+        let p = self.pool.get(pid);
+        if p.flow == NO_FLOW || p.routing.is_some() || p.arp.is_some() {
+            return;
+        }
+        let Some((next, _)) = super::addr_parts(next_hop.to_be_bytes()) else {
+            return;
+        };
+        let dst = p.dst.0;
+        self.tracer
+            .anim_write(now, |a| a.next_hop(now, node.0, dst, next as u32));
+    }
+
     /// The flows' throughput and cwnd, at a `Sample` event when one is due.
     pub(super) fn anim_sample(&mut self, now: SimTime) {
         if !self.tracer.anim.as_ref().is_some_and(|a| a.sample_due(now)) {

@@ -1990,6 +1990,10 @@ impl World {
     ) {
         let ll = self.wl().ll_delay;
         self.pool.get_mut(pid).next_hop = next_hop;
+        if self.tracer.anim_on() && next_hop != BROADCAST {
+            let node = self.wl().nics[nic as usize].node;
+            self.anim_next_hop(now, node, pid, next_hop);
+        }
         if self.tracer.ns2_on() {
             let node = self.wl().nics[nic as usize].node;
             let op = if self.pool.get(pid).forwards == 0 {
