@@ -14,8 +14,8 @@ import pytest
 
 import sctplab
 from sctplab.animate.layout import layout
-from sctplab.animate.page import render
-from sctplab.animate.trace import AnimData
+from sctplab.animate.page import page_data, render
+from sctplab.animate.trace import AnimData, read
 
 # A static wired chain a - b - c - d, one CBR flow a -> d (1000-byte payload, 80 kb/s:
 # 10 packets a second), 3 s.
@@ -175,3 +175,13 @@ def test_layout_is_deterministic_and_spreads_a_chain() -> None:
     ends = ((pos[0][0] - pos[3][0]) ** 2 + (pos[0][1] - pos[3][1]) ** 2) ** 0.5
     assert max(d) < ends
     assert min(d) > 0.2
+
+
+def test_a_run_stopped_by_max_output_still_animates(tmp_path: Path) -> None:
+    out = tmp_path / "cut"
+    with pytest.raises(sctplab.UsageError, match="--max-output"):
+        sctplab.run(CHAIN, out=out, trace="anim", max_output=1500)
+    data = page_data(read(out))
+    # No `end` record: the page ends with the last hop written.
+    assert data["hop"]["t"]
+    assert data["end_us"] == data["hop"]["t"][-1] + data["hop"]["dur"][-1] < 3_000_000

@@ -69,7 +69,9 @@ def page_data(d: AnimData) -> dict[str, Any]:
         "flow": d.hop_flow,
         "kind": d.hop_kind,
     }
-    end_us = d.end_us or (h.get("duration_us") or 0)
+    # A run that stopped early (--max-output, Ctrl-C) has no `end` record: its last hop.
+    last_hop = max((t + dur for t, dur in zip(d.hop_t, d.hop_dur, strict=True)), default=0)
+    end_us = d.end_us or last_hop or (h.get("duration_us") or 0)
     return {
         "v": h["version"],
         "scenario": str(h.get("scenario", "")),
