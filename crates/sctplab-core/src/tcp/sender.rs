@@ -8,6 +8,7 @@
 //! processing and sending rule.
 
 use super::config::Variant;
+use super::ecn::SenderEcn;
 use super::rate::RateEstimator;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
@@ -160,6 +161,8 @@ pub struct TcpSender {
     /// Segments to put on the wire, and whether each is a retransmission; -1 is a SYN.
     pub(super) out: VecDeque<(i64, SendKind)>,
     pub(super) events: VecDeque<EndpointEvent>,
+    /// RFC 3168 state (`tcp/ecn.rs`); off unless `set_ecn` says so.
+    pub(super) ecn: SenderEcn,
     pub stats: SenderStats,
 }
 
@@ -231,9 +234,22 @@ impl TcpSender {
             rto_high: -1,
             out: VecDeque::new(),
             events: VecDeque::new(),
+            ecn: SenderEcn::default(),
             stats: SenderStats::default(),
             cfg,
         }
+    }
+
+    /// Makes the sender ECN-capable (the flow's `ecn`): it negotiates ECN on its SYN
+    /// (or, without a handshake, assumes the receiver is capable too).
+    pub fn set_ecn(&mut self, capable: bool) {
+        self.ecn = SenderEcn::new(capable, self.cfg.handshake);
+    }
+
+    /// Window cuts made for ECN-Echo acks in the measurement window; `None` for a
+    /// sender that is not ECN-capable.
+    pub fn ecn_reductions(&self) -> Option<u64> {
+        self.ecn.capable.then_some(self.ecn.reductions)
     }
 
     pub fn cwnd(&self) -> f64 {
@@ -460,6 +476,11 @@ impl TcpSender {
     /// Window cut (ns-2 `slowdown`): the controller sets ssthresh and, as the recovery
     /// algorithm asks, reduces cwnd, restarts it at one segment or leaves it.
     pub(super) fn slowdown(&mut self, kind: Congestion, after: CwndAfter) {
+        if kind == Congestion::FastRetransmit && self.ecn.loss_in_cut_window(self.highest_ack) {
+            // The window of data this loss is in was already cut for an ECE (RFC 3168
+            // sec. 6.1.2): retransmit without cutting again.
+            return;
+        }
         let mut outstanding = (self.maxseq - self.highest_ack).max(0);
         if after == CwndAfter::Reduce {
             // A fast retransmit (the only cut that halves cwnd): FlightSize leaves out
@@ -581,9 +602,15 @@ impl TcpSender {
         let (seq, flags, payload) = if seqno < 0 {
             options.mss = Some(map.mss.min(u64::from(u16::MAX)) as u16);
             options.sack_permitted = self.cfg.sack_permitted;
-            (map.iss, TcpFlags::SYN, 0)
+            (map.iss, TcpFlags::SYN | self.ecn.syn_flags(), 0)
         } else {
-            (map.seq_of_segment(seqno), TcpFlags::ACK, map.len_of(seqno))
+            let (ect, extra) = self.ecn.on_data_segment(kind == SendKind::New);
+            pkt.ip.ecn = ect;
+            (
+                map.seq_of_segment(seqno),
+                TcpFlags::ACK | extra,
+                map.len_of(seqno),
+            )
         };
         pkt.transport = TransportRepr::Tcp(TcpRepr {
             src_port: self.cfg.ports.0,
@@ -620,6 +647,7 @@ impl Endpoint for TcpSender {
         };
         if tcp.flags.contains(TcpFlags::SYN) {
             if let Phase::SynSent { retries } = self.phase {
+                self.ecn.on_syn_ack(tcp.flags);
                 self.phase = Phase::Established;
                 self.syn_deadline = None;
                 if retries == 0 {
@@ -670,6 +698,7 @@ impl Endpoint for TcpSender {
             Variant::Fack => self.recv_fack(cum, blocks, pkt.ts_echo),
         }
         self.rate_sample(prior_ack, prior_flight);
+        self.answer_ece(tcp.flags, cum, prior_ack);
         self.trace_ack(cum, blocks, tcp.window);
     }
 
@@ -766,6 +795,22 @@ impl Endpoint for TcpSender {
 }
 
 impl TcpSender {
+    /// RFC 3168 sec. 6.1.2: an ECN-Echo on an ack cuts the window as a loss would (the
+    /// controller's fast-retransmit cut), once per window of data, and retransmits
+    /// nothing. After the variant's own processing of the ack, so that a loss recovery
+    /// this ack started is seen (`recover` then covers the ack).
+    fn answer_ece(&mut self, flags: TcpFlags, cum: i64, prior_ack: i64) {
+        let in_loss_window = cum <= self.recover || self.fastrecov;
+        if self
+            .ecn
+            .wants_cut(flags, cum, cum > prior_ack, in_loss_window)
+        {
+            self.slowdown(Congestion::FastRetransmit, CwndAfter::Reduce);
+            let counted = self.cfg.window.contains(self.now);
+            self.ecn.cut_made(self.maxseq, counted);
+        }
+    }
+
     pub fn start_time(&self) -> SimTime {
         self.cfg.start
     }

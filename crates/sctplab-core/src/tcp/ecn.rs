@@ -1,0 +1,255 @@
+//! TCP's ECN (RFC 3168 sec. 6.1) for a flow with `ecn = true`: the negotiation on the
+//! SYN and SYN-ACK, ECT(0) on new data segments, the receiver's ECN-Echo (ECE) until
+//! the sender's CWR, and the sender's answer to ECE: a window cut as for a loss, once
+//! per window of data, with no retransmission. docs/models/aqm.md ("ECN") gives each
+//! rule's source and where ours differs from ns-3.37's `TcpSocketBase` and Linux.
+//!
+//! The state lives here; `sender.rs` and `receiver.rs` call in at a few points (the
+//! SYN's flags, a segment's ECN field and flags, an arriving ack or segment).
+
+use crate::net::aqm::{CE, ECT0};
+use crate::net::wire::TcpFlags;
+
+/// The sender's ECN state.
+#[derive(Clone, Debug, Default)]
+pub(super) struct SenderEcn {
+    /// The flow is ECN-capable (`ecn = true`): the SYN asks for ECN.
+    pub capable: bool,
+    /// ECN is in use on the connection: negotiated (RFC 3168 sec. 6.1.1), or assumed
+    /// from `capable` when there is no handshake (ns-2's one-way agents).
+    pub on: bool,
+    /// Highest segment sent when the window was last cut for an ECE (-1: never): ECEs
+    /// on acks up to it belong to the same window of data and are not answered again
+    /// (ns-3.37's `m_recover` on entering `CA_CWR`, Linux's `high_seq`).
+    pub high: i64,
+    /// A cut was made: the next new data segment carries CWR (sec. 6.1.2).
+    pub cwr_pending: bool,
+    /// Window cuts made for ECEs in the measurement window (summary `ecn_reductions`).
+    pub reductions: u64,
+}
+
+impl SenderEcn {
+    pub fn new(capable: bool, handshake: bool) -> Self {
+        SenderEcn {
+            capable,
+            on: capable && !handshake,
+            high: -1,
+            cwr_pending: false,
+            reductions: 0,
+        }
+    }
+
+    /// The flags an ECN-setup SYN adds (sec. 6.1.1: ECE and CWR).
+    pub fn syn_flags(&self) -> TcpFlags {
+        if self.capable {
+            TcpFlags::ECE | TcpFlags::CWR
+        } else {
+            TcpFlags::empty()
+        }
+    }
+
+    /// The SYN-ACK came: ECN is on if this end asked for it and the SYN-ACK is an
+    /// ECN-setup SYN-ACK (ECE set, CWR clear, sec. 6.1.1).
+    pub fn on_syn_ack(&mut self, flags: TcpFlags) {
+        self.on = self.capable && flags.contains(TcpFlags::ECE) && !flags.contains(TcpFlags::CWR);
+    }
+
+    /// The ECN field and extra flags of an outgoing data segment: ECT(0) on new data
+    /// only (sec. 6.1.5: not on retransmissions; pure acks are the receiver's, sec.
+    /// 6.1.4), and CWR on the first new data segment after a cut (sec. 6.1.2).
+    pub fn on_data_segment(&mut self, new_data: bool) -> (u8, TcpFlags) {
+        if !self.on || !new_data {
+            return (0, TcpFlags::empty());
+        }
+        let flags = if std::mem::take(&mut self.cwr_pending) {
+            TcpFlags::CWR
+        } else {
+            TcpFlags::empty()
+        };
+        (ECT0, flags)
+    }
+
+    /// Whether an ack with these flags, covering segments up to `cum` (it newly acked
+    /// something: `new_ack`), asks for a window cut now. ns-3.37 answers only an ECE on
+    /// an ack that advances the cumulative ack, and not while a previous answer's window
+    /// is still being acknowledged; `in_loss_window` (the ack does not reach past the
+    /// segments outstanding at the last loss cut, or recovery is in progress) stands for
+    /// Linux's rule that `tcp_enter_cwr` acts only from the Open and Disorder states:
+    /// the window of data already had its cut (RFC 3168 sec. 6.1.2, once per window).
+    pub fn wants_cut(
+        &self,
+        flags: TcpFlags,
+        cum: i64,
+        new_ack: bool,
+        in_loss_window: bool,
+    ) -> bool {
+        self.on && new_ack && flags.contains(TcpFlags::ECE) && cum > self.high && !in_loss_window
+    }
+
+    /// A cut was made with `maxseq` the highest segment sent; `counted`: in the
+    /// measurement window.
+    pub fn cut_made(&mut self, maxseq: i64, counted: bool) {
+        self.high = maxseq;
+        self.cwr_pending = true;
+        self.reductions += u64::from(counted);
+    }
+
+    /// Whether a loss found with the cumulative ack at `highest_ack` falls in the window
+    /// of data an ECE already cut: then the retransmission goes out without a second
+    /// cut (sec. 6.1.2: "the TCP source should not decrease the slow-start threshold,
+    /// ssthresh, if it has been decreased within the last round trip time"; Linux's
+    /// `tcp_enter_recovery` keeps ssthresh while in CWR, ns-2.35's `ecn()` /
+    /// `dupack_action` likewise).
+    pub fn loss_in_cut_window(&self, highest_ack: i64) -> bool {
+        self.on && self.high >= 0 && highest_ack < self.high
+    }
+}
+
+/// The receiver's ECN state.
+#[derive(Clone, Debug, Default)]
+pub(super) struct ReceiverEcn {
+    pub capable: bool,
+    pub on: bool,
+    /// A CE-marked segment came and no CWR since: every ack carries ECE (sec. 6.1.3).
+    pub echo: bool,
+}
+
+impl ReceiverEcn {
+    pub fn new(capable: bool, handshake: bool) -> Self {
+        ReceiverEcn {
+            capable,
+            on: capable && !handshake,
+            echo: false,
+        }
+    }
+
+    /// A SYN came: ECN is on if both ends want it (an ECN-setup SYN has ECE and CWR,
+    /// sec. 6.1.1); the flags the SYN-ACK adds (ECE alone).
+    pub fn on_syn(&mut self, flags: TcpFlags) -> TcpFlags {
+        self.on = self.capable && flags.contains(TcpFlags::ECE | TcpFlags::CWR);
+        if self.on {
+            TcpFlags::ECE
+        } else {
+            TcpFlags::empty()
+        }
+    }
+
+    /// A data segment with these flags and this IP ECN field came. Returns true when it
+    /// starts an echo (a CE after none pending): the receiver then acks at once, as
+    /// Linux enters quick-ack mode on CE (`tcp_ecn_check_ce`); RFC 3168 leaves the ack
+    /// timing alone. A CWR ends the echo before the segment's own CE is looked at, so a
+    /// CE-marked CWR segment starts a new one (Linux `tcp_ecn_accept_cwr` then
+    /// `tcp_ecn_check_ce`).
+    pub fn on_segment(&mut self, flags: TcpFlags, ecn: u8) -> bool {
+        if !self.on {
+            return false;
+        }
+        if flags.contains(TcpFlags::CWR) {
+            self.echo = false;
+        }
+        if ecn == CE && !self.echo {
+            self.echo = true;
+            return true;
+        }
+        false
+    }
+
+    /// The flag an ack carries.
+    pub fn ack_flags(&self) -> TcpFlags {
+        if self.echo {
+            TcpFlags::ECE
+        } else {
+            TcpFlags::empty()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn negotiation_needs_both_ends() {
+        // RFC 3168 sec. 6.1.1: ECN-setup SYN (ECE+CWR), ECN-setup SYN-ACK (ECE only).
+        let mut s = SenderEcn::new(true, true);
+        assert!(!s.on, "not before the SYN-ACK");
+        assert_eq!(s.syn_flags(), TcpFlags::ECE | TcpFlags::CWR);
+        let mut r = ReceiverEcn::new(true, true);
+        let synack = r.on_syn(s.syn_flags());
+        assert!(r.on);
+        s.on_syn_ack(synack | TcpFlags::SYN | TcpFlags::ACK);
+        assert!(s.on);
+
+        // A receiver that is not ECN-capable answers without ECE: off at both ends.
+        let mut s = SenderEcn::new(true, true);
+        let mut r = ReceiverEcn::new(false, true);
+        let synack = r.on_syn(s.syn_flags());
+        assert!(!r.on);
+        s.on_syn_ack(synack | TcpFlags::SYN | TcpFlags::ACK);
+        assert!(!s.on);
+        assert_eq!(s.on_data_segment(true), (0, TcpFlags::empty()));
+
+        // A sender that is not ECN-capable sends a plain SYN: the receiver stays off.
+        let s = SenderEcn::new(false, true);
+        let mut r = ReceiverEcn::new(true, true);
+        assert!(r.on_syn(s.syn_flags()).is_empty());
+        assert!(!r.on_segment(TcpFlags::ACK, CE));
+        assert!(r.ack_flags().is_empty());
+
+        // A SYN-ACK with both ECE and CWR is not an ECN-setup SYN-ACK (sec. 6.1.1).
+        let mut s = SenderEcn::new(true, true);
+        s.on_syn_ack(TcpFlags::SYN | TcpFlags::ACK | TcpFlags::ECE | TcpFlags::CWR);
+        assert!(!s.on);
+    }
+
+    #[test]
+    fn echo_lasts_until_cwr() {
+        // Sec. 6.1.3: ECE on every ack after a CE until a CWR segment arrives.
+        let mut r = ReceiverEcn::new(true, false);
+        assert!(!r.on_segment(TcpFlags::ACK, ECT0));
+        assert!(r.ack_flags().is_empty());
+        assert!(r.on_segment(TcpFlags::ACK, CE), "a new echo starts");
+        assert_eq!(r.ack_flags(), TcpFlags::ECE);
+        assert!(!r.on_segment(TcpFlags::ACK, CE), "already echoing");
+        assert!(!r.on_segment(TcpFlags::ACK, ECT0));
+        assert_eq!(r.ack_flags(), TcpFlags::ECE, "still echoing without CWR");
+        assert!(!r.on_segment(TcpFlags::ACK | TcpFlags::CWR, ECT0));
+        assert!(r.ack_flags().is_empty(), "CWR ends the echo");
+        // A CE-marked CWR segment: the CWR ends the old echo, its CE starts a new one.
+        r.on_segment(TcpFlags::ACK, CE);
+        assert!(r.on_segment(TcpFlags::ACK | TcpFlags::CWR, CE));
+        assert_eq!(r.ack_flags(), TcpFlags::ECE);
+    }
+
+    #[test]
+    fn ect_on_new_data_only_and_cwr_once() {
+        let mut s = SenderEcn::new(true, false);
+        assert_eq!(s.on_data_segment(true), (ECT0, TcpFlags::empty()));
+        // Sec. 6.1.5: a retransmission leaves Not-ECT and does not carry the CWR.
+        s.cut_made(10, true);
+        assert_eq!(s.on_data_segment(false), (0, TcpFlags::empty()));
+        assert_eq!(s.on_data_segment(true), (ECT0, TcpFlags::CWR));
+        assert_eq!(s.on_data_segment(true), (ECT0, TcpFlags::empty()));
+    }
+
+    #[test]
+    fn one_cut_per_window() {
+        let mut s = SenderEcn::new(true, false);
+        let ece = TcpFlags::ACK | TcpFlags::ECE;
+        // ECE on a duplicate ack (no new data acked) is not answered (ns-3.37).
+        assert!(!s.wants_cut(ece, 4, false, false));
+        assert!(s.wants_cut(ece, 4, true, false));
+        // Segments 0..=20 were out when the cut was made.
+        s.cut_made(20, true);
+        assert!(!s.wants_cut(ece, 12, true, false));
+        assert!(!s.wants_cut(ece, 20, true, false));
+        // The first ack past segment 20 opens the next window.
+        assert!(s.wants_cut(ece, 21, true, false));
+        // Not inside a loss recovery's window.
+        assert!(!s.wants_cut(ece, 21, true, true));
+        // A loss in the cut window is not cut again; one past it is.
+        assert!(s.loss_in_cut_window(15));
+        assert!(!s.loss_in_cut_window(20));
+        assert_eq!(s.reductions, 1);
+    }
+}
