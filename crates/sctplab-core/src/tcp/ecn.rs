@@ -94,6 +94,14 @@ impl SenderEcn {
         self.reductions += u64::from(counted);
     }
 
+    /// Whether the window of data cut for an ECE is still being acknowledged (the
+    /// cumulative ack is at `highest_ack`): cwnd does not grow then. ns-3.37 runs only
+    /// its recovery algorithm on acks in `CA_CWR` (no `IncreaseWindow`) and Linux does
+    /// not raise cwnd while in CWR (`tcp_cong_control`).
+    pub fn in_cut_window(&self, highest_ack: i64) -> bool {
+        self.on && self.high >= 0 && highest_ack <= self.high
+    }
+
     /// Whether a loss found with the cumulative ack at `highest_ack` falls in the window
     /// of data an ECE already cut: then the retransmission goes out without a second
     /// cut (sec. 6.1.2: "the TCP source should not decrease the slow-start threshold,
@@ -247,6 +255,8 @@ mod tests {
         assert!(s.wants_cut(ece, 21, true, false));
         // Not inside a loss recovery's window.
         assert!(!s.wants_cut(ece, 21, true, true));
+        // No growth while the cut window is acknowledged.
+        assert!(s.in_cut_window(20) && !s.in_cut_window(21));
         // A loss in the cut window is not cut again; one past it is.
         assert!(s.loss_in_cut_window(15));
         assert!(!s.loss_in_cut_window(20));

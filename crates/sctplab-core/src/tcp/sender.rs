@@ -450,6 +450,10 @@ impl TcpSender {
     /// The controller's window growth for an ack that newly acknowledges `acked`
     /// segments (ns-2 `opencwnd` for `"reno"`).
     pub(super) fn rules_open(&mut self, acked: i64) {
+        if self.ecn.in_cut_window(self.highest_ack) && !matches!(self.cc, Controller::Bbr(_)) {
+            // RFC 3168 sec. 6.1.2: no growth while the window an ECE cut is acknowledged.
+            return;
+        }
         if let Controller::Reno(rules) = &self.cc {
             // Today's rules, with nothing else computed: the hot path stays as it was.
             rules.open(&mut self.cwnd, self.ssthresh);
