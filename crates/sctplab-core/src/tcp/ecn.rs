@@ -26,6 +26,9 @@ pub(super) struct SenderEcn {
     pub cwr_pending: bool,
     /// Window cuts made for ECEs in the measurement window (summary `ecn_reductions`).
     pub reductions: u64,
+    /// The ack being processed carries an ECE that will cut the window: it does not
+    /// grow it first (ns-3.37 enters `CA_CWR` before processing the ack).
+    pub hold: bool,
 }
 
 impl SenderEcn {
@@ -36,6 +39,7 @@ impl SenderEcn {
             high: -1,
             cwr_pending: false,
             reductions: 0,
+            hold: false,
         }
     }
 
@@ -99,7 +103,7 @@ impl SenderEcn {
     /// its recovery algorithm on acks in `CA_CWR` (no `IncreaseWindow`) and Linux does
     /// not raise cwnd while in CWR (`tcp_cong_control`).
     pub fn in_cut_window(&self, highest_ack: i64) -> bool {
-        self.on && self.high >= 0 && highest_ack <= self.high
+        self.hold || self.on && self.high >= 0 && highest_ack <= self.high
     }
 
     /// Whether a loss found with the cumulative ack at `highest_ack` falls in the window
@@ -175,6 +179,97 @@ impl ReceiverEcn {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::endpoint::Endpoint;
+    use crate::net::Packet;
+    use crate::net::wire::TransportRepr;
+    use crate::scenario::schema::FlowSpec;
+    use crate::sim::SimTime;
+    use crate::tcp::{TcpReceiver, TcpSender};
+
+    /// A sender and a receiver of a SACK flow with the handshake, ECN as given.
+    fn pair(sender_ecn: bool, receiver_ecn: bool) -> (TcpSender, TcpReceiver) {
+        let text = r#"
+duration = "10s"
+[[nodes]]
+name = "a"
+[[nodes]]
+name = "b"
+[[links]]
+name = "l"
+a = "a"
+b = "b"
+bandwidth = "10Mb"
+delay = "10ms"
+[[flows]]
+name = "f"
+type = "tcp"
+variant = "sack"
+from = "a"
+to = "b"
+window = 100
+handshake = true
+"#;
+        let s = crate::load_toml(text, "<test>", "t", &[]).expect("valid");
+        let Some(FlowSpec::Tcp(c)) = s.flows.first() else {
+            panic!("a tcp flow")
+        };
+        let (sc, rc) = c.endpoint_cfgs((1000, 2000), crate::metrics::Window::ALL, false, false);
+        let mut snd = TcpSender::new(sc);
+        snd.set_ecn(sender_ecn);
+        let mut rcv = TcpReceiver::new(rc);
+        rcv.set_ecn(receiver_ecn, true);
+        (snd, rcv)
+    }
+
+    fn flags(p: &Packet) -> TcpFlags {
+        match &p.transport {
+            TransportRepr::Tcp(t) => t.flags,
+            _ => TcpFlags::empty(),
+        }
+    }
+
+    /// Everything `ep` wants to send now.
+    fn drain(ep: &mut dyn Endpoint, now: SimTime) -> Vec<Packet> {
+        let mut out = Vec::new();
+        loop {
+            let mut p = Packet::default();
+            if !ep.poll_transmit(now, &mut p) {
+                return out;
+            }
+            out.push(p);
+        }
+    }
+
+    /// One round trip over a lossless path: the sender's packets (those numbered in
+    /// `ce` arrive marked CE if they are ECT) to the receiver, its acks back. Returns
+    /// both sides' packets.
+    fn round(
+        s: &mut TcpSender,
+        r: &mut TcpReceiver,
+        t: &mut u64,
+        ce: &[u32],
+    ) -> (Vec<Packet>, Vec<Packet>) {
+        *t += 10;
+        let now = SimTime::from_nanos(*t * 1_000_000);
+        s.handle_timeout(now);
+        let mut sent = drain(s, now);
+        let mut acks = Vec::new();
+        for p in &mut sent {
+            // A discipline marks only ECN-capable packets.
+            if ce.contains(&p.data_num) && p.ip.ecn == ECT0 {
+                p.ip.ecn = CE;
+            }
+            // The receiver answers each packet as it comes, as the world polls it.
+            r.handle_packet(now, p);
+            acks.extend(drain(r, now));
+        }
+        *t += 10;
+        let now = SimTime::from_nanos(*t * 1_000_000);
+        for a in &acks {
+            s.handle_packet(now, a);
+        }
+        (sent, acks)
+    }
 
     #[test]
     fn negotiation_needs_both_ends() {
@@ -261,5 +356,85 @@ mod tests {
         assert!(s.loss_in_cut_window(15));
         assert!(!s.loss_in_cut_window(20));
         assert_eq!(s.reductions, 1);
+    }
+
+    /// The machines together: negotiation on the handshake, ECT(0) data, the echo until
+    /// CWR, one cut per window, and no retransmission for a mark (RFC 3168 sec. 6.1).
+    #[test]
+    fn a_mark_cuts_once_and_retransmits_nothing() {
+        let (mut s, mut r) = pair(true, true);
+        let mut t = 0;
+        // SYN (ECE+CWR) and SYN-ACK (ECE).
+        let (syn, synack) = round(&mut s, &mut r, &mut t, &[]);
+        assert_eq!(
+            flags(&syn[0]),
+            TcpFlags::SYN | TcpFlags::ECE | TcpFlags::CWR
+        );
+        assert_eq!(
+            flags(&synack[0]),
+            TcpFlags::SYN | TcpFlags::ACK | TcpFlags::ECE
+        );
+        assert!(s.ecn.on && r.ecn.on);
+        // Slow start until segment 40 is out; every data segment is ECT(0).
+        let mut last = 0;
+        while last < 40 {
+            let (sent, acks) = round(&mut s, &mut r, &mut t, &[]);
+            assert!(
+                sent.iter()
+                    .all(|p| p.ip.ecn == ECT0 && flags(p) == TcpFlags::ACK)
+            );
+            assert!(
+                acks.iter()
+                    .all(|a| flags(a) == TcpFlags::ACK && a.ip.ecn == 0)
+            );
+            last = sent.iter().map(|p| p.data_num).max().unwrap_or(last);
+        }
+        let before = s.cwnd();
+        // Two segments of the next window are marked: the acks from the first on carry
+        // ECE.
+        let (sent, acks) = round(&mut s, &mut r, &mut t, &[last + 3, last + 6]);
+        let n = sent.len();
+        assert!(n > 6);
+        let ece: Vec<bool> = acks
+            .iter()
+            .map(|a| flags(a).contains(TcpFlags::ECE))
+            .collect();
+        assert_eq!(ece.iter().filter(|&&e| e).count(), n - 2, "{ece:?}");
+        // One cut for the window (the second mark is in it): the two acks before the
+        // ECE grew cwnd by one segment each (slow start), the ECE ack itself does not;
+        // ns-2's rules (the flow's defaults) halve that window, ssthresh in whole
+        // segments. The window then stays frozen until the round is acknowledged.
+        assert_eq!(s.ecn.reductions, 1);
+        let cut = (before + 2.0) / 2.0;
+        assert_eq!((s.cwnd(), s.ssthresh()), (cut, cut.floor()));
+        // The first new data segment after the cut carries CWR, the later ones do not;
+        // nothing is retransmitted; the CWR ends the echo.
+        let (sent, acks) = round(&mut s, &mut r, &mut t, &[]);
+        assert_eq!(flags(&sent[0]), TcpFlags::ACK | TcpFlags::CWR);
+        assert!(sent[1..].iter().all(|p| flags(p) == TcpFlags::ACK));
+        assert!(sent.iter().all(|p| !p.retransmission && p.ip.ecn == ECT0));
+        assert!(acks.iter().all(|a| !flags(a).contains(TcpFlags::ECE)));
+        assert_eq!(s.ecn.reductions, 1);
+        // A mark on a segment sent after the cut is congestion in a new window: cut
+        // again (once per window, not once in all).
+        let next = s.out.front().map_or(0, |&(seq, _)| seq as u32 + 1);
+        round(&mut s, &mut r, &mut t, &[next]);
+        assert_eq!(s.ecn.reductions, 2);
+        assert_eq!(s.stats.retransmissions, 0);
+    }
+
+    /// A receiver that is not ECN-capable: no ECT, no ECE, no cut.
+    #[test]
+    fn without_a_capable_receiver_nothing_is_marked_or_cut() {
+        let (mut s, mut r) = pair(true, false);
+        let mut t = 0;
+        round(&mut s, &mut r, &mut t, &[]);
+        assert!(!s.ecn.on && !r.ecn.on);
+        for k in 0..5 {
+            let (sent, acks) = round(&mut s, &mut r, &mut t, &[k * 3 + 1]);
+            assert!(sent.iter().all(|p| p.ip.ecn == 0));
+            assert!(acks.iter().all(|a| !flags(a).contains(TcpFlags::ECE)));
+        }
+        assert_eq!(s.ecn.reductions, 0);
     }
 }

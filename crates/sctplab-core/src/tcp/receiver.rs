@@ -57,7 +57,7 @@ pub struct TcpReceiver {
     trigger: Option<(i64, bool)>,
     high_offset: u64,
     /// RFC 3168 state (`tcp/ecn.rs`); off unless `set_ecn` says so.
-    ecn: ReceiverEcn,
+    pub(super) ecn: ReceiverEcn,
     pub delivered_bytes: u64,
     pub delivered_total: u64,
     pub ack_packets: u64,

@@ -695,6 +695,8 @@ impl Endpoint for TcpSender {
             0
         };
         let prior_ack = self.highest_ack;
+        // An ECE that will cut the window keeps this ack from growing it first.
+        self.ecn.hold = self.ecn.wants_cut(tcp.flags, cum, cum > prior_ack, false);
         match self.cfg.variant {
             Variant::Reno => self.recv_reno(cum),
             Variant::Newreno => self.recv_newreno(cum),
@@ -801,16 +803,24 @@ impl Endpoint for TcpSender {
 impl TcpSender {
     /// RFC 3168 sec. 6.1.2: an ECN-Echo on an ack cuts the window as a loss would (the
     /// controller's fast-retransmit cut), once per window of data, and retransmits
-    /// nothing. After the variant's own processing of the ack, so that a loss recovery
-    /// this ack started is seen (`recover` then covers the ack).
+    /// nothing. After the variant's own processing of the ack (which did not grow the
+    /// window: `SenderEcn::hold`), so that the flight is the one after the ack and a
+    /// loss recovery this ack started is seen (`recover` then covers the ack).
     fn answer_ece(&mut self, flags: TcpFlags, cum: i64, prior_ack: i64) {
+        self.ecn.hold = false;
         let in_loss_window = cum <= self.recover || self.fastrecov;
         if self
             .ecn
             .wants_cut(flags, cum, cum > prior_ack, in_loss_window)
         {
-            self.slowdown(Congestion::FastRetransmit, CwndAfter::Reduce);
-            let counted = self.cfg.window.contains(self.now);
+            // BBR v1 sets its window from its model and ignores the CWR state (Linux
+            // `tcp_cong_control` runs `bbr_main` instead of the CWR reduction); the
+            // CWR flag still goes out.
+            let bbr = matches!(self.cc, Controller::Bbr(_));
+            if !bbr {
+                self.slowdown(Congestion::FastRetransmit, CwndAfter::Reduce);
+            }
+            let counted = !bbr && self.cfg.window.contains(self.now);
             self.ecn.cut_made(self.maxseq, counted);
         }
     }
