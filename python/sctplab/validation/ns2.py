@@ -17,8 +17,6 @@ Three kinds of point-to-point rows:
   two-node LAN whose base `Mac` neither contends nor collides (each side sends on its
   own, as on our full-duplex link), timed to equal our link: both take 4.328 s for the
   lossless transfer (ns-2 32 us less, its first segment is 40 bytes short).
-RED rows (sctplab.validation.red, ns2/red_dumbbell.tcl): seed 000's GEO path with RED
-on the bottleneck, packets sent, drops and mean queue over seeds, same tolerance.
 Wireless rows (802.11 chains, seed 004's MANET replayed in both at each maximum speed,
 and the saturated cell of sctplab.validation.cell) come from sctplab.validation.wireless;
 their ns-2 results are cached (ns2_oracle.Ns2Cache).
@@ -32,7 +30,7 @@ from pathlib import Path
 
 from sctplab.ns2 import oracle as ns2_oracle
 from sctplab.tables import markdown_table
-from sctplab.validation import multihoming, red, wireless
+from sctplab.validation import multihoming, wireless
 from sctplab.validation.check import COLUMNS, Check, Validation, run_groups, write_csv
 from sctplab.validation.seed002 import deterministic, statistical
 from sctplab.validation.snoop import SNOOP_SEEDS, snoop
@@ -68,10 +66,6 @@ def validate_ns2(
                 lambda: statistical(tmp, seeds, duration),
             ),
             (f"snoop transfer times, {SNOOP_SEEDS} seeds", lambda: snoop(tmp, SNOOP_SEEDS)),
-            (
-                f"RED against Queue/RED, {seeds} seeds of {duration:g} s",
-                lambda: red.red(seeds, duration),
-            ),
             (
                 "multihomed SCTP failover",
                 lambda: multihoming.checks(tmp),
