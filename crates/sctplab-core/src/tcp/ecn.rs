@@ -179,41 +179,67 @@ impl ReceiverEcn {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::Algorithm;
     use crate::endpoint::Endpoint;
+    use crate::metrics::Window;
     use crate::net::Packet;
     use crate::net::wire::TransportRepr;
-    use crate::scenario::schema::FlowSpec;
-    use crate::sim::SimTime;
-    use crate::tcp::{TcpReceiver, TcpSender};
+    use crate::sim::{SimDuration, SimTime};
+    use crate::tcp::{
+        CongestionRules, ReceiverCfg, SenderCfg, SeqMap, TcpReceiver, TcpSender, Variant,
+    };
 
-    /// A sender and a receiver of a SACK flow with the handshake, ECN as given.
+    /// A sender and a receiver of a SACK flow with the handshake, ECN as given; the
+    /// window rules are ns-2's (`"reno"`, `precision_reduce`), the flow's defaults.
     fn pair(sender_ecn: bool, receiver_ecn: bool) -> (TcpSender, TcpReceiver) {
-        let text = r#"
-duration = "10s"
-[[nodes]]
-name = "a"
-[[nodes]]
-name = "b"
-[[links]]
-name = "l"
-a = "a"
-b = "b"
-bandwidth = "10Mb"
-delay = "10ms"
-[[flows]]
-name = "f"
-type = "tcp"
-variant = "sack"
-from = "a"
-to = "b"
-window = 100
-handshake = true
-"#;
-        let s = crate::load_toml(text, "<test>", "t", &[]).expect("valid");
-        let Some(FlowSpec::Tcp(c)) = s.flows.first() else {
-            panic!("a tcp flow")
+        let map = SeqMap {
+            iss: 0,
+            mss: 1000,
+            total: None,
         };
-        let (sc, rc) = c.endpoint_cfgs((1000, 2000), crate::metrics::Window::ALL, false, false);
+        let ports = (1000, 2000);
+        let sc = SenderCfg {
+            variant: Variant::Sack,
+            ports,
+            map,
+            wnd: 100.0,
+            initial_window: 2.0,
+            initial_ssthresh: 100.0,
+            numdupacks: 3,
+            limited_transmit: false,
+            delay_growth: true,
+            rules: CongestionRules {
+                slow_start_at_ssthresh: false,
+                precision_reduce: true,
+                flight_based_cut: false,
+            },
+            congestion_control: Algorithm::Reno,
+            hystart: false,
+            pacing: false,
+            partial_window_deflation: false,
+            reset_timer_first_partial_only: false,
+            max_burst: 0,
+            rto_initial: SimDuration::from_secs(3),
+            rto_min: SimDuration::from_millis(200),
+            rto_max: SimDuration::from_secs(60),
+            tick: SimDuration::from_millis(10),
+            handshake: true,
+            sack_permitted: true,
+            start: SimTime::ZERO,
+            stop: None,
+            window: Window::ALL,
+            trace_sends: false,
+            trace_acks: false,
+        };
+        let rc = ReceiverCfg {
+            ports,
+            map,
+            sack: true,
+            max_sack_blocks: 3,
+            delayed_ack: None,
+            window: Window::ALL,
+            start: SimTime::ZERO,
+        };
         let mut snd = TcpSender::new(sc);
         snd.set_ecn(sender_ecn);
         let mut rcv = TcpReceiver::new(rc);
