@@ -240,18 +240,6 @@ impl TcpSender {
         }
     }
 
-    /// Makes the sender ECN-capable (the flow's `ecn`): it negotiates ECN on its SYN
-    /// (or, without a handshake, assumes the receiver is capable too).
-    pub fn set_ecn(&mut self, capable: bool) {
-        self.ecn = SenderEcn::new(capable, self.cfg.handshake);
-    }
-
-    /// Window cuts made for ECN-Echo acks in the measurement window; `None` for a
-    /// sender that is not ECN-capable.
-    pub fn ecn_reductions(&self) -> Option<u64> {
-        self.ecn.capable.then_some(self.ecn.reductions)
-    }
-
     pub fn cwnd(&self) -> f64 {
         self.cwnd
     }
@@ -801,30 +789,6 @@ impl Endpoint for TcpSender {
 }
 
 impl TcpSender {
-    /// RFC 3168 sec. 6.1.2: an ECN-Echo on an ack cuts the window as a loss would (the
-    /// controller's fast-retransmit cut), once per window of data, and retransmits
-    /// nothing. After the variant's own processing of the ack (which did not grow the
-    /// window: `SenderEcn::hold`), so that the flight is the one after the ack and a
-    /// loss recovery this ack started is seen (`recover` then covers the ack).
-    fn answer_ece(&mut self, flags: TcpFlags, cum: i64, prior_ack: i64) {
-        self.ecn.hold = false;
-        let in_loss_window = cum <= self.recover || self.fastrecov;
-        if self
-            .ecn
-            .wants_cut(flags, cum, cum > prior_ack, in_loss_window)
-        {
-            // BBR v1 sets its window from its model and ignores the CWR state (Linux
-            // `tcp_cong_control` runs `bbr_main` instead of the CWR reduction); the
-            // CWR flag still goes out.
-            let bbr = matches!(self.cc, Controller::Bbr(_));
-            if !bbr {
-                self.slowdown(Congestion::FastRetransmit, CwndAfter::Reduce);
-            }
-            let counted = !bbr && self.cfg.window.contains(self.now);
-            self.ecn.cut_made(self.maxseq, counted);
-        }
-    }
-
     pub fn start_time(&self) -> SimTime {
         self.cfg.start
     }
