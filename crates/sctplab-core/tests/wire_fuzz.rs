@@ -144,6 +144,7 @@ fn gen_chunk(g: &mut Gen) -> Chunk {
             addrs: (0..g.below(4)).map(|_| g.addr()).collect(),
             cookie_preservative: None,
             unrecognized: vec![],
+            ecn_capable: false,
         }),
         2 => {
             let cookie_len = g.below(40);
@@ -157,6 +158,7 @@ fn gen_chunk(g: &mut Gen) -> Chunk {
                 unrecognized: vec![],
                 reported: vec![],
                 state_cookie: g.bytes(cookie_len),
+                ecn_capable: false,
             })
         }
         3 => Chunk::Sack(SackChunk {

@@ -20,6 +20,7 @@ fn init(tag: u32) -> Chunk {
         addrs: vec![],
         cookie_preservative: None,
         unrecognized: vec![],
+        ecn_capable: false,
     })
 }
 

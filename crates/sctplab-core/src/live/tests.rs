@@ -248,6 +248,7 @@ impl Attacker {
                 addrs: vec![],
                 cookie_preservative: None,
                 unrecognized: params,
+                ecn_capable: false,
             })],
             0,
         );
@@ -532,6 +533,7 @@ fn mutated_packets_never_panic() {
             addrs: vec![[127, 0, 0, 2]],
             cookie_preservative: None,
             unrecognized: vec![],
+            ecn_capable: false,
         })]));
         v.push(mk(vec![
             data(5, 30),

@@ -213,6 +213,7 @@ mod tests {
                 addrs: vec![],
                 cookie_preservative: None,
                 unrecognized: vec![],
+                ecn_capable: false,
             })],
         };
         let buf = emit_vec(&repr);

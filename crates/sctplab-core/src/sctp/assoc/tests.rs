@@ -80,6 +80,7 @@ pub(super) fn init(tag: u32) -> Chunk {
         addrs: vec![],
         cookie_preservative: None,
         unrecognized: vec![],
+        ecn_capable: false,
     })
 }
 
