@@ -280,7 +280,7 @@ impl World {
 
     /// A broken rule the run noted (`Wireless::check_caught_up`), if any.
     fn take_internal_error(&mut self) -> Option<String> {
-        self.wireless.as_deref_mut()?.internal_error.take()
+        self.wireless.as_deref_mut()?.fast.internal_error.take()
     }
 
     /// Some unfinished flow will get further whatever happens: a CBR source has a send
