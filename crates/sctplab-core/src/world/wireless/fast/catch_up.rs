@@ -14,7 +14,7 @@
 use super::super::Nic;
 use super::super::channel::deaf_node;
 use super::Fast;
-use super::air_log::{LogReader, insert_in_order};
+use super::air_log::{DeferredRx, LogReader, insert_in_order};
 use super::virtual_timer::{ChainTimes, VirtSeq, timer_turn};
 use crate::sim::{EventQueue, HistoryCursor, SEQ_STEP, SimTime};
 use crate::world::Event;
@@ -132,18 +132,7 @@ impl Wireless {
                 Some(_) => n.mac_timer.at,
                 None => None,
             };
-            // The earlier of the list's first and the staged frame.
-            let (rx, from_log) = match (n.fast.deferred_rx.front(), staged) {
-                (None, s) => (s, true),
-                (Some(&r), None) => (Some(r), false),
-                (Some(&r), Some(s)) => {
-                    if (r.at, r.seq) < (s.at, s.seq) {
-                        (Some(r), false)
-                    } else {
-                        (Some(s), true)
-                    }
-                }
-            };
+            let (rx, from_log) = earliest_rx(n.fast.deferred_rx.front(), staged);
             // The earlier of the two; only a tie in time needs the timer's number.
             let take_rx = match (rx, timer_at) {
                 (None, None) => break,
@@ -161,68 +150,29 @@ impl Wireless {
             };
             if take_rx {
                 let r = rx.expect("deferred reception");
-                if r.at > before.0 || (r.at == before.0 && r.seq > before.1) {
+                if (r.at, r.seq) > before {
                     break;
                 }
                 last = Some(r.at);
-                if from_log {
-                    // The next frame first: whether it arrives before this one's
-                    // reception ends decides whether both ends go in one step.
-                    staged = qn.rd.stage(&mut cursor, end, &mut qn.n.fast.deferred_rx);
-                    if fuse {
-                        if let Some(e) = qn.overhear(r, staged, before, q, &mut cur, general) {
-                            last = Some(e);
-                            continue;
-                        }
+                // The next frame first: whether it arrives before this one's reception
+                // ends decides whether both ends go in one step.
+                qn.move_past(from_log, &mut staged, &mut cursor, end);
+                if fuse {
+                    if let Some(e) = qn.overhear(r, staged, before, q, &mut cur, general) {
+                        last = Some(e);
+                        continue;
                     }
-                    qn.deferred_rx_start(r, q, &mut cur, general);
-                } else {
-                    // A frame read ahead by an earlier catch-up (or overtaken by a
-                    // nearer one): in one step too, once the next frame is known.
-                    n.fast.deferred_rx.pop_front();
-                    if staged.is_none() {
-                        staged = qn.rd.stage(&mut cursor, end, &mut qn.n.fast.deferred_rx);
-                    }
-                    if fuse {
-                        if let Some(e) = qn.overhear(r, staged, before, q, &mut cur, general) {
-                            last = Some(e);
-                            continue;
-                        }
-                    }
-                    qn.deferred_rx_start(r, q, &mut cur, general);
                 }
+                qn.deferred_rx_start(r, q, &mut cur, general);
                 continue;
             }
             // A quiet MAC's NAV end, its only timer, before the next reception: its turn
             // goes into the reception's step if that fits (`overhear_after_nav`).
             if !GENERAL && fuse {
                 if let (Some(r), Some(p)) = (rx, timer_at) {
-                    if r.at > p
-                        && !(r.at > before.0 || (r.at == before.0 && r.seq > before.1))
-                        && n.mac.only_nav_due_at(p)
-                    {
-                        last = Some(r.at);
-                        if from_log {
-                            staged = qn.rd.stage(&mut cursor, end, &mut qn.n.fast.deferred_rx);
-                        } else {
-                            n.fast.deferred_rx.pop_front();
-                            if staged.is_none() {
-                                staged = qn.rd.stage(&mut cursor, end, &mut qn.n.fast.deferred_rx);
-                            }
-                        }
-                        if let Some(e) = qn.overhear_after_nav(r, p, staged, before, q, &mut cur) {
-                            last = Some(e);
-                            continue;
-                        }
-                        // Two steps after all: the NAV end's turn first, which leaves
-                        // nothing pending.
-                        let n = &mut *qn.n;
-                        n.digest.note(Input::Timer, p, || 0);
-                        n.mac.quiet_timeout(p);
-                        debug_assert!(n.mac.poll_timeout().is_none());
-                        n.mac_timer.at = None;
-                        n.mac_timer.virt = None;
-                        qn.deferred_rx_start(r, q, &mut cur, general);
+                    if r.at > p && (r.at, r.seq) <= before && n.mac.only_nav_due_at(p) {
+                        qn.move_past(from_log, &mut staged, &mut cursor, end);
+                        last = Some(qn.nav_end_then_rx(r, p, staged, before, q, &mut cur));
                         continue;
                     }
                 }
@@ -273,4 +223,74 @@ pub(super) struct QuietNic<'a> {
     /// `Wireless::fuse_overheard`.
     pub(super) fuse: bool,
     pub(super) rd: LogReader<'a>,
+}
+
+/// The earlier of a NIC's first deferred reception (`front`) and its staged frame, and
+/// whether that is the staged one.
+#[inline(always)]
+fn earliest_rx(
+    front: Option<&DeferredRx>,
+    staged: Option<DeferredRx>,
+) -> (Option<DeferredRx>, bool) {
+    match (front, staged) {
+        (None, s) => (s, true),
+        (Some(&r), None) => (Some(r), false),
+        (Some(&r), Some(s)) => {
+            if (r.at, r.seq) < (s.at, s.seq) {
+                (Some(r), false)
+            } else {
+                (Some(s), true)
+            }
+        }
+    }
+}
+
+impl QuietNic<'_> {
+    /// Moves past the reception `earliest_rx` chose: the staged frame (`from_log`),
+    /// replaced by the next one from the log, or the list's first (a frame read ahead
+    /// by an earlier catch-up, or overtaken by a nearer one), with the next frame staged
+    /// if none is.
+    #[inline(always)]
+    pub(super) fn move_past(
+        &mut self,
+        from_log: bool,
+        staged: &mut Option<DeferredRx>,
+        cursor: &mut u64,
+        end: u64,
+    ) {
+        if from_log {
+            *staged = self.rd.stage(cursor, end, &mut self.n.fast.deferred_rx);
+        } else {
+            self.n.fast.deferred_rx.pop_front();
+            if staged.is_none() {
+                *staged = self.rd.stage(cursor, end, &mut self.n.fast.deferred_rx);
+            }
+        }
+    }
+
+    /// A quiet MAC's NAV end at `p`, its only timer, and then reception `r`: in one step
+    /// if that fits (`overhear_after_nav`), else the NAV end's turn (which leaves
+    /// nothing pending) and the reception. Returns the time of the last input run.
+    #[inline(always)]
+    pub(super) fn nav_end_then_rx(
+        &mut self,
+        r: DeferredRx,
+        p: SimTime,
+        staged: Option<DeferredRx>,
+        before: (SimTime, u64),
+        q: &mut EventQueue<Event>,
+        cur: &mut HistoryCursor,
+    ) -> SimTime {
+        if let Some(e) = self.overhear_after_nav(r, p, staged, before, q, cur) {
+            return e;
+        }
+        let n = &mut *self.n;
+        n.digest.note(Input::Timer, p, || 0);
+        n.mac.quiet_timeout(p);
+        debug_assert!(n.mac.poll_timeout().is_none());
+        n.mac_timer.at = None;
+        n.mac_timer.virt = None;
+        self.deferred_rx_start(r, q, cur, false);
+        r.at
+    }
 }
