@@ -2,8 +2,8 @@
 
 use super::watch::{CLOCK_EVERY, Watch};
 use super::{Ect, Event, Fault, NO_FLOW, SendRoute, World, addr_parts};
-use crate::endpoint::EndpointEvent;
 use crate::endpoint::Endpoint;
+use crate::endpoint::EndpointEvent;
 use crate::error::Error;
 use crate::net::PacketKind;
 use crate::net::aqm::{CE, ECT0};

@@ -4,7 +4,7 @@
 //! LL delay into the queue, frames from the MAC onto the channel, received packets up
 //! through the LL, and the MAC's timer event.
 
-use super::{addr_u32, u32_addr};
+use super::u32_addr;
 use crate::net::wire::{TransportRepr, UdpRepr};
 use crate::net::{PacketId, PacketKind};
 use crate::sim::{SimDuration, SimTime};
@@ -92,18 +92,10 @@ impl World {
                     self.drop_traced(now, node, "IFQ", "ARP", packet);
                 }
                 ArpEvent::GaveUp { packet, next_hop } => {
-                    // arp.cc hands the packet to its transmit-failure callback: AODV's
-                    // link-failure handler for the data packets it routed, none for its
-                    // own messages or with static routes (then dropped, reason ARP).
-                    let pkt = self.pool.get(packet);
-                    let (dst, fwd, control) =
-                        (addr_u32(pkt.ip.dst), pkt.forwards, pkt.routing.is_some());
-                    match self.wl().nics[nic as usize].aodv.as_mut() {
-                        Some(a) if !control => {
-                            a.link_failed(now, next_hop, packet, dst, fwd);
-                            self.service_aodv(now, nic);
-                        }
-                        _ => self.drop_traced(now, node, "IFQ", "ARP", packet),
+                    // arp.cc hands the packet to its transmit-failure callback, if the
+                    // routing agent set one (else it is dropped, reason ARP).
+                    if !self.routing_link_failed(now, nic, packet, next_hop) {
+                        self.drop_traced(now, node, "IFQ", "ARP", packet);
                     }
                 }
             }
@@ -224,21 +216,11 @@ impl World {
                         let node = self.wl().nics[nic as usize].node;
                         self.wtrace_packet('D', now, node, "MAC", "RET", packet);
                     }
-                    let pkt = self.pool.get(packet);
-                    let (nh, dst, fwd, control) = (
-                        pkt.next_hop,
-                        addr_u32(pkt.ip.dst),
-                        pkt.forwards,
-                        pkt.routing.is_some() || pkt.arp.is_some(),
-                    );
-                    // ns-2 gives AODV no failure callback for its own messages (nor
-                    // ARP for its replies).
-                    match self.wl().nics[nic as usize].aodv.as_mut() {
-                        Some(a) if !control => {
-                            a.link_failed(now, nh, packet, dst, fwd);
-                            self.service_aodv(now, nic);
-                        }
-                        _ => self.discard(packet),
+                    // The MAC's transmit-failure callback (mac-802_11.cc,
+                    // `ch->xmit_failure_`), if the routing agent set one.
+                    let nh = self.pool.get(packet).next_hop;
+                    if !self.routing_link_failed(now, nic, packet, nh) {
+                        self.discard(packet);
                     }
                     // Only now may the MAC take its next packet (ns-2 runs the failure
                     // callback before `tx_resume` pulls from the queue).
@@ -307,26 +289,12 @@ impl World {
     /// node, or back down to be forwarded.
     pub(in crate::world) fn ll_up(&mut self, now: SimTime, nic: u32, pid: PacketId) {
         let own_only = self.wl().nics[nic as usize].own_traffic_only;
-        let my_addr = self.wl().nics[nic as usize].addr;
         let node = self.wl().nics[nic as usize].node;
         if self.tracer.ns2_on() {
             self.wtrace_packet('r', now, node, "RTR", "---", pid);
         }
         if self.pool.get(pid).routing.is_some() {
-            let pkt = self.pool.get(pid);
-            let msg = pkt.routing.clone().expect("routing message");
-            let (src, ttl) = (addr_u32(pkt.ip.src), pkt.ip.ttl);
-            let for_me = match &msg {
-                crate::wireless::aodv::AodvMsg::Rreq(q) => q.dst == addr_u32(my_addr),
-                _ => true,
-            };
-            self.discard(pid);
-            if !own_only || for_me {
-                if let Some(a) = self.wl().nics[nic as usize].aodv.as_mut() {
-                    a.recv(now, &msg, src, ttl);
-                }
-                self.service_aodv(now, nic);
-            }
+            self.routing_input(now, nic, pid);
             return;
         }
         let Some(dst) = self.addr_owner(self.pool.get(pid).ip.dst) else {

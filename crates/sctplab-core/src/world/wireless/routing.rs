@@ -1,12 +1,15 @@
 //! The routing layer of a mobile node: AODV (`wireless::aodv`, ns-2.35 aodv/aodv.cc) or
-//! static routes computed at time 0. Packets to route, the agent's control messages
-//! and its timer; link failures come from the link layer (`link.rs`).
+//! static routes computed at time 0. The rest of the node reaches the routing agent
+//! only through the functions here: packets to route (`wireless_route`), routing
+//! messages from the link layer (`routing_input`), transmit failures
+//! (`routing_link_failed`), the agent's output (`service_aodv`) and its timer
+//! (`aodv_timer`); another agent (DSDV, DSR) would plug in at these.
 
 use super::{addr_u32, u32_addr};
 use crate::net::wire::{TransportRepr, UdpRepr};
 use crate::net::{IfaceId, NodeId, PacketId, PacketKind};
 use crate::sim::{SimDuration, SimTime};
-use crate::wireless::aodv::{AODV_UDP_PORT, Aodv, AodvEvent, AodvOut, RouteDecision};
+use crate::wireless::aodv::{AODV_UDP_PORT, Aodv, AodvEvent, AodvMsg, AodvOut, RouteDecision};
 use crate::wireless::propagation;
 use crate::world::{Event, NO_FLOW, World};
 use std::collections::VecDeque;
@@ -102,6 +105,52 @@ impl World {
             RouteDecision::Drop(why) => self.drop_traced(now, node, "RTR", why.ns2_code(), pid),
         }
         self.service_aodv(now, nic);
+    }
+
+    /// A routing message the link layer of `nic` passed up goes to its routing agent
+    /// (a NIC that carries only its own traffic takes only route requests for itself).
+    pub(super) fn routing_input(&mut self, now: SimTime, nic: u32, pid: PacketId) {
+        let n = &self.wl().nics[nic as usize];
+        let (own_only, my_addr) = (n.own_traffic_only, n.addr);
+        let pkt = self.pool.get(pid);
+        let msg = pkt.routing.clone().expect("routing message");
+        let (src, ttl) = (addr_u32(pkt.ip.src), pkt.ip.ttl);
+        let for_me = match &msg {
+            AodvMsg::Rreq(q) => q.dst == addr_u32(my_addr),
+            _ => true,
+        };
+        self.discard(pid);
+        if !own_only || for_me {
+            if let Some(a) = self.wl().nics[nic as usize].aodv.as_mut() {
+                a.recv(now, &msg, src, ttl);
+            }
+            self.service_aodv(now, nic);
+        }
+    }
+
+    /// The link layer of `nic` could not deliver `packet` to `next_hop` (the MAC's
+    /// retries ran out, or ARP gave up): the routing agent's transmit-failure callback
+    /// takes it, AODV's link-failure handler for the data packets it routed. Returns
+    /// false, the packet not taken, where there is no callback: ns-2 sets none for the
+    /// agent's own messages (nor ARP's replies), nor with static routes.
+    pub(super) fn routing_link_failed(
+        &mut self,
+        now: SimTime,
+        nic: u32,
+        packet: PacketId,
+        next_hop: u32,
+    ) -> bool {
+        let pkt = self.pool.get(packet);
+        let (dst, fwd) = (addr_u32(pkt.ip.dst), pkt.forwards);
+        if pkt.routing.is_some() || pkt.arp.is_some() {
+            return false;
+        }
+        let Some(a) = self.wl().nics[nic as usize].aodv.as_mut() else {
+            return false;
+        };
+        a.link_failed(now, next_hop, packet, dst, fwd);
+        self.service_aodv(now, nic);
+        true
     }
 
     /// A control message from the routing agent of `nic` becomes a packet and goes to
