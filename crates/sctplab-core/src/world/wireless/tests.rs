@@ -158,8 +158,8 @@ fn waiting_macs_deferred_change_nothing() {
     );
 }
 
-/// Broadcast frames through the air log (`Wireless::log_broadcasts`) and repeated
-/// route requests delivered quietly (`Wireless::quiet_duplicates`) are shortcuts:
+/// Broadcast frames through the air log (`Fast::log_broadcasts`) and repeated
+/// route requests delivered quietly (`Fast::quiet_duplicates`) are shortcuts:
 /// on random small networks each must give the same summary as without it, and as
 /// running every event, with fewer events in most cases. When every flow can end
 /// (the run may stop early) the quiet deliveries are off, and the summary is still

@@ -54,7 +54,7 @@ pub(crate) struct DeferredRx {
 /// A unicast frame as it went on the air, for the quiet NICs that look at it later
 /// (`LogReader::read`): when, from where, from whom, and the first of the sequence
 /// numbers its receivers take (NIC `j` takes `seq0 + j * step`). The frame itself is
-/// kept apart (`Wireless::air_frames`): reading the log skips most of them.
+/// kept apart (`Fast::air_frames`): reading the log skips most of them.
 #[derive(Copy, Clone, Debug)]
 pub(super) struct LoggedFrame {
     pub(super) at: SimTime,
@@ -68,7 +68,7 @@ pub(super) struct LoggedFrame {
     pub(super) sender_node: u32,
     pub(super) dst: MacAddr,
     /// For a broadcast frame, where its bit set of the quiet NICs that got real events
-    /// starts in `Wireless::air_real` (`NO_REAL` for a unicast frame, whose addressee
+    /// starts in `Fast::air_real` (`NO_REAL` for a unicast frame, whose addressee
     /// `dst` alone got one among the quiet NICs): a quiet NIC reading the entry skips
     /// the frame if its bit is set.
     pub(super) real: u32,
@@ -233,7 +233,7 @@ impl Wireless {
 pub(super) struct LogReader<'a> {
     pub(super) entries: &'a [LoggedFrame],
     pub(super) frames: &'a [Frame],
-    /// `Wireless::air_real` and `Wireless::real_base`.
+    /// `Fast::air_real` and `Fast::real_base`.
     pub(super) real: &'a [u64],
     pub(super) real_base: u32,
     pub(super) base: u64,
@@ -337,7 +337,7 @@ impl LogReader<'_> {
 
     /// A logged frame, as this NIC receives it, and its sender's node. A broadcast
     /// frame is read from the log only where its delivery would just be counted (the
-    /// NICs where it would do more got real events: `Wireless::transmit_logged`), so
+    /// NICs where it would do more got real events: `World::transmit_logged`), so
     /// the NIC's copy is marked `Frame::quiet_up`.
     #[inline(always)]
     pub(super) fn logged(&self, g: u64) -> (Frame, usize) {
@@ -392,11 +392,11 @@ impl World {
     /// reads when it next catches up (`LogReader::stage`), with the same positions,
     /// distances and keys.
     ///
-    /// A broadcast frame (`Wireless::log_broadcasts`) has no addressee; instead the
+    /// A broadcast frame (`Fast::log_broadcasts`) has no addressee; instead the
     /// quiet NICs that may decode it (those within the far end of
-    /// `Wireless::decodable_sure`'s band) get their events now, unless its delivery
-    /// there would only be counted (`Wireless::quiet_duplicates`), and their bits in
-    /// `Wireless::air_real`. The other quiet NICs read it from the log: those farther
+    /// `Fast::decodable_sure`'s band) get their events now, unless its delivery
+    /// there would only be counted (`Fast::quiet_duplicates`), and their bits in
+    /// `Fast::air_real`. The other quiet NICs read it from the log: those farther
     /// away only sense it, and to an errored frame the MAC does the same whoever it is
     /// for (busy medium, EIFS).
     pub(in crate::world::wireless) fn transmit_logged(

@@ -210,7 +210,7 @@ pub(super) enum Pending {
 pub(super) struct QuietNic<'a> {
     pub(super) n: &'a mut Nic,
     pub(super) chain: &'a mut ChainTimes,
-    /// `Wireless::rx_src` of this NIC.
+    /// `Fast::rx_src` of this NIC.
     pub(super) src: &'a mut (u32, SimTime),
     pub(super) nic: u32,
     /// How far the distance between sender and receiver may have changed while a frame
@@ -218,9 +218,9 @@ pub(super) struct QuietNic<'a> {
     /// times the distance (2 max_speed / c) plus the second (2 max_speed * 1 ns, the
     /// rounding of the delay, plus the slack).
     pub(super) near_margin: (f64, f64),
-    /// `Wireless::decodable_sure`.
+    /// `Fast::decodable_sure`.
     pub(super) sure: Option<(f64, f64)>,
-    /// `Wireless::fuse_overheard`.
+    /// `Fast::fuse_overheard`.
     pub(super) fuse: bool,
     pub(super) rd: LogReader<'a>,
 }

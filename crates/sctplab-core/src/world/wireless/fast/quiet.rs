@@ -136,7 +136,7 @@ impl World {
         }
     }
 
-    /// A waiting MAC's wake-up (`Wireless::wait_quietly`): it catches up to now and
+    /// A waiting MAC's wake-up (`Fast::wait_quietly`): it catches up to now and
     /// enters the queue with its timer if its backoff runs, or waits on. No input
     /// reaches the MAC, and the pop does not count as an event.
     pub(in crate::world) fn mac_wake(&mut self, now: SimTime, nic: u32) {

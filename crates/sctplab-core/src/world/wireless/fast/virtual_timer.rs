@@ -26,7 +26,7 @@ pub(crate) struct MacTimerSlot {
     pub at: Option<SimTime>,
     pub generation: u32,
     /// MAC timers only: the pending event is virtual (not in the queue), with this
-    /// sequence number (see `Wireless::deferred_mac_timers`).
+    /// sequence number (see `Fast::deferred_mac_timers`).
     pub virt: Option<VirtSeq>,
 }
 
@@ -37,7 +37,7 @@ pub(crate) enum VirtSeq {
     Known(u64),
     /// Armed by a chain of virtual events: the first of them was armed by the event
     /// numbered .0, each later one by the one before it, and this one by the last. Their
-    /// times are the NIC's `Wireless::virt_chain`, oldest first. The number is
+    /// times are the NIC's `Fast::virt_chain`, oldest first. The number is
     /// `EventQueue::seq_after` of the last one's key, looked up only when needed (a tie
     /// in time, entering the queue, or the periodic sweep), and a link's own number only
     /// when an event was popped at the very time of the link after it.
