@@ -123,7 +123,8 @@ pub(crate) struct Wireless {
     /// `[wireless] ns2_packet_sizes`: the MAC charges data packets ns-2.35's sizes
     /// (`ns2_size`), with this IP header added by the routing agent.
     pub(crate) ns2_sizes: Option<u32>,
-    /// The accelerators' state (`fast::Fast`); with every shortcut off it stays empty.
+    /// The accelerators' state (`fast::Fast`); with every shortcut off it holds no lazy
+    /// event and its air log stays empty.
     pub(crate) fast: fast::Fast,
 }
 
