@@ -150,28 +150,54 @@ impl Wireless {
             };
             if take_rx {
                 let r = rx.expect("deferred reception");
-                if (r.at, r.seq) > before {
+                if r.at > before.0 || (r.at == before.0 && r.seq > before.1) {
                     break;
                 }
                 last = Some(r.at);
-                // The next frame first: whether it arrives before this one's reception
-                // ends decides whether both ends go in one step.
-                qn.move_past(from_log, &mut staged, &mut cursor, end);
-                if fuse {
-                    if let Some(e) = qn.overhear(r, staged, before, q, &mut cur, general) {
-                        last = Some(e);
-                        continue;
+                if from_log {
+                    // The next frame first: whether it arrives before this one's
+                    // reception ends decides whether both ends go in one step.
+                    staged = qn.rd.stage(&mut cursor, end, &mut qn.n.fast.deferred_rx);
+                    if fuse {
+                        if let Some(e) = qn.overhear(r, staged, before, q, &mut cur, general) {
+                            last = Some(e);
+                            continue;
+                        }
                     }
+                    qn.deferred_rx_start(r, q, &mut cur, general);
+                } else {
+                    // A frame read ahead by an earlier catch-up (or overtaken by a
+                    // nearer one): in one step too, once the next frame is known.
+                    n.fast.deferred_rx.pop_front();
+                    if staged.is_none() {
+                        staged = qn.rd.stage(&mut cursor, end, &mut qn.n.fast.deferred_rx);
+                    }
+                    if fuse {
+                        if let Some(e) = qn.overhear(r, staged, before, q, &mut cur, general) {
+                            last = Some(e);
+                            continue;
+                        }
+                    }
+                    qn.deferred_rx_start(r, q, &mut cur, general);
                 }
-                qn.deferred_rx_start(r, q, &mut cur, general);
                 continue;
             }
             // A quiet MAC's NAV end, its only timer, before the next reception: its turn
             // goes into the reception's step if that fits (`overhear_after_nav`).
             if !GENERAL && fuse {
                 if let (Some(r), Some(p)) = (rx, timer_at) {
-                    if r.at > p && (r.at, r.seq) <= before && n.mac.only_nav_due_at(p) {
-                        qn.move_past(from_log, &mut staged, &mut cursor, end);
+                    if r.at > p
+                        && !(r.at > before.0 || (r.at == before.0 && r.seq > before.1))
+                        && n.mac.only_nav_due_at(p)
+                    {
+                        if from_log {
+                            staged = qn.rd.stage(&mut cursor, end, &mut qn.n.fast.deferred_rx);
+                        } else {
+                            n.fast.deferred_rx.pop_front();
+                            if staged.is_none() {
+                                staged = qn.rd.stage(&mut cursor, end, &mut qn.n.fast.deferred_rx);
+                            }
+                        }
                         last = Some(qn.nav_end_then_rx(r, p, staged, before, q, &mut cur));
                         continue;
                     }
@@ -246,28 +272,6 @@ fn earliest_rx(
 }
 
 impl QuietNic<'_> {
-    /// Moves past the reception `earliest_rx` chose: the staged frame (`from_log`),
-    /// replaced by the next one from the log, or the list's first (a frame read ahead
-    /// by an earlier catch-up, or overtaken by a nearer one), with the next frame staged
-    /// if none is.
-    #[inline(always)]
-    pub(super) fn move_past(
-        &mut self,
-        from_log: bool,
-        staged: &mut Option<DeferredRx>,
-        cursor: &mut u64,
-        end: u64,
-    ) {
-        if from_log {
-            *staged = self.rd.stage(cursor, end, &mut self.n.fast.deferred_rx);
-        } else {
-            self.n.fast.deferred_rx.pop_front();
-            if staged.is_none() {
-                *staged = self.rd.stage(cursor, end, &mut self.n.fast.deferred_rx);
-            }
-        }
-    }
-
     /// A quiet MAC's NAV end at `p`, its only timer, and then reception `r`: in one step
     /// if that fits (`overhear_after_nav`), else the NAV end's turn (which leaves
     /// nothing pending) and the reception. Returns the time of the last input run.
