@@ -108,6 +108,9 @@ impl World {
     /// Puts a frame on the air: every other NIC within carrier-sense range sees its
     /// first bit after the propagation delay.
     pub(super) fn transmit(&mut self, now: SimTime, nic: u32, frame: Frame) {
+        if self.tracer.anim_on() {
+            self.anim_frame(now, nic, &frame);
+        }
         if self.tracer.pcap_on() {
             self.capture_frame(now, nic, &frame);
         }

@@ -32,6 +32,10 @@ impl World {
     ) {
         let ll = self.wl().ll_delay;
         self.pool.get_mut(pid).next_hop = next_hop;
+        if self.tracer.anim_on() && next_hop != BROADCAST {
+            let node = self.wl().nics[nic as usize].node;
+            self.anim_next_hop(now, node, pid, next_hop);
+        }
         if self.tracer.ns2_on() {
             let node = self.wl().nics[nic as usize].node;
             let op = if self.pool.get(pid).forwards == 0 {
@@ -215,6 +219,11 @@ impl World {
                     if self.tracer.ns2_on() {
                         let node = self.wl().nics[nic as usize].node;
                         self.wtrace_packet('D', now, node, "MAC", "RET", packet);
+                    }
+                    if self.tracer.anim_on() {
+                        let node = self.wl().nics[nic as usize].node;
+                        self.tracer
+                            .anim_drop(now, node, self.pool.get(packet), "RET");
                     }
                     // The MAC's transmit-failure callback (mac-802_11.cc,
                     // `ch->xmit_failure_`), if the routing agent set one.
