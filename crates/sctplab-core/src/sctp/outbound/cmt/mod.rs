@@ -141,10 +141,4 @@ impl Outbound {
     pub fn cmt_on(&self) -> bool {
         self.cmt.is_some()
     }
-
-    /// TSNs sent and not yet cumulatively acked (tests).
-    #[cfg(test)]
-    pub(crate) fn cmt_state(&self) -> Option<&Cmt> {
-        self.cmt.as_deref()
-    }
 }

@@ -9,7 +9,11 @@ impl Outbound {
     /// ns-2.35 `FastRtx`): each destination with a marked chunk above its recover TSN is
     /// cut once, its recover TSN becomes the highest TSN outstanding there; destinations
     /// that lost a chunk may take one packet whatever their cwnd.
-    pub(in crate::sctp::outbound) fn cmt_fast_retransmit(&mut self, now: SimTime, ps: &mut PathSet) {
+    pub(in crate::sctp::outbound) fn cmt_fast_retransmit(
+        &mut self,
+        now: SimTime,
+        ps: &mut PathSet,
+    ) {
         let n = ps.len();
         let Some(c) = self.cmt.as_deref_mut() else {
             return;

@@ -10,7 +10,11 @@ use super::*;
 impl Outbound {
     /// Missing reports for the first `walk` chunks after the gap blocks were applied;
     /// a chunk reaching the threshold is marked for fast retransmission.
-    pub(in crate::sctp::outbound) fn cmt_missing_reports(&mut self, walk: usize, htna: Option<u32>) -> bool {
+    pub(in crate::sctp::outbound) fn cmt_missing_reports(
+        &mut self,
+        walk: usize,
+        htna: Option<u32>,
+    ) -> bool {
         let Some(c) = self.cmt.as_deref_mut() else {
             return false;
         };
