@@ -73,10 +73,11 @@ pub(super) struct CmtDest {
     /// DAC: the lowest TSN sent here this SACK newly acked (`uiLowestTsnInSackForDest`,
     /// 0 there for none).
     pub(super) lowest_in_sack: Option<u32>,
-    /// Fast-retransmit cuts once per window per destination (`uiRecover`).
-    pub(super) recover: u32,
+    /// Fast-retransmit cuts once per window per destination (`uiRecover`; None: no cut
+    /// yet, ns-2.35's 0 below every TSN).
+    pub(super) recover: Option<u32>,
     /// `uiHighestTsnSent` as `GetHighestOutstandingTsn` keeps it.
-    pub(super) highest_sent: u32,
+    pub(super) highest_sent: Option<u32>,
     /// The last fast retransmit marked a chunk sent here (`eRtxLimit` ONE_PACKET): one
     /// packet of retransmissions may go here whatever cwnd says.
     pub(super) rtx_limit_one: bool,

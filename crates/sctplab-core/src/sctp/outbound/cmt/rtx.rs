@@ -27,7 +27,7 @@ impl Outbound {
         for s in &self.sent {
             let Some(mark) = s.mark else { continue };
             let d = &mut c.dests[s.dest];
-            if !cut[s.dest] && tsn_lt(d.recover, s.tsn) {
+            if !cut[s.dest] && d.recover.is_none_or(|r| tsn_lt(r, s.tsn)) {
                 cut[s.dest] = true;
                 to_cut.push(s.dest);
             }
@@ -50,25 +50,25 @@ impl Outbound {
     }
 
     /// ns-2.35 `GetHighestOutstandingTsn` for CMT: the highest TSN sent to `j` and not
-    /// marked; when that is below the highest it found before, the highest TSN sent at
-    /// all.
-    fn cmt_highest_outstanding(&mut self, j: usize) -> u32 {
+    /// marked; when that is below the highest it found before (or there is none), the
+    /// highest TSN sent at all. None (ns-2.35's 0) only before anything was found.
+    fn cmt_highest_outstanding(&mut self, j: usize) -> Option<u32> {
         let found = self
             .sent
             .iter()
             .rev()
             .find(|s| s.dest == j && s.mark.is_none())
-            .map_or(0, |s| s.tsn);
+            .map(|s| s.tsn);
         let highest_sent = self.next_tsn.wrapping_sub(1);
-        let Some(c) = self.cmt.as_deref_mut() else {
-            return found;
-        };
-        let d = &mut c.dests[j];
-        if tsn_lt(found, d.highest_sent) {
-            highest_sent
-        } else {
-            d.highest_sent = found;
-            found
+        let d = &mut self.cmt.as_deref_mut()?.dests[j];
+        match (found, d.highest_sent) {
+            (Some(f), Some(h)) if tsn_lt(f, h) => Some(highest_sent),
+            (None, Some(_)) => Some(highest_sent),
+            (Some(f), _) => {
+                d.highest_sent = Some(f);
+                Some(f)
+            }
+            (None, None) => None,
         }
     }
 
