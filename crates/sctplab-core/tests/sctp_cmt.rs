@@ -38,7 +38,7 @@ fn cfg(local: Vec<[u8; 4]>) -> AssocCfg {
         ports: (5000, 6000),
         pmtu: 1500,
         streams: 1,
-        receive_buffer: 1 << 20,
+        receive_buffer: 64 * 1024,
         initial_ssthresh: None,
         knobs: knobs(),
         rto_initial: SimDuration::from_secs(3),
