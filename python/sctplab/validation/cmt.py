@@ -109,7 +109,9 @@ def checks(tmp: Path, quick: bool) -> list[Check]:
     ns_ratio = ns_cmt / ns_one
     return [
         Check("cmt_goodput_bps", name, ns_cmt, None, us_cmt, None, 0.02 * ns_cmt),
-        Check("single_goodput_bps", name + ", cmt = false", ns_one, None, us_one, None, 0.02 * ns_one),
+        Check(
+            "single_goodput_bps", name + ", cmt = false", ns_one, None, us_one, None, 0.02 * ns_one
+        ),
         Check(
             "cmt_goodput_loss1pct_bps",
             name + f", 1 % loss on path B, {seeds} seeds",
