@@ -1,4 +1,5 @@
-//! CMT-SCTP (ns-2.35 `Agent/SCTP/CMT`) between two bare dual-homed associations: the
+//! ns-2.35's SCTP extension agents as knobs (CMT-SCTP, `Agent/SCTP/CMT`; HbAfterRto)
+//! between two bare dual-homed associations: the
 //! client has 10.0.0.1 and 11.0.0.1, the server 10.0.0.2 and 11.0.0.2; link 0 joins the
 //! 10.x addresses, link 1 the 11.x ones, 50 ms one way each, no serialisation time; a cut
 //! link loses every packet. RTT 100 ms puts every RTO at RTO.Min = 1 s.
@@ -24,7 +25,7 @@ fn at(s: f64) -> SimTime {
     SimTime::ZERO + SimDuration::from_secs_f64(s)
 }
 
-fn knobs() -> Knobs {
+fn cmt_knobs() -> Knobs {
     let mut k = preset(SctpVariant::Ns2);
     k.cmt = Some(CmtKnobs::default());
     // CMT-PF: the first T3 expiry makes a destination potentially failed (the scenario
@@ -33,14 +34,14 @@ fn knobs() -> Knobs {
     k
 }
 
-fn cfg(local: Vec<[u8; 4]>) -> AssocCfg {
+fn cfg(local: Vec<[u8; 4]>, knobs: Knobs) -> AssocCfg {
     AssocCfg {
         ports: (5000, 6000),
         pmtu: 1500,
         streams: 1,
         receive_buffer: 64 * 1024,
         initial_ssthresh: None,
-        knobs: knobs(),
+        knobs,
         rto_initial: SimDuration::from_secs(3),
         rto_min: SimDuration::from_secs(1),
         rto_max: SimDuration::from_secs(60),
@@ -72,6 +73,8 @@ struct Net {
     cut: [bool; 2],
     /// (time, destination, TSN) of every DATA chunk the client sent.
     data: Vec<(f64, [u8; 4], u32)>,
+    /// (time, destination) of every HEARTBEAT the client sent.
+    heartbeats: Vec<(f64, [u8; 4])>,
 }
 
 fn link_of(dst: [u8; 4]) -> usize {
@@ -79,16 +82,18 @@ fn link_of(dst: [u8; 4]) -> usize {
 }
 
 impl Net {
-    fn new() -> Self {
+    fn new(k: Knobs) -> Self {
+        let (c, s) = (cfg(vec![A0, A1], k.clone()), cfg(vec![B0, B1], k));
         Net {
-            c: Association::new(Role::Client, cfg(vec![A0, A1]), RngStream::new(7, "c")),
-            s: Association::new(Role::Server, cfg(vec![B0, B1]), RngStream::new(7, "s")),
+            c: Association::new(Role::Client, c, RngStream::new(7, "c")),
+            s: Association::new(Role::Server, s, RngStream::new(7, "s")),
             now: SimTime::ZERO,
             seq: 0,
             q: BinaryHeap::new(),
             pkts: Vec::new(),
             cut: [false; 2],
             data: Vec::new(),
+            heartbeats: Vec::new(),
         }
     }
 
@@ -107,8 +112,13 @@ impl Net {
                 p.ip.src = [p.ip.dst[0], 0, 0, if from_client { 1 } else { 2 }];
                 if let TransportRepr::Sctp(sctp) = &p.transport {
                     for c in &sctp.chunks {
-                        if let Chunk::Data(d) = c {
-                            self.data.push((self.now.as_secs_f64(), p.ip.dst, d.tsn));
+                        let t = self.now.as_secs_f64();
+                        match c {
+                            Chunk::Data(d) if from_client => self.data.push((t, p.ip.dst, d.tsn)),
+                            Chunk::Heartbeat { .. } if from_client => {
+                                self.heartbeats.push((t, p.ip.dst))
+                            }
+                            _ => {}
                         }
                     }
                 }
@@ -175,7 +185,7 @@ impl Net {
 fn cmt_sends_new_data_to_both_destinations() {
     // ns-2's set-up: both destinations confirmed by HEARTBEAT (answered at 0.2 s + 0.1
     // s), then new data to both as their cwnds allow.
-    let mut n = Net::new();
+    let mut n = Net::new(cmt_knobs());
     n.run_until(3.0);
     let to = |a| n.data.iter().filter(|(_, d, _)| *d == a).count();
     assert!(to(B0) > 50 && to(B1) > 50, "{} {}", to(B0), to(B1));
@@ -195,7 +205,7 @@ fn cmt_pf_state_changes_on_a_cut_path() {
     // error (still potentially failed, Path.Max.Retrans 5) and the next HEARTBEAT goes
     // at once and is answered 100 ms later: B1 is active again with cwnd = cmtPFCwnd_ =
     // 2 MTU, and new data returns to it.
-    let mut n = Net::new();
+    let mut n = Net::new(cmt_knobs());
     n.run_until(5.0);
     n.cut[1] = true;
     let mut pf_at = None;
@@ -240,4 +250,41 @@ fn cmt_pf_state_changes_on_a_cut_path() {
     assert!(n.data.iter().any(|(s, d, _)| *s > back && *d == B1));
     // Path A never left the active state.
     assert_eq!(n.state(0), PathState::Active);
+}
+
+#[test]
+fn heartbeat_after_rto_probes_the_expired_destination_at_once() {
+    // ns2 preset, no CMT: data to B0, HB.interval 30 s (ns-2's one heartbeat timer
+    // next fires about 30 s after the paths were confirmed at 0.3 s). Link 0 is cut at
+    // 5 s; B0's T3 (RTO 1 s, restarted by each SACK acking its earliest chunk, the last
+    // at about 5.05 s) expires by 6.1 s: its chunks go to B1 (`rtxToAlt_`). With
+    // HbAfterRto a HEARTBEAT goes to B0 at that instant (B1 is active, so
+    // `GetNextDest(B0)` is B1); without it B0 (one error, still active) gets none
+    // before the heartbeat timer's.
+    for on in [true, false] {
+        let mut k = preset(SctpVariant::Ns2);
+        k.heartbeat_after_rto = on;
+        let mut n = Net::new(k);
+        n.run_until(5.0);
+        n.cut[0] = true;
+        n.run_until(7.0);
+        let rtx_at = n
+            .data
+            .iter()
+            .find(|(t, d, _)| *t > 5.0 && *d == B1)
+            .map(|x| x.0)
+            .expect("a retransmission to B1");
+        assert!((5.9..6.1).contains(&rtx_at), "T3 at {rtx_at}");
+        let hbs: Vec<f64> = n
+            .heartbeats
+            .iter()
+            .filter(|(t, d)| *t > 5.0 && *d == B0)
+            .map(|x| x.0)
+            .collect();
+        if on {
+            assert_eq!(hbs, vec![rtx_at]);
+        } else {
+            assert!(hbs.is_empty(), "{hbs:?}");
+        }
+    }
 }
