@@ -259,7 +259,6 @@ impl Outbound {
                 highest_sacked = end;
             }
         }
-        self.cmt_gap_pass(sack, ps);
         let walk = self.gap_ack_walk(now, sack, ps, highest_sacked, (new_cum, ns2_pba), pass);
         if self.cmt.is_some() {
             pass.fast_needed |= self.cmt_missing_reports(walk, pass.htna);
@@ -294,6 +293,11 @@ impl Outbound {
         self.blocks
             .extend(sack.gaps.iter().map(|&(a, b)| (u32::from(a), u32::from(b))));
         self.blocks.sort_unstable();
+        // CMT looks at the chunks up to the one after the last block (`cmt_visit`).
+        let cmt_last = self.cmt.as_ref().map(|_| {
+            let last = self.blocks.iter().map(|&(_, b)| b).max().unwrap_or(0);
+            last.saturating_add(1)
+        });
         let mut next_block = 0;
         let mut covered_to: Option<u32> = None;
         // Chunks above both the highest TSN this SACK reports and the highest ever
@@ -303,7 +307,11 @@ impl Outbound {
         } else {
             highest_sacked
         };
-        let walk = self.walk_len(bound);
+        let mut walk = self.walk_len(bound);
+        if let Some(last) = cmt_last {
+            // ns-2.35's CUC search also sees the chunk just past the last block.
+            walk = walk.max(self.walk_len(cum.wrapping_add(last)));
+        }
         for i in 0..walk {
             let s = &mut self.sent[i];
             let off = s.tsn.wrapping_sub(cum);
@@ -315,6 +323,11 @@ impl Outbound {
                 next_block += 1;
             }
             let covered = covered_to.is_some_and(|c| c >= off);
+            if let (Some(last), Some(c)) = (cmt_last, self.cmt.as_deref_mut()) {
+                if off <= last {
+                    c.visit(s, covered, ps);
+                }
+            }
             let d = s.dest;
             if covered {
                 if !s.gap_acked {
