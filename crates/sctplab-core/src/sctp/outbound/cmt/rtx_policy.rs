@@ -20,21 +20,6 @@ pub enum RtxPolicy {
     Lossrate,
 }
 
-impl RtxPolicy {
-    pub const NAMES: [&'static str; 5] = ["same", "asap", "cwnd", "ssthresh", "lossrate"];
-
-    pub fn from_name(name: &str) -> Option<Self> {
-        Some(match name {
-            "same" => RtxPolicy::Same,
-            "asap" => RtxPolicy::Asap,
-            "cwnd" => RtxPolicy::Cwnd,
-            "ssthresh" => RtxPolicy::Ssthresh,
-            "lossrate" => RtxPolicy::Lossrate,
-            _ => return None,
-        })
-    }
-}
-
 impl Outbound {
     /// Bytes outstanding on `d` not counting chunks marked for retransmission (ns-2.35
     /// `RtxMarkedChunks` takes them out while it runs).
