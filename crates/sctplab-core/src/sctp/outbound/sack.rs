@@ -144,7 +144,7 @@ impl Outbound {
             pass.marked = Some(self.without_gap_blocks(ps));
         } else {
             // With CUC, gap-acked chunks count toward partial_bytes_acked by their
-            // destination's pseudo-cumulative TSN (`cmt_gap_pass`).
+            // destination's pseudo-cumulative TSN (`Cmt::visit`).
             let gap_pba = ns2_pba && !self.cmt.as_deref().is_some_and(|c| c.k.cuc);
             let flags = (new_cum, was_in_fast_recovery, gap_pba);
             self.gap_blocks(now, sack, ps, flags, &mut pass);

@@ -1,9 +1,10 @@
 //! What one SACK tells CMT per destination, gathered in TSN order as ns-2.35 gathers it
 //! (`SendBufferDequeueUpTo` for the cumulative part, `ProcessGapAckBlocks` for the gap
-//! blocks, `Cmt::visit` from `gap_ack_walk`): the cwnd update for CMT (CUC, ToN 2006 sec. IV-B: a destination's cwnd grows
-//! only when the SACK moves its pseudo-cumulative TSN, the lowest TSN sent there not yet
-//! acked), and the facts SFR and DAC need (`sfr.rs`, `dac.rs`): which destinations the
-//! SACK newly acked by gap blocks, and the highest and lowest TSN it newly acked on each.
+//! blocks, here `Cmt::visit` called from `gap_ack_walk`): the cwnd update for CMT (CUC,
+//! ToN 2006 sec. IV-B: a destination's cwnd grows only when the SACK moves its
+//! pseudo-cumulative TSN, the lowest TSN sent there not yet acked), and the facts SFR and
+//! DAC need (`sfr.rs`, `dac.rs`): which destinations the SACK newly acked by gap blocks,
+//! and the highest and lowest TSN it newly acked on each.
 
 use super::*;
 use crate::sctp::path::PathState;
