@@ -1,6 +1,7 @@
 //! Scenario files: TOML parsed and validated once, here, into typed structures.
 pub mod aqm;
 pub mod bounds;
+pub mod cmt;
 mod error;
 pub(crate) mod load;
 pub mod overrides;
