@@ -12,6 +12,7 @@
 pub mod constellation;
 pub mod geometry;
 pub mod handover;
+pub mod network;
 pub mod orbit;
 pub mod tle;
 pub mod walker;
