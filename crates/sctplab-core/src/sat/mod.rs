@@ -13,6 +13,8 @@ pub mod constellation;
 pub mod geometry;
 pub mod handover;
 pub mod network;
+#[cfg(test)]
+mod ns2_check;
 pub mod orbit;
 pub mod tle;
 pub mod walker;
