@@ -156,5 +156,5 @@ fn positions_links_and_attachments_match_ns2() {
         }
     }
     // The dumps include attached and unattached terminals.
-    assert!(attachments_seen >= 20 && attachments_seen < 128, "{attachments_seen}");
+    assert!((20..128).contains(&attachments_seen), "{attachments_seen}");
 }

@@ -337,13 +337,12 @@ fn constellation(
             planes.dedup();
             let mut sats = Vec::new();
             for (rank, &p) in planes.iter().enumerate() {
-                let mut index = 0;
-                for (i, s) in c
+                let in_plane = c
                     .satellites
                     .iter()
                     .enumerate()
-                    .filter(|(_, s)| s.plane == p)
-                {
+                    .filter(|(_, s)| s.plane == p);
+                for ((i, s), index) in in_plane.zip(0u32..) {
                     let o = CircularOrbit::from_ns2(
                         km(s.altitude),
                         s.inclination,
@@ -364,7 +363,6 @@ fn constellation(
                         index,
                         orbit: Orbit::Circular(o),
                     });
-                    index += 1;
                 }
             }
             (sats, PlaneTopology::Seam)
