@@ -1,28 +1,47 @@
-"""The ns-2.35 oracle file of crates/sctplab-core/src/sat/ns2_check.rs is what ns-2.35's
-satellite module prints for the project's Tcl beside it: the Rust test compares the
-model's positions, inter-satellite links and terminal attachments with that file, so
-together they compare the model with ns-2.35."""
+"""The ns-2.35 oracle files of crates/sctplab-core/src/sat/ns2_check.rs are what ns-2.35's
+satellite module prints for the project's Tcl beside them (scripts/sat_ns2_oracle.py): the
+Rust tests compare the model's positions, inter-satellite links, terminal attachments,
+routes and one-way delays with those files, so together they compare the model with
+ns-2.35."""
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
-import subprocess
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
-TESTDATA = Path(__file__).resolve().parent.parent / "crates/sctplab-core/src/sat/testdata"
+ROOT = Path(__file__).resolve().parent.parent
+TESTDATA = ROOT / "crates/sctplab-core/src/sat/testdata"
 
 
-def test_stored_output_is_what_ns2_prints(tmp_path: Path) -> None:
-    ns = shutil.which("ns")
-    if ns is None:
-        pytest.skip("ns-2.35 (ns) not installed")
-    script = tmp_path / "ns2_polar.tcl"
-    shutil.copy(TESTDATA / "ns2_polar.tcl", script)
-    done = subprocess.run(
-        [ns, script.name], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=True
+def _oracle() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "sat_ns2_oracle", ROOT / "scripts/sat_ns2_oracle.py"
     )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def ns() -> str:
+    exe = shutil.which("ns")
+    if exe is None:
+        pytest.skip("ns-2.35 (ns) not installed")
+    return exe
+
+
+def test_stored_dumps_are_what_ns2_prints(ns: str, tmp_path: Path) -> None:
     stored = (TESTDATA / "ns2_polar.out").read_text()
-    assert done.stdout == stored
+    assert _oracle().polar_dumps(ns, tmp_path) == stored
     assert stored.count("Dumped satellites at time") == 64
+
+
+def test_stored_paths_are_what_ns2_traces(ns: str, tmp_path: Path) -> None:
+    stored = (TESTDATA / "ns2_delay.txt").read_text()
+    assert _oracle().delay_paths(ns, tmp_path) == stored
+    assert len(stored.splitlines()) == 836

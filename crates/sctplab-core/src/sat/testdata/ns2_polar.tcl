@@ -1,7 +1,6 @@
 # The ns-2.35 oracle of sat/ns2_check.rs: a small polar constellation (3 planes of 6,
 # Iridium's altitude and inclination) and two terminals, every position and link dumped
-# at 64 instants. Run as `ns ns2_polar.tcl > ns2_polar.out` (tests/test_sat_ns2_oracle.py
-# checks that the stored output is what ns-2.35 prints).
+# at 64 instants. scripts/sat_ns2_oracle.py runs it (`ns ns2_polar.tcl > ns2_polar.out`).
 set ns [new Simulator]
 HandoffManager/Term set elevation_mask_ 8.2
 HandoffManager/Term set term_handoff_int_ 10
