@@ -146,6 +146,11 @@ pub fn inter_plane_up(a: Vec3, b: Vec3, max_latitude_deg: f64) -> bool {
 /// Which grid ISLs are up at time `t`.
 pub fn isl_state(c: &Constellation, grid: &[Isl], t: f64, max_latitude_deg: f64) -> Vec<bool> {
     let pos: Vec<Vec3> = (0..c.sats.len()).map(|k| c.position(k, t)).collect();
+    isl_up_from(grid, &pos, max_latitude_deg)
+}
+
+/// Which grid ISLs are up, given every satellite's position at the instant.
+pub fn isl_up_from(grid: &[Isl], pos: &[Vec3], max_latitude_deg: f64) -> Vec<bool> {
     grid.iter()
         .map(|l| match l.kind {
             IslKind::IntraPlane => true,

@@ -12,6 +12,7 @@
 //!   other than the current (Starlink's reassignment every 15 s); the current one is kept
 //!   only if no other is visible.
 
+use super::Vec3;
 use super::constellation::Constellation;
 use super::geometry::{drop_below_mask, elevation};
 use super::orbit::GroundPoint;
@@ -54,20 +55,41 @@ pub fn elevation_of(c: &Constellation, st: &Station, k: usize, t: f64) -> f64 {
     elevation(c.position(k, t), st.point.position(t))
 }
 
-fn above(c: &Constellation, st: &Station, k: usize, t: f64) -> bool {
-    elevation_of(c, st, k, t) > st.mask
+/// Every satellite's position at one instant, computed once for all the stations that
+/// look at the sky then.
+pub struct Sky<'a> {
+    pub constellation: &'a Constellation,
+    pub t: f64,
+    pub positions: Vec<Vec3>,
+}
+
+impl<'a> Sky<'a> {
+    pub fn at(constellation: &'a Constellation, t: f64) -> Self {
+        let positions = (0..constellation.sats.len())
+            .map(|k| constellation.position(k, t))
+            .collect();
+        Sky {
+            constellation,
+            t,
+            positions,
+        }
+    }
+
+    fn above(&self, st: &Station, g: Vec3, k: usize) -> bool {
+        elevation(self.positions[k], g) > st.mask
+    }
 }
 
 /// The highest satellite above the mask, skipping `except`; ties go to the first in
 /// constellation order (ns-2.35 takes a later node only if strictly higher).
-pub fn highest(c: &Constellation, st: &Station, t: f64, except: Option<usize>) -> Option<usize> {
-    let g = st.point.position(t);
+pub fn highest(sky: &Sky, st: &Station, except: Option<usize>) -> Option<usize> {
+    let g = st.point.position(sky.t);
     let mut best: Option<(usize, f64)> = None;
-    for k in 0..c.sats.len() {
+    for (k, &p) in sky.positions.iter().enumerate() {
         if Some(k) == except {
             continue;
         }
-        let e = elevation(c.position(k, t), g);
+        let e = elevation(p, g);
         if e > st.mask && best.is_none_or(|(_, b)| e > b) {
             best = Some((k, e));
         }
@@ -90,13 +112,14 @@ pub fn visible_until(c: &Constellation, st: &Station, k: usize, t: f64) -> f64 {
 }
 
 /// The visible satellite that stays above the mask longest (ties to the first).
-pub fn longest_visible(c: &Constellation, st: &Station, t: f64) -> Option<usize> {
+pub fn longest_visible(sky: &Sky, st: &Station) -> Option<usize> {
+    let g = st.point.position(sky.t);
     let mut best: Option<(usize, f64)> = None;
-    for k in 0..c.sats.len() {
-        if !above(c, st, k, t) {
+    for k in 0..sky.positions.len() {
+        if !sky.above(st, g, k) {
             continue;
         }
-        let until = visible_until(c, st, k, t);
+        let until = visible_until(sky.constellation, st, k, sky.t);
         if best.is_none_or(|(_, b)| until > b) {
             best = Some((k, until));
         }
@@ -104,33 +127,29 @@ pub fn longest_visible(c: &Constellation, st: &Station, t: f64) -> Option<usize>
     best.map(|(k, _)| k)
 }
 
-/// The attachment at time 0.
-pub fn initial(policy: Policy, c: &Constellation, st: &Station) -> Option<usize> {
+/// The attachment at time 0 (`sky` at time 0).
+pub fn initial(policy: Policy, sky: &Sky, st: &Station) -> Option<usize> {
     match policy {
-        Policy::LongestVisible => longest_visible(c, st, 0.0),
-        _ => highest(c, st, 0.0, None),
+        Policy::LongestVisible => longest_visible(sky, st),
+        _ => highest(sky, st, None),
     }
 }
 
-/// The attachment decided at check instant `t` (after time 0) given the current one.
-pub fn check(
-    policy: Policy,
-    c: &Constellation,
-    st: &Station,
-    current: Option<usize>,
-    t: f64,
-) -> Option<usize> {
-    let kept = current.filter(|&k| above(c, st, k, t));
+/// The attachment decided at a check instant after time 0 (`sky` then), given the
+/// current one.
+pub fn check(policy: Policy, sky: &Sky, st: &Station, current: Option<usize>) -> Option<usize> {
+    let g = st.point.position(sky.t);
+    let kept = current.filter(|&k| sky.above(st, g, k));
     match policy {
         Policy::Ns2 => kept.or_else(|| {
             current
-                .and_then(|k| c.behind(k))
-                .filter(|&b| above(c, st, b, t))
-                .or_else(|| highest(c, st, t, None))
+                .and_then(|k| sky.constellation.behind(k))
+                .filter(|&b| sky.above(st, g, b))
+                .or_else(|| highest(sky, st, None))
         }),
-        Policy::Highest => highest(c, st, t, None),
-        Policy::LongestVisible => kept.or_else(|| longest_visible(c, st, t)),
-        Policy::Slotted => highest(c, st, t, current).or(kept),
+        Policy::Highest => highest(sky, st, None),
+        Policy::LongestVisible => kept.or_else(|| longest_visible(sky, st)),
+        Policy::Slotted => highest(sky, st, current).or(kept),
     }
 }
 
@@ -152,7 +171,7 @@ pub fn schedule(
     interval: f64,
     end: f64,
 ) -> Schedule {
-    let mut cur = initial(policy, c, st);
+    let mut cur = initial(policy, &Sky::at(c, 0.0), st);
     let mut changes = vec![(0.0, cur)];
     let mut last = cur;
     let mut handovers = 0;
@@ -162,7 +181,7 @@ pub fn schedule(
         if t > end {
             break;
         }
-        let next = check(policy, c, st, cur, t);
+        let next = check(policy, &Sky::at(c, t), st, cur);
         if next != cur {
             changes.push((t, next));
             if let Some(n) = next {
@@ -326,14 +345,12 @@ mod tests {
         // Half-way between satellite 6 over the pole and 5 over it: both at 7.5 deg of
         // central angle, 6 going away, 5 coming: longest visible is 5.
         let t = 7.5 / 360.0 * t_orbit;
-        assert_eq!(longest_visible(&c, &st, t), Some(5));
+        assert_eq!(longest_visible(&Sky::at(&c, t), &st), Some(5));
         assert!(visible_until(&c, &st, 5, t) > visible_until(&c, &st, 6, t));
         // A moment later 5 is the highest.
-        assert_eq!(highest(&c, &st, t + 1.0, None), Some(5));
-        assert_eq!(
-            check(Policy::LongestVisible, &c, &st, Some(6), t + 1.0),
-            Some(6)
-        );
-        assert_eq!(check(Policy::Highest, &c, &st, Some(6), t + 1.0), Some(5));
+        let later = Sky::at(&c, t + 1.0);
+        assert_eq!(highest(&later, &st, None), Some(5));
+        assert_eq!(check(Policy::LongestVisible, &later, &st, Some(6)), Some(6));
+        assert_eq!(check(Policy::Highest, &later, &st, Some(6)), Some(5));
     }
 }

@@ -10,7 +10,7 @@
 //! the positions (`route_delay`), as a packet's per-hop delay does.
 
 use super::LIGHT_KM_S;
-use super::constellation::{Constellation, Isl, isl_state};
+use super::constellation::{Constellation, Isl, isl_state, isl_up_from};
 use super::handover::{self, Policy, Station};
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -57,9 +57,10 @@ impl Network {
     ) -> Self {
         let grid = constellation.grid();
         let isl_up = isl_state(&constellation, &grid, 0.0, isl_max_latitude_deg);
+        let sky = handover::Sky::at(&constellation, 0.0);
         let attached: Vec<Option<usize>> = stations
             .iter()
-            .map(|s| handover::initial(s.policy, &constellation, &s.station))
+            .map(|s| handover::initial(s.policy, &sky, &s.station))
             .collect();
         let n = stations.len();
         Network {
@@ -116,29 +117,21 @@ impl Network {
 
     fn check_at(&mut self, at: f64) -> bool {
         let mut changed = false;
-        if self.next_isl_check as f64 * self.isl_check_interval_s == at {
-            let up = isl_state(
-                &self.constellation,
-                &self.grid,
-                at,
-                self.isl_max_latitude_deg,
-            );
+        let isl_due = self.next_isl_check as f64 * self.isl_check_interval_s == at;
+        let due: Vec<usize> = (0..self.stations.len())
+            .filter(|&k| self.next_station_check[k] as f64 * self.stations[k].interval_s == at)
+            .collect();
+        // One computation of the positions for every check due at this instant.
+        let sky = handover::Sky::at(&self.constellation, at);
+        if isl_due {
+            let up = isl_up_from(&self.grid, &sky.positions, self.isl_max_latitude_deg);
             changed |= up != self.isl_up;
             self.isl_up = up;
             self.next_isl_check += 1;
         }
-        for k in 0..self.stations.len() {
+        for k in due {
             let s = &self.stations[k];
-            if self.next_station_check[k] as f64 * s.interval_s != at {
-                continue;
-            }
-            let next = handover::check(
-                s.policy,
-                &self.constellation,
-                &s.station,
-                self.attached[k],
-                at,
-            );
+            let next = handover::check(s.policy, &sky, &s.station, self.attached[k]);
             if next != self.attached[k] {
                 changed = true;
                 if let Some(n) = next {
