@@ -6,6 +6,7 @@ pub(crate) mod load;
 pub mod overrides;
 pub mod schema;
 pub mod units;
+pub(crate) mod validate;
 
 pub use error::ScenarioError;
 pub use load::{Scenario, load_json, load_toml};
