@@ -4,6 +4,7 @@ pub mod bounds;
 mod error;
 pub(crate) mod load;
 pub mod overrides;
+pub mod sat;
 pub mod schema;
 pub mod units;
 pub(crate) mod validate;
