@@ -23,6 +23,8 @@ pub(super) fn typed_and_checked(
     default_name: &str,
 ) -> Result<Scenario, ScenarioError> {
     let root = Value::Table(table);
+    // Satellite tables are checked, then refused as not yet runnable (scenario/sat.rs).
+    crate::scenario::sat::check(&root, source)?;
     let mut file: ScenarioFile = typed(&root, source, "")?;
     for link in &mut file.links {
         if let Some(raw) = &link.aqm {
