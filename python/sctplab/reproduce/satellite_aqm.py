@@ -147,9 +147,11 @@ def _fmt(m: float, ci: float) -> str:
 
 
 def _figure(out: Path, stats: dict[tuple[float, str, str], tuple[float, float]]) -> Figure:
-    from sctplab.reproduce.satellite import _plt
+    import matplotlib
 
-    plt = _plt()
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     fig, axes = plt.subplots(1, 3, figsize=(12, 3.8))
     width = 0.8 / len(LOSSES)
     xs = range(len(CONFIGS))
