@@ -143,6 +143,7 @@ fn gen_chunk(g: &mut Gen) -> Chunk {
             initial_tsn: g.u32(),
             addrs: (0..g.below(4)).map(|_| g.addr()).collect(),
             cookie_preservative: None,
+            forward_tsn: g.below(2) == 1,
             unrecognized: vec![],
         }),
         2 => {
@@ -154,6 +155,7 @@ fn gen_chunk(g: &mut Gen) -> Chunk {
                 inbound_streams: g.u16(),
                 initial_tsn: g.u32(),
                 addrs: (0..g.below(4)).map(|_| g.addr()).collect(),
+                forward_tsn: g.below(2) == 1,
                 unrecognized: vec![],
                 reported: vec![],
                 state_cookie: g.bytes(cookie_len),

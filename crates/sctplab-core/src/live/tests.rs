@@ -246,6 +246,7 @@ impl Attacker {
                 inbound_streams: 1,
                 initial_tsn: tsn,
                 addrs: vec![],
+                forward_tsn: false,
                 cookie_preservative: None,
                 unrecognized: params,
             })],
@@ -530,6 +531,7 @@ fn mutated_packets_never_panic() {
             inbound_streams: 3,
             initial_tsn: 5,
             addrs: vec![[127, 0, 0, 2]],
+            forward_tsn: false,
             cookie_preservative: None,
             unrecognized: vec![],
         })]));

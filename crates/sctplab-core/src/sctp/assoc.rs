@@ -370,6 +370,7 @@ impl Association {
             inbound_streams: u16::MAX,
             initial_tsn: self.pending_initial_tsn,
             addrs: self.listed_addrs(),
+            forward_tsn: false,
             cookie_preservative: self.cookie_preservative,
             unrecognized: Vec::new(),
         };

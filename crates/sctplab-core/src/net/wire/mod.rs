@@ -22,6 +22,7 @@ pub mod ipv4;
 pub mod packet;
 pub mod sctp;
 pub mod sctp_chunk;
+pub mod sctp_forward_tsn;
 pub mod tcp;
 pub mod udp;
 
@@ -33,6 +34,7 @@ pub use sctp_chunk::{
     cause,
 };
 pub use tcp::{SackBlocks, TcpFlags, TcpOptions, TcpRepr};
+pub use sctp_forward_tsn::ForwardTsnChunk;
 pub use udp::UdpRepr;
 
 /// IP protocol numbers (IANA "Assigned Internet Protocol Numbers").

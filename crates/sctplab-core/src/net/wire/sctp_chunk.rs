@@ -24,6 +24,9 @@
 use std::fmt;
 use std::ops::BitOr;
 
+use super::sctp_forward_tsn::{
+    FORWARD_TSN_SUPPORTED_PARAM_LEN, ForwardTsnChunk, PARAM_FORWARD_TSN_SUPPORTED,
+};
 use super::{WireError, len_u16, read_u8, read_u16, read_u32, write_u16, write_u32};
 
 /// Type, flags and length.
@@ -44,10 +47,12 @@ pub mod chunk_type {
     pub const COOKIE_ECHO: u8 = 10;
     pub const COOKIE_ACK: u8 = 11;
     pub const SHUTDOWN_COMPLETE: u8 = 14;
+    /// FORWARD TSN (RFC 3758 sec. 3.2).
+    pub const FORWARD_TSN: u8 = super::super::sctp_forward_tsn::FORWARD_TSN;
 
     /// Whether this module decodes chunks of type `kind`.
     pub const fn is_known(kind: u8) -> bool {
-        matches!(kind, 0..=11 | 14)
+        matches!(kind, 0..=11 | 14 | FORWARD_TSN)
     }
 }
 
@@ -79,19 +84,21 @@ const PARAM_HOST_NAME: u16 = 11;
 const PARAM_SUPPORTED_ADDRESS_TYPES: u16 = 12;
 /// Parameters RFC 9260 defines for INIT and INIT ACK (§3.3.2, §3.3.3); any other
 /// type is unrecognized and handled by its high-order bits (§3.2.1).
-const INIT_PARAMS: [u16; 5] = [
+const INIT_PARAMS: [u16; 6] = [
     PARAM_IPV4_ADDRESS,
     PARAM_IPV6_ADDRESS,
     PARAM_COOKIE_PRESERVATIVE,
     PARAM_HOST_NAME,
     PARAM_SUPPORTED_ADDRESS_TYPES,
+    PARAM_FORWARD_TSN_SUPPORTED,
 ];
-const INIT_ACK_PARAMS: [u16; 5] = [
+const INIT_ACK_PARAMS: [u16; 6] = [
     PARAM_IPV4_ADDRESS,
     PARAM_IPV6_ADDRESS,
     PARAM_STATE_COOKIE,
     PARAM_UNRECOGNIZED,
     PARAM_HOST_NAME,
+    PARAM_FORWARD_TSN_SUPPORTED,
 ];
 
 /// Error cause codes (§3.3.10).
@@ -221,6 +228,9 @@ pub struct InitChunk {
     /// increment in milliseconds, sent after a Stale Cookie error (§5.2.6).
     /// Emitted after the addresses.
     pub cookie_preservative: Option<u32>,
+    /// Forward-TSN-Supported (RFC 3758 sec. 3.1): this end speaks PR-SCTP.
+    /// Emitted after the Cookie Preservative.
+    pub forward_tsn: bool,
     /// Parameters not recognized whose type asks for a report (§3.2.1: type
     /// bits 01 or 11), each a complete TLV without padding, in order. Emitted
     /// verbatim after the addresses and the Cookie Preservative.
@@ -237,6 +247,8 @@ pub struct InitAckChunk {
     pub inbound_streams: u16,
     pub initial_tsn: u32,
     pub addrs: Vec<[u8; 4]>,
+    /// Forward-TSN-Supported (RFC 3758 sec. 3.1); emitted after the addresses.
+    pub forward_tsn: bool,
     /// As in [`InitChunk::unrecognized`]; emitted after the cookie.
     pub unrecognized: Vec<Vec<u8>>,
     /// Unrecognized Parameter parameters (§3.3.3.1): the INIT's parameters this
@@ -368,6 +380,8 @@ pub enum Chunk {
         t_bit: bool,
         causes: Vec<ErrorCause>,
     },
+    /// FORWARD TSN (RFC 3758 sec. 3.2, `sctp_forward_tsn.rs`).
+    ForwardTsn(ForwardTsnChunk),
     /// A chunk type this module does not know (§3.2).
     Unknown(UnknownChunk),
 }
@@ -392,6 +406,7 @@ impl Chunk {
             Chunk::CookieAck => chunk_type::COOKIE_ACK,
             Chunk::ShutdownComplete { .. } => chunk_type::SHUTDOWN_COMPLETE,
             Chunk::Error { .. } => chunk_type::ERROR,
+            Chunk::ForwardTsn(_) => chunk_type::FORWARD_TSN,
             Chunk::Unknown(u) => u.kind,
         }
     }
@@ -422,11 +437,13 @@ impl Chunk {
                         + IPV4_ADDRESS_PARAM_LEN * i.addrs.len()
                         + COOKIE_PRESERVATIVE_PARAM_LEN
                             * usize::from(i.cookie_preservative.is_some())
+                        + FORWARD_TSN_SUPPORTED_PARAM_LEN * usize::from(i.forward_tsn)
                         + tlvs_len(i.unrecognized.iter().map(Vec::len))
                 }
                 Chunk::InitAck(ia) => {
                     INIT_FIXED_LEN
                         + IPV4_ADDRESS_PARAM_LEN * ia.addrs.len()
+                        + FORWARD_TSN_SUPPORTED_PARAM_LEN * usize::from(ia.forward_tsn)
                         + ia.reported
                             .iter()
                             .map(|t| pad4(PARAM_HEADER_LEN + t.len()))
@@ -440,6 +457,7 @@ impl Chunk {
                     tlvs_len(causes.iter().map(|c| PARAM_HEADER_LEN + c.info.len()))
                 }
                 Chunk::Unknown(u) => u.value.len(),
+                Chunk::ForwardTsn(f) => f.len() - CHUNK_HEADER_LEN,
                 Chunk::Sack(s) => {
                     SackChunk::len_with(s.gaps.len(), s.dups.len()) - CHUNK_HEADER_LEN
                 }
@@ -500,6 +518,10 @@ impl Chunk {
                     );
                     at += COOKIE_PRESERVATIVE_PARAM_LEN;
                 }
+                if i.forward_tsn {
+                    emit_param(&mut value[at..], PARAM_FORWARD_TSN_SUPPORTED, &[]);
+                    at += FORWARD_TSN_SUPPORTED_PARAM_LEN;
+                }
                 emit_tlvs(&mut value[at..], &i.unrecognized);
             }
             Chunk::InitAck(ia) => {
@@ -512,6 +534,10 @@ impl Chunk {
                     ia.initial_tsn,
                 );
                 let mut at = INIT_FIXED_LEN + emit_addrs(&mut value[INIT_FIXED_LEN..], &ia.addrs);
+                if ia.forward_tsn {
+                    emit_param(&mut value[at..], PARAM_FORWARD_TSN_SUPPORTED, &[]);
+                    at += FORWARD_TSN_SUPPORTED_PARAM_LEN;
+                }
                 for t in &ia.reported {
                     emit_param(&mut value[at..], PARAM_UNRECOGNIZED, t);
                     let end = at + pad4(PARAM_HEADER_LEN + t.len());
@@ -557,6 +583,7 @@ impl Chunk {
                 }
             }
             Chunk::Unknown(u) => value.copy_from_slice(&u.value),
+            Chunk::ForwardTsn(f) => f.emit_value(value),
             Chunk::Abort { .. }
             | Chunk::ShutdownAck
             | Chunk::CookieAck
@@ -603,6 +630,8 @@ impl Chunk {
                             Ok(b) => init.cookie_preservative = Some(u32::from_be_bytes(b)),
                             Err(_) => bad_addr = true,
                         }
+                    } else if ptype == PARAM_FORWARD_TSN_SUPPORTED {
+                        init.forward_tsn = true;
                     }
                 })?;
                 init.unrecognized = unrecognized;
@@ -618,6 +647,7 @@ impl Chunk {
                 let mut bad_addr = false;
                 let mut unrecognized = Vec::new();
                 let mut reported = Vec::new();
+                let mut forward_tsn = false;
                 walk_init_params(
                     params,
                     &INIT_ACK_PARAMS,
@@ -627,6 +657,8 @@ impl Chunk {
                             cookie = Some(pvalue);
                         } else if ptype == PARAM_UNRECOGNIZED {
                             reported.push(pvalue.to_vec());
+                        } else if ptype == PARAM_FORWARD_TSN_SUPPORTED {
+                            forward_tsn = true;
                         } else if ptype == PARAM_IPV4_ADDRESS {
                             match <[u8; 4]>::try_from(pvalue) {
                                 Ok(a) => addrs.push(a),
@@ -646,6 +678,7 @@ impl Chunk {
                     inbound_streams: init.inbound_streams,
                     initial_tsn: init.initial_tsn,
                     addrs,
+                    forward_tsn,
                     unrecognized,
                     reported,
                     state_cookie: cookie.to_vec(),
@@ -697,6 +730,7 @@ impl Chunk {
                     causes,
                 }
             }
+            chunk_type::FORWARD_TSN => Chunk::ForwardTsn(ForwardTsnChunk::parse_value(value)?),
             kind => Chunk::Unknown(UnknownChunk {
                 kind,
                 flags,
@@ -795,6 +829,7 @@ fn parse_init_fields(value: &[u8]) -> Result<(InitChunk, &[u8]), WireError> {
         initial_tsn: read_u32(value, 12)?,
         addrs: Vec::new(),
         cookie_preservative: None,
+        forward_tsn: false,
         unrecognized: Vec::new(),
     };
     Ok((init, &value[INIT_FIXED_LEN..]))
@@ -964,6 +999,7 @@ mod tests {
                 inbound_streams: 65535,
                 initial_tsn: 42,
                 addrs: vec![],
+                forward_tsn: false,
                 cookie_preservative: None,
                 unrecognized: vec![],
             }),
@@ -974,6 +1010,7 @@ mod tests {
                 inbound_streams: 65535,
                 initial_tsn: 3,
                 addrs: vec![[10, 0, 0, 1], [11, 0, 0, 1]],
+                forward_tsn: false,
                 cookie_preservative: None,
                 unrecognized: vec![],
             }),
@@ -984,6 +1021,7 @@ mod tests {
                 inbound_streams: 5,
                 initial_tsn: 1000,
                 addrs: vec![],
+                forward_tsn: false,
                 unrecognized: vec![],
                 reported: vec![],
                 state_cookie: vec![0xc0; 13],
@@ -995,6 +1033,7 @@ mod tests {
                 inbound_streams: 5,
                 initial_tsn: 1000,
                 addrs: vec![[10, 0, 0, 2], [11, 0, 0, 2], [12, 0, 0, 2]],
+                forward_tsn: false,
                 unrecognized: vec![],
                 reported: vec![],
                 state_cookie: vec![0xc0; 13],
@@ -1036,6 +1075,7 @@ mod tests {
                 inbound_streams: 65535,
                 initial_tsn: 3,
                 addrs: vec![[10, 0, 0, 1], [11, 0, 0, 1]],
+                forward_tsn: false,
                 cookie_preservative: Some(2050),
                 unrecognized: vec![vec![0xc0, 0, 0, 4]],
             }),
@@ -1104,6 +1144,7 @@ mod tests {
             inbound_streams: 1,
             initial_tsn: 1,
             addrs: vec![],
+            forward_tsn: false,
             unrecognized: vec![],
             reported: vec![],
             state_cookie: vec![0; 13],
@@ -1155,6 +1196,7 @@ mod tests {
             inbound_streams: 11,
             initial_tsn: 0x0102_0304,
             addrs: vec![],
+            forward_tsn: false,
             unrecognized: vec![],
             reported: vec![],
             state_cookie: vec![0xaa, 0xbb],
@@ -1194,6 +1236,7 @@ mod tests {
             inbound_streams: 0xffff,
             initial_tsn: 9,
             addrs: vec![[10, 0, 0, 1], [11, 0, 0, 1]],
+            forward_tsn: false,
             cookie_preservative: None,
             unrecognized: vec![],
         });
@@ -1214,6 +1257,7 @@ mod tests {
             inbound_streams: 1,
             initial_tsn: 7,
             addrs: vec![[12, 1, 2, 3]],
+            forward_tsn: false,
             unrecognized: vec![],
             reported: vec![],
             state_cookie: vec![0xaa, 0xbb],
@@ -1486,6 +1530,7 @@ mod tests {
             inbound_streams: 1,
             initial_tsn: 7,
             addrs: vec![],
+            forward_tsn: false,
             unrecognized: vec![],
             reported: vec![vec![0xc0, 0, 0, 4]],
             state_cookie: vec![0xaa, 0xbb],

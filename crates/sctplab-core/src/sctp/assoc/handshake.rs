@@ -110,6 +110,7 @@ impl Association {
             inbound_streams: init.outbound_streams,
             initial_tsn: tsn,
             addrs: self.listed_addrs(),
+            forward_tsn: false,
             unrecognized: Vec::new(),
             // RFC 9260 3.2.2: the INIT's parameters to report go back in the INIT ACK.
             reported: init.unrecognized.clone(),
