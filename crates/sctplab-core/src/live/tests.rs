@@ -427,7 +427,7 @@ fn crafted_packets_over_the_socket() {
     };
     assert_eq!(s.cum_tsn_ack, 7000);
 
-    // RFC 9260 3.2: an unknown chunk of type 0xC0 (bits 11) is skipped and reported;
+    // RFC 9260 3.2: an unknown chunk of type 0xC5 (bits 11) is skipped and reported;
     // the DATA behind it is processed. One of type 0x40 (bits 01) stops the packet:
     // reported, and the DATA behind it discarded.
     let unknown = |kind: u8| {
@@ -437,7 +437,7 @@ fn crafted_packets_over_the_socket() {
             value: vec![1, 2, 3, 4, 5],
         })
     };
-    a.send(their_tag, vec![unknown(0xc0), data(7001, 100)], 1);
+    a.send(their_tag, vec![unknown(0xc5), data(7001, 100)], 1);
     let mut got = Vec::new();
     while let Some(p) = a.recv() {
         assert_eq!(p.vtag, 0xabcd);
@@ -452,7 +452,7 @@ fn crafted_packets_over_the_socket() {
     assert!(
         got.contains(&Chunk::Error {
             t_bit: false,
-            causes: vec![cause6(0xc0)]
+            causes: vec![cause6(0xc5)]
         }),
         "{got:?}"
     );

@@ -1107,6 +1107,7 @@ impl SctpCfg {
             trace_acks: false,
             local_addrs,
             primary_peer,
+            stream_traffic: Vec::new(),
         }
     }
 }

@@ -18,6 +18,7 @@ use std::collections::VecDeque;
 
 mod app;
 mod counts;
+mod prsctp;
 mod rtx;
 mod sack;
 mod send;

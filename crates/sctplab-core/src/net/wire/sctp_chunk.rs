@@ -1077,7 +1077,7 @@ mod tests {
                 addrs: vec![[10, 0, 0, 1], [11, 0, 0, 1]],
                 forward_tsn: false,
                 cookie_preservative: Some(2050),
-                unrecognized: vec![vec![0xc0, 0, 0, 4]],
+                unrecognized: vec![vec![0xc0, 0x0f, 0, 4]],
             }),
         ]
     }
@@ -1393,10 +1393,10 @@ mod tests {
         // RFC 9260 3.2: the two high-order bits of the type decide (00 stop, 01 stop
         // and report, 10 skip, 11 skip and report). A 5-byte value: length 9, padded
         // to 12.
-        let bytes = [0xc0, 0x07, 0, 9, 1, 2, 3, 4, 5, 0, 0, 0];
+        let bytes = [0xc5, 0x07, 0, 9, 1, 2, 3, 4, 5, 0, 0, 0];
         let (chunk, used) = Chunk::parse(&bytes).expect("parse");
         let u = UnknownChunk {
-            kind: 0xc0,
+            kind: 0xc5,
             flags: 7,
             value: vec![1, 2, 3, 4, 5],
         };
@@ -1484,13 +1484,13 @@ mod tests {
 
     #[test]
     fn unrecognized_init_parameters_follow_their_type_bits() {
-        // 3.2.1 on an INIT: an IPv4 address, 0x8000 (10: skip), 0xC000 (11: skip,
+        // 3.2.1 on an INIT: an IPv4 address, 0x8000 (10: skip), 0xC00F (11: skip,
         // report), 0x4001 with 2 value bytes (01: stop, report), then an address that
         // is no longer processed.
         let mut bytes = vec![1, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 9];
         bytes.extend([0, 5, 0, 8, 10, 0, 0, 1]);
         bytes.extend([0x80, 0, 0, 4]);
-        bytes.extend([0xc0, 0, 0, 4]);
+        bytes.extend([0xc0, 0x0f, 0, 4]);
         bytes.extend([0x40, 1, 0, 6, 7, 7, 0, 0]);
         bytes.extend([0, 5, 0, 8, 11, 0, 0, 1]);
         let len = bytes.len() as u16;
@@ -1503,11 +1503,11 @@ mod tests {
         assert_eq!(init.addrs, vec![[10, 0, 0, 1]]);
         assert_eq!(
             init.unrecognized,
-            vec![vec![0xc0, 0, 0, 4], vec![0x40, 1, 0, 6, 7, 7]]
+            vec![vec![0xc0, 0x0f, 0, 4], vec![0x40, 1, 0, 6, 7, 7]]
         );
-        // Type 00 (0x0010): stop without a report; the 0xC000 behind it is not read.
+        // Type 00 (0x0010): stop without a report; the 0xC00F behind it is not read.
         let mut bytes = vec![1, 0, 0, 28, 0, 0, 0, 1, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 9];
-        bytes.extend([0, 0x10, 0, 4, 0xc0, 0, 0, 4]);
+        bytes.extend([0, 0x10, 0, 4, 0xc0, 0x0f, 0, 4]);
         let (chunk, _) = Chunk::parse(&bytes).expect("parse");
         assert!(matches!(chunk, Chunk::Init(i) if i.unrecognized.is_empty()));
         // The recognized parameters of 3.3.2 (Supported Address Types, Cookie
