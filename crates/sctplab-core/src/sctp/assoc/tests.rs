@@ -28,6 +28,7 @@ pub(super) fn cfg() -> AssocCfg {
         trace_acks: false,
         local_addrs: vec![[10, 0, 0, 1]],
         primary_peer: [10, 0, 0, 2],
+        stream_traffic: Vec::new(),
     }
 }
 
