@@ -819,4 +819,6 @@ impl Endpoint for Association {
 #[cfg(test)]
 mod hostile_tests;
 #[cfg(test)]
+mod prsctp_tests;
+#[cfg(test)]
 mod tests;
