@@ -1469,5 +1469,5 @@ pub(crate) fn validate_sctp(c: &SctpCfg, p: &str, source: &str) -> Result<(), Sc
             return bad("stop", "must be later than start");
         }
     }
-    Ok(())
+    super::streams::validate(c, p, source)
 }

@@ -5,6 +5,7 @@ mod error;
 pub(crate) mod load;
 pub mod overrides;
 pub mod schema;
+pub mod streams;
 pub mod units;
 
 pub use error::ScenarioError;

@@ -796,6 +796,9 @@ pub struct SctpCfg {
     /// Pacing; not built for SCTP: only `false` (the default) is accepted.
     #[serde(default)]
     pub pacing: Option<bool>,
+    /// Per-stream sources replacing the bulk application (scenario/streams.rs).
+    #[serde(default)]
+    pub stream_traffic: Option<Vec<super::streams::StreamTrafficEntry>>,
 }
 
 fn default_message_size() -> Size {
@@ -1107,7 +1110,7 @@ impl SctpCfg {
             trace_acks: false,
             local_addrs,
             primary_peer,
-            stream_traffic: Vec::new(),
+            stream_traffic: super::streams::sources(self),
         }
     }
 }

@@ -92,7 +92,7 @@ impl Association {
                 out.on_t3(now, i, &mut self.paths);
             }
             // RFC 3758 sec. 3.5 A5: a T3-rtx expiry advances the point too.
-            let fwd = self.out.as_mut().and_then(|o| o.pr_after_t3(now));
+            let fwd = self.out.as_mut().and_then(|o| o.pr_after_t3());
             self.send_forward_tsn(fwd);
             // ns-2 `Timeout` (DATA): after the retransmission, an inactive
             // destination gets a HEARTBEAT at once when heartbeats are on, on every

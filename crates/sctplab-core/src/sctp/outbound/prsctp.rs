@@ -78,29 +78,26 @@ impl Outbound {
         let (sent, initial) = (&self.sent, self.initial_tsn);
         let src = self.app.streams.as_mut()?;
         src.expire(now, |m| peer_has(sent, initial, m));
-        self.forward_tsn_due(now)
+        self.forward_tsn_due()
     }
 
     /// A5 (RFC 3758 sec. 3.5): on a T3-rtx expiry the sender tries to advance the point
     /// too (C2-C5), so a lost FORWARD TSN is sent again.
-    pub fn pr_after_t3(&mut self, now: SimTime) -> Option<ForwardTsnChunk> {
+    pub fn pr_after_t3(&mut self) -> Option<ForwardTsnChunk> {
         if !self.app.streams.as_ref().is_some_and(|s| s.pr_on) {
             return None;
         }
-        self.forward_tsn_due(now)
+        self.forward_tsn_due()
     }
 
-    fn forward_tsn_due(&mut self, now: SimTime) -> Option<ForwardTsnChunk> {
+    fn forward_tsn_due(&mut self) -> Option<ForwardTsnChunk> {
         let cum_rel = self.rel(self.cum_ack);
         let initial = self.initial_tsn;
-        let now_in_window = self.window.contains(now);
         let src = self.app.streams.as_mut()?;
         let (point, pairs) = prsctp::advance_point(&src.msgs, src.point_rel, cum_rel, src.unordered());
         src.point_rel = point;
         let f = prsctp::forward_tsn(initial, point, cum_rel, pairs)?;
-        if now_in_window {
-            src.forward_tsn_sent += 1;
-        }
+        src.forward_tsn_sent += 1;
         Some(f)
     }
 }

@@ -13,6 +13,7 @@
 //! consecutive messages are consecutive and the records here are in TSN order.
 
 pub mod source;
+pub mod stats;
 
 use crate::net::wire::DataFlags;
 use crate::sim::SimTime;
@@ -81,7 +82,7 @@ pub struct StreamSources {
     pub pr_on: bool,
     /// Advanced.Peer.Ack.Point (RFC 3758 sec. 3.5), relative to the initial TSN.
     pub(crate) point_rel: u32,
-    /// FORWARD TSN chunks sent (in the measurement window).
+    /// FORWARD TSN chunks sent over the run.
     pub forward_tsn_sent: u64,
 }
 
