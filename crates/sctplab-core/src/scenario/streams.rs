@@ -184,3 +184,82 @@ pub fn sources(c: &SctpCfg) -> Vec<StreamSourceCfg> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::load_toml;
+
+    const BASE: &str = r#"
+duration = "5s"
+[[nodes]]
+name = "a"
+[[nodes]]
+name = "b"
+[[links]]
+name = "ab"
+a = "a"
+b = "b"
+bandwidth = "10Mb"
+delay = "10ms"
+[[flows]]
+name = "m"
+type = "sctp"
+variant = "rfc9260"
+from = "a"
+to = "b"
+streams = 2
+"#;
+
+    fn err(entries: &str) -> String {
+        let text = format!("{BASE}{entries}");
+        match load_toml(&text, "s.toml", "s", &[]) {
+            Ok(_) => String::from("accepted"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn good_sources_load() {
+        let text = format!(
+            "{BASE}{}",
+            r#"stream_traffic = [
+  { stream = 0, message_size = "100B", interval = "20ms", pr_policy = "ttl", pr_value = "50ms" },
+  { stream = 1, message_size = "10KB", pr_policy = "rtx", pr_value = 2, priority = 3, weight = 2 },
+]"#
+        );
+        assert!(load_toml(&text, "s.toml", "s", &[]).is_ok());
+    }
+
+    #[test]
+    fn bad_sources_get_one_line_naming_the_key() {
+        let cases = [
+            (
+                r#"stream_traffic = [{ stream = 0, message_size = "1KB", pr_policy = "lifetime", pr_value = "1s" }]"#,
+                "s.toml: flows.m.stream_traffic.0.pr_policy: unknown policy \"lifetime\": expected \"none\", \"ttl\", \"rtx\" or \"prio\"",
+            ),
+            (
+                r#"stream_traffic = [{ stream = 0, message_size = "1KB", pr_policy = "rtx", pr_value = "100ms" }]"#,
+                "s.toml: flows.m.stream_traffic.0.pr_value: expected a whole number (the retransmission limit) for pr_policy = \"rtx\", got \"100ms\"",
+            ),
+            (
+                r#"stream_traffic = [{ stream = 0, message_size = "1KB", pr_policy = "ttl", pr_value = 3 }]"#,
+                "s.toml: flows.m.stream_traffic.0.pr_value: expected a time like \"100ms\" (the lifetime) for pr_policy = \"ttl\", got 3",
+            ),
+            (
+                r#"stream_traffic = [{ stream = 2, message_size = "1KB" }]"#,
+                "s.toml: flows.m.stream_traffic.0.stream: stream 2 does not exist: expected a stream number below streams = 2",
+            ),
+            (
+                r#"stream_traffic = [{ stream = 0, message_size = "1KB", pr_policy = "prio" }]"#,
+                "s.toml: flows.m.stream_traffic.0.pr_value: pr_policy = \"prio\" needs a pr_value (the priority, smaller is more important)",
+            ),
+            (
+                r#"stream_traffic = [{ stream = 0, message_size = "1KB" }, { stream = 0, message_size = "2KB" }]"#,
+                "s.toml: flows.m.stream_traffic.1.stream: stream 0 has a source already: one entry per stream",
+            ),
+        ];
+        for (entries, want) in cases {
+            assert_eq!(err(entries), want);
+        }
+    }
+}
