@@ -134,6 +134,10 @@ fn expected_sections() -> Vec<(String, BTreeSet<String>)> {
         ("[wireless.mac]".to_string(), fields_of::<MacSchema>()),
         ("[wireless.aodv]".to_string(), fields_of::<AodvSchema>()),
         ("[mobility]".to_string(), fields_of::<MobilityCfg>()),
+        (
+            "stream_traffic".to_string(),
+            fields_of::<sctplab_core::scenario::streams::StreamTrafficEntry>(),
+        ),
     ];
     // `kind` is taken off the `aqm` table before the struct sees it (scenario/aqm.rs).
     for (id, mut fields) in [
