@@ -52,9 +52,7 @@ fn policy(e: &StreamTrafficEntry) -> Result<PrPolicy, (&'static str, String)> {
             }),
             Some(v) => Err((
                 "pr_value",
-                format!(
-                    "expected a whole number ({what}) for pr_policy = {name:?}, got {v}"
-                ),
+                format!("expected a whole number ({what}) for pr_policy = {name:?}, got {v}"),
             )),
             None => Err((
                 "pr_value",
@@ -78,7 +76,9 @@ fn policy(e: &StreamTrafficEntry) -> Result<PrPolicy, (&'static str, String)> {
             },
             Some(v) => Err((
                 "pr_value",
-                format!("expected a time like \"100ms\" (the lifetime) for pr_policy = \"ttl\", got {v}"),
+                format!(
+                    "expected a time like \"100ms\" (the lifetime) for pr_policy = \"ttl\", got {v}"
+                ),
             )),
             None => Err((
                 "pr_value",
@@ -129,7 +129,10 @@ pub(crate) fn validate(c: &SctpCfg, p: &str, source: &str) -> Result<(), Scenari
         if entries[..i].iter().any(|o| o.stream == e.stream) {
             return bad(
                 "stream",
-                format!("stream {} has a source already: one entry per stream", e.stream),
+                format!(
+                    "stream {} has a source already: one entry per stream",
+                    e.stream
+                ),
             );
         }
         if e.message_size.0 == 0 {

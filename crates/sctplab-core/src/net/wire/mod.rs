@@ -33,8 +33,8 @@ pub use sctp_chunk::{
     Chunk, DataChunk, DataFlags, ErrorCause, InitAckChunk, InitChunk, SackChunk, UnknownChunk,
     cause,
 };
-pub use tcp::{SackBlocks, TcpFlags, TcpOptions, TcpRepr};
 pub use sctp_forward_tsn::ForwardTsnChunk;
+pub use tcp::{SackBlocks, TcpFlags, TcpOptions, TcpRepr};
 pub use udp::UdpRepr;
 
 /// IP protocol numbers (IANA "Assigned Internet Protocol Numbers").

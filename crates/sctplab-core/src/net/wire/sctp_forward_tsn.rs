@@ -86,9 +86,7 @@ mod tests {
         assert_eq!(c.emit(&mut buf), 16);
         assert_eq!(
             buf,
-            [
-                192, 0, 0, 16, 1, 2, 3, 4, 0, 5, 0, 7, 0, 9, 0xff, 0xff
-            ]
+            [192, 0, 0, 16, 1, 2, 3, 4, 0, 5, 0, 7, 0, 9, 0xff, 0xff]
         );
         let (back, used) = Chunk::parse(&buf).expect("parses");
         assert_eq!((back, used), (c, 16));

@@ -3,8 +3,8 @@
 //! TSN the sending half asks for, receiving one, and waking the sources.
 
 use super::*;
-use crate::net::wire::{ForwardTsnChunk, InitAckChunk};
 use crate::net::wire::sctp_forward_tsn::PARAM_FORWARD_TSN_SUPPORTED;
+use crate::net::wire::{ForwardTsnChunk, InitAckChunk};
 
 impl Association {
     /// Whether this end speaks PR-SCTP: a flow whose `stream_traffic` gives some stream

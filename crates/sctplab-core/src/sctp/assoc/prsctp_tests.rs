@@ -124,12 +124,21 @@ fn an_expired_message_is_skipped_within_a_round_trip() {
     let inb = s.inb.as_ref().expect("receiver");
     assert_eq!(inb.cum_tsn, d0.tsn.wrapping_add(1));
     assert_eq!(inb.streams[0].delivered_messages, 1);
-    let tally = &c.out.as_ref().and_then(|o| o.app.streams.as_ref()).expect("sources").tally;
+    let tally = &c
+        .out
+        .as_ref()
+        .and_then(|o| o.app.streams.as_ref())
+        .expect("sources")
+        .tally;
     assert_eq!(tally[0].abandoned_messages, 1);
     // The server's SACK for the FORWARD TSN acknowledges both: the buffer empties.
     let sack = deliver(&mut s, &mut c, ms(10));
     assert!(matches!(&sack[0], Chunk::Sack(k) if k.cum_tsn_ack == d0.tsn.wrapping_add(1)));
-    let src = c.out.as_ref().and_then(|o| o.app.streams.as_ref()).expect("sources");
+    let src = c
+        .out
+        .as_ref()
+        .and_then(|o| o.app.streams.as_ref())
+        .expect("sources");
     assert_eq!(src.held(), 0);
 }
 
@@ -162,12 +171,18 @@ fn a_message_out_of_retransmissions_is_abandoned_at_the_t3_expiry() {
         (fwd[0].new_cum_tsn, fwd[0].streams.clone()),
         (d0.tsn.wrapping_add(1), vec![(0, 1)])
     );
-    assert_eq!(s.inb.as_ref().map(|i| i.cum_tsn), Some(d0.tsn.wrapping_add(1)));
+    assert_eq!(
+        s.inb.as_ref().map(|i| i.cum_tsn),
+        Some(d0.tsn.wrapping_add(1))
+    );
     let sack = deliver(&mut s, &mut c, t3);
     assert!(matches!(&sack[0], Chunk::Sack(_)));
     let out = c.out.as_ref().expect("sender");
     assert!(!out.has_outstanding());
-    assert_eq!(out.app.streams.as_ref().map(|s| s.forward_tsn_sent), Some(1));
+    assert_eq!(
+        out.app.streams.as_ref().map(|s| s.forward_tsn_sent),
+        Some(1)
+    );
 }
 
 #[test]
@@ -177,7 +192,10 @@ fn a_peer_without_pr_sctp_gets_reliable_delivery() {
     let ttl = PrPolicy::Ttl(SimDuration::from_millis(5));
     let (mut c, mut s) = pair(msg_cfg(ttl), cfg());
     assert_eq!(
-        c.out.as_ref().and_then(|o| o.app.streams.as_ref()).map(|s| s.pr_on),
+        c.out
+            .as_ref()
+            .and_then(|o| o.app.streams.as_ref())
+            .map(|s| s.pr_on),
         Some(false)
     );
     let lost = drain(&mut c, ms(0));
@@ -186,6 +204,9 @@ fn a_peer_without_pr_sctp_gets_reliable_delivery() {
     };
     c.handle_timeout(ms(3000));
     let out = deliver(&mut c, &mut s, ms(3000));
-    assert!(out.iter().any(|ch| matches!(ch, Chunk::Data(d) if d.tsn == d0.tsn)));
+    assert!(
+        out.iter()
+            .any(|ch| matches!(ch, Chunk::Data(d) if d.tsn == d0.tsn))
+    );
     assert!(forward_tsns(&out).is_empty());
 }

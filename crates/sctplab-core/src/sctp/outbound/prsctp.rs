@@ -94,7 +94,8 @@ impl Outbound {
         let cum_rel = self.rel(self.cum_ack);
         let initial = self.initial_tsn;
         let src = self.app.streams.as_mut()?;
-        let (point, pairs) = prsctp::advance_point(&src.msgs, src.point_rel, cum_rel, src.unordered());
+        let (point, pairs) =
+            prsctp::advance_point(&src.msgs, src.point_rel, cum_rel, src.unordered());
         src.point_rel = point;
         let f = prsctp::forward_tsn(initial, point, cum_rel, pairs)?;
         src.forward_tsn_sent += 1;

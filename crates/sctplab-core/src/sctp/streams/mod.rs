@@ -19,8 +19,8 @@ use crate::net::wire::DataFlags;
 use crate::sim::SimTime;
 use std::collections::VecDeque;
 
-pub use source::{PrPolicy, StreamSourceCfg};
 use source::Source;
+pub use source::{PrPolicy, StreamSourceCfg};
 
 /// One submitted message, from submission until the cumulative ack passes it.
 #[derive(Clone, Debug)]

@@ -146,7 +146,10 @@ fn prio_abandons_lower_priority_messages_to_make_room() {
     s.pr_on = true;
     s.refill(at(1));
     assert_eq!((s.msgs.len(), s.held()), (2, 2000));
-    assert_eq!(s.next_chunk(1000), Some((0, 0, DataFlags::UNFRAGMENTED, 1000)));
+    assert_eq!(
+        s.next_chunk(1000),
+        Some((0, 0, DataFlags::UNFRAGMENTED, 1000))
+    );
     s.refill(at(5));
     assert_eq!(s.tally[0].abandoned_messages, 1);
     assert!(s.msgs[0].abandoned && !s.msgs[1].abandoned);
