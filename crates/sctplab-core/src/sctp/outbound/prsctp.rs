@@ -61,7 +61,8 @@ impl Outbound {
     }
 
     /// After a SACK (RFC 3758 sec. 3.5): acknowledged messages leave the send
-    /// buffer, lifetimes are checked (timed reliability, on every SACK), then C1-C3:
+    /// buffer, lifetimes are checked (timed reliability, on every SACK: of messages not
+    /// wholly sent and of those the SACK shows lost, `lost_or_unsent`), then C1-C3:
     /// the Advanced.Peer.Ack.Point moves over abandoned messages and, when it is ahead
     /// of the cumulative ack, a FORWARD TSN is due (sent on every such SACK until
     /// the peer's cumulative ack reaches the point, as usrsctp does).
@@ -77,7 +78,7 @@ impl Outbound {
         }
         let (sent, initial) = (&self.sent, self.initial_tsn);
         let src = self.app.streams.as_mut()?;
-        src.expire(now, |m| peer_has(sent, initial, m));
+        src.expire(now, |m| lost_or_unsent(sent, initial, m));
         self.forward_tsn_due()
     }
 
@@ -103,24 +104,31 @@ impl Outbound {
     }
 }
 
-/// Whether the peer holds every chunk of message `m`: all of it cut, and each chunk at
-/// or below the cumulative ack (gone from `sent`) or gap-acked.
-fn peer_has(sent: &VecDeque<Sent>, initial: u32, m: &crate::sctp::streams::Msg) -> bool {
+/// Whether message `m` may be given up on a SACK: part of it is not sent yet, or one
+/// of its chunks the peer lacks was reported missing or is marked for retransmission.
+/// A message wholly in flight and not reported missing may still arrive: usrsctp checks
+/// lifetimes only of chunks it strikes or is about to retransmit
+/// (`sctp_strike_gap_ack_chunks`, `sctp_try_advance_peer_ack_point`), and so does this.
+fn lost_or_unsent(sent: &VecDeque<Sent>, initial: u32, m: &crate::sctp::streams::Msg) -> bool {
     if !m.fully_cut() {
-        return false;
+        return true;
     }
     let Some(front) = sent.front() else {
-        return true;
+        return false;
     };
     let front_rel = front.tsn.wrapping_sub(initial);
     let mut r = m.first_rel;
     loop {
         let off = r.wrapping_sub(front_rel) as i32;
-        if off >= 0 && !sent.get(off as usize).is_some_and(|s| s.gap_acked) {
-            return false;
+        if off >= 0 {
+            if let Some(s) = sent.get(off as usize) {
+                if !s.gap_acked && (s.missing > 0 || s.mark.is_some()) {
+                    return true;
+                }
+            }
         }
         if r == m.last_rel {
-            return true;
+            return false;
         }
         r = r.wrapping_add(1);
     }

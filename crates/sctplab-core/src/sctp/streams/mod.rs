@@ -256,17 +256,21 @@ impl StreamSources {
     }
 
     /// Abandons the submitted messages whose `ttl` has run out (RFC 3758 sec. 3.5,
-    /// RFC 7496 sec. 2: timed reliability, lifetime from submission) unless the peer
-    /// already has every chunk of them (`acked(k)`).
-    pub(crate) fn expire(&mut self, now: SimTime, acked: impl Fn(&Msg) -> bool) {
-        if !self.pr_on {
+    /// RFC 7496 sec. 2: timed reliability, lifetime from submission) if `may(m)`.
+    pub(crate) fn expire(&mut self, now: SimTime, may: impl Fn(&Msg) -> bool) {
+        // Only streams with a lifetime need the walk over the buffer.
+        let any_ttl = self
+            .sources
+            .iter()
+            .any(|s| matches!(s.cfg.pr, PrPolicy::Ttl(_)));
+        if !self.pr_on || !any_ttl {
             return;
         }
         let mut any = false;
         for k in 0..self.msgs.len() {
             let m = &self.msgs[k];
             if let PrPolicy::Ttl(ttl) = m.pr {
-                if !m.abandoned && now >= m.submitted + ttl && !acked(m) {
+                if !m.abandoned && now >= m.submitted + ttl && may(m) {
                     self.abandon(k);
                     any = true;
                 }
