@@ -150,7 +150,7 @@ fn expected_sections() -> Vec<(String, BTreeSet<String>)> {
         out.push((id.to_string(), fields));
     }
     for (kind, mut fields) in flow_types() {
-        // `type` is taken off the entry before the struct sees it (load.rs), yet users
+        // `type` is taken off the entry before the struct sees it (load/typed.rs), yet users
         // write it in every entry, so the doc lists it.
         fields.insert("type".to_string());
         out.push((flow_section(kind), fields));

@@ -8,9 +8,9 @@
 
 use crate::scenario::ScenarioError;
 use crate::scenario::bounds::check_sctp;
-use crate::scenario::load::validate_sctp;
 use crate::scenario::overrides;
 use crate::scenario::schema::SctpCfg;
+use crate::scenario::validate::validate_sctp;
 use crate::sctp::AssocCfg;
 use toml::{Table, Value};
 

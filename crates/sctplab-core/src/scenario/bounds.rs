@@ -37,7 +37,7 @@ fn at(prefix: &str, key: &str) -> String {
     }
 }
 
-/// The checks that need the whole scenario, after `load::validate`'s.
+/// The checks that need the whole scenario, after `validate::validate`'s.
 pub(super) fn check(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
     check_flow_count(s, source)?;
     check_aodv(s, source)?;
@@ -195,7 +195,7 @@ fn check_tcp(c: &TcpCfg, p: &str, source: &str) -> Result<(), ScenarioError> {
     Ok(())
 }
 
-/// The SCTP checks beyond `load::validate_sctp`'s, shared with live mode.
+/// The SCTP checks beyond `validate::validate_sctp`'s, shared with live mode.
 pub(crate) fn check_sctp(c: &SctpCfg, p: &str, source: &str) -> Result<(), ScenarioError> {
     let bad = |key: &str, msg: String| Err(ScenarioError::new(source, at(p, key), msg));
     // RFC 9260 3.3.2: a_rwnd is 32 bits, so no peer lets more than this be outstanding

@@ -7,6 +7,7 @@ pub mod overrides;
 pub mod schema;
 pub mod streams;
 pub mod units;
+pub(crate) mod validate;
 
 pub use error::ScenarioError;
 pub use load::{Scenario, load_json, load_toml};

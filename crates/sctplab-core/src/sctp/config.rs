@@ -2,7 +2,7 @@
 //! in docs/models/sctp.md; a scenario may override any knob of its variant.
 //!
 //! These are the machine's own types: the scenario layer maps its flow entries onto
-//! them (`SctpCfg::assoc_cfg` in scenario/schema.rs), so the simulator and the live driver
+//! them (`SctpCfg::assoc_cfg` in scenario/schema/sctp.rs), so the simulator and the live driver
 //! build the same association and nothing here knows the scenario format.
 
 /// SCTP congestion-control presets (docs/models/sctp.md).

@@ -1,5 +1,5 @@
 //! The TCP machines' own configuration types; the scenario layer maps its flow entries
-//! onto them (`TcpCfg::endpoint_cfgs` in scenario/schema.rs), so nothing here knows the
+//! onto them (`TcpCfg::endpoint_cfgs` in scenario/schema/tcp.rs), so nothing here knows the
 //! scenario format.
 
 /// TCP loss-recovery algorithm (ns-2.35's one-way agents of the same names).

@@ -133,94 +133,11 @@ pub fn parse(text: &str, n_nodes: usize, area: Area) -> Result<Vec<Vec<Leg>>, Se
         if line.is_empty() || line.starts_with('#') || line.starts_with("$god_") {
             continue;
         }
-        let mut toks = line.split_whitespace();
-        let first = toks.next().unwrap_or_default();
+        let first = line.split_whitespace().next().unwrap_or_default();
         if first.starts_with("$node_(") {
-            let node = p.node(first, EXPECT_SET)?;
-            if toks.next() != Some("set") {
-                return Err(p.err(EXPECT_SET));
-            }
-            let var = toks.next();
-            let v = p.number(toks.next(), EXPECT_SET)?;
-            if toks.next().is_some() {
-                return Err(p.err(EXPECT_SET));
-            }
-            let max = match var {
-                Some("X_") => area.x_max,
-                Some("Y_") => area.y_max,
-                Some("Z_") => {
-                    if v != 0.0 {
-                        return Err(p.err(format!("Z_ must be 0 (the ground is flat), got {v}")));
-                    }
-                    continue;
-                }
-                _ => return Err(p.err(EXPECT_SET)),
-            };
-            if !(0.0..=max).contains(&v) {
-                return Err(p.err(format!(
-                    "node {node}: position {v} is outside the area [0, {max}]"
-                )));
-            }
-            if var == Some("X_") {
-                xy[node].0 = Some(v);
-            } else {
-                xy[node].1 = Some(v);
-            }
+            set_position(&p, line, area, &mut xy)?;
         } else if first == "$ns_" {
-            // `$ns_ at <time> "<command>"`: the command is the quoted rest of the line.
-            let (at_tok, rest) = line["$ns_".len()..]
-                .trim_start()
-                .strip_prefix("at")
-                .filter(|r| r.starts_with(char::is_whitespace))
-                .and_then(|r| r.trim_start().split_once(char::is_whitespace))
-                .ok_or_else(|| p.err(EXPECT_AT))?;
-            let rest = rest
-                .trim()
-                .strip_prefix('"')
-                .and_then(|r| r.strip_suffix('"'))
-                .ok_or_else(|| p.err(EXPECT_AT))?;
-            if rest.trim_start().starts_with("$god_") {
-                continue;
-            }
-            let at = parse_time(at_tok).ok_or_else(|| {
-                p.err(format!(
-                    "{EXPECT_AT}: the time '{at_tok}' is not a non-negative number of seconds"
-                ))
-            })?;
-            let mut c = rest.split_whitespace();
-            let node = p.node(c.next().unwrap_or_default(), EXPECT_AT)?;
-            if c.next() != Some("setdest") {
-                return Err(p.err(EXPECT_AT));
-            }
-            let x = p.number(c.next(), EXPECT_AT)?;
-            let y = p.number(c.next(), EXPECT_AT)?;
-            let speed = p.number(c.next(), EXPECT_AT)?;
-            if c.next().is_some() {
-                return Err(p.err(EXPECT_AT));
-            }
-            if speed < 0.0 {
-                return Err(p.err(format!("setdest speed must be >= 0 m/s, got {speed}")));
-            }
-            if speed >= SPEED_OF_LIGHT_MPS {
-                return Err(p.err(format!(
-                    "setdest speed {speed} m/s is not below the speed of light \
-                     ({SPEED_OF_LIGHT_MPS} m/s)"
-                )));
-            }
-            // ns-2 refuses destinations on or beyond the border (set_destination returns
-            // -1 and the Tcl command fails).
-            if !area.strictly_contains((x, y)) {
-                return Err(p.err(format!(
-                    "setdest destination ({x}, {y}) is not inside the area (0, {}) x (0, {})",
-                    area.x_max, area.y_max
-                )));
-            }
-            cmds.push(Command {
-                at,
-                node,
-                dest: (x, y),
-                speed,
-            });
+            cmds.extend(at_command(&p, line, area)?);
         } else if first.starts_with("$node_") && line.contains("setdest") {
             return Err(p.err(format!(
                 "{EXPECT_AT}: a setdest outside '$ns_ at' is not supported"
@@ -229,8 +146,115 @@ pub fn parse(text: &str, n_nodes: usize, area: Area) -> Result<Vec<Vec<Leg>>, Se
             return Err(p.err(EXPECT_LINE));
         }
     }
+    legs_of(&xy, cmds)
+}
 
-    let mut legs = Vec::with_capacity(n_nodes);
+/// `$node_(<i>) set X_|Y_|Z_ <number>`: a starting coordinate.
+fn set_position(
+    p: &Parser,
+    line: &str,
+    area: Area,
+    xy: &mut [(Option<f64>, Option<f64>)],
+) -> Result<(), SetdestError> {
+    let mut toks = line.split_whitespace();
+    let node = p.node(toks.next().unwrap_or_default(), EXPECT_SET)?;
+    if toks.next() != Some("set") {
+        return Err(p.err(EXPECT_SET));
+    }
+    let var = toks.next();
+    let v = p.number(toks.next(), EXPECT_SET)?;
+    if toks.next().is_some() {
+        return Err(p.err(EXPECT_SET));
+    }
+    let max = match var {
+        Some("X_") => area.x_max,
+        Some("Y_") => area.y_max,
+        Some("Z_") => {
+            if v != 0.0 {
+                return Err(p.err(format!("Z_ must be 0 (the ground is flat), got {v}")));
+            }
+            return Ok(());
+        }
+        _ => return Err(p.err(EXPECT_SET)),
+    };
+    if !(0.0..=max).contains(&v) {
+        return Err(p.err(format!(
+            "node {node}: position {v} is outside the area [0, {max}]"
+        )));
+    }
+    if var == Some("X_") {
+        xy[node].0 = Some(v);
+    } else {
+        xy[node].1 = Some(v);
+    }
+    Ok(())
+}
+
+/// `$ns_ at <time> "<command>"`: the command is the quoted rest of the line; a setdest
+/// gives a movement command, a `$god_` command none.
+fn at_command(p: &Parser, line: &str, area: Area) -> Result<Option<Command>, SetdestError> {
+    let (at_tok, rest) = line["$ns_".len()..]
+        .trim_start()
+        .strip_prefix("at")
+        .filter(|r| r.starts_with(char::is_whitespace))
+        .and_then(|r| r.trim_start().split_once(char::is_whitespace))
+        .ok_or_else(|| p.err(EXPECT_AT))?;
+    let rest = rest
+        .trim()
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .ok_or_else(|| p.err(EXPECT_AT))?;
+    if rest.trim_start().starts_with("$god_") {
+        return Ok(None);
+    }
+    let at = parse_time(at_tok).ok_or_else(|| {
+        p.err(format!(
+            "{EXPECT_AT}: the time '{at_tok}' is not a non-negative number of seconds"
+        ))
+    })?;
+    let mut c = rest.split_whitespace();
+    let node = p.node(c.next().unwrap_or_default(), EXPECT_AT)?;
+    if c.next() != Some("setdest") {
+        return Err(p.err(EXPECT_AT));
+    }
+    let x = p.number(c.next(), EXPECT_AT)?;
+    let y = p.number(c.next(), EXPECT_AT)?;
+    let speed = p.number(c.next(), EXPECT_AT)?;
+    if c.next().is_some() {
+        return Err(p.err(EXPECT_AT));
+    }
+    if speed < 0.0 {
+        return Err(p.err(format!("setdest speed must be >= 0 m/s, got {speed}")));
+    }
+    if speed >= SPEED_OF_LIGHT_MPS {
+        return Err(p.err(format!(
+            "setdest speed {speed} m/s is not below the speed of light \
+             ({SPEED_OF_LIGHT_MPS} m/s)"
+        )));
+    }
+    // ns-2 refuses destinations on or beyond the border (set_destination returns
+    // -1 and the Tcl command fails).
+    if !area.strictly_contains((x, y)) {
+        return Err(p.err(format!(
+            "setdest destination ({x}, {y}) is not inside the area (0, {}) x (0, {})",
+            area.x_max, area.y_max
+        )));
+    }
+    Ok(Some(Command {
+        at,
+        node,
+        dest: (x, y),
+        speed,
+    }))
+}
+
+/// Every node's legs: stationary at its starting position, then one leg per setdest in
+/// time order.
+fn legs_of(
+    xy: &[(Option<f64>, Option<f64>)],
+    mut cmds: Vec<Command>,
+) -> Result<Vec<Vec<Leg>>, SetdestError> {
+    let mut legs = Vec::with_capacity(xy.len());
     for (i, pos) in xy.iter().enumerate() {
         match pos {
             (Some(x), Some(y)) => legs.push(vec![Leg::stationary(SimTime::ZERO, (*x, *y))]),

@@ -83,6 +83,23 @@ fn loss_model(
     }
 }
 
+/// The wired part of the topology: nodes, their interfaces, both directions of every
+/// link, and each node's neighbours (for the static routes).
+struct Topology {
+    nodes: Vec<Node>,
+    ifaces: Vec<Iface>,
+    links: Vec<LinkDir>,
+    adjacency: Vec<Vec<(IfaceId, NodeId)>>,
+}
+
+/// Names the build resolves once: nodes, flows (configured ones, then those generated
+/// from `[[cbr_pairs]]`), and the flow a link's drop list means when it names none.
+struct Names<'a> {
+    nodes: HashMap<&'a str, NodeId>,
+    flows: HashMap<&'a str, FlowId>,
+    only_flow: Option<FlowId>,
+}
+
 impl World {
     pub(crate) fn build(
         s: &Scenario,
@@ -91,73 +108,32 @@ impl World {
         shortcuts: Shortcuts,
     ) -> Result<World, Error> {
         let f = &s.file;
-        let node_ids: HashMap<&str, NodeId> = f
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.name.as_str(), NodeId::from_idx(i)))
-            .collect();
         let generated: Vec<FlowSpec> = s
             .generated_flows(seed)
             .into_iter()
             .map(FlowSpec::Cbr)
             .collect();
         let all_flows: Vec<&FlowSpec> = s.flows.iter().chain(&generated).collect();
-        let flow_ids: HashMap<&str, FlowId> = all_flows
-            .iter()
-            .enumerate()
-            .map(|(i, fl)| (fl.name(), FlowId::from_idx(i)))
-            .collect();
-        let only_flow = (s.flows.len() == 1).then_some(FlowId(0));
-        let mut nodes: Vec<Node> = f
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(i, n)| Node {
-                name: n.name.clone(),
-                snoop: None,
-                addr: iface_addr(i, 0),
-                ifaces: Vec::new(),
-                ports: Vec::new(),
-            })
-            .collect();
-
-        let mut ifaces: Vec<Iface> = Vec::new();
-        let mut links: Vec<LinkDir> = Vec::new();
-        let mut adjacency: Vec<Vec<(IfaceId, NodeId)>> = vec![Vec::new(); nodes.len()];
-        for l in &f.links {
-            let a = node_ids[l.a.as_str()];
-            let b = node_ids[l.b.as_str()];
-            // Interfaces a-side then b-side; link direction k is transmitted by interface k.
-            let ia = IfaceId::from_idx(ifaces.len());
-            let ib = IfaceId::from_idx(ifaces.len() + 1);
-            for (node, out) in [
-                (a, LinkDirId::from_idx(links.len())),
-                (b, LinkDirId::from_idx(links.len() + 1)),
-            ] {
-                let k = nodes[node.idx()].ifaces.len();
-                nodes[node.idx()]
-                    .ifaces
-                    .push(IfaceId::from_idx(ifaces.len()));
-                ifaces.push(Iface {
-                    node,
-                    out,
-                    nic: None,
-                    name: format!("eth{k}"),
-                    addr: iface_addr(node.idx(), k),
-                });
-            }
-            adjacency[a.idx()].push((ia, b));
-            adjacency[b.idx()].push((ib, a));
-            for (from, to, fi, ti, dir) in [
-                (a, b, ia, ib, LossDirection::AToB),
-                (b, a, ib, ia, LossDirection::BToA),
-            ] {
-                links.push(link_dir(
-                    l, &nodes, from, to, fi, ti, dir, seed, &flow_ids, only_flow,
-                ));
-            }
-        }
+        let names = Names {
+            nodes: f
+                .nodes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.name.as_str(), NodeId::from_idx(i)))
+                .collect(),
+            flows: all_flows
+                .iter()
+                .enumerate()
+                .map(|(i, fl)| (fl.name(), FlowId::from_idx(i)))
+                .collect(),
+            only_flow: (s.flows.len() == 1).then_some(FlowId(0)),
+        };
+        let Topology {
+            mut nodes,
+            mut ifaces,
+            links,
+            adjacency,
+        } = wired_topology(s, seed, &names);
         let mut wireless = match &f.wireless {
             Some(w) => Some(Box::new(build_wireless(
                 s,
@@ -176,191 +152,11 @@ impl World {
             start: w_start,
             end: w_end.unwrap_or(SimTime::MAX),
         };
-        let trace_events = trace.sends;
-        let key_log = quic_key_log(&all_flows, trace)?;
-        let mut flows = Vec::new();
-        let mut endpoints = Vec::new();
-        for (i, &spec) in all_flows.iter().enumerate() {
-            let flow = FlowId::from_idx(i);
-            let ports = flow_ports(i);
-            let (from, to) = spec.endpoints();
-            let (src, dst) = (node_ids[from], node_ids[to]);
-            let (sender, receiver, kind, proto) = match spec {
-                FlowSpec::Cbr(c) => {
-                    let start = SimTime::ZERO + c.start.map_or(SimDuration::ZERO, |d| d.0);
-                    let stop = c.stop.map(|d| SimTime::ZERO + d.0);
-                    let payload = c.packet_size.map_or(1000, |b| b.0 as u32);
-                    let jitter = c
-                        .jitter
-                        .then(|| RngStream::new(seed, &format!("flow:{}:jitter", c.name)));
-                    (
-                        AnyEndpoint::CbrSource(
-                            CbrSource::new(
-                                ports,
-                                payload,
-                                c.rate.0,
-                                start,
-                                stop,
-                                window,
-                                trace_events,
-                            )
-                            .with_jitter(jitter),
-                        ),
-                        AnyEndpoint::UdpSink(UdpSink::new(window)),
-                        FlowKind::Cbr,
-                        IpProtocol::UDP,
-                    )
-                }
-                FlowSpec::Sctp(c) => {
-                    let addrs = |n: NodeId| -> Vec<[u8; 4]> {
-                        nodes[n.idx()]
-                            .ifaces
-                            .iter()
-                            .map(|i| ifaces[i.idx()].addr)
-                            .collect()
-                    };
-                    let primary = c
-                        .primary
-                        .as_deref()
-                        .and_then(|p| iface_by_label(&nodes, &ifaces, p))
-                        .map_or(nodes[dst.idx()].addr, |i| ifaces[i.idx()].addr);
-                    let (client, server) = sctp_endpoints(
-                        c,
-                        ports,
-                        window,
-                        trace,
-                        seed,
-                        spec.name(),
-                        (addrs(src), addrs(dst), primary),
-                    );
-                    (
-                        AnyEndpoint::Sctp(Box::new(client)),
-                        AnyEndpoint::Sctp(Box::new(server)),
-                        FlowKind::Sctp,
-                        IpProtocol::SCTP,
-                    )
-                }
-                FlowSpec::Tcp(c) => {
-                    let (snd, rcv) = tcp_endpoints(c, ports, window, trace);
-                    (
-                        AnyEndpoint::TcpSender(Box::new(snd)),
-                        AnyEndpoint::TcpReceiver(Box::new(rcv)),
-                        FlowKind::Tcp,
-                        IpProtocol::TCP,
-                    )
-                }
-                FlowSpec::Quic(c) => {
-                    let (snd, rcv) = quic_endpoints(
-                        c,
-                        (ports.0, nodes[src.idx()].addr),
-                        nodes[dst.idx()].addr,
-                        window,
-                        trace,
-                        seed,
-                        key_log.clone(),
-                    )
-                    .map_err(|m| {
-                        crate::ScenarioError::new("<scenario>", format!("flows.{}", c.name), m)
-                    })?;
-                    (
-                        AnyEndpoint::Quic(Box::new(snd)),
-                        AnyEndpoint::Quic(Box::new(rcv)),
-                        FlowKind::Quic,
-                        IpProtocol::UDP,
-                    )
-                }
-            };
-            let sid = EndpointId::from_idx(endpoints.len());
-            let rid = EndpointId::from_idx(endpoints.len() + 1);
-            for (ep, node, peer) in [(sender, src, dst), (receiver, dst, src)] {
-                endpoints.push(EndpointSlot {
-                    ep,
-                    node,
-                    peer_addr: nodes[peer.idx()].addr,
-                    flow,
-                    timer: TimerSlot::default(),
-                    send_route: None,
-                    ecn: match spec {
-                        FlowSpec::Tcp(c) if c.ecn => Ect::NewData,
-                        FlowSpec::Sctp(c) if c.ecn => Ect::Data,
-                        _ => Ect::None,
-                    },
-                });
-            }
-            // A QUIC server listens on 443 for its own client's port only.
-            let (server_port, peer_port) = match spec {
-                FlowSpec::Quic(_) => (crate::quic::SERVER_PORT, ports.0),
-                _ => (ports.1, 0),
-            };
-            nodes[src.idx()].ports.push((proto, ports.0, 0, sid));
-            nodes[dst.idx()]
-                .ports
-                .push((proto, server_port, peer_port, rid));
-            flows.push(Flow {
-                name: spec.name().to_string(),
-                generated: match spec {
-                    FlowSpec::Cbr(c) if i >= s.flows.len() => Some((
-                        c.from.clone(),
-                        c.to.clone(),
-                        c.start.map_or(0.0, |d| d.0.as_secs_f64()),
-                    )),
-                    _ => None,
-                },
-                kind,
-                sender: sid,
-                receiver: rid,
-                in_flight: 0,
-                finished: false,
-                ce_marks: 0,
-            });
-        }
-
-        let mut snoops = Vec::new();
-        for sn in &f.snoop {
-            let node = node_ids[sn.node.as_str()];
-            nodes[node.idx()].snoop = Some(snoops.len());
-            snoops.push(super::SnoopSlot {
-                agent: SnoopAgent::new(SnoopCfg {
-                    mobile: node_ids[sn.mobile.as_str()],
-                    cache_packets: sn.cache_packets as usize,
-                    dupack_thresh: sn.dupack_thresh,
-                    timer_min: sn.timer_min.0,
-                    timer_max: sn.timer_max.0,
-                    tcp: sn.tcp,
-                    sctp: sn.sctp,
-                }),
-                node,
-                timer: TimerSlot::default(),
-            });
-        }
-
-        let link_dirs: HashMap<&str, usize> = f
-            .links
-            .iter()
-            .enumerate()
-            .map(|(i, l)| (l.name.as_str(), 2 * i))
-            .collect();
-        let faults = f
-            .faults
-            .iter()
-            .filter_map(|fault| {
-                let at = SimTime::ZERO + fault.at.0;
-                let fault = match fault.action {
-                    FaultAction::Down => {
-                        Fault::LinkDown(LinkDirId::from_idx(link_dirs[fault.link.as_deref()?]))
-                    }
-                    FaultAction::Up => {
-                        Fault::LinkUp(LinkDirId::from_idx(link_dirs[fault.link.as_deref()?]))
-                    }
-                    FaultAction::SetPrimary => {
-                        let flow = flow_ids[fault.flow.as_deref()?];
-                        let iface = iface_by_label(&nodes, &ifaces, fault.primary.as_deref()?)?;
-                        Fault::SetPrimary(flows[flow.idx()].sender, ifaces[iface.idx()].addr)
-                    }
-                };
-                Some((at, fault))
-            })
-            .collect();
+        let (flows, endpoints) = build_flows(
+            s, &all_flows, &names, &mut nodes, &ifaces, window, trace, seed,
+        )?;
+        let snoops = build_snoops(s, &names, &mut nodes);
+        let faults = build_faults(s, &names, &nodes, &ifaces, &flows);
 
         let tracer = Tracer::open(trace, &nodes, &ifaces)?;
         let unfinished = flows.len();
@@ -399,6 +195,309 @@ impl World {
             wireless,
         })
     }
+}
+
+/// Nodes and wired links. Interfaces are numbered a-side then b-side per link, and link
+/// direction k is transmitted by interface k.
+fn wired_topology(s: &Scenario, seed: u64, names: &Names) -> Topology {
+    let f = &s.file;
+    let mut nodes: Vec<Node> = f
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| Node {
+            name: n.name.clone(),
+            snoop: None,
+            addr: iface_addr(i, 0),
+            ifaces: Vec::new(),
+            ports: Vec::new(),
+        })
+        .collect();
+    let mut ifaces: Vec<Iface> = Vec::new();
+    let mut links: Vec<LinkDir> = Vec::new();
+    let mut adjacency: Vec<Vec<(IfaceId, NodeId)>> = vec![Vec::new(); nodes.len()];
+    for l in &f.links {
+        let a = names.nodes[l.a.as_str()];
+        let b = names.nodes[l.b.as_str()];
+        let ia = IfaceId::from_idx(ifaces.len());
+        let ib = IfaceId::from_idx(ifaces.len() + 1);
+        for (node, out) in [
+            (a, LinkDirId::from_idx(links.len())),
+            (b, LinkDirId::from_idx(links.len() + 1)),
+        ] {
+            let k = nodes[node.idx()].ifaces.len();
+            nodes[node.idx()]
+                .ifaces
+                .push(IfaceId::from_idx(ifaces.len()));
+            ifaces.push(Iface {
+                node,
+                out,
+                nic: None,
+                name: format!("eth{k}"),
+                addr: iface_addr(node.idx(), k),
+            });
+        }
+        adjacency[a.idx()].push((ia, b));
+        adjacency[b.idx()].push((ib, a));
+        for (from, to, fi, ti, dir) in [
+            (a, b, ia, ib, LossDirection::AToB),
+            (b, a, ib, ia, LossDirection::BToA),
+        ] {
+            links.push(link_dir(
+                l,
+                &nodes,
+                from,
+                to,
+                fi,
+                ti,
+                dir,
+                seed,
+                &names.flows,
+                names.only_flow,
+            ));
+        }
+    }
+    Topology {
+        nodes,
+        ifaces,
+        links,
+        adjacency,
+    }
+}
+
+/// Every flow's two endpoints (sender first), bound to their nodes' ports.
+#[allow(clippy::too_many_arguments)]
+fn build_flows(
+    s: &Scenario,
+    all_flows: &[&FlowSpec],
+    names: &Names,
+    nodes: &mut [Node],
+    ifaces: &[Iface],
+    window: Window,
+    trace: &TraceConfig,
+    seed: u64,
+) -> Result<(Vec<Flow>, Vec<EndpointSlot>), Error> {
+    let key_log = quic_key_log(all_flows, trace)?;
+    let mut flows = Vec::new();
+    let mut endpoints = Vec::new();
+    for (i, &spec) in all_flows.iter().enumerate() {
+        let flow = FlowId::from_idx(i);
+        let ports = flow_ports(i);
+        let (from, to) = spec.endpoints();
+        let (src, dst) = (names.nodes[from], names.nodes[to]);
+        let ends = FlowEnds {
+            ports,
+            src,
+            dst,
+            window,
+            trace,
+            seed,
+        };
+        let (sender, receiver, kind, proto) =
+            endpoint_pair(spec, &ends, nodes, ifaces, key_log.clone())?;
+        let sid = EndpointId::from_idx(endpoints.len());
+        let rid = EndpointId::from_idx(endpoints.len() + 1);
+        for (ep, node, peer) in [(sender, src, dst), (receiver, dst, src)] {
+            endpoints.push(EndpointSlot {
+                ep,
+                node,
+                peer_addr: nodes[peer.idx()].addr,
+                flow,
+                timer: TimerSlot::default(),
+                send_route: None,
+                ecn: match spec {
+                    FlowSpec::Tcp(c) if c.ecn => Ect::NewData,
+                    FlowSpec::Sctp(c) if c.ecn => Ect::Data,
+                    _ => Ect::None,
+                },
+            });
+        }
+        // A QUIC server listens on 443 for its own client's port only.
+        let (server_port, peer_port) = match spec {
+            FlowSpec::Quic(_) => (crate::quic::SERVER_PORT, ports.0),
+            _ => (ports.1, 0),
+        };
+        nodes[src.idx()].ports.push((proto, ports.0, 0, sid));
+        nodes[dst.idx()]
+            .ports
+            .push((proto, server_port, peer_port, rid));
+        flows.push(Flow {
+            name: spec.name().to_string(),
+            generated: match spec {
+                FlowSpec::Cbr(c) if i >= s.flows.len() => Some((
+                    c.from.clone(),
+                    c.to.clone(),
+                    c.start.map_or(0.0, |d| d.0.as_secs_f64()),
+                )),
+                _ => None,
+            },
+            kind,
+            sender: sid,
+            receiver: rid,
+            in_flight: 0,
+            finished: false,
+            ce_marks: 0,
+        });
+    }
+    Ok((flows, endpoints))
+}
+
+/// What a flow's endpoints are made with besides its own configuration.
+struct FlowEnds<'a> {
+    ports: (u16, u16),
+    src: NodeId,
+    dst: NodeId,
+    window: Window,
+    trace: &'a TraceConfig,
+    seed: u64,
+}
+
+/// A flow's sender and receiver, its kind and its IP protocol.
+fn endpoint_pair(
+    spec: &FlowSpec,
+    e: &FlowEnds,
+    nodes: &[Node],
+    ifaces: &[Iface],
+    key_log: Option<Arc<dyn rustls::KeyLog>>,
+) -> Result<(AnyEndpoint, AnyEndpoint, FlowKind, u8), Error> {
+    let (ports, src, dst, window, trace, seed) = (e.ports, e.src, e.dst, e.window, e.trace, e.seed);
+    Ok(match spec {
+        FlowSpec::Cbr(c) => {
+            let start = SimTime::ZERO + c.start.map_or(SimDuration::ZERO, |d| d.0);
+            let stop = c.stop.map(|d| SimTime::ZERO + d.0);
+            let payload = c.packet_size.map_or(1000, |b| b.0 as u32);
+            let jitter = c
+                .jitter
+                .then(|| RngStream::new(seed, &format!("flow:{}:jitter", c.name)));
+            (
+                AnyEndpoint::CbrSource(
+                    CbrSource::new(ports, payload, c.rate.0, start, stop, window, trace.sends)
+                        .with_jitter(jitter),
+                ),
+                AnyEndpoint::UdpSink(UdpSink::new(window)),
+                FlowKind::Cbr,
+                IpProtocol::UDP,
+            )
+        }
+        FlowSpec::Sctp(c) => {
+            let addrs = |n: NodeId| -> Vec<[u8; 4]> {
+                nodes[n.idx()]
+                    .ifaces
+                    .iter()
+                    .map(|i| ifaces[i.idx()].addr)
+                    .collect()
+            };
+            let primary = c
+                .primary
+                .as_deref()
+                .and_then(|p| iface_by_label(nodes, ifaces, p))
+                .map_or(nodes[dst.idx()].addr, |i| ifaces[i.idx()].addr);
+            let (client, server) = sctp_endpoints(
+                c,
+                ports,
+                window,
+                trace,
+                seed,
+                spec.name(),
+                (addrs(src), addrs(dst), primary),
+            );
+            (
+                AnyEndpoint::Sctp(Box::new(client)),
+                AnyEndpoint::Sctp(Box::new(server)),
+                FlowKind::Sctp,
+                IpProtocol::SCTP,
+            )
+        }
+        FlowSpec::Tcp(c) => {
+            let (snd, rcv) = tcp_endpoints(c, ports, window, trace);
+            (
+                AnyEndpoint::TcpSender(Box::new(snd)),
+                AnyEndpoint::TcpReceiver(Box::new(rcv)),
+                FlowKind::Tcp,
+                IpProtocol::TCP,
+            )
+        }
+        FlowSpec::Quic(c) => {
+            let (snd, rcv) = quic_endpoints(
+                c,
+                (ports.0, nodes[src.idx()].addr),
+                nodes[dst.idx()].addr,
+                window,
+                trace,
+                seed,
+                key_log,
+            )
+            .map_err(|m| crate::ScenarioError::new("<scenario>", format!("flows.{}", c.name), m))?;
+            (
+                AnyEndpoint::Quic(Box::new(snd)),
+                AnyEndpoint::Quic(Box::new(rcv)),
+                FlowKind::Quic,
+                IpProtocol::UDP,
+            )
+        }
+    })
+}
+
+/// The snoop agents of `[[snoop]]`, each attached to its base-station node.
+fn build_snoops(s: &Scenario, names: &Names, nodes: &mut [Node]) -> Vec<super::SnoopSlot> {
+    let mut snoops = Vec::new();
+    for sn in &s.file.snoop {
+        let node = names.nodes[sn.node.as_str()];
+        nodes[node.idx()].snoop = Some(snoops.len());
+        snoops.push(super::SnoopSlot {
+            agent: SnoopAgent::new(SnoopCfg {
+                mobile: names.nodes[sn.mobile.as_str()],
+                cache_packets: sn.cache_packets as usize,
+                dupack_thresh: sn.dupack_thresh,
+                timer_min: sn.timer_min.0,
+                timer_max: sn.timer_max.0,
+                tcp: sn.tcp,
+                sctp: sn.sctp,
+            }),
+            node,
+            timer: TimerSlot::default(),
+        });
+    }
+    snoops
+}
+
+/// The scripted `[[faults]]` with their instants (references were checked when the
+/// scenario loaded).
+fn build_faults(
+    s: &Scenario,
+    names: &Names,
+    nodes: &[Node],
+    ifaces: &[Iface],
+    flows: &[Flow],
+) -> Vec<(SimTime, Fault)> {
+    let link_dirs: HashMap<&str, usize> = s
+        .file
+        .links
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.name.as_str(), 2 * i))
+        .collect();
+    s.file
+        .faults
+        .iter()
+        .filter_map(|fault| {
+            let at = SimTime::ZERO + fault.at.0;
+            let fault = match fault.action {
+                FaultAction::Down => {
+                    Fault::LinkDown(LinkDirId::from_idx(link_dirs[fault.link.as_deref()?]))
+                }
+                FaultAction::Up => {
+                    Fault::LinkUp(LinkDirId::from_idx(link_dirs[fault.link.as_deref()?]))
+                }
+                FaultAction::SetPrimary => {
+                    let flow = names.flows[fault.flow.as_deref()?];
+                    let iface = iface_by_label(nodes, ifaces, fault.primary.as_deref()?)?;
+                    Fault::SetPrimary(flows[flow.idx()].sender, ifaces[iface.idx()].addr)
+                }
+            };
+            Some((at, fault))
+        })
+        .collect()
 }
 
 /// The interface a `"<node>:<iface>"` label names (validated when the scenario loads).

@@ -1,0 +1,35 @@
+//! `[[faults]]`: scripted events at given times.
+
+use crate::scenario::units::Duration;
+use serde::Deserialize;
+
+/// What a `[[faults]]` entry does. More kinds (loss-rate and delay changes) fit here.
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultAction {
+    /// The link loses every packet in both directions, queued ones included.
+    Down,
+    /// The link carries packets again.
+    Up,
+    /// An SCTP flow's sender makes `primary` its primary destination.
+    SetPrimary,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct FaultEntry {
+    /// Optional, for `--set faults.<name>.at=...`.
+    #[serde(default)]
+    pub name: Option<String>,
+    pub at: Duration,
+    pub action: FaultAction,
+    /// The link, for `down` and `up`.
+    #[serde(default)]
+    pub link: Option<String>,
+    /// The SCTP flow, for `set_primary`.
+    #[serde(default)]
+    pub flow: Option<String>,
+    /// The new primary, `"<node>:<iface>"` of the receiving end, for `set_primary`.
+    #[serde(default)]
+    pub primary: Option<String>,
+}
