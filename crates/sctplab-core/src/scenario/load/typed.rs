@@ -9,7 +9,9 @@ use crate::scenario::validate::validate;
 use serde::de::DeserializeOwned;
 use toml::{Table, Value};
 
-/// What a `[[flows]]` entry becomes once typed.
+/// What a `[[flows]]` entry becomes once typed. One short-lived value per entry at
+/// load time, so the size of its largest variant does not matter.
+#[allow(clippy::large_enum_variant)]
 enum TypedFlow {
     Flow(FlowSpec),
     Generator(CbrPairsCfg),

@@ -61,21 +61,6 @@ pub fn stream_stats(
         .collect()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn nearest_rank_by_hand() {
-        // n = 200: ceil(1.98 * 100) = 198th smallest; n = 5: ceil(4.95) = 5th.
-        let v: Vec<f64> = (1..=200).map(f64::from).collect();
-        assert_eq!(nearest_rank(&v, 99.0), Some(198.0));
-        assert_eq!(nearest_rank(&[1.0, 2.0, 3.0, 4.0, 5.0], 99.0), Some(5.0));
-        assert_eq!(nearest_rank(&[7.0], 99.0), Some(7.0));
-        assert_eq!(nearest_rank(&[], 99.0), None);
-    }
-}
-
 /// With `stream_traffic`, adds the message keys to an SCTP flow's summary entry
 /// (CONTRACTS.md "Messages"): per stream `message_delay_mean_s`,
 /// `message_delay_p99_s` and `abandoned_messages`; per flow `abandoned_messages` and
@@ -114,4 +99,19 @@ pub fn add_summary_keys(
     let abandoned: u64 = src.tally.iter().map(|t| t.abandoned_messages).sum();
     obj.insert("abandoned_messages".into(), abandoned.into());
     obj.insert("forward_tsn_sent".into(), src.forward_tsn_sent.into());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_by_hand() {
+        // n = 200: ceil(1.98 * 100) = 198th smallest; n = 5: ceil(4.95) = 5th.
+        let v: Vec<f64> = (1..=200).map(f64::from).collect();
+        assert_eq!(nearest_rank(&v, 99.0), Some(198.0));
+        assert_eq!(nearest_rank(&[1.0, 2.0, 3.0, 4.0, 5.0], 99.0), Some(5.0));
+        assert_eq!(nearest_rank(&[7.0], 99.0), Some(7.0));
+        assert_eq!(nearest_rank(&[], 99.0), None);
+    }
 }
