@@ -73,6 +73,8 @@ pub struct StreamSources {
     /// Backlog sources take turns in stream order.
     rr_next: usize,
     stopped: bool,
+    /// The first `refill` (the association is established) has happened.
+    begun: bool,
     /// (relative TSN of its last chunk, stream, submission time) of every message
     /// whose last chunk was cut, for the delay statistics.
     pub log: Vec<(u32, u16, SimTime)>,
@@ -100,6 +102,7 @@ impl StreamSources {
             unordered,
             rr_next: 0,
             stopped: false,
+            begun: false,
             log: Vec::new(),
             tally: vec![StreamTally::default(); n],
             pr_on: false,
@@ -147,6 +150,12 @@ impl StreamSources {
     pub fn refill(&mut self, now: SimTime) {
         if self.stopped {
             return;
+        }
+        if !self.begun {
+            self.begun = true;
+            for s in &mut self.sources {
+                s.begin(now);
+            }
         }
         for s in &mut self.sources {
             s.advance(now);

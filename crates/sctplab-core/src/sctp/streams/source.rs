@@ -71,6 +71,19 @@ impl Source {
         self.cfg.stop.is_some_and(|s| t >= s)
     }
 
+    /// The application starts with the association (`now`): an interval source's ticks
+    /// before it are not messages (nothing was there to take them).
+    pub(super) fn begin(&mut self, now: SimTime) {
+        if let Some(iv) = self.cfg.interval {
+            if self.next_tick < now && iv > SimDuration::ZERO {
+                let behind = now.saturating_since(self.next_tick).as_nanos();
+                let k = behind.div_ceil(iv.as_nanos());
+                self.next_tick += iv.saturating_mul(k);
+            }
+            self.oldest = self.next_tick;
+        }
+    }
+
     /// Counts the ticks up to `now` (an interval source), or starts or stops a backlog.
     pub(super) fn advance(&mut self, now: SimTime) {
         match self.cfg.interval {

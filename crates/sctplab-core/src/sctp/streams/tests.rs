@@ -33,12 +33,15 @@ fn cut_all(s: &mut StreamSources) -> Vec<(u16, u16, DataFlags, u32)> {
 #[test]
 fn an_interval_source_submits_on_its_ticks_and_a_full_buffer_blocks_it() {
     // Every 10 ms a 600-byte message; buffer 1500 B: two fit (1200 B), the third waits.
+    // Established at 0 ms; at 25 ms ticks 0, 10 and 20 have passed.
     let mut s = StreamSources::new(&[src(0, 600, Some(10), PrPolicy::None)], 1, 1500, false);
-    s.refill(at(25)); // ticks 0, 10, 20 have passed
+    s.refill(at(0));
+    s.refill(at(25));
     assert_eq!(s.msgs.len(), 2);
     assert_eq!(s.held(), 1200);
-    // Submission is entry into the buffer: both at 25 ms.
-    assert!(s.msgs.iter().all(|m| m.submitted == at(25)));
+    // Submission is entry into the buffer: at 0 ms, and the 10 ms tick at this refill.
+    assert_eq!(s.msgs[0].submitted, at(0));
+    assert_eq!(s.msgs[1].submitted, at(25));
     assert_eq!(s.next_wakeup(), Some(at(30)));
     // The peer acks the first message's chunk (relative TSN 0): room for the third.
     let chunks = cut_all(&mut s);
@@ -52,7 +55,7 @@ fn an_interval_source_submits_on_its_ticks_and_a_full_buffer_blocks_it() {
     s.refill(at(27));
     assert_eq!((s.msgs.len(), s.held()), (2, 1200));
     assert_eq!(s.msgs[1].submitted, at(27));
-    assert_eq!(s.log, vec![(0, 0, at(25)), (1, 0, at(25))]);
+    assert_eq!(s.log, vec![(0, 0, at(0)), (1, 0, at(25))]);
 }
 
 #[test]
@@ -147,6 +150,7 @@ fn prio_abandons_lower_priority_messages_to_make_room() {
     high.start = at(5);
     let mut s = StreamSources::new(&[low, high], 2, 3000, false);
     s.pr_on = true;
+    s.refill(at(0));
     s.refill(at(1));
     assert_eq!((s.msgs.len(), s.held()), (2, 2000));
     assert_eq!(
@@ -162,6 +166,21 @@ fn prio_abandons_lower_priority_messages_to_make_room() {
     let last = s.msgs.back().expect("a message");
     assert_eq!((last.stream, last.size, last.submitted), (1, 2000, at(6)));
     assert_eq!(s.held(), 3000);
+}
+
+#[test]
+fn ticks_before_the_association_exists_are_no_messages() {
+    // Every 20 ms from 0; the association is established at 1040 ms: the first
+    // message falls due at 1040 ms (tick 52), the next at 1060 ms.
+    let mut s = StreamSources::new(&[src(0, 100, Some(20), PrPolicy::None)], 1, 10_000, false);
+    s.refill(at(1040));
+    assert_eq!(s.msgs.len(), 1);
+    assert_eq!(s.msgs[0].submitted, at(1040));
+    assert_eq!(s.next_wakeup(), Some(at(1060)));
+    // Established between ticks (1041 ms): the first message is at 1060 ms.
+    let mut s = StreamSources::new(&[src(0, 100, Some(20), PrPolicy::None)], 1, 10_000, false);
+    s.refill(at(1041));
+    assert_eq!((s.msgs.len(), s.next_wakeup()), (0, Some(at(1060))));
 }
 
 #[test]
