@@ -126,7 +126,7 @@ impl Accepted {
 // ---------------------------------------------------------------- SCTP
 
 fn gen_chunk(g: &mut Gen) -> Chunk {
-    match g.below(14) {
+    match g.below(15) {
         0 => Chunk::Data(DataChunk {
             tsn: g.u32(),
             stream: g.u16(),
@@ -201,12 +201,21 @@ fn gen_chunk(g: &mut Gen) -> Chunk {
         // still parses to the end.
         12 => {
             let n = g.below(12);
+            // 192 is FORWARD TSN (RFC 3758), which this module knows.
+            let kind = match 0x80 | g.u8() {
+                0xc0 => 0xc1,
+                k => k,
+            };
             Chunk::Unknown(UnknownChunk {
-                kind: 0x80 | g.u8(),
+                kind,
                 flags: g.u8(),
                 value: g.bytes(n),
             })
         }
+        13 => Chunk::ForwardTsn(sctplab_core::net::wire::ForwardTsnChunk {
+            new_cum_tsn: g.u32(),
+            streams: (0..g.below(5)).map(|_| (g.u16(), g.u16())).collect(),
+        }),
         _ => Chunk::ShutdownComplete { t_bit: g.bool() },
     }
 }
