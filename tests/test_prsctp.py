@@ -77,9 +77,7 @@ def test_pcap_decodes_in_tshark_with_forward_tsn(tmp_path: Path) -> None:
     ],
 )
 def test_bad_policy_is_one_line_and_exit_2(tmp_path: Path, entry: str, needle: str) -> None:
-    text = EXAMPLE.read_text().replace(
-        'pr_policy = "ttl", pr_value = "300ms"', entry
-    )
+    text = EXAMPLE.read_text().replace('pr_policy = "ttl", pr_value = "300ms"', entry)
     bad = tmp_path / "bad.toml"
     bad.write_text(text)
     r = sctplab("run", bad, "--out", tmp_path / "o", "--quiet")
