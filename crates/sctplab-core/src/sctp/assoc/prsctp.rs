@@ -60,7 +60,12 @@ impl Association {
     /// Lets the sources submit what has fallen due (before new data is sent).
     pub(super) fn refill_sources(&mut self) {
         let now = self.now;
-        if let Some(s) = self.out.as_mut().and_then(|o| o.app.streams.as_mut()) {
+        let Some(out) = self.out.as_mut() else { return };
+        if out.app.streams.is_none() {
+            return;
+        }
+        out.pr_expire(now);
+        if let Some(s) = out.app.streams.as_mut() {
             s.refill(now);
         }
     }

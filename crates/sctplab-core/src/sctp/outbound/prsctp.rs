@@ -76,10 +76,18 @@ impl Outbound {
         if !pr_on {
             return None;
         }
-        let (sent, initial) = (&self.sent, self.initial_tsn);
-        let src = self.app.streams.as_mut()?;
-        src.expire(now, |m| lost_or_unsent(sent, initial, m));
+        self.pr_expire(now);
         self.forward_tsn_due()
+    }
+
+    /// Lifetimes checked before new data is cut (RFC 3758 sec. 3.5: before a
+    /// transmission): expired messages not wholly sent, or seen lost, are abandoned. A
+    /// FORWARD TSN they call for goes with the next SACK or T3 expiry.
+    pub fn pr_expire(&mut self, now: SimTime) {
+        let (sent, initial) = (&self.sent, self.initial_tsn);
+        if let Some(src) = self.app.streams.as_mut() {
+            src.expire(now, |m| lost_or_unsent(sent, initial, m));
+        }
     }
 
     /// A5 (RFC 3758 sec. 3.5): on a T3-rtx expiry the sender tries to advance the point
