@@ -145,6 +145,7 @@ fn gen_chunk(g: &mut Gen) -> Chunk {
             cookie_preservative: None,
             forward_tsn: g.below(2) == 1,
             unrecognized: vec![],
+            ecn_capable: false,
         }),
         2 => {
             let cookie_len = g.below(40);
@@ -159,6 +160,7 @@ fn gen_chunk(g: &mut Gen) -> Chunk {
                 unrecognized: vec![],
                 reported: vec![],
                 state_cookie: g.bytes(cookie_len),
+                ecn_capable: false,
             })
         }
         3 => Chunk::Sack(SackChunk {

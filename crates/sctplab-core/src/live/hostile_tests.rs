@@ -21,6 +21,7 @@ fn init(tag: u32) -> Chunk {
         forward_tsn: false,
         cookie_preservative: None,
         unrecognized: vec![],
+        ecn_capable: false,
     })
 }
 

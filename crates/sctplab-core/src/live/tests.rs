@@ -249,6 +249,7 @@ impl Attacker {
                 forward_tsn: false,
                 cookie_preservative: None,
                 unrecognized: params,
+                ecn_capable: false,
             })],
             0,
         );
@@ -534,6 +535,7 @@ fn mutated_packets_never_panic() {
             forward_tsn: false,
             cookie_preservative: None,
             unrecognized: vec![],
+            ecn_capable: false,
         })]));
         v.push(mk(vec![
             data(5, 30),

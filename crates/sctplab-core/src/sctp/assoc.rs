@@ -12,6 +12,7 @@
 //! The client sends the application's data; the server receives it. The server keeps
 //! no association state before a valid COOKIE-ECHO (RFC 9260 sec. 5.1.3).
 
+mod ecn;
 mod handshake;
 mod hb_info;
 mod paths;
@@ -173,6 +174,8 @@ pub struct Association {
     sack_dest: [u8; 4],
     rto_before_established: Rto,
     events: VecDeque<EndpointEvent>,
+    /// RFC 9260 appendix A (`sctp/ecn.rs`); off unless `set_ecn` says so.
+    ecn: super::ecn::SctpEcn,
     pub stats: AssocStats,
 }
 
@@ -221,6 +224,7 @@ impl Association {
             sack_dest: primary,
             rto_before_established: rto,
             events: VecDeque::new(),
+            ecn: super::ecn::SctpEcn::default(),
             stats: AssocStats::default(),
         }
     }
@@ -378,6 +382,7 @@ impl Association {
             forward_tsn: self.pr_local(),
             cookie_preservative: self.cookie_preservative,
             unrecognized: Vec::new(),
+            ecn_capable: self.ecn.capable,
         };
         self.send_ctrl(0, Chunk::Init(init), self.cfg.primary_peer);
         self.timers.set(Timer::T1Init, self.now + self.t1_timeout());
@@ -594,6 +599,8 @@ impl Association {
             // acted on (5.2.6).
             Chunk::Error { causes, .. } => self.on_error(causes),
             Chunk::ForwardTsn(f) if self.inb.is_some() => self.on_forward_tsn(f),
+            Chunk::Ecne { lowest_tsn } => self.on_ecne(*lowest_tsn),
+            Chunk::Cwr { lowest_tsn } => self.ecn.on_cwr(*lowest_tsn),
             _ => {}
         }
     }
@@ -661,6 +668,9 @@ impl Endpoint for Association {
             && !matches!(self.state, State::Closed | State::CookieWait | State::Done)
         {
             self.send_error(causes, pkt.ip.src);
+        }
+        if had_data && pkt.ip.ecn == crate::net::aqm::CE {
+            self.ce_arrived(chunks);
         }
         if had_data {
             if let Some(inb) = self.inb.as_mut() {

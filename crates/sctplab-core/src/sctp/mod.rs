@@ -4,6 +4,7 @@
 mod assoc;
 pub mod config;
 pub mod cookie;
+mod ecn;
 mod inbound;
 mod outbound;
 mod path;

@@ -529,12 +529,12 @@ fn sctp_endpoints(
         trace_acks: trace.acks,
         ..c.assoc_cfg(ports, client_addrs, primary_peer)
     };
-    let client = Association::new(
+    let mut client = Association::new(
         Role::Client,
         cfg.clone(),
         RngStream::new(seed, &format!("flow:{name}:sctp:client")),
     );
-    let server = Association::new(
+    let mut server = Association::new(
         Role::Server,
         AssocCfg {
             local_addrs: server_addrs,
@@ -542,6 +542,10 @@ fn sctp_endpoints(
         },
         RngStream::new(seed, &format!("flow:{name}:sctp:server")),
     );
+    if c.ecn {
+        client.set_ecn(true);
+        server.set_ecn(true);
+    }
     (client, server)
 }
 
@@ -604,7 +608,13 @@ fn tcp_endpoints(
     trace: &TraceConfig,
 ) -> (TcpSender, TcpReceiver) {
     let (sender, receiver) = c.endpoint_cfgs(ports, window, trace.sends, trace.acks);
-    (TcpSender::new(sender), TcpReceiver::new(receiver))
+    let handshake = sender.handshake;
+    let (mut sender, mut receiver) = (TcpSender::new(sender), TcpReceiver::new(receiver));
+    if c.ecn {
+        sender.set_ecn(true);
+        receiver.set_ecn(true, handshake);
+    }
+    (sender, receiver)
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -1,6 +1,7 @@
 //! The simulated world: arenas of nodes, interfaces, link directions, flows and
 //! endpoints, built once from a validated scenario, then driven by the run loop.
 
+mod anim;
 mod aqm;
 mod build;
 #[cfg(test)]

@@ -68,6 +68,7 @@ pub fn run_scenario_interruptible(
         interrupted,
     };
     let ran = world.run(opts.progress, &mut ctl).and_then(|end| {
+        world.anim_end(end);
         // What the last few thousand events wrote counts too: the cap is a cap. (Here,
         // not in `World::run`, whose size decides what LLVM inlines into the loop.)
         if world.tracer.watches_output() {
@@ -141,7 +142,8 @@ impl World {
         if let Some(t) = self.stop_at {
             self.queue.schedule(t, Event::Stop);
         }
-        if !self.tracer.series_vars.is_empty() {
+        self.anim_begin();
+        if !self.tracer.series_vars.is_empty() || self.tracer.anim_on() {
             self.queue.schedule(SimTime::ZERO, Event::Sample);
         }
         for (i, &(at, _)) in self.faults.iter().enumerate() {
@@ -630,6 +632,9 @@ impl World {
             if self.tracer.ns2_on() {
                 self.tracer.ns2('d', now, from, to, pkt);
             }
+            if self.tracer.anim_on() {
+                self.tracer.anim_drop(now, link.from, pkt, "loss");
+            }
             self.discard(pid);
             return;
         }
@@ -647,6 +652,9 @@ impl World {
             }
             if self.tracer.ns2_on() {
                 self.tracer.ns2('d', now, from, to, pkt);
+            }
+            if self.tracer.anim_on() {
+                self.tracer.anim_drop(now, link.from, pkt, "queue");
             }
             self.discard(pid);
             return;
@@ -706,6 +714,9 @@ impl World {
         // A link's arrivals come in the order they leave: one FIFO lane per direction.
         self.queue
             .schedule_lane(dir.idx(), arrive, Event::Arrive(dir, pid, lost));
+        if self.tracer.anim_on() {
+            self.anim_link_hop(now, dir, pid, arrive);
+        }
     }
 
     fn tx_done(&mut self, now: SimTime, dir: LinkDirId) {
@@ -740,6 +751,9 @@ impl World {
             }
             if self.tracer.ns2_on() {
                 self.tracer.ns2('d', now, from.0, to.0, self.pool.get(pid));
+            }
+            if self.tracer.anim_on() {
+                self.tracer.anim_drop(now, to, self.pool.get(pid), "loss");
             }
             self.discard(pid);
             return;
@@ -811,6 +825,9 @@ impl World {
             self.wtrace_packet('r', now, node, "AGT", "---", pid);
         }
         let pkt = self.pool.get(pid);
+        if self.tracer.anim_on() {
+            self.tracer.anim_delivered(pkt);
+        }
         let proto = pkt.ip.protocol;
         let (from_port, port) = pkt.ports();
         let target = self.nodes[node.idx()]
@@ -836,6 +853,9 @@ impl World {
     fn fault(&mut self, now: SimTime, i: usize) {
         match self.faults[i].1 {
             Fault::LinkDown(a) => {
+                if self.tracer.anim_on() {
+                    self.anim_link_state(now, a, false);
+                }
                 for dir in [a, LinkDirId(a.0 + 1)] {
                     let link = &mut self.links[dir.idx()];
                     link.up = false;
@@ -852,6 +872,9 @@ impl World {
                 }
             }
             Fault::LinkUp(a) => {
+                if self.tracer.anim_on() {
+                    self.anim_link_state(now, a, true);
+                }
                 for dir in [a, LinkDirId(a.0 + 1)] {
                     self.links[dir.idx()].up = true;
                 }
@@ -873,6 +896,10 @@ impl World {
         if self.tracer.ns2_on() {
             self.tracer
                 .ns2('d', now, link.from.0, link.to.0, self.pool.get(pid));
+        }
+        if self.tracer.anim_on() {
+            self.tracer
+                .anim_drop(now, link.from, self.pool.get(pid), "link_down");
         }
         self.discard(pid);
     }
@@ -943,6 +970,9 @@ impl World {
                     series.push(t, pent, var, value);
                 });
             }
+        }
+        if self.tracer.anim_on() {
+            self.anim_sample(now);
         }
         let next = now + self.series_interval;
         if self.stop_at.is_none_or(|s| next < s) {

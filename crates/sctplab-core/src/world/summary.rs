@@ -84,6 +84,15 @@ impl World {
             let mut entry = entry;
             if let Some(obj) = entry.as_object_mut() {
                 obj.insert("ce_marks".into(), flow.ce_marks.into());
+                // ECN-capable TCP and SCTP flows only, so no other summary changes.
+                let reductions = match sender {
+                    AnyEndpoint::TcpSender(s) => s.ecn_reductions(),
+                    AnyEndpoint::Sctp(c) => c.ecn_reductions(),
+                    _ => None,
+                };
+                if let Some(n) = reductions {
+                    obj.insert("ecn_reductions".into(), n.into());
+                }
             }
             if let (Some((from, to, start)), Some(obj)) = (&flow.generated, entry.as_object_mut()) {
                 obj.insert("from".into(), from.clone().into());

@@ -1990,6 +1990,10 @@ impl World {
     ) {
         let ll = self.wl().ll_delay;
         self.pool.get_mut(pid).next_hop = next_hop;
+        if self.tracer.anim_on() && next_hop != BROADCAST {
+            let node = self.wl().nics[nic as usize].node;
+            self.anim_next_hop(now, node, pid, next_hop);
+        }
         if self.tracer.ns2_on() {
             let node = self.wl().nics[nic as usize].node;
             let op = if self.pool.get(pid).forwards == 0 {
@@ -2182,6 +2186,11 @@ impl World {
                     if self.tracer.ns2_on() {
                         let node = self.wl().nics[nic as usize].node;
                         self.wtrace_packet('D', now, node, "MAC", "RET", packet);
+                    }
+                    if self.tracer.anim_on() {
+                        let node = self.wl().nics[nic as usize].node;
+                        self.tracer
+                            .anim_drop(now, node, self.pool.get(packet), "RET");
                     }
                     let pkt = self.pool.get(packet);
                     let (nh, dst, fwd, control) = (
@@ -2451,6 +2460,9 @@ impl World {
     /// Puts a frame on the air: every other NIC within carrier-sense range sees its
     /// first bit after the propagation delay.
     fn transmit(&mut self, now: SimTime, nic: u32, frame: Frame) {
+        if self.tracer.anim_on() {
+            self.anim_frame(now, nic, &frame);
+        }
         if self.tracer.pcap_on() {
             self.capture_frame(now, nic, &frame);
         }

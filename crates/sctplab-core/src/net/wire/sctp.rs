@@ -214,6 +214,7 @@ mod tests {
                 forward_tsn: false,
                 cookie_preservative: None,
                 unrecognized: vec![],
+                ecn_capable: false,
             })],
         };
         let buf = emit_vec(&repr);

@@ -46,13 +46,16 @@ pub mod chunk_type {
     pub const ERROR: u8 = 9;
     pub const COOKIE_ECHO: u8 = 10;
     pub const COOKIE_ACK: u8 = 11;
+    /// ECN Echo and CWR (RFC 9260 appendix A).
+    pub const ECNE: u8 = 12;
+    pub const CWR: u8 = 13;
     pub const SHUTDOWN_COMPLETE: u8 = 14;
     /// FORWARD TSN (RFC 3758 sec. 3.2).
     pub const FORWARD_TSN: u8 = super::super::sctp_forward_tsn::FORWARD_TSN;
 
     /// Whether this module decodes chunks of type `kind`.
     pub const fn is_known(kind: u8) -> bool {
-        matches!(kind, 0..=11 | 14 | FORWARD_TSN)
+        matches!(kind, 0..=14 | FORWARD_TSN)
     }
 }
 
@@ -82,24 +85,34 @@ const COOKIE_PRESERVATIVE_PARAM_LEN: usize = 8;
 const PARAM_HOST_NAME: u16 = 11;
 /// Supported Address Types (§3.3.2.1): recognized; only IPv4 is used anyway.
 const PARAM_SUPPORTED_ADDRESS_TYPES: u16 = 12;
-/// Parameters RFC 9260 defines for INIT and INIT ACK (§3.3.2, §3.3.3); any other
-/// type is unrecognized and handled by its high-order bits (§3.2.1).
-const INIT_PARAMS: [u16; 6] = [
+/// ECN Capable (RFC 9260 appendix A, type 0x8000): a bare 4-byte header.
+const PARAM_ECN_CAPABLE: u16 = 0x8000;
+const ECN_CAPABLE_PARAM_LEN: usize = 4;
+/// Parameters RFC 9260 defines for INIT and INIT ACK (§3.3.2, §3.3.3, appendix A); any
+/// other type is unrecognized and handled by its high-order bits (§3.2.1).
+const INIT_PARAMS: [u16; 7] = [
     PARAM_IPV4_ADDRESS,
     PARAM_IPV6_ADDRESS,
     PARAM_COOKIE_PRESERVATIVE,
     PARAM_HOST_NAME,
     PARAM_SUPPORTED_ADDRESS_TYPES,
     PARAM_FORWARD_TSN_SUPPORTED,
+    PARAM_ECN_CAPABLE,
 ];
-const INIT_ACK_PARAMS: [u16; 6] = [
+const INIT_ACK_PARAMS: [u16; 7] = [
     PARAM_IPV4_ADDRESS,
     PARAM_IPV6_ADDRESS,
     PARAM_STATE_COOKIE,
     PARAM_UNRECOGNIZED,
     PARAM_HOST_NAME,
     PARAM_FORWARD_TSN_SUPPORTED,
+    PARAM_ECN_CAPABLE,
 ];
+/// ECNE and CWR: header and the 32-bit Lowest TSN Number (appendix A).
+const ECN_CHUNK_VALUE_LEN: usize = 4;
+/// usrsctp's ECNE also carries a count of CE-marked packets (draft-stewart-tsvwg-
+/// sctpecn); accepted, the count ignored.
+const ECNE_WITH_COUNT_VALUE_LEN: usize = 8;
 
 /// Error cause codes (§3.3.10).
 pub mod cause {
@@ -233,8 +246,10 @@ pub struct InitChunk {
     pub forward_tsn: bool,
     /// Parameters not recognized whose type asks for a report (§3.2.1: type
     /// bits 01 or 11), each a complete TLV without padding, in order. Emitted
-    /// verbatim after the addresses and the Cookie Preservative.
+    /// verbatim after the addresses, the Cookie Preservative and ECN Capable.
     pub unrecognized: Vec<Vec<u8>>,
+    /// The ECN Capable parameter (appendix A), emitted after the Cookie Preservative.
+    pub ecn_capable: bool,
 }
 
 /// INIT ACK chunk (§3.3.3): the INIT fields, IPv4 Address parameters and the
@@ -255,6 +270,8 @@ pub struct InitAckChunk {
     /// end reports back, one complete TLV each. Emitted before the cookie.
     pub reported: Vec<Vec<u8>>,
     pub state_cookie: Vec<u8>,
+    /// The ECN Capable parameter (appendix A), emitted before the cookie.
+    pub ecn_capable: bool,
 }
 
 /// One error cause of an ERROR chunk (§3.3.10): code and cause-specific information.
@@ -382,6 +399,14 @@ pub enum Chunk {
     },
     /// FORWARD TSN (RFC 3758 sec. 3.2, `sctp_forward_tsn.rs`).
     ForwardTsn(ForwardTsnChunk),
+    /// ECN Echo (appendix A): the lowest TSN of a packet that arrived marked CE.
+    Ecne {
+        lowest_tsn: u32,
+    },
+    /// CWR (appendix A): the sender has cut its window for the ECNE of this TSN.
+    Cwr {
+        lowest_tsn: u32,
+    },
     /// A chunk type this module does not know (§3.2).
     Unknown(UnknownChunk),
 }
@@ -407,6 +432,8 @@ impl Chunk {
             Chunk::ShutdownComplete { .. } => chunk_type::SHUTDOWN_COMPLETE,
             Chunk::Error { .. } => chunk_type::ERROR,
             Chunk::ForwardTsn(_) => chunk_type::FORWARD_TSN,
+            Chunk::Ecne { .. } => chunk_type::ECNE,
+            Chunk::Cwr { .. } => chunk_type::CWR,
             Chunk::Unknown(u) => u.kind,
         }
     }
@@ -438,12 +465,14 @@ impl Chunk {
                         + COOKIE_PRESERVATIVE_PARAM_LEN
                             * usize::from(i.cookie_preservative.is_some())
                         + FORWARD_TSN_SUPPORTED_PARAM_LEN * usize::from(i.forward_tsn)
+                        + ECN_CAPABLE_PARAM_LEN * usize::from(i.ecn_capable)
                         + tlvs_len(i.unrecognized.iter().map(Vec::len))
                 }
                 Chunk::InitAck(ia) => {
                     INIT_FIXED_LEN
                         + IPV4_ADDRESS_PARAM_LEN * ia.addrs.len()
                         + FORWARD_TSN_SUPPORTED_PARAM_LEN * usize::from(ia.forward_tsn)
+                        + ECN_CAPABLE_PARAM_LEN * usize::from(ia.ecn_capable)
                         + ia.reported
                             .iter()
                             .map(|t| pad4(PARAM_HEADER_LEN + t.len()))
@@ -464,7 +493,9 @@ impl Chunk {
                 Chunk::Heartbeat { info } | Chunk::HeartbeatAck { info } => {
                     PARAM_HEADER_LEN + info.len()
                 }
-                Chunk::Shutdown { .. } => 4,
+                Chunk::Shutdown { .. } | Chunk::Ecne { .. } | Chunk::Cwr { .. } => {
+                    ECN_CHUNK_VALUE_LEN
+                }
                 Chunk::CookieEcho { cookie } => cookie.len(),
                 Chunk::Abort { .. }
                 | Chunk::ShutdownAck
@@ -518,6 +549,10 @@ impl Chunk {
                     );
                     at += COOKIE_PRESERVATIVE_PARAM_LEN;
                 }
+                if i.ecn_capable {
+                    emit_param(&mut value[at..], PARAM_ECN_CAPABLE, &[]);
+                    at += ECN_CAPABLE_PARAM_LEN;
+                }
                 if i.forward_tsn {
                     emit_param(&mut value[at..], PARAM_FORWARD_TSN_SUPPORTED, &[]);
                     at += FORWARD_TSN_SUPPORTED_PARAM_LEN;
@@ -534,6 +569,10 @@ impl Chunk {
                     ia.initial_tsn,
                 );
                 let mut at = INIT_FIXED_LEN + emit_addrs(&mut value[INIT_FIXED_LEN..], &ia.addrs);
+                if ia.ecn_capable {
+                    emit_param(&mut value[at..], PARAM_ECN_CAPABLE, &[]);
+                    at += ECN_CAPABLE_PARAM_LEN;
+                }
                 if ia.forward_tsn {
                     emit_param(&mut value[at..], PARAM_FORWARD_TSN_SUPPORTED, &[]);
                     at += FORWARD_TSN_SUPPORTED_PARAM_LEN;
@@ -571,7 +610,13 @@ impl Chunk {
             Chunk::Heartbeat { info } | Chunk::HeartbeatAck { info } => {
                 emit_param(value, PARAM_HEARTBEAT_INFO, info);
             }
-            Chunk::Shutdown { cum_tsn_ack } => write_u32(value, 0, *cum_tsn_ack),
+            Chunk::Shutdown { cum_tsn_ack }
+            | Chunk::Ecne {
+                lowest_tsn: cum_tsn_ack,
+            }
+            | Chunk::Cwr {
+                lowest_tsn: cum_tsn_ack,
+            } => write_u32(value, 0, *cum_tsn_ack),
             Chunk::CookieEcho { cookie } => value.copy_from_slice(cookie),
             Chunk::Error { causes, .. } => {
                 let mut at = 0;
@@ -630,6 +675,8 @@ impl Chunk {
                             Ok(b) => init.cookie_preservative = Some(u32::from_be_bytes(b)),
                             Err(_) => bad_addr = true,
                         }
+                    } else if ptype == PARAM_ECN_CAPABLE {
+                        init.ecn_capable = true;
                     } else if ptype == PARAM_FORWARD_TSN_SUPPORTED {
                         init.forward_tsn = true;
                     }
@@ -648,6 +695,7 @@ impl Chunk {
                 let mut unrecognized = Vec::new();
                 let mut reported = Vec::new();
                 let mut forward_tsn = false;
+                let mut ecn_capable = false;
                 walk_init_params(
                     params,
                     &INIT_ACK_PARAMS,
@@ -657,6 +705,8 @@ impl Chunk {
                             cookie = Some(pvalue);
                         } else if ptype == PARAM_UNRECOGNIZED {
                             reported.push(pvalue.to_vec());
+                        } else if ptype == PARAM_ECN_CAPABLE {
+                            ecn_capable = true;
                         } else if ptype == PARAM_FORWARD_TSN_SUPPORTED {
                             forward_tsn = true;
                         } else if ptype == PARAM_IPV4_ADDRESS {
@@ -682,6 +732,7 @@ impl Chunk {
                     unrecognized,
                     reported,
                     state_cookie: cookie.to_vec(),
+                    ecn_capable,
                 })
             }
             chunk_type::SACK => Chunk::Sack(parse_sack(value)?),
@@ -710,6 +761,20 @@ impl Chunk {
             chunk_type::COOKIE_ACK => {
                 expect_value_len(value, 0)?;
                 Chunk::CookieAck
+            }
+            chunk_type::ECNE => {
+                if value.len() != ECNE_WITH_COUNT_VALUE_LEN {
+                    expect_value_len(value, ECN_CHUNK_VALUE_LEN)?;
+                }
+                Chunk::Ecne {
+                    lowest_tsn: read_u32(value, 0)?,
+                }
+            }
+            chunk_type::CWR => {
+                expect_value_len(value, ECN_CHUNK_VALUE_LEN)?;
+                Chunk::Cwr {
+                    lowest_tsn: read_u32(value, 0)?,
+                }
             }
             chunk_type::SHUTDOWN_COMPLETE => {
                 expect_value_len(value, 0)?;
@@ -831,6 +896,7 @@ fn parse_init_fields(value: &[u8]) -> Result<(InitChunk, &[u8]), WireError> {
         cookie_preservative: None,
         forward_tsn: false,
         unrecognized: Vec::new(),
+        ecn_capable: false,
     };
     Ok((init, &value[INIT_FIXED_LEN..]))
 }
@@ -1002,6 +1068,7 @@ mod tests {
                 forward_tsn: false,
                 cookie_preservative: None,
                 unrecognized: vec![],
+                ecn_capable: false,
             }),
             Chunk::Init(InitChunk {
                 init_tag: 7,
@@ -1013,6 +1080,7 @@ mod tests {
                 forward_tsn: false,
                 cookie_preservative: None,
                 unrecognized: vec![],
+                ecn_capable: false,
             }),
             Chunk::InitAck(InitAckChunk {
                 init_tag: 0x8765_4321,
@@ -1025,6 +1093,7 @@ mod tests {
                 unrecognized: vec![],
                 reported: vec![],
                 state_cookie: vec![0xc0; 13],
+                ecn_capable: false,
             }),
             Chunk::InitAck(InitAckChunk {
                 init_tag: 0x8765_4321,
@@ -1037,6 +1106,7 @@ mod tests {
                 unrecognized: vec![],
                 reported: vec![],
                 state_cookie: vec![0xc0; 13],
+                ecn_capable: false,
             }),
             Chunk::Sack(SackChunk {
                 cum_tsn_ack: 100,
@@ -1078,8 +1148,79 @@ mod tests {
                 forward_tsn: false,
                 cookie_preservative: Some(2050),
                 unrecognized: vec![vec![0xc0, 0x0f, 0, 4]],
+                ecn_capable: false,
             }),
+            // ECN (RFC 9260 appendix A): the ECN Capable parameter and both chunks.
+            Chunk::Init(InitChunk {
+                init_tag: 9,
+                a_rwnd: 65536,
+                outbound_streams: 1,
+                inbound_streams: 65535,
+                initial_tsn: 3,
+                addrs: vec![[10, 0, 0, 1], [11, 0, 0, 1]],
+                forward_tsn: false,
+                cookie_preservative: Some(2050),
+                unrecognized: vec![vec![0xc0, 0x0f, 0, 4]],
+                ecn_capable: true,
+            }),
+            Chunk::InitAck(InitAckChunk {
+                init_tag: 10,
+                a_rwnd: 65536,
+                outbound_streams: 1,
+                inbound_streams: 1,
+                initial_tsn: 77,
+                addrs: vec![],
+                forward_tsn: false,
+                unrecognized: vec![],
+                reported: vec![],
+                state_cookie: vec![1, 2, 3],
+                ecn_capable: true,
+            }),
+            Chunk::Ecne {
+                lowest_tsn: 0x0102_0304,
+            },
+            Chunk::Cwr {
+                lowest_tsn: u32::MAX,
+            },
         ]
+    }
+
+    /// RFC 9260 appendix A's layouts: ECNE type 12 and CWR type 13, flags 0, length 8,
+    /// the Lowest TSN Number; the ECN Capable parameter 0x8000 with length 4.
+    #[test]
+    fn known_answer_ecn_chunks_and_parameter() {
+        let ecne = emit_vec(&Chunk::Ecne {
+            lowest_tsn: 0x0102_0304,
+        });
+        assert_eq!(ecne, [12, 0, 0, 8, 1, 2, 3, 4]);
+        let cwr = emit_vec(&Chunk::Cwr { lowest_tsn: 5 });
+        assert_eq!(cwr, [13, 0, 0, 8, 0, 0, 0, 5]);
+        let init = Chunk::Init(InitChunk {
+            init_tag: 1,
+            a_rwnd: 2,
+            outbound_streams: 3,
+            inbound_streams: 4,
+            initial_tsn: 5,
+            addrs: vec![],
+            forward_tsn: false,
+            cookie_preservative: None,
+            unrecognized: vec![],
+            ecn_capable: true,
+        });
+        let bytes = emit_vec(&init);
+        assert_eq!(bytes.len(), 4 + 16 + 4);
+        assert_eq!(&bytes[2..4], &[0, 24]);
+        assert_eq!(&bytes[20..], &[0x80, 0, 0, 4]);
+        // usrsctp's 12-byte ECNE (with a packet count) is read; a 12-byte CWR is not.
+        let long = [12, 0, 0, 12, 0, 0, 0, 9, 0, 0, 0, 3];
+        assert_eq!(
+            Chunk::parse(&long).ok(),
+            Some((Chunk::Ecne { lowest_tsn: 9 }, 12))
+        );
+        let mut long_cwr = long;
+        long_cwr[0] = 13;
+        assert!(Chunk::parse(&long_cwr).is_err());
+        assert!(Chunk::parse(&[12, 0, 0, 6, 0, 0, 0, 0]).is_err());
     }
 
     fn emit_vec(chunk: &Chunk) -> Vec<u8> {
@@ -1148,6 +1289,7 @@ mod tests {
             unrecognized: vec![],
             reported: vec![],
             state_cookie: vec![0; 13],
+            ecn_capable: false,
         });
         // 20 fixed + 4 parameter header + 13 cookie; 3 bytes of padding.
         assert_eq!(init_ack.len(), 37);
@@ -1200,6 +1342,7 @@ mod tests {
             unrecognized: vec![],
             reported: vec![],
             state_cookie: vec![0xaa, 0xbb],
+            ecn_capable: false,
         });
         // §3.3.3: type 2, flags 0, length 26 = 20 + (4 + 2); State Cookie
         // parameter type 7, length 6, cookie, 2 bytes of padding.
@@ -1239,6 +1382,7 @@ mod tests {
             forward_tsn: false,
             cookie_preservative: None,
             unrecognized: vec![],
+            ecn_capable: false,
         });
         assert_eq!(init.len(), 36);
         assert_eq!(
@@ -1261,6 +1405,7 @@ mod tests {
             unrecognized: vec![],
             reported: vec![],
             state_cookie: vec![0xaa, 0xbb],
+            ecn_capable: false,
         });
         assert_eq!((ack.len(), ack.padded_len()), (34, 36));
         let bytes = emit_vec(&ack);
@@ -1534,6 +1679,7 @@ mod tests {
             unrecognized: vec![],
             reported: vec![vec![0xc0, 0, 0, 4]],
             state_cookie: vec![0xaa, 0xbb],
+            ecn_capable: false,
         });
         assert_eq!((ack.len(), ack.padded_len()), (34, 36));
         let bytes = emit_vec(&ack);

@@ -115,6 +115,8 @@ impl Association {
             // RFC 9260 3.2.2: the INIT's parameters to report go back in the INIT ACK.
             reported: self.reported_params(init),
             state_cookie: body.seal(&self.secret),
+            // RFC 9260 appendix A: ECN Capable back when both ends are.
+            ecn_capable: self.ecn.capable && init.ecn_capable,
         };
         self.send_ctrl(init.init_tag, Chunk::InitAck(ack), self.pkt_src);
     }
@@ -179,6 +181,9 @@ impl Association {
         }
         self.peer_tag = ack.init_tag;
         self.peer_initial_tsn = ack.initial_tsn;
+        // RFC 9260 appendix A: ECN is used when both INIT and INIT ACK carry the
+        // ECN Capable parameter.
+        self.ecn.on = self.ecn.capable && ack.ecn_capable;
         self.set_up_client(ack.a_rwnd, ack.inbound_streams, &ack.addrs, ack.forward_tsn);
         self.last_cookie = Some(ack.state_cookie.clone());
         self.cookie_sent_at = self.now;

@@ -82,6 +82,7 @@ pub(super) fn init(tag: u32) -> Chunk {
         forward_tsn: false,
         cookie_preservative: None,
         unrecognized: vec![],
+        ecn_capable: false,
     })
 }
 
