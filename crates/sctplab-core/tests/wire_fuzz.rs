@@ -168,6 +168,7 @@ fn gen_chunk(g: &mut Gen) -> Chunk {
             a_rwnd: g.u32(),
             gaps: (0..g.below(6)).map(|_| (g.u16(), g.u16())).collect(),
             dups: (0..g.below(4)).map(|_| g.u32()).collect(),
+            flags: 0,
         }),
         4 => {
             let n = g.below(24);

@@ -312,6 +312,7 @@ fn malformed_packets() -> Vec<Vec<u8>> {
         a_rwnd: 1,
         gaps: vec![(2, 3)],
         dups: vec![],
+        flags: 0,
     })]);
     b[12 + 13] = 2;
     out.push(sealed(b));

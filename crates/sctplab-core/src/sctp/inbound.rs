@@ -86,6 +86,11 @@ pub struct Inbound {
     /// ns-2.35: a chunk of the packet being handled was dropped for want of space after
     /// the last chunk that asked for a SACK.
     drop_cancels_sack: bool,
+    /// CMT's delayed ack (`set_cmt_dac`): SACKs wait for the second packet or the timer
+    /// even with gaps, and carry the packets they acknowledge in their flags.
+    cmt_dac: bool,
+    /// The pending SACK is the delayed-SACK timer's.
+    sack_by_timer: bool,
 }
 
 /// The furthest TSN beyond the cumulative TSN a receive buffer of `buffer` bytes can
@@ -139,6 +144,8 @@ impl Inbound {
             max_chunk_room,
             sack_on_drop,
             drop_cancels_sack: false,
+            cmt_dac: false,
+            sack_by_timer: false,
         }
     }
 
@@ -512,7 +519,9 @@ impl Inbound {
             Some(delay) => {
                 self.packets_unacked += 1;
                 second = self.packets_unacked >= 2;
-                if gaps || first || second {
+                // CMT's DAC (ns-2.35 `SctpCMTAgent::ProcessChunk`): no immediate SACK
+                // for a gap; the sender counts the packets instead.
+                if (gaps && !self.cmt_dac) || first || second {
                     self.sack_now = true;
                 } else if self.sack_deadline.is_none() {
                     self.sack_deadline = Some(now + delay);
@@ -534,7 +543,13 @@ impl Inbound {
     pub fn on_timeout(&mut self, now: SimTime) {
         if self.sack_deadline.is_some_and(|t| now >= t) {
             self.sack_now = true;
+            self.sack_by_timer = true;
         }
+    }
+
+    /// Turns on CMT's delayed ack at this receiver (ns-2.35 `useCmtDelAck_`).
+    pub fn set_cmt_dac(&mut self) {
+        self.cmt_dac = true;
     }
 
     pub fn wants_sack(&self) -> bool {
@@ -566,7 +581,16 @@ impl Inbound {
         let mut dups = std::mem::take(&mut self.dups);
         // Gap blocks and duplicate TSNs are 4 bytes each.
         dups.truncate(max_gaps - gaps.len());
+        // DAC: the DATA packets since the previous SACK; ns-2.35's
+        // `SackGenTimerExpiration` clears its count before building the SACK, so a
+        // timer's SACK says 0.
+        let flags = if self.cmt_dac && !self.sack_by_timer {
+            self.packets_unacked.min(u32::from(u8::MAX)) as u8
+        } else {
+            0
+        };
         self.sack_now = false;
+        self.sack_by_timer = false;
         self.sack_deadline = None;
         self.packets_unacked = 0;
         SackChunk {
@@ -574,6 +598,7 @@ impl Inbound {
             a_rwnd: self.a_rwnd(),
             gaps,
             dups,
+            flags,
         }
     }
 

@@ -16,5 +16,6 @@ mod timer;
 pub use assoc::{AssocCfg, AssocStats, Association, Role, State};
 pub use config::Knobs;
 pub use inbound::Inbound;
+pub use outbound::cmt::{CmtKnobs, RtxPolicy};
 pub use outbound::{OutStats, Outbound};
 pub use path::{Path, PathSet, PathState, PathStats};

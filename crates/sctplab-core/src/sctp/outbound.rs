@@ -17,6 +17,7 @@ use crate::sim::SimTime;
 use std::collections::VecDeque;
 
 mod app;
+pub mod cmt;
 mod counts;
 mod prsctp;
 mod rtx;
@@ -134,6 +135,8 @@ pub struct Outbound {
     window: Window,
     pub stats: OutStats,
     pub all_acked_at: Option<SimTime>,
+    /// Concurrent multipath transfer (`enable_cmt`); None: one data destination.
+    cmt: Option<Box<cmt::Cmt>>,
 }
 
 impl Outbound {
@@ -175,6 +178,7 @@ impl Outbound {
             window,
             stats: OutStats::default(),
             all_acked_at: None,
+            cmt: None,
         }
     }
 

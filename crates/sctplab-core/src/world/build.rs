@@ -807,12 +807,10 @@ fn build_wireless(
                     .arp
                     .then(|| ArpTable::new(ArpCfg::ns2(), MacAddr(nic), u32::from_be_bytes(addr))),
                 mac_timer: MacTimerSlot::default(),
-                deferred_rx: std::collections::VecDeque::new(),
                 aodv_timer: TimerSlot::default(),
                 own_traffic_only: local > 0,
                 ifq_purged: 0,
-                waiting: false,
-                wake_at: None,
+                fast: Default::default(),
                 digest: Default::default(),
             });
             node_nics[i].push(nic);

@@ -13,6 +13,7 @@ mod run;
 mod shortcuts;
 mod summary;
 mod tracer;
+mod watch;
 mod wireless;
 mod wtrace;
 

@@ -222,6 +222,7 @@ fn sctp_summary(
                 "data_packets_sent": p.data_packets_sent,
                 "retransmissions": p.retransmissions,
                 "heartbeats": p.heartbeats,
+                "bytes_acked": p.bytes_acked,
                 "srtt_s": p.srtt_s.map_or(Value::Null, num),
                 "rto_s": num(p.rto_s),
                 "state": p.state.contract_name(),

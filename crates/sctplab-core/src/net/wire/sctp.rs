@@ -165,6 +165,7 @@ mod tests {
                     a_rwnd: 65536,
                     gaps: vec![(2, 2)],
                     dups: vec![],
+                    flags: 0,
                 }),
                 data(11, 3),
                 data(12, 5),

@@ -327,6 +327,10 @@ pub struct SackChunk {
     pub gaps: Vec<(u16, u16)>,
     /// Duplicate TSNs received since the last SACK.
     pub dups: Vec<u32>,
+    /// The chunk flags, unused by RFC 9260; CMT's delayed ack (ns-2.35
+    /// `Agent/SCTP/CMT`, `useCmtDelAck_`) puts there the DATA packets received since
+    /// the previous SACK.
+    pub flags: u8,
 }
 
 impl SackChunk {
@@ -445,6 +449,7 @@ impl Chunk {
             | Chunk::ShutdownComplete { t_bit }
             | Chunk::Error { t_bit, .. } => u8::from(*t_bit) * FLAG_T,
             Chunk::Unknown(u) => u.flags,
+            Chunk::Sack(s) => s.flags,
             _ => 0,
         }
     }
@@ -735,7 +740,7 @@ impl Chunk {
                     ecn_capable,
                 })
             }
-            chunk_type::SACK => Chunk::Sack(parse_sack(value)?),
+            chunk_type::SACK => Chunk::Sack(parse_sack(value, flags)?),
             chunk_type::HEARTBEAT => Chunk::Heartbeat {
                 info: parse_heartbeat_info(value)?,
             },
@@ -829,6 +834,7 @@ impl Chunk {
             Chunk::Sack(s) if read_u8(buf, 0)? == chunk_type::SACK => {
                 let (len, padded) = chunk_extent(buf)?;
                 parse_sack_into(&buf[CHUNK_HEADER_LEN..len], s)?;
+                s.flags = read_u8(buf, 1)?;
                 Ok(padded)
             }
             // DATA and the other fixed chunks own no heap memory: a plain store.
@@ -997,12 +1003,13 @@ fn parse_heartbeat_info(value: &[u8]) -> Result<Vec<u8>, WireError> {
         .ok_or(WireError::Malformed("HEARTBEAT without Heartbeat Info"))
 }
 
-fn parse_sack(value: &[u8]) -> Result<SackChunk, WireError> {
+fn parse_sack(value: &[u8], flags: u8) -> Result<SackChunk, WireError> {
     let mut sack = SackChunk {
         cum_tsn_ack: 0,
         a_rwnd: 0,
         gaps: Vec::new(),
         dups: Vec::new(),
+        flags,
     };
     parse_sack_into(value, &mut sack)?;
     Ok(sack)
@@ -1113,12 +1120,14 @@ mod tests {
                 a_rwnd: 50_000,
                 gaps: vec![(2, 3), (5, 9)],
                 dups: vec![99],
+                flags: 0,
             }),
             Chunk::Sack(SackChunk {
                 cum_tsn_ack: 7,
                 a_rwnd: 1,
                 gaps: vec![],
                 dups: vec![],
+                flags: 0,
             }),
             Chunk::Heartbeat {
                 info: vec![1, 2, 3, 4, 5, 6, 7],
@@ -1272,6 +1281,7 @@ mod tests {
                     a_rwnd: 0,
                     gaps: vec![(1, 1); n],
                     dups: vec![0; m],
+                    flags: 0,
                 });
                 assert_eq!(sack.len(), 16 + 4 * n + 4 * m);
                 assert_eq!(SackChunk::len_with(n, m), 16 + 4 * n + 4 * m);
@@ -1358,6 +1368,7 @@ mod tests {
             a_rwnd: 0x100,
             gaps: vec![(2, 4)],
             dups: vec![5],
+            flags: 0,
         });
         // §3.3.4: type 3, length 24 = 16 + 4 + 4, one gap, one dup.
         assert_eq!(

@@ -9,8 +9,8 @@ use crate::scenario::validate::validate;
 use serde::de::DeserializeOwned;
 use toml::{Table, Value};
 
-/// What a `[[flows]]` entry becomes once typed. One short-lived value per entry at
-/// load time, so the size of its largest variant does not matter.
+/// What a `[[flows]]` entry becomes once typed. One lives per entry while the file
+/// loads, moved straight into its list: the variants' size difference costs nothing.
 #[allow(clippy::large_enum_variant)]
 enum TypedFlow {
     Flow(FlowSpec),
@@ -23,6 +23,8 @@ pub(super) fn typed_and_checked(
     default_name: &str,
 ) -> Result<Scenario, ScenarioError> {
     let root = Value::Table(table);
+    // Satellite tables are checked, then refused as not yet runnable (scenario/sat.rs).
+    crate::scenario::sat::check(&root, source)?;
     let mut file: ScenarioFile = typed(&root, source, "")?;
     for link in &mut file.links {
         if let Some(raw) = &link.aqm {

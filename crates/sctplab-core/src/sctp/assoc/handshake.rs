@@ -163,6 +163,13 @@ impl Association {
             self.cfg.trace_sends,
             self.cfg.window,
         ));
+        // CMT's tie-breaks draw from their own stream, seeded only when CMT is on.
+        if self.cfg.knobs.cmt.is_some() {
+            let seed = self.rng.next_u64();
+            if let Some(out) = self.out.as_mut() {
+                out.enable_cmt(seed);
+            }
+        }
     }
 
     pub(super) fn on_init_ack(&mut self, ack: &InitAckChunk) {
@@ -319,6 +326,11 @@ impl Association {
             self.cfg.pmtu.saturating_sub(32),
             self.cfg.knobs.sack_on_rwnd_drop,
         ));
+        if self.cfg.knobs.cmt.is_some_and(|c| c.dac) {
+            if let Some(inb) = self.inb.as_mut() {
+                inb.set_cmt_dac();
+            }
+        }
         if !self.cfg.stream_traffic.is_empty() {
             if let Some(inb) = self.inb.as_mut() {
                 inb.msg_log = Some(Vec::new());
