@@ -136,6 +136,10 @@ fn expected_sections() -> Vec<(String, BTreeSet<String>)> {
         ("[wireless.aodv]".to_string(), fields_of::<AodvSchema>()),
         ("[mobility]".to_string(), fields_of::<MobilityCfg>()),
         (
+            "stream_traffic".to_string(),
+            fields_of::<sctplab_core::scenario::streams::StreamTrafficEntry>(),
+        ),
+        (
             "[[constellations]]".to_string(),
             fields_of::<ConstellationCfg>(),
         ),

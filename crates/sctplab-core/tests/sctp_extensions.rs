@@ -60,6 +60,7 @@ fn cfg(local: Vec<[u8; 4]>, knobs: Knobs) -> AssocCfg {
         trace_acks: false,
         local_addrs: local,
         primary_peer: B0,
+        stream_traffic: Vec::new(),
     }
 }
 

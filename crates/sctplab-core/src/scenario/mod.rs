@@ -7,6 +7,7 @@ pub(crate) mod load;
 pub mod overrides;
 pub mod sat;
 pub mod schema;
+pub mod streams;
 pub mod units;
 pub(crate) mod validate;
 

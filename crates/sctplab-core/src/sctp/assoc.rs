@@ -16,6 +16,7 @@ mod ecn;
 mod handshake;
 mod hb_info;
 mod paths;
+mod prsctp;
 mod screen;
 mod timers;
 mod transmit;
@@ -63,6 +64,10 @@ pub struct AssocCfg {
     /// Client: the peer address its INIT goes to and, after set-up, the primary
     /// destination. Server: ignored (its primary is where the INIT came from).
     pub primary_peer: [u8; 4],
+    /// `stream_traffic`: per-stream sources instead of `total`/`message_size`'s
+    /// round-robin messages (empty: those). A policy other than `None` makes this end
+    /// announce PR-SCTP.
+    pub stream_traffic: Vec<crate::sctp::streams::StreamSourceCfg>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -374,6 +379,7 @@ impl Association {
             inbound_streams: u16::MAX,
             initial_tsn: self.pending_initial_tsn,
             addrs: self.listed_addrs(),
+            forward_tsn: self.pr_local(),
             cookie_preservative: self.cookie_preservative,
             unrecognized: Vec::new(),
             ecn_capable: self.ecn.capable,
@@ -421,6 +427,9 @@ impl Association {
 
     /// Lets the sender send what it may.
     fn kick(&mut self) {
+        if self.state == State::Established {
+            self.refill_sources();
+        }
         if let Some(out) = self.out.as_mut() {
             if self.state == State::Established {
                 out.send_new(self.now, &mut self.paths);
@@ -508,6 +517,13 @@ impl Association {
                 self.revive(j);
             }
         }
+        // PR-SCTP (RFC 3758 sec. 3.5): lifetimes, the Advanced.Peer.Ack.Point, FORWARD
+        // TSN; then the sources fill the room the SACK made.
+        let fwd = self.out.as_mut().and_then(|o| o.pr_after_sack(self.now));
+        self.send_forward_tsn(fwd);
+        if self.state == State::Established {
+            self.refill_sources();
+        }
         if let Some(out) = self.out.as_mut() {
             out.after_sack(self.now, &mut self.paths);
         }
@@ -582,6 +598,7 @@ impl Association {
             // RFC 9260 3.3.10 leaves the handling to the cause; only Stale Cookie is
             // acted on (5.2.6).
             Chunk::Error { causes, .. } => self.on_error(causes),
+            Chunk::ForwardTsn(f) if self.inb.is_some() => self.on_forward_tsn(f),
             Chunk::Ecne { lowest_tsn } => self.on_ecne(*lowest_tsn),
             Chunk::Cwr { lowest_tsn } => self.ecn.on_cwr(*lowest_tsn),
             _ => {}
@@ -690,6 +707,9 @@ impl Endpoint for Association {
         if let Some(inb) = self.inb.as_mut() {
             inb.on_timeout(now);
         }
+        if self.sources_wakeup().is_some_and(|t| t <= now) {
+            self.kick();
+        }
         if matches!(self.state, State::Established | State::ShutdownSent) && !self.t3_expiries(now)
         {
             return;
@@ -741,6 +761,7 @@ impl Endpoint for Association {
         if let Some(inb) = &self.inb {
             consider(inb.sack_deadline);
         }
+        consider(self.sources_wakeup());
         next
     }
 
@@ -807,5 +828,7 @@ impl Endpoint for Association {
 
 #[cfg(test)]
 mod hostile_tests;
+#[cfg(test)]
+mod prsctp_tests;
 #[cfg(test)]
 mod tests;

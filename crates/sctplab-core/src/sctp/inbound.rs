@@ -13,6 +13,8 @@ use crate::net::wire::{DataChunk, DataFlags, SackChunk};
 use crate::sim::{SimDuration, SimTime};
 use std::collections::{BTreeMap, VecDeque};
 
+mod forward_tsn;
+
 #[derive(Clone, Copy, Debug)]
 struct Held {
     stream: u16,
@@ -57,6 +59,12 @@ pub struct Inbound {
     pub highest_tsn: u32,
     initial_tsn: u32,
     pub dropped_no_buffer: u64,
+    /// With `stream_traffic`: (stream, relative TSN of the last chunk, delivery time)
+    /// of every message delivered in the measurement window, for the delay statistics.
+    pub msg_log: Option<Vec<(u16, u32, SimTime)>>,
+    /// FORWARD TSN chunks received, and the chunks they made this end discard.
+    pub forward_tsns: u64,
+    pub chunks_skipped: u64,
     /// DATA chunks for a stream this end does not have: acknowledged and discarded
     /// (RFC 9260 6.5).
     pub invalid_stream_chunks: u64,
@@ -120,6 +128,9 @@ impl Inbound {
             delivered_total: 0,
             highest_tsn: 0,
             initial_tsn: peer_initial_tsn,
+            msg_log: None,
+            forward_tsns: 0,
+            chunks_skipped: 0,
             dropped_no_buffer: 0,
             invalid_stream_chunks: 0,
             dropped_beyond_window: 0,
@@ -217,7 +228,7 @@ impl Inbound {
                     .is_none());
         if d.flags.contains(DataFlags::UNORDERED) {
             if d.flags.contains(DataFlags::UNFRAGMENTED) {
-                self.deliver(now, held);
+                self.deliver(now, held, d.tsn.wrapping_sub(self.initial_tsn));
             } else {
                 let rel = d.tsn.wrapping_sub(self.initial_tsn);
                 let stream = usize::from(held.stream);
@@ -228,7 +239,7 @@ impl Inbound {
             // The stream's next message, whole in this chunk: delivered at once, as
             // `deliver_in_order` would, without a round trip through `pending` (whose
             // node allocation per chunk would be the receive path's only one).
-            self.deliver(now, held);
+            self.deliver(now, held, d.tsn.wrapping_sub(self.initial_tsn));
             let st = &mut self.streams[usize::from(held.stream)];
             st.next_ssn = st.next_ssn.wrapping_add(1);
         } else {
@@ -297,7 +308,8 @@ impl Inbound {
         }
     }
 
-    fn deliver(&mut self, now: SimTime, h: Held) {
+    /// Hands chunk `h` (relative TSN `rel`) to the application.
+    fn deliver(&mut self, now: SimTime, h: Held, rel: u32) {
         self.held -= u64::from(h.chunk_len);
         self.delivered_total += u64::from(h.payload);
         let s = &mut self.streams[usize::from(h.stream)];
@@ -306,6 +318,9 @@ impl Inbound {
             s.delivered_bytes += u64::from(h.payload);
             if h.flags.contains(DataFlags::END) {
                 s.delivered_messages += 1;
+                if let Some(log) = self.msg_log.as_mut() {
+                    log.push((h.stream, rel, now));
+                }
             }
         }
     }
@@ -349,7 +364,7 @@ impl Inbound {
     fn deliver_unordered_from(&mut self, now: SimTime, stream: usize, from: u32) {
         let mut k = from;
         while let Some(h) = self.streams[stream].unordered.remove(&k) {
-            self.deliver(now, h);
+            self.deliver(now, h, k);
             k = k.wrapping_add(1);
             if h.flags.contains(DataFlags::END) {
                 self.streams[stream].unordered_partial = None;
@@ -441,7 +456,7 @@ impl Inbound {
                     break;
                 };
                 self.streams[stream].pending.remove(&(next, tsn));
-                self.deliver(now, h);
+                self.deliver(now, h, tsn);
                 let s = &mut self.streams[stream];
                 if h.flags.contains(DataFlags::END) {
                     s.partial = None;
@@ -477,7 +492,7 @@ impl Inbound {
             }
             while let Some((&key, &h)) = self.streams[stream].pending.range(range.clone()).next() {
                 self.streams[stream].pending.remove(&key);
-                self.deliver(now, h);
+                self.deliver(now, h, key.1);
             }
             self.streams[stream].next_ssn = next.wrapping_add(1);
         }

@@ -9,6 +9,8 @@ mod inbound;
 mod outbound;
 mod path;
 mod path_cc;
+mod prsctp;
+pub mod streams;
 mod timer;
 
 pub use assoc::{AssocCfg, AssocStats, Association, Role, State};

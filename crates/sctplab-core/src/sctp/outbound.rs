@@ -19,6 +19,7 @@ use std::collections::VecDeque;
 mod app;
 pub mod cmt;
 mod counts;
+mod prsctp;
 mod rtx;
 mod sack;
 mod send;

@@ -255,7 +255,7 @@ fn sctp_summary(
     };
     let _ = end;
     let start = client_start(client);
-    json!({
+    let mut flow = json!({
         "type": "sctp",
         "goodput_bps": num(rate(delivered, window_s)),
         "delivered_bytes": delivered,
@@ -288,7 +288,9 @@ fn sctp_summary(
         "streams": streams,
         "paths": paths,
         "failovers": client.stats.failovers,
-    })
+    });
+    crate::sctp::streams::stats::add_summary_keys(&mut flow, client, server);
+    flow
 }
 
 /// A QUIC flow from quinn-proto's counters and the adapter's (docs/models/quic.md says

@@ -212,6 +212,7 @@ mod tests {
                 inbound_streams: 4,
                 initial_tsn: 5,
                 addrs: vec![],
+                forward_tsn: false,
                 cookie_preservative: None,
                 unrecognized: vec![],
                 ecn_capable: false,

@@ -24,6 +24,9 @@
 use std::fmt;
 use std::ops::BitOr;
 
+use super::sctp_forward_tsn::{
+    FORWARD_TSN_SUPPORTED_PARAM_LEN, ForwardTsnChunk, PARAM_FORWARD_TSN_SUPPORTED,
+};
 use super::{WireError, len_u16, read_u8, read_u16, read_u32, write_u16, write_u32};
 
 /// Type, flags and length.
@@ -47,10 +50,12 @@ pub mod chunk_type {
     pub const ECNE: u8 = 12;
     pub const CWR: u8 = 13;
     pub const SHUTDOWN_COMPLETE: u8 = 14;
+    /// FORWARD TSN (RFC 3758 sec. 3.2).
+    pub const FORWARD_TSN: u8 = super::super::sctp_forward_tsn::FORWARD_TSN;
 
     /// Whether this module decodes chunks of type `kind`.
     pub const fn is_known(kind: u8) -> bool {
-        matches!(kind, 0..=14)
+        matches!(kind, 0..=14 | FORWARD_TSN)
     }
 }
 
@@ -85,20 +90,22 @@ const PARAM_ECN_CAPABLE: u16 = 0x8000;
 const ECN_CAPABLE_PARAM_LEN: usize = 4;
 /// Parameters RFC 9260 defines for INIT and INIT ACK (§3.3.2, §3.3.3, appendix A); any
 /// other type is unrecognized and handled by its high-order bits (§3.2.1).
-const INIT_PARAMS: [u16; 6] = [
+const INIT_PARAMS: [u16; 7] = [
     PARAM_IPV4_ADDRESS,
     PARAM_IPV6_ADDRESS,
     PARAM_COOKIE_PRESERVATIVE,
     PARAM_HOST_NAME,
     PARAM_SUPPORTED_ADDRESS_TYPES,
+    PARAM_FORWARD_TSN_SUPPORTED,
     PARAM_ECN_CAPABLE,
 ];
-const INIT_ACK_PARAMS: [u16; 6] = [
+const INIT_ACK_PARAMS: [u16; 7] = [
     PARAM_IPV4_ADDRESS,
     PARAM_IPV6_ADDRESS,
     PARAM_STATE_COOKIE,
     PARAM_UNRECOGNIZED,
     PARAM_HOST_NAME,
+    PARAM_FORWARD_TSN_SUPPORTED,
     PARAM_ECN_CAPABLE,
 ];
 /// ECNE and CWR: header and the 32-bit Lowest TSN Number (appendix A).
@@ -234,6 +241,9 @@ pub struct InitChunk {
     /// increment in milliseconds, sent after a Stale Cookie error (§5.2.6).
     /// Emitted after the addresses.
     pub cookie_preservative: Option<u32>,
+    /// Forward-TSN-Supported (RFC 3758 sec. 3.1): this end speaks PR-SCTP.
+    /// Emitted after the Cookie Preservative.
+    pub forward_tsn: bool,
     /// Parameters not recognized whose type asks for a report (§3.2.1: type
     /// bits 01 or 11), each a complete TLV without padding, in order. Emitted
     /// verbatim after the addresses, the Cookie Preservative and ECN Capable.
@@ -252,6 +262,8 @@ pub struct InitAckChunk {
     pub inbound_streams: u16,
     pub initial_tsn: u32,
     pub addrs: Vec<[u8; 4]>,
+    /// Forward-TSN-Supported (RFC 3758 sec. 3.1); emitted after the addresses.
+    pub forward_tsn: bool,
     /// As in [`InitChunk::unrecognized`]; emitted after the cookie.
     pub unrecognized: Vec<Vec<u8>>,
     /// Unrecognized Parameter parameters (§3.3.3.1): the INIT's parameters this
@@ -389,6 +401,8 @@ pub enum Chunk {
         t_bit: bool,
         causes: Vec<ErrorCause>,
     },
+    /// FORWARD TSN (RFC 3758 sec. 3.2, `sctp_forward_tsn.rs`).
+    ForwardTsn(ForwardTsnChunk),
     /// ECN Echo (appendix A): the lowest TSN of a packet that arrived marked CE.
     Ecne {
         lowest_tsn: u32,
@@ -421,6 +435,7 @@ impl Chunk {
             Chunk::CookieAck => chunk_type::COOKIE_ACK,
             Chunk::ShutdownComplete { .. } => chunk_type::SHUTDOWN_COMPLETE,
             Chunk::Error { .. } => chunk_type::ERROR,
+            Chunk::ForwardTsn(_) => chunk_type::FORWARD_TSN,
             Chunk::Ecne { .. } => chunk_type::ECNE,
             Chunk::Cwr { .. } => chunk_type::CWR,
             Chunk::Unknown(u) => u.kind,
@@ -454,12 +469,14 @@ impl Chunk {
                         + IPV4_ADDRESS_PARAM_LEN * i.addrs.len()
                         + COOKIE_PRESERVATIVE_PARAM_LEN
                             * usize::from(i.cookie_preservative.is_some())
+                        + FORWARD_TSN_SUPPORTED_PARAM_LEN * usize::from(i.forward_tsn)
                         + ECN_CAPABLE_PARAM_LEN * usize::from(i.ecn_capable)
                         + tlvs_len(i.unrecognized.iter().map(Vec::len))
                 }
                 Chunk::InitAck(ia) => {
                     INIT_FIXED_LEN
                         + IPV4_ADDRESS_PARAM_LEN * ia.addrs.len()
+                        + FORWARD_TSN_SUPPORTED_PARAM_LEN * usize::from(ia.forward_tsn)
                         + ECN_CAPABLE_PARAM_LEN * usize::from(ia.ecn_capable)
                         + ia.reported
                             .iter()
@@ -474,6 +491,7 @@ impl Chunk {
                     tlvs_len(causes.iter().map(|c| PARAM_HEADER_LEN + c.info.len()))
                 }
                 Chunk::Unknown(u) => u.value.len(),
+                Chunk::ForwardTsn(f) => f.len() - CHUNK_HEADER_LEN,
                 Chunk::Sack(s) => {
                     SackChunk::len_with(s.gaps.len(), s.dups.len()) - CHUNK_HEADER_LEN
                 }
@@ -540,6 +558,10 @@ impl Chunk {
                     emit_param(&mut value[at..], PARAM_ECN_CAPABLE, &[]);
                     at += ECN_CAPABLE_PARAM_LEN;
                 }
+                if i.forward_tsn {
+                    emit_param(&mut value[at..], PARAM_FORWARD_TSN_SUPPORTED, &[]);
+                    at += FORWARD_TSN_SUPPORTED_PARAM_LEN;
+                }
                 emit_tlvs(&mut value[at..], &i.unrecognized);
             }
             Chunk::InitAck(ia) => {
@@ -555,6 +577,10 @@ impl Chunk {
                 if ia.ecn_capable {
                     emit_param(&mut value[at..], PARAM_ECN_CAPABLE, &[]);
                     at += ECN_CAPABLE_PARAM_LEN;
+                }
+                if ia.forward_tsn {
+                    emit_param(&mut value[at..], PARAM_FORWARD_TSN_SUPPORTED, &[]);
+                    at += FORWARD_TSN_SUPPORTED_PARAM_LEN;
                 }
                 for t in &ia.reported {
                     emit_param(&mut value[at..], PARAM_UNRECOGNIZED, t);
@@ -607,6 +633,7 @@ impl Chunk {
                 }
             }
             Chunk::Unknown(u) => value.copy_from_slice(&u.value),
+            Chunk::ForwardTsn(f) => f.emit_value(value),
             Chunk::Abort { .. }
             | Chunk::ShutdownAck
             | Chunk::CookieAck
@@ -655,6 +682,8 @@ impl Chunk {
                         }
                     } else if ptype == PARAM_ECN_CAPABLE {
                         init.ecn_capable = true;
+                    } else if ptype == PARAM_FORWARD_TSN_SUPPORTED {
+                        init.forward_tsn = true;
                     }
                 })?;
                 init.unrecognized = unrecognized;
@@ -670,6 +699,7 @@ impl Chunk {
                 let mut bad_addr = false;
                 let mut unrecognized = Vec::new();
                 let mut reported = Vec::new();
+                let mut forward_tsn = false;
                 let mut ecn_capable = false;
                 walk_init_params(
                     params,
@@ -682,6 +712,8 @@ impl Chunk {
                             reported.push(pvalue.to_vec());
                         } else if ptype == PARAM_ECN_CAPABLE {
                             ecn_capable = true;
+                        } else if ptype == PARAM_FORWARD_TSN_SUPPORTED {
+                            forward_tsn = true;
                         } else if ptype == PARAM_IPV4_ADDRESS {
                             match <[u8; 4]>::try_from(pvalue) {
                                 Ok(a) => addrs.push(a),
@@ -701,6 +733,7 @@ impl Chunk {
                     inbound_streams: init.inbound_streams,
                     initial_tsn: init.initial_tsn,
                     addrs,
+                    forward_tsn,
                     unrecognized,
                     reported,
                     state_cookie: cookie.to_vec(),
@@ -767,6 +800,7 @@ impl Chunk {
                     causes,
                 }
             }
+            chunk_type::FORWARD_TSN => Chunk::ForwardTsn(ForwardTsnChunk::parse_value(value)?),
             kind => Chunk::Unknown(UnknownChunk {
                 kind,
                 flags,
@@ -866,6 +900,7 @@ fn parse_init_fields(value: &[u8]) -> Result<(InitChunk, &[u8]), WireError> {
         initial_tsn: read_u32(value, 12)?,
         addrs: Vec::new(),
         cookie_preservative: None,
+        forward_tsn: false,
         unrecognized: Vec::new(),
         ecn_capable: false,
     };
@@ -1037,6 +1072,7 @@ mod tests {
                 inbound_streams: 65535,
                 initial_tsn: 42,
                 addrs: vec![],
+                forward_tsn: false,
                 cookie_preservative: None,
                 unrecognized: vec![],
                 ecn_capable: false,
@@ -1048,6 +1084,7 @@ mod tests {
                 inbound_streams: 65535,
                 initial_tsn: 3,
                 addrs: vec![[10, 0, 0, 1], [11, 0, 0, 1]],
+                forward_tsn: false,
                 cookie_preservative: None,
                 unrecognized: vec![],
                 ecn_capable: false,
@@ -1059,6 +1096,7 @@ mod tests {
                 inbound_streams: 5,
                 initial_tsn: 1000,
                 addrs: vec![],
+                forward_tsn: false,
                 unrecognized: vec![],
                 reported: vec![],
                 state_cookie: vec![0xc0; 13],
@@ -1071,6 +1109,7 @@ mod tests {
                 inbound_streams: 5,
                 initial_tsn: 1000,
                 addrs: vec![[10, 0, 0, 2], [11, 0, 0, 2], [12, 0, 0, 2]],
+                forward_tsn: false,
                 unrecognized: vec![],
                 reported: vec![],
                 state_cookie: vec![0xc0; 13],
@@ -1115,8 +1154,9 @@ mod tests {
                 inbound_streams: 65535,
                 initial_tsn: 3,
                 addrs: vec![[10, 0, 0, 1], [11, 0, 0, 1]],
+                forward_tsn: false,
                 cookie_preservative: Some(2050),
-                unrecognized: vec![vec![0xc0, 0, 0, 4]],
+                unrecognized: vec![vec![0xc0, 0x0f, 0, 4]],
                 ecn_capable: false,
             }),
             // ECN (RFC 9260 appendix A): the ECN Capable parameter and both chunks.
@@ -1127,8 +1167,9 @@ mod tests {
                 inbound_streams: 65535,
                 initial_tsn: 3,
                 addrs: vec![[10, 0, 0, 1], [11, 0, 0, 1]],
+                forward_tsn: false,
                 cookie_preservative: Some(2050),
-                unrecognized: vec![vec![0xc0, 0, 0, 4]],
+                unrecognized: vec![vec![0xc0, 0x0f, 0, 4]],
                 ecn_capable: true,
             }),
             Chunk::InitAck(InitAckChunk {
@@ -1138,6 +1179,7 @@ mod tests {
                 inbound_streams: 1,
                 initial_tsn: 77,
                 addrs: vec![],
+                forward_tsn: false,
                 unrecognized: vec![],
                 reported: vec![],
                 state_cookie: vec![1, 2, 3],
@@ -1169,6 +1211,7 @@ mod tests {
             inbound_streams: 4,
             initial_tsn: 5,
             addrs: vec![],
+            forward_tsn: false,
             cookie_preservative: None,
             unrecognized: vec![],
             ecn_capable: true,
@@ -1252,6 +1295,7 @@ mod tests {
             inbound_streams: 1,
             initial_tsn: 1,
             addrs: vec![],
+            forward_tsn: false,
             unrecognized: vec![],
             reported: vec![],
             state_cookie: vec![0; 13],
@@ -1304,6 +1348,7 @@ mod tests {
             inbound_streams: 11,
             initial_tsn: 0x0102_0304,
             addrs: vec![],
+            forward_tsn: false,
             unrecognized: vec![],
             reported: vec![],
             state_cookie: vec![0xaa, 0xbb],
@@ -1345,6 +1390,7 @@ mod tests {
             inbound_streams: 0xffff,
             initial_tsn: 9,
             addrs: vec![[10, 0, 0, 1], [11, 0, 0, 1]],
+            forward_tsn: false,
             cookie_preservative: None,
             unrecognized: vec![],
             ecn_capable: false,
@@ -1366,6 +1412,7 @@ mod tests {
             inbound_streams: 1,
             initial_tsn: 7,
             addrs: vec![[12, 1, 2, 3]],
+            forward_tsn: false,
             unrecognized: vec![],
             reported: vec![],
             state_cookie: vec![0xaa, 0xbb],
@@ -1502,10 +1549,10 @@ mod tests {
         // RFC 9260 3.2: the two high-order bits of the type decide (00 stop, 01 stop
         // and report, 10 skip, 11 skip and report). A 5-byte value: length 9, padded
         // to 12.
-        let bytes = [0xc0, 0x07, 0, 9, 1, 2, 3, 4, 5, 0, 0, 0];
+        let bytes = [0xc5, 0x07, 0, 9, 1, 2, 3, 4, 5, 0, 0, 0];
         let (chunk, used) = Chunk::parse(&bytes).expect("parse");
         let u = UnknownChunk {
-            kind: 0xc0,
+            kind: 0xc5,
             flags: 7,
             value: vec![1, 2, 3, 4, 5],
         };
@@ -1593,13 +1640,13 @@ mod tests {
 
     #[test]
     fn unrecognized_init_parameters_follow_their_type_bits() {
-        // 3.2.1 on an INIT: an IPv4 address, 0x8000 (10: skip), 0xC000 (11: skip,
+        // 3.2.1 on an INIT: an IPv4 address, 0x8000 (10: skip), 0xC00F (11: skip,
         // report), 0x4001 with 2 value bytes (01: stop, report), then an address that
         // is no longer processed.
         let mut bytes = vec![1, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 9];
         bytes.extend([0, 5, 0, 8, 10, 0, 0, 1]);
         bytes.extend([0x80, 0, 0, 4]);
-        bytes.extend([0xc0, 0, 0, 4]);
+        bytes.extend([0xc0, 0x0f, 0, 4]);
         bytes.extend([0x40, 1, 0, 6, 7, 7, 0, 0]);
         bytes.extend([0, 5, 0, 8, 11, 0, 0, 1]);
         let len = bytes.len() as u16;
@@ -1612,11 +1659,11 @@ mod tests {
         assert_eq!(init.addrs, vec![[10, 0, 0, 1]]);
         assert_eq!(
             init.unrecognized,
-            vec![vec![0xc0, 0, 0, 4], vec![0x40, 1, 0, 6, 7, 7]]
+            vec![vec![0xc0, 0x0f, 0, 4], vec![0x40, 1, 0, 6, 7, 7]]
         );
-        // Type 00 (0x0010): stop without a report; the 0xC000 behind it is not read.
+        // Type 00 (0x0010): stop without a report; the 0xC00F behind it is not read.
         let mut bytes = vec![1, 0, 0, 28, 0, 0, 0, 1, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 9];
-        bytes.extend([0, 0x10, 0, 4, 0xc0, 0, 0, 4]);
+        bytes.extend([0, 0x10, 0, 4, 0xc0, 0x0f, 0, 4]);
         let (chunk, _) = Chunk::parse(&bytes).expect("parse");
         assert!(matches!(chunk, Chunk::Init(i) if i.unrecognized.is_empty()));
         // The recognized parameters of 3.3.2 (Supported Address Types, Cookie
@@ -1639,6 +1686,7 @@ mod tests {
             inbound_streams: 1,
             initial_tsn: 7,
             addrs: vec![],
+            forward_tsn: false,
             unrecognized: vec![],
             reported: vec![vec![0xc0, 0, 0, 4]],
             state_cookie: vec![0xaa, 0xbb],

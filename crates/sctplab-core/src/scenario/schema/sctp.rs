@@ -187,6 +187,9 @@ pub struct SctpCfg {
     pub cmt_pf: Option<bool>,
     #[serde(default)]
     pub heartbeat_after_rto: Option<bool>,
+    /// Per-stream sources replacing the bulk application (scenario/streams.rs).
+    #[serde(default)]
+    pub stream_traffic: Option<Vec<crate::scenario::streams::StreamTrafficEntry>>,
 }
 
 fn default_delayed_ack_timeout() -> Duration {
@@ -379,6 +382,7 @@ impl SctpCfg {
             trace_acks: false,
             local_addrs,
             primary_peer,
+            stream_traffic: crate::scenario::streams::sources(self),
         }
     }
 }

@@ -91,6 +91,9 @@ impl Association {
             if let Some(out) = self.out.as_mut() {
                 out.on_t3(now, i, &mut self.paths);
             }
+            // RFC 3758 sec. 3.5 A5: a T3-rtx expiry advances the point too.
+            let fwd = self.out.as_mut().and_then(|o| o.pr_after_t3());
+            self.send_forward_tsn(fwd);
             // ns-2 `Timeout` (DATA): after the retransmission, an inactive
             // destination gets a HEARTBEAT at once when heartbeats are on, on every
             // expiry, not only the one that failed it (with every destination down

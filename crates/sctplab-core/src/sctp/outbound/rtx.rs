@@ -14,6 +14,8 @@ impl Outbound {
     /// (RFC 9260 6.4), and a chunk moved there moves its bytes from the old
     /// destination's outstanding count to the new one's.
     pub(super) fn rtx_marked(&mut self, now: SimTime, one_packet: bool, ps: &mut PathSet) -> usize {
+        // PR-SCTP: abandoned messages are never retransmitted (outbound/prsctp.rs).
+        self.drop_abandoned_marks(now);
         if self.cmt.is_some() {
             return self.cmt_rtx_marked(now, one_packet, ps);
         }
