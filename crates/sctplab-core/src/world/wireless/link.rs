@@ -257,30 +257,21 @@ impl World {
             return;
         }
         let n = &mut w.nics[nic as usize];
-        if let Some(t) = n.mac.poll_timeout() {
-            let t = t.max(now);
-            if n.mac_timer.at.is_none_or(|p| t < p) {
-                n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
-                n.mac_timer.at = Some(t);
-                let g = n.mac_timer.generation;
-                self.queue
-                    .schedule_slot(nic as usize, t, Event::MacTimer(nic, g));
-            }
+        if let Some((t, g)) = n.mac_timer.slot.after_input(n.mac.poll_timeout(), now) {
+            self.queue
+                .schedule_slot(nic as usize, t, Event::MacTimer(nic, g));
         }
     }
 
     pub(in crate::world) fn mac_timer(&mut self, now: SimTime, nic: u32, generation: u32) {
         self.run_lazy_before_input(nic);
         let n = &mut self.wl().nics[nic as usize];
-        if n.mac_timer.generation != generation {
+        if !n.mac_timer.slot.fire(generation) {
             return;
         }
-        n.mac_timer.at = None;
         match n.mac.poll_timeout() {
             Some(t) if t > now => {
-                n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
-                n.mac_timer.at = Some(t);
-                let g = n.mac_timer.generation;
+                let g = n.mac_timer.slot.arm(t);
                 // The NIC's previous timer event (if any) is now of an old generation.
                 self.queue
                     .schedule_slot(nic as usize, t, Event::MacTimer(nic, g));

@@ -129,7 +129,7 @@ impl Wireless {
         loop {
             let n = &mut *qn.n;
             let timer_at = match n.mac_timer.virt {
-                Some(_) => n.mac_timer.at,
+                Some(_) => n.mac_timer.slot.pending(),
                 None => None,
             };
             let (rx, from_log) = earliest_rx(n.fast.deferred_rx.front(), staged);
@@ -292,7 +292,7 @@ impl QuietNic<'_> {
         n.digest.note(Input::Timer, p, || 0);
         n.mac.quiet_timeout(p);
         debug_assert!(n.mac.poll_timeout().is_none());
-        n.mac_timer.at = None;
+        n.mac_timer.slot.fire_live();
         n.mac_timer.virt = None;
         self.deferred_rx_start(r, q, cur, false);
         r.at

@@ -310,7 +310,7 @@ impl World {
             // No reception to run: at most the virtual timer event, which a catch-up
             // would leave alone if it comes after `before` (1 in 8 calls at 16 kb/s, each
             // ~150 instructions of setting up the catch-up).
-            return match (n.mac_timer.virt, n.mac_timer.at) {
+            return match (n.mac_timer.virt, n.mac_timer.slot.pending()) {
                 (None, _) => None,
                 (Some(_), Some(at)) if at > before.0 => None,
                 _ => w.catch_up_timers(nic, before, queue),

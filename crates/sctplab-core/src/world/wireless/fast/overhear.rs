@@ -103,7 +103,7 @@ impl QuietNic<'_> {
         // when the end itself saturated at `SimTime::MAX` (then the two steps run).
         let deadline = self.n.mac.next_deadline_nanos();
         let later = deadline > e.as_nanos();
-        let pending = match (t.at, t.virt) {
+        let pending = match (t.slot.pending(), t.virt) {
             (None, _) if later => Pending::After(None),
             (Some(p), Some(_)) if p > e && later => Pending::After(Some(p)),
             // The NAV ends during the reception, and the pending event is its end.
@@ -215,10 +215,12 @@ impl QuietNic<'_> {
         let n = &mut *self.n;
         // The reception end's event replaces a pending one after it (`After`) or is
         // armed by the NAV end's turn (`During`); the reception end's turn arms the next
-        // deadline's, if any. One generation each.
+        // deadline's, if any. One generation each, as in the plain run.
         if let Pending::After(Some(p)) = pending {
             q.note_superseded(p);
         }
+        n.mac_timer.slot.arm(e);
+        n.mac_timer.slot.fire_live();
         match n.mac.poll_timeout() {
             Some(t) => {
                 debug_assert!(t > e);
@@ -233,17 +235,12 @@ impl QuietNic<'_> {
                     }
                     Pending::During(p, v) => v.grandchild(p, e, self.chain, q, cur),
                 };
-                n.mac_timer.generation = n.mac_timer.generation.wrapping_add(2);
-                n.mac_timer.at = Some(t);
+                n.mac_timer.slot.arm(t);
                 n.mac_timer.virt = Some(v);
             }
-            None => {
-                // No event pending: the chain is not looked at again before a new one
-                // starts it afresh.
-                n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
-                n.mac_timer.at = None;
-                n.mac_timer.virt = None;
-            }
+            // No event pending: the chain is not looked at again before a new one
+            // starts it afresh.
+            None => n.mac_timer.virt = None,
         }
     }
 
@@ -289,18 +286,18 @@ impl QuietNic<'_> {
         let n = &mut *self.n;
         debug_assert!(!n.mac.has_output(), "a deferred reception produced output");
         debug_assert!(general || n.mac.timers_are_quiet());
-        if let Some(t) = n.mac.poll_timeout() {
-            let t = t.max(at);
-            if n.mac_timer.at.is_none_or(|p| t < p) {
-                match (n.mac_timer.at, n.mac_timer.virt) {
-                    (Some(p), Some(_)) => q.note_superseded(p),
-                    (Some(_), None) => q.cancel_slot(self.nic as usize),
-                    _ => {}
-                }
-                n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
-                n.mac_timer.at = Some(t);
-                n.mac_timer.virt = Some(VirtSeq::Known(seq).child(at, self.chain, q, cur));
+        let replaced = n.mac_timer.slot.pending();
+        if n.mac_timer
+            .slot
+            .after_input(n.mac.poll_timeout(), at)
+            .is_some()
+        {
+            match (replaced, n.mac_timer.virt) {
+                (Some(p), Some(_)) => q.note_superseded(p),
+                (Some(_), None) => q.cancel_slot(self.nic as usize),
+                _ => {}
             }
+            n.mac_timer.virt = Some(VirtSeq::Known(seq).child(at, self.chain, q, cur));
         }
     }
 }

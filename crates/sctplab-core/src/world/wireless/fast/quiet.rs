@@ -100,36 +100,31 @@ impl World {
         }
         debug_assert!(quiet || w.nics[i].fast.deferred_rx.is_empty());
         let n = &mut w.nics[i];
-        if let Some(t) = n.mac.poll_timeout() {
-            let t = t.max(now);
-            if n.mac_timer.at.is_none_or(|p| t < p) {
-                if let (Some(p), Some(_)) = (n.mac_timer.at, n.mac_timer.virt) {
-                    // The virtual event it replaces would have been popped as stale.
-                    self.queue.note_superseded(p);
-                }
-                n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
-                n.mac_timer.at = Some(t);
-                let g = n.mac_timer.generation;
-                if defer && quiet {
-                    if n.mac_timer.virt.is_none() {
-                        self.queue.cancel_slot(nic as usize);
-                    }
-                    n.mac_timer.virt = Some(VirtSeq::Known(self.queue.reserve_seq()));
-                } else {
-                    n.mac_timer.virt = None;
-                    self.queue
-                        .schedule_slot(nic as usize, t, Event::MacTimer(nic, g));
-                }
-                return;
+        let replaced = n.mac_timer.slot.pending();
+        if let Some((t, g)) = n.mac_timer.slot.after_input(n.mac.poll_timeout(), now) {
+            if let (Some(p), Some(_)) = (replaced, n.mac_timer.virt) {
+                // The virtual event it replaces would have been popped as stale.
+                self.queue.note_superseded(p);
             }
+            if defer && quiet {
+                if n.mac_timer.virt.is_none() {
+                    self.queue.cancel_slot(nic as usize);
+                }
+                n.mac_timer.virt = Some(VirtSeq::Known(self.queue.reserve_seq()));
+            } else {
+                n.mac_timer.virt = None;
+                self.queue
+                    .schedule_slot(nic as usize, t, Event::MacTimer(nic, g));
+            }
+            return;
         }
-        if let (Some(v), Some(at)) = (n.mac_timer.virt, n.mac_timer.at) {
+        if let (Some(v), Some(at)) = (n.mac_timer.virt, replaced) {
             // The pending virtual event enters the queue with its key once the MAC
-            // stops being quiet.
+            // stops being quiet. It keeps its generation: it is the live event.
             if !(defer && quiet) {
                 let seq = v.resolve(&w.fast.virt_chain[i], &self.queue);
                 n.mac_timer.virt = None;
-                let g = n.mac_timer.generation;
+                let g = n.mac_timer.slot.generation();
                 self.queue
                     .schedule_slot_reserved(nic as usize, at, seq, Event::MacTimer(nic, g));
             }
@@ -153,12 +148,13 @@ impl World {
             // next deadline, and it stays quiet, so `arm_mac_timer` would only set the
             // wake-up.
             debug_assert!(!w.nics[i].mac.timers_are_quiet() && w.is_quiet(i));
-            debug_assert!(
+            debug_assert!(w.nics[i].mac.poll_timeout().is_none_or(|t| {
                 w.nics[i]
-                    .mac
-                    .poll_timeout()
-                    .is_none_or(|t| w.nics[i].mac_timer.at.is_some_and(|p| t.max(now) >= p))
-            );
+                    .mac_timer
+                    .slot
+                    .pending()
+                    .is_some_and(|p| t.max(now) >= p)
+            }));
             let at = SimTime::from_nanos(w.wait_end(now, nic, true).as_nanos() - 1);
             debug_assert!(at > now);
             w.nics[i].fast.wake_at = Some(at);

@@ -15,18 +15,18 @@
 //! `world/manet_equivalence.rs`, the per-MAC input digests (`world/mac_digest.rs`).
 
 use super::super::Nic;
-use crate::sim::{EventQueue, HistoryCursor, SimTime};
+use crate::sim::{EventQueue, HistoryCursor, SimTime, TimerSlot};
 use crate::world::Event;
 use crate::world::mac_digest::Input;
 use crate::world::wireless::Wireless;
 
-/// A pending MAC timer event: its deadline and generation (stale events are ignored).
+/// A NIC's pending MAC timer event: the shared `TimerSlot` (deadline and generation,
+/// stale events ignored), plus whether that event is virtual.
 #[derive(Default)]
 pub(crate) struct MacTimerSlot {
-    pub at: Option<SimTime>,
-    pub generation: u32,
-    /// MAC timers only: the pending event is virtual (not in the queue), with this
-    /// sequence number (see `Fast::deferred_mac_timers`).
+    pub slot: TimerSlot,
+    /// The pending event is virtual (not in the queue), with this sequence number (see
+    /// `Fast::deferred_mac_timers`).
     pub virt: Option<VirtSeq>,
 }
 
@@ -165,7 +165,7 @@ impl Wireless {
         let general = n.fast.waiting;
         let mut last = None;
         let mut cur = HistoryCursor::default();
-        while let (Some(v), Some(at)) = (n.mac_timer.virt, n.mac_timer.at) {
+        while let (Some(v), Some(at)) = (n.mac_timer.virt, n.mac_timer.slot.pending()) {
             if at > before.0 || (at == before.0 && v.resolve_from(chain, q, &mut cur) > before.1) {
                 break;
             }
@@ -215,16 +215,14 @@ pub(super) fn timer_turn(
         }
         None => None,
     };
+    // The virtual event has run (`World::mac_timer`'s `fire`).
+    n.mac_timer.slot.fire_live();
     match next {
         Some(t) => {
             debug_assert!(t > at && (general || n.mac.timers_are_quiet()));
-            n.mac_timer.generation = n.mac_timer.generation.wrapping_add(1);
-            n.mac_timer.at = Some(t);
+            n.mac_timer.slot.arm(t);
             n.mac_timer.virt = Some(v.child(at, chain, q, cur));
         }
-        None => {
-            n.mac_timer.at = None;
-            n.mac_timer.virt = None;
-        }
+        None => n.mac_timer.virt = None,
     }
 }
