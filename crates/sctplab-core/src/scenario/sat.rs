@@ -228,6 +228,24 @@ fn constellation(
             ),
         ));
     }
+    check_keys(c, kind, &err)?;
+    let (sats, topology) = match kind {
+        "walker_delta" | "walker_star" => walker_satellites(c, kind, &err)?,
+        "explicit" => explicit_satellites(c, &err)?,
+        _ => tle_satellites(c, source, &err)?,
+    };
+    Ok(Constellation::new(&c.name, sats, topology))
+}
+
+type KeyError<'a> = dyn Fn(&str, String) -> ScenarioError + 'a;
+type Placed = (Vec<Satellite>, PlaneTopology);
+
+fn km(l: Length) -> f64 {
+    l.meters() / 1000.0
+}
+
+/// Keys that belong to another kind, and the ISL and link keys' ranges.
+fn check_keys(c: &ConstellationCfg, kind: &str, err: &KeyError) -> Result<(), ScenarioError> {
     let walker_keys = [
         ("planes", c.planes.is_some()),
         ("per_plane", c.per_plane.is_some()),
@@ -293,104 +311,110 @@ fn constellation(
             return Err(err(key, "must be greater than 0".into()));
         }
     }
-    let km = |l: Length| l.meters() / 1000.0;
-    let (sats, topology) = match kind {
-        "walker_delta" | "walker_star" => {
-            let need = |k: &str| err(k, format!("is required for {kind}"));
-            let spec = WalkerSpec {
-                kind: if kind == "walker_delta" {
-                    WalkerKind::Delta
-                } else {
-                    WalkerKind::Star
-                },
-                planes: c.planes.ok_or_else(|| need("planes"))?,
-                per_plane: c.per_plane.ok_or_else(|| need("per_plane"))?,
-                altitude_km: km(c.altitude.ok_or_else(|| need("altitude"))?),
-                inclination_deg: c.inclination.ok_or_else(|| need("inclination"))?,
-                phasing: c.phasing.unwrap_or(0),
-            };
-            let placed = layout(&spec).map_err(|(k, m)| err(k, m))?;
-            let sats = placed
-                .into_iter()
-                .map(|p| Satellite {
-                    plane: p.plane,
-                    index: p.index,
-                    orbit: Orbit::Circular(p.orbit),
-                })
-                .collect();
-            let topo = if kind == "walker_delta" {
-                PlaneTopology::Ring
-            } else {
-                PlaneTopology::Seam
-            };
-            (sats, topo)
-        }
-        "explicit" => {
-            if c.satellites.is_empty() {
-                return Err(err(
-                    "satellites",
-                    "is required for explicit (one entry per satellite)".into(),
-                ));
-            }
-            let mut planes: Vec<u32> = c.satellites.iter().map(|s| s.plane).collect();
-            planes.sort_unstable();
-            planes.dedup();
-            let mut sats = Vec::new();
-            for (rank, &p) in planes.iter().enumerate() {
-                let in_plane = c
-                    .satellites
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, s)| s.plane == p);
-                for ((i, s), index) in in_plane.zip(0u32..) {
-                    let o = CircularOrbit::from_ns2(
-                        km(s.altitude),
-                        s.inclination,
-                        s.longitude,
-                        s.alpha,
-                    )
-                    .map_err(|e| {
-                        let key = match e {
-                            OrbitError::AltitudeBelowSurface(_) => "altitude",
-                            OrbitError::Inclination(_) => "inclination",
-                            OrbitError::Alpha(_) => "alpha",
-                            _ => "longitude",
-                        };
-                        err(&format!("satellites.{i}.{key}"), e.to_string())
-                    })?;
-                    sats.push(Satellite {
-                        plane: rank as u32,
-                        index,
-                        orbit: Orbit::Circular(o),
-                    });
-                }
-            }
-            (sats, PlaneTopology::Seam)
-        }
-        _ => {
-            let Some(file) = &c.tle_file else {
-                return Err(err("tle_file", "is required for tle".into()));
-            };
-            let path = resolve(file, source);
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| err("tle_file", format!("cannot read {}: {e}", path.display())))?;
-            let els = crate::sat::tle::parse_tle_text(&text)
-                .map_err(|m| err("tle_file", format!("{}: {m}", path.display())))?;
-            let orbits = crate::sat::tle::orbits(&els)
-                .map_err(|m| err("tle_file", format!("{}: {m}", path.display())))?;
-            let sats = orbits
-                .into_iter()
-                .enumerate()
-                .map(|(i, o)| Satellite {
-                    plane: 0,
-                    index: i as u32,
-                    orbit: Orbit::Tle(Box::new(o)),
-                })
-                .collect();
-            (sats, PlaneTopology::None)
-        }
+    Ok(())
+}
+
+/// A Walker delta or star layout (Walker's planes, satellites per plane, phasing F).
+fn walker_satellites(
+    c: &ConstellationCfg,
+    kind: &str,
+    err: &KeyError,
+) -> Result<Placed, ScenarioError> {
+    let need = |k: &str| err(k, format!("is required for {kind}"));
+    let spec = WalkerSpec {
+        kind: if kind == "walker_delta" {
+            WalkerKind::Delta
+        } else {
+            WalkerKind::Star
+        },
+        planes: c.planes.ok_or_else(|| need("planes"))?,
+        per_plane: c.per_plane.ok_or_else(|| need("per_plane"))?,
+        altitude_km: km(c.altitude.ok_or_else(|| need("altitude"))?),
+        inclination_deg: c.inclination.ok_or_else(|| need("inclination"))?,
+        phasing: c.phasing.unwrap_or(0),
     };
-    Ok(Constellation::new(&c.name, sats, topology))
+    let placed = layout(&spec).map_err(|(k, m)| err(k, m))?;
+    let sats = placed
+        .into_iter()
+        .map(|p| Satellite {
+            plane: p.plane,
+            index: p.index,
+            orbit: Orbit::Circular(p.orbit),
+        })
+        .collect();
+    let topo = if kind == "walker_delta" {
+        PlaneTopology::Ring
+    } else {
+        PlaneTopology::Seam
+    };
+    Ok((sats, topo))
+}
+
+/// ns-2.35's `set-position` entries, planes in increasing plane number.
+fn explicit_satellites(c: &ConstellationCfg, err: &KeyError) -> Result<Placed, ScenarioError> {
+    if c.satellites.is_empty() {
+        return Err(err(
+            "satellites",
+            "is required for explicit (one entry per satellite)".into(),
+        ));
+    }
+    let mut planes: Vec<u32> = c.satellites.iter().map(|s| s.plane).collect();
+    planes.sort_unstable();
+    planes.dedup();
+    let mut sats = Vec::new();
+    for (rank, &p) in planes.iter().enumerate() {
+        let in_plane = c
+            .satellites
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.plane == p);
+        for ((i, s), index) in in_plane.zip(0u32..) {
+            let o = CircularOrbit::from_ns2(km(s.altitude), s.inclination, s.longitude, s.alpha)
+                .map_err(|e| {
+                    let key = match e {
+                        OrbitError::AltitudeBelowSurface(_) => "altitude",
+                        OrbitError::Inclination(_) => "inclination",
+                        OrbitError::Alpha(_) => "alpha",
+                        _ => "longitude",
+                    };
+                    err(&format!("satellites.{i}.{key}"), e.to_string())
+                })?;
+            sats.push(Satellite {
+                plane: rank as u32,
+                index,
+                orbit: Orbit::Circular(o),
+            });
+        }
+    }
+    Ok((sats, PlaneTopology::Seam))
+}
+
+/// Element sets from `tle_file`, propagated with SGP4.
+fn tle_satellites(
+    c: &ConstellationCfg,
+    source: &str,
+    err: &KeyError,
+) -> Result<Placed, ScenarioError> {
+    let Some(file) = &c.tle_file else {
+        return Err(err("tle_file", "is required for tle".into()));
+    };
+    let path = resolve(file, source);
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| err("tle_file", format!("cannot read {}: {e}", path.display())))?;
+    let els = crate::sat::tle::parse_tle_text(&text)
+        .map_err(|m| err("tle_file", format!("{}: {m}", path.display())))?;
+    let orbits = crate::sat::tle::orbits(&els)
+        .map_err(|m| err("tle_file", format!("{}: {m}", path.display())))?;
+    let sats = orbits
+        .into_iter()
+        .enumerate()
+        .map(|(i, o)| Satellite {
+            plane: 0,
+            index: i as u32,
+            orbit: Orbit::Tle(Box::new(o)),
+        })
+        .collect();
+    Ok((sats, PlaneTopology::None))
 }
 
 /// `tle_file` as written: absolute, or relative to the scenario file's folder when the
