@@ -5,7 +5,7 @@ use super::*;
 mod known_answer;
 
 fn sample_chunks() -> Vec<Chunk> {
-    vec![
+    let mut chunks = vec![
         Chunk::Data(DataChunk {
             tsn: 0xdead_beef,
             stream: 3,
@@ -102,6 +102,14 @@ fn sample_chunks() -> Vec<Chunk> {
         Chunk::CookieAck,
         Chunk::ShutdownComplete { t_bit: true },
         Chunk::ShutdownComplete { t_bit: false },
+    ];
+    chunks.extend(extension_samples());
+    chunks
+}
+
+/// Samples using the extensions: Cookie Preservative, unrecognized parameters, ECN.
+fn extension_samples() -> Vec<Chunk> {
+    vec![
         // A retry after a Stale Cookie error (RFC 9260 5.2.6): the Cookie
         // Preservative (type 9, 8 bytes) between the addresses and the rest.
         Chunk::Init(InitChunk {
