@@ -1,5 +1,5 @@
 //! PR-SCTP's wire elements (RFC 3758 sec. 3.1, 3.2): the Forward-TSN-Supported
-//! parameter of INIT and INIT ACK and the FORWARD TSN chunk. `sctp_chunk.rs` hooks
+//! parameter of INIT and INIT ACK and the FORWARD TSN chunk. `sctp_chunk/` hooks
 //! them into its parameter walk and its `Chunk` enum.
 
 use super::{WireError, read_u16, read_u32, write_u16, write_u32};
