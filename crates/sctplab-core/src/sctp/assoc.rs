@@ -13,6 +13,7 @@
 //! no association state before a valid COOKIE-ECHO (RFC 9260 sec. 5.1.3).
 
 mod ecn;
+mod errors;
 mod handshake;
 mod hb_info;
 mod paths;
@@ -279,52 +280,6 @@ impl Association {
 
     fn send_ctrl(&mut self, vtag: u32, c: Chunk, dst: [u8; 4]) {
         self.ctrl.push_back((vtag, c, dst));
-    }
-
-    /// An ERROR chunk under the peer's tag (T bit clear, RFC 9260 3.3.10).
-    fn send_error(&mut self, causes: Vec<ErrorCause>, dst: [u8; 4]) {
-        self.stats.errors_sent += 1;
-        self.send_ctrl(
-            self.peer_tag,
-            Chunk::Error {
-                t_bit: false,
-                causes,
-            },
-            dst,
-        );
-    }
-
-    /// RFC 9260 6.5: a DATA chunk "with an invalid stream identifier" is acknowledged
-    /// as usual and discarded (`Inbound::on_data`), and an ERROR with cause Invalid
-    /// Stream Identifier (3.3.10.1) goes back at once; it may share the SACK's packet
-    /// if it follows the SACK (`flush_stream_errors`). Our own sender never uses such
-    /// a stream (its count is min(OS, the peer's MIS), 5.1.1); only a live peer can
-    /// send one.
-    #[inline(never)]
-    fn report_invalid_stream(&mut self, sid: u16) {
-        if self.stream_errors.len() < MAX_STREAM_ERRORS && !self.stream_errors.contains(&sid) {
-            self.stream_errors.push(sid);
-        }
-    }
-
-    /// Queues the pending Invalid Stream Identifier causes as one ERROR chunk to where
-    /// SACKs go.
-    fn flush_stream_errors(&mut self) {
-        if self.stream_errors.is_empty() {
-            return;
-        }
-        let causes = self
-            .stream_errors
-            .drain(..)
-            .map(|sid| {
-                let [hi, lo] = sid.to_be_bytes();
-                ErrorCause {
-                    code: cause::INVALID_STREAM_IDENTIFIER,
-                    info: vec![hi, lo, 0, 0],
-                }
-            })
-            .collect();
-        self.send_error(causes, self.sack_dest);
     }
 
     /// Where chunks that answer nothing go: the current data destination, else the

@@ -4,6 +4,7 @@
 mod anim;
 mod aqm;
 mod build;
+mod build_wireless;
 #[cfg(test)]
 mod catch_up_check;
 mod mac_digest;
@@ -33,7 +34,7 @@ pub fn export_movement(s: &crate::Scenario, seed: u64) -> Result<String, crate::
             "the scenario has no [wireless] table, so no node moves".into(),
         ));
     };
-    let m = build::build_mobility(s, w, seed)
+    let m = build_wireless::build_mobility(s, w, seed)
         .map_err(|m| crate::ScenarioError::new("<scenario>", "mobility", m))?;
     let until = SimTime::ZERO + s.duration().unwrap_or(crate::sim::SimDuration::ZERO);
     // Counted before anything is kept: the file holds every leg, in memory twice (the
