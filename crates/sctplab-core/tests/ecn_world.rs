@@ -8,41 +8,13 @@ mod common;
 /// One flow over a 10 Mb/s, 20 ms bottleneck with room for 1000 packets (so the hard
 /// limit is never reached by a flow that slows down) run by `aqm`.
 fn dumbbell(aqm: &str, flow: &str) -> String {
+    let topology = common::dumbbell_topology(aqm);
     format!(
         r#"
 duration = "30s"
 [measure]
 start = "5s"
-[[nodes]]
-name = "a"
-[[nodes]]
-name = "r1"
-[[nodes]]
-name = "r2"
-[[nodes]]
-name = "b"
-[[links]]
-name = "l1"
-a = "a"
-b = "r1"
-bandwidth = "100Mb"
-delay = "1ms"
-queue = 1000
-[[links]]
-name = "bn"
-a = "r1"
-b = "r2"
-bandwidth = "10Mb"
-delay = "20ms"
-queue = 1000
-{aqm}
-[[links]]
-name = "l3"
-a = "r2"
-b = "b"
-bandwidth = "100Mb"
-delay = "1ms"
-queue = 1000
+{topology}
 [[flows]]
 from = "a"
 to = "b"

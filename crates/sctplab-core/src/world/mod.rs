@@ -7,6 +7,7 @@ mod build;
 mod build_wireless;
 #[cfg(test)]
 mod catch_up_check;
+mod faults;
 mod mac_digest;
 #[cfg(test)]
 mod manet_equivalence;

@@ -1,7 +1,7 @@
 //! The run loop: pops events in (time, sequence) order and drives links and endpoints.
 
 use super::watch::{CLOCK_EVERY, Watch};
-use super::{Ect, Event, Fault, NO_FLOW, SendRoute, World, addr_parts};
+use super::{Ect, Event, NO_FLOW, SendRoute, World, addr_parts};
 use crate::endpoint::Endpoint;
 use crate::endpoint::EndpointEvent;
 use crate::error::Error;
@@ -226,7 +226,7 @@ impl World {
     // Always inlined (mostly into `deliver`, itself in the run loop): a plain
     // `#[inline]` was not taken, and the call cost about 1 % of the instructions.
     #[inline(always)]
-    fn service(&mut self, id: EndpointId, now: SimTime) {
+    pub(super) fn service(&mut self, id: EndpointId, now: SimTime) {
         loop {
             let pid = self.pool.alloc();
             let slot = &mut self.endpoints[id.idx()];
@@ -673,60 +673,6 @@ impl World {
             }
             None => self.discard(pid),
         }
-    }
-
-    fn fault(&mut self, now: SimTime, i: usize) {
-        match self.faults[i].1 {
-            Fault::LinkDown(a) => {
-                if self.tracer.anim_on() {
-                    self.anim_link_state(now, a, false);
-                }
-                for dir in [a, LinkDirId(a.0 + 1)] {
-                    let link = &mut self.links[dir.idx()];
-                    link.up = false;
-                    link.last_down = Some(now);
-                    // The packet on the wire is lost on arrival (`carried`); queued ones now.
-                    while let Some(pid) = self.links[dir.idx()].queue.pop() {
-                        self.fault_drop(now, dir, pid);
-                    }
-                    while let Some(pid) =
-                        self.links[dir.idx()].aqm.as_mut().and_then(|a| a.pop_any())
-                    {
-                        self.fault_drop(now, dir, pid);
-                    }
-                }
-            }
-            Fault::LinkUp(a) => {
-                if self.tracer.anim_on() {
-                    self.anim_link_state(now, a, true);
-                }
-                for dir in [a, LinkDirId(a.0 + 1)] {
-                    self.links[dir.idx()].up = true;
-                }
-            }
-            Fault::SetPrimary(ep, addr) => {
-                if let crate::endpoint::AnyEndpoint::Sctp(a) = &mut self.endpoints[ep.idx()].ep {
-                    a.set_primary(now, addr);
-                }
-                self.service(ep, now);
-            }
-        }
-    }
-
-    fn fault_drop(&mut self, now: SimTime, dir: LinkDirId, pid: PacketId) {
-        let link = &mut self.links[dir.idx()];
-        if self.window.contains(now) {
-            link.counters.fault_drops += 1;
-        }
-        if self.tracer.ns2_on() {
-            self.tracer
-                .ns2('d', now, link.from.0, link.to.0, self.pool.get(pid));
-        }
-        if self.tracer.anim_on() {
-            self.tracer
-                .anim_drop(now, link.from, self.pool.get(pid), "link_down");
-        }
-        self.discard(pid);
     }
 
     /// Returns a packet to the pool and updates its flow's in-flight count.
