@@ -1,10 +1,12 @@
-//! The SCTP flow key `stream_traffic` (CONTRACTS.md "Messages"): per-stream sources
-//! with their PR-SCTP policies (RFC 3758, RFC 7496); docs/scenario.md.
+//! The SCTP flow keys `stream_traffic` (CONTRACTS.md "Messages"): per-stream sources
+//! with their PR-SCTP policies (RFC 3758, RFC 7496), and `scheduler` (RFC 8260 sec.
+//! 3); docs/scenario.md.
 
 use super::error::ScenarioError;
 use super::schema::SctpCfg;
 use super::units::{Duration, Size, parse_duration};
-use crate::sctp::streams::{PrPolicy, StreamSourceCfg};
+use crate::sctp::Knobs;
+use crate::sctp::streams::{PrPolicy, Scheduler, StreamSourceCfg};
 use crate::sim::{SimDuration, SimTime};
 use serde::Deserialize;
 
@@ -94,8 +96,27 @@ fn policy(e: &StreamTrafficEntry) -> Result<PrPolicy, (&'static str, String)> {
     }
 }
 
-/// Checks `stream_traffic` of an SCTP flow at key path `p`.
+/// Checks `scheduler` and `stream_traffic` of an SCTP flow at key path `p`.
 pub(crate) fn validate(c: &SctpCfg, p: &str, source: &str) -> Result<(), ScenarioError> {
+    if let Some(name) = &c.scheduler {
+        let why = if Scheduler::from_name(name).is_none() {
+            let names: Vec<String> = Scheduler::NAMES.iter().map(|n| format!("{n:?}")).collect();
+            Some(format!(
+                "unknown scheduler {name:?}: expected one of {}",
+                names.join(", ")
+            ))
+        } else if c.stream_traffic.is_none() && name != "fcfs" {
+            Some(format!(
+                "scheduler {name:?} schedules stream_traffic sources: expected a stream_traffic \
+                 (the bulk application sends its messages round robin)"
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(ScenarioError::new(source, format!("{p}.scheduler"), why));
+        }
+    }
     let Some(entries) = &c.stream_traffic else {
         return Ok(());
     };
@@ -166,6 +187,13 @@ pub(crate) fn validate(c: &SctpCfg, p: &str, source: &str) -> Result<(), Scenari
         }
     }
     Ok(())
+}
+
+/// Sets the knobs' stream scheduler from a checked `scheduler`.
+pub(crate) fn apply(c: &SctpCfg, k: &mut Knobs) {
+    if let Some(s) = c.scheduler.as_deref().and_then(Scheduler::from_name) {
+        k.scheduler = s;
+    }
 }
 
 /// The association's sources for a checked `stream_traffic` (empty without it).
@@ -259,6 +287,14 @@ streams = 2
             (
                 r#"stream_traffic = [{ stream = 0, message_size = "1KB" }, { stream = 0, message_size = "2KB" }]"#,
                 "s.toml: flows.m.stream_traffic.1.stream: stream 0 has a source already: one entry per stream",
+            ),
+            (
+                "scheduler = \"wrr\"\nstream_traffic = [{ stream = 0, message_size = \"1KB\" }]",
+                "s.toml: flows.m.scheduler: unknown scheduler \"wrr\": expected one of \"fcfs\", \"rr\", \"rr_packet\", \"priority\", \"fair\", \"wfq\"",
+            ),
+            (
+                "scheduler = \"rr\"",
+                "s.toml: flows.m.scheduler: scheduler \"rr\" schedules stream_traffic sources: expected a stream_traffic (the bulk application sends its messages round robin)",
             ),
         ];
         for (entries, want) in cases {

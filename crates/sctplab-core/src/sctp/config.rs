@@ -142,6 +142,9 @@ pub struct Knobs {
     /// destination is usable, for a fresh RTT after the backed-off RTO (ns-2.35
     /// `Agent/SCTP/HbAfterRto`, scenario key `heartbeat_after_rto`).
     pub heartbeat_after_rto: bool,
+    /// The stream scheduler of `stream_traffic` (RFC 8260 sec. 3, scenario key
+    /// `scheduler`, sctp/streams/sched.rs); the bulk application ignores it.
+    pub scheduler: super::streams::Scheduler,
 }
 
 /// RFC 4960 sec. 7.2.1: min(4 MTU, max(2 MTU, 4380 bytes)).
@@ -180,6 +183,7 @@ pub fn preset(v: Variant) -> Knobs {
         hystart: false,
         cmt: None,
         heartbeat_after_rto: false,
+        scheduler: super::streams::Scheduler::Fcfs,
     };
     let newreno = Knobs {
         fast_recovery: true,

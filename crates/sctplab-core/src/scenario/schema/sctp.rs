@@ -190,6 +190,9 @@ pub struct SctpCfg {
     /// Per-stream sources replacing the bulk application (scenario/streams.rs).
     #[serde(default)]
     pub stream_traffic: Option<Vec<crate::scenario::streams::StreamTrafficEntry>>,
+    /// The stream scheduler of `stream_traffic` (scenario/streams.rs).
+    #[serde(default)]
+    pub scheduler: Option<String>,
 }
 
 fn default_delayed_ack_timeout() -> Duration {
@@ -333,6 +336,7 @@ impl SctpCfg {
             .hystart
             .unwrap_or(self.congestion_control == CongestionControl::Cubic);
         crate::scenario::cmt::apply(self, &mut k);
+        crate::scenario::streams::apply(self, &mut k);
         k
     }
 

@@ -54,6 +54,7 @@ impl Association {
             self.cfg.unordered,
         );
         s.pr_on = peer_forward_tsn && self.pr_local();
+        s.set_scheduler(self.cfg.knobs.scheduler);
         Some(Box::new(s))
     }
 

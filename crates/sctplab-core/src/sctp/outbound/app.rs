@@ -47,6 +47,13 @@ impl AppSource {
         }
     }
 
+    /// A packet of new data is being started (for the stream scheduler).
+    pub(super) fn packet_start(&mut self) {
+        if let Some(s) = self.streams.as_mut() {
+            s.packet_start();
+        }
+    }
+
     pub(super) fn has_data(&self) -> bool {
         if let Some(s) = &self.streams {
             return !s.exhausted();

@@ -91,6 +91,7 @@ impl Outbound {
         {
             let mut used = 0usize;
             let mut chunks = self.chunk_list();
+            self.app.packet_start();
             loop {
                 let room_left = self.room - used;
                 if room_left < DataChunk::HEADER_LEN + 4 {

@@ -8,10 +8,12 @@
 //! of it cumulatively (or, abandoned, until the cumulative ack passes what of it was
 //! sent); its capacity is the flow's `receive_buffer` (the socket buffers of both ends
 //! are the same size, as FreeBSD's default `net.inet.sctp.sendspace` and `recvspace`
-//! are). Messages are cut into chunks first come first served (RFC 8260 sec. 3.1, the
-//! only scheduler built): in submission order, one message at a time, so the TSNs of
-//! consecutive messages are consecutive and the records here are in TSN order.
+//! are). Messages are cut into chunks one at a time, in the order the flow's stream
+//! scheduler chooses (`sched.rs`, RFC 8260 sec. 3; first come first served by
+//! default). A message starts at the front of the unsent part of the buffer, so the
+//! records of started messages stay in TSN order.
 
+pub mod sched;
 pub mod source;
 pub mod stats;
 
@@ -19,6 +21,8 @@ use crate::net::wire::DataFlags;
 use crate::sim::SimTime;
 use std::collections::VecDeque;
 
+pub use sched::Scheduler;
+use sched::{Head, SchedState};
 use source::Source;
 pub use source::{PrPolicy, StreamSourceCfg};
 
@@ -86,11 +90,24 @@ pub struct StreamSources {
     pub(crate) point_rel: u32,
     /// FORWARD TSN chunks sent over the run.
     pub forward_tsn_sent: u64,
+    /// The stream scheduler, and the streams it may choose from (reused).
+    sched: SchedState,
+    heads: Vec<Head>,
+    seen: Vec<bool>,
 }
 
 impl StreamSources {
     pub fn new(cfgs: &[StreamSourceCfg], streams: u16, capacity: u64, unordered: bool) -> Self {
         let n = usize::from(streams.max(1));
+        let (mut priority, mut weight) = (vec![0; n], vec![1; n]);
+        for c in cfgs {
+            if let (Some(p), Some(w)) = (
+                priority.get_mut(usize::from(c.stream)),
+                weight.get_mut(usize::from(c.stream)),
+            ) {
+                (*p, *w) = (c.priority, c.weight);
+            }
+        }
         StreamSources {
             sources: cfgs.iter().map(Source::new).collect(),
             msgs: VecDeque::new(),
@@ -108,7 +125,20 @@ impl StreamSources {
             pr_on: false,
             point_rel: u32::MAX,
             forward_tsn_sent: 0,
+            sched: SchedState::new(Scheduler::Fcfs, priority, weight),
+            heads: Vec::new(),
+            seen: vec![false; n],
         }
+    }
+
+    /// The flow's stream scheduler (`scheduler`; first come first served without).
+    pub fn set_scheduler(&mut self, kind: Scheduler) {
+        self.sched.kind = kind;
+    }
+
+    /// A packet of new data is being started (round robin per packet turns).
+    pub fn packet_start(&mut self) {
+        self.sched.packet_start();
     }
 
     /// The flow's stop: no source submits any more; what is in the buffer still goes.
@@ -304,16 +334,47 @@ impl StreamSources {
         }
     }
 
-    /// The index in `msgs` of the next message with bytes to cut.
+    /// The index in `msgs` of the next message with bytes to cut: the one being cut,
+    /// else the scheduler's choice, moved to the front of the unsent part.
     fn next_to_cut(&mut self) -> Option<usize> {
         while let Some(m) = self.msgs.get(self.cursor) {
             if m.abandoned || m.fully_cut() {
                 self.cursor += 1;
-            } else {
+            } else if m.started() || self.sched.kind == Scheduler::Fcfs {
                 return Some(self.cursor);
+            } else {
+                break;
             }
         }
-        None
+        self.collect_heads();
+        let h = self.sched.pick(&self.heads)?;
+        if h.index != self.cursor {
+            // Only unsent messages lie between: the order of each stream's stays.
+            let m = self.msgs.remove(h.index)?;
+            self.msgs.insert(self.cursor, m);
+        }
+        Some(self.cursor)
+    }
+
+    /// The first unsent message of every stream that has one, in buffer order.
+    fn collect_heads(&mut self) {
+        self.heads.clear();
+        self.seen.iter_mut().for_each(|s| *s = false);
+        let wanted = self.sources.len();
+        for (index, m) in self.msgs.iter().enumerate().skip(self.cursor) {
+            let s = usize::from(m.stream);
+            if m.abandoned || m.started() || self.seen[s] {
+                continue;
+            }
+            self.seen[s] = true;
+            self.heads.push(Head {
+                stream: m.stream,
+                index,
+            });
+            if self.heads.len() == wanted {
+                break;
+            }
+        }
     }
 
     /// Payload of the next chunk if cut at `max_payload`, without cutting it.
@@ -333,6 +394,7 @@ impl StreamSources {
         let m = &mut self.msgs[k];
         let mut flags = DataFlags::empty();
         if m.ssn.is_none() {
+            self.sched.started(m.stream, &self.heads);
             let ssn = &mut self.ssns[usize::from(m.stream)];
             m.ssn = Some(*ssn);
             *ssn = ssn.wrapping_add(1);
@@ -341,6 +403,8 @@ impl StreamSources {
         }
         let take = (m.size - m.cut).min(max_payload);
         m.cut += take;
+        self.sched.cut(m.stream, take);
+        self.sched.note_packet_stream(m.stream);
         m.last_rel = rel;
         if m.fully_cut() {
             flags = flags.union(DataFlags::END);
@@ -370,5 +434,7 @@ impl StreamSources {
     }
 }
 
+#[cfg(test)]
+mod sched_tests;
 #[cfg(test)]
 mod tests;
