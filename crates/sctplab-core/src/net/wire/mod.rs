@@ -23,6 +23,7 @@ pub mod packet;
 pub mod sctp;
 pub mod sctp_chunk;
 pub mod sctp_forward_tsn;
+pub mod sctp_idata;
 pub mod tcp;
 pub mod udp;
 

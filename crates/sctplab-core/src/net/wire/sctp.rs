@@ -39,6 +39,7 @@ impl SctpRepr {
             .iter()
             .map(|c| match c {
                 Chunk::Data(d) => d.payload_len as usize,
+                Chunk::IData(d) => d.payload_len as usize,
                 _ => 0,
             })
             .sum()

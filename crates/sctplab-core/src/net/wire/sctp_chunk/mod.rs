@@ -24,7 +24,7 @@
 //! One submodule per concern: `data`, `sack`, `init` (INIT, INIT ACK and their
 //! parameters), `control` (heartbeat, error causes, unknown chunks), `ecn` (ECNE, CWR,
 //! ECN Capable) and `params` (the TLV walk and padding). FORWARD TSN lives in
-//! `super::sctp_forward_tsn`. This file holds the [`Chunk`] enum and the dispatch of
+//! `super::sctp_forward_tsn`, I-DATA and I-FORWARD-TSN in `super::sctp_idata`. This file holds the [`Chunk`] enum and the dispatch of
 //! `len`, `emit` and `parse` to them.
 
 mod control;
@@ -42,6 +42,7 @@ pub use init::{IPV4_ADDRESS_PARAM_LEN, InitAckChunk, InitChunk};
 pub use sack::SackChunk;
 
 use super::sctp_forward_tsn::ForwardTsnChunk;
+use super::sctp_idata::{IDataChunk, IForwardTsnChunk};
 use super::{WireError, len_u16, read_u8, read_u16, read_u32, write_u16, write_u32};
 use control::{emit_causes, emit_heartbeat_info, error_value_len, parse_heartbeat_info};
 use ecn::ECN_CHUNK_VALUE_LEN;
@@ -71,6 +72,11 @@ pub mod chunk_type {
     pub const SHUTDOWN_COMPLETE: u8 = 14;
     /// FORWARD TSN (RFC 3758 sec. 3.2).
     pub const FORWARD_TSN: u8 = super::super::sctp_forward_tsn::FORWARD_TSN;
+    /// I-DATA and I-FORWARD-TSN (RFC 8260 sec. 2.1, 2.3.1): emitted, but parsed as
+    /// unknown chunks (`UnknownChunk::decode_interleaving` reads them), as this end
+    /// does not negotiate interleaving.
+    pub const I_DATA: u8 = super::super::sctp_idata::I_DATA;
+    pub const I_FORWARD_TSN: u8 = super::super::sctp_idata::I_FORWARD_TSN;
 
     /// Whether this module decodes chunks of type `kind`.
     pub const fn is_known(kind: u8) -> bool {
@@ -141,6 +147,10 @@ pub enum Chunk {
     Cwr {
         lowest_tsn: u32,
     },
+    /// I-DATA (RFC 8260 sec. 2.1, `sctp_idata.rs`); emitted only, see `chunk_type`.
+    IData(IDataChunk),
+    /// I-FORWARD-TSN (RFC 8260 sec. 2.3.1); emitted only.
+    IForwardTsn(IForwardTsnChunk),
     /// A chunk type this module does not know (§3.2).
     Unknown(UnknownChunk),
 }
@@ -168,6 +178,8 @@ impl Chunk {
             Chunk::ForwardTsn(_) => chunk_type::FORWARD_TSN,
             Chunk::Ecne { .. } => chunk_type::ECNE,
             Chunk::Cwr { .. } => chunk_type::CWR,
+            Chunk::IData(_) => chunk_type::I_DATA,
+            Chunk::IForwardTsn(_) => chunk_type::I_FORWARD_TSN,
             Chunk::Unknown(u) => u.kind,
         }
     }
@@ -175,6 +187,7 @@ impl Chunk {
     fn flags(&self) -> u8 {
         match self {
             Chunk::Data(d) => d.flags.bits(),
+            Chunk::IData(d) => d.flags.bits(),
             Chunk::Abort { t_bit }
             | Chunk::ShutdownComplete { t_bit }
             | Chunk::Error { t_bit, .. } => u8::from(*t_bit) * FLAG_T,
@@ -199,6 +212,8 @@ impl Chunk {
                 Chunk::Error { causes, .. } => error_value_len(causes),
                 Chunk::Unknown(u) => u.value.len(),
                 Chunk::ForwardTsn(f) => f.len() - CHUNK_HEADER_LEN,
+                Chunk::IData(d) => IDataChunk::len_for(d.payload_len as usize) - CHUNK_HEADER_LEN,
+                Chunk::IForwardTsn(f) => f.len() - CHUNK_HEADER_LEN,
                 Chunk::Sack(s) => {
                     SackChunk::len_with(s.gaps.len(), s.dups.len()) - CHUNK_HEADER_LEN
                 }
@@ -254,6 +269,8 @@ impl Chunk {
             Chunk::Error { causes, .. } => emit_causes(value, causes),
             Chunk::Unknown(u) => value.copy_from_slice(&u.value),
             Chunk::ForwardTsn(f) => f.emit_value(value),
+            Chunk::IData(d) => d.emit_value(value),
+            Chunk::IForwardTsn(f) => f.emit_value(value),
             Chunk::Abort { .. }
             | Chunk::ShutdownAck
             | Chunk::CookieAck
