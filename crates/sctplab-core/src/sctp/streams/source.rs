@@ -34,8 +34,8 @@ pub struct StreamSourceCfg {
     pub interval: Option<SimDuration>,
     pub start: SimTime,
     pub stop: Option<SimTime>,
-    /// For the `priority` and `wfq`/`fair` schedulers (RFC 8260 sec. 3); first come
-    /// first served, the only scheduler built, does not look at them.
+    /// For the `priority` and `wfq` schedulers (RFC 8260 sec. 3.4, 3.6, `sched.rs`);
+    /// the others do not look at them.
     pub priority: i64,
     pub weight: u32,
     pub pr: PrPolicy,
