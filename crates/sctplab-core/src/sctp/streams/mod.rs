@@ -94,6 +94,9 @@ pub struct StreamSources {
     sched: SchedState,
     heads: Vec<Head>,
     seen: Vec<bool>,
+    /// Per stream: messages neither started nor abandoned (the scheduler's search for
+    /// heads stops once it has found every stream that has one).
+    waiting: Vec<u32>,
 }
 
 impl StreamSources {
@@ -128,6 +131,7 @@ impl StreamSources {
             sched: SchedState::new(Scheduler::Fcfs, priority, weight),
             heads: Vec::new(),
             seen: vec![false; n],
+            waiting: vec![0; n],
         }
     }
 
@@ -209,6 +213,7 @@ impl StreamSources {
             }
             self.held += size;
             self.tally[usize::from(stream)].submitted_messages += 1;
+            self.waiting[usize::from(stream)] += 1;
             self.msgs.push_back(Msg {
                 stream,
                 size,
@@ -272,6 +277,10 @@ impl StreamSources {
             return;
         }
         m.abandoned = true;
+        if !m.started() {
+            let w = &mut self.waiting[usize::from(m.stream)];
+            *w = w.saturating_sub(1);
+        }
         self.tally[usize::from(m.stream)].abandoned_messages += 1;
         if k == self.cursor && m.started() {
             // The message being cut ends here: the next chunk belongs to the next one.
@@ -360,7 +369,10 @@ impl StreamSources {
     fn collect_heads(&mut self) {
         self.heads.clear();
         self.seen.iter_mut().for_each(|s| *s = false);
-        let wanted = self.sources.len();
+        let wanted = self.waiting.iter().filter(|&&w| w > 0).count();
+        if wanted == 0 {
+            return;
+        }
         for (index, m) in self.msgs.iter().enumerate().skip(self.cursor) {
             let s = usize::from(m.stream);
             if m.abandoned || m.started() || self.seen[s] {
@@ -395,6 +407,8 @@ impl StreamSources {
         let mut flags = DataFlags::empty();
         if m.ssn.is_none() {
             self.sched.started(m.stream, &self.heads);
+            let w = &mut self.waiting[usize::from(m.stream)];
+            *w = w.saturating_sub(1);
             let ssn = &mut self.ssns[usize::from(m.stream)];
             m.ssn = Some(*ssn);
             *ssn = ssn.wrapping_add(1);
