@@ -94,3 +94,19 @@ def test_a_stream_beyond_streams_is_refused(tmp_path: Path) -> None:
     assert r.returncode == 2
     assert r.stderr.strip().count("\n") == 0
     assert "stream_traffic.1.stream: stream 2 does not exist" in r.stderr
+
+
+def test_an_unknown_scheduler_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text(EXAMPLE.read_text().replace("streams = 2\n", 'streams = 2\nscheduler = "wrr"\n'))
+    r = sctplab("run", bad, "--out", tmp_path / "o", "--quiet")
+    assert r.returncode == 2
+    assert r.stderr.strip().count("\n") == 0
+    assert 'flows.messages.scheduler: unknown scheduler "wrr": expected one of "fcfs"' in r.stderr
+
+
+def test_a_scheduler_set_from_the_command_line_runs(tmp_path: Path) -> None:
+    out = run(tmp_path, "--set", 'flows.messages.scheduler="priority"')
+    assert 'scheduler = "priority"' in (out / "scenario.toml").read_text()
+    flow = json.loads((out / "summary.json").read_text())["flows"]["messages"]
+    assert all(s["delivered_messages"] > 0 for s in flow["streams"])

@@ -82,6 +82,24 @@ EXPECTED = {
         },
     },
 }
+# Beyond the seeds (issue 36): small-message delay per scheduler and PR-SCTP policy.
+MESSAGING_SERIES = (
+    *(f"sctp-{s}" for s in ("fcfs", "rr", "rr_packet", "priority", "fair", "wfq")),
+    "prsctp-ttl",
+)
+EXPECTED["messaging"] = {
+    *{
+        (item, s, "loss", metric)
+        for s in MESSAGING_SERIES
+        for item, metric in (
+            ("small_delay", "message_delay_mean_s"),
+            ("small_delay", "message_delay_p99_s"),
+            ("large_delay", "message_delay_mean_s"),
+            ("goodput", "goodput_bps"),
+        )
+    },
+    ("abandoned", "prsctp-ttl", "loss", "abandoned_pct"),
+}
 # Items of a study that go beyond its seed: the paper has no value for them.
 BEYOND_SEED = {"satellite": {"aqm"}}
 

@@ -11,7 +11,7 @@ Reproducer = Callable[[Path, bool], StudyResult]
 
 
 def studies() -> dict[str, Reproducer]:
-    from sctplab.reproduce import manet, multistreaming, newreno, satellite, snoop
+    from sctplab.reproduce import manet, messaging, multistreaming, newreno, satellite, snoop
 
     return {
         "satellite": satellite.reproduce,
@@ -19,4 +19,5 @@ def studies() -> dict[str, Reproducer]:
         "newreno": newreno.reproduce,
         "snoop": snoop.reproduce,
         "manet": manet.reproduce,
+        "messaging": messaging.reproduce,
     }

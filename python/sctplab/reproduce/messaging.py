@@ -1,0 +1,200 @@
+"""Beyond the seeds (issue 36): the delay of small messages on one SCTP stream behind large
+messages on another, over seed 001's satellite path without and with loss, under each
+stream scheduler of RFC 8260 sec. 3 and with PR-SCTP's timed reliability (RFC 7496)."""
+
+from __future__ import annotations
+
+import copy
+import math
+from pathlib import Path
+from typing import Any
+
+from sctplab.reproduce.common import Figure, Row, StudyResult, Table
+from sctplab.reproduce.pool import Point, run_points
+from sctplab.scenario_paths import load_scenario
+from sctplab.stats import mean_ci
+from sctplab.tables import write_table
+
+LOSSES = [0.0, 0.01, 0.03]
+SCHEDULERS = ["fcfs", "rr", "rr_packet", "priority", "fair", "wfq"]
+TTL = "1s"
+SERIES = [f"sctp-{s}" for s in SCHEDULERS] + ["prsctp-ttl"]
+SMALL = 1  # the stream of 200-byte messages
+LARGE = 0  # the backlog of 16 KB messages
+
+
+def _scenario(base: dict[str, Any], series: str) -> dict[str, Any]:
+    """The study's scenario for one series: the scheduler, and for `prsctp-ttl` first
+    come first served with a lifetime on the small messages."""
+    s = copy.deepcopy(base)
+    flow = s["flows"][0]
+    if series == "prsctp-ttl":
+        flow["scheduler"] = "fcfs"
+        small = flow["stream_traffic"][SMALL]
+        small["pr_policy"] = "ttl"
+        small["pr_value"] = TTL
+    else:
+        flow["scheduler"] = series.removeprefix("sctp-")
+    return s
+
+
+def _metrics(summary: dict[str, Any]) -> dict[str, float]:
+    f = summary["flows"]["messages"]
+    small = f["streams"][SMALL]
+    submitted = small["delivered_messages"] + small["abandoned_messages"]
+
+    def num(v: Any) -> float:
+        return math.nan if v is None else float(v)
+
+    return {
+        "message_delay_mean_s": num(small["message_delay_mean_s"]),
+        "message_delay_p99_s": num(small["message_delay_p99_s"]),
+        "large_delay_mean_s": num(f["streams"][LARGE]["message_delay_mean_s"]),
+        "goodput_bps": float(f["goodput_bps"]),
+        "abandoned_pct": 100 * small["abandoned_messages"] / submitted if submitted else math.nan,
+    }
+
+
+def reproduce(out: Path, quick: bool = False) -> StudyResult:
+    out.mkdir(parents=True, exist_ok=True)
+    seeds = 3 if quick else 10
+    duration = 60.0 if quick else 120.0
+    base = load_scenario("messaging.toml")
+    res = StudyResult(
+        "messaging", "Beyond the seeds: small messages behind large ones (SCTP streams)"
+    )
+    res.settings = [
+        "Scenario `scenarios/messaging.toml`: seed 001's path, L1 = (5 Mb/s, 130 ms), L2 = "
+        "(10 Mb/s, 130 ms, loss on data packets as x), queues of 50; SCTP `rfc9260`, DATA "
+        "chunks, a 256 KiB send buffer (the flow's receive_buffer); stream 0 a backlog of "
+        "16 KB messages, stream 1 a 200-byte message every 100 ms.",
+        f"Series: `sctp-<scheduler>` for each scheduler of RFC 8260 sec. 3; `prsctp-ttl`: "
+        f"first come first served with timed reliability ({TTL}) on stream 1 (RFC 7496 "
+        "sec. 2).",
+        f"{seeds} seeds per point, {duration:.0f} s per run, sources stop 10 s before the "
+        "end" + (" (--quick)." if quick else "."),
+        "Delay: from a message's entry into the send buffer to its delivery (summary.json's "
+        "message_delay_mean_s and message_delay_p99_s of stream 1); mean and 95 % "
+        "Student-t half-width over seeds (of the per-run mean and of the per-run 99th "
+        "percentile).",
+    ]
+    points: list[Point] = []
+    keys: list[tuple[str, float]] = []
+    for series in SERIES:
+        scen = _scenario(base, series)
+        for loss in LOSSES:
+            for seed in range(1, seeds + 1):
+                sets = {
+                    "duration": f"{duration}s",
+                    "flows.messages.stop": f"{duration - 10}s",
+                    "links.l2.loss.rate": loss,
+                }
+                points.append((scen, sets, seed))
+                keys.append((series, loss))
+    summaries = run_points(points)
+    vals: dict[tuple[str, float], list[dict[str, float]]] = {}
+    for k, summ in zip(keys, summaries, strict=True):
+        vals.setdefault(k, []).append(_metrics(summ))
+
+    stats: dict[tuple[str, float, str], tuple[float, float, int]] = {}
+    items = [
+        ("small_delay", "message_delay_mean_s"),
+        ("small_delay", "message_delay_p99_s"),
+        ("large_delay", "large_delay_mean_s"),
+        ("goodput", "goodput_bps"),
+    ]
+    for series in SERIES:
+        for loss in LOSSES:
+            runs = vals[(series, loss)]
+            metrics = items + ([("abandoned", "abandoned_pct")] if series == "prsctp-ttl" else [])
+            for item, metric in metrics:
+                m, ci, n = mean_ci([r[metric] for r in runs])
+                stats[(series, loss, metric)] = (m, ci, n)
+                name = "message_delay_mean_s" if metric == "large_delay_mean_s" else metric
+                res.rows.append(
+                    Row(item, series, "loss", loss, name, m, None if math.isnan(ci) else ci, n)
+                )
+
+    res.figures.append(_figure(out, stats))
+    header = ["series"] + [f"loss {x:g}: mean (s)" for x in LOSSES] + ["p99 at loss 0.01 (s)"]
+    table = [
+        [series]
+        + [_pm(stats[(series, x, "message_delay_mean_s")]) for x in LOSSES]
+        + [_pm(stats[(series, 0.01, "message_delay_p99_s")])]
+        for series in SERIES
+    ]
+    md = write_table(out, "small_delay", header, table)
+    res.tables.append(Table("Delay of the 200-byte messages (stream 1), mean ± 95 % CI", md))
+    res.discussion = _discussion(stats)
+    return res
+
+
+def _pm(s: tuple[float, float, int]) -> str:
+    m, ci, _ = s
+    return f"{m:.3f}" if math.isnan(ci) else f"{m:.3f} ± {ci:.3f}"
+
+
+def _plt() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _figure(out: Path, stats: dict[tuple[str, float, str], tuple[float, float, int]]) -> Figure:
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for series in SERIES:
+        ys = [stats[(series, x, "message_delay_mean_s")] for x in LOSSES]
+        ax.errorbar(
+            [100 * x for x in LOSSES],
+            [y[0] for y in ys],
+            yerr=[0.0 if math.isnan(y[1]) else y[1] for y in ys],
+            marker="o",
+            markersize=3,
+            capsize=2,
+            label=series,
+        )
+    ax.set_yscale("log")
+    ax.set_xlabel("loss on the satellite link (%)")
+    ax.set_ylabel("mean delay of a 200-byte message (s)")
+    ax.set_title("Small messages behind 16 KB messages (DATA chunks)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    png = out / "small_delay.png"
+    fig.savefig(png, dpi=120)
+    plt.close(fig)
+    return Figure(png, "Mean delay of stream 1's 200-byte messages per scheduler, with 95 % CIs")
+
+
+def _discussion(stats: dict[tuple[str, float, str], tuple[float, float, int]]) -> list[str]:
+    def mean(series: str, loss: float, metric: str = "message_delay_mean_s") -> float:
+        return stats[(series, loss, metric)][0]
+
+    lossy = 0.01
+    fcfs, prio = mean("sctp-fcfs", lossy), mean("sctp-priority", lossy)
+    fair, rr = mean("sctp-fair", lossy), mean("sctp-rr", lossy)
+    ttl_p99 = mean("prsctp-ttl", lossy, "message_delay_p99_s")
+    ttl_ab = mean("prsctp-ttl", lossy, "abandoned_pct")
+    return [
+        f"With first come first served a small message waits behind everything the send "
+        f"buffer holds: at {100 * lossy:g} % loss, where the flight is a small part of the "
+        f"256 KiB buffer, its mean delay is {fcfs:.2f} s. `priority` sends it as soon as "
+        f"the 16 KB message being cut is complete ({prio:.2f} s, {fcfs / prio:.0f}x less); "
+        f"`fair` and `wfq` do nearly as well ({fair:.2f} s): the small stream has cut far "
+        f"fewer bytes, but after a pause it rejoins at the large stream's count, so a "
+        f"second waiting message goes after a large one. `rr` is fair in messages, not "
+        f"bytes: one 200-byte message per 16 KB message cannot keep up with ten a second, "
+        f"and the small stream's queue grows for the whole run ({rr:.1f} s).",
+        f"Timed reliability ({TTL}) bounds the delay of what is delivered (99th percentile "
+        f"{ttl_p99:.2f} s at {100 * lossy:g} % loss) by abandoning {ttl_ab:.0f} % of the "
+        f"small messages.",
+        "With DATA chunks no scheduler can interrupt a message once its first chunk is "
+        "sent (its fragments take consecutive TSNs), so the small message still waits for "
+        "the rest of the large one and for the flight ahead; I-DATA (RFC 8260 sec. 2) "
+        "would remove the first part. Not in this study yet: I-DATA (its wire encoding is "
+        "built, the association does not use it), and TCP as one byte stream (sctplab's "
+        "TCP flows carry no messages, so there is no message delay to compare).",
+    ]
