@@ -355,6 +355,9 @@ impl StreamSources {
                 break;
             }
         }
+        if self.sched.kind == Scheduler::Fcfs {
+            return None;
+        }
         self.collect_heads();
         let h = self.sched.pick(&self.heads)?;
         if h.index != self.cursor {
