@@ -110,6 +110,9 @@ def reproduce(out: Path, quick: bool = False) -> StudyResult:
             for item, metric in metrics:
                 m, ci, n = mean_ci([r[metric] for r in runs])
                 stats[(series, loss, metric)] = (m, ci, n)
+                if n == 0:
+                    # No run delivered a message of the stream (all abandoned): no row.
+                    continue
                 name = "message_delay_mean_s" if metric == "large_delay_mean_s" else metric
                 res.rows.append(
                     Row(item, series, "loss", loss, name, m, None if math.isnan(ci) else ci, n)
@@ -130,7 +133,9 @@ def reproduce(out: Path, quick: bool = False) -> StudyResult:
 
 
 def _pm(s: tuple[float, float, int]) -> str:
-    m, ci, _ = s
+    m, ci, n = s
+    if n == 0:
+        return "none delivered"
     return f"{m:.3f}" if math.isnan(ci) else f"{m:.3f} ± {ci:.3f}"
 
 
