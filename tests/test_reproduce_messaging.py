@@ -8,8 +8,9 @@ delays per stream scheduler against what the model's rules imply, by hand:
 - `rr` serves one small message per 16 KB message; at 1 % loss a 16 KB message takes
   far longer than the 100 ms between small messages, so their queue grows for the whole
   run and `rr` is slower than first come first served;
-- timed reliability (1 s) abandons what would wait longer, so the delivered messages'
-  99th percentile stays well under first come first served's mean."""
+- timed reliability (1 s) with first come first served abandons what would wait
+  longer: at 1 % loss, where first come first served's mean is several seconds, nearly
+  every small message, and the few delivered stay well under that mean."""
 
 from __future__ import annotations
 
@@ -34,8 +35,10 @@ def test_messaging_quick(tmp_path: Path) -> None:
 
     assert small("sctp-fcfs") > 3 * small("sctp-priority")
     assert small("sctp-rr") > small("sctp-fcfs")
-    assert small("prsctp-ttl", "message_delay_p99_s") < small("sctp-fcfs")
-    assert mean[("abandoned", "prsctp-ttl", "0.01", "abandoned_pct")] > 0
+    assert small("sctp-fcfs") > 3.0
+    assert mean[("abandoned", "prsctp-ttl", "0.01", "abandoned_pct")] > 90
+    ttl_p99 = mean.get(("small_delay", "prsctp-ttl", "0.01", "message_delay_p99_s"))
+    assert ttl_p99 is None or ttl_p99 < small("sctp-fcfs")
     report = (out / "report.md").read_text()
     assert "(messaging/small_delay.png)" in report
     assert (out / "messaging" / "small_delay.md").is_file()
