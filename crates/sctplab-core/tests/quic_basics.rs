@@ -90,7 +90,7 @@ fn a_finite_transfer_is_delivered_acknowledged_and_closed() {
 fn ten_megabytes_over_ten_megabits_use_the_bottleneck() {
     // Goodput over the transfer (bytes over completion time, handshake included) against
     // the link's 10 Mb/s: at least 90 %.
-    for cc in ["cubic", "reno"] {
+    for cc in ["cubic", "reno", "bbr"] {
         let flow = format!("bytes = \"10MB\"\ncongestion_control = \"{cc}\"");
         let s = run(&scenario(&flow, "10Mb", "20ms", None), 1);
         let q = &s["flows"]["q"];
@@ -118,6 +118,26 @@ fn same_seed_same_summary_other_seed_other_summary() {
     let (a, b, c) = (load(7), load(7), load(8));
     assert_eq!(a, b);
     assert_ne!(a, c);
+    // quinn's BBR draws one number from the operating system per BBR (docs/models/
+    // quic.md "Determinism"): the summaries stay identical.
+    let text = text.replace("streams = 2", "streams = 2\ncongestion_control = \"bbr\"");
+    let bbr = |seed| {
+        let s = sctplab_core::load_toml(&text, "<test>", "t", &[]).unwrap();
+        let o = sctplab_core::RunOptions {
+            seed,
+            ..Default::default()
+        };
+        sctplab_core::run_scenario(&s, &o).unwrap().summary_json
+    };
+    let runs: Vec<String> = (0..4).map(|_| bbr(7)).collect();
+    assert!(
+        runs.iter().all(|r| *r == runs[0]),
+        "bbr: same seed, same summary"
+    );
+    assert_ne!(runs[0], bbr(8));
+    let v: serde_json::Value = serde_json::from_str(&runs[0]).unwrap();
+    assert_eq!(v["flows"]["q"]["congestion_control"], "bbr");
+    assert_eq!(v["flows"]["q"]["delivered_bytes"], 300_000);
     let v: serde_json::Value = serde_json::from_str(&a).unwrap();
     assert_eq!(v["flows"]["q"]["delivered_bytes"], 300_000);
     assert!(v["flows"]["q"]["lost_packets"].as_u64().unwrap() > 0, "{v}");

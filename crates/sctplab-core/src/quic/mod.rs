@@ -106,16 +106,22 @@ pub struct QuicEndpoint {
 impl QuicEndpoint {
     /// Both ends of a flow. Errors are one line (a dependency refusing its input).
     pub fn pair(cfg: &QuicCfg) -> Result<(QuicEndpoint, QuicEndpoint), String> {
+        let transport = setup::transport(cfg.controller, cfg.streams, cfg.max_udp_payload);
+        Self::pair_with(cfg, transport)
+    }
+
+    /// Both ends with the given transport configuration (tests look into quinn's
+    /// controllers through it).
+    pub(crate) fn pair_with(
+        cfg: &QuicCfg,
+        transport: quinn_proto::TransportConfig,
+    ) -> Result<(QuicEndpoint, QuicEndpoint), String> {
         let label = format!("flow:{}:quic", cfg.name);
         let id = crypto::identity(&mut RngStream::new(
             cfg.seed,
             &format!("{label}:server:identity"),
         ))?;
-        let transport = Arc::new(setup::transport(
-            cfg.controller,
-            cfg.streams,
-            cfg.max_udp_payload,
-        ));
+        let transport = Arc::new(transport);
         let client_cfg = setup::client_config(
             cfg.seed,
             &format!("{label}:client"),
@@ -519,5 +525,7 @@ impl Endpoint for QuicEndpoint {
     }
 }
 
+#[cfg(test)]
+mod bbr_tests;
 #[cfg(test)]
 mod tests;
