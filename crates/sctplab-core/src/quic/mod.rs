@@ -14,6 +14,7 @@
 pub mod app;
 pub mod crypto;
 pub mod keylog;
+pub mod live;
 pub mod messages;
 pub mod setup;
 
