@@ -9,28 +9,32 @@
 mod common;
 
 use sctplab_core::live::relay::{Impairment, Relay, RelayOptions};
-use sctplab_core::quic::live::{LiveFlow, connect, serve};
+use sctplab_core::quic::live::{LiveFlow, Transit, connect, serve};
 use sctplab_core::quic::setup::Controller;
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, UdpSocket};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-const ONE_WAY_MS: u64 = 200;
-const LOSS: f64 = 0.02;
-const BYTES: u64 = 150_000;
-const RUNS: u64 = 8;
+const ONE_WAY_MS: u64 = 100;
+const BYTES: u64 = 100_000;
+
+/// What one run measured, seconds: connect time, completion time and (live runs) the
+/// real run's own time: the two ends' processing, the lateness of their timers, and the
+/// path's time beyond the relay's delay (relay and kernel), once each way per round
+/// trip.
+type Times = (f64, f64, f64);
 
 /// One live run: relay, server and client on loopback; the client's completion time.
-fn live_run(seed: u64) -> f64 {
+fn live_run(seed: u64, one_way_ms: u64, loss: f64) -> Times {
     let lo = Ipv4Addr::LOCALHOST;
     let server_sock = UdpSocket::bind(SocketAddrV4::new(lo, 0)).expect("bind");
     let SocketAddr::V4(server_addr) = server_sock.local_addr().expect("addr") else {
         panic!("v4")
     };
     let imp = Impairment {
-        loss: LOSS,
-        delay: Duration::from_millis(ONE_WAY_MS),
+        loss,
+        delay: Duration::from_millis(one_way_ms),
         ..Impairment::default()
     };
     let mut relay = Relay::new(RelayOptions {
@@ -56,6 +60,7 @@ fn live_run(seed: u64) -> f64 {
         streams: 1,
         controller: Controller::Cubic,
         timeout: Duration::from_secs(20),
+        transit: Some(Arc::new(Transit::default())),
     };
     let server_flow = flow.clone();
     let server = std::thread::spawn(move || serve(&server_flow, server_sock));
@@ -65,13 +70,30 @@ fn live_run(seed: u64) -> f64 {
     stop.store(true, Ordering::Relaxed);
     relay_thread.join().expect("relay thread");
     assert_eq!(s.delivered_bytes, BYTES, "live run {seed}: every byte read");
-    eprintln!("live {seed}: {c:?} {s:?}");
-    c.completion_time.expect("live run completes").as_secs_f64()
+    let secs = |d: Option<Duration>| d.expect("live run completes").as_secs_f64();
+    let own = c.busy + s.busy + c.timer_lateness + s.timer_lateness;
+    // The path's lateness: the mean time a datagram took to cross beyond the relay's
+    // delay, once each way per round trip of the run.
+    let n = (c.transits + s.transits).max(1);
+    let excess = ((c.transit_total + s.transit_total).as_secs_f64() / n as f64
+        - one_way_ms as f64 / 1000.0)
+        .max(0.0);
+    let rtt = 2.0 * one_way_ms as f64 / 1000.0;
+    let path = if rtt > 0.0 {
+        2.0 * secs(c.completion_time) / rtt * excess
+    } else {
+        0.0
+    };
+    (
+        secs(c.connect_time),
+        secs(c.completion_time),
+        own.as_secs_f64() + path,
+    )
 }
 
 /// The same path simulated: a 10 Gb/s link (a 1252-byte datagram takes 1 us) with the
 /// delay and Bernoulli loss each way.
-fn sim_run(seed: u64) -> f64 {
+fn sim_run(seed: u64, one_way_ms: u64, loss: f64) -> Times {
     let text = format!(
         r#"[[nodes]]
 name = "a"
@@ -82,9 +104,9 @@ name = "ab"
 a = "a"
 b = "b"
 bandwidth = "10Gb"
-delay = "{ONE_WAY_MS}ms"
+delay = "{one_way_ms}ms"
 queue = 10000
-loss = {{ rate = {LOSS:?}, direction = "both" }}
+loss = {{ rate = {loss:?}, direction = "both" }}
 [[flows]]
 name = "q"
 type = "quic"
@@ -97,7 +119,8 @@ congestion_control = "cubic"
     let s = common::summary(&text, seed);
     let q = &s["flows"]["q"];
     assert_eq!(q["delivered_bytes"], BYTES, "simulated run {seed}");
-    q["completion_time_s"].as_f64().expect("completes")
+    let t = |k: &str| q[k].as_f64().expect("completes");
+    (t("connect_time_s"), t("completion_time_s"), 0.0)
 }
 
 fn mean_sd(v: &[f64]) -> (f64, f64) {
@@ -107,32 +130,71 @@ fn mean_sd(v: &[f64]) -> (f64, f64) {
     (m, var.sqrt())
 }
 
-#[test]
-fn quinn_on_loopback_and_quinn_on_the_simulated_clock_agree() {
-    // The live runs at once, each with its own sockets: they spend nearly all their
-    // time waiting out the relay's delay.
-    let threads: Vec<_> = (1..=RUNS)
-        .map(|seed| std::thread::spawn(move || live_run(seed)))
+/// Live runs at once, seeds 1..=n, each with its own sockets (they spend nearly all
+/// their time waiting out the relay's delay).
+fn live_runs(n: u64, one_way_ms: u64, loss: f64) -> Vec<Times> {
+    let threads: Vec<_> = (1..=n)
+        .map(|seed| std::thread::spawn(move || live_run(seed, one_way_ms, loss)))
         .collect();
-    let live: Vec<f64> = threads
+    threads
         .into_iter()
         .map(|t| t.join().expect("live run"))
-        .collect();
-    let sim: Vec<f64> = (1..=RUNS).map(sim_run).collect();
-    let (lm, ls) = mean_sd(&live);
-    let (sm, ss) = mean_sd(&sim);
-    eprintln!("live {live:?} mean {lm:.4} sd {ls:.4}\nsim  {sim:?} mean {sm:.4} sd {ss:.4}");
-    // Without loss the transfer needs at least the handshake (one round trip) and
-    // the round trips of slow start; both sets are in that range.
-    let rtt = 2.0 * ONE_WAY_MS as f64 / 1000.0;
-    for t in live.iter().chain(&sim) {
-        assert!(*t > 2.0 * rtt, "{t}");
-    }
-    // Agreement within their spread: the means differ by less than twice the standard
-    // error of their difference.
-    let se = (ls * ls / RUNS as f64 + ss * ss / RUNS as f64).sqrt();
+        .collect()
+}
+
+fn sim_runs(n: u64, one_way_ms: u64, loss: f64) -> Vec<Times> {
+    (1..=n)
+        .map(|seed| sim_run(seed, one_way_ms, loss))
+        .collect()
+}
+
+/// Checks that live and simulated `pick`ed times agree: their means differ by less
+/// than twice the standard error of the difference, the live one being allowed on top
+/// the ends' own time (`own`, their mean): processing and late timers, which the
+/// simulation counts as zero.
+fn agree(what: &str, live: &[f64], sim: &[f64], own: f64) {
+    let (lm, ls) = mean_sd(live);
+    let (sm, ss) = mean_sd(sim);
+    let se = (ls * ls / live.len() as f64 + ss * ss / sim.len() as f64).sqrt();
+    eprintln!(
+        "{what}: live {lm:.4} +- {ls:.4} {live:.3?}\n{what}: simulated {sm:.4} +- {ss:.4} {sim:.3?}"
+    );
+    eprintln!("{what}: the live ends' own time {own:.4}");
     assert!(
-        (lm - sm).abs() < 2.0 * se.max(0.002),
-        "live {lm:.4} +- {ls:.4} vs simulated {sm:.4} +- {ss:.4}"
+        lm - sm > -2.0 * se && lm - sm < 2.0 * se + own,
+        "{what}: live {lm:.4} +- {ls:.4} vs simulated {sm:.4} +- {ss:.4} (own time {own:.4})"
+    );
+}
+
+#[test]
+fn quinn_on_loopback_and_quinn_on_the_simulated_clock_agree() {
+    let pick = |v: &[Times], f: fn(&Times) -> f64| v.iter().map(f).collect::<Vec<_>>();
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    // No loss: the handshake takes one round trip (RFC 9001 sec. 4.1.1) in both, and
+    // the live one no more than that plus the ends' own time.
+    let live = live_runs(4, ONE_WAY_MS, 0.0);
+    let sim = sim_runs(4, ONE_WAY_MS, 0.0);
+    let rtt = 2.0 * ONE_WAY_MS as f64 / 1000.0;
+    for (l, s) in live.iter().zip(&sim) {
+        assert!((s.0 - rtt).abs() < 0.001, "simulated {s:?}");
+        assert!(l.0 >= rtt && l.0 < rtt + l.2, "live {l:?}");
+    }
+    let own = mean(&pick(&live, |t| t.2));
+    agree(
+        "completion, no loss",
+        &pick(&live, |t| t.1),
+        &pick(&sim, |t| t.1),
+        own,
+    );
+    // 2 % loss each way: losses, recoveries and timeouts; the means agree within their
+    // spread.
+    let live = live_runs(8, ONE_WAY_MS, 0.02);
+    let sim = sim_runs(8, ONE_WAY_MS, 0.02);
+    let own = mean(&pick(&live, |t| t.2));
+    agree(
+        "completion, 2 % loss",
+        &pick(&live, |t| t.1),
+        &pick(&sim, |t| t.1),
+        own,
     );
 }

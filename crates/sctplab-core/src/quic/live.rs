@@ -13,9 +13,11 @@ use crate::metrics::Window;
 use crate::sim::{RngStream, SimTime};
 use bytes::BytesMut;
 use quinn_proto::{ConnectionHandle, DatagramEvent, Event, StreamEvent, VarInt};
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::io::ErrorKind;
 use std::net::{SocketAddr, UdpSocket};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// One flow's parameters, as the simulated flow takes them.
@@ -27,6 +29,35 @@ pub struct LiveFlow {
     pub controller: setup::Controller,
     /// Give up after this long.
     pub timeout: Duration,
+    /// Shared by the two ends of one run in one process: when each datagram was sent,
+    /// so the receiver measures how long it took to cross (relay and kernel included).
+    pub transit: Option<Arc<Transit>>,
+}
+
+/// Send times of datagrams by a hash of their bytes (every QUIC datagram's bytes
+/// differ: packet numbers and AEAD see to it).
+#[derive(Debug, Default)]
+pub struct Transit {
+    sent: Mutex<HashMap<u64, Instant>>,
+}
+
+impl Transit {
+    fn key(bytes: &[u8]) -> u64 {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        bytes.hash(&mut h);
+        h.finish()
+    }
+
+    fn on_send(&self, bytes: &[u8], at: Instant) {
+        if let Ok(mut m) = self.sent.lock() {
+            m.insert(Self::key(bytes), at);
+        }
+    }
+
+    fn on_receive(&self, bytes: &[u8], at: Instant) -> Option<Duration> {
+        let sent = self.sent.lock().ok()?.remove(&Self::key(bytes))?;
+        Some(at.saturating_duration_since(sent))
+    }
 }
 
 /// What one end saw.
@@ -42,6 +73,17 @@ pub struct LiveOutcome {
     pub datagrams_received: u64,
     /// Client: quinn's count of packets declared lost.
     pub lost_packets: u64,
+    /// How late quinn's timers were handled, summed over the run: the real clock's
+    /// share of a live run's extra time (a simulated timer fires on the nanosecond).
+    pub timer_lateness: Duration,
+    /// Time the end spent awake (handling datagrams and timers, building and sending
+    /// datagrams) rather than waiting on its socket: its processing time, which a
+    /// simulated endpoint does not take.
+    pub busy: Duration,
+    /// With `LiveFlow::transit`: datagrams received whose send time was known, and
+    /// their summed time from `send_to` to `recv_from`.
+    pub transits: u64,
+    pub transit_total: Duration,
 }
 
 /// The label the simulated flow named `name` gives its seeds, so a live end with the
@@ -58,6 +100,9 @@ struct End {
     buf: Vec<u8>,
     out: LiveOutcome,
     started: Instant,
+    /// When the end last woke up from waiting on its socket.
+    awake_since: Option<Instant>,
+    transit: Option<Arc<Transit>>,
 }
 
 impl End {
@@ -77,6 +122,8 @@ impl End {
             buf: Vec::new(),
             out: LiveOutcome::default(),
             started: Instant::now(),
+            awake_since: None,
+            transit: flow.transit.clone(),
         }
     }
 
@@ -89,12 +136,16 @@ impl End {
         let buf = &mut self.buf;
         let sock = &self.sock;
         let sent = &mut self.out.datagrams_sent;
+        let transit = self.transit.as_deref();
         let r = crypto::with_rng(&mut rng, || {
             loop {
                 buf.clear();
                 let Some(t) = conn.poll_transmit(Instant::now(), 1, buf) else {
                     return Ok(());
                 };
+                if let Some(tr) = transit {
+                    tr.on_send(&buf[..t.size], Instant::now());
+                }
                 match sock.send_to(&buf[..t.size], t.destination) {
                     Ok(_) => *sent += 1,
                     // A full socket buffer drops the datagram, as a router would.
@@ -112,6 +163,9 @@ impl End {
     fn step(&mut self, accept: bool) -> std::io::Result<()> {
         let deadline = self.conn.as_mut().and_then(|(_, c)| c.poll_timeout());
         let now = Instant::now();
+        if let Some(t) = self.awake_since.take() {
+            self.out.busy += now - t;
+        }
         let wait = deadline.map_or(Duration::from_millis(50), |d| {
             d.saturating_duration_since(now)
         });
@@ -120,6 +174,14 @@ impl End {
         ))?;
         let mut data = [0u8; 65_535];
         let got = self.sock.recv_from(&mut data);
+        let woke = Instant::now();
+        self.awake_since = Some(woke);
+        if let (Ok((n, _)), Some(tr)) = (&got, self.transit.as_deref()) {
+            if let Some(d) = tr.on_receive(&data[..*n], woke) {
+                self.out.transits += 1;
+                self.out.transit_total += d;
+            }
+        }
         let mut rng = self.tls_rng.take();
         let r = crypto::with_rng(&mut rng, || {
             match got {
@@ -137,7 +199,8 @@ impl End {
             }
             let now = Instant::now();
             if let Some((_, c)) = self.conn.as_mut() {
-                if c.poll_timeout().is_some_and(|d| d <= now) {
+                if let Some(d) = c.poll_timeout().filter(|d| *d <= now) {
+                    self.out.timer_lateness += now - d;
                     c.handle_timeout(now);
                 }
             }
