@@ -11,8 +11,9 @@ use super::*;
 use quinn_proto::congestion::{BbrConfig, Controller as Cc, ControllerFactory};
 use std::sync::Mutex;
 
-/// What BBR reported after each batch of acks and each congestion event.
-type Log = Arc<Mutex<Vec<(u64, Option<u64>)>>>;
+/// (window, pacing rate) BBR reported after a batch of acks or a congestion event.
+type Report = (u64, Option<u64>);
+type Log = Arc<Mutex<Vec<Report>>>;
 
 /// quinn's BBR, unchanged, with its window and pacing rate logged.
 struct Probe {
@@ -98,7 +99,7 @@ impl ControllerFactory for ProbeFactory {
 
 /// One run of 1.5 MB through a 10 Mb/s, 20 ms bottleneck each way (FIFO, no drops):
 /// every datagram in send order and the client's BBR log.
-fn run_once(seed: u64) -> (Vec<Vec<u8>>, Vec<(u64, Option<u64>)>) {
+fn run_once(seed: u64) -> (Vec<Vec<u8>>, Vec<Report>) {
     let log: Log = Arc::new(Mutex::new(Vec::new()));
     let mut t = setup::transport(Controller::Bbr, 1, None);
     t.congestion_controller_factory(Arc::new(ProbeFactory {
@@ -185,8 +186,8 @@ fn run_once(seed: u64) -> (Vec<Vec<u8>>, Vec<(u64, Option<u64>)>) {
 fn bbr_draws_from_the_os_but_sends_the_same_bytes_for_the_same_seed() {
     let runs: Vec<_> = (0..8).map(|_| run_once(5)).collect();
     let (wire0, log0) = &runs[0];
-    let windows = |l: &[(u64, Option<u64>)]| l.iter().map(|x| x.0).collect::<Vec<_>>();
-    let rates = |l: &[(u64, Option<u64>)]| l.iter().map(|x| x.1).collect::<Vec<_>>();
+    let windows = |l: &[Report]| l.iter().map(|x| x.0).collect::<Vec<_>>();
+    let rates = |l: &[Report]| l.iter().map(|x| x.1).collect::<Vec<_>>();
     assert!(log0.len() > 100, "BBR saw the transfer's acks");
     for (wire, log) in &runs[1..] {
         assert!(wire == wire0, "same seed: every datagram identical");
