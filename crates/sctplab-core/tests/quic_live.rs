@@ -148,8 +148,9 @@ fn sim_runs(n: u64, one_way_ms: u64, loss: f64) -> Vec<Times> {
         .collect()
 }
 
-/// Checks that live and simulated `pick`ed times agree: their means differ by less
-/// than twice the standard error of the difference, the live one being allowed on top
+/// Checks that live and simulated times agree: their means differ by less than three
+/// standard errors of the difference (a chance failure about once in 400 runs for
+/// normal spreads), the live one being allowed on top
 /// the ends' own time (`own`, their mean): processing and late timers, which the
 /// simulation counts as zero.
 fn agree(what: &str, live: &[f64], sim: &[f64], own: f64) {
@@ -161,7 +162,7 @@ fn agree(what: &str, live: &[f64], sim: &[f64], own: f64) {
     );
     eprintln!("{what}: the live ends' own time {own:.4}");
     assert!(
-        lm - sm > -2.0 * se && lm - sm < 2.0 * se + own,
+        lm - sm > -3.0 * se && lm - sm < 3.0 * se + own,
         "{what}: live {lm:.4} +- {ls:.4} vs simulated {sm:.4} +- {ss:.4} (own time {own:.4})"
     );
 }
