@@ -92,7 +92,7 @@ def test_the_shipped_quic_scenario_runs(tmp_path: Path) -> None:
     ("extra", "key"),
     [
         ('stop = "2s"', "flows.q.stop"),
-        ('congestion_control = "bbr"', "flows.q.congestion_control"),
+        ('stream_traffic = [{ stream = 0, message_size = "1KB" }]', "flows.q.stream_traffic"),
         ('congestion_control = "vegas"', "flows.q.congestion_control"),
     ],
 )

@@ -120,20 +120,45 @@ pub struct StreamStats {
     /// Messages (`message_size` bytes of the source) whose last byte was delivered in
     /// the window.
     pub delivered_messages: u64,
+    /// The stream's message size (the flow's, or its `stream_traffic` source's).
+    pub message_size: u64,
+    /// With `stream_traffic`: when each message's last byte was delivered (whole run),
+    /// the k-th entry for the stream's k-th message.
+    pub delivered_at: Option<Vec<SimTime>>,
 }
 
 pub struct Sink {
     pub streams: Vec<StreamStats>,
-    message_size: u64,
     window: Window,
     pub delivered_bytes: u64,
 }
 
 impl Sink {
-    pub fn new(streams: u32, message_size: u32, window: Window) -> Self {
+    /// `sources`: with `stream_traffic`, each stream's source (its message size, and
+    /// the sink logs when each message is delivered).
+    pub fn new(
+        streams: u32,
+        message_size: u32,
+        sources: &[crate::sctp::streams::StreamSourceCfg],
+        window: Window,
+    ) -> Self {
+        let mut all = vec![
+            StreamStats {
+                message_size: u64::from(message_size.max(1)),
+                ..StreamStats::default()
+            };
+            streams.max(1) as usize
+        ];
+        if !sources.is_empty() {
+            for (i, st) in all.iter_mut().enumerate() {
+                st.delivered_at = Some(Vec::new());
+                if let Some(c) = sources.iter().find(|c| usize::from(c.stream) == i) {
+                    st.message_size = c.message_size.max(1);
+                }
+            }
+        }
         Sink {
-            streams: vec![StreamStats::default(); streams.max(1) as usize],
-            message_size: u64::from(message_size.max(1)),
+            streams: all,
             window,
             delivered_bytes: 0,
         }
@@ -160,14 +185,71 @@ impl Sink {
         let in_window = self.window.contains(now);
         while let Ok(Some(chunk)) = chunks.next(usize::MAX) {
             let len = chunk.bytes.len() as u64;
-            let before = st.total_bytes / self.message_size;
+            let before = st.total_bytes / st.message_size;
             st.total_bytes += len;
+            let after = st.total_bytes / st.message_size;
             if in_window {
                 st.delivered_bytes += len;
                 self.delivered_bytes += len;
-                st.delivered_messages += st.total_bytes / self.message_size - before;
+                st.delivered_messages += after - before;
+            }
+            if let Some(log) = st.delivered_at.as_mut() {
+                log.extend((before..after).map(|_| now));
             }
         }
         let _ = chunks.finalize();
+    }
+}
+
+/// The client's application: the bulk source, or `stream_traffic`'s per-stream
+/// sources (`messages`).
+pub enum ClientApp {
+    Bulk(Source),
+    Messages(super::messages::MessageSource),
+}
+
+impl ClientApp {
+    pub fn open(&mut self, conn: &mut Connection) {
+        match self {
+            ClientApp::Bulk(s) => s.open(conn),
+            ClientApp::Messages(m) => m.open(conn),
+        }
+    }
+
+    pub fn write(&mut self, now: SimTime, conn: &mut Connection) {
+        match self {
+            ClientApp::Bulk(s) => s.write(conn),
+            ClientApp::Messages(m) => m.write(now, conn),
+        }
+    }
+
+    pub fn stop(&mut self, now: SimTime, conn: &mut Connection) {
+        match self {
+            ClientApp::Bulk(s) => s.stop(conn),
+            ClientApp::Messages(m) => m.stop(now, conn),
+        }
+    }
+
+    pub fn on_acked(&mut self) {
+        match self {
+            ClientApp::Bulk(s) => s.on_acked(),
+            ClientApp::Messages(m) => m.on_acked(),
+        }
+    }
+
+    pub fn complete(&self) -> bool {
+        match self {
+            ClientApp::Bulk(s) => s.complete(),
+            ClientApp::Messages(m) => m.complete(),
+        }
+    }
+
+    /// When the application next has something to do after `now` (the bulk source
+    /// writes whenever quinn takes bytes, so never by itself).
+    pub fn next_wakeup(&self, now: SimTime) -> Option<SimTime> {
+        match self {
+            ClientApp::Bulk(_) => None,
+            ClientApp::Messages(m) => m.next_wakeup(now),
+        }
     }
 }

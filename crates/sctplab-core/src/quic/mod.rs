@@ -14,6 +14,8 @@
 pub mod app;
 pub mod crypto;
 pub mod keylog;
+pub mod live;
+pub mod messages;
 pub mod setup;
 
 use crate::endpoint::{Endpoint, EndpointEvent, SendKind};
@@ -45,6 +47,8 @@ pub struct QuicCfg {
     pub bytes: Option<u64>,
     pub streams: u32,
     pub message_size: u32,
+    /// `stream_traffic`: per-stream sources instead of the bulk application.
+    pub stream_traffic: Vec<crate::sctp::streams::StreamSourceCfg>,
     pub controller: Controller,
     pub max_udp_payload: Option<u16>,
     /// (client address, client port), (server address, server port).
@@ -73,7 +77,7 @@ pub struct QuicStats {
 enum Role {
     Client {
         config: Option<ClientConfig>,
-        source: app::Source,
+        source: app::ClientApp,
     },
     Server {
         config: Arc<ServerConfig>,
@@ -103,16 +107,22 @@ pub struct QuicEndpoint {
 impl QuicEndpoint {
     /// Both ends of a flow. Errors are one line (a dependency refusing its input).
     pub fn pair(cfg: &QuicCfg) -> Result<(QuicEndpoint, QuicEndpoint), String> {
+        let transport = setup::transport(cfg.controller, cfg.streams, cfg.max_udp_payload);
+        Self::pair_with(cfg, transport)
+    }
+
+    /// Both ends with the given transport configuration (tests look into quinn's
+    /// controllers through it).
+    pub(crate) fn pair_with(
+        cfg: &QuicCfg,
+        transport: quinn_proto::TransportConfig,
+    ) -> Result<(QuicEndpoint, QuicEndpoint), String> {
         let label = format!("flow:{}:quic", cfg.name);
         let id = crypto::identity(&mut RngStream::new(
             cfg.seed,
             &format!("{label}:server:identity"),
         ))?;
-        let transport = Arc::new(setup::transport(
-            cfg.controller,
-            cfg.streams,
-            cfg.max_udp_payload,
-        ));
+        let transport = Arc::new(transport);
         let client_cfg = setup::client_config(
             cfg.seed,
             &format!("{label}:client"),
@@ -153,14 +163,26 @@ impl QuicEndpoint {
             "client",
             Role::Client {
                 config: Some(client_cfg),
-                source: app::Source::new(cfg.streams, cfg.bytes, cfg.message_size),
+                source: if cfg.stream_traffic.is_empty() {
+                    app::ClientApp::Bulk(app::Source::new(cfg.streams, cfg.bytes, cfg.message_size))
+                } else {
+                    app::ClientApp::Messages(messages::MessageSource::new(
+                        &cfg.stream_traffic,
+                        cfg.streams,
+                    ))
+                },
             },
         );
         let server = make(
             "server",
             Role::Server {
                 config: server_cfg,
-                sink: app::Sink::new(cfg.streams, cfg.message_size, cfg.window),
+                sink: app::Sink::new(
+                    cfg.streams,
+                    cfg.message_size,
+                    &cfg.stream_traffic,
+                    cfg.window,
+                ),
             },
         );
         // The client's first deadline is its start; the server waits for a datagram.
@@ -196,6 +218,21 @@ impl QuicEndpoint {
             Role::Server { sink, .. } => Some(sink),
             Role::Client { .. } => None,
         }
+    }
+
+    /// The client's `stream_traffic` sources (`None` at the server or without them).
+    pub fn message_source(&self) -> Option<&messages::MessageSource> {
+        match &self.role {
+            Role::Client {
+                source: app::ClientApp::Messages(m),
+                ..
+            } => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn window(&self) -> Window {
+        self.cfg.window
     }
 
     pub fn controller(&self) -> Controller {
@@ -257,9 +294,9 @@ impl QuicEndpoint {
                 if !conn.is_handshaking() && !self.closed {
                     if !self.stopped && self.cfg.stop.is_some_and(|s| now >= s) {
                         self.stopped = true;
-                        source.stop(conn);
+                        source.stop(now, conn);
                     }
-                    source.write(conn);
+                    source.write(now, conn);
                     // Every byte acknowledged: the client closes (CONTRACTS:
                     // completion_time_s).
                     if source.complete() {
@@ -270,10 +307,10 @@ impl QuicEndpoint {
                 }
             }
         }
-        self.update_deadline();
+        self.update_deadline(now);
     }
 
-    fn update_deadline(&mut self) {
+    fn update_deadline(&mut self, now: SimTime) {
         let quinn = self
             .conn
             .as_mut()
@@ -283,7 +320,13 @@ impl QuicEndpoint {
             Role::Client {
                 config: Some(_), ..
             } => Some(self.cfg.start),
-            Role::Client { .. } if !self.stopped && !self.closed => self.cfg.stop,
+            Role::Client { source, .. } if !self.stopped && !self.closed => {
+                let app = source.next_wakeup(now);
+                match (self.cfg.stop, app) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                }
+            }
             _ => None,
         };
         self.deadline = match (quinn, own) {
@@ -419,7 +462,7 @@ impl Endpoint for QuicEndpoint {
             self.tls_rng = rng;
             let Some(t) = t else {
                 self.buf = buf;
-                self.update_deadline();
+                self.update_deadline(now);
                 return false;
             };
             pkt.datagram.extend_from_slice(&buf[..t.size]);
@@ -483,5 +526,7 @@ impl Endpoint for QuicEndpoint {
     }
 }
 
+#[cfg(test)]
+mod bbr_tests;
 #[cfg(test)]
 mod tests;

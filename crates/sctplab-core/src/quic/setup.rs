@@ -20,6 +20,8 @@ pub enum Controller {
     NewReno,
     /// quinn-proto's CUBIC (`"cubic"`, the default).
     Cubic,
+    /// quinn-proto's BBR (`"bbr"`; docs/models/quic.md "Determinism").
+    Bbr,
 }
 
 impl Controller {
@@ -27,6 +29,7 @@ impl Controller {
         match self {
             Controller::NewReno => "reno",
             Controller::Cubic => "cubic",
+            Controller::Bbr => "bbr",
         }
     }
 }
@@ -91,6 +94,15 @@ pub fn transport(cc: Controller, streams: u32, max_udp_payload: Option<u16>) -> 
         Controller::Cubic => t.congestion_controller_factory(Arc::new(
             quinn_proto::congestion::CubicConfig::default(),
         )),
+        // quinn's BBR seeds a PCG generator from the operating system; its one use
+        // picks the starting phase of the ProbeBW gain cycle, which only moves BBR's
+        // pacing_rate, a figure quinn-proto 0.11.19 reads for qlog alone (its pacer
+        // works from the window and the RTT). The bytes sent are a function of the
+        // seed all the same (docs/models/quic.md "Determinism";
+        // quic::bbr_tests checks it).
+        Controller::Bbr => {
+            t.congestion_controller_factory(Arc::new(quinn_proto::congestion::BbrConfig::default()))
+        }
     };
     if let Some(p) = max_udp_payload {
         // A fixed datagram size: start there and do not probe for more.

@@ -14,6 +14,7 @@ fn cfg(seed: u64, bytes: Option<u64>, streams: u32) -> QuicCfg {
         bytes,
         streams,
         message_size: 1000,
+        stream_traffic: Vec::new(),
         controller: Controller::Cubic,
         max_udp_payload: None,
         client: ([10, 0, 0, 1], 50_000),

@@ -216,6 +216,108 @@ pub fn sources(c: &SctpCfg) -> Vec<StreamSourceCfg> {
         .collect()
 }
 
+/// Checks `stream_traffic` of a QUIC flow at key path `p`: the SCTP entries without the
+/// PR-SCTP ones (QUIC streams are reliable), and `weight` only at 1 (quinn-proto
+/// schedules streams of equal priority round robin, without weights).
+pub(crate) fn validate_quic(
+    c: &super::schema::QuicFlowCfg,
+    p: &str,
+    source: &str,
+) -> Result<(), ScenarioError> {
+    let Some(entries) = &c.stream_traffic else {
+        return Ok(());
+    };
+    let key = format!("{p}.stream_traffic");
+    if c.bytes.is_some() {
+        return Err(ScenarioError::new(
+            source,
+            key,
+            "stream_traffic sources run until their stop or the flow's: expected no `bytes`",
+        ));
+    }
+    if entries.is_empty() {
+        return Err(ScenarioError::new(
+            source,
+            key,
+            "expected at least one source (omit the key for the bulk application)",
+        ));
+    }
+    for (i, e) in entries.iter().enumerate() {
+        let bad =
+            |k: &str, msg: String| Err(ScenarioError::new(source, format!("{key}.{i}.{k}"), msg));
+        if u32::from(e.stream) >= c.streams {
+            return bad(
+                "stream",
+                format!(
+                    "stream {} does not exist: expected a stream number below streams = {}",
+                    e.stream, c.streams
+                ),
+            );
+        }
+        if entries[..i].iter().any(|o| o.stream == e.stream) {
+            let msg = format!(
+                "stream {} has a source already: one entry per stream",
+                e.stream
+            );
+            return bad("stream", msg);
+        }
+        if e.message_size.0 == 0 {
+            return bad("message_size", "must be greater than zero".into());
+        }
+        if e.interval.is_some_and(|d| d.0 == SimDuration::ZERO) {
+            return bad(
+                "interval",
+                "must be greater than zero (omit it for a backlog)".into(),
+            );
+        }
+        let start = e.start.map_or(SimDuration::ZERO, |d| d.0);
+        if e.stop.is_some_and(|s| s.0 <= start) {
+            return bad("stop", "must be later than start".into());
+        }
+        if e.weight != 1 {
+            return bad(
+                "weight",
+                "expected 1: quinn-proto schedules streams of equal priority round robin, \
+                 without weights"
+                    .into(),
+            );
+        }
+        if e.pr_policy.is_some() || e.pr_value.is_some() {
+            let k = if e.pr_policy.is_some() {
+                "pr_policy"
+            } else {
+                "pr_value"
+            };
+            return bad(
+                k,
+                "partial reliability is SCTP's (RFC 3758): a quic flow's streams are reliable"
+                    .into(),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A QUIC flow's sources for a checked `stream_traffic` (empty without it).
+pub fn quic_sources(c: &super::schema::QuicFlowCfg) -> Vec<StreamSourceCfg> {
+    let Some(entries) = &c.stream_traffic else {
+        return Vec::new();
+    };
+    entries
+        .iter()
+        .map(|e| StreamSourceCfg {
+            stream: e.stream,
+            message_size: e.message_size.0,
+            interval: e.interval.map(|d| d.0),
+            start: SimTime::ZERO + e.start.map_or(SimDuration::ZERO, |d| d.0),
+            stop: e.stop.map(|d| SimTime::ZERO + d.0),
+            priority: e.priority,
+            weight: e.weight,
+            pr: PrPolicy::None,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::load_toml;

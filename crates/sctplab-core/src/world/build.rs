@@ -553,7 +553,7 @@ fn quic_endpoints(
     let controller = match c.congestion_control {
         QuicController::Reno => crate::quic::setup::Controller::NewReno,
         QuicController::Cubic => crate::quic::setup::Controller::Cubic,
-        QuicController::Bbr => return Err("\"bbr\" is not available for quic flows".into()),
+        QuicController::Bbr => crate::quic::setup::Controller::Bbr,
     };
     let cfg = crate::quic::QuicCfg {
         name: c.name.clone(),
@@ -563,6 +563,7 @@ fn quic_endpoints(
         bytes: c.bytes.map(|b| b.0),
         streams: c.streams,
         message_size: u32::try_from(c.message_size.0).unwrap_or(u32::MAX),
+        stream_traffic: crate::scenario::streams::quic_sources(c),
         controller,
         max_udp_payload: c
             .max_udp_payload

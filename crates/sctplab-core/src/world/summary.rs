@@ -334,7 +334,7 @@ fn quic_summary(
     };
     let qs = client.quinn_stats();
     let path = qs.as_ref().map(|s| &s.path);
-    json!({
+    let mut flow = json!({
         "type": "quic",
         "congestion_control": client.controller().contract_name(),
         "goodput_bps": num(rate(delivered, window_s)),
@@ -354,7 +354,9 @@ fn quic_summary(
         "srtt_s": path.map_or(Value::Null, |p| num(p.rtt.as_secs_f64())),
         "udp_payload_size": path.map_or(Value::Null, |p| p.current_mtu.into()),
         "streams": streams,
-    })
+    });
+    crate::quic::messages::add_summary_keys(&mut flow, client, server);
+    flow
 }
 
 /// Adds every number of `from` into `into`, key by key (counters of a node's NICs).

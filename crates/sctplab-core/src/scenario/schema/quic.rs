@@ -12,8 +12,8 @@ pub enum QuicController {
     Reno,
     #[default]
     Cubic,
-    /// Accepted by the schema, refused by validation (docs/models/quic.md: quinn-proto
-    /// 0.11's BBR seeds itself from the operating system).
+    /// quinn-proto's BBR (docs/models/quic.md says why its one draw from the operating
+    /// system leaves runs reproducible).
     Bbr,
 }
 
@@ -37,6 +37,10 @@ pub struct QuicFlowCfg {
     pub message_size: Size,
     #[serde(default)]
     pub congestion_control: QuicController,
+    /// Per-stream sources replacing the round-robin application (CONTRACTS.md
+    /// "Messages"), without the `pr_*` entries.
+    #[serde(default)]
+    pub stream_traffic: Option<Vec<crate::scenario::streams::StreamTrafficEntry>>,
     /// A fixed UDP payload size (no path MTU discovery); quinn-proto's 1200 B plus what
     /// its discovery finds if absent.
     #[serde(default)]

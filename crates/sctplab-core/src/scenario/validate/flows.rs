@@ -6,8 +6,8 @@ use super::node_list;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::load::Scenario;
 use crate::scenario::schema::{
-    CbrCfg, CbrPairsCfg, CongestionControl, FlowSpec, InitialCwnd, QuicController, QuicFlowCfg,
-    ScenarioFile, SctpCfg, TcpCfg,
+    CbrCfg, CbrPairsCfg, CongestionControl, FlowSpec, InitialCwnd, QuicFlowCfg, ScenarioFile,
+    SctpCfg, TcpCfg,
 };
 use crate::sim::SimDuration;
 use std::collections::{BTreeMap, BTreeSet};
@@ -252,14 +252,6 @@ fn validate_tcp(c: &TcpCfg, p: &str, source: &str) -> Result<(), ScenarioError> 
 
 fn validate_quic(c: &QuicFlowCfg, p: &str, source: &str) -> Result<(), ScenarioError> {
     let bad = |key: &str, msg: &str| Err(ScenarioError::new(source, format!("{p}.{key}"), msg));
-    if c.congestion_control == QuicController::Bbr {
-        return bad(
-            "congestion_control",
-            "\"bbr\" is not available for quic flows yet: quinn-proto 0.11's BBR seeds its gain \
-             cycle from the operating system, which would make runs irreproducible; expected \
-             \"reno\" or \"cubic\"",
-        );
-    }
     if c.bytes.is_some_and(|b| b.0 == 0) {
         return bad(
             "bytes",
@@ -282,6 +274,7 @@ fn validate_quic(c: &QuicFlowCfg, p: &str, source: &str) -> Result<(), ScenarioE
     {
         return bad("max_udp_payload", "expected from 1200B to 65527B");
     }
+    crate::scenario::streams::validate_quic(c, p, source)?;
     if let Some(stop) = c.stop {
         if stop.0 <= c.start.map_or(SimDuration::ZERO, |s| s.0) {
             return bad("stop", "must be later than start");
