@@ -1,5 +1,5 @@
-//! BBR v1 as Linux 4.9's `net/ipv4/tcp_bbr.c` and ns-3's `TcpBbr`
-//! (`src/internet/model/tcp-bbr.cc`) run it: a model of the path (the windowed maximum of
+//! BBR v1 as Linux's `net/ipv4/tcp_bbr.c` (4.9, with 5.x's target window) and ns-3.37's
+//! `TcpBbr` (`src/internet/model/tcp-bbr.cc`) run it: a model of the path (the windowed maximum of
 //! per-packet delivery-rate samples, BtlBw, over 10 round trips; the windowed minimum of
 //! RTT samples, RTprop, over 10 s) and a state machine (Startup, Drain, ProbeBW's
 //! eight-phase gain cycle, ProbeRTT) that sets the pacing rate to gain x BtlBw and cwnd
