@@ -2,46 +2,21 @@
 
 Usage: python bench/red_vs_ns2.py [SEEDS] [DURATION_S]
 
-Runs bench/ns2/red_dumbbell.tcl in ns-2.35 and bench/red-dumbbell.toml in sctplab with
-seeds 1..SEEDS and prints, per metric, both means with 95 % Student-t half-widths: the
-packets N2 sent on the bottleneck, the packets dropped there (RED's early and forced
-drops), and the time-average of the packets waiting (ns-2: the queue monitor's
-integrator; sctplab: the `queue` series sampled every 10 ms). The two simulators draw
-different random numbers, so only the means can be compared.
+The RED rows of `sctplab validate ns2` (sctplab.validation.red: the scenario, and the
+ns-2 side, python/sctplab/ns2/red_dumbbell.tcl) with a chosen seed count and duration;
+prints, per metric, both means with 95 % Student-t half-widths: the packets N2 sent on
+the bottleneck, the packets dropped there (RED's early and forced drops), and the
+time-average of the packets waiting (ns-2: the queue monitor's integrator; sctplab: the
+`queue` series sampled every 10 ms). The two simulators draw different random numbers,
+so only the means can be compared.
 """
 
 from __future__ import annotations
 
-import subprocess
 import sys
-from pathlib import Path
 
-from sctplab.runner import run
 from sctplab.stats import mean_ci
-
-HERE = Path(__file__).resolve().parent
-
-
-def ns2(seed: int, duration: float) -> tuple[float, float, float]:
-    out = subprocess.run(
-        ["ns", str(HERE / "ns2" / "red_dumbbell.tcl"), str(seed), str(duration)],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
-    return float(out[0]), float(out[1]), float(out[2])
-
-
-def ours(seed: int, duration: float) -> tuple[float, float, float]:
-    r = run(HERE / "red-dumbbell.toml", seed=seed, set={"duration": f"{duration}s"}, series="queue")
-    link = r.summary["links"]["n2->n3"]
-    s = r.series
-    q = s[(s["variable"] == "queue") & (s["entity"] == "n2->n3")]["value"]
-    return (
-        float(link["tx_packets"]),
-        float(link["queue_drops"] + link["aqm_drops"]),
-        float(q.mean()),
-    )
+from sctplab.validation.red import ns2, ours
 
 
 def main() -> None:

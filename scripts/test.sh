@@ -26,6 +26,9 @@ command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
 # C compiler against Debian's usrsctp.
 command -v cc >/dev/null 2>&1 || need_apt+=(gcc libc6-dev)
 [ -f /usr/include/usrsctp.h ] || need_apt+=(libusrsctp-dev)
+# The animator's page is tested in a real browser (tests/test_animate_browser.py).
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "== apt-get install ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"

@@ -91,3 +91,85 @@ def test_pcap_shows_ect_and_ce(tmp_path: Path) -> None:
     series = pd.read_parquet(out / "series.parquet")
     delay = series[(series["variable"] == "queue_delay") & (series["entity"] == "r1->r2")]
     assert len(delay) > 0 and delay["value"].max() > 0
+
+
+def tshark_fields(tshark: str, pcap: Path, flt: str, *fields: str) -> list[list[str]]:
+    """The given fields of the packets matching `flt`, one list per packet."""
+    argv = [tshark, "-o", "sctp.checksum:crc-32c", "-r", str(pcap), "-Y", flt, "-T", "fields"]
+    for f in fields:
+        argv += ["-e", f]
+    r = subprocess.run(argv, capture_output=True, text=True, check=True)
+    return [line.split("\t") for line in r.stdout.splitlines() if line]
+
+
+def test_tcp_ece_and_cwr_in_pcap(tmp_path: Path) -> None:
+    """RFC 3168 sec. 6.1 as tshark reads it: an ECN-setup SYN (ECE+CWR) and SYN-ACK
+    (ECE), ECE on the acks after a CE, CWR on a later data segment, and no
+    retransmission for a mark."""
+    tshark = require_tshark()
+    path = tmp_path / "ecn.toml"
+    # The flow's `ecn` is the last line of SCENARIO: the flow gets the handshake.
+    path.write_text(SCENARIO + "handshake = true\n")
+    out = tmp_path / "run"
+    r = sctplab("run", path, "--out", out, "--pcap", "--quiet")
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    flow = summary["flows"]["t1"]
+    assert flow["ecn_reductions"] > 0 and flow["retransmissions"] == 0, flow
+    pcap = out / "pcap" / "a-eth0.pcap"
+    syn = tshark_fields(
+        tshark, pcap, "tcp.flags.syn == 1", "tcp.flags.ack", "tcp.flags.ece", "tcp.flags.cwr"
+    )
+    flags = [[v in ("1", "True") for v in row] for row in syn]
+    assert flags == [[False, True, True], [True, True, False]], syn
+    ece = tshark_fields(tshark, pcap, "tcp.flags.ece == 1 && tcp.flags.syn == 0", "ip.src")
+    cwr = tshark_fields(
+        tshark, pcap, "tcp.flags.cwr == 1 && tcp.flags.syn == 0", "ip.src", "tcp.len"
+    )
+    assert ece and all(row == ["10.0.0.4"] for row in ece)
+    assert cwr and all(row[0] == "10.0.0.1" and int(row[1]) > 0 for row in cwr)
+
+
+def test_sctp_ecne_and_cwr_in_pcap(tmp_path: Path) -> None:
+    """RFC 9260 appendix A as tshark reads it (CRC32c checked): the ECN Capable
+    parameter in INIT and INIT ACK, ECNE chunks from the receiver, CWR chunks from the
+    sender, ECT(0) DATA, and no retransmission for a mark."""
+    tshark = require_tshark()
+    text = SCENARIO.replace(
+        'type = "tcp"\nvariant = "sack"\nfrom = "a"\nto = "b"\nwindow = 1000\n',
+        'type = "sctp"\nvariant = "newreno"\nfrom = "a"\nto = "b"\nreceive_buffer = "4MB"\n',
+    )
+    assert 'type = "sctp"' in text
+    path = tmp_path / "ecn.toml"
+    path.write_text(text)
+    out = tmp_path / "run"
+    r = sctplab("run", path, "--out", out, "--pcap", "--quiet")
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    flow = summary["flows"]["t1"]
+    assert flow["ecn_reductions"] > 0 and flow["retransmissions"] == 0, flow
+    pcap = out / "pcap" / "a-eth0.pcap"
+    params = tshark_fields(tshark, pcap, "sctp.parameter_type == 0x8000", "sctp.chunk_type")
+    assert sorted(row[0] for row in params) == ["1", "2"], params
+    ecne = tshark_fields(
+        tshark,
+        pcap,
+        "sctp.chunk_type == 12",
+        "ip.src",
+        "sctp.ecne_lowest_tsn",
+        "sctp.checksum.status",
+    )
+    cwr = tshark_fields(
+        tshark,
+        pcap,
+        "sctp.chunk_type == 13",
+        "ip.src",
+        "sctp.cwr_lowest_tsn",
+        "sctp.checksum.status",
+    )
+    assert ecne and all(row[0] == "10.0.0.4" and row[2] == "1" for row in ecne), ecne[:3]
+    assert cwr and all(row[0] == "10.0.0.1" and row[2] == "1" for row in cwr), cwr[:3]
+    # Every CWR answers a TSN some ECNE carried.
+    assert {row[1] for row in cwr} <= {row[1] for row in ecne}
+    data = ecn_counts(tshark, pcap, "sctp.chunk_type == 0")
+    assert set(data) == {2}, data

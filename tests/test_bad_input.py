@@ -273,6 +273,27 @@ CASES = {
         [],
         ["bad.toml", "flows.f1.congestion_control", "unknown variant `vegas`", "cubic"],
     ),
+    "sctp_cmt_single_homed_receiver": (
+        BASE.replace('type = "cbr"', 'type = "sctp"\nvariant = "ns2"\ncmt = true').replace(
+            'rate = "100Kb"\n', ""
+        ),
+        [],
+        ["bad.toml", "flows.f1.cmt", "multihomed receiver", '"b" has one interface'],
+    ),
+    "sctp_cmt_unknown_rtx_policy": (
+        BASE.replace(
+            'type = "cbr"', 'type = "sctp"\nvariant = "ns2"\ncmt = true\ncmt_rtx_policy = "random"'
+        ).replace('rate = "100Kb"\n', ""),
+        [],
+        ["bad.toml", "flows.f1.cmt_rtx_policy", "unknown variant `random`", "lossrate"],
+    ),
+    "sctp_cmt_key_without_cmt": (
+        BASE.replace('type = "cbr"', 'type = "sctp"\nvariant = "ns2"\ncmt_sfr = false').replace(
+            'rate = "100Kb"\n', ""
+        ),
+        [],
+        ["bad.toml", "flows.f1.cmt_sfr", "needs cmt = true"],
+    ),
     "unknown_trace_kind": (BASE, ["--trace", "tcpdump"], ["--trace", '"tcpdump"', "ns2"]),
     "unknown_series_variable": (BASE, ["--series", "temperature"], ["--series", "cwnd"]),
 }

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from sctplab.cli import cli
 from sctplab.ns2 import oracle as ns2_oracle
+from sctplab.validation import cmt as validate_cmt
 from sctplab.validation import multihoming as validate_multihoming
 from sctplab.validation import ns2 as validate
 from sctplab.validation import wireless as validate_wireless
@@ -28,6 +29,7 @@ def fake_groups(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(validate, "statistical", lambda tmp, s, d: _rows(("stat", True)))
     monkeypatch.setattr(validate, "snoop", lambda tmp, s: _rows(("snoop", True)))
     monkeypatch.setattr(validate_multihoming, "checks", lambda tmp: _rows(("mh", True)))
+    monkeypatch.setattr(validate_cmt, "checks", lambda tmp, quick: _rows(("cmt", True)))
     monkeypatch.setattr(
         validate_wireless,
         "wireless",
@@ -39,12 +41,12 @@ def fake_groups(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_progress_and_last_line(tmp_path: Path) -> None:
     r = CliRunner().invoke(cli, ["validate", "ns2", "--out", str(tmp_path)])
     assert r.exit_code == 0, r.output
-    assert r.stdout.splitlines()[-1] == "6/6 checks pass"
+    assert r.stdout.splitlines()[-1] == "7/7 checks pass"
     err = r.stderr.splitlines()
     # A start and an end line per group of rows, numbered.
-    assert len([x for x in err if "started" in x]) == 5
-    assert err[0].startswith("sctplab validate ns2: [1/5] seed 002 send and forward order")
-    assert err[-1].startswith("sctplab validate ns2: [5/5] wireless") and "2/2 pass" in err[-1]
+    assert len([x for x in err if "started" in x]) == 6
+    assert err[0].startswith("sctplab validate ns2: [1/6] seed 002 send and forward order")
+    assert err[-1].startswith("sctplab validate ns2: [6/6] wireless") and "2/2 pass" in err[-1]
     assert "smoke test" not in (tmp_path / "validation.md").read_text()
 
 
@@ -54,7 +56,7 @@ def test_a_failing_row_shows_in_the_count_and_the_exit_status(
     monkeypatch.setattr(validate, "snoop", lambda tmp, s: _rows(("snoop", False)))
     r = CliRunner().invoke(cli, ["validate", "ns2", "--out", str(tmp_path)])
     assert r.exit_code == 1
-    assert r.stdout.splitlines()[-1] == "5/6 checks pass"
+    assert r.stdout.splitlines()[-1] == "6/7 checks pass"
 
 
 @pytest.mark.usefixtures("fake_groups")

@@ -27,6 +27,8 @@ _LAZY = {
     "plot": ("sctplab.plots", "plot"),
     "PlotResult": ("sctplab.plots", "PlotResult"),
     "stats": ("sctplab.stats", None),
+    # A package that can be called: `sctplab.animate(run_dir)` (sctplab/animate).
+    "animate": ("sctplab.animate", None),
 }
 
 
@@ -52,6 +54,7 @@ __all__ = [
     "ScenarioError",
     "UsageError",
     "__version__",
+    "animate",
     "load",
     "movement",
     "plot",

@@ -67,7 +67,7 @@ def cli() -> None:
     "traces",
     multiple=True,
     metavar="KINDS",
-    help="Event traces, comma separated: ns2, sends, acks.",
+    help="Event traces, comma separated: ns2, sends, acks, anim.",
 )
 @click.option(
     "--series",
@@ -350,6 +350,22 @@ def plot_cmd(run_dir: Path) -> None:
         click.echo(f"wrote {path}")
     for note in result.skipped:
         click.echo(note)
+
+
+@cli.command("animate")
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Where to write the page [default: RUN_DIR/animation.html].",
+)
+def animate_cmd(run_dir: Path, out: Path | None) -> None:
+    """Write one self-contained HTML page that plays the run in RUN_DIR (run it with
+    --trace anim): nodes, links, packets, drops, a time slider, flow charts."""
+    from sctplab.animate import animate
+
+    written = animate(run_dir).save(out if out is not None else run_dir / "animation.html")
+    click.echo(f"wrote {written}")
 
 
 STUDY_NAMES = ["satellite", "multistreaming", "newreno", "snoop", "manet", "all"]

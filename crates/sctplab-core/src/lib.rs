@@ -12,6 +12,7 @@ pub mod live;
 pub mod metrics;
 pub mod net;
 pub mod quic;
+pub mod sat;
 pub mod scenario;
 pub mod sctp;
 pub mod sim;

@@ -74,41 +74,13 @@ fn queue_delay_series_averages_each_interval() {
 /// A bufferbloated bottleneck: 10 Mb/s with room for 1000 packets, one bulk TCP flow and
 /// one SCTP association.
 fn bloat(aqm: &str, tcp_ecn: bool) -> String {
+    let topology = common::dumbbell_topology(aqm);
     format!(
         r#"
 duration = "20s"
 [measure]
 start = "5s"
-[[nodes]]
-name = "a"
-[[nodes]]
-name = "r1"
-[[nodes]]
-name = "r2"
-[[nodes]]
-name = "b"
-[[links]]
-name = "l1"
-a = "a"
-b = "r1"
-bandwidth = "100Mb"
-delay = "1ms"
-queue = 1000
-[[links]]
-name = "bn"
-a = "r1"
-b = "r2"
-bandwidth = "10Mb"
-delay = "20ms"
-queue = 1000
-{aqm}
-[[links]]
-name = "l3"
-a = "r2"
-b = "b"
-bandwidth = "100Mb"
-delay = "1ms"
-queue = 1000
+{topology}
 [[flows]]
 name = "t1"
 type = "tcp"

@@ -11,6 +11,7 @@
 //! meaning` table is read up to the next heading.
 
 use sctplab_core::scenario::aqm::{CodelCfg, FqCodelCfg, PieCfg, RedCfg};
+use sctplab_core::scenario::sat::{ConstellationCfg, GroundStationCfg};
 use sctplab_core::scenario::schema::{
     AodvSchema, CbrCfg, CbrPairsCfg, FLOW_TYPES, FaultEntry, GilbertCfg, LinkCfg, LossCfg,
     MacSchema, MeasureCfg, MobilityCfg, NodeCfg, PhySchema, QuicFlowCfg, ScenarioFile, SctpCfg,
@@ -134,6 +135,18 @@ fn expected_sections() -> Vec<(String, BTreeSet<String>)> {
         ("[wireless.mac]".to_string(), fields_of::<MacSchema>()),
         ("[wireless.aodv]".to_string(), fields_of::<AodvSchema>()),
         ("[mobility]".to_string(), fields_of::<MobilityCfg>()),
+        (
+            "stream_traffic".to_string(),
+            fields_of::<sctplab_core::scenario::streams::StreamTrafficEntry>(),
+        ),
+        (
+            "[[constellations]]".to_string(),
+            fields_of::<ConstellationCfg>(),
+        ),
+        (
+            "[[ground_stations]]".to_string(),
+            fields_of::<GroundStationCfg>(),
+        ),
     ];
     // `kind` is taken off the `aqm` table before the struct sees it (scenario/aqm.rs).
     for (id, mut fields) in [

@@ -118,7 +118,7 @@ fn an_error_at_a_table_an_override_created_is_blamed_on_the_override() {
         err(BASE, &[("zz.a.b", "1")]),
         "--set zz.a.b=1: zz: unknown field `zz`, expected one of `name`, `description`, \
          `duration`, `measure`, `series`, `nodes`, `links`, `flows`, `snoop`, `faults`, \
-         `wireless`, `mobility`"
+         `wireless`, `mobility`, `constellations`, `ground_stations`"
     );
     // BASE has no flows: `flows.f.bytes` makes `flows` a table where a list belongs.
     assert_eq!(

@@ -60,6 +60,7 @@ fn cfg(knobs: Knobs, local: Vec<[u8; 4]>) -> AssocCfg {
         trace_acks: false,
         local_addrs: local,
         primary_peer: B0,
+        stream_traffic: Vec::new(),
     }
 }
 

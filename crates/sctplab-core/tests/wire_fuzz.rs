@@ -126,7 +126,7 @@ impl Accepted {
 // ---------------------------------------------------------------- SCTP
 
 fn gen_chunk(g: &mut Gen) -> Chunk {
-    match g.below(14) {
+    match g.below(15) {
         0 => Chunk::Data(DataChunk {
             tsn: g.u32(),
             stream: g.u16(),
@@ -143,7 +143,9 @@ fn gen_chunk(g: &mut Gen) -> Chunk {
             initial_tsn: g.u32(),
             addrs: (0..g.below(4)).map(|_| g.addr()).collect(),
             cookie_preservative: None,
+            forward_tsn: g.below(2) == 1,
             unrecognized: vec![],
+            ecn_capable: false,
         }),
         2 => {
             let cookie_len = g.below(40);
@@ -154,9 +156,11 @@ fn gen_chunk(g: &mut Gen) -> Chunk {
                 inbound_streams: g.u16(),
                 initial_tsn: g.u32(),
                 addrs: (0..g.below(4)).map(|_| g.addr()).collect(),
+                forward_tsn: g.below(2) == 1,
                 unrecognized: vec![],
                 reported: vec![],
                 state_cookie: g.bytes(cookie_len),
+                ecn_capable: false,
             })
         }
         3 => Chunk::Sack(SackChunk {
@@ -164,6 +168,7 @@ fn gen_chunk(g: &mut Gen) -> Chunk {
             a_rwnd: g.u32(),
             gaps: (0..g.below(6)).map(|_| (g.u16(), g.u16())).collect(),
             dups: (0..g.below(4)).map(|_| g.u32()).collect(),
+            flags: 0,
         }),
         4 => {
             let n = g.below(24);
@@ -199,12 +204,21 @@ fn gen_chunk(g: &mut Gen) -> Chunk {
         // still parses to the end.
         12 => {
             let n = g.below(12);
+            // 192 is FORWARD TSN (RFC 3758), which this module knows.
+            let kind = match 0x80 | g.u8() {
+                0xc0 => 0xc1,
+                k => k,
+            };
             Chunk::Unknown(UnknownChunk {
-                kind: 0x80 | g.u8(),
+                kind,
                 flags: g.u8(),
                 value: g.bytes(n),
             })
         }
+        13 => Chunk::ForwardTsn(sctplab_core::net::wire::ForwardTsnChunk {
+            new_cum_tsn: g.u32(),
+            streams: (0..g.below(5)).map(|_| (g.u16(), g.u16())).collect(),
+        }),
         _ => Chunk::ShutdownComplete { t_bit: g.bool() },
     }
 }

@@ -12,6 +12,8 @@ from typing import Any
 from sctplab.reproduce.common import Figure, Row, StudyResult, Table
 from sctplab.reproduce.pool import Point, run_points
 from sctplab.reproduce.prose import join, verdict
+from sctplab.reproduce.satellite_aqm import LOSSES as AQM_LOSSES
+from sctplab.reproduce.satellite_aqm import aqm_experiment
 from sctplab.runner import run
 from sctplab.scenario_paths import load_scenario
 from sctplab.stats import mean_ci
@@ -128,6 +130,19 @@ def reproduce(out: Path, quick: bool = False) -> StudyResult:
     res.figures.append(_fig3(out, sctp_share))
     res.figures += _traced_figures(out, base, duration)
     res.discussion = _discussion(sctp_share, per_loss)
+    aqm = aqm_experiment(base, seeds, duration, out)
+    res.settings.append(
+        "Beyond the seed (no paper value): L2 as drop-tail, RED (ns-2.35's `Queue/RED` "
+        "defaults) and CoDel (RFC 8289 defaults), each without and with ECN (both flows "
+        "`ecn = true`, the discipline `ecn = true`), at loss "
+        + join(f"{x}" for x in AQM_LOSSES)
+        + f", the same {seeds} seeds and {duration:.0f} s; queueing delay is L2's "
+        "`queue_delay_mean_s` (N2 -> N3)."
+    )
+    res.rows += aqm.rows
+    res.tables.append(aqm.table)
+    res.figures.append(aqm.figure)
+    res.discussion += aqm.discussion
     return res
 
 

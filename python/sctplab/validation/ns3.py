@@ -47,7 +47,7 @@ def validate_ns3(
         groups.append((label, partial(ns3_tcp.rows, b.binary, c, p)))
     if only is None or "aqm" in only:
         label = (
-            f"AQM: CoDel, FQ-CoDel, PIE (ns-3 queue discs), {ns3_aqm.FLOWS} flows, "
+            f"AQM: CoDel, FQ-CoDel, PIE, CoDel+ECN (ns-3 queue discs), {ns3_aqm.FLOWS} flows, "
             f"{p.seeds} seeds of {p.duration_s:g} s"
         )
         groups.append((label, partial(ns3_aqm.rows, b.binary, p)))
@@ -76,7 +76,9 @@ def validate_ns3(
         "and whose loss model is off, under CoDel, FQ-CoDel and PIE with their defaults "
         "(python/sctplab/ns3/aqm_dumbbell.cc: ns-3.37's queue discs); `goodput_bps` of "
         "all four, `queue_delay_mean_s` from arrival at the queue to the start of "
-        "transmission, `aqm_drops` the drops the discipline decided; same statistics.",
+        "transmission, `aqm_drops` the drops the discipline decided; same statistics. "
+        "CoDel+ECN: CoDel marks instead of dropping and the flows are ECN-capable "
+        "(RFC 3168 ECE/CWR on both sides); `ecn_marks` replaces `aqm_drops`.",
         "",
         "ns-3 programs: "
         + ("reused from the build cache" if b.cached else f"compiled in {b.compile_s:.1f} s")

@@ -94,6 +94,14 @@ pub fn flow_config(
             }
             e
         })?;
+    if c.stream_traffic.is_some() {
+        // PR-SCTP against a real stack is issue 36's live slice, not built yet.
+        return Err(err(
+            source,
+            "stream_traffic",
+            "not built for live mode yet: live endpoints send the bulk application",
+        ));
+    }
     Ok(c)
 }
 

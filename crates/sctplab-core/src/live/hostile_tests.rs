@@ -18,8 +18,10 @@ fn init(tag: u32) -> Chunk {
         inbound_streams: 1,
         initial_tsn: 1,
         addrs: vec![],
+        forward_tsn: false,
         cookie_preservative: None,
         unrecognized: vec![],
+        ecn_capable: false,
     })
 }
 

@@ -246,8 +246,10 @@ impl Attacker {
                 inbound_streams: 1,
                 initial_tsn: tsn,
                 addrs: vec![],
+                forward_tsn: false,
                 cookie_preservative: None,
                 unrecognized: params,
+                ecn_capable: false,
             })],
             0,
         );
@@ -310,6 +312,7 @@ fn malformed_packets() -> Vec<Vec<u8>> {
         a_rwnd: 1,
         gaps: vec![(2, 3)],
         dups: vec![],
+        flags: 0,
     })]);
     b[12 + 13] = 2;
     out.push(sealed(b));
@@ -426,7 +429,7 @@ fn crafted_packets_over_the_socket() {
     };
     assert_eq!(s.cum_tsn_ack, 7000);
 
-    // RFC 9260 3.2: an unknown chunk of type 0xC0 (bits 11) is skipped and reported;
+    // RFC 9260 3.2: an unknown chunk of type 0xC5 (bits 11) is skipped and reported;
     // the DATA behind it is processed. One of type 0x40 (bits 01) stops the packet:
     // reported, and the DATA behind it discarded.
     let unknown = |kind: u8| {
@@ -436,7 +439,7 @@ fn crafted_packets_over_the_socket() {
             value: vec![1, 2, 3, 4, 5],
         })
     };
-    a.send(their_tag, vec![unknown(0xc0), data(7001, 100)], 1);
+    a.send(their_tag, vec![unknown(0xc5), data(7001, 100)], 1);
     let mut got = Vec::new();
     while let Some(p) = a.recv() {
         assert_eq!(p.vtag, 0xabcd);
@@ -451,7 +454,7 @@ fn crafted_packets_over_the_socket() {
     assert!(
         got.contains(&Chunk::Error {
             t_bit: false,
-            causes: vec![cause6(0xc0)]
+            causes: vec![cause6(0xc5)]
         }),
         "{got:?}"
     );
@@ -530,8 +533,10 @@ fn mutated_packets_never_panic() {
             inbound_streams: 3,
             initial_tsn: 5,
             addrs: vec![[127, 0, 0, 2]],
+            forward_tsn: false,
             cookie_preservative: None,
             unrecognized: vec![],
+            ecn_capable: false,
         })]));
         v.push(mk(vec![
             data(5, 30),

@@ -1,10 +1,13 @@
 //! Scenario files: TOML parsed and validated once, here, into typed structures.
 pub mod aqm;
 pub mod bounds;
+pub mod cmt;
 mod error;
 pub(crate) mod load;
 pub mod overrides;
+pub mod sat;
 pub mod schema;
+pub mod streams;
 pub mod units;
 pub(crate) mod validate;
 

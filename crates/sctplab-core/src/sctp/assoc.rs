@@ -12,9 +12,12 @@
 //! The client sends the application's data; the server receives it. The server keeps
 //! no association state before a valid COOKIE-ECHO (RFC 9260 sec. 5.1.3).
 
+mod ecn;
+mod errors;
 mod handshake;
 mod hb_info;
 mod paths;
+mod prsctp;
 mod screen;
 mod timers;
 mod transmit;
@@ -62,6 +65,10 @@ pub struct AssocCfg {
     /// Client: the peer address its INIT goes to and, after set-up, the primary
     /// destination. Server: ignored (its primary is where the INIT came from).
     pub primary_peer: [u8; 4],
+    /// `stream_traffic`: per-stream sources instead of `total`/`message_size`'s
+    /// round-robin messages (empty: those). A policy other than `None` makes this end
+    /// announce PR-SCTP.
+    pub stream_traffic: Vec<crate::sctp::streams::StreamSourceCfg>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -168,6 +175,8 @@ pub struct Association {
     sack_dest: [u8; 4],
     rto_before_established: Rto,
     events: VecDeque<EndpointEvent>,
+    /// RFC 9260 appendix A (`sctp/ecn.rs`); off unless `set_ecn` says so.
+    ecn: super::ecn::SctpEcn,
     pub stats: AssocStats,
 }
 
@@ -216,6 +225,7 @@ impl Association {
             sack_dest: primary,
             rto_before_established: rto,
             events: VecDeque::new(),
+            ecn: super::ecn::SctpEcn::default(),
             stats: AssocStats::default(),
         }
     }
@@ -272,52 +282,6 @@ impl Association {
         self.ctrl.push_back((vtag, c, dst));
     }
 
-    /// An ERROR chunk under the peer's tag (T bit clear, RFC 9260 3.3.10).
-    fn send_error(&mut self, causes: Vec<ErrorCause>, dst: [u8; 4]) {
-        self.stats.errors_sent += 1;
-        self.send_ctrl(
-            self.peer_tag,
-            Chunk::Error {
-                t_bit: false,
-                causes,
-            },
-            dst,
-        );
-    }
-
-    /// RFC 9260 6.5: a DATA chunk "with an invalid stream identifier" is acknowledged
-    /// as usual and discarded (`Inbound::on_data`), and an ERROR with cause Invalid
-    /// Stream Identifier (3.3.10.1) goes back at once; it may share the SACK's packet
-    /// if it follows the SACK (`flush_stream_errors`). Our own sender never uses such
-    /// a stream (its count is min(OS, the peer's MIS), 5.1.1); only a live peer can
-    /// send one.
-    #[inline(never)]
-    fn report_invalid_stream(&mut self, sid: u16) {
-        if self.stream_errors.len() < MAX_STREAM_ERRORS && !self.stream_errors.contains(&sid) {
-            self.stream_errors.push(sid);
-        }
-    }
-
-    /// Queues the pending Invalid Stream Identifier causes as one ERROR chunk to where
-    /// SACKs go.
-    fn flush_stream_errors(&mut self) {
-        if self.stream_errors.is_empty() {
-            return;
-        }
-        let causes = self
-            .stream_errors
-            .drain(..)
-            .map(|sid| {
-                let [hi, lo] = sid.to_be_bytes();
-                ErrorCause {
-                    code: cause::INVALID_STREAM_IDENTIFIER,
-                    info: vec![hi, lo, 0, 0],
-                }
-            })
-            .collect();
-        self.send_error(causes, self.sack_dest);
-    }
-
     /// Where chunks that answer nothing go: the current data destination, else the
     /// configured primary (client) or the last packet's source (server).
     fn default_dest(&self) -> [u8; 4] {
@@ -370,8 +334,10 @@ impl Association {
             inbound_streams: u16::MAX,
             initial_tsn: self.pending_initial_tsn,
             addrs: self.listed_addrs(),
+            forward_tsn: self.pr_local(),
             cookie_preservative: self.cookie_preservative,
             unrecognized: Vec::new(),
+            ecn_capable: self.ecn.capable,
         };
         self.send_ctrl(0, Chunk::Init(init), self.cfg.primary_peer);
         self.timers.set(Timer::T1Init, self.now + self.t1_timeout());
@@ -416,6 +382,9 @@ impl Association {
 
     /// Lets the sender send what it may.
     fn kick(&mut self) {
+        if self.state == State::Established {
+            self.refill_sources();
+        }
         if let Some(out) = self.out.as_mut() {
             if self.state == State::Established {
                 out.send_new(self.now, &mut self.paths);
@@ -503,6 +472,13 @@ impl Association {
                 self.revive(j);
             }
         }
+        // PR-SCTP (RFC 3758 sec. 3.5): lifetimes, the Advanced.Peer.Ack.Point, FORWARD
+        // TSN; then the sources fill the room the SACK made.
+        let fwd = self.out.as_mut().and_then(|o| o.pr_after_sack(self.now));
+        self.send_forward_tsn(fwd);
+        if self.state == State::Established {
+            self.refill_sources();
+        }
         if let Some(out) = self.out.as_mut() {
             out.after_sack(self.now, &mut self.paths);
         }
@@ -577,6 +553,9 @@ impl Association {
             // RFC 9260 3.3.10 leaves the handling to the cause; only Stale Cookie is
             // acted on (5.2.6).
             Chunk::Error { causes, .. } => self.on_error(causes),
+            Chunk::ForwardTsn(f) if self.inb.is_some() => self.on_forward_tsn(f),
+            Chunk::Ecne { lowest_tsn } => self.on_ecne(*lowest_tsn),
+            Chunk::Cwr { lowest_tsn } => self.ecn.on_cwr(*lowest_tsn),
             _ => {}
         }
     }
@@ -645,6 +624,9 @@ impl Endpoint for Association {
         {
             self.send_error(causes, pkt.ip.src);
         }
+        if had_data && pkt.ip.ecn == crate::net::aqm::CE {
+            self.ce_arrived(chunks);
+        }
         if had_data {
             if let Some(inb) = self.inb.as_mut() {
                 inb.after_packet(now);
@@ -679,6 +661,9 @@ impl Endpoint for Association {
         }
         if let Some(inb) = self.inb.as_mut() {
             inb.on_timeout(now);
+        }
+        if self.sources_wakeup().is_some_and(|t| t <= now) {
+            self.kick();
         }
         if matches!(self.state, State::Established | State::ShutdownSent) && !self.t3_expiries(now)
         {
@@ -731,6 +716,7 @@ impl Endpoint for Association {
         if let Some(inb) = &self.inb {
             consider(inb.sack_deadline);
         }
+        consider(self.sources_wakeup());
         next
     }
 
@@ -797,5 +783,7 @@ impl Endpoint for Association {
 
 #[cfg(test)]
 mod hostile_tests;
+#[cfg(test)]
+mod prsctp_tests;
 #[cfg(test)]
 mod tests;

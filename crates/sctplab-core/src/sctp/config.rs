@@ -135,6 +135,13 @@ pub struct Knobs {
     pub congestion_control: crate::cc::Algorithm,
     /// HyStart++ (RFC 9406) in CUBIC's first slow start on each destination.
     pub hystart: bool,
+    /// Concurrent multipath transfer (`cmt`, ns-2.35's Agent/SCTP/CMT,
+    /// docs/models/sctp.md "CMT"); None: new data goes to one destination at a time.
+    pub cmt: Option<super::outbound::cmt::CmtKnobs>,
+    /// A HEARTBEAT to a destination right after its T3-rtx expiry when another
+    /// destination is usable, for a fresh RTT after the backed-off RTO (ns-2.35
+    /// `Agent/SCTP/HbAfterRto`, scenario key `heartbeat_after_rto`).
+    pub heartbeat_after_rto: bool,
 }
 
 /// RFC 4960 sec. 7.2.1: min(4 MTU, max(2 MTU, 4380 bytes)).
@@ -171,6 +178,8 @@ pub fn preset(v: Variant) -> Knobs {
         sack_on_rwnd_drop: false,
         congestion_control: crate::cc::Algorithm::Reno,
         hystart: false,
+        cmt: None,
+        heartbeat_after_rto: false,
     };
     let newreno = Knobs {
         fast_recovery: true,

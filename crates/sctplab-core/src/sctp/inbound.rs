@@ -13,6 +13,8 @@ use crate::net::wire::{DataChunk, DataFlags, SackChunk};
 use crate::sim::{SimDuration, SimTime};
 use std::collections::{BTreeMap, VecDeque};
 
+mod forward_tsn;
+
 #[derive(Clone, Copy, Debug)]
 struct Held {
     stream: u16,
@@ -57,6 +59,12 @@ pub struct Inbound {
     pub highest_tsn: u32,
     initial_tsn: u32,
     pub dropped_no_buffer: u64,
+    /// With `stream_traffic`: (stream, relative TSN of the last chunk, delivery time)
+    /// of every message delivered in the measurement window, for the delay statistics.
+    pub msg_log: Option<Vec<(u16, u32, SimTime)>>,
+    /// FORWARD TSN chunks received, and the chunks they made this end discard.
+    pub forward_tsns: u64,
+    pub chunks_skipped: u64,
     /// DATA chunks for a stream this end does not have: acknowledged and discarded
     /// (RFC 9260 6.5).
     pub invalid_stream_chunks: u64,
@@ -78,6 +86,11 @@ pub struct Inbound {
     /// ns-2.35: a chunk of the packet being handled was dropped for want of space after
     /// the last chunk that asked for a SACK.
     drop_cancels_sack: bool,
+    /// CMT's delayed ack (`set_cmt_dac`): SACKs wait for the second packet or the timer
+    /// even with gaps, and carry the packets they acknowledge in their flags.
+    cmt_dac: bool,
+    /// The pending SACK is the delayed-SACK timer's.
+    sack_by_timer: bool,
 }
 
 /// The furthest TSN beyond the cumulative TSN a receive buffer of `buffer` bytes can
@@ -115,6 +128,9 @@ impl Inbound {
             delivered_total: 0,
             highest_tsn: 0,
             initial_tsn: peer_initial_tsn,
+            msg_log: None,
+            forward_tsns: 0,
+            chunks_skipped: 0,
             dropped_no_buffer: 0,
             invalid_stream_chunks: 0,
             dropped_beyond_window: 0,
@@ -128,6 +144,8 @@ impl Inbound {
             max_chunk_room,
             sack_on_drop,
             drop_cancels_sack: false,
+            cmt_dac: false,
+            sack_by_timer: false,
         }
     }
 
@@ -210,7 +228,7 @@ impl Inbound {
                     .is_none());
         if d.flags.contains(DataFlags::UNORDERED) {
             if d.flags.contains(DataFlags::UNFRAGMENTED) {
-                self.deliver(now, held);
+                self.deliver(now, held, d.tsn.wrapping_sub(self.initial_tsn));
             } else {
                 let rel = d.tsn.wrapping_sub(self.initial_tsn);
                 let stream = usize::from(held.stream);
@@ -221,7 +239,7 @@ impl Inbound {
             // The stream's next message, whole in this chunk: delivered at once, as
             // `deliver_in_order` would, without a round trip through `pending` (whose
             // node allocation per chunk would be the receive path's only one).
-            self.deliver(now, held);
+            self.deliver(now, held, d.tsn.wrapping_sub(self.initial_tsn));
             let st = &mut self.streams[usize::from(held.stream)];
             st.next_ssn = st.next_ssn.wrapping_add(1);
         } else {
@@ -290,7 +308,8 @@ impl Inbound {
         }
     }
 
-    fn deliver(&mut self, now: SimTime, h: Held) {
+    /// Hands chunk `h` (relative TSN `rel`) to the application.
+    fn deliver(&mut self, now: SimTime, h: Held, rel: u32) {
         self.held -= u64::from(h.chunk_len);
         self.delivered_total += u64::from(h.payload);
         let s = &mut self.streams[usize::from(h.stream)];
@@ -299,6 +318,9 @@ impl Inbound {
             s.delivered_bytes += u64::from(h.payload);
             if h.flags.contains(DataFlags::END) {
                 s.delivered_messages += 1;
+                if let Some(log) = self.msg_log.as_mut() {
+                    log.push((h.stream, rel, now));
+                }
             }
         }
     }
@@ -342,7 +364,7 @@ impl Inbound {
     fn deliver_unordered_from(&mut self, now: SimTime, stream: usize, from: u32) {
         let mut k = from;
         while let Some(h) = self.streams[stream].unordered.remove(&k) {
-            self.deliver(now, h);
+            self.deliver(now, h, k);
             k = k.wrapping_add(1);
             if h.flags.contains(DataFlags::END) {
                 self.streams[stream].unordered_partial = None;
@@ -434,7 +456,7 @@ impl Inbound {
                     break;
                 };
                 self.streams[stream].pending.remove(&(next, tsn));
-                self.deliver(now, h);
+                self.deliver(now, h, tsn);
                 let s = &mut self.streams[stream];
                 if h.flags.contains(DataFlags::END) {
                     s.partial = None;
@@ -470,7 +492,7 @@ impl Inbound {
             }
             while let Some((&key, &h)) = self.streams[stream].pending.range(range.clone()).next() {
                 self.streams[stream].pending.remove(&key);
-                self.deliver(now, h);
+                self.deliver(now, h, key.1);
             }
             self.streams[stream].next_ssn = next.wrapping_add(1);
         }
@@ -497,7 +519,9 @@ impl Inbound {
             Some(delay) => {
                 self.packets_unacked += 1;
                 second = self.packets_unacked >= 2;
-                if gaps || first || second {
+                // CMT's DAC (ns-2.35 `SctpCMTAgent::ProcessChunk`): no immediate SACK
+                // for a gap; the sender counts the packets instead.
+                if (gaps && !self.cmt_dac) || first || second {
                     self.sack_now = true;
                 } else if self.sack_deadline.is_none() {
                     self.sack_deadline = Some(now + delay);
@@ -519,7 +543,13 @@ impl Inbound {
     pub fn on_timeout(&mut self, now: SimTime) {
         if self.sack_deadline.is_some_and(|t| now >= t) {
             self.sack_now = true;
+            self.sack_by_timer = true;
         }
+    }
+
+    /// Turns on CMT's delayed ack at this receiver (ns-2.35 `useCmtDelAck_`).
+    pub fn set_cmt_dac(&mut self) {
+        self.cmt_dac = true;
     }
 
     pub fn wants_sack(&self) -> bool {
@@ -551,7 +581,16 @@ impl Inbound {
         let mut dups = std::mem::take(&mut self.dups);
         // Gap blocks and duplicate TSNs are 4 bytes each.
         dups.truncate(max_gaps - gaps.len());
+        // DAC: the DATA packets since the previous SACK; ns-2.35's
+        // `SackGenTimerExpiration` clears its count before building the SACK, so a
+        // timer's SACK says 0.
+        let flags = if self.cmt_dac && !self.sack_by_timer {
+            self.packets_unacked.min(u32::from(u8::MAX)) as u8
+        } else {
+            0
+        };
         self.sack_now = false;
+        self.sack_by_timer = false;
         self.sack_deadline = None;
         self.packets_unacked = 0;
         SackChunk {
@@ -559,6 +598,7 @@ impl Inbound {
             a_rwnd: self.a_rwnd(),
             gaps,
             dups,
+            flags,
         }
     }
 

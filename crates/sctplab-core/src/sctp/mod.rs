@@ -4,14 +4,18 @@
 mod assoc;
 pub mod config;
 pub mod cookie;
+mod ecn;
 mod inbound;
 mod outbound;
 mod path;
 mod path_cc;
+mod prsctp;
+pub mod streams;
 mod timer;
 
 pub use assoc::{AssocCfg, AssocStats, Association, Role, State};
 pub use config::Knobs;
 pub use inbound::Inbound;
+pub use outbound::cmt::{CmtKnobs, RtxPolicy};
 pub use outbound::{OutStats, Outbound};
 pub use path::{Path, PathSet, PathState, PathStats};

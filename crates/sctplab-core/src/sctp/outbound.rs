@@ -17,7 +17,9 @@ use crate::sim::SimTime;
 use std::collections::VecDeque;
 
 mod app;
+pub mod cmt;
 mod counts;
+mod prsctp;
 mod rtx;
 mod sack;
 mod send;
@@ -133,6 +135,8 @@ pub struct Outbound {
     window: Window,
     pub stats: OutStats,
     pub all_acked_at: Option<SimTime>,
+    /// Concurrent multipath transfer (`enable_cmt`); None: one data destination.
+    cmt: Option<Box<cmt::Cmt>>,
 }
 
 impl Outbound {
@@ -174,6 +178,7 @@ impl Outbound {
             window,
             stats: OutStats::default(),
             all_acked_at: None,
+            cmt: None,
         }
     }
 
@@ -339,5 +344,22 @@ impl Outbound {
     /// Whether any chunk in the retransmission buffer was last sent to destination `i`.
     pub fn has_chunks_on(&self, i: usize) -> bool {
         self.sent.iter().any(|s| s.dest == i)
+    }
+
+    /// ECN (sctp/ecn.rs): the destination chunk `tsn` was last sent to while it is in
+    /// the retransmission buffer, and the highest TSN assigned so far.
+    pub(crate) fn ecn_lookup(&self, tsn: u32) -> (Option<usize>, u32) {
+        let dest = self
+            .sent
+            .front()
+            .filter(|f| tsn_le(f.tsn, tsn))
+            .and_then(|f| self.sent.get(tsn.wrapping_sub(f.tsn) as usize))
+            .map(|s| s.dest);
+        (dest, self.next_tsn.wrapping_sub(1))
+    }
+
+    /// ECN: an ECNE cuts destination `i`'s window as a fast retransmit does.
+    pub(crate) fn ecn_cut(&mut self, now: SimTime, ps: &mut PathSet, i: usize) {
+        self.cut(now, ps, i);
     }
 }

@@ -34,6 +34,9 @@ pub struct PathStats {
     pub retransmissions: u64,
     /// HEARTBEAT chunks this end sent to this destination.
     pub heartbeats: u64,
+    /// User data bytes newly acknowledged (cumulatively or by a gap block) that were
+    /// last sent to this destination (CONTRACTS.md `bytes_acked`).
+    pub bytes_acked: u64,
     pub srtt_s: Option<f64>,
     pub rto_s: f64,
     pub state: PathState,
@@ -80,7 +83,10 @@ pub struct Path {
     pub data_packets_sent: u64,
     pub retransmissions: u64,
     pub heartbeats: u64,
+    pub bytes_acked: u64,
     pub failed_at: Option<SimTime>,
+    /// When the destination last became potentially failed (CMT-PF's `dPFSince`).
+    pub pf_since: SimTime,
     /// The destination's congestion controller other than Reno (`None`: SCTP's own
     /// rules, the `variant`'s knobs, apply; `path_cc`).
     pub cc: Option<Box<super::path_cc::PathCc>>,
@@ -160,7 +166,9 @@ impl Path {
             data_packets_sent: 0,
             retransmissions: 0,
             heartbeats: 0,
+            bytes_acked: 0,
             failed_at: None,
+            pf_since: SimTime::ZERO,
             cc: None,
         }
     }
@@ -170,6 +178,7 @@ impl Path {
             data_packets_sent: self.data_packets_sent,
             retransmissions: self.retransmissions,
             heartbeats: self.heartbeats,
+            bytes_acked: self.bytes_acked,
             srtt_s: self.rto.srtt(),
             rto_s: self.rto.current().as_secs_f64(),
             state: self.state,
@@ -202,6 +211,8 @@ pub struct PathSet {
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct AckScratch {
     pub newly: f64,
+    /// User data bytes of the chunks in `newly` (`bytes_acked`).
+    pub payload: u64,
     /// The RTT sample this SACK gave for the destination's controller (`cc_rtt_sample`).
     pub rtt: Option<f64>,
     pub in_ca: bool,

@@ -1,5 +1,5 @@
 //! A timer slot: the one pending timer event of an owner whose deadline moves (an
-//! endpoint, a snoop agent, a routing agent).
+//! endpoint, a snoop agent, a routing agent, a wireless MAC).
 //!
 //! Deadlines move later on almost every input (an RTO restarts on every ack). Rather than
 //! scheduling a new event each time and leaving stale ones in the queue, the owner keeps
@@ -26,6 +26,11 @@ impl TimerSlot {
     /// The time of the live pending event, if any.
     pub fn pending(&self) -> Option<SimTime> {
         self.at
+    }
+
+    /// The generation of the live pending event (of the last one armed).
+    pub fn generation(&self) -> u32 {
+        self.generation
     }
 
     /// Arms the slot for a new event at `at`: returns the generation that event carries.
@@ -60,6 +65,14 @@ impl TimerSlot {
         }
         self.at = None;
         true
+    }
+
+    /// The live pending event ran without being popped (an owner that keeps some of its
+    /// events out of the queue, like a quiet MAC's virtual timer event): nothing is
+    /// pending any more. `fire` of the live generation.
+    #[inline]
+    pub fn fire_live(&mut self) {
+        self.at = None;
     }
 }
 
@@ -120,5 +133,18 @@ mod tests {
         assert_eq!(g, 0);
         assert!(!s.fire(u32::MAX));
         assert!(s.fire(0));
+    }
+
+    /// An event run outside the queue leaves nothing pending and keeps the generation,
+    /// as `fire` of the live event does.
+    #[test]
+    fn firing_the_live_event_in_place_is_fire_of_its_generation() {
+        let mut a = TimerSlot::default();
+        let ga = a.arm(t(10));
+        let mut b = a;
+        assert!(a.fire(ga));
+        b.fire_live();
+        assert_eq!(b.pending(), None);
+        assert_eq!(a.arm(t(20)), b.arm(t(20)));
     }
 }

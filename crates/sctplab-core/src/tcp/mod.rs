@@ -4,6 +4,7 @@
 
 pub mod config;
 mod delivery;
+mod ecn;
 mod rate;
 mod receiver;
 mod recovery;

@@ -3,6 +3,7 @@
 //! triggered the ack first, then the most recent earlier blocks, as ns-2's `Sacker`
 //! does), optional delayed acks, and the answer to a SYN when the handshake is on.
 
+use super::ecn::ReceiverEcn;
 use super::seqmap::SeqMap;
 use crate::endpoint::Endpoint;
 use crate::metrics::Window;
@@ -29,6 +30,8 @@ pub struct ReceiverCfg {
 #[derive(Clone, Copy, Debug)]
 struct PendingAck {
     syn_ack: bool,
+    /// Flags the SYN-ACK adds (ECN setup, RFC 3168 sec. 6.1.1).
+    syn_flags: TcpFlags,
     /// Send time of the data segment that triggered the ack (echoed for RTT sampling).
     echo: SimTime,
 }
@@ -53,6 +56,8 @@ pub struct TcpReceiver {
     /// Segment that triggered the ack being built, and whether it was a duplicate.
     trigger: Option<(i64, bool)>,
     high_offset: u64,
+    /// RFC 3168 state (`tcp/ecn.rs`); off unless `set_ecn` says so.
+    pub(super) ecn: ReceiverEcn,
     pub delivered_bytes: u64,
     pub delivered_total: u64,
     pub ack_packets: u64,
@@ -78,6 +83,7 @@ impl TcpReceiver {
             last_echo: SimTime::ZERO,
             trigger: None,
             high_offset: 0,
+            ecn: ReceiverEcn::default(),
             delivered_bytes: 0,
             delivered_total: 0,
             ack_packets: 0,
@@ -86,6 +92,12 @@ impl TcpReceiver {
             sack_bytes: 0,
             completed_at: None,
         }
+    }
+
+    /// Makes the receiver ECN-capable (the flow's `ecn`); `handshake`: ECN is agreed on
+    /// the SYN, else assumed on at both ends.
+    pub fn set_ecn(&mut self, capable: bool, handshake: bool) {
+        self.ecn = ReceiverEcn::new(capable, handshake);
     }
 
     /// Highest in-order segment, 0-based (-1 for none).
@@ -189,6 +201,7 @@ impl TcpReceiver {
     fn queue_ack(&mut self, echo: SimTime) {
         self.pending.push_back(PendingAck {
             syn_ack: false,
+            syn_flags: TcpFlags::empty(),
             echo,
         });
         self.unacked = 0;
@@ -203,7 +216,7 @@ impl TcpReceiver {
         let seq;
         let ack_no;
         if ack.syn_ack {
-            flags.insert(TcpFlags::SYN);
+            flags.insert(TcpFlags::SYN | ack.syn_flags);
             options.mss = Some(map.mss.min(u64::from(u16::MAX)) as u16);
             options.sack_permitted = self.cfg.sack;
             seq = 0;
@@ -211,6 +224,7 @@ impl TcpReceiver {
         } else {
             seq = 1;
             ack_no = map.ack_of_segment(self.cum);
+            flags.insert(self.ecn.ack_flags());
             if self.cfg.sack {
                 let (trigger, is_dup) = self.trigger.unwrap_or((self.cum, false));
                 let mut blocks = std::mem::take(&mut self.blocks);
@@ -262,8 +276,10 @@ impl Endpoint for TcpReceiver {
             return;
         };
         if tcp.flags.contains(TcpFlags::SYN) {
+            let syn_flags = self.ecn.on_syn(tcp.flags);
             self.pending.push_back(PendingAck {
                 syn_ack: true,
+                syn_flags,
                 echo: pkt.created,
             });
             return;
@@ -278,8 +294,11 @@ impl Endpoint for TcpReceiver {
         let had_gap = self.maxseen > self.cum;
         let is_dup = self.record_segment(now, seg);
         self.last_echo = pkt.created;
+        let ce_starts_echo = self.ecn.on_segment(tcp.flags, pkt.ip.ecn);
         match self.cfg.delayed_ack {
             None => self.queue_ack(pkt.created),
+            // A CE that starts an echo is acked at once (`ReceiverEcn::on_segment`).
+            Some(_) if ce_starts_echo => self.queue_ack(pkt.created),
             Some(delay) => {
                 let in_order = !is_dup && seg == before + 1 && !had_gap;
                 if in_order {

@@ -8,6 +8,7 @@
 //! processing and sending rule.
 
 use super::config::Variant;
+use super::ecn::SenderEcn;
 use super::rate::RateEstimator;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
@@ -160,6 +161,8 @@ pub struct TcpSender {
     /// Segments to put on the wire, and whether each is a retransmission; -1 is a SYN.
     pub(super) out: VecDeque<(i64, SendKind)>,
     pub(super) events: VecDeque<EndpointEvent>,
+    /// RFC 3168 state (`tcp/ecn.rs`); off unless `set_ecn` says so.
+    pub(super) ecn: SenderEcn,
     pub stats: SenderStats,
 }
 
@@ -231,6 +234,7 @@ impl TcpSender {
             rto_high: -1,
             out: VecDeque::new(),
             events: VecDeque::new(),
+            ecn: SenderEcn::default(),
             stats: SenderStats::default(),
             cfg,
         }
@@ -434,6 +438,10 @@ impl TcpSender {
     /// The controller's window growth for an ack that newly acknowledges `acked`
     /// segments (ns-2 `opencwnd` for `"reno"`).
     pub(super) fn rules_open(&mut self, acked: i64) {
+        if self.ecn.in_cut_window(self.highest_ack) && !matches!(self.cc, Controller::Bbr(_)) {
+            // RFC 3168 sec. 6.1.2: no growth while the window an ECE cut is acknowledged.
+            return;
+        }
         if let Controller::Reno(rules) = &self.cc {
             // Today's rules, with nothing else computed: the hot path stays as it was.
             rules.open(&mut self.cwnd, self.ssthresh);
@@ -460,6 +468,11 @@ impl TcpSender {
     /// Window cut (ns-2 `slowdown`): the controller sets ssthresh and, as the recovery
     /// algorithm asks, reduces cwnd, restarts it at one segment or leaves it.
     pub(super) fn slowdown(&mut self, kind: Congestion, after: CwndAfter) {
+        if kind == Congestion::FastRetransmit && self.ecn.loss_in_cut_window(self.highest_ack) {
+            // The window of data this loss is in was already cut for an ECE (RFC 3168
+            // sec. 6.1.2): retransmit without cutting again.
+            return;
+        }
         let mut outstanding = (self.maxseq - self.highest_ack).max(0);
         if after == CwndAfter::Reduce {
             // A fast retransmit (the only cut that halves cwnd): FlightSize leaves out
@@ -581,9 +594,15 @@ impl TcpSender {
         let (seq, flags, payload) = if seqno < 0 {
             options.mss = Some(map.mss.min(u64::from(u16::MAX)) as u16);
             options.sack_permitted = self.cfg.sack_permitted;
-            (map.iss, TcpFlags::SYN, 0)
+            (map.iss, TcpFlags::SYN | self.ecn.syn_flags(), 0)
         } else {
-            (map.seq_of_segment(seqno), TcpFlags::ACK, map.len_of(seqno))
+            let (ect, extra) = self.ecn.on_data_segment(kind == SendKind::New);
+            pkt.ip.ecn = ect;
+            (
+                map.seq_of_segment(seqno),
+                TcpFlags::ACK | extra,
+                map.len_of(seqno),
+            )
         };
         pkt.transport = TransportRepr::Tcp(TcpRepr {
             src_port: self.cfg.ports.0,
@@ -620,6 +639,7 @@ impl Endpoint for TcpSender {
         };
         if tcp.flags.contains(TcpFlags::SYN) {
             if let Phase::SynSent { retries } = self.phase {
+                self.ecn.on_syn_ack(tcp.flags);
                 self.phase = Phase::Established;
                 self.syn_deadline = None;
                 if retries == 0 {
@@ -663,6 +683,8 @@ impl Endpoint for TcpSender {
             0
         };
         let prior_ack = self.highest_ack;
+        // An ECE that will cut the window keeps this ack from growing it first.
+        self.ecn.hold = self.ecn.wants_cut(tcp.flags, cum, cum > prior_ack, false);
         match self.cfg.variant {
             Variant::Reno => self.recv_reno(cum),
             Variant::Newreno => self.recv_newreno(cum),
@@ -670,6 +692,7 @@ impl Endpoint for TcpSender {
             Variant::Fack => self.recv_fack(cum, blocks, pkt.ts_echo),
         }
         self.rate_sample(prior_ack, prior_flight);
+        self.answer_ece(tcp.flags, cum, prior_ack);
         self.trace_ack(cum, blocks, tcp.window);
     }
 

@@ -1,5 +1,6 @@
 //! Collectors that write what a run asked for: pcap files, the ns-2 text trace,
 //! sends/acks CSV and sampled series. Nothing is recorded unless asked.
+pub mod anim;
 pub mod csv;
 pub mod ieee80211;
 pub mod ns2;
@@ -17,6 +18,8 @@ pub struct TraceConfig {
     pub ns2: bool,
     pub sends: bool,
     pub acks: bool,
+    /// `--trace anim`: `DIR/anim.jsonl` (`anim`).
+    pub anim: bool,
     /// Variable names to sample (`cwnd`, `queue`, ...); empty for none.
     pub series: Vec<String>,
     /// Where sampled rows go in chunks as the run goes (see `series::Series`); none:
@@ -33,7 +36,7 @@ pub struct TraceConfig {
 }
 
 /// Trace kinds accepted by `--trace`.
-pub const TRACE_KINDS: &[&str] = &["ns2", "sends", "acks"];
+pub const TRACE_KINDS: &[&str] = &["ns2", "sends", "acks", "anim"];
 
 impl TraceConfig {
     /// Parses `--trace` kinds; the error names the offending kind.
@@ -43,6 +46,7 @@ impl TraceConfig {
                 "ns2" => self.ns2 = true,
                 "sends" => self.sends = true,
                 "acks" => self.acks = true,
+                "anim" => self.anim = true,
                 "" => {}
                 other => {
                     return Err(format!(
@@ -75,6 +79,6 @@ impl TraceConfig {
     }
 
     pub fn needs_dir(&self) -> bool {
-        self.pcap || self.ns2 || self.sends || self.acks
+        self.pcap || self.ns2 || self.sends || self.acks || self.anim
     }
 }

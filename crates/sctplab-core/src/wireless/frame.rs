@@ -52,7 +52,34 @@ pub struct Frame {
     pub packet: Option<PacketId>,
     /// Not on the air: set by the world on a receiver's own copy of a broadcast frame
     /// whose delivery there only counts (a route request that receiver has seen
-    /// before). The MAC then counts the delivery (`Mac::quiet_ups`) instead of putting
-    /// the packet out, and the reception does not keep its timers from being quiet.
+    /// before). The MAC then counts the delivery (`Mac::take_quiet_ups`, `mac/fast.rs`)
+    /// instead of putting the packet out, and the reception does not keep its timers
+    /// from being quiet.
     pub quiet_up: bool,
+}
+
+impl Frame {
+    /// A frame as a MAC puts it on the air: no sequence number, retry bit or packet yet
+    /// (DATA frames set theirs).
+    pub fn new(
+        kind: FrameKind,
+        src: MacAddr,
+        dst: MacAddr,
+        duration: SimDuration,
+        bytes: u32,
+        airtime: SimDuration,
+    ) -> Frame {
+        Frame {
+            kind,
+            src,
+            dst,
+            duration,
+            bytes,
+            airtime,
+            seq: 0,
+            retry: false,
+            packet: None,
+            quiet_up: false,
+        }
+    }
 }

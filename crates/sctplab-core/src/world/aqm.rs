@@ -112,6 +112,14 @@ impl World {
             self.tracer
                 .ns2('d', now, link.from.0, link.to.0, self.pool.get(pid));
         }
+        if self.tracer.anim_on() {
+            let why = match cause {
+                DropCause::Limit => "queue",
+                DropCause::Aqm => "aqm",
+            };
+            self.tracer
+                .anim_drop(now, link.from, self.pool.get(pid), why);
+        }
         self.discard(pid);
     }
 

@@ -68,11 +68,11 @@ fn a_catch_up_that_leaves_output_is_noted() {
     assert!(w.nics[0].mac.has_output());
     // A MAC without output passes; this one is noted, once, in one line.
     w.check_caught_up(1, Some(at));
-    assert!(w.internal_error.is_none());
+    assert!(w.fast.internal_error.is_none());
     w.check_caught_up(0, Some(at));
-    let first = w.internal_error.clone().expect("noted");
+    let first = w.fast.internal_error.clone().expect("noted");
     w.check_caught_up(0, Some(SimTime::from_nanos(2_000_000_000)));
-    assert_eq!(w.internal_error.as_deref(), Some(first.as_str()));
+    assert_eq!(w.fast.internal_error.as_deref(), Some(first.as_str()));
     assert!(!first.contains('\n'));
     assert!(
         first.contains("NIC 0") && first.contains("1.500000000 s") && first.contains("late"),
@@ -84,7 +84,7 @@ fn a_catch_up_that_leaves_output_is_noted() {
 fn a_noted_breach_stops_the_run_with_an_internal_error() {
     let mut world = world();
     let w = world.wireless.as_deref_mut().expect("wireless world");
-    w.internal_error = Some("the rule was broken".into());
+    w.fast.internal_error = Some("the rule was broken".into());
     let e = run(&mut world).expect_err("the run stops");
     assert!(
         matches!(&e, Error::Internal(m) if m == "the rule was broken"),

@@ -1,5 +1,5 @@
 //! The fast MANET world against the plain one on seed 004's full network (issue 31,
-//! step 4): the random equivalence tests in `wireless.rs` use 3-9 nodes for 20 s; this
+//! step 4): the random equivalence tests in `wireless/tests.rs` use 3-9 nodes for 20 s; this
 //! one runs `scenarios/manet-sctp.toml` (46 nodes, AODV, CBR background, the SCTP
 //! transfer from 20 s) for 60 s both ways, every shortcut on and every MAC timer and
 //! reception an event of the queue (`Shortcuts::NONE`). They must give the same

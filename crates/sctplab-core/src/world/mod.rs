@@ -1,10 +1,13 @@
 //! The simulated world: arenas of nodes, interfaces, link directions, flows and
 //! endpoints, built once from a validated scenario, then driven by the run loop.
 
+mod anim;
 mod aqm;
 mod build;
+mod build_wireless;
 #[cfg(test)]
 mod catch_up_check;
+mod faults;
 mod mac_digest;
 #[cfg(test)]
 mod manet_equivalence;
@@ -12,6 +15,7 @@ mod run;
 mod shortcuts;
 mod summary;
 mod tracer;
+mod watch;
 mod wireless;
 mod wtrace;
 
@@ -31,7 +35,7 @@ pub fn export_movement(s: &crate::Scenario, seed: u64) -> Result<String, crate::
             "the scenario has no [wireless] table, so no node moves".into(),
         ));
     };
-    let m = build::build_mobility(s, w, seed)
+    let m = build_wireless::build_mobility(s, w, seed)
         .map_err(|m| crate::ScenarioError::new("<scenario>", "mobility", m))?;
     let until = SimTime::ZERO + s.duration().unwrap_or(crate::sim::SimDuration::ZERO);
     // Counted before anything is kept: the file holds every leg, in memory twice (the

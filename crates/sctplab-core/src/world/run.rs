@@ -1,8 +1,9 @@
 //! The run loop: pops events in (time, sequence) order and drives links and endpoints.
 
-use super::{Ect, Event, Fault, NO_FLOW, SendRoute, World, addr_parts};
+use super::watch::{CLOCK_EVERY, Watch};
+use super::{Ect, Event, NO_FLOW, SendRoute, World, addr_parts};
+use crate::endpoint::Endpoint;
 use crate::endpoint::EndpointEvent;
-use crate::endpoint::{AnyEndpoint, Endpoint};
 use crate::error::Error;
 use crate::net::PacketKind;
 use crate::net::aqm::{CE, ECT0};
@@ -12,7 +13,6 @@ use crate::scenario::Scenario;
 use crate::sim::{SimDuration, SimTime};
 use crate::trace::TraceConfig;
 use crate::trace::series::Series;
-use std::io::Write;
 use std::time::Instant;
 
 #[derive(Clone, Debug, Default)]
@@ -68,6 +68,7 @@ pub fn run_scenario_interruptible(
         interrupted,
     };
     let ran = world.run(opts.progress, &mut ctl).and_then(|end| {
+        world.anim_end(end);
         // What the last few thousand events wrote counts too: the cap is a cap. (Here,
         // not in `World::run`, whose size decides what LLVM inlines into the loop.)
         if world.tracer.watches_output() {
@@ -106,20 +107,6 @@ pub fn run_scenario_interruptible(
     })
 }
 
-/// Events between checks of the wall clock (heartbeat, wall-clock limit, interrupt).
-const CLOCK_EVERY: u64 = 1 << 12;
-const _: () = assert!(CLOCK_EVERY % super::wireless::SWEEP_EVERY == 0);
-/// Wall time between two questions to the interrupt callback.
-const POLL_EVERY: std::time::Duration = std::time::Duration::from_millis(50);
-
-/// A run without `duration` that has made no progress (see `World::progress_mark`) for
-/// this long is a livelock: nothing left can finish its flows. The longest legitimate
-/// silence we know of is a few backed-off retransmission timeouts (RTO at most 60 s in
-/// SCTP, RFC 9260 sec. 16; 64 s in ns-2's TCP), so an hour leaves a wide margin.
-const LIVELOCK_SPAN: SimDuration = SimDuration::from_secs(3600);
-/// Simulated time between two looks at the flows' progress.
-const PROGRESS_EVERY: SimDuration = SimDuration::from_secs(10);
-
 /// The most packets a run holds at once (in queues, on wires, in MAC queues): a few
 /// hundred bytes each, so about a gigabyte. Only a link whose delay times bandwidth is
 /// absurd (a 10^9 s delay) or a source far faster than its path gets there.
@@ -141,7 +128,8 @@ impl World {
         if let Some(t) = self.stop_at {
             self.queue.schedule(t, Event::Stop);
         }
-        if !self.tracer.series_vars.is_empty() {
+        self.anim_begin();
+        if !self.tracer.series_vars.is_empty() || self.tracer.anim_on() {
             self.queue.schedule(SimTime::ZERO, Event::Sample);
         }
         for (i, &(at, _)) in self.faults.iter().enumerate() {
@@ -151,15 +139,8 @@ impl World {
         for i in 0..self.endpoints.len() {
             self.service(EndpointId::from_idx(i), SimTime::ZERO);
         }
-        let wall = Instant::now();
-        let mut last_beat = wall;
-        let mut last_poll = wall;
+        let mut watch = Watch::new(self);
         let mut end = SimTime::ZERO;
-        // The livelock guard: only for runs that end when their flows do.
-        let guard = self.stop_at.is_none() && !self.flows.is_empty();
-        let mut mark = self.progress_mark();
-        let mut progressed_at = SimTime::ZERO;
-        let mut next_look = SimTime::ZERO + PROGRESS_EVERY;
         let drained = loop {
             let Some((now, ev)) = self.queue.pop() else {
                 // Replaced (stale) MAC timer events were never popped; had they been,
@@ -185,7 +166,7 @@ impl World {
                 Event::SnoopTimer(i, generation) => self.snoop_timer(now, i as usize, generation),
                 Event::Fault(i) => {
                     // A scripted change can unblock any flow: it counts as progress.
-                    progressed_at = now;
+                    watch.progressed_at = now;
                     self.fault(now, i as usize)
                 }
                 Event::RxStart(nic, slot) => self.rx_start(now, nic, slot),
@@ -207,16 +188,7 @@ impl World {
             if self.unfinished == 0 && !self.flows.is_empty() {
                 break false;
             }
-            if guard && now >= next_look {
-                next_look = now + PROGRESS_EVERY;
-                let m = self.progress_mark();
-                if m != mark || self.sure_to_progress() {
-                    mark = m;
-                    progressed_at = now;
-                } else if now.saturating_since(progressed_at) >= LIVELOCK_SPAN {
-                    return Err(Error::Stopped(self.livelock_message(progressed_at, now)));
-                }
-            }
+            watch.look_at_progress(self, now)?;
             let n = self.queue.events_processed();
             // One test per event: `CLOCK_EVERY` is a multiple of `SWEEP_EVERY`.
             if n % super::wireless::SWEEP_EVERY != 0 {
@@ -227,36 +199,7 @@ impl World {
                 return Err(Error::Internal(m));
             }
             if n % CLOCK_EVERY == 0 {
-                if self.pool.live() > ctl.packet_limit {
-                    return Err(Error::Limit(self.packets_message(now, ctl.packet_limit)));
-                }
-                if self.tracer.watches_output() {
-                    let stop = self.stop_at;
-                    self.tracer
-                        .check_output(now, stop, progress)
-                        .map_err(Error::Usage)?;
-                }
-                let t = Instant::now();
-                if progress && t.duration_since(last_beat).as_secs_f64() >= 1.0 {
-                    last_beat = t;
-                    self.heartbeat(now, wall);
-                }
-                if t.duration_since(last_poll) >= POLL_EVERY {
-                    last_poll = t;
-                    if (ctl.interrupted)() {
-                        return Err(Error::Interrupted);
-                    }
-                    if let Some(limit) = ctl.wall_limit {
-                        if t.duration_since(ctl.started) >= limit {
-                            return Err(Error::Stopped(format!(
-                                "timed out: {} s of wall time (the run timeout) at {:.3} s \
-                                 of simulated time",
-                                limit.as_secs_f64(),
-                                now.as_secs_f64()
-                            )));
-                        }
-                    }
-                }
+                watch.look_outside(self, now, progress, ctl)?;
             }
         };
         // Deferred MAC timer events that would have run before the end.
@@ -268,8 +211,8 @@ impl World {
         if let Some(m) = self.take_internal_error() {
             return Err(Error::Internal(m));
         }
-        if progress && wall.elapsed().as_secs_f64() >= 1.0 {
-            self.heartbeat(end, wall);
+        if progress && watch.wall.elapsed().as_secs_f64() >= 1.0 {
+            self.heartbeat(end, watch.wall);
             eprintln!();
         }
         for slot in &mut self.endpoints {
@@ -278,128 +221,12 @@ impl World {
         Ok(end)
     }
 
-    /// A broken rule the run noted (`Wireless::check_caught_up`), if any.
-    fn take_internal_error(&mut self) -> Option<String> {
-        self.wireless.as_deref_mut()?.internal_error.take()
-    }
-
-    /// Some unfinished flow will get further whatever happens: a CBR source has a send
-    /// pending (open loop: nothing can block it).
-    fn sure_to_progress(&self) -> bool {
-        self.flows.iter().filter(|f| !f.finished).any(|f| {
-            let ep = &self.endpoints[f.sender.idx()].ep;
-            matches!(ep, AnyEndpoint::CbrSource(_)) && ep.poll_timeout().is_some()
-        })
-    }
-
-    /// A value that changes whenever some unfinished flow gets further: data delivered
-    /// in order, a cumulative ack moving, a connection changing state, a flow finishing.
-    /// Retransmissions and probes that change none of these are not progress.
-    fn progress_mark(&self) -> u64 {
-        let mut h: u64 = self.unfinished as u64;
-        let mut mix = |x: u64| h = (h ^ x).wrapping_mul(0x0100_0000_01b3).rotate_left(7);
-        for f in self.flows.iter().filter(|f| !f.finished) {
-            let snd = &self.endpoints[f.sender.idx()].ep;
-            let rcv = &self.endpoints[f.receiver.idx()].ep;
-            match (snd, rcv) {
-                // Changes at each send.
-                (AnyEndpoint::CbrSource(src), _) => {
-                    mix(src.poll_timeout().map_or(u64::MAX, SimTime::as_nanos))
-                }
-                (AnyEndpoint::TcpSender(tx), AnyEndpoint::TcpReceiver(rx)) => {
-                    mix(rx.cum() as u64);
-                    mix(u64::from(tx.stats.connect_time.is_some()));
-                    mix(u64::from(tx.is_done()));
-                }
-                (AnyEndpoint::Sctp(client), AnyEndpoint::Sctp(server)) => {
-                    for x in client
-                        .progress_token()
-                        .into_iter()
-                        .chain(server.progress_token())
-                    {
-                        mix(x);
-                    }
-                }
-                _ => {}
-            }
-        }
-        h
-    }
-
-    fn livelock_message(&self, since: SimTime, now: SimTime) -> String {
-        let stuck: Vec<&str> = self
-            .flows
-            .iter()
-            .filter(|f| !f.finished)
-            .map(|f| f.name.as_str())
-            .collect();
-        format!(
-            "stopped at {:.3} s: livelock: no flow has made progress (data delivered or \
-             acknowledged, a state change) since {:.3} s; unfinished: {}. A run without \
-             `duration` ends only when its flows finish: set `duration` to bound it",
-            now.as_secs_f64(),
-            since.as_secs_f64(),
-            stuck.join(", "),
-        )
-    }
-
-    /// Spills whole chunks of sampled values and refuses a series that would not fit
-    /// (trace::series::Series::after_sample).
-    fn check_series_size(&mut self, now: SimTime) -> Result<(), Error> {
-        let ctx = crate::trace::series::SampleCtx {
-            now_ns: now.as_nanos(),
-            stop_ns: self.stop_at.map(|s| s.as_nanos()),
-            interval_ns: self.series_interval.as_nanos(),
-            vars: &self.tracer.series_vars,
-        };
-        self.tracer.series.after_sample(&ctx).map_err(Error::Usage)
-    }
-
-    fn packets_message(&self, now: SimTime, limit: usize) -> String {
-        // The likeliest culprit: the link that holds the most bits on its wire.
-        let widest = self
-            .links
-            .iter()
-            .rev()
-            .max_by_key(|l| u128::from(l.rate_bps) * u128::from(l.delay.as_nanos()));
-        let hint = widest.map_or(String::new(), |l| {
-            format!(
-                "; the link with the largest delay x bandwidth is {} ({} s x {} b/s)",
-                l.name,
-                l.delay.as_secs_f64(),
-                l.rate_bps
-            )
-        });
-        format!(
-            "stopped at {:.3} s: more than {limit} packets in flight at once, the \
-             most a run holds{hint}; shorten the delay, lower the sending rate or set a \
-             shorter `duration`",
-            now.as_secs_f64()
-        )
-    }
-
-    fn heartbeat(&self, now: SimTime, wall: Instant) {
-        let secs = wall.elapsed().as_secs_f64().max(1e-9);
-        let rate = self.queue.events_processed() as f64 / secs;
-        let of = self
-            .stop_at
-            .map(|t| format!(" of {:.1} s", t.as_secs_f64()))
-            .unwrap_or_default();
-        eprint!(
-            "\r[sctplab] {}: simulated {:.1} s{of}, {:.2} M events/s ",
-            self.scenario,
-            now.as_secs_f64(),
-            rate / 1e6
-        );
-        let _ = std::io::stderr().flush();
-    }
-
     /// Lets an endpoint act after an input: sends what it wants to send, forwards its
     /// trace events, and (re)schedules its timer.
     // Always inlined (mostly into `deliver`, itself in the run loop): a plain
     // `#[inline]` was not taken, and the call cost about 1 % of the instructions.
     #[inline(always)]
-    fn service(&mut self, id: EndpointId, now: SimTime) {
+    pub(super) fn service(&mut self, id: EndpointId, now: SimTime) {
         loop {
             let pid = self.pool.alloc();
             let slot = &mut self.endpoints[id.idx()];
@@ -630,6 +457,9 @@ impl World {
             if self.tracer.ns2_on() {
                 self.tracer.ns2('d', now, from, to, pkt);
             }
+            if self.tracer.anim_on() {
+                self.tracer.anim_drop(now, link.from, pkt, "loss");
+            }
             self.discard(pid);
             return;
         }
@@ -647,6 +477,9 @@ impl World {
             }
             if self.tracer.ns2_on() {
                 self.tracer.ns2('d', now, from, to, pkt);
+            }
+            if self.tracer.anim_on() {
+                self.tracer.anim_drop(now, link.from, pkt, "queue");
             }
             self.discard(pid);
             return;
@@ -706,6 +539,9 @@ impl World {
         // A link's arrivals come in the order they leave: one FIFO lane per direction.
         self.queue
             .schedule_lane(dir.idx(), arrive, Event::Arrive(dir, pid, lost));
+        if self.tracer.anim_on() {
+            self.anim_link_hop(now, dir, pid, arrive);
+        }
     }
 
     fn tx_done(&mut self, now: SimTime, dir: LinkDirId) {
@@ -740,6 +576,9 @@ impl World {
             }
             if self.tracer.ns2_on() {
                 self.tracer.ns2('d', now, from.0, to.0, self.pool.get(pid));
+            }
+            if self.tracer.anim_on() {
+                self.tracer.anim_drop(now, to, self.pool.get(pid), "loss");
             }
             self.discard(pid);
             return;
@@ -811,6 +650,9 @@ impl World {
             self.wtrace_packet('r', now, node, "AGT", "---", pid);
         }
         let pkt = self.pool.get(pid);
+        if self.tracer.anim_on() {
+            self.tracer.anim_delivered(pkt);
+        }
         let proto = pkt.ip.protocol;
         let (from_port, port) = pkt.ports();
         let target = self.nodes[node.idx()]
@@ -831,50 +673,6 @@ impl World {
             }
             None => self.discard(pid),
         }
-    }
-
-    fn fault(&mut self, now: SimTime, i: usize) {
-        match self.faults[i].1 {
-            Fault::LinkDown(a) => {
-                for dir in [a, LinkDirId(a.0 + 1)] {
-                    let link = &mut self.links[dir.idx()];
-                    link.up = false;
-                    link.last_down = Some(now);
-                    // The packet on the wire is lost on arrival (`carried`); queued ones now.
-                    while let Some(pid) = self.links[dir.idx()].queue.pop() {
-                        self.fault_drop(now, dir, pid);
-                    }
-                    while let Some(pid) =
-                        self.links[dir.idx()].aqm.as_mut().and_then(|a| a.pop_any())
-                    {
-                        self.fault_drop(now, dir, pid);
-                    }
-                }
-            }
-            Fault::LinkUp(a) => {
-                for dir in [a, LinkDirId(a.0 + 1)] {
-                    self.links[dir.idx()].up = true;
-                }
-            }
-            Fault::SetPrimary(ep, addr) => {
-                if let crate::endpoint::AnyEndpoint::Sctp(a) = &mut self.endpoints[ep.idx()].ep {
-                    a.set_primary(now, addr);
-                }
-                self.service(ep, now);
-            }
-        }
-    }
-
-    fn fault_drop(&mut self, now: SimTime, dir: LinkDirId, pid: PacketId) {
-        let link = &mut self.links[dir.idx()];
-        if self.window.contains(now) {
-            link.counters.fault_drops += 1;
-        }
-        if self.tracer.ns2_on() {
-            self.tracer
-                .ns2('d', now, link.from.0, link.to.0, self.pool.get(pid));
-        }
-        self.discard(pid);
     }
 
     /// Returns a packet to the pool and updates its flow's in-flight count.
@@ -943,6 +741,9 @@ impl World {
                     series.push(t, pent, var, value);
                 });
             }
+        }
+        if self.tracer.anim_on() {
+            self.anim_sample(now);
         }
         let next = now + self.series_interval;
         if self.stop_at.is_none_or(|s| next < s) {

@@ -4,30 +4,30 @@
 //! counts the queue's pops, and these shortcuts exist to pop fewer. They are on by
 //! default; turning them off is a checking tool (the plain model runs every MAC timer
 //! and every reception as an event of the queue, as ns-2.35 does), and the tests
-//! compare runs with each of them off on random networks (world/wireless.rs,
+//! compare runs with each of them off on random networks (world/wireless/tests.rs,
 //! world/manet_equivalence.rs).
 
 /// Which shortcuts a run takes (see `Shortcuts::NAMES`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Shortcuts {
     /// Quiet MACs' timer events and receptions kept out of the queue and run in key
-    /// order just before the MAC's next input (`Wireless::deferred_mac_timers`). The
+    /// order just before the MAC's next input (`Fast::deferred_mac_timers`). The
     /// others act only within this one.
     pub defer_quiet_mac_timers: bool,
     /// A MAC that waits with its backoff paused counts as quiet
-    /// (`Wireless::wait_quietly`).
+    /// (`Fast::wait_quietly`).
     pub wait_quietly: bool,
     /// An overheard frame's reception and its end in one step
-    /// (`Wireless::fuse_overheard`).
+    /// (`Fast::fuse_overheard`).
     pub fuse_overheard: bool,
-    /// The same at a waiting MAC (`Wireless::fuse_waiting`).
+    /// The same at a waiting MAC (`Fast::fuse_waiting`).
     pub fuse_waiting: bool,
     /// A waiting MAC's timer events through `Mac::waiting_timeout`
-    /// (`Wireless::waiting_quiet`).
+    /// (`Fast::waiting_quiet`).
     pub waiting_quiet: bool,
-    /// Broadcast frames through the air log (`Wireless::log_broadcasts`).
+    /// Broadcast frames through the air log (`Fast::log_broadcasts`).
     pub log_broadcasts: bool,
-    /// Repeated route requests delivered quietly (`Wireless::quiet_duplicates`).
+    /// Repeated route requests delivered quietly (`Fast::quiet_duplicates`).
     pub quiet_duplicates: bool,
 }
 

@@ -2,6 +2,7 @@
 
 use super::{FlowKind, Iface, Node, World};
 use crate::endpoint::AnyEndpoint;
+use crate::endpoint::cbr::{CbrSource, UdpSink};
 use crate::sim::SimTime;
 use serde_json::{Map, Value, json};
 
@@ -36,89 +37,94 @@ impl World {
         let window_s = self.window.seconds(end);
         let mut flows = Map::new();
         for (fi, flow) in self.flows.iter().enumerate() {
-            let sender = &self.endpoints[flow.sender.idx()].ep;
-            let receiver = &self.endpoints[flow.receiver.idx()].ep;
-            let entry = match (flow.kind, sender, receiver) {
-                (FlowKind::Cbr, AnyEndpoint::CbrSource(src), AnyEndpoint::UdpSink(sink)) => {
-                    let lost = src
-                        .sent_packets
-                        .saturating_sub(sink.received_sent_in_window);
-                    let mean_delay = if sink.delivered_packets > 0 {
-                        num(sink.delay_sum_ns as f64 / sink.delivered_packets as f64 / 1e9)
-                    } else {
-                        Value::Null
-                    };
-                    json!({
-                        "type": "cbr",
-                        "goodput_bps": num(rate(sink.delivered_bytes, window_s)),
-                        "delivered_bytes": sink.delivered_bytes,
-                        "delivered_packets": sink.delivered_packets,
-                        "data_packets_sent": src.sent_packets,
-                        "retransmissions": 0,
-                        "fast_retransmissions": 0,
-                        "timeout_retransmissions": 0,
-                        "timeouts": 0,
-                        "ack_packets": 0,
-                        "ack_bytes": 0,
-                        "sack_packets": 0,
-                        "sack_bytes": 0,
-                        "connect_time_s": null,
-                        "completion_time_s": null,
-                        "lost_packets": lost,
-                        "loss_rate": num(if src.sent_packets > 0 { lost as f64 / src.sent_packets as f64 } else { 0.0 }),
-                        "mean_delay_s": mean_delay,
-                        "max_delay_s": num(sink.delay_max_ns as f64 / 1e9),
-                    })
-                }
-                (FlowKind::Tcp, AnyEndpoint::TcpSender(snd), AnyEndpoint::TcpReceiver(rcv)) => {
-                    tcp_summary(snd, rcv, window_s)
-                }
-                (FlowKind::Sctp, AnyEndpoint::Sctp(client), AnyEndpoint::Sctp(server)) => {
-                    sctp_summary(client, server, window_s, end, &|a| self.addr_label(a))
-                }
-                (FlowKind::Quic, AnyEndpoint::Quic(client), AnyEndpoint::Quic(server)) => {
-                    quic_summary(client, server, window_s)
-                }
-                _ => unreachable!("flow kind and endpoint types are built together"),
-            };
-            let mut entry = entry;
-            if let Some(obj) = entry.as_object_mut() {
-                obj.insert("ce_marks".into(), flow.ce_marks.into());
-            }
-            if let (Some((from, to, start)), Some(obj)) = (&flow.generated, entry.as_object_mut()) {
-                obj.insert("from".into(), from.clone().into());
-                obj.insert("to".into(), to.clone().into());
-                obj.insert("start_s".into(), num(*start));
-            }
-            let id = crate::net::FlowId::from_idx(fi);
-            let snooped: Vec<&crate::snoop::SnoopStats> = self
-                .snoops
-                .iter()
-                .filter_map(|s| s.agent.stats.get(&id))
-                .collect();
-            if let (false, Some(obj)) = (snooped.is_empty(), entry.as_object_mut()) {
-                let sum = |f: fn(&crate::snoop::SnoopStats) -> u64| -> u64 {
-                    snooped.iter().map(|s| f(s)).sum()
-                };
-                obj.insert(
-                    "snoop_local_retransmissions".into(),
-                    sum(|s| s.local_retransmissions).into(),
-                );
-                obj.insert(
-                    "snoop_local_timeouts".into(),
-                    sum(|s| s.local_timeouts).into(),
-                );
-                obj.insert(
-                    "snoop_suppressed_acks".into(),
-                    sum(|s| s.suppressed_acks).into(),
-                );
-                obj.insert(
-                    "snoop_cache_peak".into(),
-                    sum(|s| s.cache_peak as u64).into(),
-                );
-            }
-            flows.insert(flow.name.clone(), entry);
+            flows.insert(flow.name.clone(), self.flow_json(fi, flow, window_s, end));
         }
+        let links = self.links_json(window_s);
+        let mut summary = json!({
+            "scenario": self.scenario,
+            "seed": self.seed,
+            "sim_time_s": num(end.as_secs_f64()),
+            "events": self.queue.events_processed(),
+            "flows": flows,
+            "links": links,
+        });
+        if let (Some(nodes), Some(obj)) = (self.wireless_nodes_json(), summary.as_object_mut()) {
+            obj.insert("nodes".into(), nodes);
+        }
+        let mut text = serde_json::to_string_pretty(&summary).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+
+    /// One flow's entry: its protocol's keys, then what every flow may add (ECN counts,
+    /// where a generated flow came from, its snoop agents' counts).
+    fn flow_json(&self, fi: usize, flow: &super::Flow, window_s: f64, end: SimTime) -> Value {
+        let sender = &self.endpoints[flow.sender.idx()].ep;
+        let receiver = &self.endpoints[flow.receiver.idx()].ep;
+        let mut entry = match (flow.kind, sender, receiver) {
+            (FlowKind::Cbr, AnyEndpoint::CbrSource(src), AnyEndpoint::UdpSink(sink)) => {
+                cbr_summary(src, sink, window_s)
+            }
+            (FlowKind::Tcp, AnyEndpoint::TcpSender(snd), AnyEndpoint::TcpReceiver(rcv)) => {
+                tcp_summary(snd, rcv, window_s)
+            }
+            (FlowKind::Sctp, AnyEndpoint::Sctp(client), AnyEndpoint::Sctp(server)) => {
+                sctp_summary(client, server, window_s, end, &|a| self.addr_label(a))
+            }
+            (FlowKind::Quic, AnyEndpoint::Quic(client), AnyEndpoint::Quic(server)) => {
+                quic_summary(client, server, window_s)
+            }
+            _ => unreachable!("flow kind and endpoint types are built together"),
+        };
+        if let Some(obj) = entry.as_object_mut() {
+            obj.insert("ce_marks".into(), flow.ce_marks.into());
+            // ECN-capable TCP and SCTP flows only, so no other summary changes.
+            let reductions = match sender {
+                AnyEndpoint::TcpSender(s) => s.ecn_reductions(),
+                AnyEndpoint::Sctp(c) => c.ecn_reductions(),
+                _ => None,
+            };
+            if let Some(n) = reductions {
+                obj.insert("ecn_reductions".into(), n.into());
+            }
+        }
+        if let (Some((from, to, start)), Some(obj)) = (&flow.generated, entry.as_object_mut()) {
+            obj.insert("from".into(), from.clone().into());
+            obj.insert("to".into(), to.clone().into());
+            obj.insert("start_s".into(), num(*start));
+        }
+        let id = crate::net::FlowId::from_idx(fi);
+        let snooped: Vec<&crate::snoop::SnoopStats> = self
+            .snoops
+            .iter()
+            .filter_map(|s| s.agent.stats.get(&id))
+            .collect();
+        if let (false, Some(obj)) = (snooped.is_empty(), entry.as_object_mut()) {
+            let sum = |f: fn(&crate::snoop::SnoopStats) -> u64| -> u64 {
+                snooped.iter().map(|s| f(s)).sum()
+            };
+            obj.insert(
+                "snoop_local_retransmissions".into(),
+                sum(|s| s.local_retransmissions).into(),
+            );
+            obj.insert(
+                "snoop_local_timeouts".into(),
+                sum(|s| s.local_timeouts).into(),
+            );
+            obj.insert(
+                "snoop_suppressed_acks".into(),
+                sum(|s| s.suppressed_acks).into(),
+            );
+            obj.insert(
+                "snoop_cache_peak".into(),
+                sum(|s| s.cache_peak as u64).into(),
+            );
+        }
+        entry
+    }
+
+    /// Every link direction's counters over the measurement window.
+    fn links_json(&self, window_s: f64) -> Map<String, Value> {
         let mut links = Map::new();
         for link in &self.links {
             let c = &link.counters;
@@ -149,25 +155,45 @@ impl World {
                 }),
             );
         }
-        let mut summary = json!({
-            "scenario": self.scenario,
-            "seed": self.seed,
-            "sim_time_s": num(end.as_secs_f64()),
-            "events": self.queue.events_processed(),
-            "flows": flows,
-            "links": links,
-        });
-        if let (Some(nodes), Some(obj)) = (self.wireless_nodes_json(), summary.as_object_mut()) {
-            obj.insert("nodes".into(), nodes);
-        }
-        let mut text = serde_json::to_string_pretty(&summary).unwrap_or_default();
-        text.push('\n');
-        text
+        links
     }
 }
 
 fn secs(d: Option<crate::sim::SimDuration>) -> Value {
     d.map_or(Value::Null, |d| num(d.as_secs_f64()))
+}
+
+/// A CBR flow's entry: UDP has no acks or retransmissions, so those keys are 0.
+fn cbr_summary(src: &CbrSource, sink: &UdpSink, window_s: f64) -> Value {
+    let lost = src
+        .sent_packets
+        .saturating_sub(sink.received_sent_in_window);
+    let mean_delay = if sink.delivered_packets > 0 {
+        num(sink.delay_sum_ns as f64 / sink.delivered_packets as f64 / 1e9)
+    } else {
+        Value::Null
+    };
+    json!({
+        "type": "cbr",
+        "goodput_bps": num(rate(sink.delivered_bytes, window_s)),
+        "delivered_bytes": sink.delivered_bytes,
+        "delivered_packets": sink.delivered_packets,
+        "data_packets_sent": src.sent_packets,
+        "retransmissions": 0,
+        "fast_retransmissions": 0,
+        "timeout_retransmissions": 0,
+        "timeouts": 0,
+        "ack_packets": 0,
+        "ack_bytes": 0,
+        "sack_packets": 0,
+        "sack_bytes": 0,
+        "connect_time_s": null,
+        "completion_time_s": null,
+        "lost_packets": lost,
+        "loss_rate": num(if src.sent_packets > 0 { lost as f64 / src.sent_packets as f64 } else { 0.0 }),
+        "mean_delay_s": mean_delay,
+        "max_delay_s": num(sink.delay_max_ns as f64 / 1e9),
+    })
 }
 
 fn tcp_summary(snd: &crate::tcp::TcpSender, rcv: &crate::tcp::TcpReceiver, window_s: f64) -> Value {
@@ -213,6 +239,7 @@ fn sctp_summary(
                 "data_packets_sent": p.data_packets_sent,
                 "retransmissions": p.retransmissions,
                 "heartbeats": p.heartbeats,
+                "bytes_acked": p.bytes_acked,
                 "srtt_s": p.srtt_s.map_or(Value::Null, num),
                 "rto_s": num(p.rto_s),
                 "state": p.state.contract_name(),
@@ -245,7 +272,7 @@ fn sctp_summary(
     };
     let _ = end;
     let start = client_start(client);
-    json!({
+    let mut flow = json!({
         "type": "sctp",
         "goodput_bps": num(rate(delivered, window_s)),
         "delivered_bytes": delivered,
@@ -278,7 +305,9 @@ fn sctp_summary(
         "streams": streams,
         "paths": paths,
         "failovers": client.stats.failovers,
-    })
+    });
+    crate::sctp::streams::stats::add_summary_keys(&mut flow, client, server);
+    flow
 }
 
 /// A QUIC flow from quinn-proto's counters and the adapter's (docs/models/quic.md says

@@ -10,6 +10,7 @@ use crate::net::wire::{
 };
 use crate::sim::SimTime;
 use crate::trace::TraceConfig;
+use crate::trace::anim::{AnimTrace, FILE_NAME as ANIM_FILE};
 use crate::trace::csv::{AcksCsv, SendsCsv};
 use crate::trace::ieee80211::{emit_frame, emit_frame_typed, mac_bytes};
 use crate::trace::ns2::Ns2Trace;
@@ -59,6 +60,10 @@ pub(crate) struct Tracer {
     pcap: Vec<Option<PcapWriter<Out>>>,
     sends: Option<SendsCsv<Out>>,
     acks: Option<AcksCsv<Out>>,
+    /// `--trace anim`: the file, opened with the others; its header is written when the
+    /// run starts (`World::anim_begin`, world/anim.rs), which turns it into `anim`.
+    pub(super) anim_file: Option<Out>,
+    pub(super) anim: Option<AnimTrace<Out>>,
     scratch: Vec<u8>,
     frame_scratch: Vec<u8>,
     error: Option<io::Error>,
@@ -117,6 +122,8 @@ impl Tracer {
             pcap: Vec::new(),
             sends: None,
             acks: None,
+            anim_file: None,
+            anim: None,
             scratch: Vec::with_capacity(2048),
             frame_scratch: Vec::with_capacity(2048),
             error: None,
@@ -151,6 +158,9 @@ impl Tracer {
             let p = dir.join("acks.csv");
             t.acks = Some(AcksCsv::new(create(&p, &t.written)?).map_err(|e| Error::io(&p, e))?);
         }
+        if cfg.anim {
+            t.anim_file = Some(create(&dir.join(ANIM_FILE), &t.written)?);
+        }
         if cfg.pcap {
             let pdir = dir.join("pcap");
             fs::create_dir_all(&pdir).map_err(|e| Error::io(&pdir, e))?;
@@ -170,7 +180,7 @@ impl Tracer {
         Ok(t)
     }
 
-    fn keep(&mut self, r: io::Result<()>) {
+    pub(super) fn keep(&mut self, r: io::Result<()>) {
         if let Err(e) = r {
             self.error.get_or_insert(e);
         }
@@ -178,13 +188,13 @@ impl Tracer {
 
     /// Whether records may still be written: the files have not passed `--max-output`.
     #[inline]
-    fn open_for_more(&self) -> bool {
+    pub(super) fn open_for_more(&self) -> bool {
         self.full_at.is_none()
     }
 
     /// After a record written at `t`: whether the files now pass `--max-output`.
     #[inline]
-    fn tally(&mut self, t: SimTime) {
+    pub(super) fn tally(&mut self, t: SimTime) {
         if self.max_output.is_some_and(|cap| self.written.get() > cap) {
             self.full_at = Some(t);
         }
@@ -334,7 +344,11 @@ impl Tracer {
     #[inline]
     pub fn watches_output(&self) -> bool {
         (self.max_output.is_some() || self.next_note.is_some())
-            && (self.ns2.is_some() || self.sends.is_some() || self.acks.is_some() || self.pcap_on())
+            && (self.ns2.is_some()
+                || self.sends.is_some()
+                || self.acks.is_some()
+                || self.anim.is_some()
+                || self.pcap_on())
     }
 
     /// The `--max-output` guard and the size notes, asked every few thousand events and
@@ -401,6 +415,9 @@ impl Tracer {
             results.push(w.flush());
         }
         if let Some(w) = &mut self.acks {
+            results.push(w.flush());
+        }
+        if let Some(w) = &mut self.anim {
             results.push(w.flush());
         }
         for w in self.pcap.iter_mut().flatten() {

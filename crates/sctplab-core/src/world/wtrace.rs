@@ -152,6 +152,9 @@ impl World {
         if self.tracer.ns2_on() {
             self.wtrace_packet('D', t, node, layer, why, pid);
         }
+        if self.tracer.anim_on() {
+            self.tracer.anim_drop(t, node, self.pool.get(pid), why);
+        }
         self.discard(pid);
     }
 

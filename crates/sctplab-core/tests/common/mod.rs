@@ -133,3 +133,41 @@ pub fn time_of(r: &Traced, n: u32, kind: &str) -> f64 {
         .expect("sent")
         .0
 }
+
+/// a - r1 - r2 - b: 100 Mb/s, 1 ms access links around a 10 Mb/s, 20 ms bottleneck
+/// r1 -> r2, every queue 1000 packets; `aqm` is a line of the bottleneck's table (an
+/// `aqm = {...}` entry, or empty for drop-tail).
+pub fn dumbbell_topology(aqm: &str) -> String {
+    format!(
+        r#"[[nodes]]
+name = "a"
+[[nodes]]
+name = "r1"
+[[nodes]]
+name = "r2"
+[[nodes]]
+name = "b"
+[[links]]
+name = "l1"
+a = "a"
+b = "r1"
+bandwidth = "100Mb"
+delay = "1ms"
+queue = 1000
+[[links]]
+name = "bn"
+a = "r1"
+b = "r2"
+bandwidth = "10Mb"
+delay = "20ms"
+queue = 1000
+{aqm}
+[[links]]
+name = "l3"
+a = "r2"
+b = "b"
+bandwidth = "100Mb"
+delay = "1ms"
+queue = 1000"#
+    )
+}

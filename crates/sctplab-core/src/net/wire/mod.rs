@@ -22,6 +22,7 @@ pub mod ipv4;
 pub mod packet;
 pub mod sctp;
 pub mod sctp_chunk;
+pub mod sctp_forward_tsn;
 pub mod tcp;
 pub mod udp;
 
@@ -32,6 +33,7 @@ pub use sctp_chunk::{
     Chunk, DataChunk, DataFlags, ErrorCause, InitAckChunk, InitChunk, SackChunk, UnknownChunk,
     cause,
 };
+pub use sctp_forward_tsn::ForwardTsnChunk;
 pub use tcp::{SackBlocks, TcpFlags, TcpOptions, TcpRepr};
 pub use udp::UdpRepr;
 

@@ -258,6 +258,7 @@ mod tests {
                 a_rwnd: 2,
                 gaps: vec![(2, 3)],
                 dups: vec![],
+                flags: 0,
             })],
         });
         assert_eq!(round_trip(&sack_only, 0).len(), 20 + 12 + 20);

@@ -165,6 +165,7 @@ mod tests {
                     a_rwnd: 65536,
                     gaps: vec![(2, 2)],
                     dups: vec![],
+                    flags: 0,
                 }),
                 data(11, 3),
                 data(12, 5),
@@ -211,8 +212,10 @@ mod tests {
                 inbound_streams: 4,
                 initial_tsn: 5,
                 addrs: vec![],
+                forward_tsn: false,
                 cookie_preservative: None,
                 unrecognized: vec![],
+                ecn_capable: false,
             })],
         };
         let buf = emit_vec(&repr);

@@ -63,6 +63,12 @@ pub struct ScenarioFile {
     /// How nodes with wireless NICs move.
     #[serde(default)]
     pub mobility: MobilityCfg,
+    /// Satellite constellations and their ground stations (scenario/sat.rs checks them
+    /// first and refuses them: not yet runnable).
+    #[serde(default)]
+    pub constellations: Vec<super::sat::ConstellationCfg>,
+    #[serde(default)]
+    pub ground_stations: Vec<super::sat::GroundStationCfg>,
 }
 
 // Defaults more than one part of the file shares (serde's `default = "..."` names them;

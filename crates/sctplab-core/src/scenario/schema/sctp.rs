@@ -172,6 +172,24 @@ pub struct SctpCfg {
     /// Pacing; not built for SCTP: only `false` (the default) is accepted.
     #[serde(default)]
     pub pacing: Option<bool>,
+    // CMT and ns-2.35's extension agents (scenario/cmt.rs).
+    #[serde(default)]
+    pub cmt: bool,
+    #[serde(default)]
+    pub cmt_sfr: Option<bool>,
+    #[serde(default)]
+    pub cmt_cuc: Option<bool>,
+    #[serde(default)]
+    pub cmt_dac: Option<bool>,
+    #[serde(default)]
+    pub cmt_rtx_policy: Option<crate::scenario::cmt::CmtRtxPolicy>,
+    #[serde(default)]
+    pub cmt_pf: Option<bool>,
+    #[serde(default)]
+    pub heartbeat_after_rto: Option<bool>,
+    /// Per-stream sources replacing the bulk application (scenario/streams.rs).
+    #[serde(default)]
+    pub stream_traffic: Option<Vec<crate::scenario::streams::StreamTrafficEntry>>,
 }
 
 fn default_delayed_ack_timeout() -> Duration {
@@ -314,6 +332,7 @@ impl SctpCfg {
         k.hystart = self
             .hystart
             .unwrap_or(self.congestion_control == CongestionControl::Cubic);
+        crate::scenario::cmt::apply(self, &mut k);
         k
     }
 
@@ -363,6 +382,7 @@ impl SctpCfg {
             trace_acks: false,
             local_addrs,
             primary_peer,
+            stream_traffic: crate::scenario::streams::sources(self),
         }
     }
 }

@@ -373,5 +373,5 @@ pub(crate) fn validate_sctp(c: &SctpCfg, p: &str, source: &str) -> Result<(), Sc
             return bad("stop", "must be later than start");
         }
     }
-    Ok(())
+    crate::scenario::streams::validate(c, p, source)
 }

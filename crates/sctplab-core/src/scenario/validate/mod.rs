@@ -51,6 +51,7 @@ pub(in crate::scenario) fn validate(s: &Scenario, source: &str) -> Result<(), Sc
     super::bounds::check(s, source)?;
     let names = ifaces::iface_names(s, &wiring.adjacency);
     ifaces::validate_primaries(s, &nodes, &names, source)?;
+    super::cmt::validate(s, &nodes, &names, source)?;
     faults::validate_faults(s, &nodes, &names, source)
 }
 

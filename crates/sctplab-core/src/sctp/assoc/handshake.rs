@@ -110,17 +110,26 @@ impl Association {
             inbound_streams: init.outbound_streams,
             initial_tsn: tsn,
             addrs: self.listed_addrs(),
+            forward_tsn: self.pr_local(),
             unrecognized: Vec::new(),
             // RFC 9260 3.2.2: the INIT's parameters to report go back in the INIT ACK.
-            reported: init.unrecognized.clone(),
+            reported: self.reported_params(init),
             state_cookie: body.seal(&self.secret),
+            // RFC 9260 appendix A: ECN Capable back when both ends are.
+            ecn_capable: self.ecn.capable && init.ecn_capable,
         };
         self.send_ctrl(init.init_tag, Chunk::InitAck(ack), self.pkt_src);
     }
 
     /// The client's sending half and destinations, from an INIT ACK or (after an INIT
     /// collision) from the cookie of its own INIT ACK.
-    fn set_up_client(&mut self, peer_a_rwnd: u32, peer_in_streams: u16, listed: &[[u8; 4]]) {
+    fn set_up_client(
+        &mut self,
+        peer_a_rwnd: u32,
+        peer_in_streams: u16,
+        listed: &[[u8; 4]],
+        peer_forward_tsn: bool,
+    ) {
         let streams = self.cfg.streams.min(peer_in_streams).max(1);
         let ssthresh = self.cfg.initial_ssthresh.unwrap_or(u64::from(peer_a_rwnd)) as f64;
         // RFC 9260 5.1.2 C: the source and the listed addresses; the address the INIT
@@ -141,6 +150,7 @@ impl Association {
             self.cfg.unordered,
         );
         app.set_streams(streams);
+        app.streams = self.stream_sources(streams, peer_forward_tsn);
         if self.stop_pending {
             app.stop();
         }
@@ -153,6 +163,13 @@ impl Association {
             self.cfg.trace_sends,
             self.cfg.window,
         ));
+        // CMT's tie-breaks draw from their own stream, seeded only when CMT is on.
+        if self.cfg.knobs.cmt.is_some() {
+            let seed = self.rng.next_u64();
+            if let Some(out) = self.out.as_mut() {
+                out.enable_cmt(seed);
+            }
+        }
     }
 
     pub(super) fn on_init_ack(&mut self, ack: &InitAckChunk) {
@@ -171,7 +188,10 @@ impl Association {
         }
         self.peer_tag = ack.init_tag;
         self.peer_initial_tsn = ack.initial_tsn;
-        self.set_up_client(ack.a_rwnd, ack.inbound_streams, &ack.addrs);
+        // RFC 9260 appendix A: ECN is used when both INIT and INIT ACK carry the
+        // ECN Capable parameter.
+        self.ecn.on = self.ecn.capable && ack.ecn_capable;
+        self.set_up_client(ack.a_rwnd, ack.inbound_streams, &ack.addrs, ack.forward_tsn);
         self.last_cookie = Some(ack.state_cookie.clone());
         self.cookie_sent_at = self.now;
         self.send_ctrl(
@@ -184,9 +204,10 @@ impl Association {
         // RFC 9260 3.2.2: the INIT ACK's parameters to report go in an ERROR chunk
         // bundled behind the COOKIE ECHO (which must come first), one "Unrecognized
         // Parameters" cause holding them all.
-        if !ack.unrecognized.is_empty() {
+        let unrecognized = self.init_ack_unrecognized(ack);
+        if !unrecognized.is_empty() {
             let mut info = Vec::new();
-            for t in &ack.unrecognized {
+            for t in &unrecognized {
                 info.resize(info.len().next_multiple_of(4), 0);
                 info.extend_from_slice(t);
             }
@@ -276,7 +297,8 @@ impl Association {
             self.peer_initial_tsn = body.peer_initial_tsn;
             if self.role == Role::Client && self.out.is_none() {
                 let listed: Vec<[u8; 4]> = body.peer_addrs.iter().skip(1).copied().collect();
-                self.set_up_client(body.peer_a_rwnd, body.local_out_streams, &listed);
+                // The cookie does not say whether the peer speaks PR-SCTP: reliable.
+                self.set_up_client(body.peer_a_rwnd, body.local_out_streams, &listed, false);
             }
             if matches!(self.state, State::CookieWait | State::CookieEchoed) {
                 self.established_client();
@@ -304,6 +326,16 @@ impl Association {
             self.cfg.pmtu.saturating_sub(32),
             self.cfg.knobs.sack_on_rwnd_drop,
         ));
+        if self.cfg.knobs.cmt.is_some_and(|c| c.dac) {
+            if let Some(inb) = self.inb.as_mut() {
+                inb.set_cmt_dac();
+            }
+        }
+        if !self.cfg.stream_traffic.is_empty() {
+            if let Some(inb) = self.inb.as_mut() {
+                inb.msg_log = Some(Vec::new());
+            }
+        }
         let addrs = if body.peer_addrs.is_empty() {
             vec![self.pkt_src]
         } else {

@@ -470,6 +470,7 @@ fn sack(cum_tsn_ack: u32, dups: Vec<u32>) -> Chunk {
         a_rwnd: 65_536,
         gaps: Vec::new(),
         dups,
+        flags: 0,
     })
 }
 

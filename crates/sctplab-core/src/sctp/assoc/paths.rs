@@ -74,6 +74,7 @@ impl Association {
         }
         let now = self.now;
         let p = &mut self.paths.paths[i];
+        let before = p.state;
         p.hb_pending = None;
         p.rto.sample(now.saturating_since(sent).as_secs_f64());
         p.confirmed = true;
@@ -81,6 +82,7 @@ impl Association {
         // counters and makes an inactive (or potentially failed) destination active.
         self.paths.assoc_errors = 0;
         self.revive(i);
+        self.cmt_heartbeat_ack(i, before);
         if self.state == State::Confirming && self.paths.paths.iter().all(|p| p.confirmed) {
             self.state = State::Established;
             self.start_heartbeats();
@@ -147,6 +149,7 @@ impl Association {
             && k.pf_max_retrans.is_some_and(|pf| p.error_count > pf)
         {
             p.state = PathState::PotentiallyFailed;
+            p.pf_since = now;
         }
         if p.state != before {
             self.paths
@@ -259,6 +262,24 @@ impl Association {
                 self.timers.set(Timer::HeartbeatGen, now + d);
                 self.hb_gen_started = now;
             }
+        }
+    }
+
+    /// CMT (ns-2.35 `SctpCMTAgent::ProcessChunk`, HEARTBEAT-ACK): a destination that
+    /// was potentially failed comes back with a cwnd of `cmtPFCwnd_` MTUs; one that was
+    /// potentially failed or inactive gets its outstanding chunks retransmitted at once
+    /// (`TimeoutRtx`), and with nothing left marked new data may go.
+    fn cmt_heartbeat_ack(&mut self, i: usize, before: PathState) {
+        let Some(k) = self.cfg.knobs.cmt else { return };
+        if self.state != State::Established || before == PathState::Active {
+            return;
+        }
+        if before == PathState::PotentiallyFailed && k.pf {
+            let p = &mut self.paths.paths[i];
+            p.cwnd = f64::from(k.pf_cwnd_mtus) * p.mtu;
+        }
+        if let Some(out) = self.out.as_mut() {
+            out.cmt_path_returned(self.now, i, &mut self.paths);
         }
     }
 }

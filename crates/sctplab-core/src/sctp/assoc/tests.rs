@@ -28,6 +28,7 @@ pub(super) fn cfg() -> AssocCfg {
         trace_acks: false,
         local_addrs: vec![[10, 0, 0, 1]],
         primary_peer: [10, 0, 0, 2],
+        stream_traffic: Vec::new(),
     }
 }
 
@@ -78,8 +79,10 @@ pub(super) fn init(tag: u32) -> Chunk {
         inbound_streams: 1,
         initial_tsn: 1,
         addrs: vec![],
+        forward_tsn: false,
         cookie_preservative: None,
         unrecognized: vec![],
+        ecn_capable: false,
     })
 }
 
@@ -353,8 +356,8 @@ fn init_ack_parameters_to_report_ride_behind_the_cookie_echo() {
     let Some(Chunk::InitAck(ia)) = repr.chunks.first_mut() else {
         panic!("INIT ACK")
     };
-    // Forward-TSN-Supported (0xC000, length 4) and a 6-byte 0x4001 parameter.
-    ia.unrecognized = vec![vec![0xc0, 0, 0, 4], vec![0x40, 1, 0, 6, 9, 9]];
+    // An unassigned 0xC00F parameter (length 4) and a 6-byte 0x4001 parameter.
+    ia.unrecognized = vec![vec![0xc0, 0x0f, 0, 4], vec![0x40, 1, 0, 6, 9, 9]];
     c.handle_packet(SimTime::ZERO, &ack);
     let out = drain(&mut c, SimTime::ZERO);
     assert_eq!(out.len(), 1, "one packet");
@@ -366,7 +369,7 @@ fn init_ack_parameters_to_report_ride_behind_the_cookie_echo() {
             t_bit: false,
             causes: vec![ErrorCause {
                 code: 8,
-                info: vec![0xc0, 0, 0, 4, 0x40, 1, 0, 6, 9, 9],
+                info: vec![0xc0, 0x0f, 0, 4, 0x40, 1, 0, 6, 9, 9],
             }],
         }
     );

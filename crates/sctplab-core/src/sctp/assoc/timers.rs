@@ -91,6 +91,9 @@ impl Association {
             if let Some(out) = self.out.as_mut() {
                 out.on_t3(now, i, &mut self.paths);
             }
+            // RFC 3758 sec. 3.5 A5: a T3-rtx expiry advances the point too.
+            let fwd = self.out.as_mut().and_then(|o| o.pr_after_t3());
+            self.send_forward_tsn(fwd);
             // ns-2 `Timeout` (DATA): after the retransmission, an inactive
             // destination gets a HEARTBEAT at once when heartbeats are on, on every
             // expiry, not only the one that failed it (with every destination down
@@ -98,13 +101,27 @@ impl Association {
             // potentially-failed one so whether or not heartbeats are on.
             let p = &self.paths.paths[i];
             if has_data
-                && self.cfg.knobs.ns2_paths
-                && ((self.cfg.heartbeat.is_some() && p.state == PathState::Inactive)
-                    || p.state == PathState::PotentiallyFailed)
+                && ((self.cfg.knobs.ns2_paths
+                    && ((self.cfg.heartbeat.is_some() && p.state == PathState::Inactive)
+                        || p.state == PathState::PotentiallyFailed))
+                    || (self.cfg.knobs.heartbeat_after_rto && self.hb_after_rto_applies(i)))
             {
                 self.send_heartbeat(i);
             }
         }
         true
+    }
+
+    /// ns-2.35 `HbAfterRtoSctpAgent::Timeout`: the HEARTBEAT goes when `GetNextDest` of
+    /// the expired destination is another one: some other destination is not inactive,
+    /// or (`ns2` presets) every one is and ns-2's dormant state hops to the next.
+    fn hb_after_rto_applies(&self, i: usize) -> bool {
+        let ps = &self.paths.paths;
+        let others = ps
+            .iter()
+            .enumerate()
+            .any(|(j, p)| j != i && p.state != PathState::Inactive);
+        let dormant = ps.iter().all(|p| p.state == PathState::Inactive);
+        ps.len() > 1 && (others || (self.cfg.knobs.ns2_paths && dormant))
     }
 }

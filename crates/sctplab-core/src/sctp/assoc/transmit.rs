@@ -81,6 +81,9 @@ impl Association {
             if all_sack {
                 kind = PacketKind::Ack;
             }
+            if self.ecn.echo.is_some() {
+                used += self.bundle_ecne(&mut repr.chunks, used, room);
+            }
             chunks_len = used;
         } else if let Some(tx) = self.out.as_mut().and_then(|o| o.tx.pop_front()) {
             repr.vtag = self.peer_tag;
@@ -100,6 +103,10 @@ impl Association {
                 out.recycle_chunks(chunks);
             }
             kind = PacketKind::Data;
+            if self.ecn.on {
+                // RFC 9260 appendix A: DATA packets of an ECN association are ECT(0).
+                pkt.ip.ecn = crate::net::aqm::ECT0;
+            }
         } else {
             return false;
         }

@@ -16,6 +16,8 @@ pub struct AppSource {
     /// The message being cut: (stream, ssn, bytes left, first chunk not yet cut).
     current: Option<(u16, u16, u64, bool)>,
     stopped: bool,
+    /// `stream_traffic`: per-stream sources replace the round-robin messages above.
+    pub streams: Option<Box<crate::sctp::streams::StreamSources>>,
 }
 
 impl AppSource {
@@ -29,6 +31,7 @@ impl AppSource {
             next_stream: 0,
             current: None,
             stopped: false,
+            streams: None,
         }
     }
 
@@ -39,9 +42,15 @@ impl AppSource {
 
     pub fn stop(&mut self) {
         self.stopped = true;
+        if let Some(s) = self.streams.as_mut() {
+            s.stop();
+        }
     }
 
     pub(super) fn has_data(&self) -> bool {
+        if let Some(s) = &self.streams {
+            return !s.exhausted();
+        }
         self.current.is_some() || (!self.stopped && self.total.is_none_or(|t| self.produced < t))
     }
 
@@ -50,7 +59,10 @@ impl AppSource {
     }
 
     /// Payload of the next chunk if cut at `max_payload`, without cutting it.
-    pub(super) fn peek_payload(&self, max_payload: u64) -> Option<u64> {
+    pub(super) fn peek_payload(&mut self, max_payload: u64) -> Option<u64> {
+        if let Some(s) = self.streams.as_mut() {
+            return s.peek_payload(max_payload);
+        }
         match self.current {
             Some((_, _, left, _)) => Some(left.min(max_payload)),
             None if self.has_data() => {
@@ -66,6 +78,9 @@ impl AppSource {
 
     /// Cuts the next chunk: (stream, ssn, flags, payload bytes).
     pub(super) fn next_chunk(&mut self, max_payload: u64) -> Option<(u16, u16, DataFlags, u32)> {
+        if let Some(s) = self.streams.as_mut() {
+            return s.next_chunk(max_payload);
+        }
         if self.current.is_none() {
             if !self.has_data() {
                 return None;

@@ -14,6 +14,11 @@ impl Outbound {
     /// (RFC 9260 6.4), and a chunk moved there moves its bytes from the old
     /// destination's outstanding count to the new one's.
     pub(super) fn rtx_marked(&mut self, now: SimTime, one_packet: bool, ps: &mut PathSet) -> usize {
+        // PR-SCTP: abandoned messages are never retransmitted (outbound/prsctp.rs).
+        self.drop_abandoned_marks(now);
+        if self.cmt.is_some() {
+            return self.cmt_rtx_marked(now, one_packet, ps);
+        }
         if !self.any_marked() {
             return 0;
         }
@@ -89,32 +94,45 @@ impl Outbound {
                 self.recycle_chunks(chunks);
                 break;
             }
-            // RFC 4960 7.2.4 step 4 / 6.3.2 R3: retransmitting the earliest outstanding
-            // chunk restarts T3, or the timer set for its first transmission would fire
-            // before the retransmission can be acknowledged.
-            let earliest = self.sent.iter().find(|s| !s.gap_acked).map(|s| s.tsn);
-            if earliest.is_some_and(|e| chunks.iter().any(|c| c.tsn == e)) {
-                let p = &mut ps.paths[dest];
-                p.t3 = Some(now + p.rto.current());
-            }
-            for (c, kind) in chunks.iter().zip(kinds) {
-                self.record(now, c, kind, ps.paths[dest].addr);
-                if self.window.contains(now) {
-                    ps.paths[dest].retransmissions += 1;
-                }
-                self.peer_rwnd = (self.peer_rwnd - f64::from(c.payload_len + 16)).max(0.0);
-                let p = &mut ps.paths[dest];
-                if p.rtt_pending.is_some_and(|(t, _)| t == c.tsn) {
-                    p.rtt_pending = None; // Karn's rule
-                }
-            }
-            if self.window.contains(now) {
-                self.stats.retransmitted_packets += 1;
-            }
-            self.queue_packet(now, chunks, ps, dest);
+            self.finish_rtx_packet(now, chunks, kinds, ps, dest);
             packets += 1;
         }
         packets
+    }
+
+    /// Hands over a packet of retransmitted chunks for destination `dest`: T3, records,
+    /// counters and the peer's window.
+    pub(super) fn finish_rtx_packet(
+        &mut self,
+        now: SimTime,
+        chunks: Vec<DataChunk>,
+        kinds: Vec<SendKind>,
+        ps: &mut PathSet,
+        dest: usize,
+    ) {
+        // RFC 4960 7.2.4 step 4 / 6.3.2 R3: retransmitting the earliest outstanding
+        // chunk restarts T3, or the timer set for its first transmission would fire
+        // before the retransmission can be acknowledged.
+        let earliest = self.sent.iter().find(|s| !s.gap_acked).map(|s| s.tsn);
+        if earliest.is_some_and(|e| chunks.iter().any(|c| c.tsn == e)) {
+            let p = &mut ps.paths[dest];
+            p.t3 = Some(now + p.rto.current());
+        }
+        for (c, kind) in chunks.iter().zip(kinds) {
+            self.record(now, c, kind, ps.paths[dest].addr);
+            if self.window.contains(now) {
+                ps.paths[dest].retransmissions += 1;
+            }
+            self.peer_rwnd = (self.peer_rwnd - f64::from(c.payload_len + 16)).max(0.0);
+            let p = &mut ps.paths[dest];
+            if p.rtt_pending.is_some_and(|(t, _)| t == c.tsn) {
+                p.rtt_pending = None; // Karn's rule
+            }
+        }
+        if self.window.contains(now) {
+            self.stats.retransmitted_packets += 1;
+        }
+        self.queue_packet(now, chunks, ps, dest);
     }
 
     /// RFC 2960/4960 7.2.4: cut cwnd (once per window with fast recovery) of each
@@ -124,6 +142,9 @@ impl Outbound {
     /// began; without `fast_rtx_ignores_cwnd_in_recovery` chunks marked during fast
     /// recovery go as cwnd allows, like any other marked chunk.
     pub(super) fn fast_retransmit(&mut self, now: SimTime, ps: &mut PathSet) {
+        if self.cmt.is_some() {
+            return self.cmt_fast_retransmit(now, ps);
+        }
         let one_packet = self.k.fast_rtx_ignores_cwnd_in_recovery || !self.in_fast_recovery();
         let recover = self.recover;
         let mut cut_any = false;
@@ -162,7 +183,8 @@ impl Outbound {
         let mtu = p.mtu;
         // ns-2.35 `Timeout` cuts only while cwnd > 1 MTU, so a second expiry in a row
         // keeps the first one's ssthresh; RFC 4960/9260 7.2.3 cut on every expiry.
-        if self.k.t3_ssthresh_every_expiry || p.cwnd > mtu {
+        // ns-2.35's CMT agent (`SctpCMTAgent::Timeout`) cuts on every expiry.
+        if self.k.t3_ssthresh_every_expiry || self.cmt.is_some() || p.cwnd > mtu {
             // With a controller its cut replaces the halving (7.2.3; RFC 9438 sec. 4.8).
             if !path_cc::on_congestion(p, now, Congestion::Timeout) {
                 let floor = f64::from(self.k.ssthresh_floor_mtus) * mtu;

@@ -105,8 +105,10 @@ impl Outbound {
     /// last sent to (RFC 9260 8.3), unless it was waiting for a timeout retransmission:
     /// data that got through before a failure must not hide it (ns-2
     /// `SendBufferDequeueUpTo`).
-    pub(super) fn note_acked(s: &Sent, ps: &mut PathSet) {
-        if s.mark != Some(Mark::Timeout) {
+    pub(super) fn note_acked(s: &Sent, ps: &mut PathSet, cmt_pf: bool) {
+        // CMT-PF (ns-2.35 `SctpCMTAgent::SendBufferDequeueUpTo`): only a chunk sent once
+        // tells which transmission got through.
+        if s.mark != Some(Mark::Timeout) && (!cmt_pf || s.txs == 1) {
             ps.scratch[s.dest].clear_errors = true;
         }
     }
@@ -132,6 +134,7 @@ impl Outbound {
         // RFC 4960 as ns-2 codes it counts partial_bytes_acked chunk by chunk while the
         // SACK is processed; RFC 9260's rule works on the SACK's total (`grow_9260`).
         let ns2_pba = self.k.growth_rule == GrowthRule::Rfc4960;
+        self.cmt_begin_sack(sack, ps.len());
         let mut pass = self.ack_cumulative(now, sack.cum_tsn_ack, ps, ns2_pba);
         self.cum_ack = sack.cum_tsn_ack;
         // Without gap blocks nothing above the cumulative TSN is acked or reported
@@ -140,7 +143,10 @@ impl Outbound {
         if sack.gaps.is_empty() {
             pass.marked = Some(self.without_gap_blocks(ps));
         } else {
-            let flags = (new_cum, was_in_fast_recovery, ns2_pba);
+            // With CUC, gap-acked chunks count toward partial_bytes_acked by their
+            // destination's pseudo-cumulative TSN (`Cmt::visit`).
+            let gap_pba = ns2_pba && !self.cmt.as_deref().is_some_and(|c| c.k.cuc);
+            let flags = (new_cum, was_in_fast_recovery, gap_pba);
             self.gap_blocks(now, sack, ps, flags, &mut pass);
         }
         self.paths_after_sack(now, ps, new_cum);
@@ -176,6 +182,7 @@ impl Outbound {
         ns2_pba: bool,
     ) -> SackPass {
         let mut pass = SackPass::default();
+        let cmt_pf = self.cmt.as_deref().is_some_and(|c| c.k.pf);
         while let Some(front) = self.sent.front() {
             if !tsn_le(front.tsn, cum_tsn_ack) {
                 break;
@@ -186,13 +193,14 @@ impl Outbound {
                 let sc = &mut ps.scratch[s.dest];
                 sc.first_outstanding_acked = true;
                 sc.newly += f64::from(s.chunk_len);
+                sc.payload += u64::from(s.payload);
                 pass.any_newly = true;
                 pass.htna = Some(s.tsn);
                 let p = &mut ps.paths[s.dest];
                 if ns2_pba && sc.in_ca && p.outstanding >= p.cwnd {
                     p.pba += f64::from(s.chunk_len);
                 }
-                Self::note_acked(&s, ps);
+                Self::note_acked(&s, ps, cmt_pf);
                 Self::cc_rtt_sample(now, &s, ps);
             }
             if s.fast_rtxed || s.txs > 1 {
@@ -252,8 +260,12 @@ impl Outbound {
             }
         }
         let walk = self.gap_ack_walk(now, sack, ps, highest_sacked, (new_cum, ns2_pba), pass);
-        let rfc_fr = self.k.fast_recovery_miss_reports && was_in_fast_recovery && new_cum;
-        self.missing_reports(walk, highest_sacked, new_cum, rfc_fr, pass);
+        if self.cmt.is_some() {
+            pass.fast_needed |= self.cmt_missing_reports(walk, pass.htna);
+        } else {
+            let rfc_fr = self.k.fast_recovery_miss_reports && was_in_fast_recovery && new_cum;
+            self.missing_reports(walk, highest_sacked, new_cum, rfc_fr, pass);
+        }
         for (d, &n) in self.counts.per_dest.iter().enumerate() {
             if n > 0 {
                 let sc = &mut ps.scratch[d];
@@ -281,6 +293,11 @@ impl Outbound {
         self.blocks
             .extend(sack.gaps.iter().map(|&(a, b)| (u32::from(a), u32::from(b))));
         self.blocks.sort_unstable();
+        // CMT looks at the chunks up to the one after the last block (`cmt_visit`).
+        let cmt_last = self.cmt.as_ref().map(|_| {
+            let last = self.blocks.iter().map(|&(_, b)| b).max().unwrap_or(0);
+            last.saturating_add(1)
+        });
         let mut next_block = 0;
         let mut covered_to: Option<u32> = None;
         // Chunks above both the highest TSN this SACK reports and the highest ever
@@ -290,7 +307,11 @@ impl Outbound {
         } else {
             highest_sacked
         };
-        let walk = self.walk_len(bound);
+        let mut walk = self.walk_len(bound);
+        if let Some(last) = cmt_last {
+            // ns-2.35's CUC search also sees the chunk just past the last block.
+            walk = walk.max(self.walk_len(cum.wrapping_add(last)));
+        }
         for i in 0..walk {
             let s = &mut self.sent[i];
             let off = s.tsn.wrapping_sub(cum);
@@ -302,6 +323,11 @@ impl Outbound {
                 next_block += 1;
             }
             let covered = covered_to.is_some_and(|c| c >= off);
+            if let (Some(last), Some(c)) = (cmt_last, self.cmt.as_deref_mut()) {
+                if off <= last {
+                    c.visit(s, covered, ps);
+                }
+            }
             let d = s.dest;
             if covered {
                 if !s.gap_acked {
@@ -315,6 +341,7 @@ impl Outbound {
                         sc.first_outstanding_acked = true;
                     }
                     sc.newly += f64::from(s.chunk_len);
+                    sc.payload += u64::from(s.payload);
                     pass.any_newly = true;
                     if pass.htna.is_none_or(|h| tsn_lt(h, s.tsn)) {
                         pass.htna = Some(s.tsn);
@@ -408,8 +435,8 @@ impl Outbound {
                 // The destination's controller grows cwnd (path_cc), on the SACKs SCTP's
                 // growth rule would let grow it.
                 let may = match self.k.growth_rule {
-                    GrowthRule::Rfc4960 => new_cum,
-                    GrowthRule::Rfc9260 => true,
+                    GrowthRule::Rfc4960 => self.cmt_may_grow(j, new_cum),
+                    GrowthRule::Rfc9260 => self.cmt_may_grow(j, true),
                 };
                 if newly > 0.0 {
                     let slow_start = self.slow_start(ps, j);
@@ -421,12 +448,12 @@ impl Outbound {
             } else {
                 match self.k.growth_rule {
                     GrowthRule::Rfc4960 => {
-                        if new_cum && newly > 0.0 && growth_allowed {
+                        if self.cmt_may_grow(j, new_cum) && newly > 0.0 && growth_allowed {
                             self.adjust_cwnd(ps, j, newly);
                         }
                     }
                     GrowthRule::Rfc9260 => {
-                        if newly > 0.0 && growth_allowed {
+                        if newly > 0.0 && growth_allowed && self.cmt_may_grow(j, true) {
                             self.grow_9260(ps, j, newly);
                         }
                     }
@@ -434,6 +461,9 @@ impl Outbound {
             }
             let sc = ps.scratch[j];
             let p = &mut ps.paths[j];
+            if self.window.contains(now) {
+                p.bytes_acked += sc.payload;
+            }
             p.outstanding = (p.outstanding - newly).max(0.0);
             if !sc.has_any || p.outstanding <= 0.0 {
                 p.pba = 0.0;

@@ -37,11 +37,22 @@ impl Outbound {
     /// window allow (RFC 4960 6.1 A-B: the sender may exceed cwnd by up to one MTU less
     /// a byte when cwnd is not yet full).
     pub fn send_new(&mut self, now: SimTime, ps: &mut PathSet) {
+        if self.cmt.is_some() {
+            return self.cmt_send_new(now, ps);
+        }
         if self.any_marked() || ps.is_empty() {
             return;
         }
         let d = ps.data_dest;
         self.decay_idle_cwnd(now, ps, d);
+        let burst_limit = self.burst_limit(ps, d);
+        self.apply_max_burst = false;
+        self.send_new_to(now, ps, d, burst_limit, 0);
+    }
+
+    /// The Max.Burst limit in packets for a send opportunity on destination `d` (None:
+    /// no limit); the guide's rule clamps cwnd instead.
+    pub(super) fn burst_limit(&mut self, ps: &mut PathSet, d: usize) -> Option<u32> {
         // Max.Burst 0 turns burst limiting off, as RFC 6458 sec. 8.1.24 (SCTP_MAX_BURST)
         // defines it and Linux and usrsctp do; every rule would otherwise stall at 0.
         let rule = if self.k.max_burst == 0 {
@@ -49,7 +60,7 @@ impl Outbound {
         } else {
             self.k.max_burst_rule
         };
-        let burst_limit = match rule {
+        match rule {
             MaxBurstRule::Guide => {
                 // Implementer's guide v7: clamp cwnd to outstanding + Max.Burst * MTU.
                 let p = &mut ps.paths[d];
@@ -62,9 +73,20 @@ impl Outbound {
             MaxBurstRule::Packets => Some(self.k.max_burst),
             MaxBurstRule::Ns2 if self.apply_max_burst => Some(self.k.max_burst),
             _ => None,
-        };
-        self.apply_max_burst = false;
-        let mut packets = 0u32;
+        }
+    }
+
+    /// Sends packets of new data to destination `d` while its cwnd, the peer's window
+    /// and the burst limit allow, `packets` already counted against the limit. Returns
+    /// the packets counted in all.
+    pub(super) fn send_new_to(
+        &mut self,
+        now: SimTime,
+        ps: &mut PathSet,
+        d: usize,
+        burst_limit: Option<u32>,
+        mut packets: u32,
+    ) -> u32 {
         while ps.paths[d].outstanding < ps.paths[d].cwnd && burst_limit.is_none_or(|b| packets < b)
         {
             let mut used = 0usize;
@@ -145,5 +167,6 @@ impl Outbound {
             ps.paths[d].hb_base = now;
             packets += 1;
         }
+        packets
     }
 }

@@ -37,6 +37,7 @@ fn sack(o: &mut Outbound, ps: &mut PathSet, ms: u64, cum: u32, gaps: &[(u16, u16
         a_rwnd: 1 << 20,
         gaps: gaps.to_vec(),
         dups: Vec::new(),
+        flags: 0,
     };
     assert!(o.on_sack(t(ms), &s, ps));
     o.after_sack(t(ms), ps);

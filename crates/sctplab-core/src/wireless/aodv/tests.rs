@@ -6,6 +6,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use super::*;
+use crate::sim::SimDuration;
 
 fn t(s: f64) -> SimTime {
     SimTime::ZERO + SimDuration::from_secs_f64(s)

@@ -10,6 +10,7 @@
 
 use super::harness::*;
 use super::*;
+use crate::wireless::frame::FrameKind;
 
 /// The general path a quiet MAC's timer events stand for, up to `until`: every due
 /// deadline through `handle_timeout`, as the world's timer events run them.
@@ -74,8 +75,46 @@ fn overheard_frame(r: &mut RngStream, me: MacAddr, n: u32) -> Frame {
     }
 }
 
+/// `Mac::mode` as the two predicates it replaced read (each with its own copy of the
+/// reception clause), so that merging them is checked on every state the test visits.
+fn mode_as_two_predicates(m: &Mac) -> fast::Mode {
+    let active = (1 << DEFER) | (1 << BACKOFF) | (1 << SEND) | (1 << IF);
+    let rx_passive = m.timers[RECV] == NO_TIMER
+        || m.rx.is_none_or(|rx| {
+            m.rx_state == RxState::Coll
+                || rx.error
+                || rx.frame.quiet_up
+                || (rx.frame.dst != m.addr && !rx.frame.dst.is_broadcast())
+        });
+    let quiet = m.tx_state == TxState::Idle
+        && !m.tx_active
+        && !m.backoff.busy
+        && !m.holding
+        && m.tx.is_none()
+        && m.rts.is_none()
+        && m.ctrl.is_none()
+        && m.running & active == 0
+        && rx_passive;
+    let waiting = m.backoff.paused
+        && m.tx_state == TxState::Idle
+        && !m.tx_active
+        && !m.resume_pending
+        && m.ctrl.is_none()
+        && m.running & active == 0
+        && rx_passive;
+    assert!(!(quiet && waiting), "quiet and waiting at once");
+    if quiet {
+        fast::Mode::Quiet
+    } else if waiting {
+        fast::Mode::Waiting
+    } else {
+        fast::Mode::General
+    }
+}
+
 #[derive(Default, Debug)]
 struct Met {
+    modes: [usize; 3],
     quiet_timeout: usize,
     waiting_timeout: usize,
     quiet_rx_start_idle: usize,
@@ -88,6 +127,9 @@ struct Met {
 /// Every fast path that applies to `m` at `now`, against its general path, with the
 /// frame `f` arriving at `now` (power `p`).
 fn check_all(m: &Mac, now: SimTime, f: &Frame, p: f64, met: &mut Met) {
+    let mode = m.mode();
+    assert_eq!(mode, mode_as_two_predicates(m));
+    met.modes[mode as usize] += 1;
     let decodable = p >= RX_THRESH;
     let quiet = m.timers_are_quiet() && !m.resume_pending;
     // A timer turn at `now` (only when something is due, as the world's events are).
@@ -240,4 +282,5 @@ fn fast_paths_leave_the_mac_as_the_general_paths_do() {
         met.waiting_overhear,
     ];
     assert!(counts.iter().all(|&c| c >= 200), "{met:?}");
+    assert!(met.modes.iter().all(|&c| c >= 200), "{met:?}");
 }

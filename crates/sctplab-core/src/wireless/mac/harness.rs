@@ -2,6 +2,7 @@
 //! time through one event queue (time, insertion order), MAC timers re-armed with a
 //! generation counter as world/run.rs does.
 
+use super::fast::WaitBound;
 use super::*;
 use crate::sim::EventQueue;
 

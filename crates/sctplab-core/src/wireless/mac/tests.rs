@@ -5,6 +5,7 @@
 
 use super::harness::*;
 use super::*;
+use crate::wireless::frame::FrameKind;
 
 /// Seed 004's rates: both 2 Mb/s.
 fn cfg2() -> MacCfg {

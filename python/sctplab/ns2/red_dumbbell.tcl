@@ -1,12 +1,13 @@
-# ns-2.35 side of bench/red-dumbbell.toml (bench/red_vs_ns2.py): seed 000's GEO path
-# N0 -10Mb,2ms- N2 -3Mb,250ms (Queue/RED with ns-2.35's defaults, limit 100)- N3
-# -10Mb,2ms- N4, one TCP/Sack1 flow of 1448-byte segments, window and ssthresh 300.
+# ns-2.35 side of sctplab.validation.red's RED rows (`sctplab validate ns2`; also
+# bench/red_vs_ns2.py): seed 000's GEO path N0 -10Mb,2ms- N2 -3Mb,250ms (Queue/RED with
+# ns-2.35's defaults, limit 100)- N3 -10Mb,2ms- N4, one TCP/Sack1 flow of 1448-byte
+# segments, window and ssthresh 300; precisionReduce_ at ns-2.35's default (true), as
+# sctplab's `precision_reduce` default.
 # Usage: ns red_dumbbell.tcl SEED DURATION
 # Prints: packets N2 sent to N3, packets dropped at N2's queue, and the time-average of
 # the packets waiting there (the queue monitor's integrator over the run).
 set seed [lindex $argv 0]
 set duration [lindex $argv 1]
-Agent/TCP set precisionReduce_ false
 Agent/TCP set packetSize_ 1448
 Agent/TCP set window_ 300
 Agent/TCP set ssthresh_ 300

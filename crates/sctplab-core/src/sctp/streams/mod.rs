@@ -1,0 +1,374 @@
+//! Per-stream application sources (`stream_traffic`, CONTRACTS.md "Messages") and the
+//! sender's send buffer they fill: each stream offers messages of its own size, every
+//! `interval` or as a backlog, between its `start` and `stop`, under a PR-SCTP policy
+//! (RFC 3758, RFC 7496). A message is *submitted* when it enters the send buffer; its
+//! delay runs from there to its delivery to the receiving application.
+//!
+//! The send buffer holds every submitted message until the peer has acknowledged all
+//! of it cumulatively (or, abandoned, until the cumulative ack passes what of it was
+//! sent); its capacity is the flow's `receive_buffer` (the socket buffers of both ends
+//! are the same size, as FreeBSD's default `net.inet.sctp.sendspace` and `recvspace`
+//! are). Messages are cut into chunks first come first served (RFC 8260 sec. 3.1, the
+//! only scheduler built): in submission order, one message at a time, so the TSNs of
+//! consecutive messages are consecutive and the records here are in TSN order.
+
+pub mod source;
+pub mod stats;
+
+use crate::net::wire::DataFlags;
+use crate::sim::SimTime;
+use std::collections::VecDeque;
+
+use source::Source;
+pub use source::{PrPolicy, StreamSourceCfg};
+
+/// One submitted message, from submission until the cumulative ack passes it.
+#[derive(Clone, Debug)]
+pub(crate) struct Msg {
+    pub(crate) stream: u16,
+    pub(crate) size: u64,
+    pub(crate) submitted: SimTime,
+    pub(crate) pr: PrPolicy,
+    /// Stream sequence number, given when the first chunk is cut.
+    pub(crate) ssn: Option<u16>,
+    /// TSNs (relative to the initial TSN) of the first and the last chunk cut so far.
+    pub(crate) first_rel: u32,
+    pub(crate) last_rel: u32,
+    /// Payload bytes cut so far.
+    pub(crate) cut: u64,
+    pub(crate) abandoned: bool,
+}
+
+impl Msg {
+    pub(crate) fn started(&self) -> bool {
+        self.ssn.is_some()
+    }
+    pub(crate) fn fully_cut(&self) -> bool {
+        self.cut >= self.size
+    }
+}
+
+/// Per-stream tallies the summary reports.
+#[derive(Clone, Debug, Default)]
+pub struct StreamTally {
+    pub submitted_messages: u64,
+    pub abandoned_messages: u64,
+}
+
+/// The sources, the send buffer and the message records of one sending association.
+#[derive(Clone, Debug)]
+pub struct StreamSources {
+    sources: Vec<Source>,
+    /// Submitted messages in submission (and so TSN) order, until released.
+    pub(crate) msgs: VecDeque<Msg>,
+    /// Index in `msgs` of the message being cut, or of the next one to cut.
+    cursor: usize,
+    /// Payload bytes of the messages in `msgs` (the send buffer's occupancy).
+    held: u64,
+    capacity: u64,
+    /// Relative TSN of the next chunk to cut: every chunk cut gets the next TSN.
+    next_rel: u32,
+    ssns: Vec<u16>,
+    unordered: bool,
+    /// Backlog sources take turns in stream order.
+    rr_next: usize,
+    stopped: bool,
+    /// The first `refill` (the association is established) has happened.
+    begun: bool,
+    /// (relative TSN of its last chunk, stream, submission time) of every message
+    /// whose last chunk was cut, for the delay statistics.
+    pub log: Vec<(u32, u16, SimTime)>,
+    pub tally: Vec<StreamTally>,
+    /// The peer announced Forward-TSN-Supported and this end asked for it: only then
+    /// is any message abandoned (a peer without PR-SCTP gets reliable delivery).
+    pub pr_on: bool,
+    /// Advanced.Peer.Ack.Point (RFC 3758 sec. 3.5), relative to the initial TSN.
+    pub(crate) point_rel: u32,
+    /// FORWARD TSN chunks sent over the run.
+    pub forward_tsn_sent: u64,
+}
+
+impl StreamSources {
+    pub fn new(cfgs: &[StreamSourceCfg], streams: u16, capacity: u64, unordered: bool) -> Self {
+        let n = usize::from(streams.max(1));
+        StreamSources {
+            sources: cfgs.iter().map(Source::new).collect(),
+            msgs: VecDeque::new(),
+            cursor: 0,
+            held: 0,
+            capacity: capacity.max(1),
+            next_rel: 0,
+            ssns: vec![0; n],
+            unordered,
+            rr_next: 0,
+            stopped: false,
+            begun: false,
+            log: Vec::new(),
+            tally: vec![StreamTally::default(); n],
+            pr_on: false,
+            point_rel: u32::MAX,
+            forward_tsn_sent: 0,
+        }
+    }
+
+    /// The flow's stop: no source submits any more; what is in the buffer still goes.
+    pub fn stop(&mut self) {
+        self.stopped = true;
+    }
+
+    pub fn held(&self) -> u64 {
+        self.held
+    }
+
+    /// Whether any submitted message still has bytes to cut.
+    pub fn has_unsent(&self) -> bool {
+        self.msgs
+            .range(self.cursor.min(self.msgs.len())..)
+            .any(|m| !m.abandoned && !m.fully_cut())
+    }
+
+    /// Whether no source will ever submit again and nothing is left to cut.
+    pub fn exhausted(&self) -> bool {
+        !self.has_unsent() && (self.stopped || self.sources.iter().all(Source::finished))
+    }
+
+    /// When a source next has something to do (a message falls due, a backlog source
+    /// starts or stops), if ever.
+    pub fn next_wakeup(&self) -> Option<SimTime> {
+        if self.stopped {
+            return None;
+        }
+        self.sources.iter().filter_map(Source::next_wakeup).min()
+    }
+
+    /// Brings the sources up to `now` and submits what fits in the send buffer, first
+    /// come first served: messages that fell due earlier first (an interval source's
+    /// message is due at its tick), backlog sources last, taking turns. A message that
+    /// does not fit waits (the application blocks) unless its stream's `prio` policy
+    /// makes room by abandoning messages of lower priority (RFC 7496 sec. 4). A
+    /// message larger than the whole buffer enters an empty one.
+    pub fn refill(&mut self, now: SimTime) {
+        if self.stopped {
+            return;
+        }
+        if !self.begun {
+            self.begun = true;
+            for s in &mut self.sources {
+                s.begin(now);
+            }
+        }
+        for s in &mut self.sources {
+            s.advance(now);
+        }
+        loop {
+            let Some(i) = self.pick() else { return };
+            let (size, pr) = (self.sources[i].cfg.message_size, self.sources[i].cfg.pr);
+            if self.held + size > self.capacity && self.held > 0 {
+                if let (PrPolicy::Prio(p), true) = (pr, self.pr_on) {
+                    self.make_room(p, self.held + size - self.capacity);
+                }
+                if self.held + size > self.capacity && self.held > 0 {
+                    return;
+                }
+            }
+            let s = &mut self.sources[i];
+            s.take(now);
+            let stream = s.cfg.stream;
+            if s.cfg.interval.is_none() {
+                self.rr_next = i + 1;
+            }
+            self.held += size;
+            self.tally[usize::from(stream)].submitted_messages += 1;
+            self.msgs.push_back(Msg {
+                stream,
+                size,
+                submitted: now,
+                pr,
+                ssn: None,
+                first_rel: 0,
+                last_rel: 0,
+                cut: 0,
+                abandoned: false,
+            });
+        }
+    }
+
+    /// The source whose message is due first: interval sources by the tick their
+    /// oldest waiting message fell due (then stream order), else the next backlog
+    /// source in turn.
+    fn pick(&self) -> Option<usize> {
+        let timed = self
+            .sources
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.due_at().map(|t| (t, i)))
+            .min();
+        if let Some((_, i)) = timed {
+            return Some(i);
+        }
+        let n = self.sources.len();
+        (0..n)
+            .map(|k| (self.rr_next + k) % n)
+            .find(|&i| self.sources[i].backlog_ready())
+    }
+
+    /// RFC 7496 sec. 4: abandons messages of `prio` streams whose priority value is
+    /// larger (a lower priority) than `priority`, oldest first (those sent first, as
+    /// Linux's `sctp_prune_prsctp` and usrsctp's `sctp_prune_prsctp` do), until
+    /// `needed` bytes are abandoned. Unsent ones free their room at once, sent ones
+    /// when the cumulative ack passes them after the FORWARD TSN.
+    fn make_room(&mut self, priority: u32, needed: u64) {
+        let mut freed = 0;
+        for k in 0..self.msgs.len() {
+            if freed >= needed {
+                break;
+            }
+            let m = &self.msgs[k];
+            let lower = matches!(m.pr, PrPolicy::Prio(q) if q > priority);
+            if m.abandoned || !lower {
+                continue;
+            }
+            freed += m.size;
+            self.abandon(k);
+        }
+        self.drop_unstarted_abandoned();
+    }
+
+    /// Marks message `k` abandoned (RFC 3758 sec. 3.5: all its fragments with it); the
+    /// chunks still to cut are never cut. Counts it once.
+    pub(crate) fn abandon(&mut self, k: usize) {
+        let m = &mut self.msgs[k];
+        if m.abandoned {
+            return;
+        }
+        m.abandoned = true;
+        self.tally[usize::from(m.stream)].abandoned_messages += 1;
+        if k == self.cursor && m.started() {
+            // The message being cut ends here: the next chunk belongs to the next one.
+            self.cursor += 1;
+        }
+    }
+
+    /// Abandoned messages of which nothing was sent leave the buffer at once: no TSN
+    /// or SSN was spent on them, so the peer never hears of them.
+    pub(crate) fn drop_unstarted_abandoned(&mut self) {
+        let mut k = self.cursor.min(self.msgs.len());
+        while k < self.msgs.len() {
+            if self.msgs[k].abandoned && !self.msgs[k].started() {
+                if let Some(m) = self.msgs.remove(k) {
+                    self.held -= m.size;
+                }
+            } else {
+                k += 1;
+            }
+        }
+    }
+
+    /// Abandons the submitted messages whose `ttl` has run out (RFC 3758 sec. 3.5,
+    /// RFC 7496 sec. 2: timed reliability, lifetime from submission) if `may(m)`.
+    pub(crate) fn expire(&mut self, now: SimTime, may: impl Fn(&Msg) -> bool) {
+        // Only streams with a lifetime need the walk over the buffer.
+        let any_ttl = self
+            .sources
+            .iter()
+            .any(|s| matches!(s.cfg.pr, PrPolicy::Ttl(_)));
+        if !self.pr_on || !any_ttl {
+            return;
+        }
+        let mut any = false;
+        for k in 0..self.msgs.len() {
+            let m = &self.msgs[k];
+            if let PrPolicy::Ttl(ttl) = m.pr {
+                if !m.abandoned && now >= m.submitted + ttl && may(m) {
+                    self.abandon(k);
+                    any = true;
+                }
+            }
+        }
+        if any {
+            self.drop_unstarted_abandoned();
+        }
+    }
+
+    /// The cumulative ack reached relative TSN `cum_rel`: messages wholly at or below
+    /// it leave the send buffer.
+    pub(crate) fn release(&mut self, cum_rel: u32) {
+        while let Some(m) = self.msgs.front() {
+            let done = m.started() && (m.fully_cut() || m.abandoned);
+            if !done || (m.last_rel as i32).wrapping_sub(cum_rel as i32) > 0 {
+                break;
+            }
+            self.held -= m.size;
+            self.msgs.pop_front();
+            self.cursor = self.cursor.saturating_sub(1);
+        }
+    }
+
+    /// The index in `msgs` of the next message with bytes to cut.
+    fn next_to_cut(&mut self) -> Option<usize> {
+        while let Some(m) = self.msgs.get(self.cursor) {
+            if m.abandoned || m.fully_cut() {
+                self.cursor += 1;
+            } else {
+                return Some(self.cursor);
+            }
+        }
+        None
+    }
+
+    /// Payload of the next chunk if cut at `max_payload`, without cutting it.
+    pub fn peek_payload(&mut self, max_payload: u64) -> Option<u64> {
+        let k = self.next_to_cut()?;
+        let m = &self.msgs[k];
+        Some((m.size - m.cut).min(max_payload))
+    }
+
+    /// Cuts the next chunk: (stream, ssn, flags, payload bytes). The chunk takes the
+    /// next TSN (the caller numbers every chunk it gets from here in turn).
+    pub fn next_chunk(&mut self, max_payload: u64) -> Option<(u16, u16, DataFlags, u32)> {
+        let k = self.next_to_cut()?;
+        let rel = self.next_rel;
+        self.next_rel = rel.wrapping_add(1);
+        let unordered = self.unordered;
+        let m = &mut self.msgs[k];
+        let mut flags = DataFlags::empty();
+        if m.ssn.is_none() {
+            let ssn = &mut self.ssns[usize::from(m.stream)];
+            m.ssn = Some(*ssn);
+            *ssn = ssn.wrapping_add(1);
+            m.first_rel = rel;
+            flags = flags.union(DataFlags::BEGIN);
+        }
+        let take = (m.size - m.cut).min(max_payload);
+        m.cut += take;
+        m.last_rel = rel;
+        if m.fully_cut() {
+            flags = flags.union(DataFlags::END);
+            self.log.push((rel, m.stream, m.submitted));
+        }
+        if unordered {
+            flags = flags.union(DataFlags::UNORDERED);
+        }
+        let ssn = if unordered { 0 } else { m.ssn.unwrap_or(0) };
+        Some((m.stream, ssn, flags, take as u32))
+    }
+
+    /// The message holding the chunk with relative TSN `rel`, if it is still here.
+    pub(crate) fn find(&self, rel: u32) -> Option<usize> {
+        // Started messages come first, in TSN order.
+        let k = self
+            .msgs
+            .partition_point(|m| m.started() && (m.first_rel as i32).wrapping_sub(rel as i32) <= 0);
+        let k = k.checked_sub(1)?;
+        let m = &self.msgs[k];
+        ((m.last_rel as i32).wrapping_sub(rel as i32) >= 0).then_some(k)
+    }
+
+    /// Streams for which an ordered delivery matters to FORWARD TSN (not unordered).
+    pub(crate) fn unordered(&self) -> bool {
+        self.unordered
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,146 @@
+"""Concurrent multipath transfer against ns-2.35 (rows of `sctplab validate ns2`).
+
+One network, both simulators: scenarios/cmt.toml (`ns2` preset, `cmt = true`) and
+python/sctplab/ns2/cmt.tcl (Agent/SCTP/CMT, or Agent/SCTP for single path): two disjoint
+paths, each with a 2 Mb/s bottleneck into the receiver, a 1 MiB receive window. Rows:
+
+- `cmt_goodput_bps`: goodput of CMT without loss (one deterministic run each; tolerance
+  2 % of ns-2's);
+- `single_goodput_bps`: the same flow without CMT (new data to the primary only);
+- `cmt_goodput_loss1pct_bps`: CMT with 1 % random loss of packets entering path B's
+  bottleneck, mean over seeds with 95 % Student-t half-widths; tolerance the sum of the
+  half-widths, at least 3 % of ns-2's mean (the two simulators draw different losses);
+- `cmt_over_single`: our CMT goodput over our single-path goodput, against ns-2.35's
+  ratio; issue 35's rule asks for at least 1.8 on two equal disjoint paths, so the
+  tolerance is ns-2's ratio less 1.8.
+
+Goodput is user data delivered in order in the measurement window (from 5 s after the
+start to the end) per second: summary.json's `goodput_bps` for ours, the receiver's
+cumulative TSN in ns-2's trace (1452-byte chunks) for ns-2.35. docs/validation.md
+discusses the differences.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+from pathlib import Path
+
+from sctplab.ns2 import oracle as ns2_oracle
+from sctplab.runner import run
+from sctplab.scenario_paths import scenarios_dir
+from sctplab.validation.check import Check
+
+START, WARMUP = 1.0, 5.0
+PAYLOAD = 1452
+LOSS = 0.01
+RULE = 1.8
+# ns-2's trace: the receiver's interface nodes (cmt.tcl's node numbers).
+_NS2_RECEIVER_IF = {"4", "5"}
+_T95 = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776, 6: 2.571, 7: 2.447, 8: 2.365, 9: 2.306, 10: 2.262}
+
+
+def _ns2_goodput(tmp: Path, agent: str, loss: float, seed: int, end: float) -> float:
+    exe = ns2_oracle.ns2_binary()
+    assert exe is not None
+    out = tmp / f"ns-cmt-{agent}-{seed}.tr"
+    args = [agent, str(loss), str(seed), str(START), str(end), str(out)]
+    subprocess.run(
+        [exe, str(ns2_oracle.script("cmt.tcl")), *args],
+        check=True,
+        capture_output=True,
+        cwd=tmp,
+    )
+    # The receiver's cumulative TSN (TSNs from 1) when the window opens and at its end.
+    got: set[int] = set()
+    cum = 0
+    cum_at_start = None
+    t0 = START + WARMUP
+    with out.open() as f:
+        for line in f:
+            x = line.split()
+            # With show_sctphdr_ a DATA line's flags end in D and field 11 is the TSN.
+            if len(x) < 12 or x[0] != "r" or x[4] != "sctp" or not x[6].endswith("D"):
+                continue
+            if x[3] not in _NS2_RECEIVER_IF:
+                continue
+            t = float(x[1])
+            if cum_at_start is None and t >= t0:
+                cum_at_start = cum
+            got.add(int(x[11]))
+            while cum + 1 in got:
+                cum += 1
+    out.unlink()
+    start_cum = cum if cum_at_start is None else cum_at_start
+    return (cum - start_cum) * PAYLOAD * 8 / (end - t0)
+
+
+def _ours_goodput(cmt: bool, loss: float, seed: int, end: float) -> float:
+    sets: dict[str, object] = {
+        "flows.sctp1.cmt": cmt,
+        "duration": f"{end:g}s",
+        "measure.start": f"{START + WARMUP:g}s",
+    }
+    if loss > 0:
+        sets["links.rb_h2.loss.rate"] = loss
+    r = run(scenarios_dir() / "cmt.toml", seed=seed, set=sets)
+    return float(r.summary["flows"]["sctp1"]["goodput_bps"])
+
+
+def _mean_ci(xs: list[float]) -> tuple[float, float]:
+    m = statistics.fmean(xs)
+    if len(xs) < 2:
+        return m, 0.0
+    return m, _T95.get(len(xs), 1.96) * statistics.stdev(xs) / len(xs) ** 0.5
+
+
+def checks(tmp: Path, quick: bool) -> list[Check]:
+    """The rows; `quick`: 25-s windows and 3 seeds of the lossy case (else 55 s, 10)."""
+    end = 31.0 if quick else 61.0
+    seeds = 3 if quick else 10
+    name = "CMT over two disjoint 2 Mb/s paths (scenarios/cmt.toml, ns2 preset)"
+    ns_cmt = _ns2_goodput(tmp, "cmt", 0.0, 1, end)
+    ns_one = _ns2_goodput(tmp, "sctp", 0.0, 1, end)
+    us_cmt = _ours_goodput(True, 0.0, 1, end)
+    us_one = _ours_goodput(False, 0.0, 1, end)
+    ns_loss = [_ns2_goodput(tmp, "cmt", LOSS, s, end) for s in range(1, seeds + 1)]
+    us_loss = [_ours_goodput(True, LOSS, s, end) for s in range(1, seeds + 1)]
+    (nm, nci), (um, uci) = _mean_ci(ns_loss), _mean_ci(us_loss)
+    ns_ratio = ns_cmt / ns_one
+    return [
+        Check("cmt_goodput_bps", name, ns_cmt, None, us_cmt, None, 0.02 * ns_cmt),
+        Check(
+            "single_goodput_bps", name + ", cmt = false", ns_one, None, us_one, None, 0.02 * ns_one
+        ),
+        Check(
+            "cmt_goodput_loss1pct_bps",
+            name + f", 1 % loss on path B, {seeds} seeds",
+            nm,
+            nci,
+            um,
+            uci,
+            max(nci + uci, 0.03 * nm),
+        ),
+        Check(
+            "cmt_over_single",
+            name + f", rule: at least {RULE}",
+            ns_ratio,
+            None,
+            us_cmt / us_one,
+            None,
+            max(ns_ratio - RULE, 0.0),
+        ),
+    ]
+
+
+def main() -> None:
+    """`python -m sctplab.validation.cmt`: the rows, printed (the numbers docs quote)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as t:
+        for c in checks(Path(t), quick=True):
+            print(" | ".join(c.cells()))
+
+
+if __name__ == "__main__":
+    main()
