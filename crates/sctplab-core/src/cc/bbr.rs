@@ -3,9 +3,9 @@
 //! per-packet delivery-rate samples, BtlBw, over 10 round trips; the windowed minimum of
 //! RTT samples, RTprop, over 10 s) and a state machine (Startup, Drain, ProbeBW's
 //! eight-phase gain cycle, ProbeRTT) that sets the pacing rate to gain x BtlBw and cwnd
-//! to gain x BtlBw x RTprop (plus the ack-aggregation allowance of Linux 5.1+ and
-//! ns-3.37). Loss does not cut the model; in recovery cwnd follows packet conservation
-//! for a round trip, loses what each ack newly deems lost, and is restored when
+//! to gain x BtlBw x RTprop. Loss does not cut the model; in recovery cwnd follows
+//! packet conservation for a round trip, loses what each ack newly deems lost (none,
+//! as the TCP sender reports them today: docs/models/cc.md), and is restored when
 //! recovery ends.
 //! Windows are in segments, rates in segments per second, times in seconds.
 
@@ -41,16 +41,6 @@ pub const FULL_BW_COUNT: u32 = 3;
 /// `SetSendQuantum`, since the sender releases one segment per pacing gap and has no
 /// TSO.
 pub const SEND_QUANTUM: f64 = 1.0;
-/// The ack-aggregation window: extra_acked is the larger of two estimates, each kept
-/// for 5 round trips (Linux 5.1 tcp_bbr.c `bbr_extra_acked_win_rtts`).
-pub const EXTRA_ACKED_WIN_ROUNDS: u32 = 5;
-/// extra_acked's gain (tcp_bbr.c `bbr_extra_acked_gain`, BBR_UNIT) and its cap, this
-/// long at BtlBw (`bbr_extra_acked_max_us`, 100 ms).
-pub const EXTRA_ACKED_GAIN: f64 = 1.0;
-pub const EXTRA_ACKED_MAX: f64 = 0.1;
-/// An aggregation epoch that counted this many segments starts over
-/// (tcp_bbr.c `bbr_ack_epoch_acked_reset_thresh`, 2^20).
-pub const ACK_EPOCH_RESET: f64 = 1_048_576.0;
 
 /// `x.ceil()` for a finite x >= 0 without the libm call `ceil` is on a baseline x86-64
 /// build (it runs on every ack).
@@ -121,14 +111,6 @@ pub struct Bbr {
     start_phase: usize,
     delivered: f64,
     smss: f64,
-    /// Ack aggregation (Linux 5.1 tcp_bbr.c `bbr_update_ack_aggregation`): the two
-    /// windowed estimates of segments acked beyond what BtlBw explains, which one is
-    /// current, its age in round trips, and the epoch being measured.
-    extra_acked: [f64; 2],
-    extra_acked_idx: usize,
-    extra_acked_win_rounds: u32,
-    ack_epoch_start: SimTime,
-    ack_epoch_acked: f64,
 }
 
 impl Bbr {
@@ -165,11 +147,6 @@ impl Bbr {
             start_phase,
             delivered: 0.0,
             smss,
-            extra_acked: [0.0; 2],
-            extra_acked_idx: 0,
-            extra_acked_win_rounds: 0,
-            ack_epoch_start: SimTime::ZERO,
-            ack_epoch_acked: 0.0,
         }
     }
 
@@ -199,16 +176,15 @@ impl Bbr {
     }
 
     /// What `gain` BDPs in flight are (Linux 5.x tcp_bbr.c `bbr_inflight`: `bbr_bdp`
-    /// then `bbr_quantization_budget`); `extra` segments (the ack-aggregation allowance)
-    /// go in before the budget, as `bbr_set_cwnd` adds them. The initial window before
+    /// then `bbr_quantization_budget`; ns-3.37 `InFlight`); the initial window before
     /// an RTT sample.
-    fn target_cwnd(&self, gain: f64, extra: f64) -> f64 {
+    fn target_cwnd(&self, gain: f64) -> f64 {
         if !self.min_rtt.is_finite() {
             return self.initial_cwnd;
         }
         let bdp = self.btl_bw() * self.min_rtt * gain;
         // Three send quanta, rounded up to an even number (Linux: fewer delayed acks).
-        let cwnd = 2.0 * ceil_positive((bdp + extra + 3.0 * SEND_QUANTUM) / 2.0);
+        let cwnd = 2.0 * ceil_positive((bdp + 3.0 * SEND_QUANTUM) / 2.0);
         // The probe phase's allowance, so that it gets in-flight above a BDP even when
         // the BDP is small (Linux 5.x `bbr_quantization_budget`, ns-3.37 `InFlight`).
         if self.mode == Mode::ProbeBw && self.cycle_index == 0 {
@@ -216,47 +192,6 @@ impl Bbr {
         } else {
             cwnd
         }
-    }
-
-    /// Segments acked beyond what BtlBw explains (Linux 5.1 tcp_bbr.c
-    /// `bbr_update_ack_aggregation`): an epoch counts what acks deliver from its start;
-    /// BtlBw x (now - start) of it is expected, the rest is extra. An epoch starts over
-    /// when acks come no faster than BtlBw. The estimate is the epochs' maximum (at most
-    /// cwnd) over a window of 5 to 10 round trips.
-    fn update_ack_aggregation(&mut self, cwnd: f64, rs: &RateSample) {
-        if rs.acked <= 0.0 || rs.delivered <= 0.0 || rs.interval <= 0.0 {
-            return;
-        }
-        if self.round_start {
-            self.extra_acked_win_rounds = (self.extra_acked_win_rounds + 1).min(31);
-            if self.extra_acked_win_rounds >= EXTRA_ACKED_WIN_ROUNDS {
-                self.extra_acked_win_rounds = 0;
-                self.extra_acked_idx = 1 - self.extra_acked_idx;
-                self.extra_acked[self.extra_acked_idx] = 0.0;
-            }
-        }
-        let epoch = rs.now.saturating_since(self.ack_epoch_start).as_secs_f64();
-        let mut expected = self.btl_bw() * epoch;
-        if self.ack_epoch_acked <= expected || self.ack_epoch_acked + rs.acked >= ACK_EPOCH_RESET {
-            self.ack_epoch_acked = 0.0;
-            self.ack_epoch_start = rs.now;
-            expected = 0.0;
-        }
-        self.ack_epoch_acked += rs.acked;
-        let extra = (self.ack_epoch_acked - expected).min(cwnd);
-        let slot = &mut self.extra_acked[self.extra_acked_idx];
-        *slot = slot.max(extra);
-    }
-
-    /// The ack-aggregation allowance in the target window once the pipe is full
-    /// (tcp_bbr.c `bbr_ack_aggregation_cwnd`): the windowed extra_acked, at most
-    /// 100 ms at BtlBw.
-    fn ack_aggregation_cwnd(&self) -> f64 {
-        if !self.full_bw_reached {
-            return 0.0;
-        }
-        let extra = EXTRA_ACKED_GAIN * self.extra_acked[0].max(self.extra_acked[1]);
-        extra.min(self.btl_bw() * EXTRA_ACKED_MAX)
     }
 
     /// A congestion event: save cwnd (tcp_bbr.c `bbr_save_cwnd`); a fast retransmit
@@ -286,7 +221,6 @@ impl Bbr {
     pub fn on_sample(&mut self, w: &mut WindowState, rs: &RateSample) {
         self.delivered = rs.total_delivered;
         self.update_bw(rs);
-        self.update_ack_aggregation(w.cwnd, rs);
         self.update_cycle_phase(rs);
         self.check_full_bw_reached(rs);
         self.check_drain(w, rs);
@@ -334,10 +268,9 @@ impl Bbr {
         full_length || rs.prior_in_flight <= self.inflight(1.0)
     }
 
-    /// What `gain` BDPs in flight are, without the ack-aggregation allowance (Linux
-    /// 5.x `bbr_inflight`).
+    /// What `gain` BDPs in flight are (Linux 5.x `bbr_inflight`).
     fn inflight(&self, gain: f64) -> f64 {
-        self.target_cwnd(gain, 0.0)
+        self.target_cwnd(gain)
     }
 
     fn advance_cycle_phase(&mut self, now: SimTime) {
@@ -475,7 +408,7 @@ impl Bbr {
             if self.packet_conservation {
                 cwnd = cwnd.max(rs.in_flight + rs.acked);
             } else {
-                let target = self.target_cwnd(self.cwnd_gain, self.ack_aggregation_cwnd());
+                let target = self.target_cwnd(self.cwnd_gain);
                 if self.full_bw_reached {
                     cwnd = (cwnd + rs.acked).min(target);
                 } else if cwnd < target || self.delivered < self.initial_cwnd {
@@ -625,58 +558,10 @@ mod tests {
     fn target_is_the_bdp_times_gain_plus_three_quanta_even_and_two_more_when_probing() {
         // Linux 5.x bbr_inflight: ceil(100 x 2) = 200, + 3 quanta of 1 segment = 203,
         // rounded up to even: 204; in phase 0 (gain 1.25) 2 more: 206.
-        assert_eq!(in_probe_bw(2).target_cwnd(CWND_GAIN, 0.0), 204.0);
-        assert_eq!(in_probe_bw(0).target_cwnd(CWND_GAIN, 0.0), 206.0);
+        assert_eq!(in_probe_bw(2).target_cwnd(CWND_GAIN), 204.0);
+        assert_eq!(in_probe_bw(0).target_cwnd(CWND_GAIN), 206.0);
         // The probe phase ends once 1.25 BDP is in flight: 125 + 3 = 128, + 2 = 130.
         assert_eq!(in_probe_bw(0).inflight(1.25), 130.0);
-        // An aggregation allowance of 5 goes in before the rounding: 205 + 3 = 208.
-        assert_eq!(in_probe_bw(2).target_cwnd(CWND_GAIN, 5.0), 208.0);
-    }
-
-    #[test]
-    fn extra_acked_counts_what_arrives_faster_than_btl_bw() {
-        // BtlBw 1000/s. The epoch starts at the first ack (nothing counted yet, so
-        // 0 <= expected): 2 segments at 10 ms, extra 2. At 11 ms 20 more: expected
-        // 1000 x 1 ms = 1, counted 2 > 1, so the epoch goes on: 22 - 1 = 21 extra.
-        let mut b = in_probe_bw(2);
-        b.update_ack_aggregation(300.0, &ack(10, 2.0, 0.0, 100.0));
-        assert_eq!(b.extra_acked[0], 2.0);
-        b.update_ack_aggregation(300.0, &ack(11, 20.0, 0.0, 100.0));
-        assert!(
-            (b.extra_acked[0] - 21.0).abs() < 1e-9,
-            "{:?}",
-            b.extra_acked
-        );
-        // At 61 ms: expected 51 >= 22 counted: a new epoch, 1 extra; the maximum stays.
-        b.update_ack_aggregation(300.0, &ack(61, 1.0, 0.0, 100.0));
-        assert_eq!(b.ack_epoch_acked, 1.0);
-        assert!((b.ack_aggregation_cwnd() - 21.0).abs() < 1e-9);
-        // Capped at cwnd (10 here) and at 100 ms of BtlBw (100 segments).
-        let mut b = in_probe_bw(2);
-        b.update_ack_aggregation(10.0, &ack(10, 30.0, 0.0, 100.0));
-        assert_eq!(b.ack_aggregation_cwnd(), 10.0);
-        b.extra_acked = [150.0, 0.0];
-        assert_eq!(b.ack_aggregation_cwnd(), 100.0);
-        // Before the pipe is full there is no allowance.
-        b.full_bw_reached = false;
-        assert_eq!(b.ack_aggregation_cwnd(), 0.0);
-    }
-
-    #[test]
-    fn extra_acked_window_turns_over_every_five_round_trips() {
-        let mut b = in_probe_bw(2);
-        b.extra_acked = [7.0, 0.0];
-        // Four round starts keep slot 0; the fifth switches to slot 1 and clears it.
-        for _ in 0..4 {
-            b.round_start = true;
-            b.update_ack_aggregation(300.0, &ack(10, 1.0, 0.0, 100.0));
-        }
-        assert_eq!(b.extra_acked_idx, 0);
-        b.round_start = true;
-        b.update_ack_aggregation(300.0, &ack(10, 1.0, 0.0, 100.0));
-        assert_eq!(b.extra_acked_idx, 1);
-        // Slot 0's 7 still counts until slot 0 is cleared five round trips later.
-        assert_eq!(b.ack_aggregation_cwnd(), 7.0);
     }
 
     #[test]
