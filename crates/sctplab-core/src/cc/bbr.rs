@@ -1,10 +1,12 @@
-//! BBR v1 as Linux 4.9's `net/ipv4/tcp_bbr.c` and ns-3's `TcpBbr`
-//! (`src/internet/model/tcp-bbr.cc`) run it: a model of the path (the windowed maximum of
+//! BBR v1 as Linux's `net/ipv4/tcp_bbr.c` (4.9, with 5.x's target window) and ns-3.37's
+//! `TcpBbr` (`src/internet/model/tcp-bbr.cc`) run it: a model of the path (the windowed maximum of
 //! per-packet delivery-rate samples, BtlBw, over 10 round trips; the windowed minimum of
 //! RTT samples, RTprop, over 10 s) and a state machine (Startup, Drain, ProbeBW's
 //! eight-phase gain cycle, ProbeRTT) that sets the pacing rate to gain x BtlBw and cwnd
 //! to gain x BtlBw x RTprop. Loss does not cut the model; in recovery cwnd follows
-//! packet conservation for a round trip and is restored when recovery ends.
+//! packet conservation for a round trip, loses what each ack newly deems lost (none,
+//! as the TCP sender reports them today: docs/models/cc.md), and is restored when
+//! recovery ends.
 //! Windows are in segments, rates in segments per second, times in seconds.
 
 use super::{RateSample, WindowState};
@@ -34,6 +36,11 @@ pub const MIN_CWND: f64 = 4.0;
 /// (tcp_bbr.c `bbr_full_bw_thresh`, `bbr_full_bw_cnt`).
 pub const FULL_BW_THRESH: f64 = 1.25;
 pub const FULL_BW_COUNT: u32 = 3;
+/// Segments sent back to back, the unit of the target's allowance of 3 (tcp_bbr.c
+/// `bbr_tso_segs_goal`, a TSO burst of about 1 ms there): one here, as ns-3's
+/// `SetSendQuantum`, since the sender releases one segment per pacing gap and has no
+/// TSO.
+pub const SEND_QUANTUM: f64 = 1.0;
 
 /// `x.ceil()` for a finite x >= 0 without the libm call `ceil` is on a baseline x86-64
 /// build (it runs on every ack).
@@ -104,9 +111,6 @@ pub struct Bbr {
     start_phase: usize,
     delivered: f64,
     smss: f64,
-    /// Three send quanta in segments, set once per ack from the pacing rate (Linux sets
-    /// `tso_segs_goal` once per ack too).
-    quanta: f64,
 }
 
 impl Bbr {
@@ -143,7 +147,6 @@ impl Bbr {
             start_phase,
             delivered: 0.0,
             smss,
-            quanta: 0.0,
         }
     }
 
@@ -172,26 +175,23 @@ impl Bbr {
         self.pacing_rate * self.smss
     }
 
-    /// The window that holds `gain` BDPs (tcp_bbr.c `bbr_target_cwnd`): BtlBw x RTprop x
-    /// gain, plus three send quanta for the pacing of segment bursts, rounded up to an
-    /// even number; the initial window before an RTT sample.
+    /// What `gain` BDPs in flight are (Linux 5.x tcp_bbr.c `bbr_inflight`: `bbr_bdp`
+    /// then `bbr_quantization_budget`; ns-3.37 `InFlight`); the initial window before
+    /// an RTT sample.
     fn target_cwnd(&self, gain: f64) -> f64 {
         if !self.min_rtt.is_finite() {
             return self.initial_cwnd;
         }
-        let bdp = self.btl_bw() * self.min_rtt;
-        let cwnd = bdp * gain + self.quanta;
-        2.0 * ceil_positive(cwnd / 2.0)
-    }
-
-    /// Segments Linux would put in one TSO burst at this pacing rate (tcp_bbr.c
-    /// `bbr_set_tso_segs_goal`: about 1 ms of data, at least 2 segments above 1.2 Mb/s,
-    /// at most 127).
-    fn send_quantum(&self) -> f64 {
-        let bytes_per_s = self.pacing_rate * self.smss;
-        let min = if bytes_per_s * 8.0 >= 1.2e6 { 2.0 } else { 1.0 };
-        // The truncation is the floor: the value is not negative.
-        ((bytes_per_s / 1024.0 / self.smss).min(127.0) as u32 as f64).max(min)
+        let bdp = self.btl_bw() * self.min_rtt * gain;
+        // Three send quanta, rounded up to an even number (Linux: fewer delayed acks).
+        let cwnd = 2.0 * ceil_positive((bdp + 3.0 * SEND_QUANTUM) / 2.0);
+        // The probe phase's allowance, so that it gets in-flight above a BDP even when
+        // the BDP is small (Linux 5.x `bbr_quantization_budget`, ns-3.37 `InFlight`).
+        if self.mode == Mode::ProbeBw && self.cycle_index == 0 {
+            cwnd + 2.0
+        } else {
+            cwnd
+        }
     }
 
     /// A congestion event: save cwnd (tcp_bbr.c `bbr_save_cwnd`); a fast retransmit
@@ -226,7 +226,6 @@ impl Bbr {
         self.check_drain(w, rs);
         self.update_min_rtt(w, rs);
         self.set_pacing_rate(self.pacing_gain);
-        self.quanta = 3.0 * self.send_quantum();
         self.set_cwnd(w, rs);
     }
 
@@ -269,8 +268,7 @@ impl Bbr {
         full_length || rs.prior_in_flight <= self.inflight(1.0)
     }
 
-    /// What `gain` BDPs in flight are (Linux 4.9 compares inflight with
-    /// `bbr_target_cwnd`, send quanta included).
+    /// What `gain` BDPs in flight are (Linux 5.x `bbr_inflight`).
     fn inflight(&self, gain: f64) -> f64 {
         self.target_cwnd(gain)
     }
@@ -391,7 +389,10 @@ impl Bbr {
         }
     }
 
-    /// tcp_bbr.c `bbr_set_cwnd` with `bbr_set_cwnd_to_recover_or_restore`.
+    /// tcp_bbr.c `bbr_set_cwnd` with `bbr_set_cwnd_to_recover_or_restore`: every ack
+    /// first takes the segments it newly deems lost off cwnd (Linux does so in any
+    /// state; ns-3.37 only in fast recovery), then packet conservation or growth
+    /// towards the target.
     fn set_cwnd(&mut self, w: &mut WindowState, rs: &RateSample) {
         if rs.acked > 0.0 {
             let mut cwnd = w.cwnd;
@@ -523,6 +524,67 @@ mod tests {
         (path, Bbr::new(10.0, 1000.0, 2), w)
     }
 
+    /// A BBR in ProbeBW with BtlBw 1000 segments/s and RTprop 100 ms (a BDP of 100).
+    fn in_probe_bw(cycle_index: usize) -> Bbr {
+        let mut b = Bbr::new(10.0, 1000.0, 2);
+        b.bw.update(1, 1000.0, BW_WINDOW_ROUNDS);
+        b.min_rtt = 0.1;
+        b.full_bw_reached = true;
+        b.mode = Mode::ProbeBw;
+        b.cwnd_gain = CWND_GAIN;
+        b.cycle_index = cycle_index;
+        b.pacing_gain = PACING_GAIN_CYCLE[cycle_index];
+        b
+    }
+
+    fn ack(now_ms: u64, acked: f64, losses: f64, in_flight: f64) -> RateSample {
+        RateSample {
+            now: SimTime::ZERO + SimDuration::from_millis(now_ms),
+            delivered: 100.0,
+            interval: 0.1,
+            rtt: Some(0.1),
+            prior_delivered: 0.0,
+            total_delivered: 1000.0,
+            acked,
+            losses,
+            in_flight,
+            prior_in_flight: in_flight + acked,
+            app_limited: false,
+            in_recovery: losses > 0.0,
+        }
+    }
+
+    #[test]
+    fn target_is_the_bdp_times_gain_plus_three_quanta_even_and_two_more_when_probing() {
+        // Linux 5.x bbr_inflight: ceil(100 x 2) = 200, + 3 quanta of 1 segment = 203,
+        // rounded up to even: 204; in phase 0 (gain 1.25) 2 more: 206.
+        assert_eq!(in_probe_bw(2).target_cwnd(CWND_GAIN), 204.0);
+        assert_eq!(in_probe_bw(0).target_cwnd(CWND_GAIN), 206.0);
+        // The probe phase ends once 1.25 BDP is in flight: 125 + 3 = 128, + 2 = 130.
+        assert_eq!(in_probe_bw(0).inflight(1.25), 130.0);
+    }
+
+    #[test]
+    fn an_ack_in_recovery_takes_what_it_deems_lost_off_cwnd() {
+        // In ProbeBW with cwnd 204 (the target), recovery past its first round trip: an
+        // ack that delivers 1 segment and deems 3 lost: 204 - 3 = 201, then + 1 (below
+        // the target): 202 (tcp_bbr.c bbr_set_cwnd_to_recover_or_restore, bbr_set_cwnd).
+        let mut b = in_probe_bw(2);
+        b.in_recovery = true;
+        let mut w = WindowState {
+            cwnd: 204.0,
+            ssthresh: 100.0,
+        };
+        b.set_cwnd(&mut w, &ack(10, 1.0, 3.0, 150.0));
+        assert_eq!(w.cwnd, 202.0);
+        // In packet conservation cwnd is at least in-flight + acked: 201 - 1 lost = 200,
+        // but 250 in flight + 1 acked = 251.
+        b.packet_conservation = true;
+        w.cwnd = 201.0;
+        b.set_cwnd(&mut w, &ack(11, 1.0, 1.0, 250.0));
+        assert_eq!(w.cwnd, 251.0);
+    }
+
     #[test]
     fn max_filter_keeps_the_largest_of_the_last_rounds() {
         let mut f = MaxFilter::default();
@@ -565,13 +627,14 @@ mod tests {
         assert!(whole <= 3, "{whole} rounds after the plateau at {plateau}");
         assert!((b.btl_bw() - 1000.0).abs() < 1e-6, "{}", b.btl_bw());
         // Drain at gain 1/2.885 until what is in flight is down to the BDP (100 segments
-        // plus 3 send quanta of 2: 106), then ProbeBW.
+        // plus 3 send quanta of 1, rounded up to even: 104), then ProbeBW.
         let probe = p.changes[at(Mode::ProbeBw)];
         assert!(probe.0 > drain.0);
-        assert!(probe.4 <= 106.0, "{probe:?}");
+        assert!(probe.4 <= 104.0, "{probe:?}");
         // ProbeBW: the eight phases in order from the start phase (2 here), the cruise
         // phases (gain 1) one RTprop (100 ms) long each, the probe phase until 1.25 BDP
-        // are in flight, the drain phase until one BDP is.
+        // are in flight (125 + 3 quanta, 128, + 2 in phase 0: 130), the drain phase
+        // until one BDP is (104).
         let cycle: Vec<_> = p.changes[at(Mode::ProbeBw)..]
             .iter()
             .take_while(|c| c.1 == Mode::ProbeBw)
@@ -584,9 +647,10 @@ mod tests {
             if gain == 1.0 {
                 assert!(next.0 - c.0 >= 0.1, "{i}: {cycle:?}");
             } else if gain > 1.0 {
-                assert!(next.4 >= 125.0, "{i}: {cycle:?}");
+                // In flight after the ack that ended it: one less than before it.
+                assert!(next.4 + 1.0 >= 130.0, "{i}: {cycle:?}");
             } else {
-                assert!(next.4 <= 106.0 || next.0 - c.0 >= 0.1, "{i}: {cycle:?}");
+                assert!(next.4 <= 104.0 || next.0 - c.0 >= 0.1, "{i}: {cycle:?}");
             }
         }
         // ProbeRTT 10 s after RTprop was last set (the first round, 0.1 s): cwnd 4

@@ -45,6 +45,9 @@ pub struct Cubic {
     /// W_est reaches it (sec. 4.3).
     cwnd_prior: f64,
     epoch: Option<Epoch>,
+    /// The first ack of the current stretch in which the receiver's window, not cwnd,
+    /// limits the flow (cwnd is not updated then; sec. 4.2 takes such periods out of t).
+    limited_since: Option<SimTime>,
     hystart: Option<HyStart>,
 }
 
@@ -72,6 +75,7 @@ impl Cubic {
             w_max: None,
             cwnd_prior: 0.0,
             epoch: None,
+            limited_since: None,
             hystart: hystart.then(|| HyStart::new(paced)),
         }
     }
@@ -144,7 +148,17 @@ impl Cubic {
             // The receiver's window, not cwnd, limits the flow: growing a window that is
             // not used would only store up a burst (RFC 7661 sec. 4.3; Linux grows only
             // while `tcp_is_cwnd_limited`).
+            self.limited_since.get_or_insert(ack.now);
             return;
+        }
+        if let Some(since) = self.limited_since.take() {
+            // RFC 9438 sec. 4.2: "The elapsed time t in Figure 1 MUST NOT include periods
+            // during which cwnd has not been updated due to application-limited
+            // behavior" (sec. 5.8): the stage's start moves on by the limited period, as
+            // Linux's `bictcp_cwnd_event` moves `epoch_start` after an idle period.
+            if let Some(e) = self.epoch.as_mut() {
+                e.start += ack.now.saturating_since(since);
+            }
         }
         let epoch = *self.epoch.get_or_insert_with(|| {
             let cwnd = w.cwnd;
@@ -227,6 +241,7 @@ impl Cubic {
             CwndAfter::Keep => {}
         }
         self.epoch = None;
+        self.limited_since = None;
         if ev.kind == Congestion::Timeout {
             // Sec. 4.8: the first stage after a timeout starts with K = 0 and W_max =
             // its first cwnd.
@@ -349,6 +364,38 @@ mod tests {
         assert_eq!(checked, 6);
         assert!((c.k().unwrap() - k).abs() < 1e-9);
         assert!(c.w_est().unwrap() < w_cubic(k + 1.0, k, 100.0));
+    }
+
+    #[test]
+    fn time_limited_by_the_receivers_window_is_not_in_t() {
+        // Sec. 4.2: t leaves out periods in which cwnd was not updated because the flow
+        // was limited. A loss at W_max = 100 (cwnd 70, K = cbrt(75) = 4.21716 s), RTT
+        // 100 ms. The ack at 0 s starts the stage; W_cubic(0) = 70 is below W_est =
+        // 70 + 0.5294 / 70 = 70.00756, so cwnd = W_est (sec. 4.3).
+        let at = |s: f64| SimTime::ZERO + SimDuration::from_secs_f64(s);
+        let mut c = Cubic::new(false, false, false, false);
+        let mut w = WindowState {
+            cwnd: 100.0,
+            ssthresh: 50.0,
+        };
+        c.on_congestion(&mut w, &loss(Congestion::FastRetransmit, CwndAfter::Reduce));
+        c.on_ack(&mut w, &ack(at(0.0), 0.1));
+        assert!((w.cwnd - 70.00756).abs() < 1e-5, "{}", w.cwnd);
+        // From 0.5 s to 3.5 s the receiver's window (10 segments) limits the flow: cwnd
+        // stays.
+        let mut limited = ack(at(0.5), 0.1);
+        limited.rwnd = 10.0;
+        c.on_ack(&mut w, &limited);
+        limited.now = at(2.0);
+        c.on_ack(&mut w, &limited);
+        assert!((w.cwnd - 70.00756).abs() < 1e-5, "{}", w.cwnd);
+        // At 3.5 s the flow is cwnd-limited again: t = 3.5 - 3 = 0.5 s. W_cubic(0.5) =
+        // 0.4 (0.5 - 4.21716)^3 + 100 = 79.45 is above W_est (70.0151), so the concave
+        // rule: target = W_cubic(0.6) = 0.4 (-3.61716)^3 + 100 = 81.069, cwnd = 70.00756 +
+        // (81.069 - 70.00756) / 70.00756 = 70.1656. With the 3 s left in t it would be
+        // W_cubic(3.6) = 99.906 and cwnd 70.4347.
+        c.on_ack(&mut w, &ack(at(3.5), 0.1));
+        assert!((w.cwnd - 70.1656).abs() < 1e-3, "{}", w.cwnd);
     }
 
     #[test]

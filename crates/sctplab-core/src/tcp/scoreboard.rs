@@ -183,19 +183,27 @@ impl Scoreboard {
     /// it, sec. 4 with segment-sized sequences), and once more if it was retransmitted
     /// (below the walk pointer). Linux's `tcp_packets_in_flight` counts the same way.
     pub fn pipe_rfc6675(&self, high_data: i64, dupthresh: i64) -> i64 {
+        // Above the tracked segments nothing is SACKed, so nothing there is lost: each
+        // counts once, and again if the hole walk has passed it. That part is counted in
+        // closed form, so the walk (every ack of SACK recovery, for BBR's in-flight)
+        // covers only the tracked span, not the whole window.
+        let top = self.base + self.entries.len() as i64;
         let mut pipe = 0;
+        if high_data >= top {
+            pipe += high_data - top + 1;
+            pipe += (self.hole_ptr.min(high_data + 1) - top).max(0);
+        }
+        let hi = high_data.min(top - 1);
+        if hi < self.base {
+            return pipe;
+        }
         let mut sacked_above = 0;
-        let mut s = high_data;
-        while s >= self.base {
-            if self.is_sacked(s) {
+        let mut s = hi;
+        for e in self.entries.range(..=(hi - self.base) as usize).rev() {
+            if e.sacked {
                 sacked_above += 1;
             } else {
-                if sacked_above < dupthresh {
-                    pipe += 1;
-                }
-                if s < self.hole_ptr {
-                    pipe += 1;
-                }
+                pipe += i64::from(sacked_above < dupthresh) + i64::from(s < self.hole_ptr);
             }
             s -= 1;
         }
@@ -253,6 +261,57 @@ mod tests {
             !sb.update(19, &[]).changed,
             "same ack twice changes nothing"
         );
+    }
+
+    /// RFC 6675 sec. 4 `SetPipe` read literally: every segment from `high_data` down to
+    /// the cumulative ack, `IsLost` from the SACKed segments above it.
+    fn pipe_by_definition(sb: &Scoreboard, high_data: i64, dupthresh: i64) -> i64 {
+        (sb.base..=high_data)
+            .filter(|&s| !sb.is_sacked(s))
+            .map(|s| {
+                let above = (s + 1..=high_data).filter(|&u| sb.is_sacked(u)).count() as i64;
+                i64::from(above < dupthresh) + i64::from(s < sb.hole_ptr)
+            })
+            .sum()
+    }
+
+    #[test]
+    fn pipe_matches_rfc6675_set_pipe_read_literally() {
+        // Scoreboards from a fixed linear congruential sequence: cumulative acks, SACK
+        // blocks, holes walked, and the highest segment sent above, below and at the
+        // highest SACKed one.
+        let mut x: u64 = 12345;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((x >> 33) % m) as i64
+        };
+        for _ in 0..300 {
+            let mut sb = Scoreboard::new();
+            let cum = next(20);
+            let mut blocks = Vec::new();
+            let mut left = cum + 1 + next(4);
+            for _ in 0..next(4) {
+                let right = left + 1 + next(6);
+                blocks.push((left, right));
+                left = right + 1 + next(5);
+            }
+            sb.update(cum, &blocks);
+            for _ in 0..next(4) {
+                if let Some(h) = sb.next_hole() {
+                    sb.mark_hole_sent(h);
+                }
+            }
+            let high = sb.highest().unwrap_or(cum) + next(12) - 3;
+            for dupthresh in [1, 3, 4] {
+                assert_eq!(
+                    sb.pipe_rfc6675(high, dupthresh),
+                    pipe_by_definition(&sb, high, dupthresh),
+                    "{sb:?} high {high} dupthresh {dupthresh}"
+                );
+            }
+        }
     }
 
     #[test]
