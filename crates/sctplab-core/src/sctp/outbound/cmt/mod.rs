@@ -12,6 +12,7 @@ use super::*;
 
 mod cuc;
 pub(crate) mod dac;
+mod lists;
 mod rtx;
 pub(crate) mod rtx_policy;
 mod send;
@@ -102,6 +103,8 @@ pub struct Cmt {
     /// Ties among destinations are broken by a coin flip, as ns-2.35's
     /// `Random::random() & 01`.
     rng: crate::sim::RngStream,
+    /// Per-destination outstanding lists (`lists.rs`).
+    lists: lists::DestLists,
 }
 
 impl Cmt {
@@ -112,6 +115,7 @@ impl Cmt {
             last_sent: None,
             packets_sacked: 0,
             rng: crate::sim::RngStream::new(seed, "sctp-cmt"),
+            lists: lists::DestLists::default(),
         }
     }
 
