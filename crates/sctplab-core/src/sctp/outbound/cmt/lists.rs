@@ -21,35 +21,49 @@
 use super::*;
 use crate::sctp::outbound::sack::SackPass;
 
-/// Intervals of `a` not in `b` (both sorted, disjoint, inclusive), appended to `out`.
-fn subtract(a: &[(u32, u32)], b: &[(u32, u32)], out: &mut Vec<(u32, u32)>) {
-    let mut j = 0;
-    for &(mut lo, hi) in a {
-        while j < b.len() && b[j].1 < lo {
-            j += 1;
-        }
-        let mut k = j;
-        while lo <= hi {
-            match b.get(k) {
-                Some(&(blo, bhi)) if blo <= hi => {
-                    if blo > lo {
-                        out.push((lo, blo - 1));
-                    }
-                    if bhi >= hi {
-                        lo = hi.wrapping_add(1);
-                        if bhi == u32::MAX || lo == 0 {
-                            break;
-                        }
-                    } else {
-                        lo = lo.max(bhi + 1);
-                        k += 1;
-                    }
-                }
-                _ => {
-                    out.push((lo, hi));
-                    break;
+/// One sweep over `a` and `b` (sorted, disjoint, inclusive intervals of offsets, all
+/// at least 1): the parts only in `a` go to `only_a`, those only in `b` to `only_b`.
+/// Equal blocks (most of them, SACK after SACK) cost one step each.
+fn diff(
+    a: &[(u32, u32)],
+    b: &[(u32, u32)],
+    only_a: &mut Vec<(u32, u32)>,
+    only_b: &mut Vec<(u32, u32)>,
+) {
+    let (mut i, mut j) = (0, 0);
+    // Everything below `at` is decided.
+    let mut at = 0u32;
+    loop {
+        let x = a.get(i).map(|&(lo, hi)| (lo.max(at), hi));
+        let y = b.get(j).map(|&(lo, hi)| (lo.max(at), hi));
+        match (x, y) {
+            (Some((alo, ahi)), Some((blo, bhi))) => {
+                if alo < blo {
+                    let e = ahi.min(blo - 1);
+                    only_a.push((alo, e));
+                    at = e + 1;
+                    i += usize::from(e == ahi);
+                } else if blo < alo {
+                    let e = bhi.min(alo - 1);
+                    only_b.push((blo, e));
+                    at = e + 1;
+                    j += usize::from(e == bhi);
+                } else {
+                    let e = ahi.min(bhi);
+                    at = e + 1;
+                    i += usize::from(e == ahi);
+                    j += usize::from(e == bhi);
                 }
             }
+            (Some(r), None) => {
+                only_a.push(r);
+                i += 1;
+            }
+            (None, Some(r)) => {
+                only_b.push(r);
+                j += 1;
+            }
+            (None, None) => break,
         }
     }
 }
@@ -83,6 +97,10 @@ pub(in crate::sctp::outbound) struct DestLists {
 impl Cmt {
     /// Whether SACKs are processed by destination (CMT with SFR).
     pub(in crate::sctp::outbound) fn by_dest(&self) -> bool {
+        #[cfg(test)]
+        if self.force_walk {
+            return false;
+        }
         self.k.sfr
     }
 
@@ -184,8 +202,7 @@ impl Outbound {
         }
         prev.retain(|&(lo, hi)| hi >= 1 && lo <= hi);
         l.newly.clear();
-        subtract(&l.new_blocks, &prev, &mut l.newly);
-        subtract(&prev, &l.new_blocks, &mut l.uncovered);
+        diff(&l.new_blocks, &prev, &mut l.newly, &mut l.uncovered);
         // Per destination, the span of chunks newly gap-acked there.
         l.max_new.clear();
         l.max_new.resize(n, None);
@@ -347,5 +364,174 @@ impl Outbound {
         l.prev_blocks = prev;
         self.cmt = Some(c);
         fast_needed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sctp::config::{Variant, preset};
+    use crate::sctp::path::{Path, Rto};
+    use crate::sim::SimDuration;
+
+    #[test]
+    fn diff_and_covers_by_hand() {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        // [1,10] against [3,4] and [8,12]: only in the first 1-2 and 5-7, only in the
+        // second 11-12.
+        diff(&[(1, 10)], &[(3, 4), (8, 12)], &mut a, &mut b);
+        assert_eq!(
+            (a.as_slice(), b.as_slice()),
+            (&[(1, 2), (5, 7)][..], &[(11, 12)][..])
+        );
+        // Blocks that grew by one at their ends (the usual CMT SACK after the last):
+        // only the new TSNs 5 and 9; a block gone (12-13) is only in the second.
+        a.clear();
+        b.clear();
+        diff(
+            &[(2, 5), (7, 9)],
+            &[(2, 4), (7, 8), (12, 13)],
+            &mut a,
+            &mut b,
+        );
+        assert_eq!(
+            (a.as_slice(), b.as_slice()),
+            (&[(5, 5), (9, 9)][..], &[(12, 13)][..])
+        );
+        // Equal lists: nothing either way; one side empty: all of the other.
+        a.clear();
+        b.clear();
+        diff(&[(3, 4), (6, 6)], &[(3, 4), (6, 6)], &mut a, &mut b);
+        diff(&[], &[(1, 6)], &mut a, &mut b);
+        assert_eq!((a.as_slice(), b.as_slice()), (&[][..], &[(1, 6)][..]));
+        let blocks = [(2, 3), (6, 6)];
+        let mut k = 0;
+        let hits: Vec<u32> = (1..=7).filter(|&o| covers(&blocks, &mut k, o)).collect();
+        assert_eq!(hits, vec![2, 3, 6]);
+    }
+
+    /// A CMT sender over two destinations (the `ns2` preset), one chunk per packet.
+    fn sender(force_walk: bool) -> (Outbound, PathSet) {
+        let mut kn = preset(Variant::Ns2);
+        kn.cmt = Some(CmtKnobs::default());
+        let app = AppSource::new(None, 1000, 1, false);
+        let mut o = Outbound::new(kn, 1, app, 1048, 1 << 24, true, Window::ALL);
+        o.enable_cmt(7);
+        if let Some(c) = o.cmt.as_deref_mut() {
+            c.force_walk = force_walk;
+        }
+        let rto = || {
+            Rto::new(
+                SimDuration::from_secs(3),
+                SimDuration::from_secs(1),
+                SimDuration::from_secs(60),
+            )
+        };
+        let ps = PathSet::new(vec![
+            Path::new([10, 0, 0, 2], 1016, 4.0 * 1016.0, 1e9, rto()),
+            Path::new([10, 1, 0, 2], 1016, 4.0 * 1016.0, 1e9, rto()),
+        ]);
+        (o, ps)
+    }
+
+    /// The state the two ways of processing a SACK must agree on.
+    fn state(o: &Outbound, ps: &PathSet) -> String {
+        let c = o.cmt.as_deref().map(|c| format!("{:?}", c.dests));
+        let paths: Vec<_> = ps
+            .paths
+            .iter()
+            .map(|p| (p.cwnd, p.ssthresh, p.pba, p.outstanding, p.t3))
+            .collect();
+        format!("{:?}\n{:?}\n{:?}\n{:?}", o.sent, paths, c, o.counts)
+    }
+
+    #[test]
+    fn by_destination_decides_as_the_flight_walk() {
+        // Both senders see the same SACKs from a receiver that gets each packet with
+        // probability 0.9 (lost ones stay lost until sent again), out of order, and
+        // now and then an older SACK again: every decision must match after each SACK.
+        let (mut a, mut pa) = sender(false);
+        let (mut b, mut pb) = sender(true);
+        let mut rng = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let mut received = std::collections::BTreeSet::new();
+        let mut in_flight: Vec<u32> = Vec::new();
+        let mut cum = 0u32;
+        let mut old: Option<SackChunk> = None;
+        let mut sacks = 0;
+        for step in 0..3000u64 {
+            let now = SimTime::from_nanos(step * 1_000_000);
+            a.send_new(now, &mut pa);
+            b.send_new(now, &mut pb);
+            while let Some(p) = a.tx.pop_front() {
+                let q = b.tx.pop_front().expect("same sends");
+                assert_eq!(format!("{:?}", p.chunks), format!("{:?}", q.chunks));
+                in_flight.extend(p.chunks.iter().map(|c| c.tsn));
+            }
+            // Deliver a random half of what is in flight, in random order.
+            let mut keep = Vec::new();
+            for &tsn in &in_flight {
+                match next() % 20 {
+                    0..=1 => {}
+                    2..=11 => {
+                        if tsn > cum {
+                            received.insert(tsn);
+                        }
+                    }
+                    _ => keep.push(tsn),
+                }
+            }
+            in_flight = keep;
+            while received.remove(&(cum + 1)) {
+                cum += 1;
+            }
+            let mut gaps: Vec<(u16, u16)> = Vec::new();
+            for &tsn in &received {
+                let off = (tsn - cum) as u16;
+                match gaps.last_mut() {
+                    Some(g) if g.1 + 1 == off => g.1 = off,
+                    _ => gaps.push((off, off)),
+                }
+            }
+            let s = if next() % 10 == 0 {
+                old.clone()
+            } else {
+                let s = SackChunk {
+                    cum_tsn_ack: cum,
+                    a_rwnd: 1 << 24,
+                    gaps,
+                    dups: Vec::new(),
+                    flags: (next() % 3) as u8,
+                };
+                old = Some(s.clone());
+                Some(s)
+            };
+            let Some(s) = s else { continue };
+            let ra = a.on_sack(now, &s, &mut pa);
+            let rb = b.on_sack(now, &s, &mut pb);
+            assert_eq!(ra, rb);
+            assert_eq!(
+                state(&a, &pa),
+                state(&b, &pb),
+                "after SACK {sacks} at step {step}"
+            );
+            a.after_sack(now, &mut pa);
+            b.after_sack(now, &mut pb);
+            sacks += 1;
+            // T3 now and then, so that retransmissions move chunks between paths.
+            if step % 97 == 96 {
+                for i in 0..2 {
+                    a.on_t3(now, i, &mut pa);
+                    b.on_t3(now, i, &mut pb);
+                }
+            }
+        }
+        assert!(sacks > 2000);
+        assert!(a.stats.fast_retransmissions > 10, "{:?}", a.stats);
     }
 }

@@ -105,6 +105,9 @@ pub struct Cmt {
     rng: crate::sim::RngStream,
     /// Per-destination outstanding lists (`lists.rs`).
     lists: lists::DestLists,
+    /// Tests: process SACKs by the flight walk even with SFR, to compare.
+    #[cfg(test)]
+    pub(super) force_walk: bool,
 }
 
 impl Cmt {
@@ -116,6 +119,8 @@ impl Cmt {
             packets_sacked: 0,
             rng: crate::sim::RngStream::new(seed, "sctp-cmt"),
             lists: lists::DestLists::default(),
+            #[cfg(test)]
+            force_walk: false,
         }
     }
 
