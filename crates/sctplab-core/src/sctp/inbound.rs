@@ -588,22 +588,17 @@ impl Inbound {
             (self.gaps_hint + 2).min(max_gaps)
         };
         let mut gaps = Vec::with_capacity(room);
-        // Runs of received TSNs; one pass with the deque's iterator (no index
-        // arithmetic per TSN: a CMT receiver's window is mostly runs).
-        let mut run: Option<usize> = None;
-        for (i, h) in self.above.iter().take(span).enumerate() {
-            match (h.is_some(), run) {
-                (true, None) if gaps.len() < max_gaps => run = Some(i),
-                (true, None) => break,
-                (false, Some(start)) => {
-                    gaps.push(((start + 1) as u16, i as u16));
-                    run = None;
+        let mut i = 0;
+        while i < span && gaps.len() < max_gaps {
+            if self.above[i].is_some() {
+                let start = i;
+                while i < span && self.above[i].is_some() {
+                    i += 1;
                 }
-                _ => {}
+                gaps.push(((start + 1) as u16, i as u16));
+            } else {
+                i += 1;
             }
-        }
-        if let Some(start) = run {
-            gaps.push(((start + 1) as u16, span as u16));
         }
         self.gaps_hint = gaps.len();
         let mut dups = std::mem::take(&mut self.dups);
