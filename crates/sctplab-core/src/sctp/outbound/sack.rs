@@ -216,7 +216,7 @@ impl Outbound {
     #[inline(always)]
     fn without_gap_blocks(&mut self, ps: &mut PathSet) -> (bool, f64) {
         if let Some(c) = self.cmt.as_deref_mut() {
-            c.lists_no_blocks();
+            c.lists_no_blocks(self.cum_ack);
         }
         if self.counts.gap_acked > 0 {
             let end = self.walk_len(self.gap_hi);

@@ -131,9 +131,25 @@ impl Cmt {
         }
     }
 
-    /// A SACK without gap blocks: nothing is gap-acked any more.
-    pub(in crate::sctp::outbound) fn lists_no_blocks(&mut self) {
+    /// A SACK without gap blocks (cumulative TSN `cum`): nothing is gap-acked any more,
+    /// and the entries it acked leave the lists' fronts, so that a long spell of such
+    /// SACKs (one path left) does not let the lists grow.
+    pub(in crate::sctp::outbound) fn lists_no_blocks(&mut self, cum: u32) {
         self.lists.prev_blocks.clear();
+        for l in &mut self.lists.lists {
+            while l.front().is_some_and(|&t| tsn_le(t, cum)) {
+                l.pop_front();
+            }
+        }
+    }
+
+    /// Tests: every entry lies above `cum` and no list is longer than `held`.
+    #[cfg(test)]
+    pub(in crate::sctp::outbound) fn lists_bounded(&self, cum: u32, held: usize) -> bool {
+        self.lists
+            .lists
+            .iter()
+            .all(|l| l.len() <= held && l.iter().all(|&t| tsn_lt(cum, t)))
     }
 }
 
@@ -519,6 +535,11 @@ mod tests {
                 state(&a, &pa),
                 state(&b, &pb),
                 "after SACK {sacks} at step {step}"
+            );
+            let c = a.cmt.as_deref().expect("cmt on");
+            assert!(
+                c.lists_bounded(a.cum_ack, a.sent.len()),
+                "lists grew at step {step}"
             );
             a.after_sack(now, &mut pa);
             b.after_sack(now, &mut pb);
