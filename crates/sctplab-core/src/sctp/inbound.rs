@@ -91,6 +91,9 @@ pub struct Inbound {
     cmt_dac: bool,
     /// The pending SACK is the delayed-SACK timer's.
     sack_by_timer: bool,
+    /// Gap blocks of the previous SACK: the next one's list starts with that room, so
+    /// a reordering flow (CMT) allocates once per SACK instead of growing the list.
+    gaps_hint: usize,
 }
 
 /// The furthest TSN beyond the cumulative TSN a receive buffer of `buffer` bytes can
@@ -118,6 +121,7 @@ impl Inbound {
     ) -> Self {
         Inbound {
             cum_tsn: peer_initial_tsn.wrapping_sub(1),
+            gaps_hint: 0,
             above: VecDeque::new(),
             dups: Vec::new(),
             buffer,
@@ -470,6 +474,19 @@ impl Inbound {
             if s.pending.is_empty() {
                 break;
             }
+            // The next message whole in one chunk and alone under its SSN (the common
+            // case when paths reorder, CMT): delivered without a search by range.
+            let mut held = s.pending.iter();
+            if let Some((&(ssn, tsn), &h)) = held.next() {
+                let alone = held.next().is_none_or(|(&(other, _), _)| other != ssn);
+                let whole = h.flags.contains(DataFlags::BEGIN) && h.flags.contains(DataFlags::END);
+                if ssn == next && alone && whole {
+                    self.streams[stream].pending.pop_first();
+                    self.deliver(now, h, tsn);
+                    self.streams[stream].next_ssn = next.wrapping_add(1);
+                    continue;
+                }
+            }
             // The message's fragments (first, last, how many), read in place.
             let range = (next, 0)..=(next, u32::MAX);
             let mut frags = s.pending.range(range.clone());
@@ -565,7 +582,12 @@ impl Inbound {
         // above it cannot be reported yet (its offset would wrap onto a low TSN).
         let max_gaps = SackChunk::max_gaps_fitting(self.max_chunk_room, 0);
         let span = self.above.len().min(usize::from(u16::MAX));
-        let mut gaps = Vec::new();
+        let room = if span == 0 {
+            0
+        } else {
+            (self.gaps_hint + 2).min(max_gaps)
+        };
+        let mut gaps = Vec::with_capacity(room);
         let mut i = 0;
         while i < span && gaps.len() < max_gaps {
             if self.above[i].is_some() {
@@ -578,6 +600,7 @@ impl Inbound {
                 i += 1;
             }
         }
+        self.gaps_hint = gaps.len();
         let mut dups = std::mem::take(&mut self.dups);
         // Gap blocks and duplicate TSNs are 4 bytes each.
         dups.truncate(max_gaps - gaps.len());

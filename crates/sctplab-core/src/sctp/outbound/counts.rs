@@ -20,6 +20,9 @@ pub(super) struct SentCounts {
     pub(super) marked_bytes: Vec<u64>,
     /// Gap-acked chunks per destination index.
     pub(super) gap_per_dest: Vec<u32>,
+    /// Chunks sent more than once (CMT's search for a retransmitted pseudo-cumulative
+    /// TSN can stop early when there are none, `cmt/lists.rs`).
+    pub(super) retransmitted: u32,
 }
 
 impl SentCounts {
@@ -33,6 +36,9 @@ impl SentCounts {
             }
             if s.mark.is_some() {
                 c.mark(s);
+            }
+            if s.txs > 1 {
+                c.retransmitted += 1;
             }
         }
         c
@@ -93,6 +99,16 @@ impl SentCounts {
         if s.mark.is_some() {
             self.unmark(s);
         }
+        if s.txs > 1 {
+            self.retransmitted -= 1;
+        }
+    }
+
+    /// A chunk is sent again (`txs` about to go up).
+    pub(super) fn resent(&mut self, s: &Sent) {
+        if s.txs == 1 {
+            self.retransmitted += 1;
+        }
     }
 
     /// A chunk moves from destination `from` to `to`.
@@ -111,6 +127,7 @@ impl SentCounts {
         let m = self.marked_bytes.len().max(other.marked_bytes.len());
         let at64 = |v: &Vec<u64>, i: usize| v.get(i).copied().unwrap_or(0);
         self.marked == other.marked
+            && self.retransmitted == other.retransmitted
             && self.gap_acked == other.gap_acked
             && self.bytes == other.bytes
             && self.gap_acked_bytes == other.gap_acked_bytes

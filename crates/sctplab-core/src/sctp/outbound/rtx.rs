@@ -68,6 +68,7 @@ impl Outbound {
                 }
                 used += padded;
                 self.counts.unmark(s);
+                self.counts.resent(s);
                 s.mark = None;
                 s.txs += 1;
                 s.missing = 0;

@@ -8,10 +8,10 @@ use crate::sctp::path_cc;
 
 /// What the passes over one SACK found, for the steps after them.
 #[derive(Default)]
-struct SackPass {
-    any_newly: bool,
+pub(super) struct SackPass {
+    pub(super) any_newly: bool,
     /// Highest TSN newly acknowledged by this SACK (HTNA).
-    htna: Option<u32>,
+    pub(super) htna: Option<u32>,
     fast_needed: bool,
     /// Without gap blocks: (any chunk marked, bytes outstanding) as the pass left them.
     marked: Option<(bool, f64)>,
@@ -95,7 +95,7 @@ impl Outbound {
     /// newly acknowledges there (the walks go up in TSN), as TCP's timestamps echo the
     /// segment that caused the ack; Karn's rule leaves retransmitted chunks out.
     #[inline(always)]
-    fn cc_rtt_sample(now: SimTime, s: &Sent, ps: &mut PathSet) {
+    pub(super) fn cc_rtt_sample(now: SimTime, s: &Sent, ps: &mut PathSet) {
         if ps.paths[s.dest].cc.is_some() && s.txs == 1 && s.mark != Some(Mark::Timeout) {
             ps.scratch[s.dest].rtt = Some(now.saturating_since(s.sent_at).as_secs_f64());
         }
@@ -215,12 +215,18 @@ impl Outbound {
     /// SACK, or reneging). Returns (any chunk marked, bytes outstanding).
     #[inline(always)]
     fn without_gap_blocks(&mut self, ps: &mut PathSet) -> (bool, f64) {
+        if let Some(c) = self.cmt.as_deref_mut() {
+            c.lists_no_blocks(self.cum_ack);
+        }
         if self.counts.gap_acked > 0 {
             let end = self.walk_len(self.gap_hi);
             for s in self.sent.range_mut(..end).filter(|s| s.gap_acked) {
                 // A SACK older than one already seen (or reneging): count it again.
                 s.gap_acked = false;
                 ps.paths[s.dest].outstanding += f64::from(s.chunk_len);
+                if let Some(c) = self.cmt.as_deref_mut() {
+                    c.list_insert(s.dest, s.tsn);
+                }
             }
             self.counts.gap_acked = 0;
             self.counts.gap_acked_bytes = 0;
@@ -250,6 +256,32 @@ impl Outbound {
         flags: (bool, bool, bool),
         pass: &mut SackPass,
     ) {
+        let (new_cum, _, ns2_pba) = flags;
+        if self.cmt.as_deref().is_some_and(|c| c.by_dest()) {
+            pass.fast_needed |=
+                self.cmt_gap_blocks_by_dest(now, sack, ps, (new_cum, ns2_pba), pass);
+        } else {
+            self.gap_blocks_walk(now, sack, ps, flags, pass);
+        }
+        for (d, &n) in self.counts.per_dest.iter().enumerate() {
+            if n > 0 {
+                let sc = &mut ps.scratch[d];
+                sc.has_any = true;
+                sc.has_unacked = self.counts.has_unacked(d);
+            }
+        }
+    }
+
+    /// `gap_blocks` by one walk over the flight (single path, CMT without SFR).
+    #[inline(always)]
+    fn gap_blocks_walk(
+        &mut self,
+        now: SimTime,
+        sack: &SackChunk,
+        ps: &mut PathSet,
+        flags: (bool, bool, bool),
+        pass: &mut SackPass,
+    ) {
         let (new_cum, was_in_fast_recovery, ns2_pba) = flags;
         let cum = self.cum_ack;
         let mut highest_sacked = pass.htna.unwrap_or(cum);
@@ -265,13 +297,6 @@ impl Outbound {
         } else {
             let rfc_fr = self.k.fast_recovery_miss_reports && was_in_fast_recovery && new_cum;
             self.missing_reports(walk, highest_sacked, new_cum, rfc_fr, pass);
-        }
-        for (d, &n) in self.counts.per_dest.iter().enumerate() {
-            if n > 0 {
-                let sc = &mut ps.scratch[d];
-                sc.has_any = true;
-                sc.has_unacked = self.counts.has_unacked(d);
-            }
         }
     }
 

@@ -143,6 +143,9 @@ impl Outbound {
                 };
                 let c = Self::data_chunk(&s);
                 self.counts.add(&s);
+                if let Some(c) = self.cmt.as_deref_mut() {
+                    c.list_push(d, tsn);
+                }
                 self.sent.push_back(s);
                 let path = &mut ps.paths[d];
                 path.outstanding += len as f64;

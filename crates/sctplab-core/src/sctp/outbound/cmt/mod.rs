@@ -12,6 +12,7 @@ use super::*;
 
 mod cuc;
 pub(crate) mod dac;
+mod lists;
 mod rtx;
 pub(crate) mod rtx_policy;
 mod send;
@@ -102,6 +103,11 @@ pub struct Cmt {
     /// Ties among destinations are broken by a coin flip, as ns-2.35's
     /// `Random::random() & 01`.
     rng: crate::sim::RngStream,
+    /// Per-destination outstanding lists (`lists.rs`).
+    lists: lists::DestLists,
+    /// Tests: process SACKs by the flight walk even with SFR, to compare.
+    #[cfg(test)]
+    pub(super) force_walk: bool,
 }
 
 impl Cmt {
@@ -112,6 +118,9 @@ impl Cmt {
             last_sent: None,
             packets_sacked: 0,
             rng: crate::sim::RngStream::new(seed, "sctp-cmt"),
+            lists: lists::DestLists::default(),
+            #[cfg(test)]
+            force_walk: false,
         }
     }
 

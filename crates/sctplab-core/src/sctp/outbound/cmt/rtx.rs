@@ -123,6 +123,7 @@ impl Outbound {
                 }
                 used += padded;
                 self.counts.unmark(s);
+                self.counts.resent(s);
                 s.mark = None;
                 s.txs += 1;
                 s.missing = 0;
@@ -148,6 +149,9 @@ impl Outbound {
                     ps.paths[dest].outstanding += f64::from(s.chunk_len);
                     self.counts.moved(s.dest, dest);
                     s.dest = dest;
+                    if let Some(c) = self.cmt.as_deref_mut() {
+                        c.list_insert(dest, s.tsn);
+                    }
                 }
                 chunks.push(Self::data_chunk(s));
                 kinds.push(if mark == Mark::Fast {
