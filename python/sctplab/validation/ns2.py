@@ -96,11 +96,11 @@ def validate_ns2(
     ]
     if smoke:
         md += [
-            f"The {len(smoke)} `manet_*` and `dsdv_*` rows are smoke tests here (marked in "
-            "the scenario column): --quick replays only 3 movements, so their paired "
-            "intervals pass differences of 10-20 % and more; they show that the replay runs "
-            "in both simulators, not that the two agree. The full run's 12 movements at four speeds "
-            "are the comparison (docs/validation.md).",
+            f"The {len(smoke)} `manet_*` and `dsdv_*` rows are smoke tests here (marked "
+            "in the scenario column): --quick replays only 3 movements, so their paired "
+            "intervals pass differences of 10-20 % and more; they show that the replay "
+            "runs in both simulators, not that the two agree. The full run's 12 "
+            "movements at four speeds are the comparison (docs/validation.md).",
             "",
         ]
     md += [
