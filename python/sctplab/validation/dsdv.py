@@ -177,11 +177,17 @@ def _value(p: Point, metric: str, window_s: float) -> float:
 
 
 def checks(
-    tmp: Path, quick: bool = False, cache: Path | None = None, jobs: int | None = None
+    tmp: Path,
+    quick: bool = False,
+    cache: Path | None = None,
+    jobs: int | None = None,
+    plan: Plan | None = None,
 ) -> list[Check]:
-    """The DSDV rows, per speed the four metrics, paired over movements."""
+    """The DSDV rows, per speed the four metrics, paired over movements (`plan`, if
+    given, instead of QUICK or FULL)."""
     del tmp  # each job has a directory of its own
-    plan = QUICK if quick else FULL
+    if plan is None:
+        plan = QUICK if quick else FULL
     window_s = plan.stop_s - w.MANET_START_S
     points = [(sp, k) for sp in plan.speeds for k in range(1, plan.seeds + 1)]
     cache_s = None if cache is None else str(cache)
@@ -212,3 +218,26 @@ def checks(
                 )
             )
     return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m sctplab.validation.dsdv [--speed S] [--seeds N] [--stop T] [--cache DIR]`:
+    the DSDV rows for one plan, one line a row (docs/validation.md's table)."""
+    import argparse
+
+    p = argparse.ArgumentParser(prog="python -m sctplab.validation.dsdv")
+    p.add_argument("--speed", type=int, action="append", help="m/s (repeatable; default 10)")
+    p.add_argument("--seeds", type=int, default=QUICK.seeds)
+    p.add_argument("--stop", type=float, default=QUICK.stop_s, help="end of the run, s")
+    p.add_argument("--cache", type=Path, default=None)
+    p.add_argument("--jobs", type=int, default=None)
+    a = p.parse_args(argv)
+    plan = Plan(speeds=tuple(a.speed or [10]), seeds=a.seeds, stop_s=a.stop)
+    rows = checks(Path(tempfile.gettempdir()), cache=a.cache, jobs=a.jobs, plan=plan)
+    for r in rows:
+        print(" | ".join(r.cells()))
+    return 0 if all(r.passed for r in rows) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
