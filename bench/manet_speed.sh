@@ -14,12 +14,14 @@
 # SCTPLAB_PGO=0, see docs/architecture.md "Build") and /usr/bin/time. The sctplab timed is
 # the console script pip installed beside the interpreter, not a version manager's shim
 # (pyenv's runs pyenv first, about 0.04 s of CPU that is not sctplab's).
-# Environment: RUNS (default 3), SEED (1), DURATION (920s), NS2_TCL, NS2_CMD (see below).
+# Environment: RUNS (default 3), SEED (1), DURATION (920s), ROUTING (aodv; dsdv runs both
+# simulators' DSDV), NS2_TCL, NS2_CMD (see below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
 SEED=${SEED:-1}
 DURATION=${DURATION:-920s}
+ROUTING=${ROUTING:-aodv}
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 MOVE=$OUT/setdest.tcl
@@ -29,7 +31,7 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 echo "sctplab $(python3 -c 'import sctplab; print(sctplab.__version__)' 2>/dev/null || echo '?'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 
 sctplab movement scenarios/manet-tcp.toml --seed "$SEED" --out "$MOVE"
-echo "movement file: $(grep -c setdest "$MOVE") setdest lines, seed $SEED"
+echo "movement file: $(grep -c setdest "$MOVE") setdest lines, seed $SEED, routing $ROUTING"
 
 # time_runs NAME CMD...: prints one line per run and the minimum CPU (user + system).
 time_runs() {
@@ -53,7 +55,7 @@ time_runs() {
 
 time_runs sctplab "$SCTPLAB" run scenarios/manet-tcp.toml --seed "$SEED" \
   --set "duration=$DURATION" --set "measure.end=$DURATION" \
-  --set "mobility.file=$MOVE" --quiet --out "$OUT/run"
+  --set "mobility.file=$MOVE" --set "wireless.routing=$ROUTING" --quiet --out "$OUT/run"
 python3 -c "
 import json
 r = json.load(open('$OUT/run/run.json'))
@@ -81,7 +83,7 @@ open('$PAIRS', 'w').write(''.join(f'{a} {b} {t!r}\\n' for a, b, t in rows))
 print('CBR pairs for ns-2:', len(rows))
 "
 if [ -z "${NS2_CMD:-}" ] && [ -f "$NS2_TCL" ] && command -v ns > /dev/null; then
-  NS2_CMD="ns $NS2_TCL tcp {MOVE} {PAIRS} $SEED ${DURATION%s} -"
+  NS2_CMD="ns $NS2_TCL tcp {MOVE} {PAIRS} $SEED ${DURATION%s} - ${ROUTING^^}"
 fi
 if [ -n "${NS2_CMD:-}" ]; then
   NS2_CMD=${NS2_CMD//\{MOVE\}/$MOVE}

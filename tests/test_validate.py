@@ -36,14 +36,23 @@ def test_validate_ns2_quick(tmp_path: Path) -> None:
     # Progress on stderr as each group of rows ends, the pass count as the last line, and
     # --quick's MANET rows marked as smoke tests.
     assert r.stdout.splitlines()[-1] == f"{len(rows)}/{len(rows)} checks pass"
-    assert "sctplab validate ns2: [6/6] wireless" in r.stderr
+    assert "sctplab validate ns2: [6/7] wireless" in r.stderr
+    assert "sctplab validate ns2: [7/7] wireless: DSDV" in r.stderr
     assert "(smoke test: --quick)" in (tmp_path / "validation.md").read_text()
     # 24 TCP + 6 SCTP drop scenarios x 4 order checks, 5 statistical rows, TCP and
     # TCP-snoop transfer times at two loss rates, 6 multihoming rows, 4 CMT rows and 18
     # wireless rows (7 chains, 4 MANET TCP metrics (connect time included) and 3 MANET
     # SCTP metrics at 10 m/s, the saturated cell at n = 5 and 20 with RTS/CTS and basic
-    # access).
-    assert len(rows) == 30 * 4 + 5 + 4 + 6 + 4 + 18
+    # access), then 4 DSDV rows at 10 m/s.
+    assert len(rows) == 30 * 4 + 5 + 4 + 6 + 4 + 18 + 4
+    dsdv = rows[-4:]
+    rows = rows[:-4]
+    assert [r["metric"] for r in dsdv] == [
+        "dsdv_delivery_ratio",
+        "dsdv_routing_packets",
+        "dsdv_tcp_connect_time_s",
+        "dsdv_tcp_goodput_bps",
+    ]
     snoop = [r["metric"] for r in rows[-32:-28]]
     assert snoop == ["tcp_transfer_time_s", "tcp_snoop_transfer_time_s"] * 2
     assert (tmp_path / "validation.md").read_text().startswith("# sctplab against ns-2.35")
@@ -64,3 +73,4 @@ def test_validate_ns2_quick(tmp_path: Path) -> None:
     assert [r["metric"] for r in rows[-4:]] == ["cell_throughput_bps"] * 4
     # The wireless rows' ns-2 results went to the default cache under --out.
     assert list((tmp_path / "ns2-cache" / "manet").glob("*.json"))
+    assert list((tmp_path / "ns2-cache" / "dsdv").glob("*.json"))

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from sctplab.cli import cli
 from sctplab.ns2 import oracle as ns2_oracle
 from sctplab.validation import cmt as validate_cmt
+from sctplab.validation import dsdv as validate_dsdv
 from sctplab.validation import multihoming as validate_multihoming
 from sctplab.validation import ns2 as validate
 from sctplab.validation import wireless as validate_wireless
@@ -35,18 +36,26 @@ def fake_groups(monkeypatch: pytest.MonkeyPatch) -> None:
         "wireless",
         lambda tmp, quick, cache, jobs: _rows(("chain", True), ("manet_tcp_goodput", True)),
     )
+    monkeypatch.setattr(
+        validate_dsdv,
+        "checks",
+        lambda tmp, quick, cache, jobs: _rows(("dsdv_routing_packets", True)),
+    )
 
 
 @pytest.mark.usefixtures("fake_groups")
 def test_progress_and_last_line(tmp_path: Path) -> None:
     r = CliRunner().invoke(cli, ["validate", "ns2", "--out", str(tmp_path)])
     assert r.exit_code == 0, r.output
-    assert r.stdout.splitlines()[-1] == "7/7 checks pass"
+    assert r.stdout.splitlines()[-1] == "8/8 checks pass"
     err = r.stderr.splitlines()
     # A start and an end line per group of rows, numbered.
-    assert len([x for x in err if "started" in x]) == 6
-    assert err[0].startswith("sctplab validate ns2: [1/6] seed 002 send and forward order")
-    assert err[-1].startswith("sctplab validate ns2: [6/6] wireless") and "2/2 pass" in err[-1]
+    assert len([x for x in err if "started" in x]) == 7
+    assert err[0].startswith("sctplab validate ns2: [1/7] seed 002 send and forward order")
+    assert any(
+        x.startswith("sctplab validate ns2: [6/7] wireless") and "2/2 pass" in x for x in err
+    )
+    assert err[-1].startswith("sctplab validate ns2: [7/7] wireless: DSDV") and "1/1" in err[-1]
     assert "smoke test" not in (tmp_path / "validation.md").read_text()
 
 
@@ -56,7 +65,7 @@ def test_a_failing_row_shows_in_the_count_and_the_exit_status(
     monkeypatch.setattr(validate, "snoop", lambda tmp, s: _rows(("snoop", False)))
     r = CliRunner().invoke(cli, ["validate", "ns2", "--out", str(tmp_path)])
     assert r.exit_code == 1
-    assert r.stdout.splitlines()[-1] == "6/7 checks pass"
+    assert r.stdout.splitlines()[-1] == "7/8 checks pass"
 
 
 @pytest.mark.usefixtures("fake_groups")
@@ -65,6 +74,7 @@ def test_quick_marks_manet_rows_as_smoke_tests(tmp_path: Path) -> None:
     assert r.exit_code == 0, r.output
     md = (tmp_path / "validation.md").read_text()
     assert "| manet_tcp_goodput | fake (smoke test: --quick) |" in md
+    assert "| dsdv_routing_packets | fake (smoke test: --quick) |" in md
     assert "| chain | fake |" in md
     # The CSV keeps the contract's columns and values.
     assert "smoke" not in (tmp_path / "validation.csv").read_text()

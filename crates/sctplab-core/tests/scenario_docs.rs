@@ -134,6 +134,10 @@ fn expected_sections() -> Vec<(String, BTreeSet<String>)> {
         ("[wireless.phy]".to_string(), fields_of::<PhySchema>()),
         ("[wireless.mac]".to_string(), fields_of::<MacSchema>()),
         ("[wireless.aodv]".to_string(), fields_of::<AodvSchema>()),
+        (
+            "[wireless.dsdv]".to_string(),
+            fields_of::<sctplab_core::scenario::dsdv::DsdvSchema>(),
+        ),
         ("[mobility]".to_string(), fields_of::<MobilityCfg>()),
         (
             "stream_traffic".to_string(),

@@ -5,14 +5,16 @@
 # of sctplab's run of the same seed; one transport flow from node 0 to node 1 from 20 s to
 # STOP. Every other value is ns-2.35's default; the node set-up is wireless_node.tcl's.
 # Usage:
-#   ns manet.tcl TRANSPORT MOVEMENT PAIRS SEED STOP TRACE
+#   ns manet.tcl TRANSPORT MOVEMENT PAIRS SEED STOP TRACE [ROUTING]
 # TRANSPORT is "tcp" (Agent/TCP/Sack1 as scenarios/manet-tcp.toml) or "sctp" (Agent/SCTP as
 # scenarios/manet-sctp.toml). PAIRS is a text file with one CBR flow a line,
 # "FROM TO START_S" (0-based node indices). SEED (> 0) seeds ns-2's default generator.
 # TRACE is a trace file of agent-level lines (AGT) and drops, or "-" for none.
+# ROUTING is the ad hoc routing agent, AODV (the default) or DSDV; with DSDV the trace
+# also has the routing-level lines (RTR), where its updates are counted.
 
-if {$argc != 6} {
-    puts stderr "usage: ns manet.tcl TRANSPORT MOVEMENT PAIRS SEED STOP TRACE"
+if {$argc != 6 && $argc != 7} {
+    puts stderr "usage: ns manet.tcl TRANSPORT MOVEMENT PAIRS SEED STOP TRACE \[ROUTING\]"
     exit 2
 }
 set transport [lindex $argv 0]
@@ -21,6 +23,7 @@ set pairsfile [lindex $argv 2]
 set seed [lindex $argv 3]
 set stop [lindex $argv 4]
 set tracefile [lindex $argv 5]
+set routing [expr {$argc == 7 ? [lindex $argv 6] : "AODV"}]
 set nn 46
 set start 20.0
 # 16 kb/s of 512-byte payloads.
@@ -28,7 +31,7 @@ set cbr_size 512
 set cbr_interval [expr {$cbr_size * 8.0 / 16000.0}]
 
 source [file join [file dirname [info script]] wireless_node.tcl]
-wireless_setup $seed $tracefile 1000 300 $nn AODV
+wireless_setup $seed $tracefile 1000 300 $nn $routing [expr {$routing ne "AODV"}]
 wireless_nodes $nn
 # The setdest file refers to $node_(i), $ns_ and $god_.
 source $movement

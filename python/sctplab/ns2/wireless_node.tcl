@@ -3,18 +3,19 @@
 # folder). IEEE 802.11 at 2 Mb/s for data and basic rate, two-ray ground, omni antennas,
 # Queue/DropTail/PriQueue of 50, LL with ARP; every other value is ns-2.35's default.
 #
-#   wireless_setup SEED TRACE WIDTH HEIGHT NN ROUTING
+#   wireless_setup SEED TRACE WIDTH HEIGHT NN ROUTING [RTR]
 # seeds ns-2's default generator with SEED (> 0), creates the simulator ($ns_), the
 # trace, a WIDTH x HEIGHT m flat grid ($topo), God for NN nodes ($god_), one channel and
-# the node configuration with ROUTING as the ad hoc routing agent (AODV, DumbAgent).
-# TRACE is a file for agent-level lines (AGT) and drops, or "-" for none.
+# the node configuration with ROUTING as the ad hoc routing agent (AODV, DSDV,
+# DumbAgent). TRACE is a file for agent-level lines (AGT) and drops, or "-" for none;
+# RTR 1 adds the routing-level lines (default 0).
 #   wireless_nodes NN
 # then creates $node_(0) .. $node_(NN - 1), with no random motion.
 #
 # Class defaults a script changes (RTSThreshold_, CPThresh_ ...) must be set before
 # wireless_nodes, which creates the MACs and PHYs that read them.
 
-proc wireless_setup {seed tracefile width height nn routing} {
+proc wireless_setup {seed tracefile width height nn routing {rtr 0}} {
     global defaultRNG ns_ tf topo god_ chan
     $defaultRNG seed $seed
 
@@ -45,7 +46,7 @@ proc wireless_setup {seed tracefile width height nn routing} {
         -channel $chan \
         -topoInstance $topo \
         -agentTrace [expr {$traced ? "ON" : "OFF"}] \
-        -routerTrace OFF \
+        -routerTrace [expr {$traced && $rtr ? "ON" : "OFF"}] \
         -macTrace OFF \
         -movementTrace OFF
 }

@@ -21,7 +21,8 @@ CMT rows (sctplab.validation.cmt, ns2/cmt.tcl): goodput of Agent/SCTP/CMT and ou
 over two disjoint paths, with and without loss on one, single path beside it.
 Wireless rows (802.11 chains, seed 004's MANET replayed in both at each maximum speed,
 and the saturated cell of sctplab.validation.cell) come from sctplab.validation.wireless;
-their ns-2 results are cached (ns2_oracle.Ns2Cache).
+their ns-2 results are cached (ns2_oracle.Ns2Cache). DSDV rows (sctplab.validation.dsdv):
+the same replay with `routing = "dsdv"` against ns-2.35's Agent/DSDV.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from pathlib import Path
 
 from sctplab.ns2 import oracle as ns2_oracle
 from sctplab.tables import markdown_table
-from sctplab.validation import cmt, multihoming, wireless
+from sctplab.validation import cmt, dsdv, multihoming, wireless
 from sctplab.validation.check import COLUMNS, Check, Validation, run_groups, write_csv
 from sctplab.validation.seed002 import deterministic, statistical
 from sctplab.validation.snoop import SNOOP_SEEDS, snoop
@@ -41,7 +42,7 @@ from sctplab.validation.snoop import SNOOP_SEEDS, snoop
 def _smoke(check: Check, quick: bool) -> bool:
     """--quick's MANET rows: three movements make paired intervals so wide that a row
     passes gaps of 10-20 %; they show the comparison runs, not that the two agree."""
-    return quick and check.metric.startswith("manet_")
+    return quick and check.metric.startswith(("manet_", "dsdv_"))
 
 
 def validate_ns2(
@@ -77,6 +78,10 @@ def validate_ns2(
                 "wireless: chains, MANET replay, saturated cell (ns-2 results cached)",
                 lambda: wireless.wireless(tmp, quick, cache, jobs),
             ),
+            (
+                "wireless: DSDV against ns-2.35's Agent/DSDV, seed-004 TCP replay",
+                lambda: dsdv.checks(tmp, quick, cache, jobs),
+            ),
         ]
         checks = run_groups(groups, "ns2")
     write_csv(out / "validation.csv", COLUMNS, checks)
@@ -91,11 +96,11 @@ def validate_ns2(
     ]
     if smoke:
         md += [
-            f"The {len(smoke)} `manet_*` rows are smoke tests here (marked in the scenario "
-            "column): --quick replays only 3 movements, so their paired intervals pass "
-            "differences of 10-20 % and more; they show that the replay runs in both "
-            "simulators, not that the two agree. The full run's 12 movements at four speeds "
-            "are the comparison (docs/validation.md).",
+            f"The {len(smoke)} `manet_*` and `dsdv_*` rows are smoke tests here (marked "
+            "in the scenario column): --quick replays only 3 movements, so their paired "
+            "intervals pass differences of 10-20 % and more; they show that the replay "
+            "runs in both simulators, not that the two agree. The full run's 12 "
+            "movements at four speeds are the comparison (docs/validation.md).",
             "",
         ]
     md += [

@@ -53,8 +53,9 @@ pub struct Packet {
     pub forwards: u32,
     /// The IPv4 next hop (as a number) the link layer sends it to, on wireless NICs.
     pub next_hop: u32,
-    /// The routing-protocol message a control packet carries (AODV over UDP port 654).
-    pub routing: Option<crate::wireless::aodv::AodvMsg>,
+    /// The routing-protocol message a control packet carries (AODV over UDP port 654,
+    /// DSDV over port 255).
+    pub routing: Option<crate::wireless::routing::RoutingMsg>,
     /// The ARP message an ARP packet carries (wireless NICs; not an IP packet: `size` is
     /// the ARP packet's 28 bytes and the IP fields are unused).
     pub arp: Option<crate::wireless::arp::ArpMsg>,

@@ -2,6 +2,7 @@
 pub mod aqm;
 pub mod bounds;
 pub mod cmt;
+pub mod dsdv;
 mod error;
 pub(crate) mod load;
 pub mod overrides;

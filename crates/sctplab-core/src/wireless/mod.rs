@@ -1,10 +1,11 @@
 //! Wireless ad hoc networking as ns-2.35 models it: propagation (free space / two-ray
-//! ground), the 802.11 DCF MAC with its interface queue, ARP, node mobility, and AODV routing.
+//! ground), the 802.11 DCF MAC with its interface queue, ARP, node mobility, and the routing agents (AODV, DSDV) behind one interface (`routing`).
 //! Each part is a sans-IO machine or a pure function; the world (`world/`) wires them to
 //! the event loop. See docs/models/wireless.md.
 
 pub mod aodv;
 pub mod arp;
+pub mod dsdv;
 pub mod frame;
 pub mod grid;
 pub mod ifq;
@@ -12,4 +13,5 @@ pub mod mac;
 pub mod mobility;
 pub mod ns2_size;
 pub mod propagation;
+pub mod routing;
 pub mod setdest;

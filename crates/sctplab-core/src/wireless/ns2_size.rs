@@ -9,7 +9,8 @@
 //!   `tcpip_base_hdr_size_` (40) plus 8 bytes per SACK block (tcp-sink.cc, Sack1);
 //! - AODV then adds a 20-byte IP header to every packet its node originates except TCP
 //!   segments and acks (aodv.cc `AODV::recv`: `ch->size() += IP_HDR_LEN` unless `PT_TCP`
-//!   or `PT_ACK`), and the packet keeps that size on every hop.
+//!   or `PT_ACK`), and the packet keeps that size on every hop; DSDV adds it to every
+//!   packet its node originates, TCP ones included (dsdv.cc `DSDV_Agent::recv`).
 //!
 //! So an SCTP packet of two 700-byte DATA chunks is 1452 bytes (ours 1432), an SCTP SACK
 //! 68 (ours 48), a CBR datagram of 512 bytes 532 (ours 540), a TCP ack with n SACK
@@ -22,6 +23,27 @@ use crate::net::wire::TransportRepr;
 
 /// ns-2.35's `IP_HDR_LEN`, which its AODV agent adds (see the module docs).
 pub const AODV_IP_HDR: u32 = 20;
+
+/// The IP header ns-2.35's routing agent adds to the packets its node originates: to
+/// TCP ones (`tcp`) and to the others (`other`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub struct Ns2Sizes {
+    pub other: u32,
+    pub tcp: u32,
+}
+
+impl Ns2Sizes {
+    /// AODV: every packet but TCP's.
+    pub const AODV: Ns2Sizes = Ns2Sizes {
+        other: AODV_IP_HDR,
+        tcp: 0,
+    };
+    /// DSDV: every packet.
+    pub const DSDV: Ns2Sizes = Ns2Sizes {
+        other: AODV_IP_HDR,
+        tcp: AODV_IP_HDR,
+    };
+}
 /// ns-2.35's `tcpip_base_hdr_size_`.
 const TCPIP_BASE: u32 = 40;
 /// Bytes per SACK block in ns-2.35's TCP header accounting.
@@ -31,16 +53,20 @@ const UDP_HDR: u32 = 8;
 /// Our IPv4 header (no options).
 const IP_HDR: u32 = 20;
 
-/// The size ns-2.35 gives `pkt` at the MAC. `routing_ip_hdr` is what its routing agent
-/// adds to the packets a node originates other than TCP ones: [`AODV_IP_HDR`] with
-/// AODV, 0 without a routing agent that adds one.
-pub fn ns2_size(pkt: &Packet, routing_ip_hdr: u32) -> u32 {
+/// The size ns-2.35 gives `pkt` at the MAC. `routing` is what its routing agent adds
+/// to the packets a node originates: [`Ns2Sizes::AODV`], [`Ns2Sizes::DSDV`], or nothing
+/// without a routing agent that adds one.
+pub fn ns2_size(pkt: &Packet, routing: Ns2Sizes) -> u32 {
+    let routing_ip_hdr = routing.other;
     if pkt.routing.is_some() || pkt.arp.is_some() {
         return pkt.size;
     }
     match &pkt.transport {
         TransportRepr::Tcp(t) => {
-            TCPIP_BASE + pkt.payload_len + SACK_BLOCK * t.options.sack_blocks_emitted() as u32
+            TCPIP_BASE
+                + pkt.payload_len
+                + SACK_BLOCK * t.options.sack_blocks_emitted() as u32
+                + routing.tcp
         }
         // The UDP agent's payload only; AODV's IP header on top.
         TransportRepr::Udp(_) => pkt.size - IP_HDR - UDP_HDR + routing_ip_hdr,
@@ -67,8 +93,8 @@ mod tests {
         };
         p.finalize();
         assert_eq!(p.size, 540);
-        assert_eq!(ns2_size(&p, AODV_IP_HDR), 532);
-        assert_eq!(ns2_size(&p, 0), 512);
+        assert_eq!(ns2_size(&p, Ns2Sizes::AODV), 532);
+        assert_eq!(ns2_size(&p, Ns2Sizes::default()), 512);
         // TCP segment of 1400 bytes: 1440 in both; an ack with two SACK blocks: ns-2
         // 40 + 16 = 56 (ours 20 + 20 + 2 + 16 padded to 60).
         let mut t = TcpRepr {
@@ -83,7 +109,7 @@ mod tests {
         p.transport = TransportRepr::Tcp(t);
         p.payload_len = 1400;
         p.finalize();
-        assert_eq!((p.size, ns2_size(&p, AODV_IP_HDR)), (1440, 1440));
+        assert_eq!((p.size, ns2_size(&p, Ns2Sizes::AODV)), (1440, 1440));
         let mut sack = SackBlocks::new();
         sack.push((1, 2));
         sack.push((3, 4));
@@ -91,6 +117,8 @@ mod tests {
         p.transport = TransportRepr::Tcp(t);
         p.payload_len = 0;
         p.finalize();
-        assert_eq!((p.size, ns2_size(&p, AODV_IP_HDR)), (60, 56));
+        assert_eq!((p.size, ns2_size(&p, Ns2Sizes::AODV)), (60, 56));
+        // DSDV adds its 20-byte IP header to TCP packets too (dsdv.cc `recv`).
+        assert_eq!(ns2_size(&p, Ns2Sizes::DSDV), 76);
     }
 }

@@ -1,5 +1,5 @@
 //! Builds the wireless part of the world from `[wireless]`: the mobility model, one NIC
-//! (MAC, AODV agent, ARP table) per `wlan` interface, the channel's grid.
+//! (MAC, routing agent, ARP table) per `wlan` interface, the channel's grid.
 
 use super::wireless::{MacTimerSlot, Nic, Wireless, static_wireless_routes};
 use super::{Iface, Node, Shortcuts, iface_addr};
@@ -10,11 +10,14 @@ use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::{RngStream, SimDuration, SimTime, TimerSlot};
 use crate::wireless::aodv::{Aodv, AodvCfg};
 use crate::wireless::arp::{ArpCfg, ArpTable};
+use crate::wireless::dsdv::Dsdv;
 use crate::wireless::frame::MacAddr;
 use crate::wireless::grid::Grid;
 use crate::wireless::mac::{Mac, MacCfg};
 use crate::wireless::mobility::{Area, Mobility, WaypointCfg};
+use crate::wireless::ns2_size::Ns2Sizes;
 use crate::wireless::propagation::PhyCfg;
+use crate::wireless::routing::RoutingAgent;
 
 fn mac_cfg(w: &WirelessCfg) -> MacCfg {
     let m = &w.mac;
@@ -133,6 +136,7 @@ pub(super) fn build_wireless(
     let phy = phy_cfg(&w.phy);
     let mac = mac_cfg(w);
     let aodv = aodv_cfg(&w.aodv);
+    let dsdv = w.dsdv.cfg();
     let mut nics = Vec::new();
     let mut node_nics = vec![Vec::new(); nodes.len()];
     for (i, cfg) in f.nodes.iter().enumerate() {
@@ -158,13 +162,27 @@ pub(super) fn build_wireless(
                 iface,
                 addr,
                 mac: Mac::new(mac.clone(), MacAddr(nic), stream("mac")),
-                aodv: (w.routing == WirelessRouting::Aodv)
-                    .then(|| Aodv::new(aodv.clone(), u32::from_be_bytes(addr), stream("aodv"))),
+                routing: match w.routing {
+                    WirelessRouting::Aodv => Some(RoutingAgent::Aodv(Aodv::new(
+                        aodv.clone(),
+                        u32::from_be_bytes(addr),
+                        stream("aodv"),
+                    ))),
+                    WirelessRouting::Dsdv => {
+                        let mut d =
+                            Dsdv::new(dsdv.clone(), u32::from_be_bytes(addr), stream("dsdv"));
+                        if local > 0 {
+                            d.set_own_traffic_only();
+                        }
+                        Some(RoutingAgent::Dsdv(d))
+                    }
+                    WirelessRouting::Static => None,
+                },
                 arp: w
                     .arp
                     .then(|| ArpTable::new(ArpCfg::ns2(), MacAddr(nic), u32::from_be_bytes(addr))),
                 mac_timer: MacTimerSlot::default(),
-                aodv_timer: TimerSlot::default(),
+                routing_timer: TimerSlot::default(),
                 own_traffic_only: local > 0,
                 ifq_purged: 0,
                 fast: Default::default(),
@@ -188,8 +206,9 @@ pub(super) fn build_wireless(
     let plcp_bytes = mac.plcp_bytes();
     let same_node_delivery = w.same_node_delivery;
     let ns2_sizes = w.ns2_packet_sizes.then_some(match w.routing {
-        WirelessRouting::Aodv => crate::wireless::ns2_size::AODV_IP_HDR,
-        WirelessRouting::Static => 0,
+        WirelessRouting::Aodv => Ns2Sizes::AODV,
+        WirelessRouting::Dsdv => Ns2Sizes::DSDV,
+        WirelessRouting::Static => Ns2Sizes::default(),
     });
     let mut w = Wireless::new(
         phy,

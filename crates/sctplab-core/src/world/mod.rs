@@ -192,7 +192,7 @@ pub(crate) enum Event {
     /// backoff may end soon after (`World::mac_wake`). Bookkeeping, not counted.
     MacWake(u32),
     /// A wireless NIC's routing-agent timer (NIC, generation).
-    AodvTimer(u32, u32),
+    RoutingTimer(u32, u32),
     /// A unicast packet enters the link layer of a NIC after routing's jitter, where ARP
     /// resolves its next hop (only with ARP on).
     LlEnter(u32, PacketId),

@@ -172,7 +172,7 @@ impl World {
                 Event::RxStart(nic, slot) => self.rx_start(now, nic, slot),
                 Event::MacTimer(nic, g) => self.mac_timer(now, nic, g),
                 Event::MacWake(nic) => self.mac_wake(now, nic),
-                Event::AodvTimer(nic, g) => self.aodv_timer(now, nic, g),
+                Event::RoutingTimer(nic, g) => self.routing_timer(now, nic, g),
                 Event::LlEnter(nic, pid) => self.ll_resolve(now, nic, pid),
                 Event::LlDown(nic, pid) => self.ll_down(now, nic, pid),
                 Event::LlUp(nic, pid) => self.ll_up(now, nic, pid),

@@ -9,6 +9,7 @@ use crate::trace::ns2::WirelessLine;
 use crate::wireless::aodv::AodvMsg;
 use crate::wireless::arp::{ArpMsg, ArpOp, ETHERTYPE_ARP};
 use crate::wireless::frame::{Frame, FrameKind, MacAddr};
+use crate::wireless::routing::RoutingMsg;
 
 /// ns-2's node number for an IPv4 address of ours (-1: broadcast or not in the plan).
 fn node_of(a: [u8; 4]) -> i64 {
@@ -21,7 +22,11 @@ fn node_of(a: [u8; 4]) -> i64 {
 /// The type-specific tail of a line (format_tcp, format_rtp, format_aodv).
 fn tail(p: &Packet) -> String {
     let fwd = p.forwards;
-    if let Some(msg) = &p.routing {
+    // DSDV's updates are ns-2's `PT_MESSAGE`, whose tail (`format_msg`) is empty.
+    if let Some(RoutingMsg::Dsdv(_)) = &p.routing {
+        return String::new();
+    }
+    if let Some(RoutingMsg::Aodv(msg)) = &p.routing {
         let node = |a: u32| node_of(a.to_be_bytes());
         return match msg {
             AodvMsg::Rreq(q) => format!(
@@ -58,8 +63,8 @@ fn tail(p: &Packet) -> String {
 }
 
 fn kind_of(p: &Packet) -> &'static str {
-    if p.routing.is_some() {
-        "AODV"
+    if let Some(m) = &p.routing {
+        m.ns2_type()
     } else if p.arp.is_some() {
         "ARP"
     } else {

@@ -1,4 +1,5 @@
-//! `[wireless]` (with `[wireless.phy]`, `[wireless.mac]`, `[wireless.aodv]`) and
+//! `[wireless]` (with `[wireless.phy]`, `[wireless.mac]`, `[wireless.aodv]`; `[wireless.dsdv]`
+//! is in scenario/dsdv.rs) and
 //! `[mobility]`.
 
 use super::{default_queue, yes};
@@ -13,6 +14,8 @@ pub enum WirelessRouting {
     Aodv,
     /// Fixed shortest-hop routes over the links within receive range at time 0.
     Static,
+    /// DSDV as ns-2.35's `dsdv` agent (`[wireless.dsdv]`).
+    Dsdv,
 }
 
 /// `[wireless]`: one shared channel; every wireless NIC has these parameters. Defaults
@@ -52,6 +55,8 @@ pub struct WirelessCfg {
     pub mac: MacSchema,
     #[serde(default)]
     pub aodv: AodvSchema,
+    #[serde(default)]
+    pub dsdv: crate::scenario::dsdv::DsdvSchema,
 }
 
 fn default_ll_delay() -> Duration {

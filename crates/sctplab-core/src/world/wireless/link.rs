@@ -153,7 +153,7 @@ impl World {
         let pkt = self.pool.get(pid);
         let (routing, nh) = (pkt.routing.is_some(), pkt.next_hop);
         let size = match self.wireless.as_deref().and_then(|w| w.ns2_sizes) {
-            Some(ip_hdr) => ns2_size(pkt, ip_hdr),
+            Some(hdrs) => ns2_size(pkt, hdrs),
             None => pkt.size,
         };
         let mac_nh = self.mac_of(nh);

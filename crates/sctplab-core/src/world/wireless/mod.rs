@@ -3,7 +3,7 @@
 //! to the event loop as ns-2.35's mobile node stacks them:
 //!
 //! ```text
-//! agent -> routing (AODV) -> LL (ARP, delay) -> IFQ -> MAC -> channel
+//! agent -> routing (AODV, DSDV) -> LL (ARP, delay) -> IFQ -> MAC -> channel
 //! channel -> MAC -> LL (delay) -> routing -> agent, or back down when forwarding
 //! channel -> MAC -> LL -> ARP (requests answered, held packets released)
 //! ```
@@ -18,8 +18,9 @@
 //!   (`rx_power.rs`, `mobile/tworayground.cc`).
 //! - `link.rs`: the link layer (`mac/ll.cc`), ARP (`mac/arp.cc`), the interface queue and
 //!   the MAC's inputs and outputs (`mac/mac-802_11.cc` is `wireless::mac`).
-//! - `routing.rs`: the routing agent's inputs and outputs (`aodv/aodv.cc` is
-//!   `wireless::aodv`), or static routes.
+//! - `routing.rs`: the routing agent's inputs and outputs through the one interface
+//!   `wireless::routing::RoutingAgent` (`aodv/aodv.cc` is `wireless::aodv`,
+//!   `dsdv/dsdv.cc` `wireless::dsdv`), or static routes.
 //!
 //! `fast/` holds the accelerators: ways of running the same model with fewer events,
 //! each with the same result to the byte (its equivalence contract opens each file).
@@ -43,13 +44,14 @@ use super::mac_digest::InputDigest;
 use super::shortcuts::Shortcuts;
 use crate::net::{IfaceId, NodeId};
 use crate::sim::{SimDuration, SimTime, TimerSlot};
-use crate::wireless::aodv::{Aodv, BROADCAST};
+use crate::wireless::aodv::BROADCAST;
 use crate::wireless::arp::ArpTable;
 use crate::wireless::frame::{Frame, MacAddr};
 use crate::wireless::grid::Grid;
 use crate::wireless::mac::Mac;
 use crate::wireless::mobility::Mobility;
 use crate::wireless::propagation::PhyCfg;
+use crate::wireless::routing::RoutingAgent;
 use rx_power::RxPower;
 
 pub(crate) struct Nic {
@@ -57,11 +59,12 @@ pub(crate) struct Nic {
     pub iface: IfaceId,
     pub addr: [u8; 4],
     pub mac: Mac,
-    pub aodv: Option<Aodv>,
+    /// The routing agent (none with static routes).
+    pub routing: Option<RoutingAgent>,
     /// The NIC's ARP table (`[wireless] arp`, on by default as in ns-2.35).
     pub arp: Option<ArpTable>,
     pub mac_timer: MacTimerSlot,
-    pub aodv_timer: TimerSlot,
+    pub routing_timer: TimerSlot,
     /// A second (third, ...) NIC of a multihomed node carries only traffic to or from its
     /// own address (CONTRACTS.md): it neither forwards nor floods others' route requests.
     pub own_traffic_only: bool,
@@ -87,6 +90,10 @@ pub(crate) struct OnAir {
 pub(crate) struct NodeCounters {
     pub forwarded: u64,
     pub ttl_drops: u64,
+    /// Routing packets the node's agents sent (each transmission, forwarded ones too)
+    /// and their ns-2 sizes.
+    pub routing_packets: u64,
+    pub routing_bytes: u64,
 }
 
 pub(crate) struct Wireless {
@@ -121,8 +128,8 @@ pub(crate) struct Wireless {
     /// so none of its interfaces receives or senses the frame.
     pub(crate) same_node_delivery: bool,
     /// `[wireless] ns2_packet_sizes`: the MAC charges data packets ns-2.35's sizes
-    /// (`ns2_size`), with this IP header added by the routing agent.
-    pub(crate) ns2_sizes: Option<u32>,
+    /// (`ns2_size`), with the IP headers the routing agent adds (`Ns2Sizes`).
+    pub(crate) ns2_sizes: Option<crate::wireless::ns2_size::Ns2Sizes>,
     /// The accelerators' state (`fast::Fast`); with every shortcut off it holds no lazy
     /// event and its air log stays empty.
     pub(crate) fast: fast::Fast,

@@ -1,16 +1,18 @@
-//! The routing layer of a mobile node: AODV (`wireless::aodv`, ns-2.35 aodv/aodv.cc) or
-//! static routes computed at time 0. The rest of the node reaches the routing agent
-//! only through the functions here: packets to route (`wireless_route`), routing
-//! messages from the link layer (`routing_input`), transmit failures
-//! (`routing_link_failed`), the agent's output (`service_aodv`) and its timer
-//! (`aodv_timer`); another agent (DSDV, DSR) would plug in at these.
+//! The routing layer of a mobile node: a routing agent behind the one interface
+//! `wireless::routing::RoutingAgent` (AODV, ns-2.35 aodv/aodv.cc; DSDV, dsdv/dsdv.cc),
+//! or static routes computed at time 0. The rest of the node reaches the agent only
+//! through the functions here: packets to route (`wireless_route`), routing messages
+//! from the link layer (`routing_input`), transmit failures (`routing_link_failed`),
+//! the agent's output (`service_routing`) and its timer (`routing_timer`). A new
+//! protocol plugs in behind `RoutingAgent`; nothing here names one.
 
 use super::{addr_u32, u32_addr};
 use crate::net::wire::{TransportRepr, UdpRepr};
 use crate::net::{IfaceId, NodeId, PacketId, PacketKind};
 use crate::sim::{SimDuration, SimTime};
-use crate::wireless::aodv::{AODV_UDP_PORT, Aodv, AodvEvent, AodvMsg, AodvOut, RouteDecision};
+use crate::wireless::aodv::{AodvMsg, RouteDecision};
 use crate::wireless::propagation;
+use crate::wireless::routing::{RoutingEvent, RoutingMsg, RoutingOut, RoutingProtocol};
 use crate::world::{Event, NO_FLOW, World};
 use std::collections::VecDeque;
 
@@ -53,7 +55,7 @@ pub(crate) fn static_wireless_routes(positions: &[Option<(f64, f64)>], range: f6
 }
 
 impl World {
-    /// Routes a data packet over the wireless side of `node` (AODV or static routes).
+    /// Routes a data packet over the wireless side of `node` (its agent or static routes).
     pub(in crate::world) fn wireless_route(
         &mut self,
         now: SimTime,
@@ -94,8 +96,11 @@ impl World {
             return;
         }
         let mut ttl = self.pool.get(pid).ip.ttl;
-        let aodv = w.nics[nic as usize].aodv.as_mut().expect("aodv routing");
-        let decision = aodv.route(now, pid, src, dst_addr, local, &mut ttl);
+        let agent = w.nics[nic as usize]
+            .routing
+            .as_mut()
+            .expect("a routing agent");
+        let decision = agent.route(now, pid, src, dst_addr, local, &mut ttl);
         self.pool.get_mut(pid).ip.ttl = ttl;
         match decision {
             RouteDecision::Forward { next_hop } => {
@@ -104,7 +109,7 @@ impl World {
             RouteDecision::Queued => {}
             RouteDecision::Drop(why) => self.drop_traced(now, node, "RTR", why.ns2_code(), pid),
         }
-        self.service_aodv(now, nic);
+        self.service_routing(now, nic);
     }
 
     /// A routing message the link layer of `nic` passed up goes to its routing agent
@@ -116,23 +121,23 @@ impl World {
         let msg = pkt.routing.clone().expect("routing message");
         let (src, ttl) = (addr_u32(pkt.ip.src), pkt.ip.ttl);
         let for_me = match &msg {
-            AodvMsg::Rreq(q) => q.dst == addr_u32(my_addr),
+            RoutingMsg::Aodv(AodvMsg::Rreq(q)) => q.dst == addr_u32(my_addr),
             _ => true,
         };
         self.discard(pid);
         if !own_only || for_me {
-            if let Some(a) = self.wl().nics[nic as usize].aodv.as_mut() {
+            if let Some(a) = self.wl().nics[nic as usize].routing.as_mut() {
                 a.recv(now, &msg, src, ttl);
             }
-            self.service_aodv(now, nic);
+            self.service_routing(now, nic);
         }
     }
 
     /// The link layer of `nic` could not deliver `packet` to `next_hop` (the MAC's
     /// retries ran out, or ARP gave up): the routing agent's transmit-failure callback
-    /// takes it, AODV's link-failure handler for the data packets it routed. Returns
-    /// false, the packet not taken, where there is no callback: ns-2 sets none for the
-    /// agent's own messages (nor ARP's replies), nor with static routes.
+    /// takes it (AODV's link-failure handler, DSDV's `lost_link`) for the data packets
+    /// it routed. Returns false, the packet not taken, where there is no callback: ns-2
+    /// sets none for the agent's own messages (nor ARP's replies), nor with static routes.
     pub(super) fn routing_link_failed(
         &mut self,
         now: SimTime,
@@ -145,17 +150,19 @@ impl World {
         if pkt.routing.is_some() || pkt.arp.is_some() {
             return false;
         }
-        let Some(a) = self.wl().nics[nic as usize].aodv.as_mut() else {
+        let Some(a) = self.wl().nics[nic as usize].routing.as_mut() else {
             return false;
         };
-        a.link_failed(now, next_hop, packet, dst, fwd);
-        self.service_aodv(now, nic);
-        true
+        let taken = a.link_failed(now, next_hop, packet, dst, fwd);
+        self.service_routing(now, nic);
+        taken
     }
 
     /// A control message from the routing agent of `nic` becomes a packet and goes to
     /// the link layer after its delay.
-    fn send_aodv(&mut self, now: SimTime, nic: u32, out: AodvOut) {
+    fn send_routing(&mut self, now: SimTime, nic: u32, out: RoutingOut) {
+        let len = out.msg.ns2_len();
+        let port = out.msg.udp_port();
         let pid = self.pool.alloc();
         self.pool.stamp(pid);
         let pkt = self.pool.get_mut(pid);
@@ -170,38 +177,43 @@ impl World {
         pkt.ip.ttl = out.ttl;
         pkt.ip.ident = pkt.uid as u16;
         pkt.transport = TransportRepr::Udp(UdpRepr {
-            src_port: AODV_UDP_PORT,
-            dst_port: AODV_UDP_PORT,
+            src_port: port,
+            dst_port: port,
         });
         // ns-2 charges IP + its own message structs, no UDP header: keep that size.
-        pkt.payload_len = out.ns2_len().saturating_sub(28);
+        pkt.payload_len = len.saturating_sub(28);
         pkt.routing = Some(out.msg);
         pkt.arp = None;
         pkt.finalize();
+        let w = self.wl();
+        let node = w.nics[nic as usize].node.idx();
+        let c = &mut w.node_counters[node];
+        c.routing_packets += 1;
+        c.routing_bytes += u64::from(len);
         self.link_down_after(now, nic, pid, out.next_hop, out.delay);
     }
 
     /// Drains a routing agent: control messages to send, buffered packets to release or
     /// drop, interface-queue purges, in the one order the agent produced them (ns-2
     /// schedules them so: see `Aodv::poll_output`), then its timer.
-    pub(super) fn service_aodv(&mut self, now: SimTime, nic: u32) {
+    pub(super) fn service_routing(&mut self, now: SimTime, nic: u32) {
         while let Some(ev) = self.wl().nics[nic as usize]
-            .aodv
+            .routing
             .as_mut()
-            .and_then(Aodv::poll_output)
+            .and_then(RoutingProtocol::poll_output)
         {
             match ev {
-                AodvEvent::Send(out) => self.send_aodv(now, nic, out),
-                AodvEvent::Forward {
+                RoutingEvent::Send(out) => self.send_routing(now, nic, out),
+                RoutingEvent::Forward {
                     pkt,
                     next_hop,
                     delay,
                 } => self.link_down_after(now, nic, pkt, next_hop, delay),
-                AodvEvent::Drop { pkt, reason } => {
+                RoutingEvent::Drop { pkt, reason } => {
                     let node = self.wl().nics[nic as usize].node;
                     self.drop_traced(now, node, "RTR", reason.ns2_code(), pkt)
                 }
-                AodvEvent::PurgeIfq { next_hop } => {
+                RoutingEvent::PurgeIfq { next_hop } => {
                     // ns-2's `PriQueue::filter` matches the IP next hop, which ARP
                     // packets do not carry: an ARP reply for the neighbour stays queued.
                     let mac = self.mac_of(next_hop);
@@ -226,36 +238,37 @@ impl World {
         }
         let w = self.wl();
         let n = &mut w.nics[nic as usize];
-        let deadline = n.aodv.as_ref().and_then(Aodv::poll_timeout);
-        if let Some((t, g)) = n.aodv_timer.after_input(deadline, now) {
-            self.queue.schedule(t, Event::AodvTimer(nic, g));
+        let deadline = n.routing.as_mut().and_then(RoutingProtocol::poll_timeout);
+        if let Some((t, g)) = n.routing_timer.after_input(deadline, now) {
+            self.queue.schedule(t, Event::RoutingTimer(nic, g));
         }
     }
 
-    pub(in crate::world) fn aodv_timer(&mut self, now: SimTime, nic: u32, generation: u32) {
+    pub(in crate::world) fn routing_timer(&mut self, now: SimTime, nic: u32, generation: u32) {
         let n = &mut self.wl().nics[nic as usize];
-        if !n.aodv_timer.fire(generation) {
+        if !n.routing_timer.fire(generation) {
             return;
         }
-        let Some(a) = n.aodv.as_mut() else { return };
+        let Some(a) = n.routing.as_mut() else { return };
         match a.poll_timeout() {
             Some(t) if t > now => {
-                let g = n.aodv_timer.arm(t);
-                self.queue.schedule(t, Event::AodvTimer(nic, g));
+                let g = n.routing_timer.arm(t);
+                self.queue.schedule(t, Event::RoutingTimer(nic, g));
             }
             Some(_) => {
                 a.handle_timeout(now);
-                self.service_aodv(now, nic);
+                self.service_routing(now, nic);
             }
             None => {}
         }
     }
 
-    /// Starts every AODV agent's timers (its purge timers run from time 0, as ns-2's).
+    /// Starts every routing agent's timers (AODV's purge timers and DSDV's first
+    /// update run from time 0, as ns-2 starts its agents).
     pub(in crate::world) fn start_wireless(&mut self, now: SimTime) {
         let n = self.wireless.as_deref().map_or(0, |w| w.nics.len());
         for nic in 0..n as u32 {
-            self.service_aodv(now, nic);
+            self.service_routing(now, nic);
         }
     }
 }

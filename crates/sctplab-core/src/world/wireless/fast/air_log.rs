@@ -24,6 +24,7 @@ use crate::sim::{SEQ_STEP, SimDuration, SimTime};
 use crate::wireless::frame::{Frame, MacAddr};
 use crate::wireless::mobility::{Mobility, Track};
 use crate::wireless::propagation;
+use crate::wireless::routing::{RoutingAgent, RoutingMsg};
 use crate::world::wireless::Wireless;
 use crate::world::{Event, World};
 use std::collections::VecDeque;
@@ -173,8 +174,9 @@ impl Wireless {
                     debug_assert_eq!(n.node.idx(), other);
                     if let Some((src, id, by)) = request {
                         if !n.own_traffic_only
-                            && n.aodv
+                            && n.routing
                                 .as_ref()
+                                .and_then(RoutingAgent::aodv)
                                 .is_some_and(|a| a.knows_request(src, id, by))
                         {
                             continue;
@@ -412,7 +414,7 @@ impl World {
         let repeats = frame.dst.is_broadcast() && self.wl().fast.quiet_duplicates;
         let by = now + frame.airtime + self.wl().ll_delay + SimDuration::from_secs(1);
         let request = match frame.packet.map(|p| &self.pool.get(p).routing) {
-            Some(Some(crate::wireless::aodv::AodvMsg::Rreq(q))) if repeats => {
+            Some(Some(RoutingMsg::Aodv(crate::wireless::aodv::AodvMsg::Rreq(q)))) if repeats => {
                 Some((q.src, q.bcast_id, by))
             }
             _ => None,

@@ -359,7 +359,7 @@ impl World {
         if let Some(w) = self.wireless.as_deref_mut() {
             for n in &mut w.nics {
                 let k = n.mac.take_quiet_ups();
-                if let Some(a) = n.aodv.as_mut() {
+                if let Some(a) = n.routing.as_mut().and_then(|r| r.aodv_mut()) {
                     a.count_repeated_requests(k);
                 } else {
                     debug_assert_eq!(k, 0, "quiet deliveries at a NIC without AODV");
