@@ -407,11 +407,9 @@ impl World {
                 "ttl_drops": c.ttl_drops,
                 "ifq_purged": purged,
             });
-            // Routing transmissions (each hop counted) and their ns-2 bytes. Not yet
-            // written for AODV, whose summaries stay byte-identical to the reference
-            // set until the lead takes the two keys for it too.
-            let agent = w.nics[nics[0] as usize].routing.as_ref();
-            if agent.is_some_and(|a| a.aodv().is_none()) {
+            // Routing transmissions (each hop counted) and their ns-2 bytes, for every
+            // protocol (CONTRACTS: "routing_packets and routing_bytes per node").
+            if w.nics[nics[0] as usize].routing.is_some() {
                 if let Value::Object(m) = &mut node {
                     m.insert("routing_packets".into(), c.routing_packets.into());
                     m.insert("routing_bytes".into(), c.routing_bytes.into());
