@@ -30,14 +30,12 @@ use std::collections::VecDeque;
 
 impl Wireless {
     /// Whether `World::transmit` hands `frame` to the air log (`World::transmit_logged`)
-    /// rather than giving every sensing NIC its event: with deferred receptions on, not
-    /// while a pcap or ns-2 trace is written (`traced`: a reception may write the frame
-    /// to the pcap), and a broadcast frame only with `Fast::log_broadcasts`.
+    /// rather than giving every sensing NIC its event: with deferred receptions on, and
+    /// a broadcast frame only with `Fast::log_broadcasts`. Traces see the same
+    /// receptions either way (`traced.rs`).
     #[inline]
-    pub(in crate::world::wireless) fn logs_frame(&self, frame: &Frame, traced: bool) -> bool {
-        !traced
-            && self.fast.deferred_mac_timers
-            && (!frame.dst.is_broadcast() || self.fast.log_broadcasts)
+    pub(in crate::world::wireless) fn logs_frame(&self, frame: &Frame) -> bool {
+        self.fast.deferred_mac_timers && (!frame.dst.is_broadcast() || self.fast.log_broadcasts)
     }
 }
 
@@ -206,6 +204,9 @@ impl Wireless {
         if k > 0 {
             self.fast.air_log.drain(..k);
             self.fast.air_frames.drain(..k);
+            if self.fast.capture {
+                self.fast.air_records.drain(..k);
+            }
             self.fast.log_base = keep;
             let mut words = 0;
             while self.fast.real_frames.front().is_some_and(|&g| g < keep) {
@@ -447,6 +448,10 @@ impl World {
             real,
         });
         w.fast.air_frames.push(frame);
+        if w.fast.capture {
+            // `World::transmit` has just encoded the frame for the sender's capture.
+            w.fast.air_records.push(self.tracer.encoded_wlan().into());
+        }
         let slot = w.alloc_frame(frame, sender as u32);
         let step = SEQ_STEP;
         debug_assert!(

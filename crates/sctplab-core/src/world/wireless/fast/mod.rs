@@ -25,10 +25,14 @@ mod air_log;
 mod catch_up;
 mod overhear;
 mod quiet;
+mod traced;
+#[cfg(test)]
+mod traced_tests;
 mod virtual_timer;
 
 pub(crate) use air_log::DeferredRx;
 use air_log::LoggedFrame;
+use traced::LazyCapture;
 pub(crate) use virtual_timer::MacTimerSlot;
 use virtual_timer::{ChainTimes, VirtSeq};
 
@@ -149,6 +153,21 @@ pub(crate) struct Fast {
     /// A catch-up left MAC output (`Wireless::check_caught_up`): what the run loop
     /// stops with at its next sweep.
     pub(crate) internal_error: Option<String>,
+    /// `--pcap`: a catch-up notes each decodable reception it runs in `captures`,
+    /// which the world writes to the NIC's capture before anything else reaches it
+    /// (`World::write_lazy_captures`), from `air_records`: per logged frame, the
+    /// record its receivers' captures hold (the packet may be gone from the pool by
+    /// then).
+    capture: bool,
+    air_records: Vec<Box<[u8]>>,
+    captures: Vec<LazyCapture>,
+    /// `--trace ns2`: the MACs keep the deliveries they only count
+    /// (`Mac::keep_counted_deliveries`), which the world writes as trace lines
+    /// (`World::trace_counted_deliveries`).
+    trace_deliveries: bool,
+    /// Counted deliveries whose reception ends before this reach routing before the
+    /// run ends (`set_run_end`).
+    quiet_up_until: SimTime,
 }
 
 impl Fast {
@@ -205,6 +224,11 @@ impl Fast {
             waiting_quiet: shortcuts.waiting_quiet,
             swept_at_pop: 0,
             internal_error: None,
+            capture: false,
+            air_records: Vec::new(),
+            captures: Vec::new(),
+            trace_deliveries: false,
+            quiet_up_until: SimTime::MAX,
         }
     }
 }
@@ -235,6 +259,7 @@ impl Wireless {
         let until = stop_at.map_or(SimTime::MAX, |s| {
             SimTime::from_nanos(s.as_nanos().saturating_sub(self.ll_delay.as_nanos()))
         });
+        self.fast.quiet_up_until = until;
         for n in &mut self.nics {
             n.mac.set_quiet_up_until(until);
         }
@@ -337,9 +362,13 @@ impl World {
                 ));
             }
         }
+        // Before the log drops the frames they need.
+        self.write_lazy_captures();
+        self.trace_counted_deliveries();
         if let Some(w) = self.wireless.as_deref_mut() {
             w.trim_log();
         }
+        self.tracer.release_ns2(Some(before.0));
     }
 
     /// At the end of a run: runs every virtual MAC timer event that would have come
@@ -355,6 +384,8 @@ impl World {
         let last = (0..n as u32)
             .filter_map(|nic| self.mac_catch_up(nic, before))
             .max();
+        self.write_lazy_captures();
+        self.trace_counted_deliveries();
         // The repeated route requests whose deliveries the MACs only counted.
         if let Some(w) = self.wireless.as_deref_mut() {
             for n in &mut w.nics {
