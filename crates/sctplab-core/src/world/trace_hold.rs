@@ -100,7 +100,9 @@ mod tests {
 
     fn drained(h: &mut HeldLines, until: Option<SimTime>) -> String {
         let mut s = String::new();
-        h.release(until, |_, l| s.push_str(std::str::from_utf8(l).expect("text")));
+        h.release(until, |_, l| {
+            s.push_str(std::str::from_utf8(l).expect("text"))
+        });
         s
     }
 

@@ -1,6 +1,7 @@
 //! The run's collectors, opened once before the run and flushed after it. The first I/O
 //! error is kept and reported when the run ends, so the hot path never branches on it.
 
+use super::trace_hold::HeldLines;
 use super::{Iface, Node};
 use crate::endpoint::EndpointEvent;
 use crate::error::Error;
@@ -16,7 +17,6 @@ use crate::trace::ieee80211::{emit_frame, emit_frame_typed, mac_bytes};
 use crate::trace::ns2::Ns2Trace;
 use crate::trace::pcap::{LINKTYPE_IEEE802_11, LINKTYPE_RAW, PcapWriter};
 use crate::trace::series::Series;
-use super::trace_hold::HeldLines;
 use crate::wireless::arp::ETHERTYPE_ARP;
 use crate::wireless::frame::Frame;
 use std::cell::Cell;
@@ -284,33 +284,33 @@ impl Tracer {
     /// carries.
     pub fn encode_wlan(&mut self, frame: &Frame, p: Option<&Packet>) {
         self.scratch.clear();
-            match p {
-                // A routing message shows its RFC 3561 encoding (ns-2's on-air size is
-                // smaller: no UDP header), with the UDP checksum left out (zero, allowed
-                // over IPv4) since it is written after the header.
-                Some(
-                    p @ Packet {
-                        routing: Some(msg), ..
-                    },
-                ) => {
-                    emit_ipv4_packet(&p.ip, &p.transport, msg.encoded_len(), &mut self.scratch);
-                    let udp = IPV4_HEADER_LEN;
-                    msg.encode(&mut self.scratch[udp + 8..]);
-                    self.scratch[udp + 6..udp + 8].fill(0);
-                }
-                Some(Packet { arp: Some(a), .. }) => {
-                    a.encode(mac_bytes, &mut self.scratch);
-                    emit_frame_typed(frame, ETHERTYPE_ARP, &self.scratch, &mut self.frame_scratch);
-                    return;
-                }
-                Some(p) => emit_ipv4_packet(
-                    &p.ip,
-                    &p.transport,
-                    p.payload_len as usize,
-                    &mut self.scratch,
-                ),
-                None => {}
+        match p {
+            // A routing message shows its RFC 3561 encoding (ns-2's on-air size is
+            // smaller: no UDP header), with the UDP checksum left out (zero, allowed
+            // over IPv4) since it is written after the header.
+            Some(
+                p @ Packet {
+                    routing: Some(msg), ..
+                },
+            ) => {
+                emit_ipv4_packet(&p.ip, &p.transport, msg.encoded_len(), &mut self.scratch);
+                let udp = IPV4_HEADER_LEN;
+                msg.encode(&mut self.scratch[udp + 8..]);
+                self.scratch[udp + 6..udp + 8].fill(0);
             }
+            Some(Packet { arp: Some(a), .. }) => {
+                a.encode(mac_bytes, &mut self.scratch);
+                emit_frame_typed(frame, ETHERTYPE_ARP, &self.scratch, &mut self.frame_scratch);
+                return;
+            }
+            Some(p) => emit_ipv4_packet(
+                &p.ip,
+                &p.transport,
+                p.payload_len as usize,
+                &mut self.scratch,
+            ),
+            None => {}
+        }
         emit_frame(frame, &self.scratch, &mut self.frame_scratch);
     }
 

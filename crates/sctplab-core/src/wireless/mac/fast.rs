@@ -42,8 +42,8 @@
 use crate::sim::{EventKey, SimDuration, SimTime};
 
 use super::super::frame::{Frame, MacAddr};
-use crate::net::PacketId;
 use super::{BACKOFF, DEFER, IF, Mac, NAV, NO_TIMER, RECV, RxFrame, RxState, SEND, TxState, due};
+use crate::net::PacketId;
 
 /// The timers a quiet or waiting MAC has none of, as bits of `Mac::running`.
 const ACTIVE_TIMERS: u8 = (1 << DEFER) | (1 << BACKOFF) | (1 << SEND) | (1 << IF);

@@ -27,7 +27,7 @@ mod overhear;
 mod quiet;
 mod traced;
 #[cfg(test)]
-mod traced_tests;
+pub(in crate::world) mod traced_tests;
 mod virtual_timer;
 
 pub(crate) use air_log::DeferredRx;

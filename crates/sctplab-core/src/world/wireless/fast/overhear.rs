@@ -19,8 +19,8 @@ use super::catch_up::{Pending, QuietNic};
 use super::traced::LazyCapture;
 use super::virtual_timer::VirtSeq;
 use crate::sim::{EventQueue, HistoryCursor, SimDuration, SimTime};
-use crate::wireless::propagation::Reception;
 use crate::wireless::frame::Frame;
+use crate::wireless::propagation::Reception;
 use crate::world::Event;
 use crate::world::mac_digest::{Input, frame_key};
 

@@ -105,7 +105,11 @@ impl World {
     /// earlier), so that the deliveries counted of it are traced while it is in the
     /// pool.
     pub(in crate::world) fn release_broadcast(&mut self, pid: PacketId) {
-        if self.wireless.as_deref().is_some_and(|w| w.fast.trace_deliveries) {
+        if self
+            .wireless
+            .as_deref()
+            .is_some_and(|w| w.fast.trace_deliveries)
+        {
             let before = self.queue.last_key();
             let n = self.wl().nics.len();
             for nic in 0..n as u32 {

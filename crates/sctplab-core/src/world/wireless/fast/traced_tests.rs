@@ -70,7 +70,11 @@ pub(crate) fn assert_same_traces(plain: &Path, fast: &Path, what: &str) -> (usiz
     let (p, f) = (read(plain), read(fast));
     let (pl, fl) = (canonical_lines(&p), canonical_lines(&f));
     if pl != fl {
-        let i = pl.iter().zip(&fl).position(|(a, b)| a != b).unwrap_or(pl.len().min(fl.len()));
+        let i = pl
+            .iter()
+            .zip(&fl)
+            .position(|(a, b)| a != b)
+            .unwrap_or(pl.len().min(fl.len()));
         panic!(
             "{what}: trace.tr differs ({} against {} lines), first at canonical line {}: \
              plain {:?}, fast {:?}",
@@ -93,7 +97,12 @@ pub(crate) fn assert_same_traces(plain: &Path, fast: &Path, what: &str) -> (usiz
             canonical_records(&path),
             canonical_records(&fast.join("pcap").join(name)),
         );
-        assert!(a == b, "{what}: {name:?} differs ({} against {} records)", a.len(), b.len());
+        assert!(
+            a == b,
+            "{what}: {name:?} differs ({} against {} records)",
+            a.len(),
+            b.len()
+        );
         records += a.len();
     }
     (records, pl.len())
@@ -112,12 +121,19 @@ fn traces_of_fast_and_plain_runs_agree() {
     for case in 0..8 {
         let text = random_manet(&mut r);
         let seed = 1 + r.next_u64() % 1000;
-        let (pd, fd) = (fresh_dir(&format!("{case}-plain")), fresh_dir(&format!("{case}-fast")));
+        let (pd, fd) = (
+            fresh_dir(&format!("{case}-plain")),
+            fresh_dir(&format!("{case}-fast")),
+        );
         let (plain, plain_events) = run(&text, seed, Shortcuts::NONE, Some(&pd));
         let (fast, fast_events) = run(&text, seed, Shortcuts::ALL, Some(&fd));
         let (untraced, untraced_events) = run(&text, seed, Shortcuts::ALL, None);
         let what = format!("case {case}, seed {seed}");
-        assert_eq!(without_events(&plain), without_events(&fast), "{what}:\n{text}");
+        assert_eq!(
+            without_events(&plain),
+            without_events(&fast),
+            "{what}:\n{text}"
+        );
         // Tracing changes nothing the fast run computes, its events included.
         assert_eq!((fast, fast_events), (untraced, untraced_events), "{what}");
         let (records, lines) = assert_same_traces(&pd, &fd, &what);
