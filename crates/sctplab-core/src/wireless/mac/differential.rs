@@ -188,7 +188,7 @@ fn check_all(m: &Mac, now: SimTime, f: &Frame, p: f64, met: &mut Met) {
             f.airtime,
             f.duration,
             decodable,
-            f.quiet_up.then_some(&f),
+            f.quiet_up.then_some(f),
         );
         b.rx_start(now, f, p, decodable);
         general_timers_until(&mut b, end);
@@ -202,7 +202,7 @@ fn check_all(m: &Mac, now: SimTime, f: &Frame, p: f64, met: &mut Met) {
             f.airtime,
             f.duration,
             decodable,
-            f.quiet_up.then_some(&f),
+            f.quiet_up.then_some(f),
         );
         b.rx_start(now, f, p, decodable);
         general_timers_until(&mut b, end);
@@ -231,7 +231,7 @@ fn check_after_nav(m: &Mac, f: &Frame, gap: SimDuration, p: f64, met: &mut Met) 
         f.airtime,
         f.duration,
         decodable,
-        f.quiet_up.then_some(&f),
+        f.quiet_up.then_some(f),
     );
     b.handle_timeout(nav_end);
     b.rx_start(at, f, p, decodable);
