@@ -386,6 +386,8 @@ impl World {
             .max();
         self.write_lazy_captures();
         self.trace_counted_deliveries();
+        // Every line is known now: out before the last look at the files' size.
+        self.tracer.release_ns2(None);
         // The repeated route requests whose deliveries the MACs only counted.
         if let Some(w) = self.wireless.as_deref_mut() {
             for n in &mut w.nics {
