@@ -16,6 +16,7 @@
 //! | `air_log.rs` | receptions at quiet NICs: a frame goes into the air log, each quiet NIC reads it when it next catches up | one block per frame, NIC `j` takes the `j`-th number, as the plain run's receivers |
 //! | `catch_up.rs` | running a NIC's lazy events in key order before its next real input | the earlier key first; a tie in time resolves the timer's number |
 //! | `overhear.rs` | a reception and its end in one step where nothing falls between them | the chain of keys the two steps would have armed |
+//! | `traced.rs` | what the lazy events write to `--pcap` and `--trace ns2`, written when known | trace.tr merged in time order at each sweep (`world/trace_hold.rs`) |
 //!
 //! With every shortcut off the plain model never calls into these files but for
 //! `World::run_lazy_before_input` (which then finds nothing to run) and the periodic
@@ -126,8 +127,8 @@ pub(crate) struct Fast {
     /// when the frame goes on the air, for a frame not addressed to it (so that the
     /// reception leaves it quiet), takes its key from the run but stays in the NIC's
     /// `deferred_rx`; catch-up runs it in key order with the virtual timer events, and
-    /// it enters the queue with its key if the MAC stops being quiet first. Not while
-    /// pcap or ns-2 traces are written (a reception may write a frame to the pcap).
+    /// it enters the queue with its key if the MAC stops being quiet first. pcap and
+    /// ns-2 traces see these receptions as the plain run's (`traced.rs`).
     pub(crate) deferred_mac_timers: bool,
     /// Run a deferred reception and its end in one step when nothing falls between them
     /// (`QuietNic::overhear`); off only to compare both ways (`Shortcuts`).
