@@ -3,8 +3,8 @@
 //! Contract. With deferred receptions on, a frame put on the air takes one block of
 //! sequence numbers, NIC `j` the `j`-th, as the receivers of the plain channel's run
 //! would (NICs are numbered in node order). The NICs that are not quiet, and the
-//! addressee, get their `RxStart` events now; the frame goes into the air log, and each quiet NIC reads it when it next catches up
-//! (`LogReader::stage`), with the positions at transmission, the same distance and the
+//! addressee, get their `RxStart` events now; the frame goes into the air log, and
+//! each quiet NIC reads it when it next catches up (`LogReader::stage`), with the positions at transmission, the same distance and the
 //! same filter as the channel's grid query: the reception keeps the key it would have
 //! had. A NIC that stops being quiet puts what it has not yet run into the queue with
 //! those keys. A broadcast frame is logged only where decodability is sure from the
