@@ -3,15 +3,16 @@
 //! Contract. With deferred receptions on, a frame put on the air takes one block of
 //! sequence numbers, NIC `j` the `j`-th, as the receivers of the plain channel's run
 //! would (NICs are numbered in node order). The NICs that are not quiet, and the
-//! addressee, get their `RxStart` events now; the frame goes into the air log, and
-//! each quiet NIC reads it when it next catches up (`LogReader::stage`), with the positions at transmission, the same distance and the
-//! same filter as the channel's grid query: the reception keeps the key it would have
-//! had. A NIC that stops being quiet puts what it has not yet run into the queue with
-//! those keys. A broadcast frame is logged only where decodability is sure from the
-//! distance at transmission (`RxPower::decodable_sure`): the quiet NICs that may decode
-//! it get real events, unless its delivery would only be counted as a repeated route
-//! request (`Fast::quiet_duplicates`). The sweep drops the frames every quiet NIC has
-//! read (`Wireless::trim_log`).
+//! addressee, get their `RxStart` events now; the frame goes into the air log, and each
+//! quiet NIC reads it when it next catches up (`LogReader::stage`), with the positions
+//! at transmission, the same distance and the same filter as the channel's grid query:
+//! the reception keeps the key it would have had. A NIC that stops being quiet puts
+//! what it has not yet run into the queue with those keys. A broadcast frame is logged
+//! only where decodability is sure from the distance at transmission
+//! (`RxPower::decodable_sure`): the quiet NICs that may decode it get real events,
+//! unless its delivery would only be counted as a repeated route request
+//! (`Fast::quiet_duplicates`). The sweep drops the frames every quiet NIC has read
+//! (`Wireless::trim_log`).
 //! Guards: `deferred_quiet_mac_timers_change_no_result`,
 //! `broadcasts_through_the_log_change_nothing` (`wireless/tests.rs`),
 //! `tests/manet_snapshots.rs`, the per-MAC input digests.
