@@ -84,10 +84,20 @@ fn recording_leaves_wired_summaries_alone() {
 }
 
 #[test]
+fn recording_leaves_manet_summaries_alone() {
+    // The wireless fast paths stay on whatever is recorded: the traces of a fast run
+    // are those of that run (world/wireless/fast/traced.rs), and `events` stays.
+    let forty = [
+        ("duration", "\"40s\""),
+        ("measure.end", "\"40s\""),
+        ("flows.transport.stop", "\"40s\""),
+    ];
+    assert_recording_changes_nothing("manet-tcp.toml", &forty);
+}
+
+#[test]
 fn sampling_is_not_counted_as_model_events_in_wireless_runs_either() {
-    // Sample events are the run's own bookkeeping. (pcap and ns-2 traces of wireless
-    // runs still turn the quiet-NIC fast paths off and change `events`: the wireless
-    // redesign's issue.)
+    // Sample events are the run's own bookkeeping.
     let s = scenario(
         "manet-sctp.toml",
         &[

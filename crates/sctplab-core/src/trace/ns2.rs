@@ -105,6 +105,11 @@ impl<W: Write> Ns2Trace<W> {
     pub fn flush(&mut self) -> io::Result<()> {
         self.w.flush()
     }
+
+    /// The writer the lines go to.
+    pub fn writer_mut(&mut self) -> &mut W {
+        &mut self.w
+    }
 }
 
 #[cfg(test)]

@@ -159,6 +159,7 @@ impl World {
                     .iter()
                     .all(|f| !endpoints[f.sender.idx()].ep.endless());
             w.set_run_end(stop_at, may_end_early);
+            w.set_traces(tracer.pcap_on(), tracer.ns2_on());
         }
         Ok(World {
             scenario: s.name.clone(),

@@ -4,7 +4,11 @@
 //! transfer from 20 s) for 60 s both ways, every shortcut on and every MAC timer and
 //! reception an event of the queue (`Shortcuts::NONE`). They must give the same
 //! summary.json (all but `events`: the plain run pops every deferred event, so it
-//! counts more) and every MAC the same inputs in the same order (`mac_digest`).
+//! counts more) and every MAC the same inputs in the same order (`mac_digest`). The
+//! plain run and a second fast run write pcap captures and trace.tr, which must agree
+//! in their canonical order (world/trace_hold.rs: the lines and records of one time
+//! stamp sorted; the tie below orders two frames of one nanosecond differently), and
+//! tracing must leave the fast run's summary.json as it is, `events` included.
 //!
 //! One known exception, which this test pins so that it cannot spread unseen nor go
 //! away unnoticed: virtual MAC timer events of two NICs can take the same number
@@ -19,18 +23,34 @@
 
 use super::Shortcuts;
 use super::mac_digest::Digest;
+use super::wireless::fast::traced_tests::assert_same_traces;
+use crate::trace::TraceConfig;
+use std::path::Path;
 
 /// NICs whose inputs differ only in the order of the inputs of one instant (see above).
 const KNOWN_TIES: [usize; 2] = [1, 28];
 
-/// summary.json without its `events` line, the MAC input digests and `events`.
-fn run(text: &str, sets: &[(String, String)], shortcuts: Shortcuts) -> (String, Vec<Digest>, u64) {
+/// summary.json without its `events` line, the MAC input digests and `events`; with
+/// `--pcap --trace ns2` into `dir` if given.
+fn run(
+    text: &str,
+    sets: &[(String, String)],
+    shortcuts: Shortcuts,
+    dir: Option<&Path>,
+) -> (String, Vec<Digest>, u64) {
     let s = crate::load_toml(text, "scenarios/manet-sctp.toml", "manet-sctp", sets).expect("valid");
+    let mut trace = TraceConfig::default();
+    if let Some(d) = dir {
+        trace.out_dir = Some(d.to_path_buf());
+        trace.pcap = true;
+        trace.set_traces(&["ns2"]).expect("ns2 trace");
+    }
     let r = crate::run_scenario(
         &s,
         &crate::RunOptions {
             seed: 1,
             shortcuts,
+            trace,
             ..Default::default()
         },
     )
@@ -59,8 +79,23 @@ fn seed004_network_60s_plain_and_fast_agree() {
     .iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
     .collect();
-    let (plain, plain_inputs, plain_events) = run(&text, &sets, Shortcuts::NONE);
-    let (fast, fast_inputs, fast_events) = run(&text, &sets, Shortcuts::ALL);
+    let dir = |tag: &str| {
+        let d = std::env::temp_dir().join(format!("sctplab-seed004-{}-{tag}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    };
+    let (plain_dir, fast_dir) = (dir("plain"), dir("fast"));
+    let (plain, plain_inputs, plain_events) = run(&text, &sets, Shortcuts::NONE, Some(&plain_dir));
+    let (fast, fast_inputs, fast_events) = run(&text, &sets, Shortcuts::ALL, None);
+    let traced = run(&text, &sets, Shortcuts::ALL, Some(&fast_dir));
+    assert!(
+        traced == (fast.clone(), fast_inputs.clone(), fast_events),
+        "--pcap --trace ns2 changed the fast run"
+    );
+    let (records, lines) = assert_same_traces(&plain_dir, &fast_dir, "seed 004, 60 s");
+    assert!(records > 100_000 && lines > 100_000, "{records} {lines}");
+    let _ = std::fs::remove_dir_all(&plain_dir);
+    let _ = std::fs::remove_dir_all(&fast_dir);
     // The transfer ran: a comparison of two idle networks would prove little.
     assert!(fast.contains("\"transport\": {"), "{fast}");
     assert_eq!(plain, fast, "summary.json differs (events aside)");

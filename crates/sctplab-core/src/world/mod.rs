@@ -14,6 +14,7 @@ mod manet_equivalence;
 mod run;
 mod shortcuts;
 mod summary;
+mod trace_hold;
 mod tracer;
 mod watch;
 mod wireless;

@@ -176,7 +176,7 @@ impl World {
                 Event::LlEnter(nic, pid) => self.ll_resolve(now, nic, pid),
                 Event::LlDown(nic, pid) => self.ll_down(now, nic, pid),
                 Event::LlUp(nic, pid) => self.ll_up(now, nic, pid),
-                Event::Release(pid) => self.discard(pid),
+                Event::Release(pid) => self.release_broadcast(pid),
                 Event::Sample => {
                     // Sampling observes the model; it is no event of it (summary.json's
                     // `events` must not depend on `--series`).

@@ -1,6 +1,7 @@
 //! The run's collectors, opened once before the run and flushed after it. The first I/O
 //! error is kept and reported when the run ends, so the hot path never branches on it.
 
+use super::trace_hold::HeldLines;
 use super::{Iface, Node};
 use crate::endpoint::EndpointEvent;
 use crate::error::Error;
@@ -56,7 +57,11 @@ impl Write for Counted {
 const FIRST_NOTE_BYTES: u64 = 100_000_000;
 
 pub(crate) struct Tracer {
-    ns2: Option<Ns2Trace<Out>>,
+    /// trace.tr: each line is formatted into this one's buffer, held (`held`) and
+    /// written to `ns2_out` at the next sweep (`release_ns2`).
+    ns2: Option<Ns2Trace<Vec<u8>>>,
+    ns2_out: Option<Out>,
+    held: HeldLines,
     pcap: Vec<Option<PcapWriter<Out>>>,
     sends: Option<SendsCsv<Out>>,
     acks: Option<AcksCsv<Out>>,
@@ -119,6 +124,8 @@ impl Tracer {
     pub fn open(cfg: &TraceConfig, nodes: &[Node], ifaces: &[Iface]) -> Result<Tracer, Error> {
         let mut t = Tracer {
             ns2: None,
+            ns2_out: None,
+            held: HeldLines::default(),
             pcap: Vec::new(),
             sends: None,
             acks: None,
@@ -148,7 +155,8 @@ impl Tracer {
             .ok_or_else(|| Error::Usage("traces and pcap need an output folder".into()))?;
         fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         if cfg.ns2 {
-            t.ns2 = Some(Ns2Trace::new(create(&dir.join("trace.tr"), &t.written)?));
+            t.ns2_out = Some(create(&dir.join("trace.tr"), &t.written)?);
+            t.ns2 = Some(Ns2Trace::new(Vec::with_capacity(256)));
         }
         if cfg.sends {
             let p = dir.join("sends.csv");
@@ -210,9 +218,20 @@ impl Tracer {
             return;
         }
         if let Some(w) = &mut self.ns2 {
+            w.writer_mut().clear();
             let r = w.wireless(line);
+            self.held.push(line.t, w.writer_mut());
             self.keep(r);
-            self.tally(line.t);
+        }
+    }
+
+    /// `ns2_wireless` for a line of a lazily run event (`HeldLines::push_late`).
+    pub fn ns2_wireless_late(&mut self, line: &crate::trace::ns2::WirelessLine<'_>) {
+        if let Some(w) = &mut self.ns2 {
+            w.writer_mut().clear();
+            let r = w.wireless(line);
+            self.held.push_late(line.t, w.writer_mut().clone());
+            self.keep(r);
         }
     }
 
@@ -221,10 +240,38 @@ impl Tracer {
             return;
         }
         if let Some(w) = &mut self.ns2 {
+            w.writer_mut().clear();
             let r = w.event(ev, t, from, to, p);
+            self.held.push(t, w.writer_mut());
             self.keep(r);
-            self.tally(t);
         }
+    }
+
+    /// Writes the held trace.tr lines before `until` (all with `None`) to the file, in
+    /// time order (world/trace_hold.rs).
+    pub fn release_ns2(&mut self, until: Option<SimTime>) {
+        let Some(out) = self.ns2_out.as_mut() else {
+            return;
+        };
+        let Tracer {
+            held,
+            error,
+            full_at,
+            max_output,
+            written,
+            ..
+        } = self;
+        held.release(until, |t, line| {
+            if full_at.is_some() {
+                return;
+            }
+            if let Err(e) = out.write_all(line) {
+                error.get_or_insert(e);
+            }
+            if max_output.is_some_and(|cap| written.get() > cap) {
+                *full_at = Some(t);
+            }
+        });
     }
 
     #[inline]
@@ -232,46 +279,67 @@ impl Tracer {
         !self.pcap.is_empty()
     }
 
-    /// An 802.11 frame on a wireless interface's capture; `p` is the packet a DATA frame
+    /// An 802.11 frame as a wireless interface's capture holds it, encoded into
+    /// `frame_scratch` (`encoded_wlan`, `write_wlan`); `p` is the packet a DATA frame
     /// carries.
-    pub fn wlan_frame(&mut self, iface: usize, t: SimTime, frame: &Frame, p: Option<&Packet>) {
+    pub fn encode_wlan(&mut self, frame: &Frame, p: Option<&Packet>) {
+        self.scratch.clear();
+        match p {
+            // A routing message shows its RFC 3561 encoding (ns-2's on-air size is
+            // smaller: no UDP header), with the UDP checksum left out (zero, allowed
+            // over IPv4) since it is written after the header.
+            Some(
+                p @ Packet {
+                    routing: Some(msg), ..
+                },
+            ) => {
+                emit_ipv4_packet(&p.ip, &p.transport, msg.encoded_len(), &mut self.scratch);
+                let udp = IPV4_HEADER_LEN;
+                msg.encode(&mut self.scratch[udp + 8..]);
+                self.scratch[udp + 6..udp + 8].fill(0);
+            }
+            Some(Packet { arp: Some(a), .. }) => {
+                a.encode(mac_bytes, &mut self.scratch);
+                emit_frame_typed(frame, ETHERTYPE_ARP, &self.scratch, &mut self.frame_scratch);
+                return;
+            }
+            Some(p) => emit_ipv4_packet(
+                &p.ip,
+                &p.transport,
+                p.payload_len as usize,
+                &mut self.scratch,
+            ),
+            None => {}
+        }
+        emit_frame(frame, &self.scratch, &mut self.frame_scratch);
+    }
+
+    /// The record `encode_wlan` encoded last.
+    pub fn encoded_wlan(&self) -> &[u8] {
+        &self.frame_scratch
+    }
+
+    /// Writes the record `encode_wlan` encoded last to wireless interface `iface`'s
+    /// capture, at `t`.
+    pub fn write_wlan(&mut self, iface: usize, t: SimTime) {
         if !self.open_for_more() {
             return;
         }
         if let Some(Some(w)) = self.pcap.get_mut(iface) {
-            self.scratch.clear();
-            match p {
-                // A routing message shows its RFC 3561 encoding (ns-2's on-air size is
-                // smaller: no UDP header), with the UDP checksum left out (zero, allowed
-                // over IPv4) since it is written after the header.
-                Some(
-                    p @ Packet {
-                        routing: Some(msg), ..
-                    },
-                ) => {
-                    emit_ipv4_packet(&p.ip, &p.transport, msg.encoded_len(), &mut self.scratch);
-                    let udp = IPV4_HEADER_LEN;
-                    msg.encode(&mut self.scratch[udp + 8..]);
-                    self.scratch[udp + 6..udp + 8].fill(0);
-                }
-                Some(Packet { arp: Some(a), .. }) => {
-                    a.encode(mac_bytes, &mut self.scratch);
-                    emit_frame_typed(frame, ETHERTYPE_ARP, &self.scratch, &mut self.frame_scratch);
-                    let r = w.write_packet(t.as_nanos(), &self.frame_scratch);
-                    self.keep(r);
-                    self.tally(t);
-                    return;
-                }
-                Some(p) => emit_ipv4_packet(
-                    &p.ip,
-                    &p.transport,
-                    p.payload_len as usize,
-                    &mut self.scratch,
-                ),
-                None => {}
-            }
-            emit_frame(frame, &self.scratch, &mut self.frame_scratch);
             let r = w.write_packet(t.as_nanos(), &self.frame_scratch);
+            self.keep(r);
+            self.tally(t);
+        }
+    }
+
+    /// Writes an encoded 802.11 record (`encoded_wlan`, kept) to wireless interface
+    /// `iface`'s capture, at `t`.
+    pub fn write_wlan_record(&mut self, iface: usize, t: SimTime, record: &[u8]) {
+        if !self.open_for_more() {
+            return;
+        }
+        if let Some(Some(w)) = self.pcap.get_mut(iface) {
+            let r = w.write_packet(t.as_nanos(), record);
             self.keep(r);
             self.tally(t);
         }
@@ -344,7 +412,7 @@ impl Tracer {
     #[inline]
     pub fn watches_output(&self) -> bool {
         (self.max_output.is_some() || self.next_note.is_some())
-            && (self.ns2.is_some()
+            && (self.ns2_out.is_some()
                 || self.sends.is_some()
                 || self.acks.is_some()
                 || self.anim.is_some()
@@ -408,7 +476,8 @@ impl Tracer {
     /// Flushes every file; returns the first error met during the run or now.
     pub fn finish(&mut self) -> io::Result<()> {
         let mut results = Vec::new();
-        if let Some(w) = &mut self.ns2 {
+        self.release_ns2(None);
+        if let Some(w) = &mut self.ns2_out {
             results.push(w.flush());
         }
         if let Some(w) = &mut self.sends {

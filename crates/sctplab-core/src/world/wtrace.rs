@@ -103,13 +103,25 @@ impl World {
         pid: PacketId,
         from: MacAddr,
     ) {
+        let line = self.received_line(t, node, self.pool.get(pid), from);
+        self.tracer.ns2_wireless(&line);
+    }
+
+    /// `wtrace_received`'s line for packet `p`.
+    pub(super) fn received_line(
+        &self,
+        t: SimTime,
+        node: NodeId,
+        p: &Packet,
+        from: MacAddr,
+    ) -> WirelessLine<'static> {
         let ta = self
             .wireless
             .as_deref()
             .and_then(|w| w.nics.get(from.0 as usize))
             .map_or(0, |n| u64::from(n.node.0));
-        let mac = [0, u64::from(node.0), ta, ethertype_of(self.pool.get(pid))];
-        self.wtrace_packet_mac('r', t, node, "MAC", "---", pid, mac);
+        let mac = [0, u64::from(node.0), ta, ethertype_of(p)];
+        self.packet_line('r', t, node, "MAC", "---", p, mac)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -123,13 +135,28 @@ impl World {
         pid: PacketId,
         mac: [u64; 4],
     ) {
-        let p = self.pool.get(pid);
+        let line = self.packet_line(op, t, node, layer, why, self.pool.get(pid), mac);
+        self.tracer.ns2_wireless(&line);
+    }
+
+    /// The line of an event of packet `p` at a layer of `node`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn packet_line(
+        &self,
+        op: char,
+        t: SimTime,
+        node: NodeId,
+        layer: &'static str,
+        why: &'static str,
+        p: &Packet,
+        mac: [u64; 4],
+    ) -> WirelessLine<'static> {
         // ARP packets have no IP header: ns-2 prints `format_arp`'s tail instead.
         let (ip, tail) = match &p.arp {
             Some(a) => (None, self.arp_tail(a)),
             None => (Some(ip_fields(p)), tail(p)),
         };
-        let line = WirelessLine {
+        WirelessLine {
             op,
             t,
             node: node.0,
@@ -141,8 +168,7 @@ impl World {
             mac,
             ip,
             tail,
-        };
-        self.tracer.ns2_wireless(&line);
+        }
     }
 
     /// Drops a packet, with a `D` line when tracing.

@@ -183,7 +183,13 @@ fn check_all(m: &Mac, now: SimTime, f: &Frame, p: f64, met: &mut Met) {
     let nav_apart = deadline > now.as_nanos() && deadline != end.as_nanos();
     if quiet && nav_apart && m.quiet_overhear_fits(now) {
         let (mut a, mut b) = (m.clone(), m.clone());
-        a.quiet_overhear(now, f.airtime, f.duration, decodable, f.quiet_up);
+        a.quiet_overhear(
+            now,
+            f.airtime,
+            f.duration,
+            decodable,
+            f.quiet_up.then_some(f),
+        );
         b.rx_start(now, f, p, decodable);
         general_timers_until(&mut b, end);
         assert_eq!(state(&a), state(&b), "quiet_overhear of {f:?} at {now:?}");
@@ -191,7 +197,13 @@ fn check_all(m: &Mac, now: SimTime, f: &Frame, p: f64, met: &mut Met) {
     }
     if m.waits_quietly() && nav_apart && m.waiting_overhear_fits(now) {
         let (mut a, mut b) = (m.clone(), m.clone());
-        a.waiting_overhear(now, f.airtime, f.duration, decodable, f.quiet_up);
+        a.waiting_overhear(
+            now,
+            f.airtime,
+            f.duration,
+            decodable,
+            f.quiet_up.then_some(f),
+        );
         b.rx_start(now, f, p, decodable);
         general_timers_until(&mut b, end);
         assert_eq!(state(&a), state(&b), "waiting_overhear of {f:?} at {now:?}");
@@ -213,7 +225,14 @@ fn check_after_nav(m: &Mac, f: &Frame, gap: SimDuration, p: f64, met: &mut Met) 
     let end = at + f.airtime;
     let decodable = p >= RX_THRESH;
     let (mut a, mut b) = (m.clone(), m.clone());
-    a.quiet_overhear_after_nav(nav_end, at, f.airtime, f.duration, decodable, f.quiet_up);
+    a.quiet_overhear_after_nav(
+        nav_end,
+        at,
+        f.airtime,
+        f.duration,
+        decodable,
+        f.quiet_up.then_some(f),
+    );
     b.handle_timeout(nav_end);
     b.rx_start(at, f, p, decodable);
     general_timers_until(&mut b, end);

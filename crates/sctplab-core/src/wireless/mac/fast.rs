@@ -35,12 +35,15 @@
 //!   field of `Frame` rather than a table in the world; and the count stays in the MAC
 //!   because only the MAC's reception rules, run at the reception's end (often inside
 //!   a fast path that does not go through the world), decide whether the frame was
-//!   received whole (not collided, errored or lost to its own transmission).
+//!   received whole (not collided, errored or lost to its own transmission). For the
+//!   ns-2 trace (which writes a line for each delivery) the MAC also keeps each counted
+//!   delivery when asked (`keep_counted_deliveries`, `take_counted_deliveries`).
 
 use crate::sim::{EventKey, SimDuration, SimTime};
 
-use super::super::frame::Frame;
+use super::super::frame::{Frame, MacAddr};
 use super::{BACKOFF, DEFER, IF, Mac, NAV, NO_TIMER, RECV, RxFrame, RxState, SEND, TxState, due};
+use crate::net::PacketId;
 
 /// The timers a quiet or waiting MAC has none of, as bits of `Mac::running`.
 const ACTIVE_TIMERS: u8 = (1 << DEFER) | (1 << BACKOFF) | (1 << SEND) | (1 << IF);
@@ -280,7 +283,7 @@ impl Mac {
                 }
                 if rx.frame.quiet_up && self.rx_state != RxState::Coll && !rx.error {
                     // `recv_data` of a broadcast frame.
-                    self.quiet_up();
+                    self.quiet_up(&rx.frame);
                 }
             }
             self.rx_state = RxState::Idle;
@@ -386,7 +389,7 @@ impl Mac {
         airtime: SimDuration,
         duration: SimDuration,
         decodable: bool,
-        quiet_up: bool,
+        quiet_up: Option<&Frame>,
     ) {
         debug_assert!(self.quiet_overhear_fits(at));
         self.overhear_in_one_step(at, airtime, duration, decodable, quiet_up);
@@ -412,7 +415,7 @@ impl Mac {
         airtime: SimDuration,
         duration: SimDuration,
         decodable: bool,
-        quiet_up: bool,
+        quiet_up: Option<&Frame>,
     ) {
         debug_assert!(self.timers_are_quiet() && !self.resume_pending);
         debug_assert!(self.only_nav_due_at(nav_end) && self.nav == nav_end && nav_end < at);
@@ -435,7 +438,7 @@ impl Mac {
         airtime: SimDuration,
         duration: SimDuration,
         decodable: bool,
-        quiet_up: bool,
+        quiet_up: Option<&Frame>,
     ) {
         debug_assert!(self.waiting_overhear_fits(at) && self.waits_quietly());
         self.overhear_in_one_step(at, airtime, duration, decodable, quiet_up);
@@ -454,7 +457,7 @@ impl Mac {
         airtime: SimDuration,
         duration: SimDuration,
         decodable: bool,
-        quiet_up: bool,
+        quiet_up: Option<&Frame>,
     ) {
         // The reception timer's start takes a number; it stops at the end.
         self.timer_seq += 1;
@@ -469,8 +472,8 @@ impl Mac {
         // `set_nav`; the NAV timer is then the earliest (the reception's has stopped).
         self.extend_nav_quiet(end + d);
         self.next = (NAV, self.timers[NAV]);
-        if decodable && quiet_up {
-            self.quiet_up();
+        if let Some(f) = quiet_up.filter(|_| decodable) {
+            self.quiet_up(f);
         }
         // Not receiving before (`overhear_fits`), so `pktRx_` is empty: nothing to drop.
         debug_assert!(self.rx_state == RxState::Idle && self.rx.is_none());
@@ -564,24 +567,51 @@ impl Mac {
         if !f.quiet_up {
             return false;
         }
-        self.count_quiet_up();
+        self.count_quiet_up(f);
         true
     }
 
-    /// A `Frame::quiet_up` frame received whole at `now` (its reception's end), as a
-    /// delivery the routing agent takes if it does so before the run ends.
+    /// A `Frame::quiet_up` frame `f` received whole at `now` (its reception's end), as
+    /// a delivery the routing agent takes if it does so before the run ends; kept
+    /// whole if the world asked for that (`keep_counted_deliveries`).
     #[inline]
-    fn count_quiet_up(&mut self) {
+    fn count_quiet_up(&mut self, f: &Frame) {
         if self.now < self.fast.quiet_up_until {
             self.fast.quiet_ups += 1;
         }
+        if self.fast.keep {
+            self.keep_delivery(f);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn keep_delivery(&mut self, f: &Frame) {
+        self.fast.kept.push(CountedDelivery {
+            at: self.now,
+            from: f.src,
+            packet: f.packet,
+        });
     }
 
     /// `count_quiet_up` on the fast paths, which also count the delivery itself.
     #[inline]
-    fn quiet_up(&mut self) {
+    fn quiet_up(&mut self, f: &Frame) {
         self.counters.delivered += 1;
-        self.count_quiet_up();
+        self.count_quiet_up(f);
+    }
+
+    /// Keep each counted delivery (`take_counted_deliveries`): what a plain run's MAC
+    /// would have put out, for the ns-2 trace (`--trace ns2`), which writes a line for
+    /// it.
+    pub(crate) fn keep_counted_deliveries(&mut self) {
+        self.fast.keep = true;
+    }
+
+    /// The counted deliveries kept since the last call, in the order the MAC made them
+    /// (its reception ends' order).
+    pub(crate) fn take_counted_deliveries(&mut self, into: &mut Vec<CountedDelivery>) {
+        into.append(&mut self.fast.kept);
     }
 
     /// Deliveries of `Frame::quiet_up` frames the routing agent takes before the run
@@ -598,14 +628,26 @@ impl Mac {
     }
 }
 
+/// A delivery the MAC only counted (`Frame::quiet_up`), as a plain MAC would have put
+/// it out (`MacEvent::Received`): when its reception ended, from whom, which packet.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct CountedDelivery {
+    pub at: SimTime,
+    pub from: MacAddr,
+    pub packet: Option<PacketId>,
+}
+
 /// The counted deliveries' bookkeeping (see the module's doc).
-#[derive(Copy, Clone, Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct FastState {
     /// Deliveries of `Frame::quiet_up` frames counted instead of put out, those whose
     /// reception ended before `quiet_up_until` (the world's routing agent would have
     /// taken the packet before the run's end).
     quiet_ups: u64,
     quiet_up_until: SimTime,
+    /// Keep each counted delivery in `kept` (`keep_counted_deliveries`).
+    keep: bool,
+    kept: Vec<CountedDelivery>,
 }
 
 impl Default for FastState {
@@ -613,6 +655,8 @@ impl Default for FastState {
         FastState {
             quiet_ups: 0,
             quiet_up_until: SimTime::MAX,
+            keep: false,
+            kept: Vec::new(),
         }
     }
 }

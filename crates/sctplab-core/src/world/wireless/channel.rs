@@ -118,9 +118,8 @@ impl World {
             let node = self.wl().nics[nic as usize].node;
             self.wtrace_frame('s', now, node, &frame);
         }
-        let traced = self.tracer.pcap_on() || self.tracer.ns2_on();
         let w = self.wireless.as_deref_mut().expect("wireless");
-        if w.logs_frame(&frame, traced) {
+        if w.logs_frame(&frame) {
             // The accelerated channel (`fast/air_log.rs`): the same receptions, lazily.
             self.transmit_logged(now, nic, frame);
             return;
@@ -168,11 +167,14 @@ impl World {
         }
     }
 
-    /// Writes a frame to the pcap of wireless interface `nic` (802.11 frames).
+    /// Writes a frame to the pcap of wireless interface `nic` (802.11 frames), after
+    /// the receptions catch-ups ran since the last write (`write_lazy_captures`).
     fn capture_frame(&mut self, now: SimTime, nic: u32, frame: &Frame) {
+        self.write_lazy_captures();
         let iface = self.wl().nics[nic as usize].iface;
         let pkt = frame.packet.map(|p| self.pool.get(p));
-        self.tracer.wlan_frame(iface.idx(), now, frame, pkt);
+        self.tracer.encode_wlan(frame, pkt);
+        self.tracer.write_wlan(iface.idx(), now);
     }
 
     /// A frame's first bit reaches `nic` (`WirelessPhy::sendUp` -> `Mac802_11::recv`):

@@ -8,7 +8,7 @@ use crate::sim::RngStream;
 /// A small random wireless scenario: 3-9 nodes moving by random waypoint in an area
 /// that may exceed the carrier-sense range (hidden stations), CBR pairs and one TCP
 /// or SCTP transfer, AODV or static routes, RTS/CTS for all, some or no frames.
-fn random_manet(r: &mut RngStream) -> String {
+pub(in crate::world) fn random_manet(r: &mut RngStream) -> String {
     let n = 3 + (r.next_u64() % 7) as usize;
     let width = 200.0 + r.uniform() * 1400.0;
     let height = 100.0 + r.uniform() * 500.0;

@@ -1,18 +1,18 @@
 //! The air log: receptions at quiet NICs, kept out of the queue.
 //!
-//! Contract. With deferred receptions on (and no pcap or ns-2 trace written), a frame
-//! put on the air takes one block of sequence numbers, NIC `j` the `j`-th, as the
-//! receivers of the plain channel's run would (NICs are numbered in node order). The
-//! NICs that are not quiet, and the addressee, get their `RxStart` events now; the
-//! frame goes into the air log, and each quiet NIC reads it when it next catches up
-//! (`LogReader::stage`), with the positions at transmission, the same distance and the
-//! same filter as the channel's grid query: the reception keeps the key it would have
-//! had. A NIC that stops being quiet puts what it has not yet run into the queue with
-//! those keys. A broadcast frame is logged only where decodability is sure from the
-//! distance at transmission (`RxPower::decodable_sure`): the quiet NICs that may decode
-//! it get real events, unless its delivery would only be counted as a repeated route
-//! request (`Fast::quiet_duplicates`). The sweep drops the frames every quiet NIC has
-//! read (`Wireless::trim_log`).
+//! Contract. With deferred receptions on, a frame put on the air takes one block of
+//! sequence numbers, NIC `j` the `j`-th, as the receivers of the plain channel's run
+//! would (NICs are numbered in node order). The NICs that are not quiet, and the
+//! addressee, get their `RxStart` events now; the frame goes into the air log, and each
+//! quiet NIC reads it when it next catches up (`LogReader::stage`), with the positions
+//! at transmission, the same distance and the same filter as the channel's grid query:
+//! the reception keeps the key it would have had. A NIC that stops being quiet puts
+//! what it has not yet run into the queue with those keys. A broadcast frame is logged
+//! only where decodability is sure from the distance at transmission
+//! (`RxPower::decodable_sure`): the quiet NICs that may decode it get real events,
+//! unless its delivery would only be counted as a repeated route request
+//! (`Fast::quiet_duplicates`). The sweep drops the frames every quiet NIC has read
+//! (`Wireless::trim_log`).
 //! Guards: `deferred_quiet_mac_timers_change_no_result`,
 //! `broadcasts_through_the_log_change_nothing` (`wireless/tests.rs`),
 //! `tests/manet_snapshots.rs`, the per-MAC input digests.
@@ -31,14 +31,12 @@ use std::collections::VecDeque;
 
 impl Wireless {
     /// Whether `World::transmit` hands `frame` to the air log (`World::transmit_logged`)
-    /// rather than giving every sensing NIC its event: with deferred receptions on, not
-    /// while a pcap or ns-2 trace is written (`traced`: a reception may write the frame
-    /// to the pcap), and a broadcast frame only with `Fast::log_broadcasts`.
+    /// rather than giving every sensing NIC its event: with deferred receptions on, and
+    /// a broadcast frame only with `Fast::log_broadcasts`. Traces see the same
+    /// receptions either way (`traced.rs`).
     #[inline]
-    pub(in crate::world::wireless) fn logs_frame(&self, frame: &Frame, traced: bool) -> bool {
-        !traced
-            && self.fast.deferred_mac_timers
-            && (!frame.dst.is_broadcast() || self.fast.log_broadcasts)
+    pub(in crate::world::wireless) fn logs_frame(&self, frame: &Frame) -> bool {
+        self.fast.deferred_mac_timers && (!frame.dst.is_broadcast() || self.fast.log_broadcasts)
     }
 }
 
@@ -208,6 +206,9 @@ impl Wireless {
         if k > 0 {
             self.fast.air_log.drain(..k);
             self.fast.air_frames.drain(..k);
+            if self.fast.capture {
+                self.fast.air_records.drain(..k);
+            }
             self.fast.log_base = keep;
             let mut words = 0;
             while self.fast.real_frames.front().is_some_and(|&g| g < keep) {
@@ -449,6 +450,10 @@ impl World {
             real,
         });
         w.fast.air_frames.push(frame);
+        if w.fast.capture {
+            // `World::transmit` has just encoded the frame for the sender's capture.
+            w.fast.air_records.push(self.tracer.encoded_wlan().into());
+        }
         let slot = w.alloc_frame(frame, sender as u32);
         let step = SEQ_STEP;
         debug_assert!(

@@ -15,6 +15,7 @@ use super::super::Nic;
 use super::super::channel::deaf_node;
 use super::Fast;
 use super::air_log::{DeferredRx, LogReader, insert_in_order};
+use super::traced::LazyCapture;
 use super::virtual_timer::{ChainTimes, VirtSeq, timer_turn};
 use crate::sim::{EventQueue, HistoryCursor, SEQ_STEP, SimTime};
 use crate::world::Event;
@@ -46,6 +47,8 @@ impl Wireless {
                     decodable_sure,
                     sense,
                     fuse_overheard,
+                    capture,
+                    captures,
                     ..
                 },
             ..
@@ -61,6 +64,8 @@ impl Wireless {
             near_margin: *near_margin,
             sure: *decodable_sure,
             fuse: *fuse_overheard,
+            capture: *capture,
+            captures,
             rd: LogReader {
                 entries: air_log,
                 frames: air_frames,
@@ -248,6 +253,9 @@ pub(super) struct QuietNic<'a> {
     pub(super) sure: Option<(f64, f64)>,
     /// `Fast::fuse_overheard`.
     pub(super) fuse: bool,
+    /// `Fast::capture` and `Fast::captures`.
+    pub(super) capture: bool,
+    pub(super) captures: &'a mut Vec<LazyCapture>,
     pub(super) rd: LogReader<'a>,
 }
 

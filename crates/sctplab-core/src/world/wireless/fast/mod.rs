@@ -16,6 +16,7 @@
 //! | `air_log.rs` | receptions at quiet NICs: a frame goes into the air log, each quiet NIC reads it when it next catches up | one block per frame, NIC `j` takes the `j`-th number, as the plain run's receivers |
 //! | `catch_up.rs` | running a NIC's lazy events in key order before its next real input | the earlier key first; a tie in time resolves the timer's number |
 //! | `overhear.rs` | a reception and its end in one step where nothing falls between them | the chain of keys the two steps would have armed |
+//! | `traced.rs` | what the lazy events write to `--pcap` and `--trace ns2`, written when known | trace.tr merged in time order at each sweep (`world/trace_hold.rs`) |
 //!
 //! With every shortcut off the plain model never calls into these files but for
 //! `World::run_lazy_before_input` (which then finds nothing to run) and the periodic
@@ -25,10 +26,14 @@ mod air_log;
 mod catch_up;
 mod overhear;
 mod quiet;
+mod traced;
+#[cfg(test)]
+pub(in crate::world) mod traced_tests;
 mod virtual_timer;
 
 pub(crate) use air_log::DeferredRx;
 use air_log::LoggedFrame;
+use traced::LazyCapture;
 pub(crate) use virtual_timer::MacTimerSlot;
 use virtual_timer::{ChainTimes, VirtSeq};
 
@@ -122,8 +127,8 @@ pub(crate) struct Fast {
     /// when the frame goes on the air, for a frame not addressed to it (so that the
     /// reception leaves it quiet), takes its key from the run but stays in the NIC's
     /// `deferred_rx`; catch-up runs it in key order with the virtual timer events, and
-    /// it enters the queue with its key if the MAC stops being quiet first. Not while
-    /// pcap or ns-2 traces are written (a reception may write a frame to the pcap).
+    /// it enters the queue with its key if the MAC stops being quiet first. pcap and
+    /// ns-2 traces see these receptions as the plain run's (`traced.rs`).
     pub(crate) deferred_mac_timers: bool,
     /// Run a deferred reception and its end in one step when nothing falls between them
     /// (`QuietNic::overhear`); off only to compare both ways (`Shortcuts`).
@@ -149,6 +154,21 @@ pub(crate) struct Fast {
     /// A catch-up left MAC output (`Wireless::check_caught_up`): what the run loop
     /// stops with at its next sweep.
     pub(crate) internal_error: Option<String>,
+    /// `--pcap`: a catch-up notes each decodable reception it runs in `captures`,
+    /// which the world writes to the NIC's capture before anything else reaches it
+    /// (`World::write_lazy_captures`), from `air_records`: per logged frame, the
+    /// record its receivers' captures hold (the packet may be gone from the pool by
+    /// then).
+    capture: bool,
+    air_records: Vec<Box<[u8]>>,
+    captures: Vec<LazyCapture>,
+    /// `--trace ns2`: the MACs keep the deliveries they only count
+    /// (`Mac::keep_counted_deliveries`), which the world writes as trace lines
+    /// (`World::trace_counted_deliveries`).
+    trace_deliveries: bool,
+    /// Counted deliveries whose reception ends before this reach routing before the
+    /// run ends (`set_run_end`).
+    quiet_up_until: SimTime,
 }
 
 impl Fast {
@@ -205,6 +225,11 @@ impl Fast {
             waiting_quiet: shortcuts.waiting_quiet,
             swept_at_pop: 0,
             internal_error: None,
+            capture: false,
+            air_records: Vec::new(),
+            captures: Vec::new(),
+            trace_deliveries: false,
+            quiet_up_until: SimTime::MAX,
         }
     }
 }
@@ -235,6 +260,7 @@ impl Wireless {
         let until = stop_at.map_or(SimTime::MAX, |s| {
             SimTime::from_nanos(s.as_nanos().saturating_sub(self.ll_delay.as_nanos()))
         });
+        self.fast.quiet_up_until = until;
         for n in &mut self.nics {
             n.mac.set_quiet_up_until(until);
         }
@@ -337,9 +363,13 @@ impl World {
                 ));
             }
         }
+        // Before the log drops the frames they need.
+        self.write_lazy_captures();
+        self.trace_counted_deliveries();
         if let Some(w) = self.wireless.as_deref_mut() {
             w.trim_log();
         }
+        self.tracer.release_ns2(Some(before.0));
     }
 
     /// At the end of a run: runs every virtual MAC timer event that would have come
@@ -355,6 +385,10 @@ impl World {
         let last = (0..n as u32)
             .filter_map(|nic| self.mac_catch_up(nic, before))
             .max();
+        self.write_lazy_captures();
+        self.trace_counted_deliveries();
+        // Every line is known now: out before the last look at the files' size.
+        self.tracer.release_ns2(None);
         // The repeated route requests whose deliveries the MACs only counted.
         if let Some(w) = self.wireless.as_deref_mut() {
             for n in &mut w.nics {

@@ -16,13 +16,15 @@
 
 use super::air_log::{DeferredRx, LogReader};
 use super::catch_up::{Pending, QuietNic};
+use super::traced::LazyCapture;
 use super::virtual_timer::VirtSeq;
 use crate::sim::{EventQueue, HistoryCursor, SimDuration, SimTime};
+use crate::wireless::frame::Frame;
 use crate::wireless::propagation::Reception;
 use crate::world::Event;
 use crate::world::mac_digest::{Input, frame_key};
 
-impl QuietNic<'_> {
+impl<'a> QuietNic<'a> {
     /// Whether deferred reception `r` is decodable, and its power if that had to be
     /// computed.
     #[inline(always)]
@@ -130,6 +132,8 @@ impl QuietNic<'_> {
         self.n.digest.note(Input::Timer, e, || 0);
         // The power is not needed: no other frame overlaps this one.
         let (decodable, _) = self.decodable(r);
+        self.note_capture(r, decodable);
+        let quiet_up = self.delivered_frame(r, quiet_up);
         if general {
             self.n
                 .mac
@@ -166,12 +170,36 @@ impl QuietNic<'_> {
             .note(Input::Rx, r.at, || frame_key(&self.rd.logged(r.log).0));
         self.n.digest.note(Input::Timer, e, || 0);
         let (decodable, _) = self.decodable(r);
+        self.note_capture(r, decodable);
+        let quiet_up = self.delivered_frame(r, quiet_up);
         self.n
             .mac
             .quiet_overhear_after_nav(nav_end, r.at, airtime, duration, decodable, quiet_up);
         // After the NAV end's turn, no event is pending.
         self.rearm_after(r, e, Pending::After(None), q, cur);
         Some(e)
+    }
+
+    /// With `--pcap`, a decodable reception goes to the NIC's capture as the plain
+    /// run's `rx_start` writes it (`World::write_lazy_captures`).
+    #[inline(always)]
+    fn note_capture(&mut self, r: DeferredRx, decodable: bool) {
+        if self.capture && decodable {
+            self.captures.push(LazyCapture {
+                nic: self.nic,
+                at: r.at,
+                log: r.log,
+            });
+        }
+    }
+
+    /// The frame of reception `r` if its delivery is only counted (`quiet_up`: a
+    /// logged broadcast frame), which the MAC then keeps for the ns-2 trace if asked
+    /// (`Mac::keep_counted_deliveries`).
+    #[inline(always)]
+    fn delivered_frame(&self, r: DeferredRx, quiet_up: bool) -> Option<&'a Frame> {
+        let frames: &'a [Frame] = self.rd.frames;
+        quiet_up.then(|| &frames[(r.log - self.rd.base) as usize])
     }
 
     /// The end of reception `r`, its airtime and Duration field, if it ends before the
@@ -259,6 +287,7 @@ impl QuietNic<'_> {
         let (frame, sender) = self.rd.logged(log);
         self.n.digest.note(Input::Rx, at, || frame_key(&frame));
         let (decodable, power) = self.decodable(r);
+        self.note_capture(r, decodable);
         if self.n.mac.needs_power().0 {
             // Receiving another frame: capture needs both powers (`mac_rx_start`).
             if self.n.mac.needs_power().1 {
