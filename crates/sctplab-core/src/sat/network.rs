@@ -79,6 +79,12 @@ impl Network {
         }
     }
 
+    /// No ISLs (a constellation with `isl = "none"`).
+    pub fn clear_grid(&mut self) {
+        self.grid.clear();
+        self.isl_up.clear();
+    }
+
     pub fn now(&self) -> f64 {
         self.now
     }
@@ -233,6 +239,50 @@ impl Network {
         }
         path.reverse();
         Some(path.into_iter().map(|v| self.vertex(v)).collect())
+    }
+
+    /// Every satellite's next hop toward station `to` over the links up now, with the
+    /// delays at time `t` (Dijkstra from the station outwards: the links are symmetric),
+    /// as a vertex number (satellites `0..n`, the station `n + to`), or `usize::MAX`
+    /// where none leads there. Stations do not relay. What the run loop forwards by:
+    /// one table per destination station, until the next link change.
+    pub fn toward(&self, to: usize, t: f64) -> Vec<usize> {
+        let n = self.constellation.sats.len();
+        let dst = n + to;
+        let adj = self.adjacency();
+        let mut dist = vec![f64::INFINITY; adj.len()];
+        let mut next = vec![usize::MAX; adj.len()];
+        let mut pos: Vec<Option<super::Vec3>> = vec![None; adj.len()];
+        let at = |v: usize, pos: &mut Vec<Option<super::Vec3>>| -> super::Vec3 {
+            *pos[v].get_or_insert_with(|| self.position(v, t))
+        };
+        let mut heap = BinaryHeap::new();
+        dist[dst] = 0.0;
+        heap.push(Item(0.0, dst));
+        while let Some(Item(d, v)) = heap.pop() {
+            if d > dist[v] || (v >= n && v != dst) {
+                continue;
+            }
+            let pv = at(v, &mut pos);
+            for &w in &adj[v] {
+                if w >= n {
+                    continue;
+                }
+                let nd = d + pv.distance(at(w, &mut pos)) / LIGHT_KM_S;
+                if nd < dist[w] {
+                    dist[w] = nd;
+                    next[w] = v;
+                    heap.push(Item(nd, w));
+                }
+            }
+        }
+        next.truncate(n);
+        next
+    }
+
+    /// Position of vertex `v` (satellites first, then stations) at `t`.
+    pub fn vertex_position(&self, v: usize, t: f64) -> super::Vec3 {
+        self.position(v, t)
     }
 
     /// One-way propagation delay (s) of `route` at time `t`.
@@ -393,5 +443,9 @@ mod tests {
         );
         assert!(net.route_delay(&around, 90.0) > net.route_delay(&direct, 90.0));
         assert_eq!(net.handovers(0), 0);
+        // The tables the run loop forwards by follow the same route hop by hop: toward
+        // station 1 (vertex 48 + 1), satellite 0 goes to 23, 23 to 47, 47 to 24, 24 down.
+        let next = net.toward(1, 90.0);
+        assert_eq!((next[0], next[23], next[47], next[24]), (23, 47, 24, 49));
     }
 }

@@ -1,7 +1,8 @@
 //! `[[constellations]]` and `[[ground_stations]]` (CONTRACTS.md, "Satellite
-//! constellations"; docs/models/satellite.md): typed and checked here. The model is not
-//! part of the simulated network yet, so a scenario with either table stops after its
-//! keys are checked, with one line saying so.
+//! constellations"; docs/models/satellite.md): typed and checked here, each
+//! constellation built once (its TLE file read once) and kept on its entry for the world
+//! (`world/sat_build.rs`). Ground stations become nodes of the scenario, so that flows,
+//! links and the checks of both name them as any node.
 
 use super::error::ScenarioError;
 use super::load::typed;
@@ -57,6 +58,9 @@ pub struct ConstellationCfg {
     /// Default 10 s, ns-2.35's `sat_handoff_int_`.
     #[serde(default)]
     pub isl_check_interval: Option<Duration>,
+    /// The constellation `check` built from these keys.
+    #[serde(skip)]
+    pub built: Option<std::sync::Arc<Constellation>>,
 }
 
 /// One `explicit` satellite: ns-2.35's `set-position` arguments.
@@ -88,12 +92,12 @@ pub struct GroundStationCfg {
     pub handover_interval: Option<Duration>,
 }
 
-/// If the scenario has satellite tables: their keys checked, then the "not yet runnable"
-/// error. `Ok` when it has none.
-pub(crate) fn check(root: &Value, source: &str) -> Result<(), ScenarioError> {
+/// If the scenario has satellite tables: their keys checked and the constellations
+/// built, in file order (none when it has no satellite tables).
+pub(crate) fn check(root: &Value, source: &str) -> Result<Vec<Constellation>, ScenarioError> {
     let has = |k: &str| root.get(k).is_some();
     if !has("constellations") && !has("ground_stations") {
-        return Ok(());
+        return Ok(Vec::new());
     }
     let consts: Vec<ConstellationCfg> = match root.get("constellations") {
         Some(v) => typed::<Consts>(&named(v, "constellations"), source, "")?.constellations,
@@ -180,18 +184,50 @@ pub(crate) fn check(root: &Value, source: &str) -> Result<(), ScenarioError> {
             }
         }
     }
-    let path = if consts.is_empty() {
-        "ground_stations"
-    } else {
-        "constellations"
-    };
-    Err(ScenarioError::new(
-        source,
-        path,
-        "satellite constellations are not yet runnable: the keys are valid, but satellites \
-         and ground stations are not yet nodes of the simulated network (issue 39; \
-         docs/models/satellite.md)",
-    ))
+    Ok(built)
+}
+
+/// Keeps what `check` built on the typed entries, and makes every ground station a node
+/// (after the `[[nodes]]`, in file order) so that flows and links can name it.
+pub(crate) fn attach(file: &mut crate::scenario::schema::ScenarioFile, built: Vec<Constellation>) {
+    for (cfg, c) in file.constellations.iter_mut().zip(built) {
+        cfg.built = Some(std::sync::Arc::new(c));
+    }
+    for g in &file.ground_stations {
+        file.nodes.push(crate::scenario::schema::NodeCfg {
+            name: g.name.clone(),
+            wlan: 0,
+            x: None,
+            y: None,
+        });
+    }
+}
+
+/// Connected components of the nodes as `validate` checks flows against: the wired
+/// links, plus the ground stations of one constellation joined to each other (the
+/// satellites may join them; whether they do at a given instant is the run's business).
+pub(crate) fn components_with_stations(
+    file: &crate::scenario::schema::ScenarioFile,
+    adjacency: &[Vec<(crate::net::IfaceId, crate::net::NodeId)>],
+) -> Vec<u32> {
+    if file.ground_stations.is_empty() {
+        return crate::net::routing::components(adjacency);
+    }
+    let mut adj = adjacency.to_vec();
+    let index = |name: &str| file.nodes.iter().position(|n| n.name == name);
+    for (k, g) in file.ground_stations.iter().enumerate() {
+        for h in &file.ground_stations[k + 1..] {
+            if h.constellation != g.constellation {
+                continue;
+            }
+            if let (Some(a), Some(b)) = (index(&g.name), index(&h.name)) {
+                let dummy = crate::net::IfaceId(u32::MAX);
+                adj[a].push((dummy, crate::net::NodeId::from_idx(b)));
+                adj[b].push((dummy, crate::net::NodeId::from_idx(a)));
+            }
+        }
+    }
+    crate::net::routing::components(&adj)
 }
 
 /// The table `{key = value}`, so that error paths start with `key`.
@@ -461,9 +497,14 @@ constellation = "shell"
 [[flows]]
 name = "f"
 type = "tcp"
+variant = "sack"
 from = "paris"
 to = "nyc"
 "#;
+
+    fn ok(text: &str) -> crate::scenario::Scenario {
+        load_toml(text, "leo.toml", "leo", &[]).expect("accepted")
+    }
 
     fn err(text: &str) -> String {
         match load_toml(text, "leo.toml", "leo", &[]) {
@@ -478,15 +519,18 @@ to = "nyc"
     }
 
     #[test]
-    fn a_valid_constellation_is_not_yet_runnable() {
-        let e = err(LEO);
+    fn a_valid_constellation_loads_and_its_stations_are_nodes() {
+        let s = ok(LEO);
+        let names: Vec<&str> = s.file.nodes.iter().map(|n| n.name.as_str()).collect();
+        assert_eq!(names, ["paris", "nyc"]);
+        let c = s.file.constellations[0].built.as_deref().expect("built");
+        assert_eq!(c.sats.len(), 24);
+        // A flow to a satellite is to no node.
+        let e = with("to = \"nyc\"", "to = \"shell-0-1\"");
         assert!(
-            e.starts_with(
-                "leo.toml: constellations: satellite constellations are not yet runnable"
-            ),
+            e.starts_with("leo.toml: flows.f.to: unknown node \"shell-0-1\""),
             "{e}"
         );
-        assert!(!e.contains('\n'));
     }
 
     #[test]
@@ -598,8 +642,10 @@ satellites = [
             ),
             "{e}"
         );
-        let e = err(&text.replace("alpha = 360.0", "alpha = 32.7"));
-        assert!(e.contains("not yet runnable"), "{e}");
+        ok(&format!(
+            "duration = \"1s\"\n{}\n[[nodes]]\nname = \"h\"\n",
+            text.replace("alpha = 360.0", "alpha = 32.7")
+        ));
         let e = err(&text.replace("kind = \"explicit\"", "kind = \"explicit\"\nplanes = 2"));
         assert!(e.starts_with("leo.toml: constellations.iri.planes: applies to walker_delta and walker_star, not explicit"), "{e}");
     }
@@ -623,12 +669,11 @@ satellites = [
         .unwrap();
         let scen = |f: &std::path::Path, isl: &str| {
             format!(
-                "[[constellations]]\nname = \"t\"\nkind = \"tle\"\ntle_file = {:?}\n{isl}\n",
+                "duration = \"1s\"\n[[constellations]]\nname = \"t\"\nkind = \"tle\"\ntle_file = {:?}\n{isl}\n",
                 f.display().to_string()
             )
         };
-        let e = err(&scen(&good, ""));
-        assert!(e.contains("not yet runnable"), "{e}");
+        ok(&scen(&good, "[[nodes]]\nname = \"h\""));
         let e = err(&scen(&bad, ""));
         assert!(
             e.starts_with("leo.toml: constellations.t.tle_file: "),
