@@ -12,7 +12,8 @@
 #   FTP from 1 s, 984-byte segments: with ns-2's 40-byte TCP/IP header and the 16 bytes
 #   its satellite links add to every packet (LINK_HDRSIZE), 1040 bytes on every hop, what
 #   sctplab's 1000-byte segments with their 40-byte header take.
-# OUT_TRACE gets `trace-all-satlinks`: every satellite link's +, -, r and d lines.
+# OUT_TRACE gets `trace-all-satlinks`: every satellite link's +, -, r and d lines
+# (`none`: no trace, for timing the simulator alone).
 
 set mode [lindex $argv 0]
 set duration [lindex $argv 1]
@@ -74,8 +75,10 @@ $t1 set-position 42.3 -71.1
 $t0 add-gsl polar $opt(ll) $opt(ifq) $opt(qlim) $opt(mac) $opt(bw_up) $opt(phy) [$n(0) set downlink_] [$n(0) set uplink_]
 $t1 add-gsl polar $opt(ll) $opt(ifq) $opt(qlim) $opt(mac) $opt(bw_up) $opt(phy) [$n(0) set downlink_] [$n(0) set uplink_]
 
-set tf [open $outfile w]
-$ns trace-all-satlinks $tf
+if {$outfile != "none"} {
+    set tf [open $outfile w]
+    $ns trace-all-satlinks $tf
+}
 if {$mode == "cbr"} {
     set udp0 [new Agent/UDP]
     $ns attach-agent $t0 $udp0
@@ -101,5 +104,9 @@ if {$mode == "cbr"} {
 $ns at 1.0 "$app start"
 set satrouteobject_ [new SatRouteObject]
 $satrouteobject_ compute_routes
-$ns at $duration "close $tf; exit 0"
+if {$outfile != "none"} {
+    $ns at $duration "close $tf; exit 0"
+} else {
+    $ns at $duration "exit 0"
+}
 $ns run

@@ -362,8 +362,9 @@ mod tests {
         // One polar plane of 24 (15 deg apart), stations at both poles. At time 0
         // satellite 6 (alpha 90) is over the north pole and 18 (alpha 270) over the
         // south pole, each attached to its station straight up (780 km). The two ways
-        // round the ring are 12 hops each of chord 2 x 7158 sin 7.5 deg: a tie, which
-        // goes to the lower satellite numbers (6 -> 5 -> ... -> 0 -> 23 -> ... -> 18).
+        // round the ring are 12 hops each of chord 2 x 7158 sin 7.5 deg: a tie up to
+        // the last bits of the positions, so either way round (6 -> 5 -> ... -> 18 or
+        // 6 -> 7 -> ... -> 18) is a shortest route.
         let c = Constellation::new("p", plane(24, 0.0, 0), PlaneTopology::Seam);
         let net = Network::new(c, 70.0, 10.0, vec![station(90.0, 0.0), station(-90.0, 0.0)]);
         assert_eq!(net.attached(0), Some(6));
@@ -371,7 +372,7 @@ mod tests {
         let r = net.route(0, 1, 0.0).unwrap();
         assert_eq!(r.len(), 2 + 13);
         assert_eq!(r[1], Vertex::Sat(6));
-        assert_eq!(r[2], Vertex::Sat(5));
+        assert!(r[2] == Vertex::Sat(5) || r[2] == Vertex::Sat(7), "{r:?}");
         assert_eq!(r[13], Vertex::Sat(18));
         let chord = 2.0 * 7158.0 * 7.5f64.to_radians().sin();
         let by_hand = (2.0 * 780.0 + 12.0 * chord) / 299_793.0;
