@@ -6,6 +6,10 @@ use crate::scenario::load_toml;
 use crate::world::{RunOptions, run_scenario};
 use serde_json::Value;
 
+/// ns-2.35's truncated pi (satgeometry.h), which the model's angles use.
+#[allow(clippy::approx_constant)]
+const PI: f64 = 3.1415926535897;
+
 fn run(text: &str) -> Value {
     let s = load_toml(text, "sat.toml", "sat", &[]).expect("scenario loads");
     let r = run_scenario(&s, &RunOptions::default()).expect("scenario runs");
@@ -78,10 +82,10 @@ packet_size = "1000B"
     let (r, earth) = (7158.0f64, 6378.0f64);
     let bits = 1028.0 * 8.0;
     let (tx_gsl, tx_isl) = (bits / 1.5e6, bits / 25e6);
-    let chord = 2.0 * r * (7.5f64 * 3.1415926535897 / 180.0).sin();
-    let period = 2.0 * 3.1415926535897 * (r.powi(3) / 398_601.2).sqrt();
+    let chord = 2.0 * r * (7.5f64 * PI / 180.0).sin();
+    let period = 2.0 * PI * (r.powi(3) / 398_601.2).sqrt();
     let down_start = tx_gsl + 780.0 / c + 12.0 * (tx_isl + chord / c);
-    let angle = 2.0 * 3.1415926535897 * down_start / period;
+    let angle = 2.0 * PI * down_start / period;
     let down = (r * r + earth * earth - 2.0 * r * earth * angle.cos()).sqrt();
     let by_hand = down_start + tx_gsl + down / c;
     let got = s["flows"]["cbr"]["max_delay_s"].as_f64().unwrap();
