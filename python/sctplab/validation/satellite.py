@@ -21,6 +21,7 @@ its satellite links add; ours an 88-byte payload with its 28-byte UDP/IP header)
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 from pathlib import Path
 
@@ -123,11 +124,14 @@ def _ns2_trace(mode: str, duration: float, tmp: Path) -> Path:
     return out
 
 
-def _paths(trace: Path, src: int, dst: int, kind: str) -> dict[int, tuple[float, float, tuple[int, ...]]]:
+Delivered = tuple[float, float, tuple[int, ...]]
+
+
+def _paths(trace: Path, src: int, dst: int, kind: str) -> dict[int, Delivered]:
     """Per packet delivered to `dst`: first enqueue time, arrival time, node path."""
     sent: dict[int, float] = {}
     path: dict[int, list[int]] = {}
-    done: dict[int, tuple[float, float, tuple[int, ...]]] = {}
+    done: dict[int, Delivered] = {}
     with trace.open() as f:
         for line in f:
             x = line.split()
@@ -145,9 +149,7 @@ def _paths(trace: Path, src: int, dst: int, kind: str) -> dict[int, tuple[float,
     return done
 
 
-def _by_send_time(
-    done: dict[int, tuple[float, float, tuple[int, ...]]],
-) -> list[tuple[float, float, tuple[int, ...]]]:
+def _by_send_time(done: dict[int, Delivered]) -> list[Delivered]:
     return sorted(done.values())
 
 
@@ -170,7 +172,7 @@ def delay_checks(tmp: Path, quick: bool) -> list[Check]:
     matched = len(diffs)
 
     def changes(paths: list[tuple[int, ...]]) -> float:
-        return float(sum(a != b for a, b in zip(paths, paths[1:])))
+        return float(sum(a != b for a, b in itertools.pairwise(paths)))
 
     return [
         Check(
