@@ -178,10 +178,10 @@ impl World {
                 Event::LlDown(nic, pid) => self.ll_down(now, nic, pid),
                 Event::LlUp(nic, pid) => self.ll_up(now, nic, pid),
                 Event::Release(pid) => self.discard(pid),
-                Event::SatCheck => {
-                    watch.progressed_at = now;
-                    self.sat_check(now)
-                }
+                // Not counted as progress (unlike a fault): a flow that no satellite
+                // ever carries must still end as a livelock, not run for centuries of
+                // check instants.
+                Event::SatCheck => self.sat_check(now),
                 Event::Sample => {
                     // Sampling observes the model; it is no event of it (summary.json's
                     // `events` must not depend on `--series`).
