@@ -258,7 +258,9 @@ impl World {
                     let dst_node = self.ifaces[dst_iface.idx()].node;
                     // The source address is that of the interface the packet leaves by.
                     let wired = self.routes.next_hop(src, dst_iface);
-                    let out = wired.or_else(|| self.wireless_iface_toward(src, dst_iface));
+                    let out = wired
+                        .or_else(|| self.wireless_iface_toward(src, dst_iface))
+                        .or_else(|| self.sat_iface_toward(src, dst_iface));
                     let src_addr = match out {
                         Some(out) => self.ifaces[out.idx()].addr,
                         None => self.nodes[src.idx()].addr,

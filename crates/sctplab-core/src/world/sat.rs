@@ -297,6 +297,19 @@ impl World {
         }
     }
 
+    /// The satellite interface a ground station sends on toward `dst` when no wired
+    /// route reaches it: the source address of its packets, so that replies come back
+    /// the same way (a station with a wired link too is multihomed).
+    pub(super) fn sat_iface_toward(&mut self, node: NodeId, dst: IfaceId) -> Option<IfaceId> {
+        self.sat.as_ref()?;
+        let up = self.sat_next_dir(node, dst)?;
+        self.nodes[node.idx()]
+            .ifaces
+            .iter()
+            .copied()
+            .find(|&i| self.ifaces[i.idx()].out == up)
+    }
+
     /// The ground station a packet for `dst` leaves the satellites at: its owner, or
     /// the first station whose wired links reach it.
     fn sat_egress(&mut self, dst: IfaceId) -> Option<(u32, u32)> {

@@ -165,3 +165,76 @@ fn slotted_handovers_every_interval_and_tcp_over_the_shell() {
     let isl = &s["satellite_links"]["isl"];
     assert!(isl["tx_packets"].as_u64().unwrap() > 0);
 }
+
+#[test]
+fn sctp_fails_over_from_a_wire_to_a_geo_satellite() {
+    // Two ground stations on the equator at 10 W and 10 E, joined by a wire and by one
+    // geostationary satellite over 0 E (an `explicit` entry at 35,786 km, inclination 0):
+    // each is multihomed (eth0 on the wire, sat1 on the satellite). SCTP starts on the
+    // wire (the primary, b's first address); the wire goes down at 10 s. RFC 9260 sec.
+    // 8.2: the primary is marked inactive after Path.Max.Retrans (5) more timeouts, the
+    // RTO doubling from 1 s (1 + 2 + 4 + 8 + 16 + 32 s: by 73 s); meanwhile only the
+    // retransmissions go to the alternate. With the window from 100 s only what
+    // crossed the satellite counts.
+    let text = r#"
+duration = "200s"
+[measure]
+start = "100s"
+[[constellations]]
+name = "geo"
+kind = "explicit"
+gsl_bandwidth = "2Mb"
+satellites = [
+  { altitude = "35786km", inclination = 0.0, longitude = 0.0, alpha = 0.0, plane = 1 },
+]
+[[ground_stations]]
+name = "a"
+lat = 0.0
+lon = -10.0
+constellation = "geo"
+min_elevation = 10.0
+[[ground_stations]]
+name = "b"
+lat = 0.0
+lon = 10.0
+constellation = "geo"
+min_elevation = 10.0
+[[links]]
+name = "wire"
+a = "a"
+b = "b"
+bandwidth = "2Mb"
+delay = "10ms"
+[[flows]]
+name = "sctp"
+type = "sctp"
+variant = "rfc9260"
+from = "a"
+to = "b"
+start = "1s"
+[[faults]]
+name = "cut"
+at = "10s"
+link = "wire"
+action = "down"
+"#;
+    let s = run(text);
+    let f = &s["flows"]["sctp"];
+    assert_eq!(f["paths"]["b:eth0"]["state"], "inactive", "{s}");
+    assert!(f["goodput_bps"].as_f64().unwrap() > 100_000.0, "{s}");
+    assert!(f["paths"]["b:sat1"]["bytes_acked"].as_u64().unwrap() > 1_000_000);
+    assert_eq!(
+        s["links"]["a->b"]["tx_packets"], 0,
+        "the wire is down all window"
+    );
+    assert_eq!(s["ground_stations"]["a"]["handovers"], 0);
+    // The satellite path's RTT: four times the slant range from a station 10 deg of
+    // longitude from the sub-satellite point, sqrt(R^2 + r^2 - 2 R r cos 10 deg) with
+    // r = 6378 + 35786 km, over the speed of light (0.4777 s), plus the transmission
+    // times (a 1496-byte packet at 2 Mb/s is 6 ms each way up and down).
+    let (big_r, r) = (6378.0f64, 42_164.0f64);
+    let slant = (big_r * big_r + r * r - 2.0 * big_r * r * (10.0 * PI / 180.0).cos()).sqrt();
+    let rtt = 4.0 * slant / 299_793.0;
+    let srtt = f["paths"]["b:sat1"]["srtt_s"].as_f64().unwrap();
+    assert!(srtt > rtt && srtt < rtt + 0.03, "{srtt} vs {rtt}");
+}
