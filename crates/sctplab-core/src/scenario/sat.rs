@@ -17,6 +17,12 @@ use toml::{Table, Value};
 
 /// The constellation kinds `kind` names.
 pub const CONSTELLATION_KINDS: [&str; 4] = ["walker_delta", "walker_star", "tle", "explicit"];
+/// The shortest `handover_interval` and `isl_check_interval`: every check instant
+/// computes every satellite's position (ns-2.35's defaults are 10 s, Starlink's slot 15 s).
+pub const MIN_CHECK_INTERVAL: crate::sim::SimDuration = crate::sim::SimDuration::from_millis(100);
+const MIN_CHECK_MESSAGE: &str =
+    "must be at least 100ms (each check instant computes every satellite's position)";
+
 /// The handover policies `handover` names.
 pub const HANDOVER_POLICIES: [&str; 4] = ["ns2", "highest", "longest_visible", "slotted"];
 
@@ -168,8 +174,10 @@ pub(crate) fn check(root: &Value, source: &str) -> Result<Vec<Constellation>, Sc
                 ));
             }
         }
-        if g.handover_interval.is_some_and(|d| d.0.as_nanos() == 0) {
-            return Err(err("handover_interval", "must be greater than 0".into()));
+        if g.handover_interval
+            .is_some_and(|d| d.0 < MIN_CHECK_INTERVAL)
+        {
+            return Err(err("handover_interval", MIN_CHECK_MESSAGE.into()));
         }
     }
     for b in &built {
@@ -331,8 +339,10 @@ fn check_keys(c: &ConstellationCfg, kind: &str, err: &KeyError) -> Result<(), Sc
             ));
         }
     }
-    if c.isl_check_interval.is_some_and(|d| d.0.as_nanos() == 0) {
-        return Err(err("isl_check_interval", "must be greater than 0".into()));
+    if c.isl_check_interval
+        .is_some_and(|d| d.0 < MIN_CHECK_INTERVAL)
+    {
+        return Err(err("isl_check_interval", MIN_CHECK_MESSAGE.into()));
     }
     for (key, v) in [("isl_queue", c.isl_queue), ("gsl_queue", c.gsl_queue)] {
         if v == Some(0) {
@@ -584,7 +594,7 @@ to = "nyc"
             (
                 "handover_interval = \"15s\"",
                 "handover_interval = \"0s\"",
-                "leo.toml: ground_stations.paris.handover_interval: must be greater than 0",
+                "leo.toml: ground_stations.paris.handover_interval: must be at least 100ms",
             ),
             (
                 "phasing = 1",
