@@ -594,7 +594,7 @@ def bound_targets(doc: Doc, table: str) -> list[Path_]:
     if table.startswith("flows:"):
         kind = table.split(":")[1]
         return [["flows", i] for i, f in enumerate(doc.get("flows", [])) if f.get("type") == kind]
-    if table in ("nodes", "links", "snoop", "faults"):
+    if table in ("nodes", "links", "snoop", "faults", "constellations", "ground_stations"):
         return [[table, i] for i in range(len(doc.get(table, [])))]
     if table == "links.loss":
         return [["links", i, "loss"] for i in range(len(doc.get("links", [])))]

@@ -1,6 +1,5 @@
 """Satellite tables through the CLI (issue 39): bad values give one line naming the file,
-the key and what was expected, exit status 2; valid ones are refused as not yet runnable
-in the same way, since the world does not build satellite nodes yet."""
+the key and what was expected, exit status 2; valid ones run."""
 
 from __future__ import annotations
 
@@ -35,6 +34,7 @@ constellation = "shell"
 [[flows]]
 name = "f"
 type = "tcp"
+variant = "sack"
 from = "paris"
 to = "nyc"
 """
@@ -62,9 +62,9 @@ CASES = {
         LEO.replace('kind = "walker_delta"', 'kind = "rosette"'),
         ["leo.toml: constellations.shell.kind: unknown kind", "walker_delta"],
     ),
-    "not_yet_runnable": (
-        LEO,
-        ["leo.toml: constellations: satellite constellations are not yet runnable"],
+    "flow_to_a_satellite": (
+        LEO.replace('to = "nyc"', 'to = "shell-0-1"'),
+        ['leo.toml: flows.f.to: unknown node "shell-0-1"'],
     ),
 }
 
@@ -102,8 +102,10 @@ def test_unknown_tle_line_names_file_and_line(tmp_path: Path) -> None:
         '130.5360 325.0288 15.72125391563537"'
     ), line
     (tmp_path / "good.tle").write_text(ISS)
-    line = run(tmp_path, text.replace("bad.tle", "good.tle"))
-    assert "not yet runnable" in line, line
+    good = 'duration = "1s"\n' + text.replace("bad.tle", "good.tle") + '[[nodes]]\nname = "h"\n'
+    (tmp_path / "leo.toml").write_text(good)
+    r = sctplab("run", "leo.toml", "--out", tmp_path / "ok", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
 
 
 def test_a_bad_override_is_blamed_on_it(tmp_path: Path) -> None:

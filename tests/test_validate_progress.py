@@ -15,6 +15,7 @@ from sctplab.validation import cmt as validate_cmt
 from sctplab.validation import dsdv as validate_dsdv
 from sctplab.validation import multihoming as validate_multihoming
 from sctplab.validation import ns2 as validate
+from sctplab.validation import satellite as validate_satellite
 from sctplab.validation import wireless as validate_wireless
 
 
@@ -41,21 +42,27 @@ def fake_groups(monkeypatch: pytest.MonkeyPatch) -> None:
         "checks",
         lambda tmp, quick, cache, jobs: _rows(("dsdv_routing_packets", True)),
     )
+    monkeypatch.setattr(
+        validate_satellite, "checks", lambda tmp, quick: _rows(("sat_route_changes", True))
+    )
 
 
 @pytest.mark.usefixtures("fake_groups")
 def test_progress_and_last_line(tmp_path: Path) -> None:
     r = CliRunner().invoke(cli, ["validate", "ns2", "--out", str(tmp_path)])
     assert r.exit_code == 0, r.output
-    assert r.stdout.splitlines()[-1] == "8/8 checks pass"
+    assert r.stdout.splitlines()[-1] == "9/9 checks pass"
     err = r.stderr.splitlines()
     # A start and an end line per group of rows, numbered.
-    assert len([x for x in err if "started" in x]) == 7
-    assert err[0].startswith("sctplab validate ns2: [1/7] seed 002 send and forward order")
+    assert len([x for x in err if "started" in x]) == 8
+    assert err[0].startswith("sctplab validate ns2: [1/8] seed 002 send and forward order")
     assert any(
-        x.startswith("sctplab validate ns2: [6/7] wireless") and "2/2 pass" in x for x in err
+        x.startswith("sctplab validate ns2: [6/8] wireless") and "2/2 pass" in x for x in err
     )
-    assert err[-1].startswith("sctplab validate ns2: [7/7] wireless: DSDV") and "1/1" in err[-1]
+    assert any(
+        x.startswith("sctplab validate ns2: [7/8] wireless: DSDV") and "1/1" in x for x in err
+    )
+    assert err[-1].startswith("sctplab validate ns2: [8/8] satellites") and "1/1" in err[-1]
     assert "smoke test" not in (tmp_path / "validation.md").read_text()
 
 
@@ -65,7 +72,7 @@ def test_a_failing_row_shows_in_the_count_and_the_exit_status(
     monkeypatch.setattr(validate, "snoop", lambda tmp, s: _rows(("snoop", False)))
     r = CliRunner().invoke(cli, ["validate", "ns2", "--out", str(tmp_path)])
     assert r.exit_code == 1
-    assert r.stdout.splitlines()[-1] == "7/8 checks pass"
+    assert r.stdout.splitlines()[-1] == "8/9 checks pass"
 
 
 @pytest.mark.usefixtures("fake_groups")

@@ -49,6 +49,11 @@ pub fn initial_angle_deg(spec: &WalkerSpec, p: u32, i: u32) -> f64 {
     a % 360.0
 }
 
+/// The most satellites a Walker layout may have: each is a node with four ISL link
+/// directions (a few kB in all), so 100,000 (Starlink's filings are some 42,000) stay
+/// within a few hundred MB; `planes x per_plane` beyond it is refused at `per_plane`.
+pub const MAX_SATELLITES: u64 = 100_000;
+
 /// The layout, plane by plane, satellites in index order. Errors name the bad key.
 pub fn layout(spec: &WalkerSpec) -> Result<Vec<Placed>, (&'static str, String)> {
     if spec.planes == 0 {
@@ -56,6 +61,16 @@ pub fn layout(spec: &WalkerSpec) -> Result<Vec<Placed>, (&'static str, String)> 
     }
     if spec.per_plane == 0 {
         return Err(("per_plane", "expected at least 1".into()));
+    }
+    let total = u64::from(spec.planes) * u64::from(spec.per_plane);
+    if total > MAX_SATELLITES {
+        return Err((
+            "per_plane",
+            format!(
+                "planes x per_plane = {total} satellites, more than the {MAX_SATELLITES} a \
+                 run holds"
+            ),
+        ));
     }
     if spec.altitude_km.is_nan() || spec.altitude_km < 0.0 {
         return Err((
@@ -72,7 +87,7 @@ pub fn layout(spec: &WalkerSpec) -> Result<Vec<Placed>, (&'static str, String)> 
             format!("expected 0..{} (Walker F < planes)", spec.planes - 1),
         ));
     }
-    let mut out = Vec::with_capacity((spec.planes * spec.per_plane) as usize);
+    let mut out = Vec::with_capacity(total as usize);
     for p in 0..spec.planes {
         let node = deg_to_rad(plane_node_deg(spec.kind, spec.planes, p));
         for i in 0..spec.per_plane {
@@ -159,5 +174,11 @@ mod tests {
         spec.phasing = 0;
         spec.planes = 0;
         assert_eq!(layout(&spec).unwrap_err().0, "planes");
+        // 72 x 65,535 would be 4.7 million satellites (and u32::MAX x 72 overflows u32).
+        spec.planes = 72;
+        spec.per_plane = 65_535;
+        assert_eq!(layout(&spec).unwrap_err().0, "per_plane");
+        spec.per_plane = u32::MAX;
+        assert_eq!(layout(&spec).unwrap_err().0, "per_plane");
     }
 }

@@ -1,7 +1,8 @@
 //! `[[constellations]]` and `[[ground_stations]]` (CONTRACTS.md, "Satellite
-//! constellations"; docs/models/satellite.md): typed and checked here. The model is not
-//! part of the simulated network yet, so a scenario with either table stops after its
-//! keys are checked, with one line saying so.
+//! constellations"; docs/models/satellite.md): typed and checked here, each
+//! constellation built once (its TLE file read once) and kept on its entry for the world
+//! (`world/sat_build.rs`). Ground stations become nodes of the scenario, so that flows,
+//! links and the checks of both name them as any node.
 
 use super::error::ScenarioError;
 use super::load::typed;
@@ -16,6 +17,12 @@ use toml::{Table, Value};
 
 /// The constellation kinds `kind` names.
 pub const CONSTELLATION_KINDS: [&str; 4] = ["walker_delta", "walker_star", "tle", "explicit"];
+/// The shortest `handover_interval` and `isl_check_interval`: every check instant
+/// computes every satellite's position (ns-2.35's defaults are 10 s, Starlink's slot 15 s).
+pub const MIN_CHECK_INTERVAL: crate::sim::SimDuration = crate::sim::SimDuration::from_millis(100);
+const MIN_CHECK_MESSAGE: &str =
+    "must be at least 100ms (each check instant computes every satellite's position)";
+
 /// The handover policies `handover` names.
 pub const HANDOVER_POLICIES: [&str; 4] = ["ns2", "highest", "longest_visible", "slotted"];
 
@@ -57,6 +64,9 @@ pub struct ConstellationCfg {
     /// Default 10 s, ns-2.35's `sat_handoff_int_`.
     #[serde(default)]
     pub isl_check_interval: Option<Duration>,
+    /// The constellation `check` built from these keys.
+    #[serde(skip)]
+    pub built: Option<std::sync::Arc<Constellation>>,
 }
 
 /// One `explicit` satellite: ns-2.35's `set-position` arguments.
@@ -88,12 +98,12 @@ pub struct GroundStationCfg {
     pub handover_interval: Option<Duration>,
 }
 
-/// If the scenario has satellite tables: their keys checked, then the "not yet runnable"
-/// error. `Ok` when it has none.
-pub(crate) fn check(root: &Value, source: &str) -> Result<(), ScenarioError> {
+/// If the scenario has satellite tables: their keys checked and the constellations
+/// built, in file order (none when it has no satellite tables).
+pub(crate) fn check(root: &Value, source: &str) -> Result<Vec<Constellation>, ScenarioError> {
     let has = |k: &str| root.get(k).is_some();
     if !has("constellations") && !has("ground_stations") {
-        return Ok(());
+        return Ok(Vec::new());
     }
     let consts: Vec<ConstellationCfg> = match root.get("constellations") {
         Some(v) => typed::<Consts>(&named(v, "constellations"), source, "")?.constellations,
@@ -164,8 +174,10 @@ pub(crate) fn check(root: &Value, source: &str) -> Result<(), ScenarioError> {
                 ));
             }
         }
-        if g.handover_interval.is_some_and(|d| d.0.as_nanos() == 0) {
-            return Err(err("handover_interval", "must be greater than 0".into()));
+        if g.handover_interval
+            .is_some_and(|d| d.0 < MIN_CHECK_INTERVAL)
+        {
+            return Err(err("handover_interval", MIN_CHECK_MESSAGE.into()));
         }
     }
     for b in &built {
@@ -180,18 +192,50 @@ pub(crate) fn check(root: &Value, source: &str) -> Result<(), ScenarioError> {
             }
         }
     }
-    let path = if consts.is_empty() {
-        "ground_stations"
-    } else {
-        "constellations"
-    };
-    Err(ScenarioError::new(
-        source,
-        path,
-        "satellite constellations are not yet runnable: the keys are valid, but satellites \
-         and ground stations are not yet nodes of the simulated network (issue 39; \
-         docs/models/satellite.md)",
-    ))
+    Ok(built)
+}
+
+/// Keeps what `check` built on the typed entries, and makes every ground station a node
+/// (after the `[[nodes]]`, in file order) so that flows and links can name it.
+pub(crate) fn attach(file: &mut crate::scenario::schema::ScenarioFile, built: Vec<Constellation>) {
+    for (cfg, c) in file.constellations.iter_mut().zip(built) {
+        cfg.built = Some(std::sync::Arc::new(c));
+    }
+    for g in &file.ground_stations {
+        file.nodes.push(crate::scenario::schema::NodeCfg {
+            name: g.name.clone(),
+            wlan: 0,
+            x: None,
+            y: None,
+        });
+    }
+}
+
+/// Connected components of the nodes as `validate` checks flows against: the wired
+/// links, plus the ground stations of one constellation joined to each other (the
+/// satellites may join them; whether they do at a given instant is the run's business).
+pub(crate) fn components_with_stations(
+    file: &crate::scenario::schema::ScenarioFile,
+    adjacency: &[Vec<(crate::net::IfaceId, crate::net::NodeId)>],
+) -> Vec<u32> {
+    if file.ground_stations.is_empty() {
+        return crate::net::routing::components(adjacency);
+    }
+    let mut adj = adjacency.to_vec();
+    let index = |name: &str| file.nodes.iter().position(|n| n.name == name);
+    for (k, g) in file.ground_stations.iter().enumerate() {
+        for h in &file.ground_stations[k + 1..] {
+            if h.constellation != g.constellation {
+                continue;
+            }
+            if let (Some(a), Some(b)) = (index(&g.name), index(&h.name)) {
+                let dummy = crate::net::IfaceId(u32::MAX);
+                adj[a].push((dummy, crate::net::NodeId::from_idx(b)));
+                adj[b].push((dummy, crate::net::NodeId::from_idx(a)));
+            }
+        }
+    }
+    crate::net::routing::components(&adj)
 }
 
 /// The table `{key = value}`, so that error paths start with `key`.
@@ -295,8 +339,10 @@ fn check_keys(c: &ConstellationCfg, kind: &str, err: &KeyError) -> Result<(), Sc
             ));
         }
     }
-    if c.isl_check_interval.is_some_and(|d| d.0.as_nanos() == 0) {
-        return Err(err("isl_check_interval", "must be greater than 0".into()));
+    if c.isl_check_interval
+        .is_some_and(|d| d.0 < MIN_CHECK_INTERVAL)
+    {
+        return Err(err("isl_check_interval", MIN_CHECK_MESSAGE.into()));
     }
     for (key, v) in [("isl_queue", c.isl_queue), ("gsl_queue", c.gsl_queue)] {
         if v == Some(0) {
@@ -461,9 +507,14 @@ constellation = "shell"
 [[flows]]
 name = "f"
 type = "tcp"
+variant = "sack"
 from = "paris"
 to = "nyc"
 "#;
+
+    fn ok(text: &str) -> crate::scenario::Scenario {
+        load_toml(text, "leo.toml", "leo", &[]).expect("accepted")
+    }
 
     fn err(text: &str) -> String {
         match load_toml(text, "leo.toml", "leo", &[]) {
@@ -478,15 +529,18 @@ to = "nyc"
     }
 
     #[test]
-    fn a_valid_constellation_is_not_yet_runnable() {
-        let e = err(LEO);
+    fn a_valid_constellation_loads_and_its_stations_are_nodes() {
+        let s = ok(LEO);
+        let names: Vec<&str> = s.file.nodes.iter().map(|n| n.name.as_str()).collect();
+        assert_eq!(names, ["paris", "nyc"]);
+        let c = s.file.constellations[0].built.as_deref().expect("built");
+        assert_eq!(c.sats.len(), 24);
+        // A flow to a satellite is to no node.
+        let e = with("to = \"nyc\"", "to = \"shell-0-1\"");
         assert!(
-            e.starts_with(
-                "leo.toml: constellations: satellite constellations are not yet runnable"
-            ),
+            e.starts_with("leo.toml: flows.f.to: unknown node \"shell-0-1\""),
             "{e}"
         );
-        assert!(!e.contains('\n'));
     }
 
     #[test]
@@ -540,7 +594,7 @@ to = "nyc"
             (
                 "handover_interval = \"15s\"",
                 "handover_interval = \"0s\"",
-                "leo.toml: ground_stations.paris.handover_interval: must be greater than 0",
+                "leo.toml: ground_stations.paris.handover_interval: must be at least 100ms",
             ),
             (
                 "phasing = 1",
@@ -598,8 +652,10 @@ satellites = [
             ),
             "{e}"
         );
-        let e = err(&text.replace("alpha = 360.0", "alpha = 32.7"));
-        assert!(e.contains("not yet runnable"), "{e}");
+        ok(&format!(
+            "duration = \"1s\"\n{}\n[[nodes]]\nname = \"h\"\n",
+            text.replace("alpha = 360.0", "alpha = 32.7")
+        ));
         let e = err(&text.replace("kind = \"explicit\"", "kind = \"explicit\"\nplanes = 2"));
         assert!(e.starts_with("leo.toml: constellations.iri.planes: applies to walker_delta and walker_star, not explicit"), "{e}");
     }
@@ -623,12 +679,11 @@ satellites = [
         .unwrap();
         let scen = |f: &std::path::Path, isl: &str| {
             format!(
-                "[[constellations]]\nname = \"t\"\nkind = \"tle\"\ntle_file = {:?}\n{isl}\n",
+                "duration = \"1s\"\n[[constellations]]\nname = \"t\"\nkind = \"tle\"\ntle_file = {:?}\n{isl}\n",
                 f.display().to_string()
             )
         };
-        let e = err(&scen(&good, ""));
-        assert!(e.contains("not yet runnable"), "{e}");
+        ok(&scen(&good, "[[nodes]]\nname = \"h\""));
         let e = err(&scen(&bad, ""));
         assert!(
             e.starts_with("leo.toml: constellations.t.tle_file: "),

@@ -18,6 +18,8 @@ use std::path::{Path, PathBuf};
 /// and `errors` exist per SCTP destination only (entity `<flow>@<node>:<iface>`).
 /// `queue_delay` is per link direction: the mean time the packets whose transmission
 /// began since the previous sample waited in the queue, in seconds (0 if none began).
+/// `path_delay` is per flow in a scenario with satellites: the one-way propagation delay
+/// (s) of the route the sender's packets take at the sample.
 pub const VARIABLES: &[&str] = &[
     "cwnd",
     "ssthresh",
@@ -33,6 +35,7 @@ pub const VARIABLES: &[&str] = &[
     "errors",
     "pacing_rate",
     "queue_delay",
+    "path_delay",
 ];
 
 /// Rows per spill chunk: pyarrow's default Parquet row-group length (1 Mi rows), so the

@@ -122,8 +122,8 @@ impl World {
         let Topology {
             mut nodes,
             mut ifaces,
-            links,
-            adjacency,
+            mut links,
+            mut adjacency,
         } = wired_topology(s, seed, &names);
         let mut wireless = match &f.wireless {
             Some(w) => Some(Box::new(build_wireless(
@@ -136,6 +136,9 @@ impl World {
             )?)),
             None => None,
         };
+        let sat =
+            super::sat_build::build_sat(s, &mut nodes, &mut ifaces, &mut links, &mut adjacency)
+                .map_err(|m| crate::ScenarioError::new("<scenario>", "constellations", m))?;
         let routes = StaticRoutes::new(adjacency, ifaces.len());
 
         let (w_start, w_end) = s.window();
@@ -185,6 +188,8 @@ impl World {
             tracer,
             unfinished,
             wireless,
+            sat_links_from: sat.as_ref().map_or(u32::MAX, |w| w.links_from),
+            sat,
         })
     }
 }

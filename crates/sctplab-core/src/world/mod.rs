@@ -12,6 +12,10 @@ mod mac_digest;
 #[cfg(test)]
 mod manet_equivalence;
 mod run;
+mod sat;
+mod sat_build;
+#[cfg(test)]
+mod sat_tests;
 mod shortcuts;
 mod summary;
 mod trace_hold;
@@ -205,6 +209,8 @@ pub(crate) enum Event {
     Release(PacketId),
     Sample,
     Stop,
+    /// A check instant of the satellite links and handovers (`World::sat_check`).
+    SatCheck,
 }
 
 /// A scripted event, resolved from `[[faults]]`.
@@ -245,6 +251,10 @@ pub(crate) struct World {
     pub tracer: Tracer,
     pub unfinished: usize,
     pub wireless: Option<Box<wireless::Wireless>>,
+    /// Satellites and ground stations (world/sat.rs), if the scenario has them.
+    pub sat: Option<Box<sat::SatWorld>>,
+    /// The first satellite link direction (all later ones are too); u32::MAX if none.
+    pub sat_links_from: u32,
 }
 
 impl World {

@@ -136,6 +136,7 @@ impl World {
             self.queue.schedule(at, Event::Fault(i as u32));
         }
         self.start_wireless(SimTime::ZERO);
+        self.sat_schedule_next();
         for i in 0..self.endpoints.len() {
             self.service(EndpointId::from_idx(i), SimTime::ZERO);
         }
@@ -177,6 +178,10 @@ impl World {
                 Event::LlDown(nic, pid) => self.ll_down(now, nic, pid),
                 Event::LlUp(nic, pid) => self.ll_up(now, nic, pid),
                 Event::Release(pid) => self.release_broadcast(pid),
+                // Not counted as progress (unlike a fault): a flow that no satellite
+                // ever carries must still end as a livelock, not run for centuries of
+                // check instants.
+                Event::SatCheck => self.sat_check(now),
                 Event::Sample => {
                     // Sampling observes the model; it is no event of it (summary.json's
                     // `events` must not depend on `--series`).
@@ -253,7 +258,9 @@ impl World {
                     let dst_node = self.ifaces[dst_iface.idx()].node;
                     // The source address is that of the interface the packet leaves by.
                     let wired = self.routes.next_hop(src, dst_iface);
-                    let out = wired.or_else(|| self.wireless_iface_toward(src, dst_iface));
+                    let out = wired
+                        .or_else(|| self.wireless_iface_toward(src, dst_iface))
+                        .or_else(|| self.sat_iface_toward(src, dst_iface));
                     let src_addr = match out {
                         Some(out) => self.ifaces[out.idx()].addr,
                         None => self.nodes[src.idx()].addr,
@@ -409,6 +416,7 @@ impl World {
             None if self.ifaces[dst.idx()].nic.is_some() => {
                 self.wireless_route(now, node, dst, pid)
             }
+            None if self.sat.is_some() => self.sat_forward(now, node, dst, pid),
             // Validation rejects flows between disconnected nodes, so this is unreachable
             // for scenario traffic; drop rather than panic.
             None => self.discard(pid),
@@ -442,7 +450,7 @@ impl World {
     // own, its prologue and the reloads of the link and the packet its callers had
     // just touched cost more than several of its checks.
     #[inline(always)]
-    fn enqueue(&mut self, now: SimTime, dir: LinkDirId, pid: PacketId) {
+    pub(super) fn enqueue(&mut self, now: SimTime, dir: LinkDirId, pid: PacketId) {
         let link = &mut self.links[dir.idx()];
         let pkt = self.pool.get(pid);
         let (from, to) = (link.from.0, link.to.0);
@@ -507,6 +515,9 @@ impl World {
         pid: PacketId,
         waited: SimDuration,
     ) {
+        if dir.0 >= self.sat_links_from {
+            self.sat_set_delay(dir, now);
+        }
         let link = &mut self.links[dir.idx()];
         let pkt = self.pool.get(pid);
         if self.tracer.ns2_on() {
@@ -742,6 +753,7 @@ impl World {
                 });
             }
         }
+        self.sat_sample(now);
         if self.tracer.anim_on() {
             self.anim_sample(now);
         }

@@ -52,6 +52,9 @@ impl World {
         if let (Some(nodes), Some(obj)) = (self.wireless_nodes_json(), summary.as_object_mut()) {
             obj.insert("nodes".into(), nodes);
         }
+        if let Some(obj) = summary.as_object_mut() {
+            self.sat_summary(obj);
+        }
         let mut text = serde_json::to_string_pretty(&summary).unwrap_or_default();
         text.push('\n');
         text
@@ -127,7 +130,9 @@ impl World {
     /// Every link direction's counters over the measurement window.
     fn links_json(&self, window_s: f64) -> Map<String, Value> {
         let mut links = Map::new();
-        for link in &self.links {
+        // Satellite links are summed in `satellite_links` instead (`sat_summary`).
+        let wired = self.links.len().min(self.sat_links_from as usize);
+        for link in &self.links[..wired] {
             let c = &link.counters;
             let capacity_bits = link.rate_bps as f64 * window_s;
             let util = if capacity_bits > 0.0 {

@@ -23,9 +23,10 @@ pub(super) fn typed_and_checked(
     default_name: &str,
 ) -> Result<Scenario, ScenarioError> {
     let root = Value::Table(table);
-    // Satellite tables are checked, then refused as not yet runnable (scenario/sat.rs).
-    crate::scenario::sat::check(&root, source)?;
+    // Satellite tables are checked and their constellations built (scenario/sat.rs).
+    let constellations = crate::scenario::sat::check(&root, source)?;
     let mut file: ScenarioFile = typed(&root, source, "")?;
+    crate::scenario::sat::attach(&mut file, constellations);
     for link in &mut file.links {
         if let Some(raw) = &link.aqm {
             let prefix = format!("links.{}.aqm", link.name);

@@ -46,6 +46,8 @@ pub struct ScenarioFile {
     pub measure: MeasureCfg,
     #[serde(default)]
     pub series: SeriesCfg,
+    /// Required unless the scenario has ground stations (they become nodes too).
+    #[serde(default)]
     pub nodes: Vec<NodeCfg>,
     #[serde(default)]
     pub links: Vec<LinkCfg>,
@@ -64,7 +66,7 @@ pub struct ScenarioFile {
     #[serde(default)]
     pub mobility: MobilityCfg,
     /// Satellite constellations and their ground stations (scenario/sat.rs checks them
-    /// first and refuses them: not yet runnable).
+    /// first; world/sat_build.rs makes them nodes and links).
     #[serde(default)]
     pub constellations: Vec<super::sat::ConstellationCfg>,
     #[serde(default)]

@@ -5,7 +5,6 @@
 use super::error::ScenarioError;
 use super::load::Scenario;
 use super::schema::FlowSpec;
-use crate::net::routing::components;
 use std::collections::BTreeMap;
 
 mod faults;
@@ -43,7 +42,7 @@ pub(in crate::scenario) fn validate(s: &Scenario, source: &str) -> Result<(), Sc
         check_name(source, "name", name)?;
     }
     let wiring = links::validate_links(s, &nodes, &flows, source)?;
-    let component = components(&wiring.adjacency);
+    let component = super::sat::components_with_stations(f, &wiring.adjacency);
     flows::validate_flows(s, &nodes, &component, source)?;
     window::validate_window(s, source)?;
     snoop::validate_snoop(s, &nodes, &wiring.pairs, source)?;

@@ -1,0 +1,240 @@
+//! Satellites in the run loop (issue 39): per-packet delays from the positions, routes
+//! and handovers over time, and the summary's satellite keys. Every expected number is
+//! worked out by hand in the test from the orbit's closed form.
+
+use crate::scenario::load_toml;
+use crate::world::{RunOptions, run_scenario};
+use serde_json::Value;
+
+/// ns-2.35's truncated pi (satgeometry.h), which the model's angles use.
+#[allow(clippy::approx_constant)]
+const PI: f64 = 3.1415926535897;
+
+fn run(text: &str) -> Value {
+    let s = load_toml(text, "sat.toml", "sat", &[]).expect("scenario loads");
+    let r = run_scenario(&s, &RunOptions::default()).expect("scenario runs");
+    serde_json::from_str(&r.summary_json).expect("summary is JSON")
+}
+
+/// One polar plane of 24 satellites at 780 km, 15 deg apart (alpha 15 i), ground
+/// stations at both poles, where the Earth's turning does not move them.
+fn pole_to_pole(extra: &str) -> String {
+    let sats: Vec<String> = (0..24)
+        .map(|i| {
+            format!(
+                "  {{ altitude = \"780km\", inclination = 90.0, longitude = 0.0, alpha = {}.0, plane = 1 }},",
+                15 * i
+            )
+        })
+        .collect();
+    format!(
+        r#"
+duration = "1s"
+[[constellations]]
+name = "ring"
+kind = "explicit"
+isl_bandwidth = "25Mb"
+gsl_bandwidth = "1.5Mb"
+satellites = [
+{}
+]
+[[ground_stations]]
+name = "north"
+lat = 90.0
+lon = 0.0
+constellation = "ring"
+min_elevation = 10.0
+[[ground_stations]]
+name = "south"
+lat = -90.0
+lon = 0.0
+constellation = "ring"
+min_elevation = 10.0
+{extra}
+"#,
+        sats.join("\n")
+    )
+}
+
+#[test]
+fn one_packet_pole_to_pole_delay_by_hand() {
+    // One 1000-byte CBR packet (1028 bytes of IP) at time 0. At 0 satellite 6 (alpha 90)
+    // is straight over the north pole, 780 km up, and satellite 18 over the south pole:
+    // each station is attached to the one overhead. The route runs 6 -> ... -> 18 round
+    // the ring, 12 ISLs whose length never changes (the plane turns as a whole): chord
+    // 2 r sin 7.5 deg, r = 7158 km. Each hop's delay is the distance when its
+    // transmission starts: the uplink's 780 km at 0; the downlink's when the packet has
+    // crossed the ring, by then satellite 18 has moved an angle w t past the pole, at
+    // distance sqrt(r^2 + R^2 - 2 r R cos(w t)) from the station (R = 6378 km).
+    let text = pole_to_pole(
+        r#"
+[[flows]]
+name = "cbr"
+type = "cbr"
+from = "north"
+to = "south"
+rate = "8Kb"
+packet_size = "1000B"
+"#,
+    );
+    let s = run(&text);
+    let c: f64 = 299_793.0;
+    let (r, earth) = (7158.0f64, 6378.0f64);
+    let bits = 1028.0 * 8.0;
+    let (tx_gsl, tx_isl) = (bits / 1.5e6, bits / 25e6);
+    let chord = 2.0 * r * (7.5f64 * PI / 180.0).sin();
+    let period = 2.0 * PI * (r.powi(3) / 398_601.2).sqrt();
+    let down_start = tx_gsl + 780.0 / c + 12.0 * (tx_isl + chord / c);
+    let angle = 2.0 * PI * down_start / period;
+    let down = (r * r + earth * earth - 2.0 * r * earth * angle.cos()).sqrt();
+    let by_hand = down_start + tx_gsl + down / c;
+    let got = s["flows"]["cbr"]["max_delay_s"].as_f64().unwrap();
+    assert_eq!(s["flows"]["cbr"]["delivered_packets"], 1, "{s}");
+    // Each hop's delay and transmission time are whole nanoseconds: 14 hops.
+    assert!((got - by_hand).abs() < 30e-9, "{got} vs {by_hand}");
+    let sl = &s["satellite_links"];
+    assert_eq!(sl["gsl"]["tx_packets"], 2);
+    assert_eq!(sl["isl"]["tx_packets"], 12);
+    assert_eq!(sl["isl"]["tx_bytes"], 12 * 1028);
+    assert_eq!(s["ground_stations"]["north"]["handovers"], 0);
+    assert_eq!(s["links"].as_object().map(|m| m.len()), Some(0));
+}
+
+#[test]
+fn a_ground_station_with_a_wired_host_behind_it() {
+    // A host one wired link behind each station: the satellite segment sits inside a
+    // wired network. Its packet adds the two wired links (10 Mb/s, 5 ms) to the path.
+    let text = pole_to_pole(
+        r#"
+[[nodes]]
+name = "a"
+[[nodes]]
+name = "b"
+[[links]]
+name = "la"
+a = "a"
+b = "north"
+bandwidth = "10Mb"
+delay = "5ms"
+[[links]]
+name = "lb"
+a = "south"
+b = "b"
+bandwidth = "10Mb"
+delay = "5ms"
+[[flows]]
+name = "cbr"
+type = "cbr"
+from = "a"
+to = "b"
+rate = "8Kb"
+packet_size = "1000B"
+"#,
+    );
+    let s = run(&text);
+    assert_eq!(s["flows"]["cbr"]["delivered_packets"], 1, "{s}");
+    let got = s["flows"]["cbr"]["max_delay_s"].as_f64().unwrap();
+    // The satellite part alone is about 5.48 ms x 2 + 12 x 0.33 ms + 12 chords of
+    // 1868.5 km and two ground hops of ~780 km: some 94 ms; the wires add 2 x
+    // (0.82 ms + 5 ms).
+    let wires = 2.0 * (1028.0 * 8.0 / 10e6 + 5e-3);
+    assert!(got > 0.090 + wires && got < 0.100 + wires, "{got}");
+    assert_eq!(s["satellite_links"]["isl"]["tx_packets"], 12);
+    assert_eq!(s["links"]["a->north"]["tx_packets"], 1);
+    assert_eq!(s["links"]["south->b"]["tx_packets"], 1);
+}
+
+#[test]
+fn slotted_handovers_every_interval_and_tcp_over_the_shell() {
+    // The Starlink-like shell of scenarios/leo-starlink.toml, 40 s: with a 15-s slot
+    // every check after time 0 (15 s and 30 s) hands each station to another satellite
+    // (dozens are above 25 deg at once in a 72 x 22 shell): 2 handovers each.
+    let text = include_str!("../../../../scenarios/leo-starlink.toml")
+        .replace("duration = \"120s\"", "duration = \"40s\"");
+    let s = run(&text);
+    assert_eq!(s["ground_stations"]["london"]["handovers"], 2, "{s}");
+    assert_eq!(s["ground_stations"]["newyork"]["handovers"], 2);
+    assert!(
+        s["flows"]["tcp"]["goodput_bps"].as_f64().unwrap() > 1e6,
+        "{s}"
+    );
+    assert!(
+        s["flows"]["sctp"]["goodput_bps"].as_f64().unwrap() > 1e6,
+        "{s}"
+    );
+    let isl = &s["satellite_links"]["isl"];
+    assert!(isl["tx_packets"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn sctp_fails_over_from_a_wire_to_a_geo_satellite() {
+    // Two ground stations on the equator at 10 W and 10 E, joined by a wire and by one
+    // geostationary satellite over 0 E (an `explicit` entry at 35,786 km, inclination 0):
+    // each is multihomed (eth0 on the wire, sat1 on the satellite). SCTP starts on the
+    // wire (the primary, b's first address); the wire goes down at 10 s. RFC 9260 sec.
+    // 8.2: the primary is marked inactive after Path.Max.Retrans (5) more timeouts, the
+    // RTO doubling from 1 s (1 + 2 + 4 + 8 + 16 + 32 s: by 73 s); meanwhile only the
+    // retransmissions go to the alternate. With the window from 100 s only what
+    // crossed the satellite counts.
+    let text = r#"
+duration = "200s"
+[measure]
+start = "100s"
+[[constellations]]
+name = "geo"
+kind = "explicit"
+gsl_bandwidth = "2Mb"
+satellites = [
+  { altitude = "35786km", inclination = 0.0, longitude = 0.0, alpha = 0.0, plane = 1 },
+]
+[[ground_stations]]
+name = "a"
+lat = 0.0
+lon = -10.0
+constellation = "geo"
+min_elevation = 10.0
+[[ground_stations]]
+name = "b"
+lat = 0.0
+lon = 10.0
+constellation = "geo"
+min_elevation = 10.0
+[[links]]
+name = "wire"
+a = "a"
+b = "b"
+bandwidth = "2Mb"
+delay = "10ms"
+[[flows]]
+name = "sctp"
+type = "sctp"
+variant = "rfc9260"
+from = "a"
+to = "b"
+start = "1s"
+[[faults]]
+name = "cut"
+at = "10s"
+link = "wire"
+action = "down"
+"#;
+    let s = run(text);
+    let f = &s["flows"]["sctp"];
+    assert_eq!(f["paths"]["b:eth0"]["state"], "inactive", "{s}");
+    assert!(f["goodput_bps"].as_f64().unwrap() > 100_000.0, "{s}");
+    assert!(f["paths"]["b:sat1"]["bytes_acked"].as_u64().unwrap() > 1_000_000);
+    assert_eq!(
+        s["links"]["a->b"]["tx_packets"], 0,
+        "the wire is down all window"
+    );
+    assert_eq!(s["ground_stations"]["a"]["handovers"], 0);
+    // The satellite path's RTT: four times the slant range from a station 10 deg of
+    // longitude from the sub-satellite point, sqrt(R^2 + r^2 - 2 R r cos 10 deg) with
+    // r = 6378 + 35786 km, over the speed of light (0.4777 s), plus the transmission
+    // times (a 1496-byte packet at 2 Mb/s is 6 ms each way up and down).
+    let (big_r, r) = (6378.0f64, 42_164.0f64);
+    let slant = (big_r * big_r + r * r - 2.0 * big_r * r * (10.0 * PI / 180.0).cos()).sqrt();
+    let rtt = 4.0 * slant / 299_793.0;
+    let srtt = f["paths"]["b:sat1"]["srtt_s"].as_f64().unwrap();
+    assert!(srtt > rtt && srtt < rtt + 0.03, "{srtt} vs {rtt}");
+}
