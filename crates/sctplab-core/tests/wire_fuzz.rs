@@ -146,6 +146,7 @@ fn gen_chunk(g: &mut Gen) -> Chunk {
             forward_tsn: g.below(2) == 1,
             unrecognized: vec![],
             ecn_capable: false,
+            ext: Default::default(),
         }),
         2 => {
             let cookie_len = g.below(40);
@@ -161,6 +162,7 @@ fn gen_chunk(g: &mut Gen) -> Chunk {
                 reported: vec![],
                 state_cookie: g.bytes(cookie_len),
                 ecn_capable: false,
+                ext: Default::default(),
             })
         }
         3 => Chunk::Sack(SackChunk {

@@ -27,18 +27,22 @@
 //! `super::sctp_forward_tsn`. This file holds the [`Chunk`] enum and the dispatch of
 //! `len`, `emit` and `parse` to them.
 
+mod auth;
 mod control;
 mod data;
 mod ecn;
 mod init;
 mod params;
+mod reconfig;
 mod sack;
 #[cfg(test)]
 mod tests;
 
+pub use auth::{AuthChunk, HMAC_SHA1, HMAC_SHA256, InitExtensions};
 pub use control::{ErrorCause, UnknownChunk, cause};
 pub use data::{DataChunk, DataFlags};
 pub use init::{IPV4_ADDRESS_PARAM_LEN, InitAckChunk, InitChunk};
+pub use reconfig::{ReconfigChunk, ReconfigParam, ReconfigResult};
 pub use sack::SackChunk;
 
 use super::sctp_forward_tsn::ForwardTsnChunk;
@@ -71,10 +75,13 @@ pub mod chunk_type {
     pub const SHUTDOWN_COMPLETE: u8 = 14;
     /// FORWARD TSN (RFC 3758 sec. 3.2).
     pub const FORWARD_TSN: u8 = super::super::sctp_forward_tsn::FORWARD_TSN;
+    /// AUTH (RFC 4895 sec. 4.2) and RE-CONFIG (RFC 6525 sec. 3.1).
+    pub const AUTH: u8 = super::auth::AUTH;
+    pub const RE_CONFIG: u8 = super::reconfig::RE_CONFIG;
 
     /// Whether this module decodes chunks of type `kind`.
     pub const fn is_known(kind: u8) -> bool {
-        matches!(kind, 0..=14 | FORWARD_TSN)
+        matches!(kind, 0..=15 | FORWARD_TSN | RE_CONFIG)
     }
 }
 
@@ -143,6 +150,10 @@ pub enum Chunk {
     },
     /// A chunk type this module does not know (§3.2).
     Unknown(UnknownChunk),
+    /// AUTH (RFC 4895 sec. 4.2, `auth.rs`).
+    Auth(AuthChunk),
+    /// RE-CONFIG (RFC 6525 sec. 3.1, `reconfig.rs`).
+    Reconfig(ReconfigChunk),
 }
 
 // A chunk always has at least its 4-byte header, so an `is_empty` to go
@@ -169,6 +180,8 @@ impl Chunk {
             Chunk::Ecne { .. } => chunk_type::ECNE,
             Chunk::Cwr { .. } => chunk_type::CWR,
             Chunk::Unknown(u) => u.kind,
+            Chunk::Auth(_) => chunk_type::AUTH,
+            Chunk::Reconfig(_) => chunk_type::RE_CONFIG,
         }
     }
 
@@ -198,6 +211,8 @@ impl Chunk {
                 Chunk::InitAck(ia) => ia.value_len(),
                 Chunk::Error { causes, .. } => error_value_len(causes),
                 Chunk::Unknown(u) => u.value.len(),
+                Chunk::Auth(a) => a.value_len(),
+                Chunk::Reconfig(r) => r.value_len(),
                 Chunk::ForwardTsn(f) => f.len() - CHUNK_HEADER_LEN,
                 Chunk::Sack(s) => {
                     SackChunk::len_with(s.gaps.len(), s.dups.len()) - CHUNK_HEADER_LEN
@@ -254,6 +269,8 @@ impl Chunk {
             Chunk::Error { causes, .. } => emit_causes(value, causes),
             Chunk::Unknown(u) => value.copy_from_slice(&u.value),
             Chunk::ForwardTsn(f) => f.emit_value(value),
+            Chunk::Auth(a) => a.emit_value(value),
+            Chunk::Reconfig(r) => r.emit_value(value),
             Chunk::Abort { .. }
             | Chunk::ShutdownAck
             | Chunk::CookieAck
@@ -315,6 +332,8 @@ impl Chunk {
             }
             chunk_type::ERROR => control::parse_error(value, flags)?,
             chunk_type::FORWARD_TSN => Chunk::ForwardTsn(ForwardTsnChunk::parse_value(value)?),
+            chunk_type::AUTH => Chunk::Auth(AuthChunk::parse_value(value)?),
+            chunk_type::RE_CONFIG => Chunk::Reconfig(ReconfigChunk::parse_value(value)?),
             kind => Chunk::Unknown(UnknownChunk {
                 kind,
                 flags,
