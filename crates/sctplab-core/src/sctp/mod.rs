@@ -2,6 +2,7 @@
 //! presets over named knobs. docs/models/sctp.md documents every knob and preset.
 
 mod assoc;
+pub mod auth;
 pub mod config;
 pub mod cookie;
 mod ecn;
