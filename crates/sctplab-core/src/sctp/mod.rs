@@ -11,6 +11,7 @@ mod outbound;
 mod path;
 mod path_cc;
 mod prsctp;
+pub mod reconfig;
 pub mod streams;
 mod timer;
 
