@@ -5,6 +5,7 @@ pub mod cmt;
 mod error;
 pub(crate) mod load;
 pub mod overrides;
+pub mod reconf;
 pub mod sat;
 pub mod schema;
 pub mod streams;

@@ -142,6 +142,11 @@ pub struct Knobs {
     /// destination is usable, for a fresh RTT after the backed-off RTO (ns-2.35
     /// `Agent/SCTP/HbAfterRto`, scenario key `heartbeat_after_rto`).
     pub heartbeat_after_rto: bool,
+    /// Stream reconfiguration (RFC 6525, `sctp/reconfig`): announced in INIT / INIT ACK
+    /// when the flow has `[[faults]]` `reset_streams` or `add_streams`.
+    pub reconfig: bool,
+    /// AUTH (RFC 4895, `sctp/auth`): the flow's `auth`, `auth_chunks`, `auth_hmac`.
+    pub auth: Option<super::auth::AuthCfg>,
 }
 
 /// RFC 4960 sec. 7.2.1: min(4 MTU, max(2 MTU, 4380 bytes)).
@@ -180,6 +185,8 @@ pub fn preset(v: Variant) -> Knobs {
         hystart: false,
         cmt: None,
         heartbeat_after_rto: false,
+        reconfig: false,
+        auth: None,
     };
     let newreno = Knobs {
         fast_recovery: true,

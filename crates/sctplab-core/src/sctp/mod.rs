@@ -15,7 +15,7 @@ pub mod reconfig;
 pub mod streams;
 mod timer;
 
-pub use assoc::{AssocCfg, AssocStats, Association, Role, State};
+pub use assoc::{AssocCfg, AssocStats, Association, ExtStats, Role, State};
 pub use config::Knobs;
 pub use inbound::Inbound;
 pub use outbound::cmt::{CmtKnobs, RtxPolicy};

@@ -190,6 +190,13 @@ pub struct SctpCfg {
     /// Per-stream sources replacing the bulk application (scenario/streams.rs).
     #[serde(default)]
     pub stream_traffic: Option<Vec<crate::scenario::streams::StreamTrafficEntry>>,
+    /// AUTH (RFC 4895; scenario/reconf.rs): `auth`, `auth_chunks`, `auth_hmac`.
+    #[serde(default)]
+    pub auth: bool,
+    #[serde(default)]
+    pub auth_chunks: Option<Vec<String>>,
+    #[serde(default)]
+    pub auth_hmac: Option<crate::scenario::reconf::AuthHmac>,
 }
 
 fn default_delayed_ack_timeout() -> Duration {
@@ -333,6 +340,7 @@ impl SctpCfg {
             .hystart
             .unwrap_or(self.congestion_control == CongestionControl::Cubic);
         crate::scenario::cmt::apply(self, &mut k);
+        crate::scenario::reconf::apply(self, &mut k);
         k
     }
 

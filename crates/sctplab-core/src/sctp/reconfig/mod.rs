@@ -14,6 +14,7 @@ use crate::net::wire::{ReconfigChunk, ReconfigParam, ReconfigResult};
 use crate::sctp::outbound::tsn_le;
 use std::collections::VecDeque;
 
+pub mod summary;
 #[cfg(test)]
 mod tests;
 

@@ -4,7 +4,7 @@
 
 use super::super::{WireError, read_u16, write_u16};
 use super::pad4;
-use super::params::{PARAM_HEADER_LEN, emit_param};
+use super::params::{PARAM_HEADER_LEN, emit_param, walk_params};
 
 /// AUTH chunk type (RFC 4895 sec. 4.2): 15.
 pub const AUTH: u8 = 15;
@@ -151,5 +151,23 @@ impl InitExtensions {
         let mut t = vec![0u8; PARAM_HEADER_LEN + value.len()];
         emit_param(&mut t, ptype, value);
         t
+    }
+
+    /// The parameters as TLVs, each padded to 4 (to keep them, e.g. in a cookie).
+    pub fn to_tlvs(&self) -> Vec<u8> {
+        let mut buf = vec![0u8; self.lens().into_iter().map(pad4).sum()];
+        self.emit(&mut buf);
+        buf
+    }
+
+    /// The parameters back from [`InitExtensions::to_tlvs`]; unknown types are skipped.
+    pub fn from_tlvs(tlvs: &[u8]) -> Result<InitExtensions, WireError> {
+        let mut ext = InitExtensions::default();
+        let mut bad = false;
+        walk_params(tlvs, |t, v| bad |= ext.take(t, v).is_err())?;
+        if bad {
+            return Err(WireError::BadLength);
+        }
+        Ok(ext)
     }
 }
