@@ -55,15 +55,19 @@ pub(crate) fn apply(c: &SctpCfg, k: &mut Knobs) {
 /// ends announce RE-CONFIG (every other flow's handshake keeps its bytes).
 pub(crate) fn flow_reconfigures(s: &Scenario, flow: &str) -> bool {
     s.file.faults.iter().any(|f| {
-        matches!(f.action, FaultAction::ResetStreams | FaultAction::AddStreams)
-            && f.flow.as_deref() == Some(flow)
+        matches!(
+            f.action,
+            FaultAction::ResetStreams | FaultAction::AddStreams
+        ) && f.flow.as_deref() == Some(flow)
     })
 }
 
 /// The request a validated `reset_streams` / `add_streams` entry makes.
 pub(crate) fn request(f: &FaultEntry) -> Option<Request> {
     match (f.action, f.streams.as_ref()?) {
-        (FaultAction::ResetStreams, FaultStreams::List(l)) => Some(Request::ResetStreams(l.clone())),
+        (FaultAction::ResetStreams, FaultStreams::List(l)) => {
+            Some(Request::ResetStreams(l.clone()))
+        }
         (FaultAction::AddStreams, FaultStreams::Count(n)) => Some(Request::AddStreams(*n)),
         _ => None,
     }

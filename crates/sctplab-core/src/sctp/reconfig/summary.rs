@@ -15,13 +15,19 @@ pub fn add_summary_keys(flow: &mut Value, client: &Association, server: &Associa
     };
     let pairs = [
         // RE-CONFIG requests sent (first copies) and resent by their timer, by both ends.
-        ("reconfig_requests", json!(c.reconfig.requests + s.reconfig.requests)),
+        (
+            "reconfig_requests",
+            json!(c.reconfig.requests + s.reconfig.requests),
+        ),
         (
             "reconfig_retransmissions",
             json!(c.reconfig.retransmissions + s.reconfig.retransmissions),
         ),
         // Requests answered with a result other than performed / nothing to do.
-        ("reconfig_refused", json!(c.reconfig.refused + s.reconfig.refused)),
+        (
+            "reconfig_refused",
+            json!(c.reconfig.refused + s.reconfig.refused),
+        ),
         // Streams the data sender's performed requests reset and added.
         ("streams_reset", json!(c.reconfig.streams_reset)),
         ("streams_added", json!(c.reconfig.streams_added)),
