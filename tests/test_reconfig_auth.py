@@ -90,11 +90,11 @@ def test_pcap_hmacs_and_ssn_reset(tmp_path: Path) -> None:
     init = next(c[2] for p in pkts for c in p if c[0] == 1)
     init_ack = next(c[2] for p in pkts for c in p if c[0] == 2)
     pi, pa = params(init, 16), params(init_ack, 16)
-    for p in (pi, pa):
-        assert len(p[0x8002]) == 4 + 32  # 32-byte RANDOM
-        assert p[0x8003][4:] == bytes([0xC1, 0x80, 0x82])  # ASCONF, ASCONF-ACK, RE-CONFIG
-        assert p[0x8004][4:] == bytes([0, 3, 0, 1])  # SHA-256, SHA-1
-        assert 0x82 in p[0x8008][4:]  # Supported Extensions: RE-CONFIG
+    for ps in (pi, pa):
+        assert len(ps[0x8002]) == 4 + 32  # 32-byte RANDOM
+        assert ps[0x8003][4:] == bytes([0xC1, 0x80, 0x82])  # ASCONF, ASCONF-ACK, RE-CONFIG
+        assert ps[0x8004][4:] == bytes([0, 3, 0, 1])  # SHA-256, SHA-1
+        assert 0x82 in ps[0x8008][4:]  # Supported Extensions: RE-CONFIG
     key = association_key(key_vector(pi), key_vector(pa))
     checked = 0
     for p in pkts:
@@ -156,8 +156,8 @@ def test_pcap_decodes_in_tshark(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("old", "new", "needle"),
     [
-        ("streams = [1]", "streams = [7]", "faults.close_channel_1.streams: stream 7 does not exist"),
-        ("streams = [1]", "streams = 3", "faults.close_channel_1.streams: expected a non-empty array"),
+        ("streams = [1]", "streams = [7]", "close_channel_1.streams: stream 7 does not exist"),
+        ("streams = [1]", "streams = 3", "close_channel_1.streams: expected a non-empty array"),
         ("streams = 2\n", "streams = [2]\n", "faults.open_two.streams: expected a count"),
         ("auth = true", 'auth_chunks = ["sack"]', "flows.channels.auth_chunks: needs auth = true"),
         ("auth = true", 'auth = true\nauth_chunks = ["data"]', 'unknown chunk "data"'),

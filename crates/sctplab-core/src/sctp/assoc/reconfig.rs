@@ -446,3 +446,160 @@ impl Association {
         self.cfg.knobs.reconfig = true;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! An association pair with AUTH and RE-CONFIG: a request stripped of its AUTH or
+    //! with a forged HMAC is dropped and counted, the genuine one performed; a lost
+    //! request is resent by its timer with the same sequence number.
+    use super::super::tests::{cfg, drain, handshake_to_init_ack};
+    use super::*;
+    use crate::net::wire::ReconfigResult;
+    use crate::sctp::auth::AuthCfg;
+
+    fn pair() -> (Association, Association) {
+        let mut config = cfg();
+        config.knobs.reconfig = true;
+        config.knobs.auth = Some(AuthCfg::new(&[], false));
+        let mut c = Association::new(Role::Client, config.clone(), RngStream::new(1, "c"));
+        let mut s = Association::new(Role::Server, config, RngStream::new(1, "s"));
+        let ack = handshake_to_init_ack(&mut c, &mut s);
+        c.handle_packet(SimTime::ZERO, &ack);
+        let echo = drain(&mut c, SimTime::ZERO);
+        s.handle_packet(SimTime::ZERO, &echo[0]);
+        let cookie_ack = drain(&mut s, SimTime::ZERO);
+        c.handle_packet(SimTime::ZERO, &cookie_ack[0]);
+        assert_eq!((c.state, s.state), (State::Established, State::Established));
+        (c, s)
+    }
+
+    fn chunks(p: &Packet) -> Vec<Chunk> {
+        super::super::tests::sctp(p).chunks.clone()
+    }
+
+    fn with_chunks(p: &Packet, chunks: Vec<Chunk>) -> Packet {
+        let mut q = p.clone();
+        if let TransportRepr::Sctp(s) = &mut q.transport {
+            s.chunks = chunks;
+        }
+        q
+    }
+
+    #[test]
+    fn forged_and_unauthenticated_requests_dropped_genuine_performed() {
+        let (mut c, mut s) = pair();
+        let t = SimTime::from_nanos(1_000_000_000);
+        c.reconfigure(t, Request::ResetStreams(vec![0]));
+        let sent = drain(&mut c, t);
+        let req = sent
+            .iter()
+            .find(|p| chunks(p).iter().any(|x| matches!(x, Chunk::Reconfig(_))))
+            .expect("a RE-CONFIG");
+        let cs = chunks(req);
+        let at = cs.iter().position(|x| matches!(x, Chunk::Auth(_))).unwrap();
+        assert!(matches!(cs[at + 1], Chunk::Reconfig(_)));
+        // Without its AUTH chunk: dropped, counted, unanswered.
+        let bare: Vec<Chunk> = cs
+            .iter()
+            .filter(|x| !matches!(x, Chunk::Auth(_)))
+            .cloned()
+            .collect();
+        s.handle_packet(t, &with_chunks(req, bare));
+        assert!(
+            drain(&mut s, t)
+                .iter()
+                .all(|p| chunks(p).iter().all(|x| !matches!(x, Chunk::Reconfig(_))))
+        );
+        // With one HMAC bit flipped: the AUTH fails, the RE-CONFIG behind it goes.
+        let mut forged = cs.clone();
+        if let Chunk::Auth(a) = &mut forged[at] {
+            a.hmac[3] ^= 0x10;
+        }
+        s.handle_packet(t, &with_chunks(req, forged));
+        assert!(
+            drain(&mut s, t)
+                .iter()
+                .all(|p| chunks(p).iter().all(|x| !matches!(x, Chunk::Reconfig(_))))
+        );
+        let st = s.ext_stats().unwrap();
+        assert_eq!((st.auth.dropped, st.auth.bad), (2, 1));
+        assert_eq!(st.reconfig.responses, 0);
+        // The genuine request. Control chunks leave ahead of queued DATA, so it arrives
+        // before the TSNs up to its Sender's Last Assigned TSN: "in progress" (RFC 6525
+        // 5.2.2); the DATA then completes the deferred reset, and the request resent by
+        // the timer is answered "performed". Each answer goes behind an AUTH chunk.
+        let result_of = |pkts: &[Packet]| {
+            let p = pkts
+                .iter()
+                .find(|p| chunks(p).iter().any(|x| matches!(x, Chunk::Reconfig(_))))
+                .expect("a response")
+                .clone();
+            let rc = chunks(&p);
+            let i = rc
+                .iter()
+                .position(|x| matches!(x, Chunk::Reconfig(_)))
+                .unwrap();
+            assert!(i > 0 && matches!(rc[i - 1], Chunk::Auth(_)));
+            match &rc[i] {
+                Chunk::Reconfig(r) => match r.params[..] {
+                    [ReconfigParam::Response { result, .. }] => (result, p),
+                    _ => panic!("not a response: {r:?}"),
+                },
+                _ => unreachable!(),
+            }
+        };
+        assert!(matches!(cs.get(at + 1), Some(Chunk::Reconfig(_))));
+        let mut answers = Vec::new();
+        for p in &sent {
+            s.handle_packet(t, p);
+            answers.extend(drain(&mut s, t));
+        }
+        let (result, resp) = result_of(&answers);
+        assert_eq!(result, ReconfigResult::InProgress);
+        c.handle_packet(t, &resp);
+        assert!(c.timers.is_set(Timer::Reconfig));
+        let due = c.timers.get(Timer::Reconfig).unwrap();
+        c.handle_timeout(due);
+        let again = drain(&mut c, due);
+        for p in &again {
+            s.handle_packet(due, p);
+        }
+        let (result, resp) = result_of(&drain(&mut s, due));
+        assert_eq!(result, ReconfigResult::Performed);
+        c.handle_packet(due, &resp);
+        let cst = c.ext_stats().unwrap();
+        assert_eq!((cst.reconfig.streams_reset, cst.auth.bad), (1, 0));
+        assert_eq!(s.ext_stats().unwrap().auth.bad, 1);
+        assert!(!c.timers.is_set(Timer::Reconfig));
+    }
+
+    #[test]
+    fn lost_request_resent_by_its_timer_with_the_same_sequence_number() {
+        let (mut c, _s) = pair();
+        let t = SimTime::from_nanos(1_000_000_000);
+        c.reconfigure(t, Request::AddStreams(2));
+        let seq = |pkts: &[Packet]| {
+            pkts.iter()
+                .flat_map(chunks)
+                .find_map(|x| match x {
+                    Chunk::Reconfig(r) => r.params[0].req_seq(),
+                    _ => None,
+                })
+                .expect("a request")
+        };
+        let first = seq(&drain(&mut c, t));
+        // RFC 6525 5.1.1: the client's first request number is its initial TSN.
+        assert_eq!(first, c.pending_initial_tsn);
+        let due = c.timers.get(Timer::Reconfig).expect("timer running");
+        assert_eq!(due, t + c.current_rto());
+        let rto = c.current_rto();
+        c.handle_timeout(due);
+        assert_eq!(seq(&drain(&mut c, due)), first);
+        // Backed off: twice the RTO the second time.
+        assert_eq!(
+            c.timers.get(Timer::Reconfig),
+            Some(due + rto.saturating_mul(2))
+        );
+        assert_eq!(c.ext_stats().unwrap().reconfig.retransmissions, 1);
+    }
+}
