@@ -345,7 +345,7 @@ impl Association {
             cookie_preservative: self.cookie_preservative,
             unrecognized: Vec::new(),
             ecn_capable: self.ecn.capable,
-            ext,
+            ext: ext.boxed(),
         };
         self.send_ctrl(0, Chunk::Init(init), self.cfg.primary_peer);
         self.timers.set(Timer::T1Init, self.now + self.t1_timeout());

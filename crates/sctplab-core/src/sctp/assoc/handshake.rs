@@ -120,7 +120,7 @@ impl Association {
             state_cookie: body.seal(&self.secret),
             // RFC 9260 appendix A: ECN Capable back when both ends are.
             ecn_capable: self.ecn.capable && init.ecn_capable,
-            ext,
+            ext: ext.boxed(),
         };
         self.send_ctrl(init.init_tag, Chunk::InitAck(ack), self.pkt_src);
     }

@@ -95,7 +95,7 @@ impl Association {
         let random = ext.random.clone().unwrap_or_default();
         let mut blob = vec![random.len() as u8];
         blob.extend_from_slice(&random);
-        blob.extend(init.ext.to_tlvs());
+        blob.extend(InitExtensions::of(&init.ext).to_tlvs());
         (ext, Some(blob))
     }
 
@@ -145,7 +145,7 @@ impl Association {
         let out_streams = self.cfg.streams.min(ack.inbound_streams).max(1);
         self.ext_established(
             sent,
-            &ack.ext,
+            InitExtensions::of(&ack.ext),
             out_streams,
             self.pending_initial_tsn,
             ack.initial_tsn,

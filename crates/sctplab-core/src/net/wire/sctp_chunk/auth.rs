@@ -71,7 +71,26 @@ pub struct InitExtensions {
     pub hmac_algo: Option<Vec<u16>>,
 }
 
+/// No extension parameter (what an absent `ext` stands for).
+static EMPTY: InitExtensions = InitExtensions {
+    supported: Vec::new(),
+    random: None,
+    chunks: None,
+    hmac_algo: None,
+};
+
 impl InitExtensions {
+    /// An INIT's or INIT ACK's extensions, empty when it has none.
+    pub fn of(ext: &Option<Box<InitExtensions>>) -> &InitExtensions {
+        ext.as_deref().unwrap_or(&EMPTY)
+    }
+
+    /// Boxed for an INIT / INIT ACK, or None when there is no parameter (boxed so
+    /// that every `Chunk`, DATA included, stays as small as before).
+    pub fn boxed(self) -> Option<Box<InitExtensions>> {
+        (self != EMPTY).then(|| Box::new(self))
+    }
+
     /// Whether the parameter type is one of these.
     pub(super) fn knows(ptype: u16) -> bool {
         matches!(

@@ -79,7 +79,7 @@ pub struct InitChunk {
     pub ecn_capable: bool,
     /// Supported Extensions and AUTH's parameters (`auth.rs`), emitted after
     /// Forward-TSN-Supported.
-    pub ext: InitExtensions,
+    pub ext: Option<Box<InitExtensions>>,
 }
 
 /// INIT ACK chunk (§3.3.3): the INIT fields, IPv4 Address parameters and the
@@ -104,7 +104,7 @@ pub struct InitAckChunk {
     pub ecn_capable: bool,
     /// Supported Extensions and AUTH's parameters (`auth.rs`), emitted before the
     /// cookie, after the reported parameters.
-    pub ext: InitExtensions,
+    pub ext: Option<Box<InitExtensions>>,
 }
 
 impl InitChunk {
@@ -116,7 +116,7 @@ impl InitChunk {
             + FORWARD_TSN_SUPPORTED_PARAM_LEN * usize::from(self.forward_tsn)
             + ECN_CAPABLE_PARAM_LEN * usize::from(self.ecn_capable)
             + tlvs_len(
-                self.ext
+                InitExtensions::of(&self.ext)
                     .lens()
                     .into_iter()
                     .chain(self.unrecognized.iter().map(Vec::len)),
@@ -152,7 +152,7 @@ impl InitChunk {
             at += FORWARD_TSN_SUPPORTED_PARAM_LEN;
         }
         // The last parameter's padding lies outside the chunk length (3.2).
-        at = (at + self.ext.emit(&mut value[at..])).min(value.len());
+        at = (at + InitExtensions::of(&self.ext).emit(&mut value[at..])).min(value.len());
         emit_tlvs(&mut value[at..], &self.unrecognized);
     }
 
@@ -161,6 +161,7 @@ impl InitChunk {
         let (mut init, params) = parse_init_fields(value)?;
         let mut bad_addr = false;
         let mut unrecognized = Vec::new();
+        let mut ext = InitExtensions::default();
         walk_init_params(params, &INIT_PARAMS, &mut unrecognized, |ptype, pvalue| {
             if ptype == PARAM_IPV4_ADDRESS {
                 match <[u8; 4]>::try_from(pvalue) {
@@ -176,10 +177,11 @@ impl InitChunk {
                 init.ecn_capable = true;
             } else if ptype == PARAM_FORWARD_TSN_SUPPORTED {
                 init.forward_tsn = true;
-            } else if init.ext.take(ptype, pvalue).is_err() {
+            } else if ext.take(ptype, pvalue).is_err() {
                 bad_addr = true;
             }
         })?;
+        init.ext = ext.boxed();
         init.unrecognized = unrecognized;
         if bad_addr {
             return Err(WireError::BadLength);
@@ -200,7 +202,11 @@ impl InitAckChunk {
                 .iter()
                 .map(|t| pad4(PARAM_HEADER_LEN + t.len()))
                 .sum::<usize>()
-            + self.ext.lens().into_iter().map(pad4).sum::<usize>()
+            + InitExtensions::of(&self.ext)
+                .lens()
+                .into_iter()
+                .map(pad4)
+                .sum::<usize>()
             + tlvs_len(
                 std::iter::once(PARAM_HEADER_LEN + self.state_cookie.len())
                     .chain(self.unrecognized.iter().map(Vec::len)),
@@ -233,7 +239,7 @@ impl InitAckChunk {
             value[at + PARAM_HEADER_LEN + t.len()..end].fill(0);
             at = end;
         }
-        at += self.ext.emit(&mut value[at..]);
+        at += InitExtensions::of(&self.ext).emit(&mut value[at..]);
         // Unrecognized parameters go last: one that stops the parameter walk
         // (§3.2.1) must not hide the cookie from a parser.
         let cookie_end = at + PARAM_HEADER_LEN + self.state_cookie.len();
@@ -293,7 +299,7 @@ impl InitAckChunk {
             reported,
             state_cookie: cookie.to_vec(),
             ecn_capable,
-            ext,
+            ext: ext.boxed(),
         })
     }
 }
@@ -334,7 +340,7 @@ fn parse_init_fields(value: &[u8]) -> Result<(InitChunk, &[u8]), WireError> {
         forward_tsn: false,
         unrecognized: Vec::new(),
         ecn_capable: false,
-        ext: InitExtensions::default(),
+        ext: None,
     };
     Ok((init, &value[INIT_FIXED_LEN..]))
 }

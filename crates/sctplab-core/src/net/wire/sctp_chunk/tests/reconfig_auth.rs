@@ -91,7 +91,7 @@ fn init_extensions_round_trip() {
         forward_tsn: false,
         unrecognized: vec![],
         ecn_capable: false,
-        ext: ext.clone(),
+        ext: ext.clone().boxed(),
     });
     // Header 4, fixed fields 16, Supported Extensions 4+2 padded to 8, RANDOM 4+32,
     // CHUNKS 4+1 padded to 8, HMAC-ALGO 4+4 (last, needs no padding): 80.
@@ -118,7 +118,7 @@ fn init_extensions_round_trip() {
         forward_tsn: false,
         unrecognized: vec![],
         ecn_capable: false,
-        ext: short,
+        ext: short.boxed(),
     });
     assert_eq!(init.len(), 4 + 16 + 36 + 5);
     assert_eq!(init.padded_len(), 64);
@@ -176,4 +176,12 @@ fn malformed_reconfig_and_auth_rejected() {
             assert!(Chunk::parse(&buf[..len]).is_err(), "{c:?} prefix {len}");
         }
     }
+}
+
+
+/// The extensions ride boxed: an INIT ACK (the largest chunk) grows by one pointer, and
+/// with it every `Chunk` in a packet's list, DATA included (120 -> 128 bytes).
+#[test]
+fn chunk_stays_small() {
+    assert!(std::mem::size_of::<Chunk>() <= 128);
 }
