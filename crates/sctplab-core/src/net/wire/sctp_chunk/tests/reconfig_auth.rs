@@ -178,7 +178,6 @@ fn malformed_reconfig_and_auth_rejected() {
     }
 }
 
-
 /// The extensions ride boxed: an INIT ACK (the largest chunk) grows by one pointer, and
 /// with it every `Chunk` in a packet's list, DATA included (120 -> 128 bytes).
 #[test]
