@@ -3,10 +3,11 @@
 //! field where the RFC puts it and every CRC32c good.
 
 use sctplab_core::net::wire::sctp_idata::{
-    I_DATA, I_FORWARD_TSN, IDataChunk, IForwardTsnChunk, SkippedMessage, supported_extensions_tlv,
+    I_DATA, I_FORWARD_TSN, IDataChunk, IForwardTsnChunk, SkippedMessage,
 };
 use sctplab_core::net::wire::{
-    Chunk, DataFlags, InitChunk, Ipv4Repr, SctpRepr, TransportRepr, emit_ipv4_packet,
+    Chunk, DataFlags, InitChunk, InitExtensions, Ipv4Repr, SctpRepr, TransportRepr,
+    emit_ipv4_packet,
 };
 use sctplab_core::trace::pcap::PcapWriter;
 use std::process::Command;
@@ -61,9 +62,13 @@ fn tshark_decodes_i_data_i_forward_tsn_and_supported_extensions() {
         addrs: Vec::new(),
         cookie_preservative: None,
         forward_tsn: true,
-        // The unpadded TLV (the chunk pads it as the last parameter).
-        unrecognized: vec![supported_extensions_tlv(&[I_DATA, I_FORWARD_TSN])[..6].to_vec()],
+        unrecognized: Vec::new(),
         ecn_capable: false,
+        // Supported Extensions (RFC 5061 sec. 4.2.7) listing the two chunk types.
+        ext: Some(Box::new(InitExtensions {
+            supported: vec![I_DATA, I_FORWARD_TSN],
+            ..InitExtensions::default()
+        })),
     });
     // Message 0 of stream 0 in two fragments around message 0 of stream 1: what
     // interleaving puts on the wire (sec. 2.1: B carries the PPID, 51; E has FSN 1).

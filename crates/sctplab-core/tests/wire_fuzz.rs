@@ -126,7 +126,7 @@ impl Accepted {
 // ---------------------------------------------------------------- SCTP
 
 fn gen_chunk(g: &mut Gen) -> Chunk {
-    match g.below(15) {
+    match g.below(17) {
         0 => Chunk::Data(DataChunk {
             tsn: g.u32(),
             stream: g.u16(),
@@ -146,6 +146,7 @@ fn gen_chunk(g: &mut Gen) -> Chunk {
             forward_tsn: g.below(2) == 1,
             unrecognized: vec![],
             ecn_capable: false,
+            ext: Default::default(),
         }),
         2 => {
             let cookie_len = g.below(40);
@@ -161,6 +162,7 @@ fn gen_chunk(g: &mut Gen) -> Chunk {
                 reported: vec![],
                 state_cookie: g.bytes(cookie_len),
                 ecn_capable: false,
+                ext: Default::default(),
             })
         }
         3 => Chunk::Sack(SackChunk {
@@ -204,9 +206,11 @@ fn gen_chunk(g: &mut Gen) -> Chunk {
         // still parses to the end.
         12 => {
             let n = g.below(12);
-            // 192 is FORWARD TSN (RFC 3758), which this module knows.
+            // 192 is FORWARD TSN (RFC 3758) and 130 RE-CONFIG (RFC 6525), which this
+            // module knows.
             let kind = match 0x80 | g.u8() {
                 0xc0 => 0xc1,
+                0x82 => 0x83,
                 k => k,
             };
             Chunk::Unknown(UnknownChunk {
@@ -219,6 +223,45 @@ fn gen_chunk(g: &mut Gen) -> Chunk {
             new_cum_tsn: g.u32(),
             streams: (0..g.below(5)).map(|_| (g.u16(), g.u16())).collect(),
         }),
+        14 => {
+            let n = g.below(40);
+            Chunk::Auth(sctplab_core::net::wire::AuthChunk {
+                key_id: g.u16(),
+                hmac_id: g.u16(),
+                hmac: g.bytes(n),
+            })
+        }
+        15 => {
+            use sctplab_core::net::wire::{ReconfigChunk, ReconfigParam, ReconfigResult};
+            let one = |g: &mut Gen| match g.below(6) {
+                0 => ReconfigParam::OutgoingSsnReset {
+                    req_seq: g.u32(),
+                    resp_seq: g.u32(),
+                    last_tsn: g.u32(),
+                    streams: (0..g.below(5)).map(|_| g.u16()).collect(),
+                },
+                1 => ReconfigParam::IncomingSsnReset {
+                    req_seq: g.u32(),
+                    streams: (0..g.below(5)).map(|_| g.u16()).collect(),
+                },
+                2 => ReconfigParam::SsnTsnReset { req_seq: g.u32() },
+                3 => ReconfigParam::Response {
+                    resp_seq: g.u32(),
+                    result: ReconfigResult::InProgress,
+                    tsns: g.bool().then(|| (g.u32(), g.u32())),
+                },
+                4 => ReconfigParam::AddOutgoingStreams {
+                    req_seq: g.u32(),
+                    count: g.u16(),
+                },
+                _ => ReconfigParam::AddIncomingStreams {
+                    req_seq: g.u32(),
+                    count: g.u16(),
+                },
+            };
+            let params = (0..1 + g.below(2)).map(|_| one(g)).collect();
+            Chunk::Reconfig(ReconfigChunk { params })
+        }
         _ => Chunk::ShutdownComplete { t_bit: g.bool() },
     }
 }

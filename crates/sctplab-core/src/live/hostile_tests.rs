@@ -22,6 +22,7 @@ fn init(tag: u32) -> Chunk {
         cookie_preservative: None,
         unrecognized: vec![],
         ecn_capable: false,
+        ext: Default::default(),
     })
 }
 

@@ -250,6 +250,7 @@ impl Attacker {
                 cookie_preservative: None,
                 unrecognized: params,
                 ecn_capable: false,
+                ext: Default::default(),
             })],
             0,
         );
@@ -537,6 +538,7 @@ fn mutated_packets_never_panic() {
             cookie_preservative: None,
             unrecognized: vec![],
             ecn_capable: false,
+            ext: Default::default(),
         })]));
         v.push(mk(vec![
             data(5, 30),

@@ -6,6 +6,7 @@ pub mod dsdv;
 mod error;
 pub(crate) mod load;
 pub mod overrides;
+pub mod reconf;
 pub mod sat;
 pub mod schema;
 pub mod streams;

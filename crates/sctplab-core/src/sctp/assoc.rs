@@ -18,6 +18,7 @@ mod handshake;
 mod hb_info;
 mod paths;
 mod prsctp;
+mod reconfig;
 mod screen;
 mod timers;
 mod transmit;
@@ -35,6 +36,8 @@ use crate::net::wire::{
 use crate::net::{Packet, PacketKind};
 use crate::sim::{RngStream, SimDuration, SimTime};
 use std::collections::VecDeque;
+
+pub use reconfig::ExtStats;
 
 #[derive(Clone, Debug)]
 pub struct AssocCfg {
@@ -177,6 +180,8 @@ pub struct Association {
     events: VecDeque<EndpointEvent>,
     /// RFC 9260 appendix A (`sctp/ecn.rs`); off unless `set_ecn` says so.
     ecn: super::ecn::SctpEcn,
+    /// RE-CONFIG and AUTH (`assoc/reconfig.rs`); None for a flow that uses neither.
+    ext: Option<Box<reconfig::Ext>>,
     pub stats: AssocStats,
 }
 
@@ -226,6 +231,7 @@ impl Association {
             rto_before_established: rto,
             events: VecDeque::new(),
             ecn: super::ecn::SctpEcn::default(),
+            ext: None,
             stats: AssocStats::default(),
         }
     }
@@ -327,6 +333,7 @@ impl Association {
     }
 
     fn send_init(&mut self) {
+        let ext = self.init_ext();
         let init = InitChunk {
             init_tag: self.local_tag,
             a_rwnd: self.cfg.receive_buffer.min(u64::from(u32::MAX)) as u32,
@@ -338,6 +345,7 @@ impl Association {
             cookie_preservative: self.cookie_preservative,
             unrecognized: Vec::new(),
             ecn_capable: self.ecn.capable,
+            ext: ext.boxed(),
         };
         self.send_ctrl(0, Chunk::Init(init), self.cfg.primary_peer);
         self.timers.set(Timer::T1Init, self.now + self.t1_timeout());
@@ -389,6 +397,9 @@ impl Association {
             if self.state == State::Established {
                 out.send_new(self.now, &mut self.paths);
             }
+        }
+        if self.ext.is_some() {
+            self.reconfig_poll();
         }
         self.maybe_shutdown();
     }
@@ -556,6 +567,7 @@ impl Association {
             Chunk::ForwardTsn(f) if self.inb.is_some() => self.on_forward_tsn(f),
             Chunk::Ecne { lowest_tsn } => self.on_ecne(*lowest_tsn),
             Chunk::Cwr { lowest_tsn } => self.ecn.on_cwr(*lowest_tsn),
+            Chunk::Reconfig(r) => self.on_reconfig(r),
             _ => {}
         }
     }
@@ -600,7 +612,18 @@ impl Endpoint for Association {
             self.sack_dest = pkt.ip.src;
         }
         let mut causes = Vec::new();
-        for c in chunks {
+        // RFC 4895 6.3: with AUTH on, covered chunks need a valid AUTH before them.
+        let auth = if self.ext.is_some() {
+            self.auth_verdict(chunks)
+        } else {
+            None
+        };
+        for (k, c) in chunks.iter().enumerate() {
+            if let Some(v) = auth {
+                if self.auth_drops(v, k, c) {
+                    continue;
+                }
+            }
             match c {
                 Chunk::Unknown(u) => {
                     self.stats.unknown_chunks += 1;
@@ -623,6 +646,12 @@ impl Endpoint for Association {
             && !matches!(self.state, State::Closed | State::CookieWait | State::Done)
         {
             self.send_error(causes, pkt.ip.src);
+        }
+        if self.ext.is_some() {
+            if had_data {
+                self.reconfig_after_data();
+            }
+            self.reconfig_poll();
         }
         if had_data && pkt.ip.ecn == crate::net::aqm::CE {
             self.ce_arrived(chunks);
@@ -658,6 +687,9 @@ impl Endpoint for Association {
         }
         if self.timers.is_expired(Timer::T2Shutdown, now) {
             self.on_t2(now);
+        }
+        if self.timers.is_expired(Timer::Reconfig, now) {
+            self.on_reconfig_timer();
         }
         if let Some(inb) = self.inb.as_mut() {
             inb.on_timeout(now);

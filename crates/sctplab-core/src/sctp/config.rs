@@ -145,6 +145,11 @@ pub struct Knobs {
     /// The stream scheduler of `stream_traffic` (RFC 8260 sec. 3, scenario key
     /// `scheduler`, sctp/streams/sched.rs); the bulk application ignores it.
     pub scheduler: super::streams::Scheduler,
+    /// Stream reconfiguration (RFC 6525, `sctp/reconfig`): announced in INIT / INIT ACK
+    /// when the flow has `[[faults]]` `reset_streams` or `add_streams`.
+    pub reconfig: bool,
+    /// AUTH (RFC 4895, `sctp/auth`): the flow's `auth`, `auth_chunks`, `auth_hmac`.
+    pub auth: Option<super::auth::AuthCfg>,
 }
 
 /// RFC 4960 sec. 7.2.1: min(4 MTU, max(2 MTU, 4380 bytes)).
@@ -184,6 +189,8 @@ pub fn preset(v: Variant) -> Knobs {
         cmt: None,
         heartbeat_after_rto: false,
         scheduler: super::streams::Scheduler::Fcfs,
+        reconfig: false,
+        auth: None,
     };
     let newreno = Knobs {
         fast_recovery: true,

@@ -37,6 +37,12 @@ pub struct CookieBody {
     /// an INIT that met no TCB, whose tie-tags are 0. Only then does the cookie grow
     /// (by 9 bytes), so every ordinary cookie keeps its size.
     pub tie_tags: Option<(u32, u32)>,
+    /// RE-CONFIG and AUTH (sctp/assoc/reconfig.rs): the client's INIT extension
+    /// parameters and the server's RANDOM, as one opaque blob. Present only when the
+    /// server's flow uses them, so every other cookie keeps its size. Encoded after the
+    /// Tie-Tags, zero-padded to 4, then its length in 2 bytes: a tail of 4n + 2 or
+    /// 4n + 3 bytes.
+    pub ext: Option<Vec<u8>>,
 }
 
 /// Marks a cookie tail that ends with the Tie-Tags: addresses are 4 bytes each, so a
@@ -80,6 +86,14 @@ impl CookieBody {
     }
 
     fn decode(b: &[u8], mut tail: &[u8]) -> Self {
+        let mut ext = None;
+        if matches!(tail.len() % 4, 2 | 3) {
+            let n = tail.len();
+            let len = usize::from(u16::from_be_bytes([tail[n - 2], tail[n - 1]]));
+            let start = (n - 2).saturating_sub(len.next_multiple_of(4));
+            ext = tail.get(start..start + len).map(<[u8]>::to_vec);
+            tail = &tail[..start];
+        }
         let mut tie_tags = None;
         if tail.len() % 4 == TIE_TAGS_LEN % 4 && tail.len() >= TIE_TAGS_LEN {
             let t = &tail[tail.len() - TIE_TAGS_LEN..];
@@ -114,6 +128,7 @@ impl CookieBody {
                 .map(|a| [a[0], a[1], a[2], a[3]])
                 .collect(),
             tie_tags,
+            ext,
         }
     }
 
@@ -128,6 +143,12 @@ impl CookieBody {
             out.extend_from_slice(&l.to_be_bytes());
             out.extend_from_slice(&p.to_be_bytes());
             out.push(TIE_TAGS_MARK);
+        }
+        if let Some(e) = &self.ext {
+            let len = e.len().min(usize::from(u16::MAX) - 3);
+            out.extend_from_slice(&e[..len]);
+            out.resize(out.len() + len.next_multiple_of(4) - len, 0);
+            out.extend_from_slice(&(len as u16).to_be_bytes());
         }
         let tag = mac(secret, &out);
         out.extend_from_slice(&tag);
@@ -153,8 +174,7 @@ impl CookieBody {
 
     /// Verifies the MAC and decodes, leaving the lifetime to the caller.
     pub fn authenticate(cookie: &[u8], secret: &[u8; 32]) -> Result<CookieBody, CookieError> {
-        let tail = cookie.len().saturating_sub(BODY_LEN + MAC_LEN);
-        if cookie.len() < BODY_LEN + MAC_LEN || !matches!(tail % 4, 0 | 1) {
+        if cookie.len() < BODY_LEN + MAC_LEN {
             return Err(CookieError::Malformed);
         }
         let (body, tag) = cookie.split_at(cookie.len() - MAC_LEN);
@@ -194,7 +214,29 @@ mod tests {
             lifetime_ns: 60_000_000_000,
             peer_addrs: vec![],
             tie_tags: None,
+            ext: None,
         }
+    }
+
+    /// The extension blob survives with addresses and Tie-Tags before it, and a
+    /// cookie without one keeps its size.
+    #[test]
+    fn ext_blob_round_trips() {
+        let secret = [5u8; 32];
+        let plain = body().seal(&secret).len();
+        for (addrs, tie) in [(vec![], None), (vec![[10, 0, 0, 1]], Some((1, 2)))] {
+            for n in [0usize, 1, 5, 36, 81] {
+                let b = CookieBody {
+                    peer_addrs: addrs.clone(),
+                    tie_tags: tie,
+                    ext: Some((0..n as u8).collect()),
+                    ..body()
+                };
+                let c = b.seal(&secret);
+                assert_eq!(CookieBody::authenticate(&c, &secret), Ok(b));
+            }
+        }
+        assert_eq!(plain, BODY_LEN + MAC_LEN);
     }
 
     #[test]

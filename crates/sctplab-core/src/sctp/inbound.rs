@@ -109,6 +109,13 @@ fn max_tsns_ahead(buffer: u64) -> i64 {
     (buffer / min_chunk).clamp(4096, i32::MAX as u64) as i64
 }
 
+impl StreamIn {
+    /// RE-CONFIG (RFC 6525 5.2.2): the stream's next expected SSN is 0 again.
+    pub fn reset_ssn(&mut self) {
+        self.next_ssn = 0;
+    }
+}
+
 impl Inbound {
     pub fn new(
         peer_initial_tsn: u32,

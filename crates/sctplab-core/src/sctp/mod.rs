@@ -2,6 +2,7 @@
 //! presets over named knobs. docs/models/sctp.md documents every knob and preset.
 
 mod assoc;
+pub mod auth;
 pub mod config;
 pub mod cookie;
 mod ecn;
@@ -10,10 +11,11 @@ mod outbound;
 mod path;
 mod path_cc;
 mod prsctp;
+pub mod reconfig;
 pub mod streams;
 mod timer;
 
-pub use assoc::{AssocCfg, AssocStats, Association, Role, State};
+pub use assoc::{AssocCfg, AssocStats, Association, ExtStats, Role, State};
 pub use config::Knobs;
 pub use inbound::Inbound;
 pub use outbound::cmt::{CmtKnobs, RtxPolicy};

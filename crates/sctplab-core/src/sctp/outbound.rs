@@ -186,6 +186,12 @@ impl Outbound {
         tsn.wrapping_sub(self.initial_tsn).wrapping_add(1)
     }
 
+    /// The last TSN given to a chunk (RE-CONFIG's Sender's Last Assigned TSN, RFC
+    /// 6525 4.1).
+    pub fn last_assigned_tsn(&self) -> u32 {
+        self.next_tsn.wrapping_sub(1)
+    }
+
     pub fn has_outstanding(&self) -> bool {
         !self.sent.is_empty()
     }

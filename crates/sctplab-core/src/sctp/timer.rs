@@ -20,16 +20,19 @@ pub enum Timer {
     T2Shutdown,
     /// ns-2.35's association-wide heartbeat timer (`HeartbeatGenTimer`).
     HeartbeatGen,
+    /// RE-CONFIG's request timer (RFC 6525 5.1.1): the outstanding request is resent.
+    Reconfig,
 }
 
 impl Timer {
-    const COUNT: usize = 5;
+    const COUNT: usize = 6;
     pub const ALL: [Timer; Timer::COUNT] = [
         Timer::Start,
         Timer::Stop,
         Timer::T1Init,
         Timer::T2Shutdown,
         Timer::HeartbeatGen,
+        Timer::Reconfig,
     ];
 }
 

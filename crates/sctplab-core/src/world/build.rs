@@ -290,8 +290,15 @@ fn build_flows(
             trace,
             seed,
         };
-        let (sender, receiver, kind, proto) =
+        let (mut sender, mut receiver, kind, proto) =
             endpoint_pair(spec, &ends, nodes, ifaces, key_log.clone())?;
+        if crate::scenario::reconf::flow_reconfigures(s, spec.name()) {
+            for ep in [&mut sender, &mut receiver] {
+                if let AnyEndpoint::Sctp(a) = ep {
+                    a.enable_reconfig();
+                }
+            }
+        }
         let sid = EndpointId::from_idx(endpoints.len());
         let rid = EndpointId::from_idx(endpoints.len() + 1);
         for (ep, node, peer) in [(sender, src, dst), (receiver, dst, src)] {
@@ -490,6 +497,13 @@ fn build_faults(
                     let flow = names.flows[fault.flow.as_deref()?];
                     let iface = iface_by_label(nodes, ifaces, fault.primary.as_deref()?)?;
                     Fault::SetPrimary(flows[flow.idx()].sender, ifaces[iface.idx()].addr)
+                }
+                FaultAction::ResetStreams | FaultAction::AddStreams => {
+                    let flow = names.flows[fault.flow.as_deref()?];
+                    Fault::Reconfig(
+                        flows[flow.idx()].sender,
+                        crate::scenario::reconf::request(fault)?,
+                    )
                 }
             };
             Some((at, fault))

@@ -9,7 +9,7 @@ impl World {
     /// on a link that goes down are lost now, the one on the wire on arrival), or a new
     /// SCTP primary.
     pub(super) fn fault(&mut self, now: SimTime, i: usize) {
-        match self.faults[i].1 {
+        match self.faults[i].1.clone() {
             Fault::LinkDown(a) => {
                 if self.tracer.anim_on() {
                     self.anim_link_state(now, a, false);
@@ -40,6 +40,12 @@ impl World {
             Fault::SetPrimary(ep, addr) => {
                 if let crate::endpoint::AnyEndpoint::Sctp(a) = &mut self.endpoints[ep.idx()].ep {
                     a.set_primary(now, addr);
+                }
+                self.service(ep, now);
+            }
+            Fault::Reconfig(ep, r) => {
+                if let crate::endpoint::AnyEndpoint::Sctp(a) = &mut self.endpoints[ep.idx()].ep {
+                    a.reconfigure(now, r);
                 }
                 self.service(ep, now);
             }

@@ -214,13 +214,15 @@ pub(crate) enum Event {
 }
 
 /// A scripted event, resolved from `[[faults]]`.
-#[derive(Copy, Clone, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) enum Fault {
     /// Both directions of the link whose a->b direction is this go down.
     LinkDown(LinkDirId),
     LinkUp(LinkDirId),
     /// An SCTP sender (endpoint) makes this peer address its primary.
     SetPrimary(EndpointId, [u8; 4]),
+    /// An SCTP sender's RE-CONFIG request (`reset_streams`, `add_streams`).
+    Reconfig(EndpointId, crate::sctp::reconfig::Request),
 }
 
 pub(crate) struct SnoopSlot {

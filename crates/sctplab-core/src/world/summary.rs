@@ -313,6 +313,7 @@ fn sctp_summary(
         "failovers": client.stats.failovers,
     });
     crate::sctp::streams::stats::add_summary_keys(&mut flow, client, server);
+    crate::sctp::reconfig::summary::add_summary_keys(&mut flow, client, server);
     flow
 }
 

@@ -217,6 +217,7 @@ mod tests {
                 cookie_preservative: None,
                 unrecognized: vec![],
                 ecn_capable: false,
+                ext: Default::default(),
             })],
         };
         let buf = emit_vec(&repr);

@@ -1,21 +1,18 @@
 //! Message interleaving's wire elements (RFC 8260 sec. 2): the I-DATA and I-FORWARD-TSN
-//! chunks, and the Supported Extensions parameter (RFC 5061 sec. 4.2.7) that INIT and
-//! INIT ACK list them in. `sctp_chunk/` hooks the chunks into its `Chunk` enum for
+//! chunks (INIT and INIT ACK list them in the Supported Extensions parameter, RFC 5061
+//! sec. 4.2.7, which `sctp_chunk/auth.rs`'s `InitExtensions` carries). `sctp_chunk/` hooks the chunks into its `Chunk` enum for
 //! emitting; the parser leaves them chunks of unknown type, which is what they are
 //! to an end that does not negotiate interleaving (RFC 9260 sec. 3.2 then says what
 //! to do with them), and `UnknownChunk::decode_interleaving` reads them.
 
 use super::sctp_chunk::{CHUNK_HEADER_LEN, Chunk, DataFlags, UnknownChunk};
-use super::{WireError, len_u16, read_u16, read_u32, write_u16, write_u32};
+use super::{WireError, read_u16, read_u32, write_u16, write_u32};
 
 /// I-DATA chunk type (RFC 8260 sec. 2.1): 64, high-order bits 01 (an end without it
 /// stops processing the packet and reports the chunk, RFC 9260 sec. 3.2).
 pub const I_DATA: u8 = 64;
 /// I-FORWARD-TSN chunk type (RFC 8260 sec. 2.3.1): 194, bits 11 (skipped and reported).
 pub const I_FORWARD_TSN: u8 = 194;
-/// Supported Extensions parameter type (RFC 5061 sec. 4.2.7): 0x8008, bits 10 (an end
-/// without it skips it silently).
-pub const PARAM_SUPPORTED_EXTENSIONS: u16 = 0x8008;
 
 /// I-DATA (RFC 8260 sec. 2.1). The flags are DATA's (I, U, B, E); the 32-bit Message
 /// Identifier replaces the SSN, and the field after it is the Payload Protocol
@@ -150,18 +147,6 @@ impl IForwardTsnChunk {
             skipped,
         })
     }
-}
-
-/// The Supported Extensions parameter (RFC 5061 sec. 4.2.7) listing chunk types
-/// `types`, padded to 4 bytes (the length field does not count the padding).
-pub fn supported_extensions_tlv(types: &[u8]) -> Vec<u8> {
-    let len = 4 + types.len();
-    let mut t = Vec::with_capacity(len.next_multiple_of(4));
-    t.extend_from_slice(&PARAM_SUPPORTED_EXTENSIONS.to_be_bytes());
-    t.extend_from_slice(&len_u16(len, "Supported Extensions").to_be_bytes());
-    t.extend_from_slice(types);
-    t.resize(len.next_multiple_of(4), 0);
-    t
 }
 
 impl UnknownChunk {

@@ -13,6 +13,19 @@ pub enum FaultAction {
     Up,
     /// An SCTP flow's sender makes `primary` its primary destination.
     SetPrimary,
+    /// RE-CONFIG (RFC 6525): the flow's sender resets the outgoing `streams` listed.
+    ResetStreams,
+    /// RE-CONFIG (RFC 6525): the flow's sender adds `streams` outgoing streams.
+    AddStreams,
+}
+
+/// `streams` of a `[[faults]]` entry: a list for `reset_streams`, a count for
+/// `add_streams`.
+#[derive(Deserialize, Debug, Clone, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum FaultStreams {
+    List(Vec<u16>),
+    Count(u16),
 }
 
 #[derive(Deserialize, Debug, Clone)]
@@ -32,4 +45,7 @@ pub struct FaultEntry {
     /// The new primary, `"<node>:<iface>"` of the receiving end, for `set_primary`.
     #[serde(default)]
     pub primary: Option<String>,
+    /// The streams, for `reset_streams` (a list) and `add_streams` (a count).
+    #[serde(default)]
+    pub streams: Option<FaultStreams>,
 }

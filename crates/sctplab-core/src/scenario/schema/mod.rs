@@ -20,7 +20,7 @@ mod snoop;
 mod tcp;
 mod wireless;
 
-pub use faults::{FaultAction, FaultEntry};
+pub use faults::{FaultAction, FaultEntry, FaultStreams};
 pub use flows::{CbrCfg, CbrPairsCfg, FLOW_TYPES, FlowSpec};
 pub use measure::{MeasureCfg, SeriesCfg};
 pub use network::{GilbertCfg, LinkCfg, LossCfg, LossDirection, LossPosition, NodeCfg};

@@ -193,6 +193,13 @@ pub struct SctpCfg {
     /// The stream scheduler of `stream_traffic` (scenario/streams.rs).
     #[serde(default)]
     pub scheduler: Option<String>,
+    /// AUTH (RFC 4895; scenario/reconf.rs): `auth`, `auth_chunks`, `auth_hmac`.
+    #[serde(default)]
+    pub auth: bool,
+    #[serde(default)]
+    pub auth_chunks: Option<Vec<String>>,
+    #[serde(default)]
+    pub auth_hmac: Option<crate::scenario::reconf::AuthHmac>,
 }
 
 fn default_delayed_ack_timeout() -> Duration {
@@ -337,6 +344,7 @@ impl SctpCfg {
             .unwrap_or(self.congestion_control == CongestionControl::Cubic);
         crate::scenario::cmt::apply(self, &mut k);
         crate::scenario::streams::apply(self, &mut k);
+        crate::scenario::reconf::apply(self, &mut k);
         k
     }
 

@@ -60,6 +60,9 @@ pub(super) fn validate_faults(
                     .or_default()
                     .push((f.at.0, f.action, p));
             }
+            FaultAction::ResetStreams | FaultAction::AddStreams => {
+                crate::scenario::reconf::validate_fault(s, f, &p, source)?;
+            }
             FaultAction::SetPrimary => {
                 let Some(flow) = &f.flow else {
                     return err(

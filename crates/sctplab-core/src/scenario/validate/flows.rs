@@ -293,6 +293,7 @@ pub(crate) fn validate_sctp(c: &SctpCfg, p: &str, source: &str) -> Result<(), Sc
         };
         Err(ScenarioError::new(source, path, msg))
     };
+    crate::scenario::reconf::validate_flow(c, p, source)?;
     // IPv4 (20) + common header (12) + one DATA chunk header (16) + 4 bytes of data.
     if c.mtu.0 < 52 || c.mtu.0 > 65_535 {
         return bad("mtu", "expected a packet size from 52B to 65535B");

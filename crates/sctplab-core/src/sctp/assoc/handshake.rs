@@ -102,7 +102,10 @@ impl Association {
             lifetime_ns: (life + extra).as_nanos(),
             peer_addrs,
             tie_tags: tie,
+            ext: None,
         };
+        let (ext, blob) = self.answer_ext(init);
+        let body = CookieBody { ext: blob, ..body };
         let ack = InitAckChunk {
             init_tag: tag,
             a_rwnd: body.local_a_rwnd,
@@ -117,6 +120,7 @@ impl Association {
             state_cookie: body.seal(&self.secret),
             // RFC 9260 appendix A: ECN Capable back when both ends are.
             ecn_capable: self.ecn.capable && init.ecn_capable,
+            ext: ext.boxed(),
         };
         self.send_ctrl(init.init_tag, Chunk::InitAck(ack), self.pkt_src);
     }
@@ -192,6 +196,7 @@ impl Association {
         // ECN Capable parameter.
         self.ecn.on = self.ecn.capable && ack.ecn_capable;
         self.set_up_client(ack.a_rwnd, ack.inbound_streams, &ack.addrs, ack.forward_tsn);
+        self.ext_on_init_ack(ack);
         self.last_cookie = Some(ack.state_cookie.clone());
         self.cookie_sent_at = self.now;
         self.send_ctrl(
@@ -317,6 +322,7 @@ impl Association {
         self.local_tag = body.local_tag;
         self.peer_tag = body.peer_tag;
         self.peer_initial_tsn = body.peer_initial_tsn;
+        self.ext_from_cookie(body);
         self.inb = Some(Inbound::new(
             body.peer_initial_tsn,
             self.cfg.receive_buffer,

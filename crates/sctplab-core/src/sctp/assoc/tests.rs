@@ -83,6 +83,7 @@ pub(super) fn init(tag: u32) -> Chunk {
         cookie_preservative: None,
         unrecognized: vec![],
         ecn_capable: false,
+        ext: Default::default(),
     })
 }
 

@@ -84,6 +84,9 @@ impl Association {
             if self.ecn.echo.is_some() {
                 used += self.bundle_ecne(&mut repr.chunks, used, room);
             }
+            if self.ext.is_some() {
+                used += self.auth_sign(&mut repr.chunks);
+            }
             chunks_len = used;
         } else if let Some(tx) = self.out.as_mut().and_then(|o| o.tx.pop_front()) {
             repr.vtag = self.peer_tag;

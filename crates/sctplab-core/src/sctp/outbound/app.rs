@@ -18,6 +18,9 @@ pub struct AppSource {
     stopped: bool,
     /// `stream_traffic`: per-stream sources replace the round-robin messages above.
     pub streams: Option<Box<crate::sctp::streams::StreamSources>>,
+    /// RE-CONFIG (sctp/reconfig): no new message is begun while an outgoing stream
+    /// reset is pending or in flight (the one being cut is finished).
+    pub hold: bool,
 }
 
 impl AppSource {
@@ -32,7 +35,25 @@ impl AppSource {
             current: None,
             stopped: false,
             streams: None,
+            hold: false,
         }
+    }
+
+    /// A message is partly cut: a stream reset must wait until it is whole.
+    pub fn mid_message(&self) -> bool {
+        match &self.streams {
+            Some(s) => s.mid_message(),
+            None => self.current.is_some(),
+        }
+    }
+
+    /// RFC 6525 5.1.2: after a performed outgoing reset the streams (all if `streams`
+    /// is empty) start again at SSN 0; `add` streams are added after the others.
+    pub fn reconfigure(&mut self, streams: &[u16], add: u16) {
+        if let Some(s) = self.streams.as_mut() {
+            return s.reconfigure(streams, add);
+        }
+        crate::sctp::streams::reset_ssns(&mut self.ssns, streams, add);
     }
 
     pub fn set_streams(&mut self, n: u16) {
@@ -67,6 +88,9 @@ impl AppSource {
 
     /// Payload of the next chunk if cut at `max_payload`, without cutting it.
     pub(super) fn peek_payload(&mut self, max_payload: u64) -> Option<u64> {
+        if self.hold && !self.mid_message() {
+            return None;
+        }
         if let Some(s) = self.streams.as_mut() {
             return s.peek_payload(max_payload);
         }
@@ -86,10 +110,13 @@ impl AppSource {
     /// Cuts the next chunk: (stream, ssn, flags, payload bytes).
     pub(super) fn next_chunk(&mut self, max_payload: u64) -> Option<(u16, u16, DataFlags, u32)> {
         if let Some(s) = self.streams.as_mut() {
+            if self.hold && !s.mid_message() {
+                return None;
+            }
             return s.next_chunk(max_payload);
         }
         if self.current.is_none() {
-            if !self.has_data() {
+            if !self.has_data() || self.hold {
                 return None;
             }
             let size = match self.total {

@@ -392,6 +392,19 @@ impl StreamSources {
         }
     }
 
+    /// The message at the cursor is partly cut (RE-CONFIG waits for it to be whole).
+    pub fn mid_message(&self) -> bool {
+        self.msgs
+            .get(self.cursor)
+            .is_some_and(|m| m.started() && !m.fully_cut())
+    }
+
+    /// After a performed stream reset or add (RFC 6525 5.1.2, 5.2.5).
+    pub fn reconfigure(&mut self, streams: &[u16], add: u16) {
+        reset_ssns(&mut self.ssns, streams, add);
+        self.tally.resize(self.ssns.len(), StreamTally::default());
+    }
+
     /// Payload of the next chunk if cut at `max_payload`, without cutting it.
     pub fn peek_payload(&mut self, max_payload: u64) -> Option<u64> {
         let k = self.next_to_cut()?;
@@ -455,3 +468,17 @@ impl StreamSources {
 mod sched_tests;
 #[cfg(test)]
 mod tests;
+
+/// Sets the listed streams' next SSN to 0 (every stream when the list is empty) and
+/// appends `add` streams (RE-CONFIG, RFC 6525 5.1.2 and 5.2.5).
+pub fn reset_ssns(ssns: &mut Vec<u16>, streams: &[u16], add: u16) {
+    if streams.is_empty() && add == 0 {
+        ssns.fill(0);
+    }
+    for &s in streams {
+        if let Some(x) = ssns.get_mut(usize::from(s)) {
+            *x = 0;
+        }
+    }
+    ssns.resize(ssns.len() + usize::from(add), 0);
+}

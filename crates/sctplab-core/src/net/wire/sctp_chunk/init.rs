@@ -6,6 +6,7 @@ use super::super::sctp_forward_tsn::{
     FORWARD_TSN_SUPPORTED_PARAM_LEN, PARAM_FORWARD_TSN_SUPPORTED,
 };
 use super::super::{WireError, read_u16, read_u32, write_u16, write_u32};
+pub use super::auth::InitExtensions;
 use super::ecn::{ECN_CAPABLE_PARAM_LEN, PARAM_ECN_CAPABLE};
 use super::pad4;
 use super::params::{PARAM_HEADER_LEN, emit_param, emit_tlvs, tlvs_len};
@@ -76,6 +77,9 @@ pub struct InitChunk {
     pub unrecognized: Vec<Vec<u8>>,
     /// The ECN Capable parameter (appendix A), emitted after the Cookie Preservative.
     pub ecn_capable: bool,
+    /// Supported Extensions and AUTH's parameters (`auth.rs`), emitted after
+    /// Forward-TSN-Supported.
+    pub ext: Option<Box<InitExtensions>>,
 }
 
 /// INIT ACK chunk (§3.3.3): the INIT fields, IPv4 Address parameters and the
@@ -98,6 +102,9 @@ pub struct InitAckChunk {
     pub state_cookie: Vec<u8>,
     /// The ECN Capable parameter (appendix A), emitted before the cookie.
     pub ecn_capable: bool,
+    /// Supported Extensions and AUTH's parameters (`auth.rs`), emitted before the
+    /// cookie, after the reported parameters.
+    pub ext: Option<Box<InitExtensions>>,
 }
 
 impl InitChunk {
@@ -108,7 +115,12 @@ impl InitChunk {
             + COOKIE_PRESERVATIVE_PARAM_LEN * usize::from(self.cookie_preservative.is_some())
             + FORWARD_TSN_SUPPORTED_PARAM_LEN * usize::from(self.forward_tsn)
             + ECN_CAPABLE_PARAM_LEN * usize::from(self.ecn_capable)
-            + tlvs_len(self.unrecognized.iter().map(Vec::len))
+            + tlvs_len(
+                InitExtensions::of(&self.ext)
+                    .lens()
+                    .into_iter()
+                    .chain(self.unrecognized.iter().map(Vec::len)),
+            )
     }
 
     /// Writes the fixed fields, the addresses, the Cookie Preservative, ECN Capable,
@@ -139,6 +151,8 @@ impl InitChunk {
             emit_param(&mut value[at..], PARAM_FORWARD_TSN_SUPPORTED, &[]);
             at += FORWARD_TSN_SUPPORTED_PARAM_LEN;
         }
+        // The last parameter's padding lies outside the chunk length (3.2).
+        at = (at + InitExtensions::of(&self.ext).emit(&mut value[at..])).min(value.len());
         emit_tlvs(&mut value[at..], &self.unrecognized);
     }
 
@@ -147,6 +161,7 @@ impl InitChunk {
         let (mut init, params) = parse_init_fields(value)?;
         let mut bad_addr = false;
         let mut unrecognized = Vec::new();
+        let mut ext = InitExtensions::default();
         walk_init_params(params, &INIT_PARAMS, &mut unrecognized, |ptype, pvalue| {
             if ptype == PARAM_IPV4_ADDRESS {
                 match <[u8; 4]>::try_from(pvalue) {
@@ -162,8 +177,11 @@ impl InitChunk {
                 init.ecn_capable = true;
             } else if ptype == PARAM_FORWARD_TSN_SUPPORTED {
                 init.forward_tsn = true;
+            } else if ext.take(ptype, pvalue).is_err() {
+                bad_addr = true;
             }
         })?;
+        init.ext = ext.boxed();
         init.unrecognized = unrecognized;
         if bad_addr {
             return Err(WireError::BadLength);
@@ -183,6 +201,11 @@ impl InitAckChunk {
                 .reported
                 .iter()
                 .map(|t| pad4(PARAM_HEADER_LEN + t.len()))
+                .sum::<usize>()
+            + InitExtensions::of(&self.ext)
+                .lens()
+                .into_iter()
+                .map(pad4)
                 .sum::<usize>()
             + tlvs_len(
                 std::iter::once(PARAM_HEADER_LEN + self.state_cookie.len())
@@ -216,6 +239,7 @@ impl InitAckChunk {
             value[at + PARAM_HEADER_LEN + t.len()..end].fill(0);
             at = end;
         }
+        at += InitExtensions::of(&self.ext).emit(&mut value[at..]);
         // Unrecognized parameters go last: one that stops the parameter walk
         // (§3.2.1) must not hide the cookie from a parser.
         let cookie_end = at + PARAM_HEADER_LEN + self.state_cookie.len();
@@ -235,6 +259,7 @@ impl InitAckChunk {
         let mut reported = Vec::new();
         let mut forward_tsn = false;
         let mut ecn_capable = false;
+        let mut ext = InitExtensions::default();
         walk_init_params(
             params,
             &INIT_ACK_PARAMS,
@@ -253,6 +278,8 @@ impl InitAckChunk {
                         Ok(a) => addrs.push(a),
                         Err(_) => bad_addr = true,
                     }
+                } else if ext.take(ptype, pvalue).is_err() {
+                    bad_addr = true;
                 }
             },
         )?;
@@ -272,6 +299,7 @@ impl InitAckChunk {
             reported,
             state_cookie: cookie.to_vec(),
             ecn_capable,
+            ext: ext.boxed(),
         })
     }
 }
@@ -312,6 +340,7 @@ fn parse_init_fields(value: &[u8]) -> Result<(InitChunk, &[u8]), WireError> {
         forward_tsn: false,
         unrecognized: Vec::new(),
         ecn_capable: false,
+        ext: None,
     };
     Ok((init, &value[INIT_FIXED_LEN..]))
 }
@@ -333,7 +362,7 @@ fn walk_init_params<'a>(
             return Err(WireError::BadLength);
         }
         let tlv = params.get(..plen).ok_or(WireError::BadLength)?;
-        if known.contains(&ptype) {
+        if known.contains(&ptype) || InitExtensions::knows(ptype) {
             visit(ptype, &tlv[PARAM_HEADER_LEN..]);
         } else {
             if ptype & 0x4000 != 0 {

@@ -27,18 +27,22 @@
 //! `super::sctp_forward_tsn`, I-DATA and I-FORWARD-TSN in `super::sctp_idata`. This file holds the [`Chunk`] enum and the dispatch of
 //! `len`, `emit` and `parse` to them.
 
+mod auth;
 mod control;
 mod data;
 mod ecn;
 mod init;
 mod params;
+mod reconfig;
 mod sack;
 #[cfg(test)]
 mod tests;
 
+pub use auth::{AuthChunk, HMAC_SHA1, HMAC_SHA256, InitExtensions};
 pub use control::{ErrorCause, UnknownChunk, cause};
 pub use data::{DataChunk, DataFlags};
 pub use init::{IPV4_ADDRESS_PARAM_LEN, InitAckChunk, InitChunk};
+pub use reconfig::{ReconfigChunk, ReconfigParam, ReconfigResult};
 pub use sack::SackChunk;
 
 use super::sctp_forward_tsn::ForwardTsnChunk;
@@ -77,10 +81,13 @@ pub mod chunk_type {
     /// does not negotiate interleaving.
     pub const I_DATA: u8 = super::super::sctp_idata::I_DATA;
     pub const I_FORWARD_TSN: u8 = super::super::sctp_idata::I_FORWARD_TSN;
+    /// AUTH (RFC 4895 sec. 4.2) and RE-CONFIG (RFC 6525 sec. 3.1).
+    pub const AUTH: u8 = super::auth::AUTH;
+    pub const RE_CONFIG: u8 = super::reconfig::RE_CONFIG;
 
     /// Whether this module decodes chunks of type `kind`.
     pub const fn is_known(kind: u8) -> bool {
-        matches!(kind, 0..=14 | FORWARD_TSN)
+        matches!(kind, 0..=15 | FORWARD_TSN | RE_CONFIG)
     }
 }
 
@@ -153,6 +160,10 @@ pub enum Chunk {
     IForwardTsn(IForwardTsnChunk),
     /// A chunk type this module does not know (§3.2).
     Unknown(UnknownChunk),
+    /// AUTH (RFC 4895 sec. 4.2, `auth.rs`).
+    Auth(AuthChunk),
+    /// RE-CONFIG (RFC 6525 sec. 3.1, `reconfig.rs`).
+    Reconfig(ReconfigChunk),
 }
 
 // A chunk always has at least its 4-byte header, so an `is_empty` to go
@@ -181,6 +192,8 @@ impl Chunk {
             Chunk::IData(_) => chunk_type::I_DATA,
             Chunk::IForwardTsn(_) => chunk_type::I_FORWARD_TSN,
             Chunk::Unknown(u) => u.kind,
+            Chunk::Auth(_) => chunk_type::AUTH,
+            Chunk::Reconfig(_) => chunk_type::RE_CONFIG,
         }
     }
 
@@ -211,6 +224,8 @@ impl Chunk {
                 Chunk::InitAck(ia) => ia.value_len(),
                 Chunk::Error { causes, .. } => error_value_len(causes),
                 Chunk::Unknown(u) => u.value.len(),
+                Chunk::Auth(a) => a.value_len(),
+                Chunk::Reconfig(r) => r.value_len(),
                 Chunk::ForwardTsn(f) => f.len() - CHUNK_HEADER_LEN,
                 Chunk::IData(d) => IDataChunk::len_for(d.payload_len as usize) - CHUNK_HEADER_LEN,
                 Chunk::IForwardTsn(f) => f.len() - CHUNK_HEADER_LEN,
@@ -271,6 +286,8 @@ impl Chunk {
             Chunk::ForwardTsn(f) => f.emit_value(value),
             Chunk::IData(d) => d.emit_value(value),
             Chunk::IForwardTsn(f) => f.emit_value(value),
+            Chunk::Auth(a) => a.emit_value(value),
+            Chunk::Reconfig(r) => r.emit_value(value),
             Chunk::Abort { .. }
             | Chunk::ShutdownAck
             | Chunk::CookieAck
@@ -332,6 +349,8 @@ impl Chunk {
             }
             chunk_type::ERROR => control::parse_error(value, flags)?,
             chunk_type::FORWARD_TSN => Chunk::ForwardTsn(ForwardTsnChunk::parse_value(value)?),
+            chunk_type::AUTH => Chunk::Auth(AuthChunk::parse_value(value)?),
+            chunk_type::RE_CONFIG => Chunk::Reconfig(ReconfigChunk::parse_value(value)?),
             kind => Chunk::Unknown(UnknownChunk {
                 kind,
                 flags,

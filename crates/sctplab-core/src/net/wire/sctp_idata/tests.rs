@@ -95,15 +95,6 @@ fn i_forward_tsn_bytes_are_rfc_8260_sec_2_3_1() {
 }
 
 #[test]
-fn supported_extensions_lists_the_chunk_types() {
-    // Type 0x8008, length 4 + 2 = 6, I-DATA (64) and I-FORWARD-TSN (194), two pad bytes.
-    assert_eq!(
-        supported_extensions_tlv(&[I_DATA, I_FORWARD_TSN]),
-        vec![0x80, 0x08, 0, 6, 64, 194, 0, 0]
-    );
-}
-
-#[test]
 fn to_this_end_they_are_chunks_of_unknown_type_and_a_malformed_one_an_error() {
     // RFC 9260 3.2: type 64 (bits 01) stops the packet and is reported, 194 (bits 11)
     // is skipped and reported; reading a short I-DATA (8 bytes, under its 20-byte

@@ -24,6 +24,7 @@ fn known_answer_ecn_chunks_and_parameter() {
         cookie_preservative: None,
         unrecognized: vec![],
         ecn_capable: true,
+        ext: Default::default(),
     });
     let bytes = emit_vec(&init);
     assert_eq!(bytes.len(), 4 + 16 + 4);
@@ -73,6 +74,7 @@ fn known_answer_init_ack_and_sack() {
         reported: vec![],
         state_cookie: vec![0xaa, 0xbb],
         ecn_capable: false,
+        ext: Default::default(),
     });
     // §3.3.3: type 2, flags 0, length 26 = 20 + (4 + 2); State Cookie
     // parameter type 7, length 6, cookie, 2 bytes of padding.
@@ -114,6 +116,7 @@ fn known_answer_address_parameters() {
         cookie_preservative: None,
         unrecognized: vec![],
         ecn_capable: false,
+        ext: Default::default(),
     });
     assert_eq!(init.len(), 36);
     assert_eq!(
@@ -137,6 +140,7 @@ fn known_answer_address_parameters() {
         reported: vec![],
         state_cookie: vec![0xaa, 0xbb],
         ecn_capable: false,
+        ext: Default::default(),
     });
     assert_eq!((ack.len(), ack.padded_len()), (34, 36));
     let bytes = emit_vec(&ack);
@@ -301,6 +305,7 @@ fn known_answer_init_ack_reporting_a_parameter() {
         reported: vec![vec![0xc0, 0, 0, 4]],
         state_cookie: vec![0xaa, 0xbb],
         ecn_capable: false,
+        ext: Default::default(),
     });
     assert_eq!((ack.len(), ack.padded_len()), (34, 36));
     let bytes = emit_vec(&ack);

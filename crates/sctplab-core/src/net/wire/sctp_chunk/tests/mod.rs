@@ -3,6 +3,7 @@
 use super::*;
 
 mod known_answer;
+mod reconfig_auth;
 
 fn sample_chunks() -> Vec<Chunk> {
     let mut chunks = vec![
@@ -33,6 +34,7 @@ fn sample_chunks() -> Vec<Chunk> {
             cookie_preservative: None,
             unrecognized: vec![],
             ecn_capable: false,
+            ext: Default::default(),
         }),
         Chunk::Init(InitChunk {
             init_tag: 7,
@@ -45,6 +47,7 @@ fn sample_chunks() -> Vec<Chunk> {
             cookie_preservative: None,
             unrecognized: vec![],
             ecn_capable: false,
+            ext: Default::default(),
         }),
         Chunk::InitAck(InitAckChunk {
             init_tag: 0x8765_4321,
@@ -58,6 +61,7 @@ fn sample_chunks() -> Vec<Chunk> {
             reported: vec![],
             state_cookie: vec![0xc0; 13],
             ecn_capable: false,
+            ext: Default::default(),
         }),
         Chunk::InitAck(InitAckChunk {
             init_tag: 0x8765_4321,
@@ -71,6 +75,7 @@ fn sample_chunks() -> Vec<Chunk> {
             reported: vec![],
             state_cookie: vec![0xc0; 13],
             ecn_capable: false,
+            ext: Default::default(),
         }),
         Chunk::Sack(SackChunk {
             cum_tsn_ack: 100,
@@ -123,6 +128,7 @@ fn extension_samples() -> Vec<Chunk> {
             cookie_preservative: Some(2050),
             unrecognized: vec![vec![0xc0, 0x0f, 0, 4]],
             ecn_capable: false,
+            ext: Default::default(),
         }),
         // ECN (RFC 9260 appendix A): the ECN Capable parameter and both chunks.
         Chunk::Init(InitChunk {
@@ -136,6 +142,7 @@ fn extension_samples() -> Vec<Chunk> {
             cookie_preservative: Some(2050),
             unrecognized: vec![vec![0xc0, 0x0f, 0, 4]],
             ecn_capable: true,
+            ext: Default::default(),
         }),
         Chunk::InitAck(InitAckChunk {
             init_tag: 10,
@@ -149,6 +156,7 @@ fn extension_samples() -> Vec<Chunk> {
             reported: vec![],
             state_cookie: vec![1, 2, 3],
             ecn_capable: true,
+            ext: Default::default(),
         }),
         Chunk::Ecne {
             lowest_tsn: 0x0102_0304,
@@ -227,6 +235,7 @@ fn sizes() {
         reported: vec![],
         state_cookie: vec![0; 13],
         ecn_capable: false,
+        ext: Default::default(),
     });
     // 20 fixed + 4 parameter header + 13 cookie; 3 bytes of padding.
     assert_eq!(init_ack.len(), 37);

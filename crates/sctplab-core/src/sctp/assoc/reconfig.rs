@@ -1,0 +1,605 @@
+//! The association's side of RE-CONFIG (RFC 6525, `sctp/reconfig`) and AUTH (RFC 4895,
+//! `sctp/auth`): their INIT / INIT ACK parameters, the negotiation (the server keeps
+//! the client's parameters in its cookie, staying stateless until the COOKIE-ECHO), the
+//! scripted requests of `[[faults]]`, the requests and responses on the wire with
+//! their timer, and what a performed request does to the streams. Off (no `ext`) for a
+//! flow that uses neither, which then sends exactly the bytes it did before.
+
+use super::*;
+use crate::net::wire::{InitAckChunk, InitExtensions, ReconfigChunk, ReconfigParam};
+use crate::sctp::auth::{AuthState, AuthStats};
+use crate::sctp::cookie::CookieBody;
+use crate::sctp::reconfig::{Action, Local, Outcome, Reconfig, ReconfigStats, Request};
+
+/// RE-CONFIG's chunk type, listed in Supported Extensions (RFC 6525 sec. 5.1).
+const RE_CONFIG: u8 = 0x82;
+
+/// An association's RE-CONFIG and AUTH state.
+#[derive(Debug, Default)]
+pub(crate) struct Ext {
+    /// Client: the extension parameters its INIT carried, until the INIT ACK.
+    sent: InitExtensions,
+    reconf: Option<Reconfig>,
+    auth: Option<AuthState>,
+    /// Requests scripted before the association was up.
+    pending: Vec<Request>,
+    /// Streams this end may send on (for a peer's Incoming SSN Reset Request).
+    out_streams: u16,
+    /// This end's initial TSN (the server has no sending half to ask).
+    local_initial_tsn: u32,
+}
+
+/// What summary.json reports for a flow with RE-CONFIG or AUTH on.
+#[derive(Clone, Debug, Default)]
+pub struct ExtStats {
+    pub reconfig: ReconfigStats,
+    pub auth: AuthStats,
+    /// Negotiated with the peer.
+    pub reconfig_on: bool,
+    pub auth_on: bool,
+}
+
+impl Association {
+    /// Whether this end uses RE-CONFIG or AUTH at all.
+    pub(super) fn ext_wanted(&self) -> bool {
+        self.cfg.knobs.reconfig || self.cfg.knobs.auth.is_some()
+    }
+
+    /// The extension parameters of this end's INIT or INIT ACK: Supported Extensions
+    /// with RE-CONFIG, and AUTH's RANDOM (32 bytes of the endpoint's random stream,
+    /// RFC 4895 3.1), CHUNKS and HMAC-ALGO.
+    pub(super) fn local_ext(&mut self) -> InitExtensions {
+        let mut ext = InitExtensions::default();
+        if self.cfg.knobs.reconfig {
+            ext.supported = vec![RE_CONFIG];
+        }
+        if let Some(cfg) = self.cfg.knobs.auth.clone() {
+            let mut random = [0u8; 32];
+            for c in random.chunks_mut(8) {
+                c.copy_from_slice(&self.rng.next_u64().to_le_bytes());
+            }
+            let a = AuthState::local_params(&cfg, random);
+            ext.random = a.random;
+            ext.chunks = a.chunks;
+            ext.hmac_algo = a.hmac_algo;
+        }
+        ext
+    }
+
+    /// Client: the INIT's extension parameters, remembered for the key (RFC 4895 6.1).
+    pub(super) fn init_ext(&mut self) -> InitExtensions {
+        if !self.ext_wanted() {
+            return InitExtensions::default();
+        }
+        // A resent INIT repeats its RANDOM: the INIT ACK may answer any copy.
+        if let Some(e) = self
+            .ext
+            .as_ref()
+            .filter(|e| e.sent != InitExtensions::default())
+        {
+            return e.sent.clone();
+        }
+        let ext = self.local_ext();
+        self.ext.get_or_insert_with(Default::default).sent = ext.clone();
+        ext
+    }
+
+    /// Server: the INIT ACK's extension parameters and the cookie blob that keeps the
+    /// INIT's and this end's RANDOM for the COOKIE-ECHO: [RANDOM length, RANDOM, the
+    /// INIT's extension parameters as TLVs].
+    pub(super) fn answer_ext(&mut self, init: &InitChunk) -> (InitExtensions, Option<Vec<u8>>) {
+        if !self.ext_wanted() {
+            return (InitExtensions::default(), None);
+        }
+        let ext = self.local_ext();
+        let random = ext.random.clone().unwrap_or_default();
+        let mut blob = vec![random.len() as u8];
+        blob.extend_from_slice(&random);
+        blob.extend(InitExtensions::of(&init.ext).to_tlvs());
+        (ext, Some(blob))
+    }
+
+    /// Server, on a valid COOKIE-ECHO: the negotiation from the cookie's blob.
+    pub(super) fn ext_from_cookie(&mut self, body: &CookieBody) {
+        let Some(blob) = body.ext.as_deref() else {
+            return;
+        };
+        let n = usize::from(blob.first().copied().unwrap_or(0));
+        let (Some(random), Some(tlvs)) = (blob.get(1..1 + n), blob.get(1 + n..)) else {
+            return;
+        };
+        let mut local = self.local_ext_fixed();
+        if n > 0 {
+            local.random = Some(random.to_vec());
+        }
+        let Ok(peer) = InitExtensions::from_tlvs(tlvs) else {
+            return;
+        };
+        self.ext_established(
+            local,
+            &peer,
+            body.local_out_streams,
+            body.local_initial_tsn,
+            body.peer_initial_tsn,
+        );
+    }
+
+    /// `local_ext` without drawing a RANDOM (the server's came back in its cookie).
+    fn local_ext_fixed(&self) -> InitExtensions {
+        let mut ext = InitExtensions::default();
+        if self.cfg.knobs.reconfig {
+            ext.supported = vec![RE_CONFIG];
+        }
+        if let Some(cfg) = &self.cfg.knobs.auth {
+            ext.chunks = Some(cfg.chunks.clone());
+            ext.hmac_algo = Some(cfg.hmacs.clone());
+        }
+        ext
+    }
+
+    /// Client, on the INIT ACK.
+    pub(super) fn ext_on_init_ack(&mut self, ack: &InitAckChunk) {
+        let Some(sent) = self.ext.as_ref().map(|e| e.sent.clone()) else {
+            return;
+        };
+        let out_streams = self.cfg.streams.min(ack.inbound_streams).max(1);
+        self.ext_established(
+            sent,
+            InitExtensions::of(&ack.ext),
+            out_streams,
+            self.pending_initial_tsn,
+            ack.initial_tsn,
+        );
+    }
+
+    /// Both ends' parameters known: RE-CONFIG when both list it, AUTH when both sent
+    /// RANDOM and HMAC-ALGO (RFC 4895 6.1) with an HMAC in common.
+    fn ext_established(
+        &mut self,
+        local: InitExtensions,
+        peer: &InitExtensions,
+        out_streams: u16,
+        local_tsn: u32,
+        peer_tsn: u32,
+    ) {
+        let reconf = (self.cfg.knobs.reconfig && peer.supported.contains(&RE_CONFIG))
+            .then(|| Reconfig::new(local_tsn, peer_tsn));
+        let auth = if self.cfg.knobs.auth.is_some() {
+            AuthState::new(local, peer)
+        } else {
+            None
+        };
+        let e = self.ext.get_or_insert_with(Default::default);
+        e.reconf = reconf;
+        e.auth = auth;
+        e.out_streams = out_streams;
+        e.local_initial_tsn = local_tsn;
+        let pending = std::mem::take(&mut e.pending);
+        for r in pending {
+            self.queue_reconfig(r);
+        }
+    }
+
+    /// A scripted `reset_streams` / `add_streams` (`[[faults]]`).
+    pub fn reconfigure(&mut self, now: SimTime, r: Request) {
+        self.now = now;
+        if !self.ext_wanted() {
+            return;
+        }
+        let e = self.ext.get_or_insert_with(Default::default);
+        if e.reconf.is_none() && self.state != State::Established {
+            e.pending.push(r);
+            return;
+        }
+        self.queue_reconfig(r);
+    }
+
+    fn queue_reconfig(&mut self, r: Request) {
+        let Some(rc) = self.ext.as_mut().and_then(|e| e.reconf.as_mut()) else {
+            return;
+        };
+        rc.queue(r);
+        let hold = rc.holds_data();
+        if let Some(out) = self.out.as_mut() {
+            out.app.hold = hold;
+        }
+        self.reconfig_poll();
+    }
+
+    /// Sends the next queued request if it may go now (`kick` calls this after the
+    /// sending half has cut what it may: a reset waits for a whole message).
+    pub(super) fn reconfig_poll(&mut self) {
+        if self.state != State::Established {
+            return;
+        }
+        let (last, mid) = match &self.out {
+            Some(o) => (o.last_assigned_tsn(), o.app.mid_message()),
+            None => (
+                self.ext
+                    .as_ref()
+                    .map_or(0, |e| e.local_initial_tsn.wrapping_sub(1)),
+                false,
+            ),
+        };
+        let Some(chunk) = self
+            .ext
+            .as_mut()
+            .and_then(|e| e.reconf.as_mut())
+            .and_then(|r| r.poll(last, mid))
+        else {
+            return;
+        };
+        self.send_reconfig(chunk, 0);
+    }
+
+    fn send_reconfig(&mut self, chunk: ReconfigChunk, retries: u32) {
+        let dst = self.default_dest();
+        let has_request = chunk.params.iter().any(|p| p.req_seq().is_some());
+        self.send_ctrl(self.peer_tag, Chunk::Reconfig(chunk), dst);
+        if has_request {
+            // RFC 6525 5.1.1: the request is guarded by a timer of the destination's
+            // RTO, doubled on each expiry as T3-rtx is (RFC 9260 6.3.3).
+            let rto = self
+                .current_rto()
+                .saturating_mul(1u64 << retries.min(6))
+                .min(self.cfg.rto_max);
+            self.timers.set(Timer::Reconfig, self.now + rto);
+        }
+    }
+
+    pub(super) fn on_reconfig_timer(&mut self) {
+        self.timers.stop(Timer::Reconfig);
+        if !matches!(self.state, State::Established | State::ShutdownSent) {
+            return;
+        }
+        let again = self
+            .ext
+            .as_mut()
+            .and_then(|e| e.reconf.as_mut())
+            .and_then(Reconfig::on_timer);
+        if let Some((chunk, retries)) = again {
+            self.send_reconfig(chunk, retries);
+        }
+    }
+
+    /// A RE-CONFIG from the peer (already past AUTH's check in `handle_packet`).
+    pub(super) fn on_reconfig(&mut self, chunk: &ReconfigChunk) {
+        if self.ext.as_ref().is_none_or(|e| e.reconf.is_none()) {
+            return;
+        }
+        let local = Local {
+            cum_tsn: self
+                .inb
+                .as_ref()
+                .map_or(self.peer_initial_tsn.wrapping_sub(1), |i| i.cum_tsn),
+            in_streams: self
+                .inb
+                .as_ref()
+                .map_or(0, |i| i.streams.len().min(usize::from(u16::MAX)) as u16),
+            out_streams: self.ext.as_ref().map_or(0, |e| e.out_streams),
+            last_assigned_tsn: self.out.as_ref().map_or_else(
+                || {
+                    self.ext
+                        .as_ref()
+                        .map_or(0, |e| e.local_initial_tsn.wrapping_sub(1))
+                },
+                |o| o.last_assigned_tsn(),
+            ),
+        };
+        let mut replies = Vec::new();
+        let mut actions = Vec::new();
+        let mut outcomes = Vec::new();
+        let Some(rc) = self.ext.as_mut().and_then(|e| e.reconf.as_mut()) else {
+            return;
+        };
+        for p in &chunk.params {
+            match p {
+                ReconfigParam::Response {
+                    resp_seq, result, ..
+                } => outcomes.extend(rc.on_response(*resp_seq, *result)),
+                p => {
+                    let (r, a) = rc.on_request(p, local);
+                    replies.extend(r);
+                    actions.extend(a);
+                }
+            }
+        }
+        let outstanding = rc.is_outstanding();
+        let hold = rc.holds_data();
+        for a in actions {
+            self.apply_action(a);
+        }
+        for o in outcomes {
+            self.apply_outcome(o);
+        }
+        if let Some(out) = self.out.as_mut() {
+            out.app.hold = hold;
+        }
+        if !outstanding {
+            self.timers.stop(Timer::Reconfig);
+        }
+        if !replies.is_empty() {
+            let request = replies.iter().any(|p| p.req_seq().is_some());
+            let chunk = ReconfigChunk { params: replies };
+            if request {
+                self.send_reconfig(chunk, 0);
+            } else {
+                self.send_ctrl(self.peer_tag, Chunk::Reconfig(chunk), self.pkt_src);
+            }
+        }
+        self.kick();
+    }
+
+    fn apply_action(&mut self, a: Action) {
+        match a {
+            Action::ResetIncoming(streams) => {
+                if let Some(inb) = self.inb.as_mut() {
+                    reset_incoming(inb, &streams);
+                }
+            }
+            Action::AddIncoming(n) => {
+                if let Some(inb) = self.inb.as_mut() {
+                    let len = inb.streams.len() + usize::from(n);
+                    inb.streams.resize_with(len, Default::default);
+                }
+            }
+            Action::AddOutgoing(n) => {
+                if let Some(e) = self.ext.as_mut() {
+                    e.out_streams = e.out_streams.saturating_add(n);
+                }
+                if let Some(out) = self.out.as_mut() {
+                    out.app.reconfigure(&[], n);
+                }
+            }
+        }
+    }
+
+    fn apply_outcome(&mut self, o: Outcome) {
+        match o {
+            Outcome::StreamsReset(streams) => {
+                if let Some(out) = self.out.as_mut() {
+                    out.app.reconfigure(&streams, 0);
+                }
+            }
+            Outcome::StreamsAdded(n) => self.apply_action(Action::AddOutgoing(n)),
+            Outcome::Refused(_) => {}
+        }
+    }
+
+    /// After a packet with DATA: a deferred reset whose TSNs have all arrived is done
+    /// (RFC 6525 5.2.2).
+    pub(super) fn reconfig_after_data(&mut self) {
+        let Some(cum) = self.inb.as_ref().map(|i| i.cum_tsn) else {
+            return;
+        };
+        let due = self
+            .ext
+            .as_mut()
+            .and_then(|e| e.reconf.as_mut())
+            .and_then(|r| r.deferred_due(cum));
+        if let (Some(streams), Some(inb)) = (due, self.inb.as_mut()) {
+            reset_incoming(inb, &streams);
+        }
+    }
+
+    /// RFC 4895 6.3: the packet's AUTH check, when AUTH is on.
+    pub(super) fn auth_verdict(&mut self, chunks: &[Chunk]) -> Option<crate::sctp::auth::Verdict> {
+        self.ext
+            .as_mut()
+            .and_then(|e| e.auth.as_mut())
+            .map(|a| a.verify(chunks))
+    }
+
+    /// Whether chunk `k` is dropped for AUTH (counted).
+    pub(super) fn auth_drops(
+        &mut self,
+        v: crate::sctp::auth::Verdict,
+        k: usize,
+        c: &Chunk,
+    ) -> bool {
+        self.ext
+            .as_mut()
+            .and_then(|e| e.auth.as_mut())
+            .is_some_and(|a| a.drops(v, k, c))
+    }
+
+    /// RFC 4895 6.2: an AUTH chunk before the first chunk the peer wants
+    /// authenticated; the bytes it adds.
+    pub(super) fn auth_sign(&mut self, chunks: &mut Vec<Chunk>) -> usize {
+        self.ext
+            .as_mut()
+            .and_then(|e| e.auth.as_mut())
+            .map_or(0, |a| a.sign(chunks))
+    }
+
+    /// RE-CONFIG and AUTH figures, if this end uses either.
+    pub fn ext_stats(&self) -> Option<ExtStats> {
+        let e = self.ext.as_ref()?;
+        Some(ExtStats {
+            reconfig: e
+                .reconf
+                .as_ref()
+                .map(|r| r.stats.clone())
+                .unwrap_or_default(),
+            auth: e.auth.as_ref().map(|a| a.stats.clone()).unwrap_or_default(),
+            reconfig_on: e.reconf.is_some(),
+            auth_on: e.auth.is_some(),
+        })
+    }
+}
+
+fn reset_incoming(inb: &mut Inbound, streams: &[u16]) {
+    if streams.is_empty() {
+        inb.streams.iter_mut().for_each(|s| s.reset_ssn());
+    }
+    for &s in streams {
+        if let Some(st) = inb.streams.get_mut(usize::from(s)) {
+            st.reset_ssn();
+        }
+    }
+}
+
+impl Association {
+    /// The flow scripts RE-CONFIG requests: both ends announce it (`[[faults]]`
+    /// `reset_streams` / `add_streams`, world/build.rs).
+    pub fn enable_reconfig(&mut self) {
+        self.cfg.knobs.reconfig = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! An association pair with AUTH and RE-CONFIG: a request stripped of its AUTH or
+    //! with a forged HMAC is dropped and counted, the genuine one performed; a lost
+    //! request is resent by its timer with the same sequence number.
+    use super::super::tests::{cfg, drain, handshake_to_init_ack};
+    use super::*;
+    use crate::net::wire::ReconfigResult;
+    use crate::sctp::auth::AuthCfg;
+
+    fn pair() -> (Association, Association) {
+        let mut config = cfg();
+        config.knobs.reconfig = true;
+        config.knobs.auth = Some(AuthCfg::new(&[], false));
+        let mut c = Association::new(Role::Client, config.clone(), RngStream::new(1, "c"));
+        let mut s = Association::new(Role::Server, config, RngStream::new(1, "s"));
+        let ack = handshake_to_init_ack(&mut c, &mut s);
+        c.handle_packet(SimTime::ZERO, &ack);
+        let echo = drain(&mut c, SimTime::ZERO);
+        s.handle_packet(SimTime::ZERO, &echo[0]);
+        let cookie_ack = drain(&mut s, SimTime::ZERO);
+        c.handle_packet(SimTime::ZERO, &cookie_ack[0]);
+        assert_eq!((c.state, s.state), (State::Established, State::Established));
+        (c, s)
+    }
+
+    fn chunks(p: &Packet) -> Vec<Chunk> {
+        super::super::tests::sctp(p).chunks.clone()
+    }
+
+    fn with_chunks(p: &Packet, chunks: Vec<Chunk>) -> Packet {
+        let mut q = p.clone();
+        if let TransportRepr::Sctp(s) = &mut q.transport {
+            s.chunks = chunks;
+        }
+        q
+    }
+
+    #[test]
+    fn forged_and_unauthenticated_requests_dropped_genuine_performed() {
+        let (mut c, mut s) = pair();
+        let t = SimTime::from_nanos(1_000_000_000);
+        c.reconfigure(t, Request::ResetStreams(vec![0]));
+        let sent = drain(&mut c, t);
+        let req = sent
+            .iter()
+            .find(|p| chunks(p).iter().any(|x| matches!(x, Chunk::Reconfig(_))))
+            .expect("a RE-CONFIG");
+        let cs = chunks(req);
+        let at = cs.iter().position(|x| matches!(x, Chunk::Auth(_))).unwrap();
+        assert!(matches!(cs[at + 1], Chunk::Reconfig(_)));
+        // Without its AUTH chunk: dropped, counted, unanswered.
+        let bare: Vec<Chunk> = cs
+            .iter()
+            .filter(|x| !matches!(x, Chunk::Auth(_)))
+            .cloned()
+            .collect();
+        s.handle_packet(t, &with_chunks(req, bare));
+        assert!(
+            drain(&mut s, t)
+                .iter()
+                .all(|p| chunks(p).iter().all(|x| !matches!(x, Chunk::Reconfig(_))))
+        );
+        // With one HMAC bit flipped: the AUTH fails, the RE-CONFIG behind it goes.
+        let mut forged = cs.clone();
+        if let Chunk::Auth(a) = &mut forged[at] {
+            a.hmac[3] ^= 0x10;
+        }
+        s.handle_packet(t, &with_chunks(req, forged));
+        assert!(
+            drain(&mut s, t)
+                .iter()
+                .all(|p| chunks(p).iter().all(|x| !matches!(x, Chunk::Reconfig(_))))
+        );
+        let st = s.ext_stats().unwrap();
+        assert_eq!((st.auth.dropped, st.auth.bad), (2, 1));
+        assert_eq!(st.reconfig.responses, 0);
+        // The genuine request. Control chunks leave ahead of queued DATA, so it arrives
+        // before the TSNs up to its Sender's Last Assigned TSN: "in progress" (RFC 6525
+        // 5.2.2); the DATA then completes the deferred reset, and the request resent by
+        // the timer is answered "performed". Each answer goes behind an AUTH chunk.
+        let result_of = |pkts: &[Packet]| {
+            let p = pkts
+                .iter()
+                .find(|p| chunks(p).iter().any(|x| matches!(x, Chunk::Reconfig(_))))
+                .expect("a response")
+                .clone();
+            let rc = chunks(&p);
+            let i = rc
+                .iter()
+                .position(|x| matches!(x, Chunk::Reconfig(_)))
+                .unwrap();
+            assert!(i > 0 && matches!(rc[i - 1], Chunk::Auth(_)));
+            match &rc[i] {
+                Chunk::Reconfig(r) => match r.params[..] {
+                    [ReconfigParam::Response { result, .. }] => (result, p),
+                    _ => panic!("not a response: {r:?}"),
+                },
+                _ => unreachable!(),
+            }
+        };
+        assert!(matches!(cs.get(at + 1), Some(Chunk::Reconfig(_))));
+        let mut answers = Vec::new();
+        for p in &sent {
+            s.handle_packet(t, p);
+            answers.extend(drain(&mut s, t));
+        }
+        let (result, resp) = result_of(&answers);
+        assert_eq!(result, ReconfigResult::InProgress);
+        c.handle_packet(t, &resp);
+        assert!(c.timers.is_set(Timer::Reconfig));
+        let due = c.timers.get(Timer::Reconfig).unwrap();
+        c.handle_timeout(due);
+        let again = drain(&mut c, due);
+        for p in &again {
+            s.handle_packet(due, p);
+        }
+        let (result, resp) = result_of(&drain(&mut s, due));
+        assert_eq!(result, ReconfigResult::Performed);
+        c.handle_packet(due, &resp);
+        let cst = c.ext_stats().unwrap();
+        assert_eq!((cst.reconfig.streams_reset, cst.auth.bad), (1, 0));
+        assert_eq!(s.ext_stats().unwrap().auth.bad, 1);
+        assert!(!c.timers.is_set(Timer::Reconfig));
+    }
+
+    #[test]
+    fn lost_request_resent_by_its_timer_with_the_same_sequence_number() {
+        let (mut c, _s) = pair();
+        let t = SimTime::from_nanos(1_000_000_000);
+        c.reconfigure(t, Request::AddStreams(2));
+        let seq = |pkts: &[Packet]| {
+            pkts.iter()
+                .flat_map(chunks)
+                .find_map(|x| match x {
+                    Chunk::Reconfig(r) => r.params[0].req_seq(),
+                    _ => None,
+                })
+                .expect("a request")
+        };
+        let first = seq(&drain(&mut c, t));
+        // RFC 6525 5.1.1: the client's first request number is its initial TSN.
+        assert_eq!(first, c.pending_initial_tsn);
+        let due = c.timers.get(Timer::Reconfig).expect("timer running");
+        assert_eq!(due, t + c.current_rto());
+        let rto = c.current_rto();
+        c.handle_timeout(due);
+        assert_eq!(seq(&drain(&mut c, due)), first);
+        // Backed off: twice the RTO the second time.
+        assert_eq!(
+            c.timers.get(Timer::Reconfig),
+            Some(due + rto.saturating_mul(2))
+        );
+        assert_eq!(c.ext_stats().unwrap().reconfig.retransmissions, 1);
+    }
+}
