@@ -217,3 +217,102 @@ fn faults_show_as_link_state_records() {
     assert!(tagged(&recs, "drop").iter().any(|d| d[4] == "link_down"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Sub-satellite point of a circular orbit in closed form (hand formula, independent of
+/// the sat module): argument of latitude u = alpha + 2 pi t / T with T = 2 pi sqrt(r^3 /
+/// mu); latitude asin(sin i sin u); longitude the ascending node plus atan2(cos i sin u,
+/// cos u), less the Earth's turn 2 pi t / 86164 s (ns-2.35's sidereal day).
+fn sub_satellite(alt_km: f64, inc_deg: f64, node_deg: f64, alpha_deg: f64, t: f64) -> (f64, f64) {
+    let r = 6378.0 + alt_km;
+    let period = 2.0 * std::f64::consts::PI * (r.powi(3) / 398_601.2).sqrt();
+    let u = alpha_deg.to_radians() + 2.0 * std::f64::consts::PI * t / period;
+    let i = inc_deg.to_radians();
+    let lat = (i.sin() * u.sin()).asin().to_degrees();
+    let lon = node_deg + (i.cos() * u.sin()).atan2(u.cos()).to_degrees() - 360.0 * t / 86_164.0;
+    (lat, (lon + 540.0).rem_euclid(360.0) - 180.0)
+}
+
+#[test]
+fn leo_trace_has_positions_links_and_handovers_and_changes_nothing() {
+    // leo-starlink: 72 planes x 22 at 550 km, 53 deg, phasing 1; London and New York
+    // hand over every 15 s; ISLs checked every 10 s (ns-2.35's default).
+    let s = scenario("leo-starlink.toml", &[("duration", "\"16s\"")]);
+    let dir = fresh_dir("leo");
+    assert_eq!(
+        run(&s, None),
+        run(&s, Some(&dir)),
+        "--trace anim changed summary.json"
+    );
+    let (h, recs) = read(&dir);
+    let c = &h["satellites"]["constellations"][0];
+    assert_eq!(c["count"], 72 * 22);
+    let first = c["first_node"].as_u64().expect("first_node");
+    let names = h["nodes"].as_array().expect("nodes");
+    // Stations: the scenario's latitude and longitude, whatever the time.
+    let st = c["stations"].as_array().expect("stations");
+    assert_eq!(st.len(), 2);
+    assert_eq!(
+        names[st[0]["node"].as_u64().expect("node") as usize]["name"],
+        "london"
+    );
+    assert!((st[0]["lat"].as_f64().expect("lat") - 51.51).abs() < 1e-9);
+    assert!((st[0]["lon"].as_f64().expect("lon") + 0.13).abs() < 1e-9);
+    assert!((st[1]["lat"].as_f64().expect("lat") - 40.71).abs() < 1e-9);
+    assert!((st[1]["lon"].as_f64().expect("lon") + 74.01).abs() < 1e-9);
+    // Positions at 0 and at the check instants 10 s and 15 s, one record each.
+    let pos = tagged(&recs, "satpos");
+    let times: Vec<u64> = pos.iter().map(|r| r[1].as_u64().expect("t")).collect();
+    assert_eq!(times, [0, 10_000_000, 15_000_000]);
+    for r in &pos {
+        assert_eq!(r[2].as_u64(), Some(first));
+        let v = r[3].as_array().expect("lat, lon list");
+        assert_eq!(v.len(), 2 * 72 * 22);
+        let t = r[1].as_f64().expect("t") / 1e6;
+        // Satellite (plane p, index i) is node first + 22 p + i; its ascending node is
+        // 360 p / 72, its angle at 0 is 360 i / 22 + 360 p / (72 x 22) (Walker delta,
+        // phasing 1).
+        for (p, i) in [(0u32, 0u32), (0, 5), (17, 3), (71, 21)] {
+            let k = (22 * p + i) as usize;
+            let alpha = f64::from(i) * 360.0 / 22.0 + f64::from(p) * 360.0 / 1584.0;
+            let (lat, lon) = sub_satellite(550.0, 53.0, f64::from(p) * 5.0, alpha, t);
+            let got = (
+                v[2 * k].as_f64().expect("lat"),
+                v[2 * k + 1].as_f64().expect("lon"),
+            );
+            // Two decimals written: within 0.005 deg, plus ns-2's pi of 13 digits.
+            assert!(
+                (got.0 - lat).abs() < 0.006 && (got.1 - lon).abs() < 0.006,
+                "satellite p{p} i{i} at {t} s: {got:?}, expected ({lat}, {lon})"
+            );
+        }
+    }
+    // Each station attached at 0 and handed over at 15 s (slotted), to satellite nodes.
+    let att = tagged(&recs, "attach");
+    let sat_nodes = first..first + 1584;
+    for station in [&st[0]["node"], &st[1]["node"]] {
+        let mine: Vec<_> = att.iter().filter(|r| &r[2] == station).collect();
+        assert_eq!(mine[0][1], 0);
+        assert!(sat_nodes.contains(&mine[0][3].as_u64().expect("a satellite")));
+        assert!(
+            mine.iter().any(|r| r[1] == 15_000_000),
+            "no handover at 15 s"
+        );
+    }
+    // Links that change are ISLs; packets travel over the satellites.
+    let (i0, n) = (
+        c["first_isl"].as_u64().expect("first_isl"),
+        c["isls"].as_u64().expect("isls"),
+    );
+    for r in tagged(&recs, "link") {
+        assert!((i0..i0 + n).contains(&r[2].as_u64().expect("link")));
+    }
+    let hops = tagged(&recs, "hop");
+    assert!(
+        hops.iter()
+            .any(|r| sat_nodes.contains(&r[3].as_u64().expect("from"))
+                && sat_nodes.contains(&r[4].as_u64().unwrap_or(u64::MAX)))
+    );
+    let size = std::fs::metadata(dir.join(FILE_NAME)).expect("file").len();
+    eprintln!("leo-starlink 16 s anim.jsonl: {size} bytes");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -298,6 +298,31 @@ impl<W: Write> AnimTrace<W> {
         Ok(())
     }
 
+    /// Where satellites `first_node`.. are at `t` (a check instant): their sub-satellite
+    /// points, latitude and longitude in degrees, two decimals (about a kilometre).
+    pub fn sat_positions(
+        &mut self,
+        t: SimTime,
+        first_node: u32,
+        lat_lon: &[(f64, f64)],
+    ) -> io::Result<()> {
+        use std::fmt::Write as _;
+        self.line.clear();
+        let _ = write!(self.line, "[\"satpos\",{},{first_node},[", us(t));
+        for (i, &(lat, lon)) in lat_lon.iter().enumerate() {
+            let sep = if i == 0 { "" } else { "," };
+            let _ = write!(self.line, "{sep}{},{}", num(lat), num(lon));
+        }
+        self.line.push_str("]]\n");
+        self.out.write_all(self.line.as_bytes())
+    }
+
+    /// Ground station `station` is attached to satellite node `sat` from `t` on (-1:
+    /// to none, no satellite in sight): a handover, or the first attachment.
+    pub fn attach(&mut self, t: SimTime, station: u32, sat: i64) -> io::Result<()> {
+        writeln!(self.out, "[\"attach\",{},{station},{sat}]", us(t))
+    }
+
     /// The last line: when the run ended. Closes the open bin first.
     pub fn end(&mut self, t: SimTime) -> io::Result<()> {
         self.close_bin()?;
@@ -405,6 +430,23 @@ mod tests {
                 &serde_json::json!(["route", 4_000, 3, 8, 5]),
             ]
         );
+    }
+
+    #[test]
+    fn satellite_positions_are_one_record_per_instant() {
+        let mut t = trace();
+        let at = SimTime::from_nanos(10_000_000_000);
+        t.sat_positions(at, 7, &[(0.501, -0.04), (-53.0, 179.999)])
+            .expect("satpos");
+        t.attach(at, 3, 8).expect("attach");
+        t.attach(at, 4, -1).expect("attach");
+        let l = lines(t);
+        assert_eq!(
+            l[1],
+            serde_json::json!(["satpos", 10_000_000, 7, [0.5, -0.04, -53, 180]])
+        );
+        assert_eq!(l[2], serde_json::json!(["attach", 10_000_000, 3, 8]));
+        assert_eq!(l[3], serde_json::json!(["attach", 10_000_000, 4, -1]));
     }
 
     #[test]

@@ -51,7 +51,7 @@ impl Tracer {
         self.anim.is_some()
     }
 
-    fn anim_write(
+    pub(super) fn anim_write(
         &mut self,
         t: SimTime,
         f: impl FnOnce(&mut AnimTrace<super::tracer::Counted>) -> std::io::Result<()>,
@@ -101,6 +101,7 @@ impl World {
             }
         }
         self.tracer.tally(SimTime::ZERO);
+        self.anim_sat_begin();
         let Some(w) = self.wireless.as_deref() else {
             return;
         };
@@ -190,6 +191,7 @@ impl World {
         h.insert("links".into(), links.into());
         h.insert("flows".into(), flows.into());
         h.insert("wireless".into(), wireless.unwrap_or(Value::Null));
+        h.insert("satellites".into(), self.anim_sat_header());
         h
     }
 

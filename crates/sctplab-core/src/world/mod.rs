@@ -2,6 +2,7 @@
 //! endpoints, built once from a validated scenario, then driven by the run loop.
 
 mod anim;
+mod anim_sat;
 mod aqm;
 mod build;
 mod build_wireless;

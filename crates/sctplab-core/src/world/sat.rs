@@ -109,6 +109,11 @@ impl SatWorld {
         }
     }
 
+    /// The constellations, for the animation trace (world/anim_sat.rs).
+    pub(super) fn segments(&self) -> &[Segment] {
+        &self.segs
+    }
+
     fn vertex(&self, node: NodeId) -> Option<VertexOf> {
         self.vertex_of.get(node.idx()).copied().flatten()
     }
@@ -225,10 +230,19 @@ impl World {
                 }
             }
         }
+        let anim = self.tracer.anim_on();
         for c in changes {
             match c {
-                Change::Up(d) => self.links[d.idx()].up = true,
+                Change::Up(d) => {
+                    self.links[d.idx()].up = true;
+                    if anim && d.0 % 2 == 0 {
+                        self.anim_link_state(now, d, true);
+                    }
+                }
                 Change::Down(d) => {
+                    if anim && d.0 % 2 == 0 {
+                        self.anim_link_state(now, d, false);
+                    }
                     self.links[d.idx()].up = false;
                     self.sat_link_gone(now, d);
                 }
@@ -236,14 +250,22 @@ impl World {
                     self.sat_link_gone(now, d);
                     let link = &mut self.links[d.idx()];
                     // The uplink's far end is its `to`, the downlink's its `from`.
-                    if link.from_iface != super::sat_build::NO_IFACE {
+                    let uplink = link.from_iface != super::sat_build::NO_IFACE;
+                    if uplink {
                         link.to = far;
                     } else {
                         link.from = far;
                     }
                     link.up = up;
+                    if anim && uplink {
+                        let station = link.from;
+                        self.anim_attach(now, station, far);
+                    }
                 }
             }
+        }
+        if anim {
+            self.anim_sat_positions(now);
         }
         self.sat_schedule_next();
     }
