@@ -30,6 +30,74 @@ def _start_speed(end_s: float) -> float:
     return max([s for s in SPEEDS if s <= max(want, 1)])
 
 
+# A satellite run's world: an equirectangular map, x = longitude + 180, y = 90 -
+# latitude (degrees), north up.
+SAT_WORLD = {"w": 360.0, "h": 180.0}
+
+
+def _map_xy(lat: float, lon: float) -> tuple[float, float]:
+    return lon + 180.0, 90.0 - lat
+
+
+def _sat_legs(d: AnimData, legs: list[list[list[float]]]) -> None:
+    """Each satellite's legs between its sampled positions (the check instants): a
+    straight line on the map at the speed that reaches the next sample on time. A
+    leg across the map's edge (the antimeridian) holds the satellite still for that
+    interval instead of drawing it across the map."""
+    samples = sorted(d.sat_positions, key=lambda s: s[0])
+    for (t0, first, v0), (t1, first1, v1) in zip(samples, samples[1:], strict=False):
+        if first1 != first or len(v1) != len(v0) or t1 <= t0:
+            continue
+        for k in range(len(v0) // 2):
+            node = first + k
+            if not 0 <= node < len(legs):
+                continue
+            x0, y0 = _map_xy(v0[2 * k], v0[2 * k + 1])
+            x1, y1 = _map_xy(v1[2 * k], v1[2 * k + 1])
+            if abs(x1 - x0) > 180.0:
+                x1, y1 = x0, y0
+            speed = ((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5 / ((t1 - t0) / 1e6)
+            legs[node].append([float(t0), x0, y0, x1, y1, speed])
+    # The last sample: where the satellite stays until the end.
+    last: dict[int, tuple[int, list[float]]] = {}
+    for t, first, v in samples:
+        last[first] = (t, v)
+    for first, (t, v) in last.items():
+        for k in range(len(v) // 2):
+            node = first + k
+            if 0 <= node < len(legs):
+                x, y = _map_xy(v[2 * k], v[2 * k + 1])
+                legs[node].append([float(t), x, y, x, y, 0.0])
+
+
+def _sat_view(
+    d: AnimData, legs: list[list[list[float]]], fixed: list[list[float] | None]
+) -> dict[str, Any]:
+    """Positions on the world map (satellites from `satpos`, ground stations at their
+    latitude and longitude, other nodes along the top edge) and what the player needs
+    to draw ground links that follow the handovers."""
+    sats = d.header["satellites"]
+    n = len(fixed)
+    _sat_legs(d, legs)
+    is_sat = [False] * n
+    gsl: dict[int, int] = {}
+    for c in sats.get("constellations", []):
+        first, count = int(c["first_node"]), int(c["count"])
+        for node in range(first, min(first + count, n)):
+            is_sat[node] = True
+        for st in c.get("stations", []):
+            node = int(st["node"])
+            if 0 <= node < n:
+                x, y = _map_xy(float(st["lat"]), float(st["lon"]))
+                fixed[node] = [x, y]
+                gsl[int(st["link"])] = node
+    others = [i for i in range(n) if not is_sat[i] and fixed[i] is None]
+    for k, i in enumerate(others):
+        fixed[i] = [SAT_WORLD["w"] * (k + 1) / (len(others) + 1), 0.0]
+    attach = sorted(d.attachments, key=lambda a: a[0])
+    return {"is_sat": is_sat, "gsl": gsl, "attach": attach}
+
+
 def page_data(d: AnimData) -> dict[str, Any]:
     """What the player reads (`D` in player.js)."""
     h = d.header
@@ -45,7 +113,11 @@ def page_data(d: AnimData) -> dict[str, Any]:
         node_legs.sort(key=lambda leg: leg[0])
     wireless = h.get("wireless")
     fixed: list[list[float] | None] = [None] * n
-    if isinstance(wireless, dict):
+    sat: dict[str, Any] | None = None
+    if isinstance(h.get("satellites"), dict):
+        world = dict(SAT_WORLD)
+        sat = _sat_view(d, legs, fixed)
+    elif isinstance(wireless, dict):
         world = {"w": float(wireless["width_m"]), "h": float(wireless["height_m"])}
         # Nodes without a radio (wired hosts of a mixed scenario): along the top edge.
         wired = [i for i in range(n) if not legs[i]]
@@ -56,7 +128,10 @@ def page_data(d: AnimData) -> dict[str, Any]:
         for i, (x, y) in enumerate(layout(n, [(ln[0], ln[1]) for ln in links])):
             fixed[i] = [x, y]
     view = dict(VIEW)
-    if isinstance(wireless, dict):
+    if sat is not None:
+        # The map's 2:1 shape.
+        view["height"] = round((VIEW["width"] - 2 * VIEW["margin"]) / 2 + 2 * VIEW["margin"])
+    elif isinstance(wireless, dict):
         # The canvas takes the area's shape (a 1000 m x 300 m strip needs no tall map).
         m = VIEW["margin"]
         fit = (VIEW["width"] - 2 * m) * world["h"] / world["w"] + 2 * m
@@ -82,6 +157,7 @@ def page_data(d: AnimData) -> dict[str, Any]:
         "links": links,
         "flows": h["flows"],
         "wireless": wireless if isinstance(wireless, dict) else None,
+        "sat": sat,
         "world": world,
         "layout": fixed,
         "legs": legs,

@@ -104,6 +104,22 @@
     return down;
   }
 
+  // Satellite runs: the satellite a ground station is attached to at t (-1: none),
+  // from the `attach` records (in time order).
+  function attachedAt(station, t) {
+    let sat = -1;
+    for (const a of D.sat.attach) {
+      if (a[0] > t) break;
+      if (a[1] === station) sat = a[2];
+    }
+    return sat;
+  }
+  // On the world map a line longer than half its width would cross the antimeridian
+  // the wrong way round: not drawn.
+  function wraps(a, b) {
+    return D.sat !== null && Math.abs(b[0] - a[0]) > W.w * scale / 2;
+  }
+
   function hopOn(i) {
     if (S.flow >= 0) return H.flow[i] === S.flow;
     if (S.node >= 0) return H.from[i] === S.node || H.to[i] === S.node;
@@ -120,6 +136,17 @@
       pos[i] = posOf(i, t);
       scr[i] = pos[i] ? toScreen(pos[i][0], pos[i][1]) : null;
     }
+    if (D.sat) {
+      // The world map's frame and its equator.
+      const a = toScreen(0, 0), e = toScreen(0, W.h / 2);
+      ctx.strokeStyle = "#dee2e6";
+      ctx.lineWidth = 1;
+      ctx.strokeRect(a[0], a[1], W.w * scale, W.h * scale);
+      ctx.beginPath();
+      ctx.moveTo(e[0], e[1]);
+      ctx.lineTo(e[0] + W.w * scale, e[1]);
+      ctx.stroke();
+    }
     if (D.wireless) {
       const a = toScreen(0, 0);
       ctx.strokeStyle = "#dee2e6";
@@ -131,8 +158,14 @@
     const down = linksDown(t);
     ctx.lineWidth = 1.5;
     D.links.forEach(function (l, k) {
-      const a = scr[l[0]], b = scr[l[1]];
-      if (!a || !b) return;
+      let a = scr[l[0]], b = scr[l[1]];
+      if (D.sat && D.sat.gsl[k] !== undefined) {
+        // A ground link: from its station to the satellite it is attached to now.
+        const far = attachedAt(D.sat.gsl[k], t);
+        a = scr[D.sat.gsl[k]];
+        b = far >= 0 ? scr[far] : null;
+      }
+      if (!a || !b || wraps(a, b)) return;
       ctx.strokeStyle = down[k] ? DROP : LINK;
       ctx.setLineDash(down[k] ? [6, 4] : []);
       ctx.beginPath();
@@ -219,7 +252,7 @@
         ctx.stroke();
       } else {
         const b = scr[H.to[i]];
-        if (!b) continue;
+        if (!b || wraps(a, b)) continue;
         // PACKET_OFFSET px to the right of the direction of travel: the two directions
         // of a link do not cover each other.
         const len = Math.hypot(b[0] - a[0], b[1] - a[1]) || 1;
@@ -276,13 +309,25 @@
       }
     }
     ctx.setLineDash([]);
+    // Handovers: a ring around the ground station that changed satellite.
+    if (D.sat) {
+      for (const h of D.sat.attach) {
+        if (h[0] > t) break;
+        if (h[0] === 0 || h[0] < t - show) continue;
+        const a = scr[h[1]];
+        if (!a) continue;
+        ctx.beginPath();
+        ctx.arc(a[0], a[1], V.node_radius + 7, 0, 2 * Math.PI);
+        ctx.stroke();
+      }
+    }
     // Nodes on top.
     for (let i = 0; i < n; i++) {
       const a = scr[i];
       if (!a) continue;
       ctx.fillStyle = NODE;
       ctx.beginPath();
-      ctx.arc(a[0], a[1], V.node_radius, 0, 2 * Math.PI);
+      ctx.arc(a[0], a[1], D.sat && D.sat.is_sat[i] ? 2 : V.node_radius, 0, 2 * Math.PI);
       ctx.fill();
       if (i === S.node || (S.flow >= 0 && (D.flows[S.flow].src === i || D.flows[S.flow].dst === i))) {
         ctx.strokeStyle = SELECT;

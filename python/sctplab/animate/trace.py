@@ -46,6 +46,11 @@ class AnimData:
     routes_counted: list[list[int]] = field(default_factory=list)
     # `[[faults]]` on links: time, link (the header's order), 1 up or 0 down.
     link_events: list[list[int]] = field(default_factory=list)
+    # Satellites: per check instant, time, first satellite node and its flat list of
+    # latitude, longitude pairs (degrees); ground station attachments: time, station
+    # node, satellite node (-1: none).
+    sat_positions: list[tuple[int, int, list[float]]] = field(default_factory=list)
+    attachments: list[list[int]] = field(default_factory=list)
     # Per flow: sample times, cwnd (None where the flow has none), throughput (b/s).
     sample_t: list[list[int]] = field(default_factory=list)
     sample_cwnd: list[list[float | None]] = field(default_factory=list)
@@ -146,6 +151,10 @@ def _record(d: AnimData, r: list[Any]) -> None:
         if r[3] not in ("up", "down"):
             raise ValueError(r[3])
         d.link_events.append([int(r[1]), int(r[2]), int(r[3] == "up")])
+    elif tag == "satpos":
+        d.sat_positions.append((int(r[1]), int(r[2]), [float(v) for v in r[3]]))
+    elif tag == "attach":
+        d.attachments.append([int(v) for v in r[1:4]])
     elif tag == "end":
         d.end_us = int(r[1])
     else:
