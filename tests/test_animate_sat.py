@@ -6,6 +6,7 @@ closed-form orbits."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import subprocess
@@ -61,7 +62,7 @@ def test_page_places_stations_and_moves_satellites(leo_runs: tuple[Path, Path]) 
     assert [leg[0] for leg in legs] == [0.0, 10e6, 15e6]
     assert legs[0][1:3] == pytest.approx([180.0, 90.0])
     # Each leg ends where the next starts, reached on time: speed x interval = length.
-    for a, b in zip(legs, legs[1:], strict=False):
+    for a, b in itertools.pairwise(legs):
         assert a[3:5] == pytest.approx(b[1:3])
         length = ((a[3] - a[1]) ** 2 + (a[4] - a[2]) ** 2) ** 0.5
         assert a[5] * (b[0] - a[0]) / 1e6 == pytest.approx(length)

@@ -4,6 +4,7 @@ code inline (player.js), so it opens offline and can be mailed."""
 from __future__ import annotations
 
 import html
+import itertools
 import json
 import re
 from importlib import resources
@@ -45,7 +46,7 @@ def _sat_legs(d: AnimData, legs: list[list[list[float]]]) -> None:
     leg across the map's edge (the antimeridian) holds the satellite still for that
     interval instead of drawing it across the map."""
     samples = sorted(d.sat_positions, key=lambda s: s[0])
-    for (t0, first, v0), (t1, first1, v1) in zip(samples, samples[1:], strict=False):
+    for (t0, first, v0), (t1, first1, v1) in itertools.pairwise(samples):
         if first1 != first or len(v1) != len(v0) or t1 <= t0:
             continue
         for k in range(len(v0) // 2):
