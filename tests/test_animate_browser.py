@@ -157,3 +157,42 @@ def test_page_plays_offline_and_draws_nodes_and_packets(browser: Any, page: Path
             urls.add(msg["params"]["request"]["url"])
     assert urls <= {page.as_uri()}, urls
     assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0
+
+
+def test_satellite_page_draws_stations_and_satellites(
+    browser: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """leo-starlink for 2 s: the equirectangular map (docs/animate.md: x = longitude +
+    180, y = 90 - latitude, 2:1) shows London and New York at their coordinates and
+    satellite 0 (plane 0, index 0: latitude 0, longitude 0 at time 0) at the centre."""
+    import subprocess
+    import sys
+
+    run = tmp_path_factory.mktemp("leo") / "run"
+    scenario = Path(__file__).resolve().parent.parent / "scenarios" / "leo-starlink.toml"
+    r = subprocess.run(
+        [sys.executable, "-m", "sctplab.cli", "run", str(scenario), "--set", 'duration="2s"']
+        + ["--trace", "anim", "--out", str(run), "--quiet"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert r.returncode == 0, r.stderr
+    page = sctplab.animate(run).save(run / "animation.html")
+    browser.get(page.as_uri())
+    deadline = time.monotonic() + 10
+    while not browser.execute_script("return !!window.sctplabAnim"):
+        assert time.monotonic() < deadline, "the player did not start"
+        time.sleep(0.05)
+    _draw_at(browser, 0)
+    png = browser.get_screenshot_as_png()
+    loc = browser.find_element("id", "map").location
+    w, m = VIEW["width"], VIEW["margin"]
+    scale = (w - 2 * m) / 360  # the 2:1 canvas: the map fills it less the margin
+    for lat, lon in ((51.51, -0.13), (40.71, -74.01), (0.0, 0.0)):
+        x = loc["x"] + 1 + m + (lon + 180) * scale
+        y = loc["y"] + 1 + m + (90 - lat) * scale
+        c = _pixel(png, x, y)
+        assert _near(c, NODE), f"no node at latitude {lat}, longitude {lon}: pixel {c}"
+    logs = browser.get_log("browser")
+    assert not [e for e in logs if e["level"] == "SEVERE"], logs
