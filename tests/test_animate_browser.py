@@ -170,9 +170,9 @@ def test_satellite_page_draws_stations_and_satellites(
 
     run = tmp_path_factory.mktemp("leo") / "run"
     scenario = Path(__file__).resolve().parent.parent / "scenarios" / "leo-starlink.toml"
+    args = ["run", str(scenario), "--set", 'duration="2s"', "--trace", "anim", "--out", str(run)]
     r = subprocess.run(
-        [sys.executable, "-m", "sctplab.cli", "run", str(scenario), "--set", 'duration="2s"']
-        + ["--trace", "anim", "--out", str(run), "--quiet"],
+        [sys.executable, "-m", "sctplab.cli", *args, "--quiet"],
         capture_output=True,
         text=True,
         check=False,
