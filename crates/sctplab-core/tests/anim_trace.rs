@@ -316,3 +316,47 @@ fn leo_trace_has_positions_links_and_handovers_and_changes_nothing() {
     eprintln!("leo-starlink 16 s anim.jsonl: {size} bytes");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn polar_shell_isl_records_follow_the_latitude_limit() {
+    // The same shell turned polar (86.4 deg, Iridium's inclination): inter-plane ISLs
+    // go down above 70 deg of latitude (ns-2.35's default limit) and come back below.
+    // Each `link` record's ends, at the `satpos` of the same instant: a link that goes
+    // (or is) down has an end above 70 deg, one that comes up has both at or below it.
+    let s = scenario(
+        "leo-starlink.toml",
+        &[
+            ("duration", "\"21s\""),
+            ("constellations.shell.inclination", "86.4"),
+        ],
+    );
+    let dir = fresh_dir("polar");
+    assert_eq!(run(&s, None), run(&s, Some(&dir)));
+    let (h, recs) = read(&dir);
+    let links = h["links"].as_array().expect("links");
+    let first = h["satellites"]["constellations"][0]["first_node"]
+        .as_u64()
+        .expect("first_node");
+    let pos = tagged(&recs, "satpos");
+    let lat_at = |t: &Value, node: u64| -> f64 {
+        let r = pos
+            .iter()
+            .find(|r| &r[1] == t)
+            .expect("satpos at the instant");
+        r[3][2 * (node - first) as usize].as_f64().expect("lat")
+    };
+    let changes = tagged(&recs, "link");
+    assert!(changes.iter().any(|r| r[1] == 0 && r[3] == "down"));
+    assert!(changes.iter().any(|r| r[1] != 0 && r[3] == "up"));
+    for r in changes {
+        let l = &links[r[2].as_u64().expect("link") as usize];
+        let (a, b) = (l["a"].as_u64().expect("a"), l["b"].as_u64().expect("b"));
+        let high = lat_at(&r[1], a).abs().max(lat_at(&r[1], b).abs());
+        if r[3] == "down" {
+            assert!(high > 70.0 - 0.006, "{r}: ends at most {high} deg");
+        } else {
+            assert!(high <= 70.0 + 0.006, "{r}: an end at {high} deg");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
