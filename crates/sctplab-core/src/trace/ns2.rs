@@ -78,7 +78,7 @@ impl<W: Write> Ns2Trace<W> {
     /// `<op> <time> _<node>_ <layer> <why> <uid> <type> <size> [<mac>] ------- [<ip>] <tail>`.
     /// `mac` is the 802.11 header as ns-2 prints it (duration, receiver, transmitter,
     /// ethertype, in hex; all 0 above the MAC), `ip` the IP header with node numbers
-    /// (source:port destination:port ttl next-hop; -1 for broadcast).
+    /// (source:port destination:port ttl next-hop; a broadcast destination is -1).
     pub fn wireless(&mut self, line: &WirelessLine<'_>) -> io::Result<()> {
         let [d, ra, ta, et] = line.mac;
         write!(
@@ -94,6 +94,9 @@ impl<W: Write> Ns2Trace<W> {
             line.size,
         )?;
         if let Some((src, sport, dst, dport, ttl, next)) = line.ip {
+            // ns-2.35's `CMUTrace::format_ip` (old format) prints a negative next hop
+            // (a broadcast's IP_BROADCAST, or none yet) as 0; the destination keeps its -1.
+            let next = next.max(0);
             write!(
                 self.w,
                 "------- [{src}:{sport} {dst}:{dport} {ttl} {next}] "
@@ -136,6 +139,32 @@ mod tests {
         assert_eq!(
             String::from_utf8(t.w).unwrap(),
             "s 10.000275000 _0_ MAC  --- 5 cbr 590 [13a 1 0 800] ------- [0:0 1:0 30 1] [0] 0 0\n"
+        );
+    }
+
+    /// A DSDV update broadcast at the MAC, as ns-2.35 writes it (`ns` with two static
+    /// nodes 100 m apart, DSDV, `-routerTrace ON -macTrace ON`): our next hop of a
+    /// broadcast is -1, ns-2's trace line shows 0.
+    #[test]
+    fn broadcast_next_hop_is_written_as_zero() {
+        let mut t = Ns2Trace::new(Vec::new());
+        t.wireless(&WirelessLine {
+            op: 's',
+            t: SimTime::from_nanos(1_115_206_050),
+            node: 1,
+            layer: "MAC",
+            why: "---",
+            uid: 2,
+            kind: "message",
+            size: 90,
+            mac: [0, 0xffff_ffff, 1, 0x800],
+            ip: Some((1, 255, -1, 255, 32, -1)),
+            tail: String::new(),
+        })
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(t.w).unwrap(),
+            "s 1.115206050 _1_ MAC  --- 2 message 90 [0 ffffffff 1 800] ------- [1:255 -1:255 32 0] \n"
         );
     }
 
