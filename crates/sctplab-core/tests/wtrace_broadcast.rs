@@ -86,6 +86,13 @@ fn aodv_request_broadcast_has_next_hop_zero() {
     // A unicast keeps its next hop: `s 1.006333667 _0_ RTR  --- 0 cbr 532 ... [0:0 1:0 30 1]`.
     let l = line(&lines, &["s ", "_0_", " RTR ", "cbr"]);
     assert_eq!(ip_nodes(l), ns2("0", "1", "30", "1"), "{l}");
+    // The tails carry ns-2.35's type codes: `... [0x2 1 1 [1 0] [0 4]] (REQUEST)` and a
+    // `(REPLY)` tail starting `[0x4 ` (aodv_packet.h: AODVTYPE_RREQ 0x02, AODVTYPE_RREP
+    // 0x04, AODVTYPE_RERR 0x08, printed with `0x%x`).
+    let rreq = line(&lines, &["s ", "_0_", " RTR ", "AODV", "(REQUEST)"]);
+    assert!(rreq.contains("] [0x2 "), "{rreq}");
+    let rrep = line(&lines, &["AODV", "(REPLY)"]);
+    assert!(rrep.contains("] [0x4 "), "{rrep}");
 }
 
 #[test]

@@ -28,9 +28,11 @@ fn tail(p: &Packet) -> String {
     }
     if let Some(RoutingMsg::Aodv(msg)) = &p.routing {
         let node = |a: u32| node_of(a.to_be_bytes());
+        // The first field is ns-2.35's message type (aodv_packet.h: AODVTYPE_RREQ 0x02,
+        // AODVTYPE_RREP 0x04, AODVTYPE_RERR 0x08), printed by format_aodv as `0x%x`.
         return match msg {
             AodvMsg::Rreq(q) => format!(
-                "[0x1 {} {} [{} {}] [{} {}]] (REQUEST)",
+                "[0x2 {} {} [{} {}] [{} {}]] (REQUEST)",
                 q.hop_count,
                 q.bcast_id,
                 node(q.dst),
@@ -39,7 +41,7 @@ fn tail(p: &Packet) -> String {
                 q.src_seqno
             ),
             AodvMsg::Rrep(r) => format!(
-                "[0x2 {} [{} {}] {:.6}] (REPLY)",
+                "[0x4 {} [{} {}] {:.6}] (REPLY)",
                 r.hop_count,
                 node(r.dst),
                 r.dst_seqno,
@@ -48,7 +50,7 @@ fn tail(p: &Packet) -> String {
             AodvMsg::Rerr(e) => {
                 let first = e.unreachable.first();
                 format!(
-                    "[0x3 {} [{} {}] 0.000000] (ERROR)",
+                    "[0x8 {} [{} {}] 0.000000] (ERROR)",
                     e.unreachable.len(),
                     first.map_or(-1, |u| node(u.dst)),
                     first.map_or(0, |u| u.seqno)
