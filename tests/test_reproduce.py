@@ -100,6 +100,28 @@ EXPECTED["messaging"] = {
     },
     ("abandoned", "prsctp-ttl", "loss", "abandoned_pct"),
 }
+# Beyond the seeds (issue 40): Broch et al.'s routing comparison and seed 004's transports
+# under each routing protocol (`all` runs it at its --quick size: pauses 0 and 900).
+ROUTING_PROTOCOLS = ("aodv", "dsdv")
+EXPECTED["routing"] = {
+    *{
+        (item, f"{p}-{n}src", "pause_s", metric)
+        for item, metric in (("delivery", "delivery_ratio"), ("overhead", "routing_packets"))
+        for p in ROUTING_PROTOCOLS
+        for n in (10, 20, 30)
+    },
+    *{
+        ("path_optimality", f"{p}-30src", "pause_s", m)
+        for p in ROUTING_PROTOCOLS
+        for m in ("extra_hops", "shortest_path_share")
+    },
+    *{
+        ("transport", f"{p}-{t}", "max_speed", m)
+        for p in ROUTING_PROTOCOLS
+        for t in ("tcp", "sctp")
+        for m in ("goodput_bps", "connect_time_s")
+    },
+}
 # Items of a study that go beyond its seed: the paper has no value for them.
 BEYOND_SEED = {"satellite": {"aqm"}}
 

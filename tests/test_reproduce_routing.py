@@ -166,3 +166,24 @@ def test_quick_plan_names_and_points(tmp_path: Path) -> None:
     with (out / "delivery.csv").open() as f:
         assert next(csv.reader(f))[0] == "pause (s)"
     assert any("Verdict" in d for d in res.discussion)
+
+
+def test_all_runs_routing_at_its_quick_size(tmp_path: Path) -> None:
+    from sctplab.reproduce.common import StudyResult
+    from sctplab.reproduce.report import ALL_STUDIES, reproduce
+
+    asked: dict[str, bool] = {}
+
+    def fake(name: str) -> Any:
+        def study(out: Path, quick: bool) -> StudyResult:
+            asked[name] = quick
+            out.mkdir(parents=True, exist_ok=True)
+            return StudyResult(name, name)
+
+        return study
+
+    registry = {n: fake(n) for n in ALL_STUDIES}
+    reproduce(["all"], tmp_path, quick=False, registry=registry)
+    assert asked == {n: n == "routing" for n in ALL_STUDIES}
+    reproduce(["routing"], tmp_path, quick=False, registry=registry)
+    assert asked["routing"] is False
