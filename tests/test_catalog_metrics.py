@@ -23,7 +23,7 @@ from sctplab.store_rows import metrics_json
 SHORT = [("duration", "22s"), ("measure.end", "22s")]
 CASES = [
     *(
-        (p.name, SHORT if p.name.startswith("manet") else [])
+        (p.name, SHORT if p.name.startswith(("manet", "routing")) else [])
         for p in sorted(SCENARIOS.glob("*.toml"))
     ),
     *(
