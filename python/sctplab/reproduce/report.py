@@ -26,7 +26,7 @@ from sctplab.reproduce.prose import VERDICT_RULE
 # Every study CONTRACTS.md names, in seed order.
 ALL_STUDIES = ["satellite", "multistreaming", "newreno", "snoop", "manet", "messaging", "routing"]
 # Studies `reproduce all` runs at their --quick size: their full plan alone takes longer
-# than the 15 minutes on two cores `all` has (routing: about 19 minutes of two cores for
+# than the 15 minutes on two cores `all` has (routing: about 20 minutes of two cores for
 # 420 runs of 900 s and seed 004's 48; its --quick, about 2 minutes). Their sections say
 # `--quick`; `sctplab reproduce routing` runs the full plan.
 ALL_AT_QUICK_SIZE = {"routing"}
