@@ -187,3 +187,16 @@ def test_all_runs_routing_at_its_quick_size(tmp_path: Path) -> None:
     assert asked == {n: n == "routing" for n in ALL_STUDIES}
     reproduce(["routing"], tmp_path, quick=False, registry=registry)
     assert asked["routing"] is False
+
+
+def test_full_plan_is_the_papers() -> None:
+    from sctplab.reproduce.routing_study import FULL_PATH_SEEDS, FULL_SEEDS, PAUSES, plan
+
+    keys = plan(FULL_SEEDS, FULL_PATH_SEEDS, PAUSES)
+    # 7 pause times x 3 source counts x 10 scenarios per protocol (Broch et al.'s grid).
+    assert len(keys) == len(PROTOCOLS) * 7 * 3 * 10
+    assert PAUSES == [0, 30, 60, 120, 300, 600, 900]
+    traced = [k for k in keys if k.traced]
+    assert len(traced) == len(PROTOCOLS) * 7 * 5
+    assert all(k.sources == 30 and k.seed <= 5 for k in traced)
+    assert len(set(keys)) == len(keys)
