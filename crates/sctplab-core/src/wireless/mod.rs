@@ -5,6 +5,7 @@
 
 pub mod aodv;
 pub mod arp;
+pub mod cmu_priqueue;
 pub mod dsdv;
 pub mod dsr;
 pub mod frame;

@@ -27,11 +27,7 @@ impl Slots {
     /// evicts a victim. Returns the common prefix length with the path it joined.
     fn add(&mut self, path: &[u32]) -> usize {
         for slot in &mut self.paths {
-            let n = slot
-                .iter()
-                .zip(path)
-                .take_while(|(a, b)| a == b)
-                .count();
+            let n = slot.iter().zip(path).take_while(|(a, b)| a == b).count();
             if n == slot.len() {
                 slot.extend_from_slice(&path[n..]);
                 return n;
@@ -75,16 +71,15 @@ impl Slots {
     /// `Cache::searchRoute` from slot `start`: the first slot holding `dst`, with the
     /// hop count to it.
     fn search(&self, dst: u32, start: usize) -> Option<(usize, usize)> {
-        (start..self.paths.len()).find_map(|i| {
-            self.paths[i]
-                .iter()
-                .position(|&a| a == dst)
-                .map(|n| (i, n))
-        })
+        (start..self.paths.len())
+            .find_map(|i| self.paths[i].iter().position(|&a| a == dst).map(|n| (i, n)))
     }
 
     pub(super) fn paths(&self) -> impl Iterator<Item = &[u32]> {
-        self.paths.iter().filter(|p| !p.is_empty()).map(Vec::as_slice)
+        self.paths
+            .iter()
+            .filter(|p| !p.is_empty())
+            .map(Vec::as_slice)
     }
 }
 

@@ -126,6 +126,11 @@ pub struct SrPacket {
     pub ttl: u8,
     pub sr: SrHeader,
     pub payload: Payload,
+    /// Bytes of earlier source-route headers ns-2.35 still counts in a forwarded route
+    /// request: `handleRouteRequest` adds the grown header to the packet's size without
+    /// taking the one it arrived with off (its traces show requests of 32, 48, 68, 92,
+    /// 120 bytes over five hops). Counted with [`HeaderSizes::Ns2`] only.
+    pub ns2_stale: u32,
 }
 
 impl SrPacket {
@@ -135,7 +140,11 @@ impl SrPacket {
             Payload::Control => IP_HDR_LEN,
             Payload::Data { ip_len, .. } => ip_len,
         };
-        base + self.sr.size(sizes)
+        let stale = match sizes {
+            HeaderSizes::Ns2 => self.ns2_stale,
+            HeaderSizes::Rfc4728 => 0,
+        };
+        base + stale + self.sr.size(sizes)
     }
 
     pub fn data(&self) -> Option<PacketId> {

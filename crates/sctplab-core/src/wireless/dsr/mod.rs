@@ -109,8 +109,13 @@ pub enum DsrEvent {
         delay: SimDuration,
     },
     /// A data packet reached its destination, this node.
-    Deliver { pkt: PacketId },
-    Drop { pkt: PacketId, reason: DsrDrop },
+    Deliver {
+        pkt: PacketId,
+    },
+    Drop {
+        pkt: PacketId,
+        reason: DsrDrop,
+    },
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -235,6 +240,7 @@ impl Dsr {
             ttl,
             sr: SrHeader::default(),
             payload: Payload::Data { pkt, ip_len },
+            ns2_stale: 0,
         };
         self.handle_without_sr(now, p, false);
     }
@@ -259,7 +265,12 @@ impl Dsr {
 
     /// `handlePktWithoutSR`: a cached route, else discovery. With `retry` (the send
     /// buffer's check) a packet that must keep waiting is handed back.
-    fn handle_without_sr(&mut self, now: SimTime, mut p: SrPacket, retry: bool) -> Option<SrPacket> {
+    fn handle_without_sr(
+        &mut self,
+        now: SimTime,
+        mut p: SrPacket,
+        retry: bool,
+    ) -> Option<SrPacket> {
         if p.dst == self.me {
             self.handle_receipt(now, p);
             return None;
@@ -349,6 +360,7 @@ impl Dsr {
             ttl: REQUEST_TTL,
             sr,
             payload: Payload::Control,
+            ns2_stale: 0,
         };
         self.send_with_route(now, p, false, SimDuration::ZERO);
     }
@@ -425,6 +437,7 @@ impl Dsr {
         if p.sr.addrs.len() > usize::from(req.max_propagation) {
             return;
         }
+        p.ns2_stale += p.sr.size(HeaderSizes::Ns2);
         p.sr.addrs.push(self.me);
         self.counters.requests_forwarded += 1;
         self.send_with_route(now, p, false, SimDuration::ZERO);
@@ -460,6 +473,7 @@ impl Dsr {
                 ..SrHeader::default()
             },
             payload: Payload::Control,
+            ns2_stale: 0,
         };
         self.send_with_route(now, reply, true, SimDuration::ZERO);
         true
@@ -488,6 +502,7 @@ impl Dsr {
                 ..SrHeader::default()
             },
             payload: Payload::Control,
+            ns2_stale: 0,
         };
         let at = now + self.uniform(self.cfg.request_jitter);
         self.timer_seq += 1;
@@ -499,7 +514,9 @@ impl Dsr {
     /// `acceptRouteReply`: the route goes into the cache, the backoff toward the
     /// target resets, and waiting packets with a route now leave, `arp_timeout` apart.
     fn accept_route_reply(&mut self, now: SimTime, p: &SrPacket) {
-        let Some((_, route)) = &p.sr.reply else { return };
+        let Some((_, route)) = &p.sr.reply else {
+            return;
+        };
         self.counters.replies_received += 1;
         self.cache.add_route(route);
         if let Some(&target) = route.last() {

@@ -127,6 +127,7 @@ impl Dsr {
                 ..SrHeader::default()
             },
             payload: Payload::Control,
+            ns2_stale: 0,
         };
         self.handle_without_sr(now, copy, false);
     }

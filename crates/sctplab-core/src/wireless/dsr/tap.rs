@@ -49,7 +49,13 @@ impl Dsr {
     /// `sendRouteShortening`: `p` was heard at route index `heard_at` though it would
     /// reach this node only at `xmit_at`; the route's first node gets the route without
     /// the nodes in between, at most once a second for one route.
-    fn send_route_shortening(&mut self, now: SimTime, p: &SrPacket, heard_at: usize, xmit_at: usize) {
+    fn send_route_shortening(
+        &mut self,
+        now: SimTime,
+        p: &SrPacket,
+        heard_at: usize,
+        xmit_at: usize,
+    ) {
         if !self.cfg.gratuitous_replies || heard_at == 0 {
             return;
         }
@@ -88,6 +94,7 @@ impl Dsr {
                 ..SrHeader::default()
             },
             payload: Payload::Control,
+            ns2_stale: 0,
         };
         self.send_with_route(now, reply, true, crate::sim::SimDuration::ZERO);
     }

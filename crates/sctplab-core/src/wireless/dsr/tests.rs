@@ -31,7 +31,7 @@ struct Net {
     /// (time, node, packet) for every data packet delivered.
     delivered: Vec<(SimTime, usize, PacketId)>,
     dropped: Vec<(usize, PacketId, DsrDrop)>,
-    /// (node, next hop, packet) for every unicast the agents sent.
+    /// (node, next hop, packet) for every packet the agents sent.
     sent: Vec<(usize, u32, SrPacket)>,
 }
 
@@ -98,8 +98,8 @@ impl Net {
                     self.seq += 1;
                     let uid = self.seq;
                     let n = self.agents.len();
+                    self.sent.push((i, next_hop, pkt.clone()));
                     if next_hop != BROADCAST {
-                        self.sent.push((i, next_hop, pkt.clone()));
                         let to = (next_hop - 1) as usize;
                         if !self.near(i, to) {
                             self.push(at, Action::Failed(i, pkt));
@@ -190,9 +190,24 @@ fn five_hop_chain_discovery_reply_cache_and_source_route() {
     assert_eq!(c.replies_received, 1);
     assert_eq!(net.agents[5].counters().replies_sent, 1);
     for i in 1..5 {
-        assert_eq!(net.agents[i].counters().requests_forwarded, 1, "node {}", i + 1);
+        assert_eq!(
+            net.agents[i].counters().requests_forwarded,
+            1,
+            "node {}",
+            i + 1
+        );
     }
     assert_eq!(net.delivered, vec![(ms(75), 5, PacketId(7))]);
+    // The propagating request as nodes 1 to 5 broadcast it. ns-2.35's trace of this
+    // chain (6 nodes 200 m apart, DSR, CMUPriQueue) shows "DSR 32", then 48, 68, 92,
+    // 120: each forwarder adds its grown header to the size without removing the old.
+    let sizes: Vec<(u32, u32)> = net
+        .sent
+        .iter()
+        .filter(|(_, h, p)| *h == BROADCAST && p.sr.request.is_some_and(|r| r.seq == 2))
+        .map(|(n, _, p)| (addr(*n), p.air_len(HeaderSizes::Ns2)))
+        .collect();
+    assert_eq!(sizes, vec![(1, 32), (2, 48), (3, 68), (4, 92), (5, 120)]);
     // The route the reply brought is the primary cache's route to 6.
     assert_eq!(net.agents[0].cached_route(6), Some(vec![1, 2, 3, 4, 5, 6]));
     // The data packet's header on its first hop: the whole route, sent to node 2.
@@ -207,8 +222,16 @@ fn five_hop_chain_discovery_reply_cache_and_source_route() {
     // ns-2: 4 + 4 * (6 - 1) = 24 bytes of source route; RFC 4728: 4 + 4 + 4 * 4 = 24.
     assert_eq!(data.air_len(HeaderSizes::Ns2), 532 + 24);
     assert_eq!(data.air_len(HeaderSizes::Rfc4728), 532 + 24);
+    // Each forwarder takes one off the TTL: 28 on the last hop, as in ns-2.35's trace.
+    let last = net
+        .sent
+        .iter()
+        .rfind(|(n, _, p)| *n == 4 && p.data().is_some());
+    assert_eq!(last.map(|(_, _, p)| p.ttl), Some(28));
     // The target's reply: route 6 5 4 3 2 1 and the reply's six addresses:
-    // 4 + 20 + (5 + 24) + 0 = 53, rounded to 56, plus the IP header.
+    // 4 + 20 + (5 + 24) = 53, rounded to 56, plus the IP header: "DSR 76" in ns-2.35's
+    // trace, which also shows its TTL of 254 as it leaves (255, less the target's own
+    // forwarding step).
     let (_, _, reply) = net
         .sent
         .iter()
@@ -217,6 +240,7 @@ fn five_hop_chain_discovery_reply_cache_and_source_route() {
     assert_eq!(reply.sr.addrs, vec![6, 5, 4, 3, 2, 1]);
     assert_eq!(reply.sr.reply, Some((2, vec![1, 2, 3, 4, 5, 6])));
     assert_eq!(reply.air_len(HeaderSizes::Ns2), 76);
+    assert_eq!(reply.ttl, 254);
     // A second packet finds the cached route: no new request.
     net.send_data(0, 5, 8);
     net.run_until(ms(200));
@@ -241,15 +265,18 @@ fn route_request_sizes_as_ns2_traces_show_them() {
             ..SrHeader::default()
         },
         payload: Payload::Control,
+        ns2_stale: 0,
     };
     assert_eq!(req.air_len(HeaderSizes::Ns2), 32);
     // RFC 4728: options header 4, Route Request 8, no recorded hop yet.
     assert_eq!(req.air_len(HeaderSizes::Rfc4728), 32);
-    // After 4 more hops: ns-2 4 + 16 + 8 = 28; RFC 4 + 8 + 16 = 28.
+    // After 4 more hops: 4 + 16 + 8 = 28 bytes of header (RFC 4 + 8 + 16), plus what
+    // ns-2.35 forgot to take off at each hop (see `five_hop_chain...`).
     let mut far = req.clone();
     far.sr.addrs = vec![1, 2, 3, 4, 5];
-    assert_eq!(far.air_len(HeaderSizes::Ns2), 48);
     assert_eq!(far.air_len(HeaderSizes::Rfc4728), 48);
+    far.ns2_stale = 72;
+    assert_eq!(far.air_len(HeaderSizes::Ns2), 120);
     // A route error back over two hops: ns-2 4 + 4 * 2 + 16 = 28; RFC 4 + (4 + 4) + 16.
     let err = SrPacket {
         src: 3,
@@ -265,6 +292,7 @@ fn route_request_sizes_as_ns2_traces_show_them() {
             ..SrHeader::default()
         },
         payload: Payload::Control,
+        ns2_stale: 0,
     };
     assert_eq!(err.air_len(HeaderSizes::Ns2), 20 + 28);
     assert_eq!(err.air_len(HeaderSizes::Rfc4728), 20 + 28);
@@ -293,7 +321,10 @@ fn salvage_after_a_break_and_the_route_error() {
     net.unlink(2, 3);
     net.send_data(0, 5, 2);
     net.run_until(ms(400));
-    assert_eq!(net.delivered.last().map(|d| (d.1, d.2)), Some((5, PacketId(2))));
+    assert_eq!(
+        net.delivered.last().map(|d| (d.1, d.2)),
+        Some((5, PacketId(2)))
+    );
     let c3 = net.agents[2].counters();
     assert_eq!((c3.link_failures, c3.salvaged, c3.errors_sent), (1, 1, 1));
     let (_, hop, salvaged) = net
