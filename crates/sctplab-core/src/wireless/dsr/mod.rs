@@ -232,8 +232,24 @@ impl Dsr {
     }
 
     /// A data packet this node originates (`recv` of a packet without a source-route
-    /// header): `ip_len` its size with its IP header.
+    /// header): `ip_len` its size with its IP header. A broadcast goes out at once
+    /// without a source route (`sendOutBCastPkt`).
     pub fn originate(&mut self, now: SimTime, pkt: PacketId, dst: u32, ip_len: u32, ttl: u8) {
+        if dst == BROADCAST {
+            self.out.push_back(DsrEvent::Send {
+                pkt: SrPacket {
+                    src: self.me,
+                    dst,
+                    ttl,
+                    sr: SrHeader::default(),
+                    payload: Payload::Data { pkt, ip_len },
+                    ns2_stale: 0,
+                },
+                next_hop: BROADCAST,
+                delay: SimDuration::ZERO,
+            });
+            return;
+        }
         let p = SrPacket {
             src: self.me,
             dst,

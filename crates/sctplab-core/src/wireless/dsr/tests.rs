@@ -464,6 +464,20 @@ fn cache_truncates_at_dead_links_and_evicts_round_robin() {
 }
 
 #[test]
+fn a_broadcast_goes_out_at_once_without_a_source_route() {
+    let mut net = Net::chain(3);
+    let now = net.now;
+    net.agents[1].originate(now, PacketId(3), BROADCAST, 48, 32);
+    net.drain(1);
+    let (_, hop, p) = &net.sent[0];
+    assert_eq!(
+        (*hop, p.sr.addrs.len(), p.air_len(HeaderSizes::Ns2)),
+        (BROADCAST, 0, 48)
+    );
+    assert_eq!(net.agents[1].counters().requests_ring_zero, 0);
+}
+
+#[test]
 fn compress_path_removes_double_backs() {
     let mut p = vec![1, 2, 3, 2, 4];
     compress_path(&mut p);
