@@ -115,7 +115,7 @@ impl RouteCache {
     /// then the transmitter (at `index - 1`), then the rest" (`cache_use_overheard_routes`),
     /// except a route request's (`index` 0).
     pub fn notice_route_used(&mut self, route: &[u32], index: usize) {
-        if route.len() < 2 {
+        if route.len() < 2 || index > route.len() {
             return;
         }
         let stub: Vec<u32> = match route.iter().position(|&a| a == self.me) {

@@ -91,7 +91,7 @@ impl Dsr {
         }
         p.sr.addrs = route;
         p.sr.cur = 0;
-        p.sr.salvaged += 1;
+        p.sr.salvaged = p.sr.salvaged.saturating_add(1);
         self.counters.salvaged += 1;
         self.send_with_route(now, p, false, SimDuration::ZERO);
     }

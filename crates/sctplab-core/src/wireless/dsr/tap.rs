@@ -37,7 +37,7 @@ impl Dsr {
             return;
         }
         let cur = p.sr.cur;
-        if p.sr.addrs[cur] != self.me {
+        if cur < p.sr.addrs.len() && p.sr.addrs[cur] != self.me {
             for i in cur + 1..p.sr.addrs.len() {
                 if p.sr.addrs[i] == self.me {
                     self.send_route_shortening(now, p, cur, i);

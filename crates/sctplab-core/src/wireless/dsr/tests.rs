@@ -100,8 +100,8 @@ impl Net {
                     let n = self.agents.len();
                     self.sent.push((i, next_hop, pkt.clone()));
                     if next_hop != BROADCAST {
-                        let to = (next_hop - 1) as usize;
-                        if !self.near(i, to) {
+                        let to = next_hop.checked_sub(1).map(|a| a as usize);
+                        if !to.is_some_and(|to| self.near(i, to)) {
                             self.push(at, Action::Failed(i, pkt));
                             continue;
                         }
@@ -490,4 +490,65 @@ fn bad_sizes_are_refused() {
     assert_eq!(c.check(), Ok(()));
     c.primary_cache_size = 0;
     assert_eq!(c.check().map_err(|e| e.0), Err("primary_cache_size"));
+}
+
+#[test]
+fn malformed_headers_never_panic() {
+    // Routes of any length (empty, too long, with this node anywhere or twice), any
+    // index, requests, replies and errors in every combination, through every input.
+    let mut rng = RngStream::new(7, "dsr-malformed");
+    let mut pick = |n: u32| (rng.uniform() * f64::from(n)) as u32;
+    let mut net = Net::chain(3);
+    for k in 0..600u32 {
+        let len = pick(20) as usize;
+        let addrs: Vec<u32> = (0..len).map(|_| pick(5)).collect();
+        let reply_len = pick(20) as usize;
+        let mut sr = SrHeader {
+            addrs,
+            cur: pick(24) as usize,
+            salvaged: pick(256) as u8,
+            ..SrHeader::default()
+        };
+        if pick(2) == 0 {
+            sr.request = Some(Request {
+                seq: pick(4),
+                max_propagation: pick(20) as u8,
+            });
+        }
+        if pick(2) == 0 {
+            sr.reply = Some((pick(4), (0..reply_len).map(|_| pick(5)).collect()));
+        }
+        for _ in 0..pick(5) {
+            sr.errors.push(LinkDown {
+                from: pick(5),
+                to: pick(5),
+                tell: pick(5),
+            });
+        }
+        let p = SrPacket {
+            src: pick(5),
+            dst: if pick(8) == 0 { BROADCAST } else { pick(5) },
+            ttl: pick(3) as u8,
+            sr,
+            payload: if pick(2) == 0 {
+                Payload::Control
+            } else {
+                Payload::Data {
+                    pkt: PacketId(k),
+                    ip_len: 100,
+                }
+            },
+            ns2_stale: 0,
+        };
+        let node = pick(3) as usize;
+        let now = net.now;
+        match pick(3) {
+            0 => net.agents[node].recv(now, p),
+            1 => net.agents[node].tap(now, &p, u64::from(k)),
+            _ => net.agents[node].xmit_failed(now, p.clone(), vec![p]),
+        }
+        net.drain(node);
+        let t = net.now + SimDuration::from_millis(5);
+        net.run_until(t);
+    }
 }
