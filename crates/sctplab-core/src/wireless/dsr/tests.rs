@@ -413,6 +413,28 @@ fn a_gratuitous_reply_shortens_the_route() {
 }
 
 #[test]
+fn a_neighbour_answers_the_ring_zero_request_from_its_cache() {
+    // 1..6 discover and send; then node 7 comes in range of node 2 only and sends to 6.
+    let mut net = Net::chain(7);
+    net.unlink(5, 6);
+    net.send_data(0, 5, 1);
+    net.run_until(ms(200));
+    net.link(6, 1);
+    net.send_data(6, 5, 2);
+    net.run_until(ms(300));
+    // Node 2 knows 2 3 4 5 6 from forwarding: it completes the ring-zero request's
+    // route [7] to 7 2 3 4 5 6 and answers over 2 7 at once (201 ms, no jitter for a
+    // cache reply); node 7 sends at 202 ms, and the packet arrives 5 hops later.
+    assert_eq!(net.agents[1].counters().cache_replies_sent, 1);
+    let c7 = net.agents[6].counters();
+    assert_eq!((c7.requests_ring_zero, c7.requests_propagating), (1, 0));
+    assert_eq!(net.agents[6].cached_route(6), Some(vec![7, 2, 3, 4, 5, 6]));
+    assert_eq!(net.delivered.last(), Some(&(ms(207), 5, PacketId(2))));
+    // The node that answered keeps the route back to the requester.
+    assert!(net.agents[1].cache().routes().any(|r| r == [2, 7]));
+}
+
+#[test]
 fn request_backoff_follows_ns2() {
     // BackOffTest: 0.5 s, then 2 s, 8 s, and 10 s (the cap) after each request.
     let mut t = RequestTable::new(4, 0.5);
