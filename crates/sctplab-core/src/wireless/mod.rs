@@ -13,5 +13,6 @@ pub mod mac;
 pub mod mobility;
 pub mod ns2_size;
 pub mod propagation;
+pub mod route_log;
 pub mod routing;
 pub mod setdest;
