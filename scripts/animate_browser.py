@@ -101,11 +101,15 @@ requestAnimationFrame(tick);
 """
 
 
-def fps(page: Path, speed: float, seconds: float) -> None:
+def fps(page: Path, speed: float, seconds: float, node: str | None = None) -> None:
     driver = chrome()
     try:
         open_page(driver, page)
         driver.set_script_timeout(seconds + 60)
+        if node is not None:
+            # A selected node: its route table is rebuilt and drawn every frame.
+            names = driver.execute_script("return sctplabAnim.data.nodes.map(n => n.name)")
+            driver.execute_script("sctplabAnim.selectNode(arguments[0])", names.index(node))
         driver.execute_script("sctplabAnim.setSpeed(arguments[0]); sctplabAnim.play()", speed)
         r = driver.execute_async_script(_MEASURE, seconds)
     finally:
@@ -138,11 +142,12 @@ def main() -> None:
     f.add_argument("page", type=Path)
     f.add_argument("--speed", type=float, default=10.0)
     f.add_argument("--seconds", type=float, default=10.0)
+    f.add_argument("--node", default=None, help="a node to select while playing")
     a = p.parse_args()
     if a.cmd == "screenshot":
         screenshot(a.page, a.out, a.at, a.flow)
     else:
-        fps(a.page, a.speed, a.seconds)
+        fps(a.page, a.speed, a.seconds, a.node)
 
 
 if __name__ == "__main__":

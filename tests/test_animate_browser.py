@@ -33,6 +33,7 @@ pytestmark = pytest.mark.skipif(
 
 NODE = (31, 111, 235)  # player.js NODE
 DATA = (232, 89, 12)  # player.js KIND_COLOR[0], a data packet
+ROUTING = (174, 62, 201)  # player.js KIND_COLOR[3], the selected node's route table
 
 
 def _chrome() -> Any:
@@ -194,5 +195,45 @@ def test_satellite_page_draws_stations_and_satellites(
         y = loc["y"] + 1 + m + (90 - lat) * scale
         c = _pixel(png, x, y)
         assert _near(c, NODE), f"no node at latitude {lat}, longitude {lon}: pixel {c}"
+    logs = browser.get_log("browser")
+    assert not [e for e in logs if e["level"] == "SEVERE"], logs
+
+
+def test_selected_node_shows_its_route_table(
+    browser: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The AODV chain of tests/test_animate_tables.py: at 1 s, n1's table (rebuilt by the
+    player from the `table` records) holds n0 and n2, each its own next hop at 1 hop,
+    n0's holds n2 via n1 at 2 hops; selecting n1 lists them in the panel and draws the
+    dotted route-table lines to both neighbours, and no console error."""
+    from test_animate_tables import AODV_CHAIN
+
+    run = tmp_path_factory.mktemp("tables-browser") / "run"
+    sctplab.run(AODV_CHAIN, out=run, trace="anim")
+    page = sctplab.animate(run).save(run / "animation.html")
+    browser.get(page.as_uri())
+    deadline = time.monotonic() + 10
+    while not browser.execute_script("return !!window.sctplabAnim"):
+        assert time.monotonic() < deadline, "the player did not start"
+        time.sleep(0.05)
+    table = browser.execute_script("return sctplabAnim.tableAt(arguments[0], 1e6)", 1)
+    assert table == [[0, [0, 1]], [2, [2, 1]]]
+    assert browser.execute_script("return sctplabAnim.tableAt(0, 1e6)") == [[2, [1, 2]]]
+    assert browser.execute_script("return sctplabAnim.tableAt(1, 4e5)") == []
+    browser.execute_script("sctplabAnim.selectNode(1)")
+    _draw_at(browser, 1e6)
+    info = browser.find_element("id", "info").text
+    assert "route table: 2 routes" in info, info
+    assert "to n0 via n0, 1 hop" in info and "to n2 via n2, 1 hop" in info, info
+    # The dotted line n1 -> n2 at a quarter of the way (between the dots of the 2-3
+    # dash pattern, so a few pixels along it are looked at).
+    png = browser.get_screenshot_as_png()
+    loc = browser.find_element("id", "map").location
+    a = browser.execute_script("return sctplabAnim.toScreen(300, 100)")
+    b = browser.execute_script("return sctplabAnim.toScreen(500, 100)")
+    x0 = loc["x"] + 1 + a[0] + (b[0] - a[0]) * 0.25
+    y0 = loc["y"] + 1 + a[1]
+    seen = [_pixel(png, x0 + dx, y0) for dx in range(6)]
+    assert any(_near(c, ROUTING) for c in seen), seen
     logs = browser.get_log("browser")
     assert not [e for e in logs if e["level"] == "SEVERE"], logs

@@ -188,7 +188,7 @@ def test_indent_json_is_json_dumps_with_indent() -> None:
     # The driver's fast writer of run.json and manifest.json against json.dumps(indent=2).
     from collections import OrderedDict
 
-    from sctplab.store import indent_json, indent_json_py
+    from sctplab.store import indent_json
 
     values: list[object] = [
         {},
@@ -208,9 +208,8 @@ def test_indent_json_is_json_dumps_with_indent() -> None:
     ]
     for v in values:
         assert indent_json(v) == json.dumps(v, indent=2), v
-        assert indent_json_py(v) == json.dumps(v, indent=2), v
     nan = {"x": float("nan")}
-    assert indent_json(nan) == indent_json_py(nan) == json.dumps(nan, indent=2)
+    assert indent_json(nan) == json.dumps(nan, indent=2)
 
 
 def test_indent_json_in_the_binding_is_json_dumps_on_random_values() -> None:
@@ -271,50 +270,6 @@ def test_indent_json_in_the_binding_is_json_dumps_on_random_values() -> None:
     ):
         assert _core.indent_json(left) is None, left
     assert indent_json(deep) == json.dumps(deep, indent=2)
-
-
-def _plain_leaves(value: object, path: tuple[str, ...]) -> list[tuple[str, object]]:
-    """summary.json's leaves by the obvious recursion: a table's entries one by one, a
-    list as its canonical JSON text, anything else as is."""
-    from collections.abc import Mapping
-
-    if isinstance(value, Mapping):
-        return [leaf for k, v in value.items() for leaf in _plain_leaves(v, (*path, str(k)))]
-    if isinstance(value, list):
-        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        return [(".".join(path), text)]
-    return [(".".join(path), value)]
-
-
-def test_flatten_summary_is_the_plain_recursion() -> None:
-    # The driver's flattening of summary.json into catalog metrics (written for speed)
-    # against the plain recursion, on real summaries (CBR, TCP, multihomed SCTP with its
-    # per-path tables) and on odd shapes, key order included.
-    from collections import OrderedDict
-
-    from sctplab.store_rows import flatten_summary
-
-    summaries: list[dict[str, object]] = [
-        api.run(f"scenarios/{name}.toml").summary
-        for name in ("example-cbr", "example-tcp", "example-multihoming")
-    ]
-    summaries.append(
-        {
-            "scenario": "x",
-            "seed": 1,
-            "events": 3,
-            "empty": {},
-            "flows": OrderedDict([("b", {"drops": [15, 29], "t": (1, 2)}), ("a", {"v": None})]),
-            "links": {"r1->k1": {"utilization": 0.5, "état": "ok", 7: True}},
-            "nan": float("nan"),
-        }
-    )
-    for summary in summaries:
-        want = [(k, v) for k, v in _plain_leaves(summary, ()) if k not in ("scenario", "seed")]
-        got = list(flatten_summary(summary).items())
-        assert [k for k, _ in got] == [k for k, _ in want]
-        # NaN is not equal to itself: compare its JSON text.
-        assert json.dumps(got) == json.dumps(want)
 
 
 def test_run_ids_of_a_point_are_the_keys_run_ids() -> None:

@@ -48,11 +48,11 @@ def resolve(
 ) -> tuple[str, str]: ...
 def catalog_metrics(summary_json: str) -> str | None:
     """The catalog's metrics column of a summary.json text (sctplab.store_rows.metrics_json),
-    or None where only the Python path reads the text."""
+    or None for a text the core never writes."""
 
 def indent_json(value: object) -> str | None:
-    """json.dumps(value, indent=2) (sctplab.store.indent_json), or None for a value only
-    the Python writer takes."""
+    """json.dumps(value, indent=2) (sctplab.store.indent_json), or None for a value left
+    to json.dumps itself."""
 
 def run(
     text: str,

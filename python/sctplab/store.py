@@ -35,7 +35,6 @@ from sctplab import _core
 from sctplab.code_version import code_version as code_version
 from sctplab.scenario_input import show_path
 from sctplab.store_rows import (
-    JSON_SCALARS,
     RunKey,
     canonical_json,
     catalog_row,
@@ -362,88 +361,12 @@ def _write(path: str, text: str) -> None:
 
 def indent_json(value: Any) -> str:
     """`json.dumps(value, indent=2)`: the driver writes run.json and manifest.json with
-    it for every run. Made by `_core.indent_json`; a value it leaves (a subclass of a
-    JSON type, a key that is not a str, a lone surrogate) goes to `indent_json_py`."""
+    it for every run. Made by the one writer, `_core.indent_json` (crates/sctplab-py/src/
+    indent_json.rs: json's pure-Python encoder, which an indent selects, was a tenth of
+    the driver's time per run); a value it does not take (a subclass of a JSON type, a
+    key that is not a str, a lone surrogate, deep nesting) goes to json.dumps itself."""
     text = _core.indent_json(value)
-    return text if text is not None else indent_json_py(value)
-
-
-def indent_json_py(value: Any) -> str:
-    """`json.dumps(value, indent=2)`, built from the C encoder's scalars.
-
-    With an indent, json.dumps falls back to its pure-Python encoder, which took about
-    a tenth of the driver's time per run for run.json and manifest.json. Same output
-    for dicts, lists and tuples of JSON scalars (tests compare the two)."""
-    parts: list[str] = []
-    _indent_into(parts, value, "\n")
-    return "".join(parts)
-
-
-def _indent_into(parts: list[str], value: Any, newline: str) -> None:
-    kind = type(value)
-    if kind is dict and value:
-        inner = newline + "  "
-        sep = "{" + inner
-        for k, v in value.items():
-            key = _encode_str(k) if type(k) is str else _key_json(k)
-            # Scalars, most entries, without a call of their own.
-            if type(v) in JSON_SCALARS:
-                parts.append(sep + key + ": " + _scalar_json(v))
-            else:
-                parts.append(sep + key + ": ")
-                _indent_into(parts, v, inner)
-            sep = "," + inner
-        parts.append(newline + "}")
-    elif (kind is list or kind is tuple) and value:
-        inner = newline + "  "
-        first = True
-        for v in value:
-            parts.append("[" + inner if first else "," + inner)
-            first = False
-            _indent_into(parts, v, inner)
-        parts.append(newline + "]")
-    elif kind is dict:
-        parts.append("{}")
-    elif kind is list or kind is tuple:
-        parts.append("[]")
-    elif kind in JSON_SCALARS:
-        parts.append(_scalar_json(value))
-    else:
-        # Anything else (subclasses, other mappings): json decides, as before.
-        parts.append(json.dumps(value, indent=2).replace("\n", newline))
-
-
-# json.encoder's C string encoder (ensure_ascii, json.dumps's default).
-_encode_str = json.encoder.encode_basestring_ascii
-
-
-def _scalar_json(value: Any) -> str:
-    """A JSON scalar of an exact type as json.dumps spells it. JSONEncoder().encode
-    builds a new C encoder for every number, which was most of indent_json's time."""
-    kind = type(value)
-    if kind is str:
-        return _encode_str(value)
-    if kind is float:
-        if value != value:
-            return "NaN"
-        if value == _INF:
-            return "Infinity"
-        if value == -_INF:
-            return "-Infinity"
-        return float.__repr__(value)
-    if kind is int:
-        return int.__repr__(value)
-    return "null" if value is None else "true" if value else "false"
-
-
-_INF = float("inf")
-
-
-def _key_json(key: Any) -> str:
-    if type(key) is str:
-        return _encode_str(key)
-    # json turns non-string keys into strings first (True -> "true", 1.5 -> "1.5").
-    return json.dumps({key: 0})[1:-4]
+    return text if text is not None else json.dumps(value, indent=2)
 
 
 @contextmanager

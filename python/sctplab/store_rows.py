@@ -14,6 +14,8 @@ from functools import cached_property
 from json.encoder import encode_basestring
 from typing import Any
 
+from sctplab import _core
+
 
 def canonical_json(value: Any) -> str:
     """One spelling per value (sorted keys, no spaces), so equal overrides give equal keys."""
@@ -66,40 +68,18 @@ class RunKey:
         return key
 
 
-JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
-
-
-def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
-    """summary.json as one level: `flows.tcp1.goodput_bps`, `links.r1->k1.utilization`,
-    `sim_time_s`, `events`. `scenario` and `seed` are columns of their own."""
-    out: dict[str, Any] = {}
-
-    def walk(prefix: str, table: Mapping[Any, Any]) -> None:
-        # Runs once per run in the driver, on ~80 leaves: exact types first (json.loads
-        # gives plain dicts and lists; the Mapping ABC check on every leaf was slow), and
-        # the recursion is per table, not per leaf.
-        for k, value in table.items():
-            kind = type(value)
-            key = f"{prefix}{k}"
-            if kind in JSON_SCALARS:
-                out[key] = value
-            elif kind is dict or isinstance(value, Mapping):
-                walk(key + ".", value)
-            elif isinstance(value, list):
-                out[key] = canonical_json(value)
-            else:
-                out[key] = value
-
-    walk("", {k: v for k, v in summary.items() if k not in ("scenario", "seed")})
-    return out
-
-
 def metrics_json(summary_json: str) -> str:
-    """The catalog's `metrics` column of a run: its flattened summary as canonical JSON.
-
-    The reference for `_core.catalog_metrics`, which workers use to make the same text
-    in Rust (tests compare the two on real summaries)."""
-    return canonical_json(flatten_summary(json.loads(summary_json)))
+    """The catalog's `metrics` column of a run: summary.json as one flat JSON object
+    (`flows.tcp1.goodput_bps`, `links.r1->k1.utilization`, `sim_time_s`, `events`;
+    keys sorted, no spaces, lists as their compact JSON, `scenario` and `seed` left out,
+    Python's spelling of every value), made by the one writer, `_core.catalog_metrics`
+    (crates/sctplab-py/src/flat_metrics.rs), which the workers also call. A text it
+    does not take is not a summary sctplab wrote (not a JSON object, keys out of order
+    or repeated, a lone surrogate, an infinite number): ValueError."""
+    text = _core.catalog_metrics(summary_json)
+    if text is None:
+        raise ValueError("summary.json is not a summary sctplab wrote (not flattened)")
+    return text
 
 
 def now_text() -> str:

@@ -6,8 +6,9 @@
 //! dicts and `json.dumps(sort_keys=True)`, about half of the driver's instructions per
 //! run on millisecond runs. This gives the same text from the summary's text, with
 //! Python's spelling of every value (its float repr, its string escapes), so the store
-//! holds what it held before; `python/sctplab/store_rows.py` keeps the Python path as the
-//! reference and tests compare the two.
+//! holds what it held before. It is the one implementation: the workers call it and so
+//! does `python/sctplab/store_rows.py`'s `metrics_json`; tests/test_catalog_metrics.py
+//! checks it against the plain Python recursion as an oracle.
 //!
 //! The summary is read as text rather than as the `serde_json::Value` it was written
 //! from: Python sees an integer where the text has one and a float where it has a
@@ -23,7 +24,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// The flat metrics JSON of a summary.json text, or `None` for a text this reader does
-/// not take, for which the caller uses the Python path: not a JSON object, a table
+/// not take, none of which the core writes (the caller refuses it): not a JSON object, a table
 /// whose keys are not in increasing order (serde_json writes them sorted; repeated keys,
 /// where Python keeps the last value, are thereby left to Python too), a lone
 /// surrogate, a number Python reads as infinite.
@@ -658,8 +659,8 @@ mod tests {
         assert_eq!(s, "\"a\\\"b\\\\c\\n\\u0001\u{7f}é→\"");
     }
 
-    // json.dumps(flatten_summary(json.loads(text)), sort_keys=True, separators=(",", ":"),
-    // ensure_ascii=False), worked out by hand for this text (keys sorted per table, as
+    // The summary's leaves joined with dots, as json.dumps(..., sort_keys=True,
+    // separators=(",", ":"), ensure_ascii=False) writes them, worked out by hand for this text (keys sorted per table, as
     // serde_json writes them).
     #[test]
     fn flattens_sorts_and_drops_scenario_and_seed() {

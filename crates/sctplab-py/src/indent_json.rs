@@ -6,7 +6,8 @@
 //! millisecond runs (a Python loop over ~30 entries). This walks the same values here.
 //! Numbers are spelled by Python itself where its spelling is not plain (`float.__repr__`,
 //! big integers), strings are escaped as json's default `ensure_ascii=True` escapes them,
-//! and anything else is left to the Python writer, which tests compare with this.
+//! and anything else is left to `json.dumps` itself (`sctplab.store.indent_json`); tests
+//! compare this with `json.dumps(value, indent=2)`.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};

@@ -207,16 +207,16 @@ fn check_shortcuts(text: &str) -> PyResult<()> {
     parse_shortcuts(text).map(|_| ())
 }
 
-/// The catalog's `metrics` column for a summary.json text: what
-/// `canonical_json(flatten_summary(json.loads(text)))` gives in `sctplab.store_rows`, or None
-/// for a text only the Python path reads. Workers call it, so the sweep's one driver
-/// does not walk every run's nested summary.
+/// The catalog's `metrics` column for a summary.json text (its one implementation, which
+/// `sctplab.store_rows.metrics_json` calls too), or None for a text the core never
+/// writes. Workers call it, so the sweep's one driver does not walk every run's nested
+/// summary.
 #[pyfunction]
 fn catalog_metrics(summary_json: &str) -> Option<String> {
     flat_metrics::catalog_metrics_json(summary_json)
 }
 
-/// `json.dumps(value, indent=2)`, or None for a value only the Python writer takes
+/// `json.dumps(value, indent=2)`, or None for a value left to `json.dumps` itself
 /// (see `indent_json`). The sweep driver writes every run's run.json and manifest.json
 /// with it.
 #[pyfunction]

@@ -171,6 +171,8 @@ def page_data(d: AnimData) -> dict[str, Any]:
         "link_events": d.link_events,
         "routes": d.routes,
         "routes_counted": d.routes_counted,
+        "tables": d.tables,
+        "tables_counted": d.tables_counted,
         "samples": [
             {"t": t, "cwnd": c, "rate": r}
             for t, c, r in zip(d.sample_t, d.sample_cwnd, d.sample_rate, strict=True)

@@ -14,6 +14,8 @@
   // How long a drop stays marked, in simulated microseconds (at least this much wall
   // time at the current speed).
   const DROP_SHOW_WALL_S = 0.6;
+  // Routes of the selected node's table listed in the panel.
+  const TABLE_ROWS = 8;
 
   const map = document.getElementById("map");
   const ctx = map.getContext("2d");
@@ -93,6 +95,27 @@
   const dropsT = D.drops.map(function (r) { return r[0]; });
   const dropsCountedT = D.drops_counted.map(function (r) { return r[0]; });
   const routesT = D.routes.map(function (r) { return r[0]; });
+  // Routing-table changes per node (each node's in time order), for the selected node's
+  // table at any instant.
+  const tablesOf = D.nodes.map(function () { return []; });
+  for (const r of D.tables) if (tablesOf[r[1]]) tablesOf[r[1]].push(r);
+  const tablesCountedT = D.tables_counted.map(function (r) { return r[0]; });
+  // Node n's route table at t from its changes: destination -> [next hop, hops], and
+  // how many changes it made in (t - recent, t].
+  function tableAt(n, t, recent) {
+    const routes = new Map();
+    let changed = 0;
+    for (const r of tablesOf[n]) {
+      if (r[0] > t) break;
+      if (r[3] < 0) routes.delete(r[2]); else routes.set(r[2], [r[3], r[4]]);
+      if (r[0] > t - recent) changed++;
+    }
+    for (let i = bound(tablesCountedT, t - recent, false), e = bound(tablesCountedT, t, true);
+      i < e; i++) {
+      if (D.tables_counted[i][1] === n) changed += D.tables_counted[i][2];
+    }
+    return { routes: routes, changed: changed };
+  }
 
   // Which links a fault holds down at t (the events are in time order).
   function linksDown(t) {
@@ -309,6 +332,33 @@
       }
     }
     ctx.setLineDash([]);
+    // The selected node's route table: a dashed line to each next hop it uses now, and
+    // a ring while its table changed within the time drops are shown.
+    let table = null;
+    if (S.node >= 0 && tablesOf[S.node].length + D.tables_counted.length > 0) {
+      table = tableAt(S.node, t, show);
+      const a = scr[S.node];
+      const nexts = new Set();
+      for (const v of table.routes.values()) nexts.add(v[0]);
+      ctx.strokeStyle = KIND_COLOR[3];
+      ctx.lineWidth = 2;
+      ctx.setLineDash([2, 3]);
+      for (const nh of nexts) {
+        const b = scr[nh];
+        if (!a || !b || wraps(a, b)) continue;
+        ctx.beginPath();
+        ctx.moveTo(a[0], a[1]);
+        ctx.lineTo(b[0], b[1]);
+        ctx.stroke();
+      }
+      ctx.setLineDash([]);
+      if (a && table.changed > 0) {
+        ctx.beginPath();
+        ctx.arc(a[0], a[1], V.node_radius + 11, 0, 2 * Math.PI);
+        ctx.stroke();
+      }
+      ctx.strokeStyle = SELECT;
+    }
     // Handovers: a ring around the ground station that changed satellite.
     if (D.sat) {
       for (const h of D.sat.attach) {
@@ -342,7 +392,7 @@
         ctx.fillText(D.nodes[i].name, a[0] + V.node_radius + 3, a[1] + V.node_radius + 9);
       }
     }
-    return { inFlight: inFlight, drops: drops, routes: routes, pos: pos };
+    return { inFlight: inFlight, drops: drops, routes: routes, pos: pos, table: table };
   }
 
   function cross(x, y, r) {
@@ -464,6 +514,17 @@
       s += "node " + D.nodes[S.node].name +
         (p ? "  at (" + p[0].toFixed(1) + ", " + p[1].toFixed(1) + ")" +
           (D.wireless ? " m" : "") : "") + "\n";
+      const tb = drawn.table;
+      if (tb) {
+        const rows = Array.from(tb.routes.entries()).sort(function (x, y) { return x[0] - y[0]; });
+        s += "route table: " + rows.length + " route" + (rows.length === 1 ? "" : "s") +
+          ", " + tb.changed + " change" + (tb.changed === 1 ? "" : "s") + " just now\n";
+        for (const r of rows.slice(0, TABLE_ROWS)) {
+          s += "  to " + D.nodes[r[0]].name + " via " + D.nodes[r[1][0]].name + ", " +
+            r[1][1] + " hop" + (r[1][1] === 1 ? "" : "s") + "\n";
+        }
+        if (rows.length > TABLE_ROWS) s += "  ... " + (rows.length - TABLE_ROWS) + " more\n";
+      }
     }
     if (S.flow >= 0) {
       const f = D.flows[S.flow];
@@ -532,6 +593,11 @@
     seek: seek, play: play, pause: pause,
     setSpeed: function (s) { S.speed = s; },
     selectFlow: selectFlow,
+    selectNode: function (n) { S.node = n; if (n >= 0) selectFlow(-1); S.dirty = true; },
+    tableAt: function (n, t) {
+      const tb = tableAt(n, t, 0);
+      return Array.from(tb.routes.entries()).sort(function (x, y) { return x[0] - y[0]; });
+    },
     toScreen: toScreen, posOf: posOf,
   };
 })();

@@ -44,6 +44,10 @@ class AnimData:
     # bin start, count.
     routes: list[list[int]] = field(default_factory=list)
     routes_counted: list[list[int]] = field(default_factory=list)
+    # Routing-table changes: time, node, destination node, next-hop node, hops (both -1:
+    # the route is gone); past the budget: bin start, node, count.
+    tables: list[list[int]] = field(default_factory=list)
+    tables_counted: list[list[int]] = field(default_factory=list)
     # `[[faults]]` on links: time, link (the header's order), 1 up or 0 down.
     link_events: list[list[int]] = field(default_factory=list)
     # Satellites: per check instant, time, first satellite node and its flat list of
@@ -147,6 +151,10 @@ def _record(d: AnimData, r: list[Any]) -> None:
         d.routes.append([int(v) for v in r[1:5]])
     elif tag == "routes":
         d.routes_counted.append([int(r[1]), int(r[2])])
+    elif tag == "table":
+        d.tables.append([int(r[i]) for i in range(1, 6)])
+    elif tag == "tables":
+        d.tables_counted.append([int(r[i]) for i in range(1, 4)])
     elif tag == "link":
         if r[3] not in ("up", "down"):
             raise ValueError(r[3])

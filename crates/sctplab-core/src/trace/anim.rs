@@ -27,6 +27,9 @@ pub const HOPS_PER_BIN: u32 = 100;
 pub const DROPS_PER_BIN: u32 = 50;
 /// Route changes written one by one per bin.
 pub const ROUTES_PER_BIN: u32 = 50;
+/// Routing-table changes written one by one per bin: a route request flooding a
+/// 50-node network leaves a reverse route at each node, so one flood fits in a bin.
+pub const TABLES_PER_BIN: u32 = 100;
 /// The shortest time between two flow samples (throughput and cwnd).
 pub const MIN_SAMPLE: SimDuration = SimDuration::from_millis(100);
 
@@ -77,6 +80,9 @@ pub struct AnimTrace<W: Write> {
     drops_over: BTreeMap<(u32, &'static str), u64>,
     routes_in_bin: u32,
     routes_over: u64,
+    tables_in_bin: u32,
+    /// Routing-table changes past the budget in the current bin, per node.
+    tables_over: BTreeMap<u32, u64>,
     /// Per (node, destination node), the next-hop node the node last sent a flow's packet
     /// to: a route change is a packet that goes elsewhere.
     next_hops: HashMap<(u32, u32), u32>,
@@ -109,6 +115,7 @@ impl<W: Write> AnimTrace<W> {
         header.insert("hops_per_bin".into(), HOPS_PER_BIN.into());
         header.insert("drops_per_bin".into(), DROPS_PER_BIN.into());
         header.insert("routes_per_bin".into(), ROUTES_PER_BIN.into());
+        header.insert("tables_per_bin".into(), TABLES_PER_BIN.into());
         header.insert("sample_us".into(), (sample_every.as_nanos() / 1_000).into());
         serde_json::to_writer(&mut out, &header)?;
         out.write_all(b"\n")?;
@@ -121,6 +128,8 @@ impl<W: Write> AnimTrace<W> {
             drops_over: BTreeMap::new(),
             routes_in_bin: 0,
             routes_over: 0,
+            tables_in_bin: 0,
+            tables_over: BTreeMap::new(),
             next_hops: HashMap::new(),
             delivered: vec![0; flows],
             last_sample: SimTime::ZERO,
@@ -184,10 +193,16 @@ impl<W: Write> AnimTrace<W> {
             let _ = writeln!(self.line, "[\"routes\",{at},{}]", self.routes_over);
             self.out.write_all(self.line.as_bytes())?;
         }
+        for (node, n) in std::mem::take(&mut self.tables_over) {
+            self.line.clear();
+            let _ = writeln!(self.line, "[\"tables\",{at},{node},{n}]");
+            self.out.write_all(self.line.as_bytes())?;
+        }
         self.hops_in_bin = 0;
         self.drops_in_bin = 0;
         self.routes_in_bin = 0;
         self.routes_over = 0;
+        self.tables_in_bin = 0;
         Ok(())
     }
 
@@ -253,6 +268,32 @@ impl<W: Write> AnimTrace<W> {
         self.routes_in_bin += 1;
         self.line.clear();
         let _ = writeln!(self.line, "[\"route\",{},{node},{dst},{next}]", us(t));
+        self.out.write_all(self.line.as_bytes())
+    }
+
+    /// `node`'s routing agent changed its route to node `dst`: now through node `next`
+    /// in `hops` hops, or (`None`) no usable route any more.
+    pub fn table(
+        &mut self,
+        t: SimTime,
+        node: u32,
+        dst: u32,
+        route: Option<(u32, u16)>,
+    ) -> io::Result<()> {
+        use std::fmt::Write as _;
+        self.enter_bin(t)?;
+        if self.tables_in_bin >= TABLES_PER_BIN {
+            *self.tables_over.entry(node).or_insert(0) += 1;
+            return Ok(());
+        }
+        self.tables_in_bin += 1;
+        let (next, hops) = route.map_or((-1, -1), |(n, h)| (i64::from(n), i64::from(h)));
+        self.line.clear();
+        let _ = writeln!(
+            self.line,
+            "[\"table\",{},{node},{dst},{next},{hops}]",
+            us(t)
+        );
         self.out.write_all(self.line.as_bytes())
     }
 
@@ -428,6 +469,35 @@ mod tests {
                 &serde_json::json!(["route", 1_000, 3, 9, 4]),
                 &serde_json::json!(["route", 3_000, 3, 9, 5]),
                 &serde_json::json!(["route", 4_000, 3, 8, 5]),
+            ]
+        );
+    }
+
+    #[test]
+    fn table_changes_past_the_budget_are_counted_per_node() {
+        let mut t = trace();
+        let at = SimTime::from_nanos(5_000_000);
+        t.table(at, 2, 0, Some((1, 2))).expect("table");
+        t.table(at, 2, 0, None).expect("table");
+        // The rest of the bin's budget, then 3 more at node 4 and 2 at node 1.
+        for _ in 2..TABLES_PER_BIN {
+            t.table(at, 3, 0, Some((1, 1))).expect("table");
+        }
+        for node in [4, 1, 4, 4, 1] {
+            t.table(at, node, 0, Some((1, 1))).expect("table");
+        }
+        t.end(SimTime::from_nanos(200_000_000)).expect("end");
+        let l = lines(t);
+        assert_eq!(l[1], serde_json::json!(["table", 5_000, 2, 0, 1, 2]));
+        assert_eq!(l[2], serde_json::json!(["table", 5_000, 2, 0, -1, -1]));
+        let single = l.iter().filter(|v| v[0] == "table").count();
+        assert_eq!(single, TABLES_PER_BIN as usize);
+        let counted: Vec<_> = l.iter().filter(|v| v[0] == "tables").collect();
+        assert_eq!(
+            counted,
+            [
+                &serde_json::json!(["tables", 0, 1, 2]),
+                &serde_json::json!(["tables", 0, 4, 3]),
             ]
         );
     }

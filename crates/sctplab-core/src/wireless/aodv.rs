@@ -57,6 +57,7 @@ pub use table::{RouteInfo, RouteState};
 
 use std::collections::VecDeque;
 
+use super::route_log::RouteLog;
 use crate::net::PacketId;
 use crate::sim::{RngStream, SimTime};
 use rqueue::RouteQueue;
@@ -103,6 +104,8 @@ pub struct Aodv {
     /// [`Aodv::poll_output`]).
     out: VecDeque<AodvEvent>,
     counters: AodvCounters,
+    /// Route-table changes for the animation trace (off unless it is recorded).
+    log: RouteLog,
 }
 
 impl Aodv {
@@ -125,6 +128,7 @@ impl Aodv {
             timer_seq: 0,
             out: VecDeque::with_capacity(16),
             counters: AodvCounters::default(),
+            log: RouteLog::default(),
         };
         // aodv.cc `command("start")`: the broadcast-id timer first, then the route timer.
         a.arm(SimTime::ZERO, TimerKind::BcastPurge);
@@ -147,6 +151,11 @@ impl Aodv {
     /// The agent's own destination sequence number.
     pub fn seqno(&self) -> u32 {
         self.seqno
+    }
+
+    /// Its route-table changes, for the animation trace.
+    pub fn route_log_mut(&mut self) -> &mut RouteLog {
+        &mut self.log
     }
 
     /// Packets waiting for a route.

@@ -15,5 +15,6 @@ pub mod mac;
 pub mod mobility;
 pub mod ns2_size;
 pub mod propagation;
+pub mod route_log;
 pub mod routing;
 pub mod setdest;

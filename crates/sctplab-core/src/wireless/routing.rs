@@ -13,6 +13,7 @@ use crate::sim::{SimDuration, SimTime};
 
 use super::aodv::{AODV_UDP_PORT, Aodv, AodvEvent, AodvMsg, DropReason, RouteDecision};
 use super::dsdv::{DSDV_PORT, Dsdv, DsdvUpdate};
+use super::route_log::RouteLog;
 
 /// The routing message a control packet carries.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -168,6 +169,17 @@ impl RoutingAgent {
     pub fn dsdv(&self) -> Option<&Dsdv> {
         match self {
             RoutingAgent::Dsdv(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The agent's route-table changes, for the animation trace (wireless/route_log.rs).
+    /// A protocol that keeps no log has none to show.
+    #[allow(unreachable_patterns)]
+    pub fn route_log_mut(&mut self) -> Option<&mut RouteLog> {
+        match self {
+            RoutingAgent::Aodv(a) => Some(a.route_log_mut()),
+            RoutingAgent::Dsdv(d) => Some(d.route_log_mut()),
             _ => None,
         }
     }

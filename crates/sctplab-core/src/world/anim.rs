@@ -16,6 +16,7 @@ use crate::net::{LinkDirId, NodeId, Packet, PacketId, PacketKind};
 use crate::sim::{SimDuration, SimTime};
 use crate::trace::anim::{AnimTrace, Hop, HopKind, MIN_SAMPLE};
 use crate::wireless::frame::Frame;
+use crate::wireless::routing::RoutingAgent;
 use serde_json::{Value, json};
 
 /// Movement legs written at most (over all nodes), as for a movement file.
@@ -102,6 +103,7 @@ impl World {
         }
         self.tracer.tally(SimTime::ZERO);
         self.anim_sat_begin();
+        self.anim_route_logs_on();
         let Some(w) = self.wireless.as_deref() else {
             return;
         };
@@ -265,6 +267,52 @@ impl World {
         let dst = p.dst.0;
         self.tracer
             .anim_write(now, |a| a.next_hop(now, node.0, dst, next as u32));
+    }
+
+    /// The route-table changes the routing agent of `nic` made since the last call, as
+    /// `table` records (called before the agent's outputs are serviced, only while the
+    /// trace is on). Addresses become node numbers as for `route` records.
+    pub(in crate::world) fn anim_route_table(&mut self, now: SimTime, nic: u32) {
+        let Some(w) = self.wireless.as_deref_mut() else {
+            return;
+        };
+        let n = &mut w.nics[nic as usize];
+        let node = n.node.0;
+        let Some(log) = n.routing.as_mut().and_then(RoutingAgent::route_log_mut) else {
+            return;
+        };
+        if !log.has_changes() {
+            return;
+        }
+        let node_of = |a: u32| super::addr_parts(a.to_be_bytes()).map(|(n, _)| n as u32);
+        let changes: Vec<(u32, Option<(u32, u16)>)> = log
+            .drain()
+            .filter_map(|c| {
+                let dst = node_of(c.dst)?;
+                let route = match (c.next_hop.and_then(node_of), c.hops) {
+                    (Some(next), Some(hops)) => Some((next, hops)),
+                    _ => None,
+                };
+                Some((dst, route))
+            })
+            .collect();
+        for (dst, route) in changes {
+            self.tracer
+                .anim_write(now, |a| a.table(now, node, dst, route));
+        }
+    }
+
+    /// Turns on every routing agent's route-table log (wireless/route_log.rs), before
+    /// the agents' first input.
+    fn anim_route_logs_on(&mut self) {
+        let Some(w) = self.wireless.as_deref_mut() else {
+            return;
+        };
+        for n in &mut w.nics {
+            if let Some(log) = n.routing.as_mut().and_then(RoutingAgent::route_log_mut) {
+                log.enable();
+            }
+        }
     }
 
     /// The flows' throughput and cwnd, at a `Sample` event when one is due.

@@ -103,6 +103,7 @@ impl Aodv {
                 rt0.req_last_ttl = u16::from(q.hop_count);
                 rt0.expire = now + self.cfg.active_route_timeout;
             }
+            self.note_route(r0);
             while let Some(p) = self.dequeue(now, q.src) {
                 self.forward_data(now, r0, p, SimDuration::ZERO);
             }
@@ -215,6 +216,7 @@ impl Aodv {
                 rt.disc_latency[rt.hist_indx] = per_hop;
                 rt.hist_indx = (rt.hist_indx + 1) % MAX_HISTORY;
             }
+            self.note_route(i);
             // Release what waited for this destination, spaced to spare ARP.
             let mut delay = SimDuration::ZERO;
             while let Some(pkt) = self.dequeue(now, p.dst) {

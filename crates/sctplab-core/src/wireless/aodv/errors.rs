@@ -23,6 +23,7 @@ impl Aodv {
             if rt.hops != INFINITY_HOPS && rt.next_hop == ip_src && rt.seqno <= u.seqno {
                 rt.seqno = u.seqno;
                 rt.down();
+                self.log.note(rt.dst, None, None);
                 if !purged {
                     // ns-2 filters the interface queue once per matching entry; after the
                     // first pass nothing for that neighbour is left.
@@ -77,6 +78,7 @@ impl Aodv {
                     });
                 }
                 rt.down();
+                self.log.note(rt.dst, None, None);
             }
             rt.pc_delete(id);
         }
@@ -93,6 +95,7 @@ impl Aodv {
         let dst = self.routes[i].dst;
         self.enqueue(now, pkt, dst);
         self.routes[i].state = RouteState::InRepair;
+        self.note_route(i);
         self.send_request(now, dst);
         let timeout = self.routes[i].req_timeout;
         let at = if self.cfg.local_repair_timer_quirk {
@@ -112,6 +115,7 @@ impl Aodv {
         if self.routes[i].state != RouteState::Up {
             self.counters.local_repair_failures += 1;
             self.routes[i].down();
+            self.note_route(i);
         }
     }
 }

@@ -158,6 +158,7 @@ impl Aodv {
                 let rt = &mut self.routes[i];
                 rt.seqno = rt.seqno.wrapping_add(1);
                 rt.down();
+                self.log.note(dst, None, None);
             } else if state == RouteState::Up {
                 while let Some(p) = self.dequeue(now, dst) {
                     self.forward_data(now, i, p, delay);
@@ -205,6 +206,15 @@ impl Aodv {
             next_hop: rt.next_hop,
             delay,
         });
+    }
+
+    /// Tells the animation trace's route log what entry `i` is now: its next hop and
+    /// hop count while up, none otherwise (a no-op while the log is off).
+    pub(super) fn note_route(&mut self, i: usize) {
+        let rt = &self.routes[i];
+        let up = rt.state == RouteState::Up;
+        self.log
+            .note(rt.dst, up.then_some(rt.next_hop), up.then_some(rt.hops));
     }
 
     pub(super) fn arm(&mut self, at: SimTime, kind: TimerKind) {

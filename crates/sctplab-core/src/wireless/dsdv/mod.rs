@@ -53,6 +53,7 @@ use crate::net::PacketId;
 use crate::sim::{RngStream, SimDuration, SimTime};
 
 use super::aodv::{BROADCAST, DropReason, RouteDecision};
+use super::route_log::RouteLog;
 use super::routing::{RoutingEvent, RoutingMsg, RoutingOut};
 use table::{Entry, Table};
 
@@ -102,6 +103,8 @@ pub struct Dsdv {
     own_only: bool,
     out: VecDeque<RoutingEvent>,
     counters: DsdvCounters,
+    /// Route-table changes for the animation trace (off unless it is recorded).
+    log: RouteLog,
 }
 
 impl Dsdv {
@@ -122,6 +125,7 @@ impl Dsdv {
             own_only: false,
             out: VecDeque::new(),
             counters: DsdvCounters::default(),
+            log: RouteLog::default(),
         };
         let mut me = Entry::zeroed(addr);
         me.hop = addr;
@@ -192,6 +196,25 @@ impl Dsdv {
     }
 
     /// dsdv.cc `needTriggeredUpdate`: (re)schedules the entry's triggered update at `t`.
+    /// Its route-table changes, for the animation trace.
+    pub fn route_log_mut(&mut self) -> &mut RouteLog {
+        &mut self.log
+    }
+
+    /// Tells the route log what the entry for `dst` is now: the next hop `forward_packet`
+    /// would use and the metric, none at the infinite metric; its own entry is no route.
+    fn note_route(&mut self, dst: u32) {
+        if dst == self.addr {
+            return;
+        }
+        let seen = self
+            .table
+            .get(dst)
+            .filter(|e| e.metric != BIG)
+            .map(|e| (if e.metric > 1 { e.hop } else { dst }, u16::from(e.metric)));
+        self.log.note(dst, seen.map(|s| s.0), seen.map(|s| s.1));
+    }
+
     fn need_triggered_update(&mut self, dst: u32, t: SimTime) {
         let n = self.arm(t, TimerKind::Trigger(dst));
         if let Some(e) = self.table.get_mut(dst) {
@@ -299,6 +322,7 @@ impl Dsdv {
             e.wst = self.cfg.initial_settling_time.as_secs_f64();
             e.timeout = Some(n);
             self.table.put(e);
+            self.note_route(ip_src);
         }
     }
 
@@ -386,6 +410,7 @@ impl Dsdv {
             let at = rte.advertise_ok_at;
             let queued = if release { rte.queue.take() } else { None };
             self.table.put(rte);
+            self.note_route(a.dst);
             if trigger {
                 self.need_triggered_update(a.dst, at);
             }
@@ -462,6 +487,7 @@ impl Dsdv {
             })
             .collect();
         for dst in broken {
+            self.note_route(dst);
             self.counters.routes_broken += 1;
             self.need_triggered_update(dst, now);
         }

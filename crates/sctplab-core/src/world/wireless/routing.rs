@@ -197,6 +197,9 @@ impl World {
     /// drop, interface-queue purges, in the one order the agent produced them (ns-2
     /// schedules them so: see `Aodv::poll_output`), then its timer.
     pub(super) fn service_routing(&mut self, now: SimTime, nic: u32) {
+        if self.tracer.anim_on() {
+            self.anim_route_table(now, nic);
+        }
         while let Some(ev) = self.wl().nics[nic as usize]
             .routing
             .as_mut()
