@@ -81,7 +81,7 @@ impl<E> EventQueue<E> {
     }
 
     /// `seq_after_lazy(t, s)`, searching from `cur` (see `HistoryCursor`).
-    pub fn seq_after_lazy_from(
+    pub(in crate::sim) fn seq_after_lazy_from(
         &self,
         cur: &mut HistoryCursor,
         t: SimTime,
@@ -99,7 +99,7 @@ impl<E> EventQueue<E> {
     /// `t` itself was popped. Otherwise the first pop after (t, s) is the first pop
     /// after time `t` whatever `s` is (a chain of virtual events then costs one search
     /// instead of one per link).
-    pub fn seq_after_lazy(&self, t: SimTime, s: impl FnOnce() -> u64) -> u64 {
+    pub(in crate::sim) fn seq_after_lazy(&self, t: SimTime, s: impl FnOnce() -> u64) -> u64 {
         let h = &self.history;
         let i = h.first_at_or_after(t.as_nanos());
         if h.times().get(i) == Some(&t.as_nanos()) {

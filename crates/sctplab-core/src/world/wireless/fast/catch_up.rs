@@ -16,8 +16,8 @@ use super::super::channel::deaf_node;
 use super::Fast;
 use super::air_log::{DeferredRx, LogReader, insert_in_order};
 use super::traced::LazyCapture;
-use super::virtual_timer::{ChainTimes, VirtSeq, timer_turn};
-use crate::sim::{EventQueue, HistoryCursor, SEQ_STEP, SimTime};
+use super::virtual_timer::timer_turn;
+use crate::sim::{ArmerChain, EventQueue, HistoryCursor, LazySeq, SEQ_STEP, SimTime, due_before};
 use crate::world::Event;
 use crate::world::mac_digest::Input;
 use crate::world::wireless::Wireless;
@@ -155,7 +155,7 @@ impl Wireless {
             };
             if take_rx {
                 let r = rx.expect("deferred reception");
-                if r.at > before.0 || (r.at == before.0 && r.seq > before.1) {
+                if !due_before(r.at, || r.seq, before) {
                     break;
                 }
                 last = Some(r.at);
@@ -191,10 +191,7 @@ impl Wireless {
             // goes into the reception's step if that fits (`overhear_after_nav`).
             if !GENERAL && fuse {
                 if let (Some(r), Some(p)) = (rx, timer_at) {
-                    if r.at > p
-                        && !(r.at > before.0 || (r.at == before.0 && r.seq > before.1))
-                        && n.mac.only_nav_due_at(p)
-                    {
+                    if r.at > p && due_before(r.at, || r.seq, before) && n.mac.only_nav_due_at(p) {
                         if from_log {
                             staged = qn.rd.stage(&mut cursor, end, &mut qn.n.fast.deferred_rx);
                         } else {
@@ -212,8 +209,7 @@ impl Wireless {
                 n.mac_timer.virt.expect("virtual timer"),
                 timer_at.expect("virtual timer"),
             );
-            if at > before.0 || (at == before.0 && v.resolve_from(qn.chain, q, &mut cur) > before.1)
-            {
+            if !due_before(at, || v.resolve_from(qn.chain, q, &mut cur), before) {
                 break;
             }
             last = Some(at);
@@ -234,13 +230,13 @@ impl Wireless {
 #[derive(Copy, Clone)]
 pub(super) enum Pending {
     After(Option<SimTime>),
-    During(SimTime, VirtSeq),
+    During(SimTime, LazySeq),
 }
 
 /// A quiet NIC during its catch-up, with its share of the world's per-NIC vectors.
 pub(super) struct QuietNic<'a> {
     pub(super) n: &'a mut Nic,
-    pub(super) chain: &'a mut ChainTimes,
+    pub(super) chain: &'a mut ArmerChain,
     /// `Fast::rx_src` of this NIC.
     pub(super) src: &'a mut (u32, SimTime),
     pub(super) nic: u32,

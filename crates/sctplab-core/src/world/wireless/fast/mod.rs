@@ -3,7 +3,7 @@
 //! Each one keeps an input of a MAC out of the event queue while that input can only
 //! change the MAC it is for ("lazy"), and runs it later, in the order of the key
 //! (time, sequence number) the event would have had, before any real input reaches
-//! that MAC (`World::mac_catch_up`). Its summary.json, `events` excepted, is the plain
+//! that MAC (`World::mac_catch_up`), under the rules of `sim::lazy`. Its summary.json, `events` excepted, is the plain
 //! run's to the byte: `sctplab run --shortcuts none` runs the plain model, and the
 //! guards compare the two (tests in `wireless/tests.rs`, `world/manet_equivalence.rs`,
 //! `tests/manet_snapshots.rs`, the per-MAC input digests of `world/mac_digest.rs`, the
@@ -12,9 +12,9 @@
 //! | file | what is lazy | key |
 //! |---|---|---|
 //! | `quiet.rs` | which NICs are quiet (`Mac::timers_are_quiet`) or wait quietly (`Mac::waits_quietly`); their wake-ups | wake-ups take odd numbers (`sim::wake_seq`) |
-//! | `virtual_timer.rs` | a quiet MAC's timer events | reserved when armed by a real input, else `EventQueue::seq_after` of its armer |
+//! | `virtual_timer.rs` | a quiet MAC's timer events | `sim::LazySeq`: reserved when armed by a real input, else the chain of its armers' times, resolved on a tie |
 //! | `air_log.rs` | receptions at quiet NICs: a frame goes into the air log, each quiet NIC reads it when it next catches up | one block per frame, NIC `j` takes the `j`-th number, as the plain run's receivers |
-//! | `catch_up.rs` | running a NIC's lazy events in key order before its next real input | the earlier key first; a tie in time resolves the timer's number |
+//! | `catch_up.rs` | running a NIC's lazy events in key order before its next real input | the earlier key first (`sim::due_before`); a tie in time resolves the timer's number |
 //! | `overhear.rs` | a reception and its end in one step where nothing falls between them | the chain of keys the two steps would have armed |
 //! | `traced.rs` | what the lazy events write to `--pcap` and `--trace ns2`, written when known | trace.tr merged in time order at each sweep (`world/trace_hold.rs`) |
 //!
@@ -35,11 +35,10 @@ pub(crate) use air_log::DeferredRx;
 use air_log::LoggedFrame;
 use traced::LazyCapture;
 pub(crate) use virtual_timer::MacTimerSlot;
-use virtual_timer::{ChainTimes, VirtSeq};
 
 use super::rx_power::{RxPower, SenseBound};
 use super::{Nic, Wireless};
-use crate::sim::SimTime;
+use crate::sim::{ArmerChain, LazySeq, SimTime};
 use crate::wireless::mobility::Mobility;
 use crate::wireless::propagation;
 use crate::world::shortcuts::Shortcuts;
@@ -102,8 +101,8 @@ pub(crate) struct Fast {
     /// a transmission need not look into each MAC and a logged one visits only these (a
     /// few of the ~50 NICs); `is_quiet` reads it.
     loud: Vec<u64>,
-    /// Per NIC: the times of the links of its pending `VirtSeq::Chain`.
-    virt_chain: Vec<ChainTimes>,
+    /// Per NIC: the times of the links of its pending `LazySeq::Chain`.
+    virt_chain: Vec<ArmerChain>,
     /// `QuietNic::near_margin`, the same for every NIC and catch-up.
     near_margin: (f64, f64),
     /// `RxPower::decodable_sure` for twice the largest `near_margin` a sensed frame can
@@ -116,12 +115,12 @@ pub(crate) struct Fast {
     /// (`mac_catch_up`), and if the MAC stops being quiet the pending one enters the
     /// queue with its key. A virtual event armed when the MAC's own input is handled
     /// reserves its sequence number then; one armed by a virtual event gets the number
-    /// it would have had from `EventQueue::seq_after`. The keys so keep the plain
+    /// it would have had (`sim::LazySeq`). The keys so keep the plain
     /// way's order, but for one known breach: two NICs' virtual numbers can be equal,
     /// and then the NIC order decides a tie (world/manet_equivalence.rs pins the case
     /// its run meets). A sweep every
-    /// `SWEEP_EVERY` events runs overdue virtual events, so that `seq_after` always
-    /// finds them in its history.
+    /// `SWEEP_EVERY` events runs overdue virtual events, so that their armers are
+    /// always in the queue's pop history (`sim::lazy`, rule 3).
     ///
     /// Receptions are deferred the same way: a frame's `RxStart` at a NIC that is quiet
     /// when the frame goes on the air, for a frame not addressed to it (so that the
@@ -215,7 +214,7 @@ impl Fast {
             log_cursor: vec![0; nics_len],
             rx_src: vec![(0, SimTime::ZERO); nics_len],
             loud,
-            virt_chain: vec![ChainTimes::default(); nics_len],
+            virt_chain: vec![ArmerChain::default(); nics_len],
             near_margin,
             decodable_sure,
             deferred_mac_timers: shortcuts.defer_quiet_mac_timers,
@@ -235,7 +234,7 @@ impl Fast {
 }
 
 /// Events between sweeps of overdue virtual MAC timer events (`sweep_mac_timers`); well
-/// below the pop history `seq_after` looks into. A sweep sets up a catch-up for every
+/// below the pop history lazy keys are resolved in (`sim::lazy`, rule 3). A sweep sets up a catch-up for every
 /// NIC, most of which find little to do: 1024 cost 0.3 % more instructions at 16 kb/s
 /// (0.6 % at 64 kb/s) than 2048. Fewer than 2 `SWEEP_EVERY` pops fall between two
 /// sweeps (wake-ups start one too), and the history keeps twice that.
@@ -344,7 +343,7 @@ impl World {
         }
         w.catch_up(nic, before, queue)
     }
-    /// Runs the virtual MAC timer events that are already due (see `seq_after`).
+    /// Runs the virtual MAC timer events that are already due (`sim::lazy`, rule 3).
     pub(in crate::world) fn sweep_mac_timers(&mut self) {
         let pops = self.queue.pops();
         if let Some(w) = self.wireless.as_deref_mut() {
@@ -357,8 +356,8 @@ impl World {
             // Pin down a pending number while its parent is still in the pop history.
             let w = self.wireless.as_deref_mut().expect("wireless world");
             let slot = &mut w.nics[nic as usize].mac_timer;
-            if let Some(v @ VirtSeq::Chain(_)) = slot.virt {
-                slot.virt = Some(VirtSeq::Known(
+            if let Some(v @ LazySeq::Chain(_)) = slot.virt {
+                slot.virt = Some(LazySeq::Known(
                     v.resolve(&w.fast.virt_chain[nic as usize], &self.queue),
                 ));
             }

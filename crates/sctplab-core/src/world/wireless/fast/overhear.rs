@@ -17,8 +17,7 @@
 use super::air_log::{DeferredRx, LogReader};
 use super::catch_up::{Pending, QuietNic};
 use super::traced::LazyCapture;
-use super::virtual_timer::VirtSeq;
-use crate::sim::{EventQueue, HistoryCursor, SimDuration, SimTime};
+use crate::sim::{EventQueue, HistoryCursor, LazySeq, SimDuration, SimTime};
 use crate::wireless::frame::Frame;
 use crate::wireless::propagation::Reception;
 use crate::world::Event;
@@ -247,23 +246,17 @@ impl<'a> QuietNic<'a> {
         if let Pending::After(Some(p)) = pending {
             q.note_superseded(p);
         }
-        n.mac_timer.slot.arm(e);
-        n.mac_timer.slot.fire_live();
-        match n.mac.poll_timeout() {
+        let next = n.mac.poll_timeout();
+        n.mac_timer.slot.run_in_place_then(next);
+        match next {
             Some(t) => {
                 debug_assert!(t > e);
                 let v = match pending {
                     // Armed by the reception end, itself armed by this reception: the
-                    // chain `VirtSeq::child` would build, written at once.
-                    Pending::After(_) => {
-                        self.chain.times[0] = r.at;
-                        self.chain.times[1] = e;
-                        self.chain.len = 2;
-                        VirtSeq::Chain(r.seq)
-                    }
+                    // chain `LazySeq::child` would build, written at once.
+                    Pending::After(_) => self.chain.start_pair(r.at, r.seq, e),
                     Pending::During(p, v) => v.grandchild(p, e, self.chain, q, cur),
                 };
-                n.mac_timer.slot.arm(t);
                 n.mac_timer.virt = Some(v);
             }
             // No event pending: the chain is not looked at again before a new one
@@ -326,7 +319,7 @@ impl<'a> QuietNic<'a> {
                 (Some(_), None) => q.cancel_slot(self.nic as usize),
                 _ => {}
             }
-            n.mac_timer.virt = Some(VirtSeq::Known(seq).child(at, self.chain, q, cur));
+            n.mac_timer.virt = Some(LazySeq::Known(seq).child(at, self.chain, q, cur));
         }
     }
 }

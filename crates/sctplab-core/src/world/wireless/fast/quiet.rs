@@ -14,8 +14,7 @@
 //! differential tests of the wait predicates (`wireless::mac::differential`).
 
 use super::SWEEP_EVERY;
-use super::virtual_timer::VirtSeq;
-use crate::sim::{SimTime, wake_seq};
+use crate::sim::{LazySeq, SimTime, wake_seq};
 use crate::world::wireless::Wireless;
 use crate::world::{Event, World};
 
@@ -110,7 +109,7 @@ impl World {
                 if n.mac_timer.virt.is_none() {
                     self.queue.cancel_slot(nic as usize);
                 }
-                n.mac_timer.virt = Some(VirtSeq::Known(self.queue.reserve_seq()));
+                n.mac_timer.virt = Some(LazySeq::Known(self.queue.reserve_seq()));
             } else {
                 n.mac_timer.virt = None;
                 self.queue

@@ -1,21 +1,21 @@
 //! Virtual MAC timer events.
 //!
 //! Contract. While a NIC is quiet (`quiet.rs`) its MAC timer event is not put in the
-//! queue but kept virtual (`MacTimerSlot::virt`), with the key it would have had: a
-//! virtual event armed by a real input reserves its sequence number then
-//! (`EventQueue::reserve_seq`); one armed by a virtual event gets the number its armer's
-//! turn would have given it, `EventQueue::seq_after` of the armer's key, looked up only
-//! when needed (a tie in time, entering the queue, the sweep: `VirtSeq::Chain`). The
-//! catch-up (`catch_up.rs`) runs the due ones in key order before the MAC's next real
-//! input; the sweep (`World::sweep_mac_timers`) runs the overdue ones every
-//! `SWEEP_EVERY` events, so that `seq_after` always finds their armers in the queue's
-//! pop history. Known breach: two NICs' virtual numbers can be equal (the NIC order
-//! then decides a tie; `world/manet_equivalence.rs` pins the case its run meets).
+//! queue but kept virtual (`MacTimerSlot::virt`), a lazy event of the NIC under the
+//! rules of `sim::lazy`: one armed by a real input reserves its sequence number then
+//! (`EventQueue::reserve_seq`, `LazySeq::Known`); one armed by a virtual event carries
+//! the chain of its armers' times (`LazySeq::Chain`, the NIC's `ArmerChain`), resolved
+//! only when needed (a tie in time, entering the queue, the sweep). The catch-up
+//! (`catch_up.rs`) runs the due ones in key order before the MAC's next real input; the
+//! sweep (`World::sweep_mac_timers`) runs the overdue ones every `SWEEP_EVERY` events,
+//! so that their armers are always in the queue's pop history. Known breach: two NICs'
+//! virtual numbers can be equal (the NIC order then decides a tie;
+//! `world/manet_equivalence.rs` pins the case its run meets).
 //! Guards: `deferred_quiet_mac_timers_change_no_result` (`wireless/tests.rs`),
 //! `world/manet_equivalence.rs`, the per-MAC input digests (`world/mac_digest.rs`).
 
 use super::super::Nic;
-use crate::sim::{EventQueue, HistoryCursor, SimTime, TimerSlot};
+use crate::sim::{ArmerChain, EventQueue, HistoryCursor, LazySeq, SimTime, TimerSlot, due_before};
 use crate::world::Event;
 use crate::world::mac_digest::Input;
 use crate::world::wireless::Wireless;
@@ -26,123 +26,8 @@ use crate::world::wireless::Wireless;
 pub(crate) struct MacTimerSlot {
     pub slot: TimerSlot,
     /// The pending event is virtual (not in the queue), with this sequence number (see
-    /// `Fast::deferred_mac_timers`).
-    pub virt: Option<VirtSeq>,
-}
-
-/// The sequence number of a virtual MAC timer event.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum VirtSeq {
-    /// Reserved from the queue when it was armed.
-    Known(u64),
-    /// Armed by a chain of virtual events: the first of them was armed by the event
-    /// numbered .0, each later one by the one before it, and this one by the last. Their
-    /// times are the NIC's `Fast::virt_chain`, oldest first. The number is
-    /// `EventQueue::seq_after` of the last one's key, looked up only when needed (a tie
-    /// in time, entering the queue, or the periodic sweep), and a link's own number only
-    /// when an event was popped at the very time of the link after it.
-    Chain(u64),
-}
-
-/// Links a chain may have before its number is looked up and it starts again: the
-/// sweep pins every chain every `SWEEP_EVERY` events, so this only bounds the odd long
-/// catch-up (the end of a run).
-pub(super) const MAX_CHAIN: usize = 64;
-
-impl VirtSeq {
-    pub(super) fn resolve(self, chain: &ChainTimes, q: &EventQueue<Event>) -> u64 {
-        self.resolve_from(chain, q, &mut HistoryCursor::default())
-    }
-
-    /// `resolve`, the outermost lookup through `cur` (within one catch-up the armers'
-    /// times do not go back; the inner ones, only needed on a tie, do).
-    pub(super) fn resolve_from(
-        self,
-        chain: &ChainTimes,
-        q: &EventQueue<Event>,
-        cur: &mut HistoryCursor,
-    ) -> u64 {
-        match self {
-            VirtSeq::Known(s) => s,
-            VirtSeq::Chain(base) => match chain.times[..chain.len].split_last() {
-                Some((&t, rest)) => q.seq_after_lazy_from(cur, t, || chain_seq(q, base, rest)),
-                None => base,
-            },
-        }
-    }
-
-    /// The number of an event armed by the virtual event (`at`, self); `chain` is the
-    /// NIC's.
-    pub(super) fn child(
-        self,
-        at: SimTime,
-        chain: &mut ChainTimes,
-        q: &EventQueue<Event>,
-        cur: &mut HistoryCursor,
-    ) -> VirtSeq {
-        let base = match self {
-            VirtSeq::Chain(b) if chain.len < MAX_CHAIN => {
-                chain.times[chain.len] = at;
-                chain.len += 1;
-                return VirtSeq::Chain(b);
-            }
-            VirtSeq::Chain(_) => self.resolve_from(chain, q, cur),
-            VirtSeq::Known(s) => s,
-        };
-        chain.times[0] = at;
-        chain.len = 1;
-        VirtSeq::Chain(base)
-    }
-
-    /// `self.child(p, ..).child(e, ..)`: the number of an event armed at `e` by the
-    /// event that the virtual event (`p`, self) armed, both links added at once while
-    /// the chain has room for them.
-    #[inline(always)]
-    pub(super) fn grandchild(
-        self,
-        p: SimTime,
-        e: SimTime,
-        chain: &mut ChainTimes,
-        q: &EventQueue<Event>,
-        cur: &mut HistoryCursor,
-    ) -> VirtSeq {
-        match self {
-            VirtSeq::Chain(b) if chain.len + 2 <= MAX_CHAIN => {
-                let k = chain.len;
-                chain.times[k] = p;
-                chain.times[k + 1] = e;
-                chain.len = k + 2;
-                VirtSeq::Chain(b)
-            }
-            _ => self.child(p, chain, q, cur).child(e, chain, q, cur),
-        }
-    }
-}
-
-/// The times of a NIC's chain links (`VirtSeq::Chain`), in a fixed array: a link is
-/// added at nearly every virtual event, and a store here is cheaper than a `Vec` push.
-#[derive(Clone, Copy)]
-pub(crate) struct ChainTimes {
-    pub(super) len: usize,
-    pub(super) times: [SimTime; MAX_CHAIN],
-}
-
-impl Default for ChainTimes {
-    fn default() -> Self {
-        ChainTimes {
-            len: 0,
-            times: [SimTime::ZERO; MAX_CHAIN],
-        }
-    }
-}
-
-/// The number of the event armed by the last of `times`, the first of them armed by
-/// the event numbered `base` (see `VirtSeq::Chain`).
-pub(super) fn chain_seq(q: &EventQueue<Event>, base: u64, times: &[SimTime]) -> u64 {
-    match times.split_last() {
-        Some((&t, rest)) => q.seq_after_lazy(t, || chain_seq(q, base, rest)),
-        None => base,
-    }
+    /// `Fast::deferred_mac_timers`, `sim::LazySeq`).
+    pub virt: Option<LazySeq>,
 }
 
 impl Wireless {
@@ -166,7 +51,7 @@ impl Wireless {
         let mut last = None;
         let mut cur = HistoryCursor::default();
         while let (Some(v), Some(at)) = (n.mac_timer.virt, n.mac_timer.slot.pending()) {
-            if at > before.0 || (at == before.0 && v.resolve_from(chain, q, &mut cur) > before.1) {
+            if !due_before(at, || v.resolve_from(chain, q, &mut cur), before) {
                 break;
             }
             last = Some(at);
@@ -184,10 +69,10 @@ impl Wireless {
 #[inline(always)]
 pub(super) fn timer_turn(
     n: &mut Nic,
-    chain: &mut ChainTimes,
+    chain: &mut ArmerChain,
     q: &EventQueue<Event>,
     cur: &mut HistoryCursor,
-    (at, v): (SimTime, VirtSeq),
+    (at, v): (SimTime, LazySeq),
     general: bool,
     waiting_quiet: bool,
 ) {
