@@ -24,7 +24,7 @@ from pathlib import Path
 from conftest import sctplab
 
 R, GEO, C = 6378.0, 35_786.0, 299_793.0
-SEEDS, WINDOW_S, SLOT_S = 3, 30.0, 15.0
+SEEDS, WINDOW_S, SLOT_S = 2, 30.0, 15.0
 
 
 def slot_instants(seed: int) -> int:

@@ -1,7 +1,7 @@
 """Beyond the seeds (issue 39 item 6): TCP (Reno, CUBIC, BBR), SCTP and multihomed SCTP
 from London to New York over a Starlink-like shell, with slotted 15-s handovers and with
 handovers only on loss of the satellite; and seed 000's GEO path as a real GEO satellite
-beside the seed's fixed-delay link. docs/reproduce-leo.md names the rows."""
+beside the seed's fixed-delay link. docs/models/satellite.md ("In a study") names the rows."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ Stats = dict[tuple[str, str, str], tuple[float, float, int]]
 
 def reproduce(out: Path, quick: bool = False) -> StudyResult:
     out.mkdir(parents=True, exist_ok=True)
-    seeds = 3 if quick else 8
+    seeds = 2 if quick else 6
     duration = 30.0 if quick else 60.0
     geo_duration = 60.0 if quick else 300.0
     base = load_scenario("leo.toml")

@@ -13,13 +13,19 @@ from typing import Any
 
 from sctplab.reproduce.pool import Point
 
+# The receiver's window, well above the path's bandwidth-delay product (20 Mb/s x some
+# 100 ms, 250 KB) so that the congestion control, not the window, sets the rate.
+TCP_WINDOW = 1000  # segments of 1000 bytes
+SCTP_BUFFER = "1MiB"
+_TCP = {"type": "tcp", "variant": "sack", "window": TCP_WINDOW}
+_SCTP = {"type": "sctp", "variant": "rfc9260", "receive_buffer": SCTP_BUFFER}
 # The flow's settings per series (CONTRACTS.md "Congestion control"; SCTP `rfc9260`).
 PROTOCOLS: dict[str, dict[str, Any]] = {
-    "tcp-reno": {"type": "tcp", "variant": "sack", "congestion_control": "reno"},
-    "tcp-cubic": {"type": "tcp", "variant": "sack", "congestion_control": "cubic"},
-    "tcp-bbr": {"type": "tcp", "variant": "sack", "congestion_control": "bbr"},
-    "sctp": {"type": "sctp", "variant": "rfc9260"},
-    "sctp-mh": {"type": "sctp", "variant": "rfc9260"},
+    "tcp-reno": {**_TCP, "congestion_control": "reno"},
+    "tcp-cubic": {**_TCP, "congestion_control": "cubic"},
+    "tcp-bbr": {**_TCP, "congestion_control": "bbr"},
+    "sctp": dict(_SCTP),
+    "sctp-mh": dict(_SCTP),
 }
 MULTIHOMED = "sctp-mh"
 # `slotted`: a new satellite every 15 s (Starlink's reassignment); `on_loss`: the station
