@@ -46,9 +46,10 @@ def test_leo_quick(tmp_path: Path) -> None:
     rr = R + GEO
     slant = math.sqrt(rr * rr - (R * math.cos(e)) ** 2) - R * math.sin(e)
     assert abs(2 * slant / C - 0.250) < 1e-6
-    assert abs(mean[("geo_geometry", "geo-satellite", "n2", "slant_range_km")] - slant) < 1e-3
+    # data.csv holds six significant digits.
+    assert abs(mean[("geo_geometry", "geo-satellite", "n2", "slant_range_km")] - slant) < 0.06
     gamma = math.degrees(math.acos(R * math.cos(e) / rr)) - math.degrees(e)
-    assert abs(mean[("geo_geometry", "geo-satellite", "n3", "gamma_deg")] - gamma) < 1e-6
+    assert abs(mean[("geo_geometry", "geo-satellite", "n3", "gamma_deg")] - gamma) < 1e-4
     # Over the satellite the TCP flow's one-way delay is the 250 ms plus the two 2-ms
     # wires (the stations and the satellite co-rotate: it stays put).
     one_way = mean[("geo", "geo-satellite", "tcp", "one_way_delay_s")]

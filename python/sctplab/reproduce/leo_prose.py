@@ -46,11 +46,14 @@ def _rtt(stats: Stats, per: dict[Config, list[dict[str, float]]]) -> str:
         f"sample interval holding a 15-s slot instant; the two stations made "
         f"{handovers_s:.1f} handovers per run together. "
     )
+    if changes and at_slots == changes:
+        text += "Every change fell at a slot instant: the path delay steps there and only there. "
+    elif changes:
+        text += f"{changes - at_slots:.0f} changes fell between slot instants. "
     if step_s:
         text += (
             f"A change moved the one-way delay by {1e3 * sum(step_s) / len(step_s):.2f} ms "
-            f"on average (largest {1e3 * max(step_s):.2f} ms): the step pattern of RTT "
-            "that measurements of Starlink report, here from the geometry alone. "
+            f"on average (largest {1e3 * max(step_s):.2f} ms). "
         )
     text += (
         f"Handing over only on loss, the stations made {handovers_l:.1f} handovers per run "
@@ -141,7 +144,8 @@ def _geo(geo: dict[str, dict[str, Any]]) -> str:
         + join(f"{f} {v:.4f}" for f, v in ratio.items())
         + f"; the SCTP RTT ratio (link over satellite) is {srtt['fixed'] / srtt['sat']:.4f}"
         + (
-            ", the goodput ratio a window-limited flow would have. "
+            ", within 2 points of SCTP's goodput ratio (the goodput of a flow its window "
+            "limits follows 1/RTT). "
             if abs(ratio["sctp"] - srtt["fixed"] / srtt["sat"]) < 0.02
             else f", {100 * abs(ratio['sctp'] - srtt['fixed'] / srtt['sat']):.1f} points "
             "from SCTP's goodput ratio. "
