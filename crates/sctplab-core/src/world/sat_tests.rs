@@ -410,3 +410,18 @@ action = "down"
     assert!(s1 > rtt1 && s1 < rtt1 + tx, "geo1 {s1} vs {rtt1}");
     assert!(s2 > rtt2 && s2 < rtt2 + tx, "geo2 {s2} vs {rtt2}");
 }
+
+#[test]
+fn a_handover_under_a_packet_on_the_wire() {
+    // scenarios/leo.toml (users wired to two terminals per city) to the first slot: at
+    // 15 s each terminal is handed to another satellite, which may be nearer than the one
+    // a packet still on the uplink flies to (that packet is lost on arrival, and the next
+    // one arrives before it would have). The run goes on: one handover per station.
+    let text = include_str!("../../../../scenarios/leo.toml")
+        .replace("duration = \"60s\"", "duration = \"20s\"");
+    let s = run(&text);
+    for st in ["london-a", "london-b", "newyork-a", "newyork-b"] {
+        assert_eq!(s["ground_stations"][st]["handovers"], 1, "{st}: {s}");
+    }
+    assert!(s["flows"]["flow"]["goodput_bps"].as_f64().unwrap() > 0.0);
+}
