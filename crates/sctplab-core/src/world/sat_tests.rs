@@ -413,15 +413,16 @@ action = "down"
 
 #[test]
 fn a_handover_under_a_packet_on_the_wire() {
-    // scenarios/leo.toml (users wired to two terminals per city) to the first slot: at
-    // 15 s each terminal is handed to another satellite, which may be nearer than the one
+    // scenarios/leo.toml (users wired to two terminals per city) for 40 s: at 15 s and
+    // 30 s each terminal is handed to another satellite, which may be nearer than the one
     // a packet still on the uplink flies to (that packet is lost on arrival, and the next
-    // one arrives before it would have). The run goes on: one handover per station.
+    // one arrives before it would have: at 30 s, New York's first uplink, which stopped
+    // the run before the fix). The run goes on: two handovers per station.
     let text = include_str!("../../../../scenarios/leo.toml")
-        .replace("duration = \"60s\"", "duration = \"20s\"");
+        .replace("duration = \"60s\"", "duration = \"40s\"");
     let s = run(&text);
     for st in ["london-a", "london-b", "newyork-a", "newyork-b"] {
-        assert_eq!(s["ground_stations"][st]["handovers"], 1, "{st}: {s}");
+        assert_eq!(s["ground_stations"][st]["handovers"], 2, "{st}: {s}");
     }
     assert!(s["flows"]["flow"]["goodput_bps"].as_f64().unwrap() > 0.0);
 }
