@@ -376,6 +376,7 @@ STUDY_NAMES = [
     "manet",
     "messaging",
     "routing",
+    "leo",
     "all",
 ]
 

@@ -12,6 +12,7 @@ Reproducer = Callable[[Path, bool], StudyResult]
 
 def studies() -> dict[str, Reproducer]:
     from sctplab.reproduce import (
+        leo,
         manet,
         messaging,
         multistreaming,
@@ -29,4 +30,5 @@ def studies() -> dict[str, Reproducer]:
         "manet": manet.reproduce,
         "messaging": messaging.reproduce,
         "routing": routing.reproduce,
+        "leo": leo.reproduce,
     }

@@ -24,7 +24,16 @@ from sctplab.reproduce.pool import default_jobs, progress_label
 from sctplab.reproduce.prose import VERDICT_RULE
 
 # Every study CONTRACTS.md names, in seed order.
-ALL_STUDIES = ["satellite", "multistreaming", "newreno", "snoop", "manet", "messaging", "routing"]
+ALL_STUDIES = [
+    "satellite",
+    "multistreaming",
+    "newreno",
+    "snoop",
+    "manet",
+    "messaging",
+    "routing",
+    "leo",
+]
 # Studies `reproduce all` runs at their --quick size: their full plan alone takes longer
 # than the 15 minutes on two cores `all` has (routing: about 20 minutes of two cores for
 # 420 runs of 900 s and seed 004's 48; its --quick, about 2 minutes). Their sections say

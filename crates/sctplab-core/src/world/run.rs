@@ -515,7 +515,8 @@ impl World {
         pid: PacketId,
         waited: SimDuration,
     ) {
-        if dir.0 >= self.sat_links_from {
+        let satellite = dir.0 >= self.sat_links_from;
+        if satellite {
             self.sat_set_delay(dir, now);
         }
         let link = &mut self.links[dir.idx()];
@@ -547,9 +548,17 @@ impl World {
         // as when it was scheduled as an event (ns-2's order: `LinkDelay::recv`).
         link.tx.end = Some((tx_end, self.queue.reserve_seq()));
         link.tx.end_queued = false;
-        // A link's arrivals come in the order they leave: one FIFO lane per direction.
-        self.queue
-            .schedule_lane(dir.idx(), arrive, Event::Arrive(dir, pid, lost));
+        if satellite {
+            // After a handover a satellite link ends at another satellite, perhaps nearer
+            // than the one a packet still on the wire flies to (lost on arrival): its
+            // arrivals can overtake, so they go in the general queue, not a FIFO lane
+            // (the same keys, so the same order of events).
+            self.queue.schedule(arrive, Event::Arrive(dir, pid, lost));
+        } else {
+            // A link's arrivals come in the order they leave: one FIFO lane per direction.
+            self.queue
+                .schedule_lane(dir.idx(), arrive, Event::Arrive(dir, pid, lost));
+        }
         if self.tracer.anim_on() {
             self.anim_link_hop(now, dir, pid, arrive);
         }

@@ -283,7 +283,22 @@ impl World {
     pub(super) fn sat_forward(&mut self, now: SimTime, node: NodeId, dst: IfaceId, pid: PacketId) {
         match self.sat_next_dir(node, dst) {
             Some(d) => self.enqueue(now, d, pid),
-            // No satellite route at this instant (the constellation is cut in two).
+            None => self.sat_unroutable(now, node, dst, pid),
+        }
+    }
+
+    /// A packet a satellite cannot route at this instant (the destination's station has
+    /// no satellite above its mask, or the constellation is cut in two): lost, and
+    /// counted as a `handover_drops` of the destination station's downlink (the ground
+    /// link it could not reach; summed in `satellite_links.gsl`).
+    fn sat_unroutable(&mut self, now: SimTime, node: NodeId, dst: IfaceId, pid: PacketId) {
+        let down = self.sat_egress(dst).and_then(|(si, k)| {
+            let sw = self.sat.as_deref()?;
+            matches!(sw.vertex(node), Some(VertexOf::Sat(..)))
+                .then(|| LinkDirId(sw.segs[si as usize].up_dir(k).0 + 1))
+        });
+        match down {
+            Some(d) => self.fault_drop(now, d, pid),
             None => self.discard(pid),
         }
     }
