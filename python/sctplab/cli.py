@@ -368,7 +368,16 @@ def animate_cmd(run_dir: Path, out: Path | None) -> None:
     click.echo(f"wrote {written}")
 
 
-STUDY_NAMES = ["satellite", "multistreaming", "newreno", "snoop", "manet", "messaging", "all"]
+STUDY_NAMES = [
+    "satellite",
+    "multistreaming",
+    "newreno",
+    "snoop",
+    "manet",
+    "messaging",
+    "transports",
+    "all",
+]
 
 
 @cli.command("reproduce")

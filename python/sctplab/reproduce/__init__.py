@@ -11,7 +11,15 @@ Reproducer = Callable[[Path, bool], StudyResult]
 
 
 def studies() -> dict[str, Reproducer]:
-    from sctplab.reproduce import manet, messaging, multistreaming, newreno, satellite, snoop
+    from sctplab.reproduce import (
+        manet,
+        messaging,
+        multistreaming,
+        newreno,
+        satellite,
+        snoop,
+        transports,
+    )
 
     return {
         "satellite": satellite.reproduce,
@@ -20,4 +28,5 @@ def studies() -> dict[str, Reproducer]:
         "snoop": snoop.reproduce,
         "manet": manet.reproduce,
         "messaging": messaging.reproduce,
+        "transports": transports.reproduce,
     }

@@ -24,7 +24,15 @@ from sctplab.reproduce.pool import default_jobs, progress_label
 from sctplab.reproduce.prose import VERDICT_RULE
 
 # Every study CONTRACTS.md names, in seed order.
-ALL_STUDIES = ["satellite", "multistreaming", "newreno", "snoop", "manet", "messaging"]
+ALL_STUDIES = [
+    "satellite",
+    "multistreaming",
+    "newreno",
+    "snoop",
+    "manet",
+    "messaging",
+    "transports",
+]
 SECTION_FILE = "section.json"
 
 
