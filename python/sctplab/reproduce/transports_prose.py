@@ -124,11 +124,19 @@ def _cubic(res: Results) -> str:
         )
         if not _overlap(t, q):
             apart.append(loss)
-    held = (
-        "QUIC's and TCP's goodputs lie within each other's intervals at every loss rate"
-        if not apart
-        else "the goodputs' intervals are apart at " + join(f"{100 * x:g} %" for x in apart)
-    )
+    goodputs = [
+        (
+            res.cubic[(CubicKey("tcp", x), "goodput_bps")],
+            res.cubic[(CubicKey("quic", x), "goodput_bps")],
+        )
+        for x in plan.cubic_losses
+    ]
+    if all(_within(t, q) for t, q in goodputs):
+        held = "QUIC's and TCP's goodputs lie within each other's intervals at every loss rate"
+    elif not apart:
+        held = "QUIC's and TCP's goodput intervals overlap at every loss rate"
+    else:
+        held = "the goodputs' intervals are apart at " + join(f"{100 * x:g} %" for x in apart)
 
     def m(p: str, loss: float, metric: str) -> float:
         return res.cubic[(CubicKey(p, loss), metric)][0]
