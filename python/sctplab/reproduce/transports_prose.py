@@ -146,11 +146,25 @@ def _cubic(res: Results) -> str:
     ack = {p: m(p, hi, "ack_packets_per_data_packet") for p in CUBIC_PROTOCOLS}
     rep = {p: 100 * m(p, lo, "repairs_per_data_packet") for p in CUBIC_PROTOCOLS}
     rto = 100 * m("tcp", lo, "timeout_repairs_per_data_packet")
-    qd = {p: 1e3 * m(p, lo, "queue_delay_mean_s") for p in CUBIC_PROTOCOLS}
+    qd = {
+        x: {p: 1e3 * m(p, x, "queue_delay_mean_s") for p in CUBIC_PROTOCOLS}
+        for x in plan.cubic_losses
+    }
+    shorter = [x for x in plan.cubic_losses if qd[x]["quic"] < qd[x]["tcp"]]
+    longer = [x for x in plan.cubic_losses if x not in shorter]
+    where = join(
+        f"{qd[x]['quic']:.0f} against {qd[x]['tcp']:.0f} ms at {100 * x:g} %"
+        for x in plan.cubic_losses
+    )
     paced = (
-        "and quinn paces its window over the round trip while TCP sends its bursts at once: "
-        f"L1's queue holds QUIC's packets {qd['quic']:.0f} ms on average, TCP's "
-        f"{qd['tcp']:.0f} ms"
+        "quinn paces its window over the round trip while TCP (pacing off) sends what "
+        f"each ack allows at once; L1's queue holds QUIC's packets {where} on average"
+        + (f", QUIC's the shorter at {join(f'{100 * x:g} %' for x in shorter)}" if shorter else "")
+        + (
+            f" and the longer at {join(f'{100 * x:g} %' for x in longer)}"
+            if shorter and longer
+            else ""
+        )
     )
     return (
         "CUBIC check (a bulk transfer, "
