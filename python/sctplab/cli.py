@@ -377,6 +377,7 @@ STUDY_NAMES = [
     "messaging",
     "routing",
     "leo",
+    "transports",
     "all",
 ]
 

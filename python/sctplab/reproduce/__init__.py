@@ -20,6 +20,7 @@ def studies() -> dict[str, Reproducer]:
         routing,
         satellite,
         snoop,
+        transports,
     )
 
     return {
@@ -31,4 +32,5 @@ def studies() -> dict[str, Reproducer]:
         "messaging": messaging.reproduce,
         "routing": routing.reproduce,
         "leo": leo.reproduce,
+        "transports": transports.reproduce,
     }

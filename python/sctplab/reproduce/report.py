@@ -33,6 +33,7 @@ ALL_STUDIES = [
     "messaging",
     "routing",
     "leo",
+    "transports",
 ]
 # Studies `reproduce all` runs at their --quick size: their full plan alone takes longer
 # than the 15 minutes on two cores `all` has (routing: about 20 minutes of two cores for

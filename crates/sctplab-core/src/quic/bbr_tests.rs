@@ -117,6 +117,7 @@ fn run_once(seed: u64) -> (Vec<Vec<u8>>, Vec<Report>) {
         stream_traffic: Vec::new(),
         controller: Controller::Bbr,
         max_udp_payload: None,
+        receive_buffer: None,
         client: ([10, 0, 0, 1], 50_000),
         server: ([10, 0, 0, 2], SERVER_PORT),
         window: Window::ALL,

@@ -163,7 +163,14 @@ impl MessageSource {
                 }
             }
         }
-        for s in &mut self.sources {
+        // Due messages first, then the backlogs, as SCTP's send buffer takes them
+        // (docs/models/sctp.md "Sources and the send buffer"): quinn's send window
+        // (10 MB for the connection) is shared by every stream, and a backlog written
+        // first would fill each space acks free before a due message got any of it.
+        let (due, backlog): (Vec<usize>, Vec<usize>) =
+            (0..self.sources.len()).partition(|&i| self.sources[i].cfg.interval.is_some());
+        for i in due.into_iter().chain(backlog) {
+            let s = &mut self.sources[i];
             let Some(&id) = self.ids.get(usize::from(s.cfg.stream)) else {
                 continue;
             };

@@ -51,6 +51,9 @@ pub struct QuicCfg {
     pub stream_traffic: Vec<crate::sctp::streams::StreamSourceCfg>,
     pub controller: Controller,
     pub max_udp_payload: Option<u16>,
+    /// `receive_buffer`: the flow-control windows both ends advertise (quinn's defaults
+    /// if `None`).
+    pub receive_buffer: Option<u64>,
     /// (client address, client port), (server address, server port).
     pub client: ([u8; 4], u16),
     pub server: ([u8; 4], u16),
@@ -107,7 +110,10 @@ pub struct QuicEndpoint {
 impl QuicEndpoint {
     /// Both ends of a flow. Errors are one line (a dependency refusing its input).
     pub fn pair(cfg: &QuicCfg) -> Result<(QuicEndpoint, QuicEndpoint), String> {
-        let transport = setup::transport(cfg.controller, cfg.streams, cfg.max_udp_payload);
+        let mut transport = setup::transport(cfg.controller, cfg.streams, cfg.max_udp_payload);
+        if let Some(b) = cfg.receive_buffer {
+            setup::receive_buffer(&mut transport, b)?;
+        }
         Self::pair_with(cfg, transport)
     }
 

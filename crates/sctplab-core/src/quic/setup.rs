@@ -113,6 +113,20 @@ pub fn transport(cc: Controller, streams: u32, max_udp_payload: Option<u16>) -> 
     t
 }
 
+/// `receive_buffer`: the credit the receiver gives, as SCTP's a_rwnd does. RFC 9000
+/// sec. 4.1: MAX_DATA bounds the bytes of all streams together and MAX_STREAM_DATA each
+/// stream's; both are `bytes` so that one stream may use the whole buffer, as one SCTP
+/// stream may use the whole a_rwnd. quinn counts a stream's highest offset received
+/// (gaps included) against the window and raises it as the application reads, sending
+/// the new limit once it has grown by an eighth of the window.
+pub fn receive_buffer(t: &mut TransportConfig, bytes: u64) -> Result<(), String> {
+    let v = VarInt::from_u64(bytes)
+        .map_err(|_| format!("receive_buffer {bytes} B is more than QUIC can advertise"))?;
+    t.receive_window(v);
+    t.stream_receive_window(v);
+    Ok(())
+}
+
 /// The client's configuration: TLS trusting `cert`, a seeded first destination CID.
 pub fn client_config(
     seed: u64,

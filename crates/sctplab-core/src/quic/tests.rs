@@ -17,6 +17,7 @@ fn cfg(seed: u64, bytes: Option<u64>, streams: u32) -> QuicCfg {
         stream_traffic: Vec::new(),
         controller: Controller::Cubic,
         max_udp_payload: None,
+        receive_buffer: None,
         client: ([10, 0, 0, 1], 50_000),
         server: ([10, 0, 0, 2], SERVER_PORT),
         window: Window::ALL,

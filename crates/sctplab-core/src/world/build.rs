@@ -588,6 +588,7 @@ fn quic_endpoints(
         max_udp_payload: c
             .max_udp_payload
             .map(|m| u16::try_from(m.0).unwrap_or(u16::MAX)),
+        receive_buffer: c.receive_buffer.map(|b| b.0),
         client: (client.1, client.0),
         server: (server_addr, crate::quic::SERVER_PORT),
         window,

@@ -45,6 +45,11 @@ pub struct QuicFlowCfg {
     /// its discovery finds if absent.
     #[serde(default)]
     pub max_udp_payload: Option<Size>,
+    /// The receiver's flow-control credit, as SCTP's `receive_buffer`: quinn's connection
+    /// window (MAX_DATA) and each stream's (MAX_STREAM_DATA). quinn-proto's defaults
+    /// (1.25 MB per stream, no connection limit) if absent.
+    #[serde(default)]
+    pub receive_buffer: Option<Size>,
 }
 
 fn one_quic_stream() -> u32 {

@@ -274,6 +274,13 @@ fn validate_quic(c: &QuicFlowCfg, p: &str, source: &str) -> Result<(), ScenarioE
     {
         return bad("max_udp_payload", "expected from 1200B to 65527B");
     }
+    // At least one full-sized datagram's data; at most what a QUIC varint holds
+    // (RFC 9000 sec. 16), far beyond any memory.
+    if c.receive_buffer
+        .is_some_and(|b| b.0 < 1024 || b.0 > (1 << 40))
+    {
+        return bad("receive_buffer", "expected from 1024B to 1TiB");
+    }
     crate::scenario::streams::validate_quic(c, p, source)?;
     if let Some(stop) = c.stop {
         if stop.0 <= c.start.map_or(SimDuration::ZERO, |s| s.0) {
