@@ -34,6 +34,9 @@ pub use sctp_chunk::{
     AuthChunk, HMAC_SHA1, HMAC_SHA256, InitExtensions, ReconfigChunk, ReconfigParam, ReconfigResult,
 };
 pub use sctp_chunk::{
+    AsconfAckChunk, AsconfChunk, AsconfOp, AsconfParam, AsconfResponse, asconf_cause,
+};
+pub use sctp_chunk::{
     Chunk, DataChunk, DataFlags, ErrorCause, InitAckChunk, InitChunk, SackChunk, UnknownChunk,
     cause,
 };
