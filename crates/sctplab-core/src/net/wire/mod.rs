@@ -35,6 +35,7 @@ pub use sctp_chunk::{
 };
 pub use sctp_chunk::{
     AsconfAckChunk, AsconfChunk, AsconfOp, AsconfParam, AsconfResponse, asconf_cause,
+    asconf_param,
 };
 pub use sctp_chunk::{
     Chunk, DataChunk, DataFlags, ErrorCause, InitAckChunk, InitChunk, SackChunk, UnknownChunk,
