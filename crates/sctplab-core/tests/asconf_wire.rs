@@ -4,8 +4,7 @@
 
 use sctplab_core::net::wire::{
     AsconfAckChunk, AsconfChunk, AsconfOp, AsconfParam, AsconfResponse, Chunk, ErrorCause,
-    InitChunk, InitExtensions, Ipv4Repr, SctpRepr, TransportRepr, asconf_cause,
-    emit_ipv4_packet,
+    InitChunk, InitExtensions, Ipv4Repr, SctpRepr, TransportRepr, asconf_cause, emit_ipv4_packet,
 };
 use sctplab_core::trace::pcap::PcapWriter;
 use std::process::Command;

@@ -5,7 +5,10 @@
 mod common;
 
 fn example() -> String {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/example-asconf.toml");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/example-asconf.toml"
+    );
     std::fs::read_to_string(path).expect("scenario")
 }
 
@@ -58,7 +61,10 @@ fn bad_entries_give_one_line() {
     let base = example();
     // ASCONF without AUTH.
     let e = err(&base.replace("auth = true\n", ""));
-    assert!(e.contains("faults.add_b.flow") && e.contains("auth = true"), "{e}");
+    assert!(
+        e.contains("faults.add_b.flow") && e.contains("auth = true"),
+        "{e}"
+    );
     assert_eq!(e.lines().count(), 1, "{e}");
     // An address of another node, and an interface the node does not have.
     let e = err(&base.replace("address = \"m:eth1\"", "address = \"s:eth1\""));
@@ -67,16 +73,28 @@ fn bad_entries_give_one_line() {
         "{e}"
     );
     let e = err(&base.replace("address = \"m:eth1\"", "address = \"m:eth7\""));
-    assert!(e.contains("faults.add_b.address") && e.contains("no interface \"eth7\""), "{e}");
+    assert!(
+        e.contains("faults.add_b.address") && e.contains("no interface \"eth7\""),
+        "{e}"
+    );
     assert_eq!(e.lines().count(), 1, "{e}");
     // No address.
     let e = err(&base.replace("address = \"m:eth0\"", ""));
-    assert!(e.contains("faults.delete_a.address") && e.contains("required"), "{e}");
+    assert!(
+        e.contains("faults.delete_a.address") && e.contains("required"),
+        "{e}"
+    );
     // bind: another node's interface, a repeat, an empty list.
     let e = err(&base.replace("bind = [\"m:eth0\"]", "bind = [\"s:eth0\"]"));
     assert!(e.contains("flows.mobile.bind[0]"), "{e}");
     let e = err(&base.replace("bind = [\"m:eth0\"]", "bind = [\"m:eth0\", \"m:eth0\"]"));
-    assert!(e.contains("flows.mobile.bind[1]") && e.contains("twice"), "{e}");
+    assert!(
+        e.contains("flows.mobile.bind[1]") && e.contains("twice"),
+        "{e}"
+    );
     let e = err(&base.replace("bind = [\"m:eth0\"]", "bind = []"));
-    assert!(e.contains("flows.mobile.bind") && e.contains("empty"), "{e}");
+    assert!(
+        e.contains("flows.mobile.bind") && e.contains("empty"),
+        "{e}"
+    );
 }

@@ -34,4 +34,3 @@ pub(crate) fn change(f: &FaultEntry, addr: [u8; 4]) -> Option<AddrChange> {
         _ => None,
     }
 }
-

@@ -40,7 +40,10 @@ pub(super) fn validate_fault(
         );
     }
     let Some(address) = &f.address else {
-        return err(format!("{p}.address"), format!("required for action {action}"));
+        return err(
+            format!("{p}.address"),
+            format!("required for action {action}"),
+        );
     };
     match parse_iface_ref(address, nodes, names) {
         Ok((n, _)) if Some(&n) != nodes.get(c.from.as_str()) => {
@@ -79,7 +82,10 @@ pub(super) fn validate_bind(
         return Err(ScenarioError::new(
             source,
             p,
-            format!("is empty; expected interfaces of the sender, e.g. [\"{}:eth0\"]", c.from),
+            format!(
+                "is empty; expected interfaces of the sender, e.g. [\"{}:eth0\"]",
+                c.from
+            ),
         ));
     }
     for (i, b) in bind.iter().enumerate() {
@@ -93,7 +99,11 @@ pub(super) fn validate_bind(
                 ));
             }
             Ok(_) if bind[..i].contains(b) => {
-                return Err(ScenarioError::new(source, at, format!("{b:?} is listed twice")));
+                return Err(ScenarioError::new(
+                    source,
+                    at,
+                    format!("{b:?} is listed twice"),
+                ));
             }
             Ok(_) => {}
             Err(m) => return Err(ScenarioError::new(source, at, m)),

@@ -233,7 +233,11 @@ impl Asconf {
             // cached ASCONF-ACK again if it answers it, else skipped. E5: anything
             // else is stale or forged.
             if tsn_le(chunk.serial, self.peer_serial) {
-                if let Some(a) = self.cached_ack.as_ref().filter(|a| a.serial == chunk.serial) {
+                if let Some(a) = self
+                    .cached_ack
+                    .as_ref()
+                    .filter(|a| a.serial == chunk.serial)
+                {
                     self.stats.duplicates += 1;
                     return (Some(a.clone()), Vec::new());
                 }

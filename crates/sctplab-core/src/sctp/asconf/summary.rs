@@ -17,9 +17,15 @@ pub fn add_summary_keys(flow: &mut Value, client: &Association, server: &Associa
         ("asconf_negotiated", json!(c_on && s_on)),
         // ASCONF chunks sent (first copies) and resent by their timer, by both ends.
         ("asconf_sent", json!(c.sent + s.sent)),
-        ("asconf_retransmissions", json!(c.retransmissions + s.retransmissions)),
+        (
+            "asconf_retransmissions",
+            json!(c.retransmissions + s.retransmissions),
+        ),
         // Address requests the peer performed and refused.
-        ("asconf_requests_performed", json!(c.succeeded + s.succeeded)),
+        (
+            "asconf_requests_performed",
+            json!(c.succeeded + s.succeeded),
+        ),
         ("asconf_requests_refused", json!(c.refused + s.refused)),
         // ASCONFs answered again from the cache, and discarded as stale or out of
         // order, plus ASCONF chunks that arrived while ASCONF was not negotiated.
@@ -29,9 +35,18 @@ pub fn add_summary_keys(flow: &mut Value, client: &Association, server: &Associa
             json!(c.discarded + s.discarded + c_unexpected + s_unexpected),
         ),
         // What the data receiver did to its view of the sender's addresses.
-        ("peer_addresses_added", json!(s.addresses_added + c.addresses_added)),
-        ("peer_addresses_deleted", json!(s.addresses_deleted + c.addresses_deleted)),
-        ("peer_primaries_set", json!(s.primaries_set + c.primaries_set)),
+        (
+            "peer_addresses_added",
+            json!(s.addresses_added + c.addresses_added),
+        ),
+        (
+            "peer_addresses_deleted",
+            json!(s.addresses_deleted + c.addresses_deleted),
+        ),
+        (
+            "peer_primaries_set",
+            json!(s.primaries_set + c.primaries_set),
+        ),
     ];
     for (k, v) in pairs {
         obj.insert(k.to_string(), v);

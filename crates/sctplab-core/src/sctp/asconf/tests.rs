@@ -63,10 +63,7 @@ fn ack_rules_unreported_before_and_after_an_error() {
         corr_id: 2,
         causes: vec![],
     };
-    let out = s.on_ack(&ack(
-        100,
-        vec![err, AsconfResponse::Success { corr_id: 4 }],
-    ));
+    let out = s.on_ack(&ack(100, vec![err, AsconfResponse::Success { corr_id: 4 }]));
     assert_eq!(
         out,
         AckOutcome::Answered(vec![
@@ -218,7 +215,9 @@ fn receiver_decides_in_order() {
 #[test]
 fn resource_shortage_stops_processing() {
     let mut r = Asconf::new(0, 1);
-    let have: Vec<[u8; 4]> = (0..MAX_PEER_ADDRS as u8).map(|k| [10, 0, 0, k + 1]).collect();
+    let have: Vec<[u8; 4]> = (0..MAX_PEER_ADDRS as u8)
+        .map(|k| [10, 0, 0, k + 1])
+        .collect();
     let chunk = AsconfChunk {
         serial: 1,
         addr: have[0],

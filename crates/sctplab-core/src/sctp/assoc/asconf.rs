@@ -49,7 +49,12 @@ impl Association {
 
     /// Both ends' parameters known (`ext_established`): ASCONF when both list it and
     /// AUTH was negotiated (RFC 5061 4.1.1: ASCONF and ASCONF-ACK travel authenticated).
-    pub(super) fn asconf_established(&mut self, peer: &InitExtensions, local_tsn: u32, peer_tsn: u32) {
+    pub(super) fn asconf_established(
+        &mut self,
+        peer: &InitExtensions,
+        local_tsn: u32,
+        peer_tsn: u32,
+    ) {
         let Some(e) = self.ext.as_mut() else { return };
         let ok = e.asconf.wanted
             && e.auth.is_some()
@@ -293,7 +298,11 @@ impl Association {
         let e = self.ext.as_ref().filter(|e| e.asconf.wanted)?;
         Some((
             e.asconf.state.is_some(),
-            e.asconf.state.as_ref().map(|a| a.stats.clone()).unwrap_or_default(),
+            e.asconf
+                .state
+                .as_ref()
+                .map(|a| a.stats.clone())
+                .unwrap_or_default(),
             e.asconf.unexpected,
         ))
     }

@@ -109,16 +109,19 @@ impl AsconfParam {
 /// One response of an ASCONF-ACK (sec. 4.2.5, 4.2.6).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AsconfResponse {
-    Success { corr_id: u32 },
-    Error { corr_id: u32, causes: Vec<ErrorCause> },
+    Success {
+        corr_id: u32,
+    },
+    Error {
+        corr_id: u32,
+        causes: Vec<ErrorCause>,
+    },
 }
 
 impl AsconfResponse {
     pub fn corr_id(&self) -> u32 {
         match self {
-            AsconfResponse::Success { corr_id } | AsconfResponse::Error { corr_id, .. } => {
-                *corr_id
-            }
+            AsconfResponse::Success { corr_id } | AsconfResponse::Error { corr_id, .. } => *corr_id,
         }
     }
 
@@ -183,7 +186,12 @@ fn parse_addr(v: &[u8]) -> Result<[u8; 4], WireError> {
 }
 
 /// Writes TLVs of these lengths with `emit`, each padded to 4 as far as `value` reaches.
-fn emit_padded<T>(value: &mut [u8], items: &[T], len: impl Fn(&T) -> usize, emit: impl Fn(&T, &mut [u8])) {
+fn emit_padded<T>(
+    value: &mut [u8],
+    items: &[T],
+    len: impl Fn(&T) -> usize,
+    emit: impl Fn(&T, &mut [u8]),
+) {
     let mut at = 0;
     for it in items {
         let l = len(it);
@@ -202,9 +210,12 @@ impl AsconfChunk {
     pub(super) fn emit_value(&self, value: &mut [u8]) {
         write_u32(value, 0, self.serial);
         emit_addr(&mut value[4..], self.addr);
-        emit_padded(&mut value[4 + ADDR_PARAM_LEN..], &self.params, AsconfParam::len, |p, b| {
-            p.emit(b)
-        });
+        emit_padded(
+            &mut value[4 + ADDR_PARAM_LEN..],
+            &self.params,
+            AsconfParam::len,
+            |p, b| p.emit(b),
+        );
     }
 
     pub(super) fn parse_value(value: &[u8]) -> Result<AsconfChunk, WireError> {
@@ -243,7 +254,9 @@ impl AsconfChunk {
                     tlv.extend_from_slice(v);
                     AsconfParam::Unrecognized { corr_id, tlv }
                 }),
-                _ => Err(WireError::Malformed("ASCONF parameter without correlation id")),
+                _ => Err(WireError::Malformed(
+                    "ASCONF parameter without correlation id",
+                )),
             };
             match p {
                 Ok(p) => params.push(p),
@@ -268,9 +281,12 @@ impl AsconfAckChunk {
 
     pub(super) fn emit_value(&self, value: &mut [u8]) {
         write_u32(value, 0, self.serial);
-        emit_padded(&mut value[4..], &self.responses, AsconfResponse::len, |r, b| {
-            r.emit(b)
-        });
+        emit_padded(
+            &mut value[4..],
+            &self.responses,
+            AsconfResponse::len,
+            |r, b| r.emit(b),
+        );
     }
 
     pub(super) fn parse_value(value: &[u8]) -> Result<AsconfAckChunk, WireError> {

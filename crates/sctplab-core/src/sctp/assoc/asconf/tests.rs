@@ -96,10 +96,12 @@ fn address_added_made_primary_and_old_one_deleted() {
     // The new destination exists, unconfirmed, and is probed (RFC 9260 5.4).
     assert_eq!(s.paths.index_of(B), Some(1));
     assert!(!s.paths.paths[1].confirmed);
-    assert!(
-        out.iter()
-            .any(|p| p.ip.dst == B && chunks(p).iter().any(|c| matches!(c, Chunk::Heartbeat { .. })))
-    );
+    assert!(out.iter().any(|p| {
+        p.ip.dst == B
+            && chunks(p)
+                .iter()
+                .any(|c| matches!(c, Chunk::Heartbeat { .. }))
+    }));
     c.handle_packet(t, &from(&ack_pkt, S1));
     assert_eq!(c.local_addrs(), &[A, B]);
     assert!(!c.timers.is_set(Timer::Asconf));
@@ -121,7 +123,10 @@ fn address_added_made_primary_and_old_one_deleted() {
     assert!(ack.responses.is_empty());
     assert_eq!(
         addrs(&s),
-        vec![(A, true, PathState::Inactive), (B, false, PathState::Active)]
+        vec![
+            (A, true, PathState::Inactive),
+            (B, false, PathState::Active)
+        ]
     );
     c.handle_packet(t, &from(&ack_pkt, S1));
     assert_eq!(c.local_addrs(), &[B]);
@@ -130,7 +135,12 @@ fn address_added_made_primary_and_old_one_deleted() {
     assert_eq!((cs.sent, cs.succeeded, cs.refused), (3, 3, 0));
     let ss = s.asconf_stats().unwrap().1;
     assert_eq!(
-        (ss.received, ss.addresses_added, ss.addresses_deleted, ss.primaries_set),
+        (
+            ss.received,
+            ss.addresses_added,
+            ss.addresses_deleted,
+            ss.primaries_set
+        ),
         (3, 1, 1, 1)
     );
     // A deleted destination is never probed again.
@@ -190,7 +200,10 @@ fn unauthenticated_asconf_refused_and_counted() {
         r.chunks.retain(|x| !matches!(x, Chunk::Auth(_)));
     }
     s.handle_packet(t, &bare);
-    assert!(ack_of(&drain(&mut s, t)).is_none(), "RFC 5061 4.1.1: dropped");
+    assert!(
+        ack_of(&drain(&mut s, t)).is_none(),
+        "RFC 5061 4.1.1: dropped"
+    );
     assert_eq!(s.paths.len(), 1);
     assert_eq!(s.ext_stats().unwrap().auth.dropped, 1);
     assert_eq!(s.asconf_stats().unwrap().1.received, 0);
@@ -211,7 +224,10 @@ fn data_in_flight_to_a_deleted_address_goes_to_the_alternate() {
     let mut data = drain(&mut c, t);
     // The HEARTBEAT that confirms S2 (RFC 9260 5.4) is answered.
     data.retain(|p| {
-        if !chunks(p).iter().any(|x| matches!(x, Chunk::Heartbeat { .. })) {
+        if !chunks(p)
+            .iter()
+            .any(|x| matches!(x, Chunk::Heartbeat { .. }))
+        {
             return true;
         }
         s.handle_packet(t, &from(p, A));
@@ -247,6 +263,10 @@ fn data_in_flight_to_a_deleted_address_goes_to_the_alternate() {
             _ => None,
         })
         .collect();
-    assert_eq!(resent.first(), in_flight.first(), "the first chunk in flight, resent to S2");
+    assert_eq!(
+        resent.first(),
+        in_flight.first(),
+        "the first chunk in flight, resent to S2"
+    );
     assert!(after.iter().all(|p| p.ip.dst != S1));
 }

@@ -50,9 +50,7 @@ fn asconf_bytes() {
 /// bytes, the chunk 4 + 4 + 8 + 28 = 44.
 #[test]
 fn asconf_ack_bytes() {
-    let tlv = vec![
-        0xc0, 0x02, 0, 16, 0, 0, 0, 2, 0, 5, 0, 8, 10, 0, 0, 1,
-    ];
+    let tlv = vec![0xc0, 0x02, 0, 16, 0, 0, 0, 2, 0, 5, 0, 8, 10, 0, 0, 1];
     let c = Chunk::AsconfAck(AsconfAckChunk {
         serial: 7,
         responses: vec![
@@ -115,8 +113,7 @@ fn malformed_asconf_rejected() {
         vec![0xc1, 0, 0, 8, 0, 0, 0, 1],
         // IPv6 Address Parameter.
         vec![
-            0xc1, 0, 0, 28, 0, 0, 0, 1, 0, 6, 0, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            0, 1,
+            0xc1, 0, 0, 28, 0, 0, 0, 1, 0, 6, 0, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
         ],
         // Address Parameter of length 9.
         vec![0xc1, 0, 0, 16, 0, 0, 0, 1, 0, 5, 0, 9, 10, 0, 0, 1],
@@ -126,15 +123,23 @@ fn malformed_asconf_rejected() {
             0, 4,
         ],
         // A parameter too short for a correlation id.
-        vec![0xc1, 0, 0, 20, 0, 0, 0, 1, 0, 5, 0, 8, 10, 0, 0, 1, 0xc0, 9, 0, 4],
+        vec![
+            0xc1, 0, 0, 20, 0, 0, 0, 1, 0, 5, 0, 8, 10, 0, 0, 1, 0xc0, 9, 0, 4,
+        ],
         // Parameter longer than the chunk.
-        vec![0xc1, 0, 0, 24, 0, 0, 0, 1, 0, 5, 0, 8, 10, 0, 0, 1, 0xc0, 1, 0, 40, 0, 0, 0, 1],
+        vec![
+            0xc1, 0, 0, 24, 0, 0, 0, 1, 0, 5, 0, 8, 10, 0, 0, 1, 0xc0, 1, 0, 40, 0, 0, 0, 1,
+        ],
         // ASCONF-ACK: no Sequence Number; a Success Indication of 12 bytes; an
         // unknown response type; an Error Cause Indication whose cause overruns it.
         vec![0x80, 0, 0, 4],
-        vec![0x80, 0, 0, 20, 0, 0, 0, 1, 0xc0, 5, 0, 12, 0, 0, 0, 1, 0, 0, 0, 0],
+        vec![
+            0x80, 0, 0, 20, 0, 0, 0, 1, 0xc0, 5, 0, 12, 0, 0, 0, 1, 0, 0, 0, 0,
+        ],
         vec![0x80, 0, 0, 16, 0, 0, 0, 1, 0xc0, 1, 0, 8, 0, 0, 0, 1],
-        vec![0x80, 0, 0, 20, 0, 0, 0, 1, 0xc0, 3, 0, 12, 0, 0, 0, 1, 0, 0xa0, 0, 9],
+        vec![
+            0x80, 0, 0, 20, 0, 0, 0, 1, 0xc0, 3, 0, 12, 0, 0, 0, 1, 0, 0xa0, 0, 9,
+        ],
     ];
     for b in bad {
         assert!(Chunk::parse(&b).is_err(), "{b:?}");
