@@ -199,7 +199,7 @@ pub struct SctpCfg {
     /// The sender's interfaces its INIT lists (`sctp_bindx`; default all of them;
     /// scenario/validate/asconf.rs).
     #[serde(default)]
-    pub bind: Option<Vec<String>>,
+    pub bind: Option<Box<[String]>>,
     #[serde(default)]
     pub auth_chunks: Option<Vec<String>>,
     #[serde(default)]
