@@ -347,20 +347,20 @@ fn decide(
             addrs.push(addr);
             (Ok(Some(Effect::Add(addr))), false)
         }
-        // The source of the packet carrying the request and the last address may not
-        // be deleted (RFC 5061 4.3: "Request to Delete Source IP Address", "Request to
-        // Delete Last Remaining IP Address").
+        // RFC 5061 5.3 F8, F7: the source of the packet carrying the request and the
+        // last address may not be deleted; 4.2.2: an address not in the association is
+        // unresolvable.
         AsconfOp::DeleteIp if addr == src => (Err(err(asconf_cause::DELETE_SOURCE_ADDRESS)), false),
-        AsconfOp::DeleteIp if known && addrs.len() == 1 => {
+        AsconfOp::DeleteIp if !known => (Err(err(asconf_cause::UNRESOLVABLE_ADDRESS)), false),
+        AsconfOp::DeleteIp if addrs.len() == 1 => {
             (Err(err(asconf_cause::DELETE_LAST_ADDRESS)), false)
         }
-        // Not in the association: nothing to delete, a success.
-        AsconfOp::DeleteIp if !known => (Ok(None), false),
         AsconfOp::DeleteIp => {
             addrs.retain(|a| *a != addr);
             (Ok(Some(Effect::Delete(addr))), false)
         }
         AsconfOp::SetPrimary if known => (Ok(Some(Effect::SetPrimary(addr))), false),
+        // 4.2.4: not in the association.
         AsconfOp::SetPrimary => (Err(err(asconf_cause::UNRESOLVABLE_ADDRESS)), false),
     }
 }
