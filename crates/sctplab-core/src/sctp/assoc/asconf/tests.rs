@@ -270,3 +270,28 @@ fn data_in_flight_to_a_deleted_address_goes_to_the_alternate() {
     );
     assert!(after.iter().all(|p| p.ip.dst != S1));
 }
+
+/// RFC 5061 5.3 F0: an (authenticated) ASCONF-ACK for the next Sequence Number with no
+/// ASCONF outstanding aborts the association; one for an old number is ignored.
+#[test]
+fn illegal_asconf_ack_aborts() {
+    let (mut c, _s) = pair(vec![S1]);
+    let t = SimTime::from_nanos(1_000_000_000);
+    c.now = t;
+    let old = c.pending_initial_tsn.wrapping_sub(1);
+    c.on_asconf_ack(&AsconfAckChunk {
+        serial: old,
+        responses: Vec::new(),
+    });
+    assert!(!c.stats.aborted);
+    c.on_asconf_ack(&AsconfAckChunk {
+        serial: c.pending_initial_tsn,
+        responses: Vec::new(),
+    });
+    assert!(c.stats.aborted);
+    assert!(
+        drain(&mut c, t)
+            .iter()
+            .any(|p| chunks(p).iter().any(|x| matches!(x, Chunk::Abort { .. })))
+    );
+}
