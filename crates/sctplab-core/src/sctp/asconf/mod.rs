@@ -125,6 +125,11 @@ impl Asconf {
         self.queue.push_back(c);
     }
 
+    /// The changes waiting for the next ASCONF.
+    pub fn queued(&self) -> impl Iterator<Item = AddrChange> + '_ {
+        self.queue.iter().copied()
+    }
+
     pub fn is_outstanding(&self) -> bool {
         self.outstanding.is_some()
     }

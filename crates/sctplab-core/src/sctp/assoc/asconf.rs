@@ -86,8 +86,19 @@ impl Association {
             return;
         }
         // The chunk's Address Parameter: an address of ours that no queued request
-        // deletes (RFC 5061 4.1.1: one of the sender's addresses in the association).
-        let local = self.cfg.local_addrs.first().copied().unwrap_or([0; 4]);
+        // deletes (RFC 5061 4.1.1: one of the sender's addresses in the association);
+        // chosen before the chunk is built, so that a retransmission carries the same.
+        let Some(a) = self.ext.as_ref().and_then(|e| e.asconf.state.as_ref()) else {
+            return;
+        };
+        let local = self
+            .cfg
+            .local_addrs
+            .iter()
+            .copied()
+            .find(|x| !a.queued().any(|c| c == AddrChange::Delete(*x)))
+            .or_else(|| self.cfg.local_addrs.first().copied())
+            .unwrap_or([0; 4]);
         let Some(chunk) = self
             .ext
             .as_mut()
@@ -96,29 +107,8 @@ impl Association {
         else {
             return;
         };
-        let chunk = self.asconf_with_kept_address(chunk);
         let dst = self.paths.data_dest;
         self.send_asconf(chunk, dst);
-    }
-
-    /// Replaces the Address Parameter by one of ours that the chunk does not delete.
-    fn asconf_with_kept_address(&self, mut chunk: AsconfChunk) -> AsconfChunk {
-        let deleted: Vec<[u8; 4]> = chunk
-            .params
-            .iter()
-            .filter_map(|p| match p {
-                crate::net::wire::AsconfParam::Request {
-                    op: crate::net::wire::AsconfOp::DeleteIp,
-                    addr,
-                    ..
-                } => Some(*addr),
-                _ => None,
-            })
-            .collect();
-        if let Some(a) = self.cfg.local_addrs.iter().find(|a| !deleted.contains(a)) {
-            chunk.addr = *a;
-        }
-        chunk
     }
 
     fn send_asconf(&mut self, chunk: AsconfChunk, dest: usize) {
