@@ -126,7 +126,7 @@ impl Accepted {
 // ---------------------------------------------------------------- SCTP
 
 fn gen_chunk(g: &mut Gen) -> Chunk {
-    match g.below(17) {
+    match g.below(19) {
         0 => Chunk::Data(DataChunk {
             tsn: g.u32(),
             stream: g.u16(),
@@ -206,10 +206,11 @@ fn gen_chunk(g: &mut Gen) -> Chunk {
         // still parses to the end.
         12 => {
             let n = g.below(12);
-            // 192 is FORWARD TSN (RFC 3758) and 130 RE-CONFIG (RFC 6525), which this
-            // module knows.
+            // 192 is FORWARD TSN (RFC 3758), 130 RE-CONFIG (RFC 6525), 0x80 and 0xc1
+            // ASCONF-ACK and ASCONF (RFC 5061), which this module knows.
             let kind = match 0x80 | g.u8() {
-                0xc0 => 0xc1,
+                0xc0 | 0xc1 => 0xc2,
+                0x80 => 0x81,
                 0x82 => 0x83,
                 k => k,
             };
@@ -261,6 +262,45 @@ fn gen_chunk(g: &mut Gen) -> Chunk {
             };
             let params = (0..1 + g.below(2)).map(|_| one(g)).collect();
             Chunk::Reconfig(ReconfigChunk { params })
+        }
+        16 => {
+            use sctplab_core::net::wire::{AsconfChunk, AsconfOp, AsconfParam};
+            let ops = [AsconfOp::AddIp, AsconfOp::DeleteIp, AsconfOp::SetPrimary];
+            let params = (0..g.below(4))
+                .map(|_| AsconfParam::Request {
+                    op: ops[g.below(3)],
+                    corr_id: g.u32(),
+                    addr: g.addr(),
+                })
+                .collect();
+            Chunk::Asconf(AsconfChunk {
+                serial: g.u32(),
+                addr: g.addr(),
+                params,
+            })
+        }
+        17 => {
+            use sctplab_core::net::wire::{AsconfAckChunk, AsconfResponse, ErrorCause};
+            let responses = (0..g.below(4))
+                .map(|_| {
+                    if g.bool() {
+                        AsconfResponse::Success { corr_id: g.u32() }
+                    } else {
+                        let n = g.below(20);
+                        AsconfResponse::Error {
+                            corr_id: g.u32(),
+                            causes: vec![ErrorCause {
+                                code: g.u16(),
+                                info: g.bytes(n),
+                            }],
+                        }
+                    }
+                })
+                .collect();
+            Chunk::AsconfAck(AsconfAckChunk {
+                serial: g.u32(),
+                responses,
+            })
         }
         _ => Chunk::ShutdownComplete { t_bit: g.bool() },
     }

@@ -1,5 +1,6 @@
 //! Scenario files: TOML parsed and validated once, here, into typed structures.
 pub mod aqm;
+pub mod asconf;
 pub mod bounds;
 pub mod cmt;
 pub mod dsdv;

@@ -12,6 +12,7 @@
 //! The client sends the application's data; the server receives it. The server keeps
 //! no association state before a valid COOKIE-ECHO (RFC 9260 sec. 5.1.3).
 
+mod asconf;
 mod ecn;
 mod errors;
 mod handshake;
@@ -568,6 +569,8 @@ impl Association {
             Chunk::Ecne { lowest_tsn } => self.on_ecne(*lowest_tsn),
             Chunk::Cwr { lowest_tsn } => self.ecn.on_cwr(*lowest_tsn),
             Chunk::Reconfig(r) => self.on_reconfig(r),
+            Chunk::Asconf(a) => self.on_asconf(a),
+            Chunk::AsconfAck(a) => self.on_asconf_ack(a),
             _ => {}
         }
     }
@@ -690,6 +693,9 @@ impl Endpoint for Association {
         }
         if self.timers.is_expired(Timer::Reconfig, now) {
             self.on_reconfig_timer();
+        }
+        if self.timers.is_expired(Timer::Asconf, now) {
+            self.on_asconf_timer();
         }
         if let Some(inb) = self.inb.as_mut() {
             inb.on_timeout(now);

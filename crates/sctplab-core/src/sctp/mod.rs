@@ -1,6 +1,7 @@
 //! SCTP (RFC 2960 / 4960 / 9260) with the congestion-control variants of the seeds as
 //! presets over named knobs. docs/models/sctp.md documents every knob and preset.
 
+pub mod asconf;
 mod assoc;
 pub mod auth;
 pub mod config;

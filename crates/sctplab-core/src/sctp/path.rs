@@ -90,6 +90,9 @@ pub struct Path {
     /// The destination's congestion controller other than Reno (`None`: SCTP's own
     /// rules, the `variant`'s knobs, apply; `path_cc`).
     pub cc: Option<Box<super::path_cc::PathCc>>,
+    /// The peer deleted this address (RFC 5061, `sctp/assoc/asconf.rs`): inactive for
+    /// good, never probed or revived.
+    pub deleted: bool,
 }
 
 /// RTO estimator of RFC 9260 sec. 6.3.1 (alpha 1/8, beta 1/4), continuous time.
@@ -170,6 +173,7 @@ impl Path {
             failed_at: None,
             pf_since: SimTime::ZERO,
             cc: None,
+            deleted: false,
         }
     }
 

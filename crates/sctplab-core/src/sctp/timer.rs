@@ -22,10 +22,12 @@ pub enum Timer {
     HeartbeatGen,
     /// RE-CONFIG's request timer (RFC 6525 5.1.1): the outstanding request is resent.
     Reconfig,
+    /// ASCONF's timer (RFC 5061 5.1): the outstanding ASCONF is resent.
+    Asconf,
 }
 
 impl Timer {
-    const COUNT: usize = 6;
+    const COUNT: usize = 7;
     pub const ALL: [Timer; Timer::COUNT] = [
         Timer::Start,
         Timer::Stop,
@@ -33,6 +35,7 @@ impl Timer {
         Timer::T2Shutdown,
         Timer::HeartbeatGen,
         Timer::Reconfig,
+        Timer::Asconf,
     ];
 }
 

@@ -299,6 +299,13 @@ fn build_flows(
                 }
             }
         }
+        if crate::scenario::asconf::flow_uses_asconf(s, spec.name()) {
+            for ep in [&mut sender, &mut receiver] {
+                if let AnyEndpoint::Sctp(a) = ep {
+                    a.enable_asconf();
+                }
+            }
+        }
         let sid = EndpointId::from_idx(endpoints.len());
         let rid = EndpointId::from_idx(endpoints.len() + 1);
         for (ep, node, peer) in [(sender, src, dst), (receiver, dst, src)] {
@@ -403,7 +410,20 @@ fn endpoint_pair(
                 trace,
                 seed,
                 spec.name(),
-                (addrs(src), addrs(dst), primary),
+                (
+                    // `bind`: the interfaces the INIT lists (validated).
+                    c.bind.as_ref().map_or_else(
+                        || addrs(src),
+                        |b| {
+                            b.iter()
+                                .filter_map(|l| iface_by_label(nodes, ifaces, l))
+                                .map(|i| ifaces[i.idx()].addr)
+                                .collect()
+                        },
+                    ),
+                    addrs(dst),
+                    primary,
+                ),
             );
             (
                 AnyEndpoint::Sctp(Box::new(client)),
@@ -493,11 +513,18 @@ fn build_faults(
                 FaultAction::Up => {
                     Fault::LinkUp(LinkDirId::from_idx(link_dirs[fault.link.as_deref()?]))
                 }
+                _ if crate::scenario::asconf::is_asconf(fault) => {
+                    let flow = names.flows[fault.flow.as_deref()?];
+                    let iface = iface_by_label(nodes, ifaces, fault.address.as_deref()?)?;
+                    let c = crate::scenario::asconf::change(fault, ifaces[iface.idx()].addr)?;
+                    Fault::Asconf(flows[flow.idx()].sender, c)
+                }
                 FaultAction::SetPrimary => {
                     let flow = names.flows[fault.flow.as_deref()?];
                     let iface = iface_by_label(nodes, ifaces, fault.primary.as_deref()?)?;
                     Fault::SetPrimary(flows[flow.idx()].sender, ifaces[iface.idx()].addr)
                 }
+                FaultAction::AddAddress | FaultAction::DeleteAddress => return None,
                 FaultAction::ResetStreams | FaultAction::AddStreams => {
                     let flow = names.flows[fault.flow.as_deref()?];
                     Fault::Reconfig(

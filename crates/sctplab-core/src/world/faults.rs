@@ -49,6 +49,12 @@ impl World {
                 }
                 self.service(ep, now);
             }
+            Fault::Asconf(ep, c) => {
+                if let crate::endpoint::AnyEndpoint::Sctp(a) = &mut self.endpoints[ep.idx()].ep {
+                    a.change_address(now, c);
+                }
+                self.service(ep, now);
+            }
         }
     }
 

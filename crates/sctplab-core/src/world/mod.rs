@@ -224,6 +224,9 @@ pub(crate) enum Fault {
     SetPrimary(EndpointId, [u8; 4]),
     /// An SCTP sender's RE-CONFIG request (`reset_streams`, `add_streams`).
     Reconfig(EndpointId, crate::sctp::reconfig::Request),
+    /// An SCTP sender's ASCONF request (`add_address`, `delete_address`, `set_primary`
+    /// with `address`).
+    Asconf(EndpointId, crate::sctp::asconf::AddrChange),
 }
 
 pub(crate) struct SnoopSlot {

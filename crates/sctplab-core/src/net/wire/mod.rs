@@ -31,6 +31,9 @@ pub use ipv4::{HEADER_LEN as IPV4_HEADER_LEN, Ipv4Repr};
 pub use packet::{TransportRepr, emit_ipv4_packet, emit_ipv4_udp_with_payload, parse_ipv4_packet};
 pub use sctp::{HEADER_LEN as SCTP_HEADER_LEN, SctpRepr};
 pub use sctp_chunk::{
+    AsconfAckChunk, AsconfChunk, AsconfOp, AsconfParam, AsconfResponse, asconf_cause, asconf_param,
+};
+pub use sctp_chunk::{
     AuthChunk, HMAC_SHA1, HMAC_SHA256, InitExtensions, ReconfigChunk, ReconfigParam, ReconfigResult,
 };
 pub use sctp_chunk::{

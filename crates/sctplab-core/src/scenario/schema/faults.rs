@@ -17,6 +17,9 @@ pub enum FaultAction {
     ResetStreams,
     /// RE-CONFIG (RFC 6525): the flow's sender adds `streams` outgoing streams.
     AddStreams,
+    /// ASCONF (RFC 5061): the flow's sender adds / deletes its interface `address`.
+    AddAddress,
+    DeleteAddress,
 }
 
 /// `streams` of a `[[faults]]` entry: a list for `reset_streams`, a count for
@@ -48,4 +51,8 @@ pub struct FaultEntry {
     /// The streams, for `reset_streams` (a list) and `add_streams` (a count).
     #[serde(default)]
     pub streams: Option<FaultStreams>,
+    /// An interface of the flow's sender, `"<node>:<iface>"`, for `add_address`,
+    /// `delete_address` and `set_primary` by ASCONF (RFC 5061, `scenario/asconf.rs`).
+    #[serde(default)]
+    pub address: Option<String>,
 }

@@ -196,6 +196,10 @@ pub struct SctpCfg {
     /// AUTH (RFC 4895; scenario/reconf.rs): `auth`, `auth_chunks`, `auth_hmac`.
     #[serde(default)]
     pub auth: bool,
+    /// The sender's interfaces its INIT lists (`sctp_bindx`; default all of them;
+    /// scenario/validate/asconf.rs).
+    #[serde(default)]
+    pub bind: Option<Box<[String]>>,
     #[serde(default)]
     pub auth_chunks: Option<Vec<String>>,
     #[serde(default)]

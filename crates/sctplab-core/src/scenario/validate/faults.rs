@@ -63,6 +63,12 @@ pub(super) fn validate_faults(
             FaultAction::ResetStreams | FaultAction::AddStreams => {
                 crate::scenario::reconf::validate_fault(s, f, &p, source)?;
             }
+            FaultAction::AddAddress | FaultAction::DeleteAddress => {
+                super::asconf::validate_fault(s, f, &p, nodes, names, source)?;
+            }
+            FaultAction::SetPrimary if f.address.is_some() => {
+                super::asconf::validate_fault(s, f, &p, nodes, names, source)?;
+            }
             FaultAction::SetPrimary => {
                 let Some(flow) = &f.flow else {
                     return err(

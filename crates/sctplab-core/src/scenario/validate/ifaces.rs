@@ -72,6 +72,7 @@ pub(super) fn validate_primaries(
                     Err(m) => return Err(err(p, m)),
                 }
             }
+            super::asconf::validate_bind(c, nodes, names, source)?;
         }
     }
     Ok(())

@@ -7,6 +7,7 @@ use super::load::Scenario;
 use super::schema::FlowSpec;
 use std::collections::BTreeMap;
 
+mod asconf;
 mod faults;
 mod flows;
 mod ifaces;

@@ -93,6 +93,9 @@ impl Association {
     /// Destination `i` answered: errors cleared, active again, data may return.
     pub(super) fn revive(&mut self, i: usize) {
         let p = &mut self.paths.paths[i];
+        if p.deleted {
+            return;
+        }
         p.error_count = 0;
         if self.cfg.knobs.ns2_paths {
             // ns-2.35 (`ProcessHeartbeatAckChunk`, `SendBufferDequeueUpTo`,
@@ -190,7 +193,7 @@ impl Association {
             return None;
         }
         let p = &self.paths.paths[i];
-        if p.hb_pending.is_some() {
+        if p.hb_pending.is_some() || p.deleted {
             return None;
         }
         // RFC 7829 sec. 3.2: a potentially-failed destination is probed whether or

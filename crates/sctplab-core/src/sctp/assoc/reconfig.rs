@@ -20,13 +20,15 @@ pub(crate) struct Ext {
     /// Client: the extension parameters its INIT carried, until the INIT ACK.
     sent: InitExtensions,
     reconf: Option<Reconfig>,
-    auth: Option<AuthState>,
+    pub(super) auth: Option<AuthState>,
     /// Requests scripted before the association was up.
     pending: Vec<Request>,
     /// Streams this end may send on (for a peer's Incoming SSN Reset Request).
     out_streams: u16,
     /// This end's initial TSN (the server has no sending half to ask).
     local_initial_tsn: u32,
+    /// ASCONF (RFC 5061, `assoc/asconf.rs`).
+    pub(super) asconf: super::asconf::AsconfExt,
 }
 
 /// What summary.json reports for a flow with RE-CONFIG or AUTH on.
@@ -42,7 +44,9 @@ pub struct ExtStats {
 impl Association {
     /// Whether this end uses RE-CONFIG or AUTH at all.
     pub(super) fn ext_wanted(&self) -> bool {
-        self.cfg.knobs.reconfig || self.cfg.knobs.auth.is_some()
+        self.cfg.knobs.reconfig
+            || self.cfg.knobs.auth.is_some()
+            || self.ext.as_ref().is_some_and(|e| e.asconf.wanted)
     }
 
     /// The extension parameters of this end's INIT or INIT ACK: Supported Extensions
@@ -53,6 +57,7 @@ impl Association {
         if self.cfg.knobs.reconfig {
             ext.supported = vec![RE_CONFIG];
         }
+        self.asconf_supported(&mut ext);
         if let Some(cfg) = self.cfg.knobs.auth.clone() {
             let mut random = [0u8; 32];
             for c in random.chunks_mut(8) {
@@ -130,6 +135,7 @@ impl Association {
         if self.cfg.knobs.reconfig {
             ext.supported = vec![RE_CONFIG];
         }
+        self.asconf_supported(&mut ext);
         if let Some(cfg) = &self.cfg.knobs.auth {
             ext.chunks = Some(cfg.chunks.clone());
             ext.hmac_algo = Some(cfg.hmacs.clone());
@@ -178,6 +184,7 @@ impl Association {
         for r in pending {
             self.queue_reconfig(r);
         }
+        self.asconf_established(peer, local_tsn, peer_tsn);
     }
 
     /// A scripted `reset_streams` / `add_streams` (`[[faults]]`).

@@ -27,6 +27,7 @@
 //! `super::sctp_forward_tsn`, I-DATA and I-FORWARD-TSN in `super::sctp_idata`. This file holds the [`Chunk`] enum and the dispatch of
 //! `len`, `emit` and `parse` to them.
 
+mod asconf;
 mod auth;
 mod control;
 mod data;
@@ -38,6 +39,10 @@ mod sack;
 #[cfg(test)]
 mod tests;
 
+pub use asconf::{
+    ASCONF, ASCONF_ACK, AsconfAckChunk, AsconfChunk, AsconfOp, AsconfParam, AsconfResponse,
+    asconf_cause, asconf_param,
+};
 pub use auth::{AuthChunk, HMAC_SHA1, HMAC_SHA256, InitExtensions};
 pub use control::{ErrorCause, UnknownChunk, cause};
 pub use data::{DataChunk, DataFlags};
@@ -84,10 +89,13 @@ pub mod chunk_type {
     /// AUTH (RFC 4895 sec. 4.2) and RE-CONFIG (RFC 6525 sec. 3.1).
     pub const AUTH: u8 = super::auth::AUTH;
     pub const RE_CONFIG: u8 = super::reconfig::RE_CONFIG;
+    /// ASCONF and ASCONF-ACK (RFC 5061 sec. 4.1).
+    pub const ASCONF: u8 = super::asconf::ASCONF;
+    pub const ASCONF_ACK: u8 = super::asconf::ASCONF_ACK;
 
     /// Whether this module decodes chunks of type `kind`.
     pub const fn is_known(kind: u8) -> bool {
-        matches!(kind, 0..=15 | FORWARD_TSN | RE_CONFIG)
+        matches!(kind, 0..=15 | FORWARD_TSN | RE_CONFIG | ASCONF | ASCONF_ACK)
     }
 }
 
@@ -164,6 +172,9 @@ pub enum Chunk {
     Auth(AuthChunk),
     /// RE-CONFIG (RFC 6525 sec. 3.1, `reconfig.rs`).
     Reconfig(ReconfigChunk),
+    /// ASCONF and ASCONF-ACK (RFC 5061 sec. 4.1, `asconf.rs`).
+    Asconf(AsconfChunk),
+    AsconfAck(AsconfAckChunk),
 }
 
 // A chunk always has at least its 4-byte header, so an `is_empty` to go
@@ -194,6 +205,8 @@ impl Chunk {
             Chunk::Unknown(u) => u.kind,
             Chunk::Auth(_) => chunk_type::AUTH,
             Chunk::Reconfig(_) => chunk_type::RE_CONFIG,
+            Chunk::Asconf(_) => chunk_type::ASCONF,
+            Chunk::AsconfAck(_) => chunk_type::ASCONF_ACK,
         }
     }
 
@@ -226,6 +239,8 @@ impl Chunk {
                 Chunk::Unknown(u) => u.value.len(),
                 Chunk::Auth(a) => a.value_len(),
                 Chunk::Reconfig(r) => r.value_len(),
+                Chunk::Asconf(a) => a.value_len(),
+                Chunk::AsconfAck(a) => a.value_len(),
                 Chunk::ForwardTsn(f) => f.len() - CHUNK_HEADER_LEN,
                 Chunk::IData(d) => IDataChunk::len_for(d.payload_len as usize) - CHUNK_HEADER_LEN,
                 Chunk::IForwardTsn(f) => f.len() - CHUNK_HEADER_LEN,
@@ -288,6 +303,8 @@ impl Chunk {
             Chunk::IForwardTsn(f) => f.emit_value(value),
             Chunk::Auth(a) => a.emit_value(value),
             Chunk::Reconfig(r) => r.emit_value(value),
+            Chunk::Asconf(a) => a.emit_value(value),
+            Chunk::AsconfAck(a) => a.emit_value(value),
             Chunk::Abort { .. }
             | Chunk::ShutdownAck
             | Chunk::CookieAck
@@ -351,6 +368,8 @@ impl Chunk {
             chunk_type::FORWARD_TSN => Chunk::ForwardTsn(ForwardTsnChunk::parse_value(value)?),
             chunk_type::AUTH => Chunk::Auth(AuthChunk::parse_value(value)?),
             chunk_type::RE_CONFIG => Chunk::Reconfig(ReconfigChunk::parse_value(value)?),
+            chunk_type::ASCONF => Chunk::Asconf(AsconfChunk::parse_value(value)?),
+            chunk_type::ASCONF_ACK => Chunk::AsconfAck(AsconfAckChunk::parse_value(value)?),
             kind => Chunk::Unknown(UnknownChunk {
                 kind,
                 flags,

@@ -2,6 +2,7 @@
 
 use super::*;
 
+mod asconf;
 mod known_answer;
 mod reconfig_auth;
 
