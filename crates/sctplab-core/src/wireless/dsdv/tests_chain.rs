@@ -103,7 +103,10 @@ fn n0s_entry_goes_out_in_the_trigger_12_s_after_n1_first_hears_it() {
             delay: SimDuration::ZERO,
         })
     );
-    assert_eq!(n2.route_info(N0).map(|r| (r.next_hop, r.metric)), Some((N1, 2)));
+    assert_eq!(
+        n2.route_info(N0).map(|r| (r.next_hop, r.metric)),
+        Some((N1, 2))
+    );
 }
 
 #[test]
@@ -132,5 +135,8 @@ fn a_fresher_number_before_the_trigger_holds_n0_back_and_triggers_nothing() {
     );
     assert_eq!(n1.counters().triggered_updates_sent, 1);
     // n1 itself has the route all along.
-    assert_eq!(n1.route_info(N0).map(|r| (r.next_hop, r.metric, r.seqnum)), Some((N0, 1, 6)));
+    assert_eq!(
+        n1.route_info(N0).map(|r| (r.next_hop, r.metric, r.seqnum)),
+        Some((N0, 1, 6))
+    );
 }
