@@ -42,6 +42,8 @@ mod msg;
 mod table;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_chain;
 
 pub use cfg::{DsdvCfg, DsdvCounters};
 pub use msg::{Advert, DSDV_PORT, DsdvUpdate};
