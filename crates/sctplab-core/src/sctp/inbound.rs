@@ -14,6 +14,7 @@ use crate::sim::{SimDuration, SimTime};
 use std::collections::{BTreeMap, VecDeque};
 
 mod forward_tsn;
+pub mod idata;
 
 #[derive(Clone, Copy, Debug)]
 struct Held {
