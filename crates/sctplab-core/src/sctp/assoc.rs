@@ -16,6 +16,7 @@ mod ecn;
 mod errors;
 mod handshake;
 mod hb_info;
+mod idata;
 mod paths;
 mod prsctp;
 mod reconfig;
@@ -568,6 +569,7 @@ impl Association {
             Chunk::Ecne { lowest_tsn } => self.on_ecne(*lowest_tsn),
             Chunk::Cwr { lowest_tsn } => self.ecn.on_cwr(*lowest_tsn),
             Chunk::Reconfig(r) => self.on_reconfig(r),
+            c @ (Chunk::IData(_) | Chunk::IForwardTsn(_)) => self.on_interleaving_chunk(c),
             _ => {}
         }
     }
@@ -594,7 +596,7 @@ impl Endpoint for Association {
         let (mut end, mut had_data) = (sctp.chunks.len(), false);
         for (i, c) in sctp.chunks.iter().enumerate() {
             match c {
-                Chunk::Data(_) => had_data = true,
+                Chunk::Data(_) | Chunk::IData(_) => had_data = true,
                 Chunk::Unknown(u) if u.stops_packet() => {
                     end = i + 1;
                     break;

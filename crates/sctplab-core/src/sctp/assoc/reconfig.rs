@@ -27,6 +27,8 @@ pub(crate) struct Ext {
     out_streams: u16,
     /// This end's initial TSN (the server has no sending half to ask).
     local_initial_tsn: u32,
+    /// I-DATA negotiated: both ends listed it (RFC 8260 sec. 2.2.1; `assoc/idata.rs`).
+    pub(super) idata: bool,
 }
 
 /// What summary.json reports for a flow with RE-CONFIG or AUTH on.
@@ -42,7 +44,7 @@ pub struct ExtStats {
 impl Association {
     /// Whether this end uses RE-CONFIG or AUTH at all.
     pub(super) fn ext_wanted(&self) -> bool {
-        self.cfg.knobs.reconfig || self.cfg.knobs.auth.is_some()
+        self.cfg.knobs.reconfig || self.cfg.knobs.auth.is_some() || self.cfg.knobs.interleaving
     }
 
     /// The extension parameters of this end's INIT or INIT ACK: Supported Extensions
@@ -53,6 +55,7 @@ impl Association {
         if self.cfg.knobs.reconfig {
             ext.supported = vec![RE_CONFIG];
         }
+        self.idata_supported(&mut ext.supported);
         if let Some(cfg) = self.cfg.knobs.auth.clone() {
             let mut random = [0u8; 32];
             for c in random.chunks_mut(8) {
@@ -130,6 +133,7 @@ impl Association {
         if self.cfg.knobs.reconfig {
             ext.supported = vec![RE_CONFIG];
         }
+        self.idata_supported(&mut ext.supported);
         if let Some(cfg) = &self.cfg.knobs.auth {
             ext.chunks = Some(cfg.chunks.clone());
             ext.hmac_algo = Some(cfg.hmacs.clone());
@@ -169,9 +173,11 @@ impl Association {
         } else {
             None
         };
+        let idata = self.idata_negotiated(peer);
         let e = self.ext.get_or_insert_with(Default::default);
         e.reconf = reconf;
         e.auth = auth;
+        e.idata = idata;
         e.out_streams = out_streams;
         e.local_initial_tsn = local_tsn;
         let pending = std::mem::take(&mut e.pending);
@@ -414,6 +420,9 @@ impl Association {
 
     /// RE-CONFIG and AUTH figures, if this end uses either.
     pub fn ext_stats(&self) -> Option<ExtStats> {
+        if !self.cfg.knobs.reconfig && self.cfg.knobs.auth.is_none() {
+            return None;
+        }
         let e = self.ext.as_ref()?;
         Some(ExtStats {
             reconfig: e

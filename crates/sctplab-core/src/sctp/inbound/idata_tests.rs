@@ -57,6 +57,7 @@ fn fragments_out_of_order_are_put_together_by_fsn() {
             unordered: false,
             bytes: 2300,
             last_tsn: 12,
+            fragments: 3,
         }]
     );
     assert_eq!(r.held_bytes, 0);
