@@ -109,6 +109,7 @@ impl AppSource {
             return None;
         }
         if let Some(s) = self.streams.as_mut() {
+            s.hold_new = self.hold;
             return s.peek_payload(max_payload);
         }
         match self.current {
@@ -138,6 +139,7 @@ impl AppSource {
             if self.hold && !s.mid_message() {
                 return None;
             }
+            s.hold_new = self.hold;
             return s.next_chunk(max_payload);
         }
         if self.current.is_none() {

@@ -81,7 +81,7 @@ impl StreamSources {
                 .zip(&self.seen)
                 .filter(|&(&w, &seen)| w > 0 && !seen)
                 .count();
-        if self.heads.len() == wanted {
+        if self.heads.len() == wanted || self.hold_new {
             return;
         }
         for (index, m) in self.msgs.iter().enumerate().skip(self.cursor) {

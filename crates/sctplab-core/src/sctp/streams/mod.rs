@@ -115,6 +115,9 @@ pub struct StreamSources {
     mids: Vec<u32>,
     /// (MID, FSN) of the chunk cut last (I-DATA's header fields for it).
     pub last_ids: (u32, u32),
+    /// RE-CONFIG holds new messages back (`AppSource::hold`): with interleaving only
+    /// the partly sent ones may go on.
+    pub(crate) hold_new: bool,
 }
 
 impl StreamSources {
@@ -155,6 +158,7 @@ impl StreamSources {
             popped: 0,
             mids: vec![0; n],
             last_ids: (0, 0),
+            hold_new: false,
         }
     }
 

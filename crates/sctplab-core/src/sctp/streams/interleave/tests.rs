@@ -233,3 +233,29 @@ fn unordered_messages_get_mids_too() {
     }
     assert_eq!(got, vec![(0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1)]);
 }
+
+#[test]
+fn a_held_back_reset_lets_only_the_partly_sent_message_go_on() {
+    // RE-CONFIG (RFC 6525 with RFC 8260 sec. 2.3.2): while an outgoing stream reset
+    // waits, no new message is begun; with interleaving that means stream 1's
+    // messages wait while A0 is finished.
+    let a = src(0, 3000, 100, 0, 1, 1);
+    let b = src(1, 500, 5, 5, 0, 1);
+    let mut s = StreamSources::new(&[a, b], 2, 1_000_000, false);
+    s.set_scheduler(Scheduler::Priority);
+    s.set_interleave(true);
+    s.refill(at(0));
+    s.next_chunk(1000).expect("a1");
+    s.refill(at(15));
+    s.hold_new = true;
+    let held: Vec<u16> = std::iter::from_fn(|| s.next_chunk(1000))
+        .map(|c| c.0)
+        .collect();
+    assert_eq!(held, vec![0, 0]);
+    assert!(!s.mid_message());
+    s.hold_new = false;
+    let rest: Vec<u16> = std::iter::from_fn(|| s.next_chunk(1000))
+        .map(|c| c.0)
+        .collect();
+    assert_eq!(rest, vec![1, 1, 1]);
+}
