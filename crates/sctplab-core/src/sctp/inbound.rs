@@ -78,6 +78,7 @@ pub struct Inbound {
     pub partial_deliveries: u64,
     /// I-DATA reassembly (`idata_rx.rs`), from the first I-DATA chunk on.
     idata: Option<Box<idata::IDataReassembly>>,
+    idata_out: Vec<idata::Message>,
     // SACK policy.
     delayed: Option<SimDuration>,
     packets_unacked: u32,
@@ -152,6 +153,7 @@ impl Inbound {
             max_ahead: max_tsns_ahead(buffer),
             partial_deliveries: 0,
             idata: None,
+            idata_out: Vec::new(),
             delayed,
             packets_unacked: 0,
             sack_deadline: None,

@@ -141,6 +141,27 @@ impl IDataReassembly {
         if !unordered && mid_lt(f.mid, s.next_mid) {
             return false;
         }
+        // A whole message in one chunk that nothing held waits for (the bulk case):
+        // delivered at once, without a round trip through the maps.
+        let whole = f.flags.contains(DataFlags::UNFRAGMENTED) && f.fsn == 0;
+        let queue = if unordered { &s.unordered } else { &s.ordered };
+        if whole && (unordered || f.mid == s.next_mid) && !queue.contains_key(&f.mid) {
+            out.push(Message {
+                stream: f.stream,
+                mid: f.mid,
+                unordered,
+                bytes: u64::from(f.payload),
+                last_tsn: f.tsn,
+                fragments: 1,
+            });
+            if !unordered {
+                s.next_mid = f.mid.wrapping_add(1);
+                if !s.ordered.is_empty() {
+                    self.deliver_in_order(usize::from(f.stream), out);
+                }
+            }
+            return true;
+        }
         let queue = if unordered {
             &mut s.unordered
         } else {

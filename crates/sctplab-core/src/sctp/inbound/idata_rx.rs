@@ -74,15 +74,16 @@ impl Inbound {
             flags: d.flags,
             payload: d.payload_len,
         };
-        let mut out = Vec::new();
+        let mut out = std::mem::take(&mut self.idata_out);
         // A fragment not kept (a message already delivered or skipped, a duplicate
         // FSN, a contradiction) fills its TSN but holds no buffer.
         if r.on_fragment(&frag, &mut out) {
             self.held += u64::from(chunk_len);
         }
-        for m in out {
+        for m in out.drain(..) {
             self.deliver_message(now, m);
         }
+        self.idata_out = out;
         true
     }
 
