@@ -294,6 +294,30 @@ CASES = {
         [],
         ["bad.toml", "flows.f1.cmt_sfr", "needs cmt = true"],
     ),
+    "interleaving_on_a_tcp_flow": (
+        BASE.replace('type = "cbr"', 'type = "tcp"\ninterleaving = true').replace(
+            'rate = "100Kb"\n', ""
+        ),
+        [],
+        ["bad.toml", "flows.f1.interleaving", "unknown field"],
+    ),
+    "interleaving_not_a_bool": (
+        BASE.replace(
+            'type = "cbr"', 'type = "sctp"\nvariant = "rfc9260"\ninterleaving = "yes"'
+        ).replace('rate = "100Kb"\n', ""),
+        [],
+        ["bad.toml", "flows.f1.interleaving", "expected a boolean"],
+    ),
+    "interleaving_with_pr_sctp_not_built": (
+        BASE.replace(
+            'type = "cbr"',
+            'type = "sctp"\nvariant = "rfc9260"\nstreams = 2\ninterleaving = true\n'
+            'stream_traffic = [{ stream = 0, message_size = "1KB", interval = "10ms", '
+            'pr_policy = "ttl", pr_value = "1s" }]',
+        ).replace('rate = "100Kb"\n', ""),
+        [],
+        ["bad.toml", "flows.f1.stream_traffic.0.pr_policy", "not built", "interleaving"],
+    ),
     "unknown_trace_kind": (BASE, ["--trace", "tcpdump"], ["--trace", '"tcpdump"', "ns2"]),
     "unknown_series_variable": (BASE, ["--series", "temperature"], ["--series", "cwnd"]),
 }

@@ -17,6 +17,7 @@ mod ecn;
 mod errors;
 mod handshake;
 mod hb_info;
+mod idata;
 mod paths;
 mod prsctp;
 mod reconfig;
@@ -571,6 +572,7 @@ impl Association {
             Chunk::Reconfig(r) => self.on_reconfig(r),
             Chunk::Asconf(a) => self.on_asconf(a),
             Chunk::AsconfAck(a) => self.on_asconf_ack(a),
+            c @ (Chunk::IData(_) | Chunk::IForwardTsn(_)) => self.on_interleaving_chunk(c),
             _ => {}
         }
     }
@@ -597,7 +599,7 @@ impl Endpoint for Association {
         let (mut end, mut had_data) = (sctp.chunks.len(), false);
         for (i, c) in sctp.chunks.iter().enumerate() {
             match c {
-                Chunk::Data(_) => had_data = true,
+                Chunk::Data(_) | Chunk::IData(_) => had_data = true,
                 Chunk::Unknown(u) if u.stops_packet() => {
                     end = i + 1;
                     break;

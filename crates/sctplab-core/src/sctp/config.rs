@@ -145,6 +145,9 @@ pub struct Knobs {
     /// The stream scheduler of `stream_traffic` (RFC 8260 sec. 3, scenario key
     /// `scheduler`, sctp/streams/sched.rs); the bulk application ignores it.
     pub scheduler: super::streams::Scheduler,
+    /// User message interleaving (RFC 8260 sec. 2, scenario key `interleaving`):
+    /// I-DATA announced in INIT / INIT ACK and used when both ends list it.
+    pub interleaving: bool,
     /// Stream reconfiguration (RFC 6525, `sctp/reconfig`): announced in INIT / INIT ACK
     /// when the flow has `[[faults]]` `reset_streams` or `add_streams`.
     pub reconfig: bool,
@@ -189,6 +192,7 @@ pub fn preset(v: Variant) -> Knobs {
         cmt: None,
         heartbeat_after_rto: false,
         scheduler: super::streams::Scheduler::Fcfs,
+        interleaving: false,
         reconfig: false,
         auth: None,
     };

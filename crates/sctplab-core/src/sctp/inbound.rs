@@ -14,6 +14,8 @@ use crate::sim::{SimDuration, SimTime};
 use std::collections::{BTreeMap, VecDeque};
 
 mod forward_tsn;
+pub mod idata;
+mod idata_rx;
 
 #[derive(Clone, Copy, Debug)]
 struct Held {
@@ -74,6 +76,9 @@ pub struct Inbound {
     max_ahead: i64,
     /// Times a message was started in parts to make room (RFC 9260 6.9).
     pub partial_deliveries: u64,
+    /// I-DATA reassembly (`idata_rx.rs`), from the first I-DATA chunk on.
+    idata: Option<Box<idata::IDataReassembly>>,
+    idata_out: Vec<idata::Message>,
     // SACK policy.
     delayed: Option<SimDuration>,
     packets_unacked: u32,
@@ -147,6 +152,8 @@ impl Inbound {
             dropped_beyond_window: 0,
             max_ahead: max_tsns_ahead(buffer),
             partial_deliveries: 0,
+            idata: None,
+            idata_out: Vec::new(),
             delayed,
             packets_unacked: 0,
             sack_deadline: None,

@@ -19,6 +19,7 @@ use std::collections::VecDeque;
 mod app;
 pub mod cmt;
 mod counts;
+mod idata;
 mod prsctp;
 mod rtx;
 mod sack;
@@ -58,6 +59,8 @@ struct Sent {
     /// Fast-retransmitted once already: without `multiple_fast_rtx` later losses need T3
     /// (ns-2 `eIneligibleForFastRtx`).
     fast_rtxed: bool,
+    /// I-DATA's (MID, FSN) of the chunk (RFC 8260 sec. 2.1; unused with DATA).
+    ids: (u32, u32),
     /// The next new TSN when this chunk was last retransmitted: with `multiple_fast_rtx`,
     /// only SACKs newly acking TSNs from there on report a fast-retransmitted chunk
     /// missing again.
@@ -137,6 +140,9 @@ pub struct Outbound {
     pub all_acked_at: Option<SimTime>,
     /// Concurrent multipath transfer (`enable_cmt`); None: one data destination.
     cmt: Option<Box<cmt::Cmt>>,
+    /// Data chunk header length: DATA's 16 bytes, or I-DATA's 20 once negotiated
+    /// (`idata.rs`).
+    hdr: usize,
 }
 
 impl Outbound {
@@ -179,6 +185,7 @@ impl Outbound {
             stats: OutStats::default(),
             all_acked_at: None,
             cmt: None,
+            hdr: DataChunk::HEADER_LEN,
         }
     }
 

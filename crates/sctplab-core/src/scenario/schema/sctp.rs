@@ -193,6 +193,9 @@ pub struct SctpCfg {
     /// The stream scheduler of `stream_traffic` (scenario/streams.rs).
     #[serde(default)]
     pub scheduler: Option<String>,
+    /// I-DATA (RFC 8260 sec. 2; scenario/streams.rs).
+    #[serde(default)]
+    pub interleaving: bool,
     /// AUTH (RFC 4895; scenario/reconf.rs): `auth`, `auth_chunks`, `auth_hmac`.
     #[serde(default)]
     pub auth: bool,

@@ -29,6 +29,8 @@ pub(crate) struct Ext {
     local_initial_tsn: u32,
     /// ASCONF (RFC 5061, `assoc/asconf.rs`).
     pub(super) asconf: super::asconf::AsconfExt,
+    /// I-DATA negotiated: both ends listed it (RFC 8260 sec. 2.2.1; `assoc/idata.rs`).
+    pub(super) idata: bool,
 }
 
 /// What summary.json reports for a flow with RE-CONFIG or AUTH on.
@@ -46,6 +48,7 @@ impl Association {
     pub(super) fn ext_wanted(&self) -> bool {
         self.cfg.knobs.reconfig
             || self.cfg.knobs.auth.is_some()
+            || self.cfg.knobs.interleaving
             || self.ext.as_ref().is_some_and(|e| e.asconf.wanted)
     }
 
@@ -58,6 +61,7 @@ impl Association {
             ext.supported = vec![RE_CONFIG];
         }
         self.asconf_supported(&mut ext);
+        self.idata_supported(&mut ext.supported);
         if let Some(cfg) = self.cfg.knobs.auth.clone() {
             let mut random = [0u8; 32];
             for c in random.chunks_mut(8) {
@@ -136,6 +140,7 @@ impl Association {
             ext.supported = vec![RE_CONFIG];
         }
         self.asconf_supported(&mut ext);
+        self.idata_supported(&mut ext.supported);
         if let Some(cfg) = &self.cfg.knobs.auth {
             ext.chunks = Some(cfg.chunks.clone());
             ext.hmac_algo = Some(cfg.hmacs.clone());
@@ -175,9 +180,11 @@ impl Association {
         } else {
             None
         };
+        let idata = self.idata_negotiated(peer);
         let e = self.ext.get_or_insert_with(Default::default);
         e.reconf = reconf;
         e.auth = auth;
+        e.idata = idata;
         e.out_streams = out_streams;
         e.local_initial_tsn = local_tsn;
         let pending = std::mem::take(&mut e.pending);
@@ -421,6 +428,9 @@ impl Association {
 
     /// RE-CONFIG and AUTH figures, if this end uses either.
     pub fn ext_stats(&self) -> Option<ExtStats> {
+        if !self.cfg.knobs.reconfig && self.cfg.knobs.auth.is_none() {
+            return None;
+        }
         let e = self.ext.as_ref()?;
         Some(ExtStats {
             reconfig: e

@@ -97,11 +97,17 @@ impl Association {
                 data_num = out.packet_number(first.tsn);
             }
             let mut chunks = tx.chunks;
-            chunks_len = chunks
-                .iter()
-                .map(|d| DataChunk::len_for(d.payload_len as usize).next_multiple_of(4))
-                .sum();
-            repr.chunks.extend(chunks.drain(..).map(Chunk::Data));
+            let idata = self.out.as_ref().is_some_and(Outbound::idata);
+            chunks_len = if idata {
+                self.idata_chunks(&mut chunks, &mut repr.chunks)
+            } else {
+                let len = chunks
+                    .iter()
+                    .map(|d| DataChunk::len_for(d.payload_len as usize).next_multiple_of(4))
+                    .sum();
+                repr.chunks.extend(chunks.drain(..).map(Chunk::Data));
+                len
+            };
             if let Some(out) = self.out.as_mut() {
                 out.recycle_chunks(chunks);
             }

@@ -21,6 +21,11 @@ pub struct AppSource {
     /// RE-CONFIG (sctp/reconfig): no new message is begun while an outgoing stream
     /// reset is pending or in flight (the one being cut is finished).
     pub hold: bool,
+    /// I-DATA (RFC 8260 sec. 2.1): per stream the next Message Identifier, and the
+    /// (MID, FSN) of the chunk cut last. Messages here go one at a time, so I-DATA
+    /// changes only their numbering.
+    mids: Vec<u32>,
+    ids: (u32, u32),
 }
 
 impl AppSource {
@@ -36,6 +41,8 @@ impl AppSource {
             stopped: false,
             streams: None,
             hold: false,
+            mids: vec![0; usize::from(streams.max(1))],
+            ids: (0, 0),
         }
     }
 
@@ -54,6 +61,16 @@ impl AppSource {
             return s.reconfigure(streams, add);
         }
         crate::sctp::streams::reset_ssns(&mut self.ssns, streams, add);
+        // RFC 8260 sec. 2.3.2: a reset stream's MIDs start again at 0 too.
+        if streams.is_empty() {
+            self.mids.fill(0);
+        }
+        for &s in streams {
+            if let Some(m) = self.mids.get_mut(usize::from(s)) {
+                *m = 0;
+            }
+        }
+        self.mids.resize(self.ssns.len().max(self.mids.len()), 0);
     }
 
     pub fn set_streams(&mut self, n: u16) {
@@ -92,6 +109,7 @@ impl AppSource {
             return None;
         }
         if let Some(s) = self.streams.as_mut() {
+            s.hold_new = self.hold;
             return s.peek_payload(max_payload);
         }
         match self.current {
@@ -107,12 +125,21 @@ impl AppSource {
         }
     }
 
+    /// (MID, FSN) of the chunk cut last, for I-DATA.
+    pub(super) fn last_ids(&self) -> (u32, u32) {
+        match &self.streams {
+            Some(s) => s.last_ids,
+            None => self.ids,
+        }
+    }
+
     /// Cuts the next chunk: (stream, ssn, flags, payload bytes).
     pub(super) fn next_chunk(&mut self, max_payload: u64) -> Option<(u16, u16, DataFlags, u32)> {
         if let Some(s) = self.streams.as_mut() {
             if self.hold && !s.mid_message() {
                 return None;
             }
+            s.hold_new = self.hold;
             return s.next_chunk(max_payload);
         }
         if self.current.is_none() {
@@ -129,6 +156,12 @@ impl AppSource {
             let ssn = self.ssns[stream];
             self.ssns[stream] = ssn.wrapping_add(1);
             self.current = Some((stream as u16, ssn, size, true));
+            if let Some(m) = self.mids.get_mut(stream) {
+                self.ids = (*m, 0);
+                *m = m.wrapping_add(1);
+            }
+        } else {
+            self.ids.1 = self.ids.1.wrapping_add(1);
         }
         let (stream, ssn, left, first) = self.current?;
         let take = left.min(max_payload);

@@ -60,8 +60,7 @@ impl Outbound {
                     self.rtx_visits += 1;
                 }
                 let Some(mark) = s.mark else { continue };
-                let len = DataChunk::len_for(s.payload as usize);
-                let padded = len.div_ceil(4) * 4;
+                let padded = (s.chunk_len as usize).div_ceil(4) * 4;
                 if used + padded > self.room && !chunks.is_empty() {
                     floor = s.tsn;
                     break;

@@ -94,10 +94,10 @@ impl Outbound {
             self.app.packet_start();
             loop {
                 let room_left = self.room - used;
-                if room_left < DataChunk::HEADER_LEN + 4 {
+                if room_left < self.hdr + 4 {
                     break;
                 }
-                let max_here = (((room_left - DataChunk::HEADER_LEN) / 4) * 4) as u64;
+                let max_here = (((room_left - self.hdr) / 4) * 4) as u64;
                 let Some(p) = self.app.peek_payload(self.max_payload) else {
                     break;
                 };
@@ -110,7 +110,7 @@ impl Outbound {
                 // nothing is outstanding to the receiver, on any destination (RFC 9260
                 // 6.1 A; ns-2 `SendMuch` tests `TotalOutstanding()`): a destination of
                 // its own with nothing in flight must not open a second probe.
-                let rwnd_ok = (p as f64 + DataChunk::HEADER_LEN as f64) <= self.peer_rwnd;
+                let rwnd_ok = (p as f64 + self.hdr as f64) <= self.peer_rwnd;
                 let probe =
                     !rwnd_ok && chunks.is_empty() && ps.paths.iter().all(|q| q.outstanding == 0.0);
                 if !rwnd_ok && !probe {
@@ -122,7 +122,7 @@ impl Outbound {
                 };
                 let tsn = self.next_tsn;
                 self.next_tsn = self.next_tsn.wrapping_add(1);
-                let len = DataChunk::len_for(payload as usize);
+                let len = self.hdr + payload as usize;
                 used += len.div_ceil(4) * 4;
                 let s = Sent {
                     tsn,
@@ -140,6 +140,7 @@ impl Outbound {
                     pba_counted: false,
                     dest: d,
                     sent_at: now,
+                    ids: self.app.last_ids(),
                 };
                 let c = Self::data_chunk(&s);
                 self.counts.add(&s);
@@ -157,7 +158,7 @@ impl Outbound {
                 chunks.push(c);
                 // A packet started below cwnd is filled up to the MTU (RFC 4960 6.1 B allows
                 // overshooting cwnd by less than one MTU; ns-2 `GenMultipleDataChunks`).
-                if probe || self.room - used < DataChunk::HEADER_LEN + 4 {
+                if probe || self.room - used < self.hdr + 4 {
                     break;
                 }
             }

@@ -17,6 +17,8 @@ fn msg(stream: u16, ssn: u16, first: u32, last: u32, abandoned: bool) -> Msg {
         last_rel: last,
         cut: u64::from(last - first + 1) * 1000,
         abandoned,
+        mid: 0,
+        fsn: 0,
     }
 }
 

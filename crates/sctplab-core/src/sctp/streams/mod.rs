@@ -13,6 +13,7 @@
 //! default). A message starts at the front of the unsent part of the buffer, so the
 //! records of started messages stay in TSN order.
 
+mod interleave;
 pub mod sched;
 pub mod source;
 pub mod stats;
@@ -41,6 +42,10 @@ pub(crate) struct Msg {
     /// Payload bytes cut so far.
     pub(crate) cut: u64,
     pub(crate) abandoned: bool,
+    /// With interleaving (I-DATA, RFC 8260 sec. 2.1): the Message Identifier, given
+    /// when the first chunk is cut, and the Fragment Sequence Number of the next one.
+    pub(crate) mid: u32,
+    pub(crate) fsn: u32,
 }
 
 impl Msg {
@@ -97,6 +102,22 @@ pub struct StreamSources {
     /// Per stream: messages neither started nor abandoned (the scheduler's search for
     /// heads stops once it has found every stream that has one).
     waiting: Vec<u32>,
+    /// I-DATA (`interleave.rs`): the scheduler chooses per chunk, so messages of
+    /// different streams may be cut in turns; `in_progress` holds, per stream, the
+    /// message partly cut (as an index counted from the first message ever held:
+    /// `popped` messages have left the front since).
+    interleave: bool,
+    in_progress: Vec<Option<usize>>,
+    popped: usize,
+    /// Per stream: the next Message Identifier (RFC 8260 sec. 2.1; ordered and
+    /// unordered messages number apart, and a flow's messages are all one or the
+    /// other, so one counter serves).
+    mids: Vec<u32>,
+    /// (MID, FSN) of the chunk cut last (I-DATA's header fields for it).
+    pub last_ids: (u32, u32),
+    /// RE-CONFIG holds new messages back (`AppSource::hold`): with interleaving only
+    /// the partly sent ones may go on.
+    pub(crate) hold_new: bool,
 }
 
 impl StreamSources {
@@ -132,6 +153,12 @@ impl StreamSources {
             heads: Vec::new(),
             seen: vec![false; n],
             waiting: vec![0; n],
+            interleave: false,
+            in_progress: vec![None; n],
+            popped: 0,
+            mids: vec![0; n],
+            last_ids: (0, 0),
+            hold_new: false,
         }
     }
 
@@ -156,9 +183,11 @@ impl StreamSources {
 
     /// Whether any submitted message still has bytes to cut.
     pub fn has_unsent(&self) -> bool {
-        self.msgs
-            .range(self.cursor.min(self.msgs.len())..)
-            .any(|m| !m.abandoned && !m.fully_cut())
+        self.in_progress.iter().any(Option::is_some)
+            || self
+                .msgs
+                .range(self.cursor.min(self.msgs.len())..)
+                .any(|m| !m.abandoned && !m.fully_cut())
     }
 
     /// Whether no source will ever submit again and nothing is left to cut.
@@ -224,6 +253,8 @@ impl StreamSources {
                 last_rel: 0,
                 cut: 0,
                 abandoned: false,
+                mid: 0,
+                fsn: 0,
             });
         }
     }
@@ -280,6 +311,8 @@ impl StreamSources {
         if !m.started() {
             let w = &mut self.waiting[usize::from(m.stream)];
             *w = w.saturating_sub(1);
+        } else if self.interleave {
+            self.in_progress[usize::from(m.stream)] = None;
         }
         self.tally[usize::from(m.stream)].abandoned_messages += 1;
         if k == self.cursor && m.started() {
@@ -339,6 +372,7 @@ impl StreamSources {
             }
             self.held -= m.size;
             self.msgs.pop_front();
+            self.popped += 1;
             self.cursor = self.cursor.saturating_sub(1);
         }
     }
@@ -346,6 +380,9 @@ impl StreamSources {
     /// The index in `msgs` of the next message with bytes to cut: the one being cut,
     /// else the scheduler's choice, moved to the front of the unsent part.
     fn next_to_cut(&mut self) -> Option<usize> {
+        if self.interleave {
+            return self.next_to_cut_interleaved();
+        }
         while let Some(m) = self.msgs.get(self.cursor) {
             if m.abandoned || m.fully_cut() {
                 self.cursor += 1;
@@ -394,6 +431,9 @@ impl StreamSources {
 
     /// The message at the cursor is partly cut (RE-CONFIG waits for it to be whole).
     pub fn mid_message(&self) -> bool {
+        if self.interleave {
+            return self.in_progress.iter().any(Option::is_some);
+        }
         self.msgs
             .get(self.cursor)
             .is_some_and(|m| m.started() && !m.fully_cut())
@@ -403,6 +443,7 @@ impl StreamSources {
     pub fn reconfigure(&mut self, streams: &[u16], add: u16) {
         reset_ssns(&mut self.ssns, streams, add);
         self.tally.resize(self.ssns.len(), StreamTally::default());
+        self.reset_mids(streams, add);
     }
 
     /// Payload of the next chunk if cut at `max_payload`, without cutting it.
@@ -419,10 +460,15 @@ impl StreamSources {
         let rel = self.next_rel;
         self.next_rel = rel.wrapping_add(1);
         let unordered = self.unordered;
+        if self.interleave {
+            self.interleaved_choice(k);
+        }
         let m = &mut self.msgs[k];
         let mut flags = DataFlags::empty();
         if m.ssn.is_none() {
-            self.sched.started(m.stream, &self.heads);
+            if !self.interleave {
+                self.sched.started(m.stream, &self.heads);
+            }
             let w = &mut self.waiting[usize::from(m.stream)];
             *w = w.saturating_sub(1);
             let ssn = &mut self.ssns[usize::from(m.stream)];
@@ -436,9 +482,14 @@ impl StreamSources {
         self.sched.cut(m.stream, take);
         self.sched.note_packet_stream(m.stream);
         m.last_rel = rel;
+        self.last_ids = (m.mid, m.fsn);
+        m.fsn = m.fsn.wrapping_add(1);
         if m.fully_cut() {
             flags = flags.union(DataFlags::END);
             self.log.push((rel, m.stream, m.submitted));
+            if self.interleave {
+                self.in_progress[usize::from(m.stream)] = None;
+            }
         }
         if unordered {
             flags = flags.union(DataFlags::UNORDERED);

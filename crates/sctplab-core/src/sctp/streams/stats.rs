@@ -70,6 +70,7 @@ pub fn add_summary_keys(
     client: &crate::sctp::Association,
     server: &crate::sctp::Association,
 ) {
+    add_interleaving_keys(flow, client, server);
     let Some(src) = client.out.as_ref().and_then(|o| o.app.streams.as_deref()) else {
         return;
     };
@@ -99,6 +100,27 @@ pub fn add_summary_keys(
     let abandoned: u64 = src.tally.iter().map(|t| t.abandoned_messages).sum();
     obj.insert("abandoned_messages".into(), abandoned.into());
     obj.insert("forward_tsn_sent".into(), src.forward_tsn_sent.into());
+}
+
+/// With `interleaving`: `interleaving_negotiated` (false: the peer did not list
+/// I-DATA and the association fell back to DATA, RFC 8260 sec. 2.2.1) and
+/// `idata_malformed` (I-DATA fragments the receiver dropped as contradicting their
+/// message). Without it the entry is left as it was.
+fn add_interleaving_keys(
+    flow: &mut serde_json::Value,
+    client: &crate::sctp::Association,
+    server: &crate::sctp::Association,
+) {
+    if !client.knobs().interleaving {
+        return;
+    }
+    let Some(obj) = flow.as_object_mut() else {
+        return;
+    };
+    let on = client.idata_on() && server.idata_on();
+    obj.insert("interleaving_negotiated".into(), on.into());
+    let bad = server.inb.as_ref().map_or(0, |i| i.idata_malformed());
+    obj.insert("idata_malformed".into(), bad.into());
 }
 
 #[cfg(test)]

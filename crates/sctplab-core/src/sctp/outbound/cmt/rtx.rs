@@ -116,8 +116,7 @@ impl Outbound {
                     i += 1;
                     continue;
                 };
-                let len = DataChunk::len_for(s.payload as usize);
-                let padded = len.div_ceil(4) * 4;
+                let padded = (s.chunk_len as usize).div_ceil(4) * 4;
                 if used + padded > self.room && !chunks.is_empty() {
                     break;
                 }
