@@ -1,7 +1,8 @@
 //! Association set-up and its edge cases (RFC 9260 5.1, 5.2): the stateless INIT
 //! ACK and its signed cookie, INIT collisions and peer restarts (Tie-Tags, 5.2.1 to
 //! 5.2.4), stale cookies answered with a Stale Cookie ERROR and retried with a Cookie
-//! Preservative (5.1.5, 5.2.6), and an INIT ACK without an Initiate Tag (3.3.3).
+//! Preservative (5.1.5, 5.2.6), and an INIT ACK without an Initiate Tag (3.3.3); the
+//! client's INIT with its T1 back-off, the T2 timeout, and the move to ESTABLISHED.
 
 use super::{Association, Role, State};
 use crate::net::wire::{Chunk, ErrorCause, InitAckChunk, InitChunk, cause};
@@ -12,6 +13,76 @@ use crate::sctp::timer::Timer;
 use crate::sim::SimDuration;
 
 impl Association {
+    /// RFC 9260 3.3.2.1: a single-homed end lists no address (the packet's source is
+    /// its sole address); a multihomed one lists them all.
+    pub(super) fn listed_addrs(&self) -> Vec<[u8; 4]> {
+        if self.cfg.local_addrs.len() > 1 {
+            self.cfg.local_addrs.clone()
+        } else {
+            Vec::new()
+        }
+    }
+    pub(super) fn t1_timeout(&self) -> SimDuration {
+        let backoff = 1u64 << self.t1_retries.min(6);
+        self.cfg
+            .rto_initial
+            .saturating_mul(backoff)
+            .min(self.cfg.rto_max)
+    }
+    pub(super) fn t2_timeout(&self) -> SimDuration {
+        let backoff = 1u64 << self.t2_retries.min(6);
+        self.current_rto()
+            .saturating_mul(backoff)
+            .min(self.cfg.rto_max)
+    }
+    pub(super) fn start_client(&mut self) {
+        self.timers.stop(Timer::Start);
+        self.local_tag = self.nonzero();
+        let tsn = self.rng.next_u64() as u32;
+        self.pending_initial_tsn = tsn;
+        self.state = State::CookieWait;
+        self.send_init();
+    }
+    pub(super) fn send_init(&mut self) {
+        let ext = self.init_ext();
+        let init = InitChunk {
+            init_tag: self.local_tag,
+            a_rwnd: self.cfg.receive_buffer.min(u64::from(u32::MAX)) as u32,
+            outbound_streams: self.cfg.streams,
+            inbound_streams: u16::MAX,
+            initial_tsn: self.pending_initial_tsn,
+            addrs: self.listed_addrs(),
+            forward_tsn: self.pr_local(),
+            cookie_preservative: self.cookie_preservative,
+            unrecognized: Vec::new(),
+            ecn_capable: self.ecn.capable,
+            ext: ext.boxed(),
+        };
+        self.send_ctrl(0, Chunk::Init(init), self.cfg.primary_peer);
+        self.timers.set(Timer::T1Init, self.now + self.t1_timeout());
+    }
+    pub(super) fn established_client(&mut self) {
+        self.timers.stop(Timer::T1Init);
+        self.stats.connect_time = Some(self.now.saturating_since(self.cfg.start));
+        if self.cfg.knobs.heartbeat_before_data {
+            // ns-2 (`ProcessChunk`, COOKIE_ECHOED): every destination is unconfirmed and
+            // probed; data waits until all have answered.
+            self.state = State::Confirming;
+            for j in 0..self.paths.len() {
+                self.paths.paths[j].confirmed = false;
+                self.send_heartbeat(j);
+            }
+        } else {
+            // RFC 9260 5.4: the address the INIT went to is confirmed; others are probed.
+            for (j, p) in self.paths.paths.iter_mut().enumerate() {
+                p.confirmed = j == 0;
+            }
+            self.state = State::Established;
+            self.start_heartbeats();
+            self.kick();
+        }
+    }
+
     /// Whether a TCB exists: a client's from its first INIT on, a server's from the
     /// first valid COOKIE ECHO on.
     pub(super) fn has_tcb(&self) -> bool {
