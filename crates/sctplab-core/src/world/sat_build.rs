@@ -15,6 +15,7 @@ use crate::sat::network::{Network, StationCfg};
 use crate::sat::orbit::GroundPoint;
 use crate::sat::{deg_to_rad, propagation_delay_s};
 use crate::scenario::Scenario;
+use crate::scenario::schema::ScenarioFile;
 use crate::sim::SimDuration;
 
 /// The end of a satellite link that has no interface (pcap captures at ground stations
@@ -73,34 +74,7 @@ pub(super) fn build_sat(
         let gsl_bps = c.gsl_bandwidth.map_or(DEFAULT_GSL_BPS, |r| r.0);
         let isl_queue = c.isl_queue.unwrap_or(DEFAULT_QUEUE);
         let gsl_queue = c.gsl_queue.unwrap_or(DEFAULT_QUEUE);
-        let mut stations = Vec::new();
-        let mut station_nodes = Vec::new();
-        for g in f
-            .ground_stations
-            .iter()
-            .filter(|g| g.constellation == c.name)
-        {
-            let node = nodes
-                .iter()
-                .position(|n| n.name == g.name)
-                .ok_or_else(|| format!("ground station {:?} is no node", g.name))?;
-            let point = GroundPoint::from_lat_lon(g.lat, g.lon).map_err(|e| e.to_string())?;
-            stations.push(StationCfg {
-                station: Station {
-                    point,
-                    mask: deg_to_rad(g.min_elevation),
-                },
-                policy: g
-                    .handover
-                    .as_deref()
-                    .and_then(Policy::parse)
-                    .unwrap_or(Policy::Ns2),
-                interval_s: g
-                    .handover_interval
-                    .map_or(DEFAULT_CHECK_S, |d| d.0.as_secs_f64()),
-            });
-            station_nodes.push(NodeId::from_idx(node));
-        }
+        let (stations, station_nodes) = station_cfgs(f, &c.name, nodes)?;
         let net = Network::new(
             constellation,
             c.isl_max_latitude.unwrap_or(DEFAULT_ISL_MAX_LATITUDE),
@@ -113,54 +87,16 @@ pub(super) fn build_sat(
         if grid.is_empty() {
             net.clear_grid();
         }
-        let sat_node = |k: usize| NodeId(sat_node0 + k as u32);
         let isl_dir0 = links.len() as u32;
-        let mut sat_adj: Vec<Vec<(u32, LinkDirId)>> =
-            vec![Vec::new(); net.constellation.sats.len()];
-        let up = net.isl_up().to_vec();
-        for (l, isl) in net.grid.iter().enumerate() {
-            for (a, b) in [(isl.a, isl.b), (isl.b, isl.a)] {
-                let dir = LinkDirId::from_idx(links.len());
-                sat_adj[a].push((b as u32, dir));
-                let mut link = sat_link(
-                    nodes,
-                    (sat_node(a), sat_node(b)),
-                    (NO_IFACE, NO_IFACE),
-                    isl_bps,
-                    isl_queue,
-                );
-                link.up = up[l];
-                link.delay = hop_delay(&net, a, b);
-                links.push(link);
-            }
-        }
+        let sat_adj = push_isl_links(&net, nodes, links, sat_node0, (isl_bps, isl_queue));
         let gsl_dir0 = links.len() as u32;
-        let n_sats = net.constellation.sats.len();
-        for (k, &st) in station_nodes.iter().enumerate() {
-            let kk = nodes[st.idx()].ifaces.len();
-            let iface = IfaceId::from_idx(ifaces.len());
-            let up_dir = LinkDirId::from_idx(links.len());
-            ifaces.push(Iface {
-                node: st,
-                out: up_dir,
-                nic: None,
-                name: format!("sat{kk}"),
-                addr: iface_addr(st.idx(), kk),
-            });
-            nodes[st.idx()].ifaces.push(iface);
-            let attached = net.attached(k);
-            // With no satellite in view the link's far end is the station itself, and
-            // the link is down.
-            let far = attached.map_or(st, sat_node);
-            for (from, to, ends) in [(st, far, (iface, NO_IFACE)), (far, st, (NO_IFACE, iface))] {
-                let mut link = sat_link(nodes, (from, to), ends, gsl_bps, gsl_queue);
-                link.up = attached.is_some();
-                if let Some(a) = attached {
-                    link.delay = hop_delay(&net, n_sats + k, a);
-                }
-                links.push(link);
-            }
-        }
+        push_gsl_links(
+            &net,
+            &station_nodes,
+            (nodes, ifaces, links),
+            sat_node0,
+            (gsl_bps, gsl_queue),
+        );
         let n_stations = station_nodes.len();
         segs.push(Segment {
             net,
@@ -209,4 +145,111 @@ fn hop_delay(net: &Network, a: usize, b: usize) -> SimDuration {
         .vertex_position(a, 0.0)
         .distance(net.vertex_position(b, 0.0));
     SimDuration::from_secs_f64(propagation_delay_s(d))
+}
+
+/// The ground stations of one constellation: their handover settings and node ids, in
+/// scenario order.
+fn station_cfgs(
+    f: &ScenarioFile,
+    constellation: &str,
+    nodes: &[Node],
+) -> Result<(Vec<StationCfg>, Vec<NodeId>), String> {
+    let mut stations = Vec::new();
+    let mut station_nodes = Vec::new();
+    for g in f
+        .ground_stations
+        .iter()
+        .filter(|g| g.constellation == *constellation)
+    {
+        let node = nodes
+            .iter()
+            .position(|n| n.name == g.name)
+            .ok_or_else(|| format!("ground station {:?} is no node", g.name))?;
+        let point = GroundPoint::from_lat_lon(g.lat, g.lon).map_err(|e| e.to_string())?;
+        stations.push(StationCfg {
+            station: Station {
+                point,
+                mask: deg_to_rad(g.min_elevation),
+            },
+            policy: g
+                .handover
+                .as_deref()
+                .and_then(Policy::parse)
+                .unwrap_or(Policy::Ns2),
+            interval_s: g
+                .handover_interval
+                .map_or(DEFAULT_CHECK_S, |d| d.0.as_secs_f64()),
+        });
+        station_nodes.push(NodeId::from_idx(node));
+    }
+    Ok((stations, station_nodes))
+}
+
+/// Both directions of every ISL of the grid, in grid order, up or down as at time 0;
+/// returns each satellite's (neighbour, direction) list.
+fn push_isl_links(
+    net: &Network,
+    nodes: &[Node],
+    links: &mut Vec<LinkDir>,
+    sat_node0: u32,
+    (isl_bps, isl_queue): (u64, u32),
+) -> Vec<Vec<(u32, LinkDirId)>> {
+    let sat_node = |k: usize| NodeId(sat_node0 + k as u32);
+    let mut sat_adj: Vec<Vec<(u32, LinkDirId)>> = vec![Vec::new(); net.constellation.sats.len()];
+    let up = net.isl_up().to_vec();
+    for (l, isl) in net.grid.iter().enumerate() {
+        for (a, b) in [(isl.a, isl.b), (isl.b, isl.a)] {
+            let dir = LinkDirId::from_idx(links.len());
+            sat_adj[a].push((b as u32, dir));
+            let mut link = sat_link(
+                nodes,
+                (sat_node(a), sat_node(b)),
+                (NO_IFACE, NO_IFACE),
+                isl_bps,
+                isl_queue,
+            );
+            link.up = up[l];
+            link.delay = hop_delay(net, a, b);
+            links.push(link);
+        }
+    }
+    sat_adj
+}
+
+/// Each station's satellite interface `sat<k>` and both directions of its ground link,
+/// to the satellite it is attached to at time 0 (down, and to itself, when none is in view).
+fn push_gsl_links(
+    net: &Network,
+    station_nodes: &[NodeId],
+    (nodes, ifaces, links): (&mut [Node], &mut Vec<Iface>, &mut Vec<LinkDir>),
+    sat_node0: u32,
+    (gsl_bps, gsl_queue): (u64, u32),
+) {
+    let sat_node = |k: usize| NodeId(sat_node0 + k as u32);
+    let n_sats = net.constellation.sats.len();
+    for (k, &st) in station_nodes.iter().enumerate() {
+        let kk = nodes[st.idx()].ifaces.len();
+        let iface = IfaceId::from_idx(ifaces.len());
+        let up_dir = LinkDirId::from_idx(links.len());
+        ifaces.push(Iface {
+            node: st,
+            out: up_dir,
+            nic: None,
+            name: format!("sat{kk}"),
+            addr: iface_addr(st.idx(), kk),
+        });
+        nodes[st.idx()].ifaces.push(iface);
+        let attached = net.attached(k);
+        // With no satellite in view the link's far end is the station itself, and
+        // the link is down.
+        let far = attached.map_or(st, sat_node);
+        for (from, to, ends) in [(st, far, (iface, NO_IFACE)), (far, st, (NO_IFACE, iface))] {
+            let mut link = sat_link(nodes, (from, to), ends, gsl_bps, gsl_queue);
+            link.up = attached.is_some();
+            if let Some(a) = attached {
+                link.delay = hop_delay(net, n_sats + k, a);
+            }
+            links.push(link);
+        }
+    }
 }

@@ -164,10 +164,9 @@ impl Outbound {
         now: SimTime,
         sack: &SackChunk,
         ps: &mut PathSet,
-        (new_cum, ns2_pba): (bool, bool),
+        flags: (bool, bool),
         pass: &mut SackPass,
     ) -> bool {
-        let cum = self.cum_ack;
         let n = ps.len();
         let Some(mut c) = self.cmt.take() else {
             return false;
@@ -176,6 +175,35 @@ impl Outbound {
         if c.lists.lists.len() < n {
             c.lists.lists.resize_with(n, VecDeque::new);
         }
+        let (scan, mut prev) = self.cmt_new_blocks(&mut c, sack, n);
+        self.cmt_visit_dests(&mut c, &scan, ps);
+        self.cmt_apply_gap_acks(now, &mut c, &scan, ps, flags, pass);
+        let fast_needed = self.cmt_missing_reports_by_dest(&mut c, &scan, ps);
+        // What this SACK gap-acked, for the next one.
+        let cum = self.cum_ack;
+        let l = &mut c.lists;
+        prev.clear();
+        prev.extend(
+            l.new_blocks
+                .iter()
+                .map(|&(a, b)| (cum.wrapping_add(a), cum.wrapping_add(b))),
+        );
+        l.prev_blocks = prev;
+        self.cmt = Some(c);
+        fast_needed
+    }
+
+    /// This SACK's blocks merged and clipped to the chunks held (`new_blocks`), the
+    /// differences with the previous SACK's (`newly`, `uncovered`), and per destination
+    /// the span of chunks newly gap-acked there. Returns the offsets the walks use and
+    /// the previous blocks' buffer, to be refilled.
+    fn cmt_new_blocks(
+        &mut self,
+        c: &mut cmt::Cmt,
+        sack: &SackChunk,
+        n: usize,
+    ) -> (GapScan, Vec<(u32, u32)>) {
+        let cum = self.cum_ack;
         let front = self.sent.front().map(|s| s.tsn);
         // Offsets (from the cumulative TSN) of the chunks held: 1..=held.
         let held = self.next_tsn.wrapping_sub(1).wrapping_sub(cum);
@@ -233,6 +261,25 @@ impl Outbound {
                 l.min_new[s.dest].get_or_insert(off);
             }
         }
+        (
+            GapScan {
+                held,
+                base,
+                cmt_last,
+            },
+            prev,
+        )
+    }
+
+    /// CUC and the facts SFR and DAC need (`Cmt::visit`).
+    fn cmt_visit_dests(&mut self, c: &mut cmt::Cmt, scan: &GapScan, ps: &mut PathSet) {
+        let GapScan {
+            held,
+            base,
+            cmt_last,
+        } = *scan;
+        let cum = self.cum_ack;
+        let n = ps.len();
         // CUC and the facts SFR and DAC need (`Cmt::visit`), destination by destination
         // in TSN order: only chunks not gap-acked before this SACK matter there, and past
         // the last one newly acked nothing changes once the pseudo-cumulative searches
@@ -263,6 +310,20 @@ impl Outbound {
             }
             c.lists.lists[d] = list;
         }
+    }
+
+    /// Chunks this SACK no longer gap-acks (counted outstanding again) and those it
+    /// newly gap-acks (counts, RTT samples, pba, marks cleared).
+    fn cmt_apply_gap_acks(
+        &mut self,
+        now: SimTime,
+        c: &mut cmt::Cmt,
+        scan: &GapScan,
+        ps: &mut PathSet,
+        (new_cum, ns2_pba): (bool, bool),
+        pass: &mut SackPass,
+    ) {
+        let base = scan.base;
         // Gap acks (as `gap_ack_walk`).
         for r in 0..c.lists.uncovered.len() {
             let (lo, hi) = c.lists.uncovered[r];
@@ -313,6 +374,19 @@ impl Outbound {
                 Self::cc_rtt_sample(now, s, ps);
             }
         }
+    }
+
+    /// Missing reports (SFR, DAC) and each list's front, dropping what went stale.
+    /// Returns whether a chunk was marked for fast retransmission.
+    fn cmt_missing_reports_by_dest(
+        &mut self,
+        c: &mut cmt::Cmt,
+        scan: &GapScan,
+        ps: &mut PathSet,
+    ) -> bool {
+        let GapScan { held, base, .. } = *scan;
+        let cum = self.cum_ack;
+        let n = ps.len();
         // Missing reports (SFR, DAC) and each list's front, dropping what went stale.
         let dests_sacked = c.dests.iter().filter(|d| d.saw_new_ack).count() as u32;
         let threshold = self.k.fast_rtx_threshold;
@@ -369,18 +443,17 @@ impl Outbound {
             }
             c.lists.lists[d] = list;
         }
-        // What this SACK gap-acked, for the next one.
-        let l = &mut c.lists;
-        prev.clear();
-        prev.extend(
-            l.new_blocks
-                .iter()
-                .map(|&(a, b)| (cum.wrapping_add(a), cum.wrapping_add(b))),
-        );
-        l.prev_blocks = prev;
-        self.cmt = Some(c);
         fast_needed
     }
+}
+
+/// Offsets a SACK's walks share: the chunks held are offsets 1..=`held` from the
+/// cumulative TSN, at `sent[base + offset - 1]`; CUC's search stops past `cmt_last`.
+#[derive(Clone, Copy)]
+struct GapScan {
+    held: u32,
+    base: usize,
+    cmt_last: u32,
 }
 
 #[cfg(test)]
