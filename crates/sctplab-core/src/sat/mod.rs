@@ -45,6 +45,23 @@ pub fn rad_to_deg(rad: f64) -> f64 {
     rad * 180.0 / NS2_PI
 }
 
+/// `x % y` (C's `fmod`) for the angles and times of the orbits, without the call in the
+/// cases every packet hop meets. `%` on f64 is a software `fmod` (a loop over the
+/// quotient's bits, a tenth of a satellite run's instructions); its result is exact, and
+/// so is each shortcut: for 0 <= x < y it is x, and for y <= x < 2y it is x - y, which
+/// has no rounding error there (Sterbenz's lemma). Anything else (x >= 2y, negative, NaN)
+/// goes to `%`, so the value is always fmod's, bit for bit.
+#[inline]
+pub fn fmod(x: f64, y: f64) -> f64 {
+    if (0.0..y).contains(&x) {
+        x
+    } else if x >= y && x < 2.0 * y {
+        x - y
+    } else {
+        x % y
+    }
+}
+
 /// A point in ns-2.35's spherical coordinates (`struct coordinate`): radius (km),
 /// polar angle theta from the north pole (0..pi) and azimuth phi (0..2 pi), in the
 /// non-rotating frame.

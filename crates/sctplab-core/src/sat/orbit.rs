@@ -7,7 +7,7 @@
 use super::tle::TleOrbit;
 use super::{
     EARTH_PERIOD_S, EARTH_RADIUS_KM, GEO_ALTITUDE_KM, MU_KM3_S2, NS2_PI, Spherical, Vec3,
-    deg_to_rad,
+    deg_to_rad, fmod,
 };
 
 /// Why an orbit's parameters were refused (the caller adds file and key).
@@ -150,8 +150,8 @@ impl CircularOrbit {
     /// Angle travelled from the ascending node at time `t` (rad, 0..2 pi): ns-2.35's
     /// `theta_cur`.
     pub fn argument(&self, t: f64) -> f64 {
-        let partial = ((t % self.period_s) / self.period_s) * 2.0 * NS2_PI;
-        (self.alpha + partial) % (2.0 * NS2_PI)
+        let partial = (fmod(t, self.period_s) / self.period_s) * 2.0 * NS2_PI;
+        fmod(self.alpha + partial, 2.0 * NS2_PI)
     }
 
     /// Position at time `t` (`PolarSatPosition::coord`).
@@ -167,7 +167,7 @@ impl CircularOrbit {
         Spherical {
             r: self.radius_km,
             theta,
-            phi: (phi + 2.0 * NS2_PI) % (2.0 * NS2_PI),
+            phi: fmod(phi + 2.0 * NS2_PI, 2.0 * NS2_PI),
         }
     }
 
@@ -197,14 +197,14 @@ impl GeoOrbit {
         Spherical {
             r: EARTH_RADIUS_KM + GEO_ALTITUDE_KM,
             theta: NS2_PI / 2.0,
-            phi: (self.azimuth0 + earth_rotation(t)) % (2.0 * NS2_PI),
+            phi: fmod(self.azimuth0 + earth_rotation(t), 2.0 * NS2_PI),
         }
     }
 }
 
 /// How far the Earth has turned since time 0 (rad, 0..2 pi).
 pub fn earth_rotation(t: f64) -> f64 {
-    ((t % EARTH_PERIOD_S) / EARTH_PERIOD_S) * 2.0 * NS2_PI
+    (fmod(t, EARTH_PERIOD_S) / EARTH_PERIOD_S) * 2.0 * NS2_PI
 }
 
 /// A point on the Earth's surface: ns-2.35's `TermSatPosition`.
@@ -212,6 +212,10 @@ pub fn earth_rotation(t: f64) -> f64 {
 pub struct GroundPoint {
     pub theta: f64,
     pub azimuth0: f64,
+    /// R sin theta and R cos theta, fixed for a station: `position` needs only the sine and
+    /// cosine of the azimuth per call (the same products as `Spherical::to_cartesian`).
+    r_sin_theta: f64,
+    r_cos_theta: f64,
 }
 
 impl GroundPoint {
@@ -220,9 +224,12 @@ impl GroundPoint {
             return Err(OrbitError::Latitude(lat_deg));
         }
         check_longitude(lon_deg)?;
+        let theta = deg_to_rad(90.0 - lat_deg);
         Ok(GroundPoint {
-            theta: deg_to_rad(90.0 - lat_deg),
+            theta,
             azimuth0: longitude_to_azimuth(lon_deg),
+            r_sin_theta: EARTH_RADIUS_KM * theta.sin(),
+            r_cos_theta: EARTH_RADIUS_KM * theta.cos(),
         })
     }
 
@@ -230,12 +237,18 @@ impl GroundPoint {
         Spherical {
             r: EARTH_RADIUS_KM,
             theta: self.theta,
-            phi: (self.azimuth0 + earth_rotation(t)) % (2.0 * NS2_PI),
+            phi: fmod(self.azimuth0 + earth_rotation(t), 2.0 * NS2_PI),
         }
     }
 
+    /// `coord(t).to_cartesian()`, with theta's part computed once.
     pub fn position(&self, t: f64) -> Vec3 {
-        self.coord(t).to_cartesian()
+        let (sp, cp) = self.coord(t).phi.sin_cos();
+        Vec3 {
+            x: self.r_sin_theta * cp,
+            y: self.r_sin_theta * sp,
+            z: self.r_cos_theta,
+        }
     }
 }
 
@@ -389,5 +402,44 @@ mod tests {
         assert!(GroundPoint::from_lat_lon(90.5, 0.0).is_err());
         assert!(GroundPoint::from_lat_lon(0.0, -180.5).is_err());
         assert!(CircularOrbit::from_ns2(f64::NAN, 90.0, 0.0, 0.0).is_err());
+    }
+
+    #[test]
+    fn the_fast_paths_give_fmod_and_to_cartesian_bit_for_bit() {
+        // `fmod` and `GroundPoint::position` only skip work: each must equal `%` and
+        // `coord(t).to_cartesian()` exactly, in every branch (x < y, y <= x < 2y, beyond,
+        // negative, the edges).
+        let y = 2.0 * NS2_PI;
+        for x in [
+            0.0,
+            -0.0,
+            1e-300,
+            3.0,
+            y - 1e-15,
+            y,
+            y + 1e-15,
+            7.5,
+            2.0 * y - 1e-12,
+            2.0 * y,
+            13.0,
+            1e6,
+            -0.5,
+            -7.0,
+            f64::NAN,
+            f64::INFINITY,
+        ] {
+            assert_eq!(fmod(x, y).to_bits(), (x % y).to_bits(), "{x}");
+            assert_eq!(fmod(x, 6027.1).to_bits(), (x % 6027.1).to_bits(), "{x}");
+        }
+        let g = GroundPoint::from_lat_lon(51.5, -0.13).unwrap();
+        for i in 0..2000 {
+            let t = i as f64 * 97.3;
+            let (a, b) = (g.position(t), g.coord(t).to_cartesian());
+            assert_eq!(
+                (a.x.to_bits(), a.y.to_bits(), a.z.to_bits()),
+                (b.x.to_bits(), b.y.to_bits(), b.z.to_bits()),
+                "{t}"
+            );
+        }
     }
 }

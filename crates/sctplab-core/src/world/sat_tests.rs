@@ -426,3 +426,165 @@ fn a_handover_under_a_packet_on_the_wire() {
     }
     assert!(s["flows"]["flow"]["goodput_bps"].as_f64().unwrap() > 0.0);
 }
+
+#[test]
+fn sctp_fails_over_from_a_leo_shell_to_a_geo_satellite() {
+    // Host a is wired to two ground stations at 10 W on the equator: l_a, a terminal of
+    // a small LEO shell (one equatorial plane of 12 satellites at 1,000 km, 30 deg
+    // apart), and g_a, a terminal of one geostationary satellite over 0 E; host b
+    // likewise to l_b and g_b at 10 E. b's first address (eth0, its wire to l_b) is the
+    // primary: a -> l_a -> LEO shell -> l_b -> b; the second goes over the GEO satellite.
+    // The wire a-l_a fails at 20 s and SCTP goes on over GEO.
+    //
+    // Coverage by hand: with a 10-deg mask a satellite at r = R + 1,000 km is visible up
+    // to acos(R cos 10 deg / r) - 10 deg = 21.6 deg of Earth-central angle from a station,
+    // so a station always sees one of satellites 30 deg apart; the ns-2 handoff checks
+    // every 10 s, over which the shell moves 0.53 deg against the turning Earth (period
+    // 2 pi sqrt(r^3 / mu) = 6,307 s), so an attached satellite is at most 23 deg away.
+    const CUT: f64 = 20.0;
+    let leo: Vec<String> = (0..12)
+        .map(|i| {
+            format!(
+                "  {{ altitude = \"1000km\", inclination = 0.0, longitude = 0.0, alpha = {}.0, plane = 1 }},",
+                30 * i
+            )
+        })
+        .collect();
+    let text = format!(
+        r#"
+duration = "200s"
+[measure]
+start = "100s"
+[[nodes]]
+name = "a"
+[[nodes]]
+name = "b"
+[[constellations]]
+name = "leo"
+kind = "explicit"
+isl_bandwidth = "100Mb"
+gsl_bandwidth = "100Mb"
+satellites = [
+{}
+]
+[[constellations]]
+name = "geo"
+kind = "explicit"
+gsl_bandwidth = "10Mb"
+satellites = [
+  {{ altitude = "35786km", inclination = 0.0, longitude = 0.0, alpha = 0.0, plane = 1 }},
+]
+[[ground_stations]]
+name = "l_a"
+lat = 0.0
+lon = -10.0
+constellation = "leo"
+min_elevation = 10.0
+[[ground_stations]]
+name = "l_b"
+lat = 0.0
+lon = 10.0
+constellation = "leo"
+min_elevation = 10.0
+[[ground_stations]]
+name = "g_a"
+lat = 0.0
+lon = -10.0
+constellation = "geo"
+min_elevation = 10.0
+[[ground_stations]]
+name = "g_b"
+lat = 0.0
+lon = 10.0
+constellation = "geo"
+min_elevation = 10.0
+[[links]]
+name = "wla"
+a = "a"
+b = "l_a"
+bandwidth = "100Mb"
+delay = "1ms"
+[[links]]
+name = "wga"
+a = "a"
+b = "g_a"
+bandwidth = "100Mb"
+delay = "1ms"
+[[links]]
+name = "wlb"
+a = "l_b"
+b = "b"
+bandwidth = "100Mb"
+delay = "1ms"
+[[links]]
+name = "wgb"
+a = "g_b"
+b = "b"
+bandwidth = "100Mb"
+delay = "1ms"
+[[flows]]
+name = "sctp"
+type = "sctp"
+variant = "rfc9260"
+from = "a"
+to = "b"
+start = "1s"
+rto_min = "1s"
+rto_max = "60s"
+path_max_retrans = 5
+[[faults]]
+name = "cut"
+at = "{CUT}s"
+link = "wla"
+action = "down"
+"#,
+        leo.join("\n")
+    );
+    let s = run(&text);
+    let f = &s["flows"]["sctp"];
+    let c = 299_793.0;
+    let (p_leo, p_geo) = (&f["paths"]["b:eth0"], &f["paths"]["b:eth1"]);
+    assert_eq!(p_leo["state"], "inactive", "{s}");
+    assert_eq!(p_geo["state"], "active", "{s}");
+    assert!(p_geo["bytes_acked"].as_u64().unwrap() > 1_000_000, "{s}");
+    assert_eq!(s["links"]["a->l_a"]["tx_packets"], 0, "the wire is down");
+    // GEO RTT by hand, as in the GEO-to-GEO test: the wires (1 ms each) and the two
+    // slant ranges 10 deg from the sub-satellite point, twice; the transmission times add
+    // at most 2 x (1.2 ms + 0.12 ms) for a 1500-byte packet at 10 and 100 Mb/s.
+    let rtt_geo = 2.0 * (2e-3 + 2.0 * geo_slant(10.0) / c);
+    let tx = 2.0 * (1500.0 * 8.0 / 10e6 + 1500.0 * 8.0 / 100e6) + 2e-3;
+    let srtt_geo = p_geo["srtt_s"].as_f64().unwrap();
+    assert!(
+        srtt_geo > rtt_geo && srtt_geo < rtt_geo + tx,
+        "geo {srtt_geo} vs {rtt_geo}"
+    );
+    // When the primary is marked failed, RFC 9260: its error counter passes
+    // Path.Max.Retrans (5) at its 6th T3-rtx timeout (sec. 8.2), the RTO doubling each
+    // time (sec. 6.3.3 E2) from RTO.Min (1 s: the LEO RTT is under 0.1 s, so SRTT +
+    // 4 RTTVAR < 1 s). The last SACK over the wire arrived before the cut, so the first
+    // expiry falls in (CUT, CUT + 1]. That timeout moves what was outstanding to GEO
+    // (E3), which leaves nothing outstanding on the primary, so its timer stops (sec.
+    // 6.3.2 R2) until new data goes to it again (R1): when the retransmission's SACK
+    // comes back over GEO, one GEO RTT later. The other five expiries follow 2 + 4 + 8
+    // + 16 + 32 = 62 s after that (under RTO.Max, 60 s).
+    let failed = p_leo["failed_at_s"].as_f64().unwrap();
+    let (lo, hi) = (CUT + 62.0 + rtt_geo, CUT + 63.0 + rtt_geo + tx);
+    assert!(
+        failed > lo && failed <= hi,
+        "failed at {failed}, not in ({lo}, {hi}]"
+    );
+    // The LEO RTT changes with the positions, so only bounds; SRTT keeps its value from
+    // before the cut (no RTT sample over the cut wire after it): at
+    // least the two wires and the altitude up and down each way (2,000 km); at most the
+    // wires, two slant ranges to satellites 23 deg away (2,912 km each, sqrt(R^2 + r^2 -
+    // 2 R r cos 23 deg)) and two ISL hops of 2 r sin 15 deg = 3,819 km each way (the
+    // two attached satellites are at most 20 + 2 x 23 deg apart, so at most 60 deg on
+    // the ring), plus transmission times at 100 Mb/s (0.12 ms a hop, 5 hops each way).
+    let rtt_leo_min = 2.0 * (2e-3 + 2000.0 / c);
+    let rtt_leo_max = 2.0 * (2e-3 + (2.0 * 2912.4 + 2.0 * 3819.2) / c + 5.0 * 0.12e-3);
+    let srtt_leo = p_leo["srtt_s"].as_f64().unwrap();
+    assert!(
+        srtt_leo > rtt_leo_min && srtt_leo < rtt_leo_max,
+        "leo {srtt_leo} not in ({rtt_leo_min}, {rtt_leo_max})"
+    );
+}
