@@ -308,16 +308,6 @@ CASES = {
         [],
         ["bad.toml", "flows.f1.interleaving", "expected a boolean"],
     ),
-    "interleaving_with_pr_sctp_not_built": (
-        BASE.replace(
-            'type = "cbr"',
-            'type = "sctp"\nvariant = "rfc9260"\nstreams = 2\ninterleaving = true\n'
-            'stream_traffic = [{ stream = 0, message_size = "1KB", interval = "10ms", '
-            'pr_policy = "ttl", pr_value = "1s" }]',
-        ).replace('rate = "100Kb"\n', ""),
-        [],
-        ["bad.toml", "flows.f1.stream_traffic.0.pr_policy", "not built", "interleaving"],
-    ),
     "unknown_trace_kind": (BASE, ["--trace", "tcpdump"], ["--trace", '"tcpdump"', "ns2"]),
     "unknown_series_variable": (BASE, ["--series", "temperature"], ["--series", "cwnd"]),
 }

@@ -15,7 +15,10 @@ delays per stream scheduler against what the model's rules imply, by hand:
   in turn, and ten 200-byte messages a second need a small part of the link, so the
   small stream keeps up (several times faster than first come first served and than
   `rr` with DATA); `priority` no longer waits for the rest of the 16 KB message being
-  cut, so it is faster than with DATA."""
+  cut, so it is faster than with DATA;
+- the same lifetime with I-DATA and round robin: the small stream keeps up (above), so
+  its messages wait far less than the lifetime and few are abandoned, where first come
+  first served abandons nearly all."""
 
 from __future__ import annotations
 
@@ -47,6 +50,8 @@ def test_messaging_quick(tmp_path: Path) -> None:
     assert mean[("abandoned", "prsctp-ttl", "0.01", "abandoned_pct")] > 90
     ttl_p99 = mean.get(("small_delay", "prsctp-ttl", "0.01", "message_delay_p99_s"))
     assert ttl_p99 is None or ttl_p99 < small("sctp-fcfs")
+    ttl_idata = mean[("abandoned", "prsctp-ttl-idata-rr", "0.01", "abandoned_pct")]
+    assert ttl_idata < mean[("abandoned", "prsctp-ttl", "0.01", "abandoned_pct")] / 3
     report = (out / "report.md").read_text()
     assert "(messaging/small_delay.png)" in report
     assert (out / "messaging" / "small_delay.md").is_file()

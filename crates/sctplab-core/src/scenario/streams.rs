@@ -120,17 +120,6 @@ pub(crate) fn validate(c: &SctpCfg, p: &str, source: &str) -> Result<(), Scenari
     let Some(entries) = &c.stream_traffic else {
         return Ok(());
     };
-    // PR-SCTP with interleaving needs I-FORWARD-TSN on the sender (RFC 8260 sec.
-    // 2.3.1), which is not built: refused rather than silently made reliable.
-    let pr = |e: &StreamTrafficEntry| e.pr_policy.as_deref().is_some_and(|x| x != "none");
-    if let (true, Some(i)) = (c.interleaving, entries.iter().position(pr)) {
-        return Err(ScenarioError::new(
-            source,
-            format!("{p}.stream_traffic.{i}.pr_policy"),
-            "PR-SCTP policies with `interleaving = true` (I-FORWARD-TSN on the sender) are \
-             not built yet: expected \"none\" or interleaving off",
-        ));
-    }
     let at = |i: usize, key: &str| format!("{p}.stream_traffic.{i}.{key}");
     if c.bytes.is_some() {
         return Err(ScenarioError::new(

@@ -93,3 +93,7 @@ impl Association {
 #[cfg(test)]
 #[path = "idata_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "idata_pr_tests.rs"]
+mod pr_tests;

@@ -82,12 +82,12 @@ impl Association {
             .and_then(|s| s.next_wakeup())
     }
 
-    /// Queues a FORWARD TSN the sending half asked for, to the destination of new
-    /// data.
-    pub(super) fn send_forward_tsn(&mut self, f: Option<ForwardTsnChunk>) {
+    /// Queues a FORWARD TSN (or, with I-DATA, I-FORWARD-TSN) the sending half asked
+    /// for, to the destination of new data.
+    pub(super) fn send_forward_tsn(&mut self, f: Option<Chunk>) {
         if let Some(f) = f {
             let dst = self.default_dest();
-            self.send_ctrl(self.peer_tag, Chunk::ForwardTsn(f), dst);
+            self.send_ctrl(self.peer_tag, f, dst);
         }
     }
 

@@ -1,10 +1,11 @@
 //! PR-SCTP on the retransmission buffer (RFC 3758 sec. 3.5, RFC 7496): abandoning
 //! messages before a retransmission and on every SACK, and the FORWARD TSN that
 //! follows. Only with `stream_traffic` sources and a peer that announced
-//! Forward-TSN-Supported (`StreamSources::pr_on`); otherwise nothing here acts.
+//! Forward-TSN-Supported (`StreamSources::pr_on`); otherwise nothing here acts. With
+//! I-DATA the skip goes as an I-FORWARD-TSN (RFC 8260 sec. 2.3, `prsctp/idata.rs`).
 
 use super::*;
-use crate::net::wire::ForwardTsnChunk;
+use crate::net::wire::Chunk;
 use crate::sctp::prsctp;
 use crate::sctp::streams::PrPolicy;
 
@@ -66,7 +67,7 @@ impl Outbound {
     /// the Advanced.Peer.Ack.Point moves over abandoned messages and, when it is ahead
     /// of the cumulative ack, a FORWARD TSN is due (sent on every such SACK until
     /// the peer's cumulative ack reaches the point, as usrsctp does).
-    pub fn pr_after_sack(&mut self, now: SimTime) -> Option<ForwardTsnChunk> {
+    pub fn pr_after_sack(&mut self, now: SimTime) -> Option<Chunk> {
         let cum_rel = self.rel(self.cum_ack);
         let pr_on = {
             let src = self.app.streams.as_mut()?;
@@ -92,21 +93,33 @@ impl Outbound {
 
     /// A5 (RFC 3758 sec. 3.5): on a T3-rtx expiry the sender tries to advance the point
     /// too (C2-C5), so a lost FORWARD TSN is sent again.
-    pub fn pr_after_t3(&mut self) -> Option<ForwardTsnChunk> {
+    pub fn pr_after_t3(&mut self) -> Option<Chunk> {
         if !self.app.streams.as_ref().is_some_and(|s| s.pr_on) {
             return None;
         }
         self.forward_tsn_due()
     }
 
-    fn forward_tsn_due(&mut self) -> Option<ForwardTsnChunk> {
+    /// The FORWARD TSN (I-FORWARD-TSN with I-DATA) C3 calls for, if any.
+    fn forward_tsn_due(&mut self) -> Option<Chunk> {
         let cum_rel = self.rel(self.cum_ack);
         let initial = self.initial_tsn;
         let src = self.app.streams.as_mut()?;
-        let (point, pairs) =
-            prsctp::advance_point(&src.msgs, src.point_rel, cum_rel, src.unordered());
-        src.point_rel = point;
-        let f = prsctp::forward_tsn(initial, point, cum_rel, pairs)?;
+        let f = if src.interleaving() {
+            let (point, skipped) = prsctp::advance_point_interleaved(
+                &src.msgs,
+                src.point_rel,
+                cum_rel,
+                src.unordered(),
+            );
+            src.point_rel = point;
+            Chunk::IForwardTsn(prsctp::i_forward_tsn(initial, point, cum_rel, skipped)?)
+        } else {
+            let (point, pairs) =
+                prsctp::advance_point(&src.msgs, src.point_rel, cum_rel, src.unordered());
+            src.point_rel = point;
+            Chunk::ForwardTsn(prsctp::forward_tsn(initial, point, cum_rel, pairs)?)
+        };
         src.forward_tsn_sent += 1;
         Some(f)
     }
@@ -125,15 +138,21 @@ fn lost_or_unsent(sent: &VecDeque<Sent>, initial: u32, m: &crate::sctp::streams:
         return false;
     };
     let front_rel = front.tsn.wrapping_sub(initial);
+    let lost = |r: u32| {
+        let off = r.wrapping_sub(front_rel) as i32;
+        off >= 0
+            && sent
+                .get(off as usize)
+                .is_some_and(|s| !s.gap_acked && (s.missing > 0 || s.mark.is_some()))
+    };
+    if !m.tsns.is_empty() {
+        // I-DATA: the message's own chunks, not the range between its first and last.
+        return m.tsns.iter().any(|&r| lost(r));
+    }
     let mut r = m.first_rel;
     loop {
-        let off = r.wrapping_sub(front_rel) as i32;
-        if off >= 0 {
-            if let Some(s) = sent.get(off as usize) {
-                if !s.gap_acked && (s.missing > 0 || s.mark.is_some()) {
-                    return true;
-                }
-            }
+        if lost(r) {
+            return true;
         }
         if r == m.last_rel {
             return false;

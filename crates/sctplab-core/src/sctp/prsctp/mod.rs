@@ -4,12 +4,16 @@
 //! applies both to the retransmission buffer is `outbound/prsctp.rs`, the receiver's
 //! side `inbound/forward_tsn.rs`.
 
+mod idata;
+
+pub(crate) use idata::{advance_point_interleaved, i_forward_tsn};
+
 use super::streams::Msg;
 use crate::net::wire::ForwardTsnChunk;
 use std::collections::VecDeque;
 
 /// Serial-number "a < b" on relative TSNs.
-fn rel_lt(a: u32, b: u32) -> bool {
+pub(crate) fn rel_lt(a: u32, b: u32) -> bool {
     (a.wrapping_sub(b) as i32) < 0
 }
 

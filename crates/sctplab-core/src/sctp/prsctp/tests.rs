@@ -19,6 +19,7 @@ fn msg(stream: u16, ssn: u16, first: u32, last: u32, abandoned: bool) -> Msg {
         abandoned,
         mid: 0,
         fsn: 0,
+        tsns: Vec::new(),
     }
 }
 

@@ -100,6 +100,24 @@ impl StreamSources {
         }
     }
 
+    /// The started message holding the chunk with relative TSN `rel` (PR-SCTP's
+    /// lookup by TSN). Started messages lie in the order of their first TSNs, but
+    /// their chunks mix with other streams', so a message is found by its own list of
+    /// TSNs: among those begun at or before `rel`, the latest whose list holds it.
+    pub(super) fn find_interleaved(&self, rel: u32) -> Option<usize> {
+        // Started messages all lie before `cursor`, so they are the prefix.
+        let end = self
+            .msgs
+            .partition_point(|m| m.started() && (m.first_rel as i32).wrapping_sub(rel as i32) <= 0);
+        (0..end).rev().find(|&k| {
+            let m = &self.msgs[k];
+            (m.last_rel as i32).wrapping_sub(rel as i32) >= 0
+                && m.tsns
+                    .binary_search_by(|&t| (t.wrapping_sub(rel) as i32).cmp(&0))
+                    .is_ok()
+        })
+    }
+
     /// After a stream reset (RFC 8260 sec. 2.3.2 with RFC 6525): the reset streams'
     /// MIDs start again at 0; added streams start at 0.
     pub(super) fn reset_mids(&mut self, streams: &[u16], add: u16) {

@@ -46,6 +46,10 @@ pub(crate) struct Msg {
     /// when the first chunk is cut, and the Fragment Sequence Number of the next one.
     pub(crate) mid: u32,
     pub(crate) fsn: u32,
+    /// With interleaving: the relative TSN of every chunk cut so far, rising. Other
+    /// streams' chunks may lie between them, so `first_rel..=last_rel` is not the
+    /// message's (PR-SCTP looks messages up by TSN, `interleave.rs`). Empty with DATA.
+    pub(crate) tsns: Vec<u32>,
 }
 
 impl Msg {
@@ -255,6 +259,7 @@ impl StreamSources {
                 abandoned: false,
                 mid: 0,
                 fsn: 0,
+                tsns: Vec::new(),
             });
         }
     }
@@ -482,6 +487,9 @@ impl StreamSources {
         self.sched.cut(m.stream, take);
         self.sched.note_packet_stream(m.stream);
         m.last_rel = rel;
+        if self.interleave {
+            m.tsns.push(rel);
+        }
         self.last_ids = (m.mid, m.fsn);
         m.fsn = m.fsn.wrapping_add(1);
         if m.fully_cut() {
@@ -500,6 +508,9 @@ impl StreamSources {
 
     /// The message holding the chunk with relative TSN `rel`, if it is still here.
     pub(crate) fn find(&self, rel: u32) -> Option<usize> {
+        if self.interleave {
+            return self.find_interleaved(rel);
+        }
         // Started messages come first, in TSN order.
         let k = self
             .msgs

@@ -196,3 +196,32 @@ fn a_stopped_backlog_is_exhausted_once_its_buffer_is_sent() {
     assert!(s.exhausted());
     assert_eq!(s.next_wakeup(), None);
 }
+
+#[test]
+fn with_interleaving_a_tsn_is_found_in_its_own_message() {
+    // Round robin per chunk with I-DATA (RFC 8260 sec. 3.2): stream 0's 3000-byte
+    // message A and stream 1's 500-byte message B, both at 0, are cut A B A A:
+    // relative TSNs 0, 2, 3 are A's, 1 is B's. DATA's lookup by range (a message's
+    // chunks consecutive) would look for TSN 2 in B, the last message begun at or
+    // before it, and find nothing: it is A's.
+    let mut s = StreamSources::new(
+        &[
+            src(0, 3000, Some(1000), PrPolicy::None),
+            src(1, 500, Some(1000), PrPolicy::None),
+        ],
+        2,
+        100_000,
+        false,
+    );
+    s.set_scheduler(Scheduler::Rr);
+    s.set_interleave(true);
+    s.refill(at(0));
+    let order: Vec<u16> = cut_all(&mut s).iter().map(|c| c.0).collect();
+    assert_eq!(order, vec![0, 1, 0, 0]);
+    let stream_of = |rel: u32| s.find(rel).map(|k| s.msgs[k].stream);
+    assert_eq!(
+        (0..5).map(stream_of).collect::<Vec<_>>(),
+        vec![Some(0), Some(1), Some(0), Some(0), None]
+    );
+    assert_eq!(s.msgs[0].tsns, vec![0, 2, 3]);
+}
