@@ -83,9 +83,12 @@ EXPECTED = {
     },
 }
 # Beyond the seeds (issue 36): small-message delay per scheduler and PR-SCTP policy.
+MESSAGING_SCHEDULERS = ("fcfs", "rr", "rr_packet", "priority", "fair", "wfq")
+MESSAGING_TTL = ("prsctp-ttl", "prsctp-ttl-idata-rr")
 MESSAGING_SERIES = (
-    *(f"sctp-{s}" for s in ("fcfs", "rr", "rr_packet", "priority", "fair", "wfq")),
-    "prsctp-ttl",
+    *(f"sctp-{s}" for s in MESSAGING_SCHEDULERS),
+    *(f"sctp-idata-{s}" for s in MESSAGING_SCHEDULERS),
+    *MESSAGING_TTL,
 )
 EXPECTED["messaging"] = {
     *{
@@ -98,7 +101,7 @@ EXPECTED["messaging"] = {
             ("goodput", "goodput_bps"),
         )
     },
-    ("abandoned", "prsctp-ttl", "loss", "abandoned_pct"),
+    *{("abandoned", s, "loss", "abandoned_pct") for s in MESSAGING_TTL},
 }
 # Beyond the seeds (issue 40): Broch et al.'s routing comparison and seed 004's transports
 # under each routing protocol (`all` runs it at its --quick size: pauses 0 and 900).
