@@ -39,6 +39,12 @@ def _flow_source(scenario: Path | None, flow: str | None) -> tuple[str | None, s
         raise click.UsageError(f"{scenario}: cannot read scenario file: {e}") from None
 
 
+def _with_auth(sets: list[tuple[str, str]], auth: bool) -> list[tuple[str, str]]:
+    # `--auth` is the flow key `auth = true` (CONTRACTS.md "Messages: ..."), ahead of the
+    # `--set`s so that an explicit `--set auth=...` still decides.
+    return [("auth", "true"), *sets] if auth else sets
+
+
 def _finish(result: _core.LiveResult, summary: Path | None, status: int) -> None:
     click.echo(result["line"])
     if summary is not None:
@@ -67,6 +73,8 @@ def _common(f: click.decorators.FC) -> click.decorators.FC:
                      help="Write the flow's summary.json metrics and live counters here."),
         click.option("--seed", type=click.IntRange(min=0), default=None,
                      help="Seed of tags, TSNs and cookie secret [default: random]."),
+        click.option("--auth", is_flag=True, default=False,
+                     help="AUTH (RFC 4895, HMAC-SHA-256 or SHA-1): the flow key auth = true."),
     ]  # fmt: skip
     for opt in reversed(options):
         f = opt(f)
@@ -91,6 +99,7 @@ def server_cmd(
     pcap: Path | None,
     summary: Path | None,
     seed: int | None,
+    auth: bool,
     bind: str,
 ) -> None:
     """Accept one association on SCTP port --port over UDP port --udp-port, check the
@@ -102,7 +111,7 @@ def server_cmd(
         bind=_ipv4(bind),
         udp_port=udp_port,
         sctp_port=port,
-        sets=[parse_set(s) for s in sets],
+        sets=_with_auth([parse_set(s) for s in sets], auth),
         scenario_text=text,
         scenario_source=source,
         flow_name=flow,
@@ -145,6 +154,7 @@ def client_cmd(
     pcap: Path | None,
     summary: Path | None,
     seed: int | None,
+    auth: bool,
     remote_udp_port: int,
     streams: int,
     messages: int,
@@ -172,7 +182,7 @@ def client_cmd(
         remote=_ipv4(host),
         remote_udp_port=remote_udp_port,
         local_sctp_port=local_port,
-        sets=parsed,
+        sets=_with_auth(parsed, auth),
         scenario_text=text,
         scenario_source=source,
         flow_name=flow,

@@ -5,6 +5,11 @@
  *   usrsctp_peer server UDP_PORT SCTP_PORT TIMEOUT_S
  *   usrsctp_peer client UDP_PORT REMOTE_UDP_PORT SCTP_PORT STREAMS MESSAGES SIZE TIMEOUT_S
  *
+ * Either takes a trailing `--auth`: AUTH on (RFC 4895; usrsctp's sysctl auth_enable) and
+ * SACK added to the chunks the peer must authenticate (SCTP_AUTH_CHUNK), so every SACK
+ * either end sends carries an AUTH chunk. DATA is not asked for: sctplab's driver writes
+ * the message bytes into DATA after its machine has built (and signed) the packet.
+ *
  * Prints one JSON line: messages, bytes, streams, errors (server: out of order within
  * a stream or wrong content), graceful (the association ended by SHUTDOWN, not ABORT),
  * elapsed_s (server: first to last message; client: connect to shutdown complete) and
@@ -95,14 +100,28 @@ static int assoc_change(const unsigned char *p, ssize_t n) {
   }
 }
 
+static int auth_on;
+
+/* RFC 4895: AUTH on, and SACK (chunk type 3) among the chunks the peer must sign. */
+static void enable_auth(struct socket *s) {
+  if (!auth_on) return;
+  struct sctp_authchunk ac;
+  memset(&ac, 0, sizeof ac);
+  ac.sauth_chunk = 3;
+  if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_AUTH_CHUNK, &ac, sizeof ac) < 0)
+    perror("SCTP_AUTH_CHUNK");
+}
+
 static void finish(void) {
   for (int i = 0; i < 300 && usrsctp_finish() != 0; i++) usleep(10000);
 }
 
 static int run_server(uint16_t udp_port, uint16_t sctp_port) {
   usrsctp_init(udp_port, NULL, NULL);
+  if (auth_on) usrsctp_sysctl_set_sctp_auth_enable(1); /* 1 is also its default */
   struct socket *s = usrsctp_socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP, NULL, NULL, 0, NULL);
   if (!s) { perror("usrsctp_socket"); return 1; }
+  enable_auth(s);
   const int on = 1;
   usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_RECVRCVINFO, &on, sizeof on);
   struct sctp_initmsg im;
@@ -173,8 +192,10 @@ static int run_client(uint16_t udp_port, uint16_t remote_udp, uint16_t sctp_port
                       unsigned long count, size_t size) {
   if (streams < 1 || streams > MAX_STREAMS || size > sizeof msg) return 2;
   usrsctp_init(udp_port, NULL, NULL);
+  if (auth_on) usrsctp_sysctl_set_sctp_auth_enable(1); /* 1 is also its default */
   struct socket *s = usrsctp_socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP, NULL, NULL, 0, NULL);
   if (!s) { perror("usrsctp_socket"); return 1; }
+  enable_auth(s);
   struct sctp_udpencaps enc;
   memset(&enc, 0, sizeof enc);
   enc.sue_address.ss_family = AF_INET;
@@ -238,6 +259,10 @@ static int run_client(uint16_t udp_port, uint16_t remote_udp, uint16_t sctp_port
 }
 
 int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[argc - 1], "--auth") == 0) {
+    auth_on = 1;
+    argc--;
+  }
   if (argc == 5 && strcmp(argv[1], "server") == 0) {
     signal(SIGALRM, on_alarm);
     alarm((unsigned)atoi(argv[4]));
@@ -250,6 +275,6 @@ int main(int argc, char **argv) {
                       atoi(argv[5]), strtoul(argv[6], NULL, 10), (size_t)strtoul(argv[7], NULL, 10));
   }
   fprintf(stderr, "usage: %s server UDP SCTP_PORT TIMEOUT | client UDP REMOTE_UDP SCTP_PORT "
-                  "STREAMS MESSAGES SIZE TIMEOUT\n", argv[0]);
+                  "STREAMS MESSAGES SIZE TIMEOUT [--auth]\n", argv[0]);
   return 2;
 }

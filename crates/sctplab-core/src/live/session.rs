@@ -77,6 +77,9 @@ pub struct Counters {
     pub send_errors: u64,
     /// Chunks whose bytes could not be placed (should stay 0).
     pub payload_misses: u64,
+    /// AUTH chunks (RFC 4895) in the datagrams that decoded; the machine counts those
+    /// that failed their check (`auth_bad`).
+    pub auth_received: u64,
 }
 
 pub struct Session {
@@ -450,7 +453,14 @@ impl Session {
         };
         let (vtag, peer_port, dst_port, has_shutdown_ack) = match repr.parse_into(data) {
             Ok(()) => (
-                repr.vtag,
+                {
+                    self.counters.auth_received += repr
+                        .chunks
+                        .iter()
+                        .filter(|c| matches!(c, Chunk::Auth(_)))
+                        .count() as u64;
+                    repr.vtag
+                },
                 repr.src_port,
                 repr.dst_port,
                 repr.chunks.iter().any(|c| matches!(c, Chunk::ShutdownAck)),
@@ -700,6 +710,15 @@ impl Session {
             "restarts": a.stats.restarts,
             "chunks_dropped_beyond_window": a.inb.as_ref().map_or(0, |i| i.dropped_beyond_window),
         });
+        let mut flow = flow;
+        if let (Some(e), Some(obj)) = (a.ext_stats(), flow.as_object_mut()) {
+            // AUTH (RFC 4895) as this end saw it, only with `auth` or RE-CONFIG on.
+            obj.insert("auth_negotiated".into(), json!(e.auth_on));
+            obj.insert("auth_chunks_sent".into(), json!(e.auth.sent));
+            obj.insert("auth_chunks_received".into(), json!(c.auth_received));
+            obj.insert("auth_drops".into(), json!(e.auth.dropped));
+            obj.insert("auth_bad".into(), json!(e.auth.bad));
+        }
         // Hostile or malformed packets counted and dropped, of every kind.
         let hostile = c.malformed
             + a.stats.bad_vtag_drops
