@@ -75,6 +75,8 @@ def _common(f: click.decorators.FC) -> click.decorators.FC:
                      help="Seed of tags, TSNs and cookie secret [default: random]."),
         click.option("--auth", is_flag=True, default=False,
                      help="AUTH (RFC 4895, HMAC-SHA-256 or SHA-1): the flow key auth = true."),
+        click.option("--reconfig", is_flag=True, default=False,
+                     help="Announce RE-CONFIG (RFC 6525): accept the peer's stream resets."),
     ]  # fmt: skip
     for opt in reversed(options):
         f = opt(f)
@@ -100,6 +102,7 @@ def server_cmd(
     summary: Path | None,
     seed: int | None,
     auth: bool,
+    reconfig: bool,
     bind: str,
 ) -> None:
     """Accept one association on SCTP port --port over UDP port --udp-port, check the
@@ -118,6 +121,7 @@ def server_cmd(
         timeout=timeout,
         pcap=str(pcap) if pcap else None,
         seed=seed,
+        reconfig=reconfig,
     )
     errors = int(json.loads(result["line"]).get("errors", 1))
     status = {
@@ -143,6 +147,9 @@ def server_cmd(
 @click.option("--linger", type=click.FloatRange(min=0), default=0.0, show_default=True,
               help="Seconds to stay after the shutdown, answering a retransmitted "
                    "SHUTDOWN-ACK (RFC 9260 8.4).")  # fmt: skip
+@click.option("--reset-after", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Once N messages are acknowledged, reset every outgoing stream "
+                   "(RFC 6525 Outgoing SSN Reset; implies --reconfig).")  # fmt: skip
 def client_cmd(
     host: str,
     port: int,
@@ -155,6 +162,7 @@ def client_cmd(
     summary: Path | None,
     seed: int | None,
     auth: bool,
+    reconfig: bool,
     remote_udp_port: int,
     streams: int,
     messages: int,
@@ -162,6 +170,7 @@ def client_cmd(
     bind: str,
     local_port: int | None,
     linger: float,
+    reset_after: int | None,
 ) -> None:
     """Open an association to HOST, send --messages test messages of --size bytes
     round-robin over --streams streams, shut down gracefully. Exit 0 once the shutdown
@@ -190,6 +199,8 @@ def client_cmd(
         linger=linger,
         pcap=str(pcap) if pcap else None,
         seed=seed,
+        reconfig=reconfig,
+        reset_after=reset_after,
     )
     status = {
         "graceful": EXIT_OK,
