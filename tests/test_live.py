@@ -443,14 +443,17 @@ def test_stream_reset_usrsctp_client_to_our_server(peer: Path, tmp_path: Path) -
         usrsctp_client(peer, free_udp_port(), udp, "--auth", "--reset-after", str(RESET_AFTER))
     )
     assert code == 0, (line, err)
-    # usrsctp's request (all streams, RFC 6525 4.1 empty list) was performed here.
-    assert ext["resets_performed"] == 1 and ext["resets_refused"] == 0
+    # usrsctp asks for every stream (an empty list, RFC 6525 4.1) but sends a request
+    # for a stream only once its queue has drained, so one reset can take several
+    # requests (stream 0, then 1 and 2, then 3 in a captured run); each was performed.
+    assert ext["resets_performed"] >= 1 and ext["resets_refused"] == 0
     scode, sline, serr = finish(srv)
     assert scode == 0, serr
     assert_received(sline)
     data = json.loads(summary.read_text())
     flow = data["flows"]["live"]
-    assert flow["reconfig_responses"] == 1 and flow["reconfig_refused"] == 0
+    assert flow["reconfig_responses"] == ext["resets_performed"]
+    assert flow["reconfig_refused"] == 0 and flow["streams_reset"] == STREAMS
     # The next message on each of the 4 streams had SSN 0.
     assert data["live"]["ssn_restarts"] == STREAMS
     assert_our_auth(flow, received=True, sent=True)

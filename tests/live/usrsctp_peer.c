@@ -300,8 +300,13 @@ static int run_client(uint16_t udp_port, uint16_t remote_udp, uint16_t sctp_port
     struct sctp_sndinfo si;
     memset(&si, 0, sizeof si);
     si.snd_sid = (uint16_t)sid;
-    if (usrsctp_sendv(s, msg, size, NULL, 0, &si, sizeof si, SCTP_SENDV_SNDINFO, 0) !=
-        (ssize_t)size) {
+    ssize_t w;
+    /* usrsctp refuses (EAGAIN) a send on a stream whose reset is still pending
+     * (RFC 6525 5.1.2: new data waits for the reset): retry until it is done. */
+    while ((w = usrsctp_sendv(s, msg, size, NULL, 0, &si, sizeof si, SCTP_SENDV_SNDINFO, 0)) < 0 &&
+           errno == EAGAIN && reset_after >= 0)
+      usleep(1000);
+    if (w != (ssize_t)size) {
       perror("sendv");
       print_result(m, 0, per_stream, streams, 1, 0, now_s() - t0);
       return 1;
