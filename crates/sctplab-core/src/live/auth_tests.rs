@@ -61,12 +61,12 @@ fn forged_and_malformed_auth_and_reconfig_are_counted_and_dropped() {
             cookie_preservative: None,
             unrecognized: vec![],
             ecn_capable: false,
-            ext: InitExtensions {
+            ext: Some(Box::new(InitExtensions {
                 supported: vec![AUTH, RE_CONFIG],
                 random: Some(vec![0x42; 32]),
                 chunks: Some(vec![]),
                 hmac_algo: Some(vec![1]),
-            },
+            })),
         })],
         0,
     );
