@@ -384,6 +384,7 @@ def test_auth_our_client_to_usrsctp_server(peer: Path, tmp_path: Path) -> None:
     summary = tmp_path / "client.json"
     code, line, err = finish(our_client(free_udp_port(), udp, *OUR_AUTH, "--summary", str(summary)))
     assert code == 0, err
+    assert_received(line)
     scode, sline, sext, serr = finish_peer(srv)
     assert scode == 0, (sline, serr)
     assert_received(sline)
