@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -360,7 +361,7 @@ OUR_AUTH = ["--auth", "--set", 'auth_chunks=["sack", "shutdown"]']
 RESET_AFTER = 100
 
 
-def finish_peer(p: subprocess.Popen[str]) -> tuple[int, dict, dict, str]:
+def finish_peer(p: subprocess.Popen[str]) -> tuple[int, dict[str, Any], dict[str, Any], str]:
     """The usrsctp peer's result line and its second line (AUTH and reset counters)."""
     out, err = p.communicate(timeout=TIMEOUT + 10)
     lines = [json.loads(ln) for ln in out.splitlines() if ln.startswith("{")]
@@ -368,7 +369,7 @@ def finish_peer(p: subprocess.Popen[str]) -> tuple[int, dict, dict, str]:
     return p.returncode, lines[0], lines[1], err
 
 
-def assert_our_auth(flow: dict, *, received: bool, sent: bool) -> None:
+def assert_our_auth(flow: dict[str, Any], *, received: bool, sent: bool) -> None:
     assert flow["auth_negotiated"] is True
     assert flow["auth_bad"] == 0 and flow["auth_drops"] == 0
     if received:
