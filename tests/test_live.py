@@ -459,3 +459,28 @@ def test_stream_reset_usrsctp_client_to_our_server(peer: Path, tmp_path: Path) -
     # The next message on each of the 4 streams had SSN 0.
     assert data["live"]["ssn_restarts"] == STREAMS
     assert_our_auth(flow, received=True, sent=True)
+
+
+def test_auth_and_reset_through_the_relay_to_usrsctp(peer: Path, tmp_path: Path) -> None:
+    """AUTH and a mid-transfer reset over the impaired path (RELAY_ARGS): loss repairs
+    (fast retransmit and T3) and the reset together, every SACK still verified."""
+    udp = free_udp_port()
+    srv = usrsctp_server(peer, udp, "--auth", "--reconfig")
+    wait_bound(udp)
+    relay, relay_port = start_relay(udp)
+    summary = tmp_path / "client.json"
+    code, _, err = finish(
+        our_client(free_udp_port(), relay_port, *OUR_AUTH, "--reset-after", str(RESET_AFTER),
+                   "--linger", "10", "--summary", str(summary))
+    )  # fmt: skip
+    assert code == 0, err
+    scode, sline, sext, serr = finish_peer(srv)
+    stop_relay(relay)
+    assert scode == 0, (sline, serr)
+    assert_received(sline)
+    assert sext["resets"] == 1
+    assert sext["ssn0_after_reset"] == STREAMS and sext["bad_ssn_after_reset"] == 0
+    flow = json.loads(summary.read_text())["flows"]["live"]
+    assert flow["fast_retransmissions"] > 0 and flow["timeout_retransmissions"] > 0
+    assert flow["reconfig_refused"] == 0 and flow["streams_reset"] == STREAMS
+    assert_our_auth(flow, received=True, sent=False)
