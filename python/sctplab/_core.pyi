@@ -109,6 +109,8 @@ def live(
     linger: float = 0.0,
     pcap: str | None = None,
     seed: int | None = None,
+    reconfig: bool = False,
+    reset_after: int | None = None,
 ) -> LiveResult: ...
 def live_relay(
     *,

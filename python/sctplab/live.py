@@ -39,6 +39,12 @@ def _flow_source(scenario: Path | None, flow: str | None) -> tuple[str | None, s
         raise click.UsageError(f"{scenario}: cannot read scenario file: {e}") from None
 
 
+def _with_auth(sets: list[tuple[str, str]], auth: bool) -> list[tuple[str, str]]:
+    # `--auth` is the flow key `auth = true` (CONTRACTS.md "Messages: ..."), ahead of the
+    # `--set`s so that an explicit `--set auth=...` still decides.
+    return [("auth", "true"), *sets] if auth else sets
+
+
 def _finish(result: _core.LiveResult, summary: Path | None, status: int) -> None:
     click.echo(result["line"])
     if summary is not None:
@@ -67,6 +73,10 @@ def _common(f: click.decorators.FC) -> click.decorators.FC:
                      help="Write the flow's summary.json metrics and live counters here."),
         click.option("--seed", type=click.IntRange(min=0), default=None,
                      help="Seed of tags, TSNs and cookie secret [default: random]."),
+        click.option("--auth", is_flag=True, default=False,
+                     help="AUTH (RFC 4895, HMAC-SHA-256 or SHA-1): the flow key auth = true."),
+        click.option("--reconfig", is_flag=True, default=False,
+                     help="Announce RE-CONFIG (RFC 6525): accept the peer's stream resets."),
     ]  # fmt: skip
     for opt in reversed(options):
         f = opt(f)
@@ -91,6 +101,8 @@ def server_cmd(
     pcap: Path | None,
     summary: Path | None,
     seed: int | None,
+    auth: bool,
+    reconfig: bool,
     bind: str,
 ) -> None:
     """Accept one association on SCTP port --port over UDP port --udp-port, check the
@@ -102,13 +114,14 @@ def server_cmd(
         bind=_ipv4(bind),
         udp_port=udp_port,
         sctp_port=port,
-        sets=[parse_set(s) for s in sets],
+        sets=_with_auth([parse_set(s) for s in sets], auth),
         scenario_text=text,
         scenario_source=source,
         flow_name=flow,
         timeout=timeout,
         pcap=str(pcap) if pcap else None,
         seed=seed,
+        reconfig=reconfig,
     )
     errors = int(json.loads(result["line"]).get("errors", 1))
     status = {
@@ -134,6 +147,9 @@ def server_cmd(
 @click.option("--linger", type=click.FloatRange(min=0), default=0.0, show_default=True,
               help="Seconds to stay after the shutdown, answering a retransmitted "
                    "SHUTDOWN-ACK (RFC 9260 8.4).")  # fmt: skip
+@click.option("--reset-after", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Once N messages are acknowledged, reset every outgoing stream "
+                   "(RFC 6525 Outgoing SSN Reset; implies --reconfig).")  # fmt: skip
 def client_cmd(
     host: str,
     port: int,
@@ -145,6 +161,8 @@ def client_cmd(
     pcap: Path | None,
     summary: Path | None,
     seed: int | None,
+    auth: bool,
+    reconfig: bool,
     remote_udp_port: int,
     streams: int,
     messages: int,
@@ -152,6 +170,7 @@ def client_cmd(
     bind: str,
     local_port: int | None,
     linger: float,
+    reset_after: int | None,
 ) -> None:
     """Open an association to HOST, send --messages test messages of --size bytes
     round-robin over --streams streams, shut down gracefully. Exit 0 once the shutdown
@@ -172,7 +191,7 @@ def client_cmd(
         remote=_ipv4(host),
         remote_udp_port=remote_udp_port,
         local_sctp_port=local_port,
-        sets=parsed,
+        sets=_with_auth(parsed, auth),
         scenario_text=text,
         scenario_source=source,
         flow_name=flow,
@@ -180,6 +199,8 @@ def client_cmd(
         linger=linger,
         pcap=str(pcap) if pcap else None,
         seed=seed,
+        reconfig=reconfig,
+        reset_after=reset_after,
     )
     status = {
         "graceful": EXIT_OK,

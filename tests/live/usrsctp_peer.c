@@ -5,12 +5,24 @@
  *   usrsctp_peer server UDP_PORT SCTP_PORT TIMEOUT_S
  *   usrsctp_peer client UDP_PORT REMOTE_UDP_PORT SCTP_PORT STREAMS MESSAGES SIZE TIMEOUT_S
  *
+ * Either takes trailing options. `--reconfig`: RE-CONFIG (RFC 6525) requests accepted
+ * (SCTP_ENABLE_STREAM_RESET); the server then checks that the first message of a stream
+ * after the peer reset it has SSN 0 and reports "resets" (incoming-SSN reset events),
+ * "ssn0_after_reset" and "bad_ssn_after_reset". `--reset-after N` (client; implies
+ * --reconfig): after its N-th message it asks for an outgoing SSN reset of all its
+ * streams (SCTP_RESET_STREAMS) and reports "resets_performed" and "resets_refused".
+ * `--auth`: AUTH on (RFC 4895; usrsctp's sysctl auth_enable) and
+ * SACK added to the chunks the peer must authenticate (SCTP_AUTH_CHUNK), so every SACK
+ * either end sends carries an AUTH chunk. DATA is not asked for: sctplab's driver writes
+ * the message bytes into DATA after its machine has built (and signed) the packet.
+ *
  * Prints one JSON line: messages, bytes, streams, errors (server: out of order within
  * a stream or wrong content), graceful (the association ended by SHUTDOWN, not ABORT),
  * elapsed_s (server: first to last message; client: connect to shutdown complete) and
  * usrsctp's own counters of T3 timeouts, fast retransmissions, retransmitted chunks
- * and duplicate DATA chunks received. Exit 0 if graceful with no errors, 1 otherwise,
- * 3 on timeout. */
+ * and duplicate DATA chunks received; with --auth or --reconfig, a second line with
+ * usrsctp's AUTH counters ("auth_received", "auth_missing", "auth_failed", "auth_sent")
+ * and the reset counts. Exit 0 if graceful with no errors, 1 otherwise, 3 on timeout. */
 #include <errno.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
@@ -95,14 +107,87 @@ static int assoc_change(const unsigned char *p, ssize_t n) {
   }
 }
 
+static int auth_on, reconfig_on;
+static long reset_after = -1;
+static unsigned long resets, ssn0_after_reset, bad_ssn_after_reset;
+static unsigned long resets_performed, resets_refused;
+static unsigned char reset_pending[MAX_STREAMS];
+
+/* RFC 6525: accept the peer's reset requests and allow our own; stream reset events. */
+static void enable_reconfig(struct socket *s) {
+  if (!reconfig_on) return;
+  struct sctp_assoc_value av;
+  memset(&av, 0, sizeof av);
+  av.assoc_id = SCTP_FUTURE_ASSOC;
+  av.assoc_value = SCTP_ENABLE_RESET_STREAM_REQ;
+  if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_ENABLE_STREAM_RESET, &av, sizeof av) < 0)
+    perror("SCTP_ENABLE_STREAM_RESET");
+  struct sctp_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.se_assoc_id = SCTP_FUTURE_ASSOC;
+  ev.se_on = 1;
+  ev.se_type = SCTP_STREAM_RESET_EVENT;
+  usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_EVENT, &ev, sizeof ev);
+}
+
+/* A stream reset notification: an incoming reset marks its streams (all of them for an
+ * empty list) so that their next message is checked for SSN 0 (RFC 6525 5.2.2); an
+ * outgoing one counts as performed or refused. */
+static void on_stream_reset(const unsigned char *p, ssize_t n) {
+  const union sctp_notification *sn = (const union sctp_notification *)p;
+  if (n < (ssize_t)sizeof(struct sctp_stream_reset_event) ||
+      sn->sn_header.sn_type != SCTP_STREAM_RESET_EVENT)
+    return;
+  const struct sctp_stream_reset_event *e = &sn->sn_strreset_event;
+  int failed = (e->strreset_flags & (SCTP_STREAM_RESET_DENIED | SCTP_STREAM_RESET_FAILED)) != 0;
+  if (e->strreset_flags & SCTP_STREAM_RESET_OUTGOING_SSN) {
+    if (failed) resets_refused++; else resets_performed++;
+  }
+  if ((e->strreset_flags & SCTP_STREAM_RESET_INCOMING_SSN) && !failed) {
+    resets++;
+    size_t count = (e->strreset_length - sizeof *e) / sizeof(uint16_t);
+    if (count == 0) memset(reset_pending, 1, sizeof reset_pending);
+    for (size_t i = 0; i < count; i++)
+      if (e->strreset_stream_list[i] < MAX_STREAMS) reset_pending[e->strreset_stream_list[i]] = 1;
+  }
+}
+
+/* A second line with --auth or --reconfig: usrsctp's AUTH counters (chunks received,
+ * covered chunks that came without one, failed checks, sent) and the resets. */
+static void print_extensions(void) {
+  if (!reconfig_on && !auth_on) return;
+  struct sctpstat st;
+  memset(&st, 0, sizeof st);
+  usrsctp_get_stat(&st);
+  printf("{\"auth_received\": %u, \"auth_missing\": %u, \"auth_failed\": %u, "
+         "\"auth_sent\": %u, \"resets\": %lu, \"ssn0_after_reset\": %lu, "
+         "\"bad_ssn_after_reset\": %lu, \"resets_performed\": %lu, \"resets_refused\": %lu}\n",
+         st.sctps_recvauth, st.sctps_recvauthmissing, st.sctps_recvauthfailed, st.sctps_sendauth,
+         resets, ssn0_after_reset, bad_ssn_after_reset, resets_performed, resets_refused);
+  fflush(stdout);
+}
+
+/* RFC 4895: AUTH on, and SACK (chunk type 3) among the chunks the peer must sign. */
+static void enable_auth(struct socket *s) {
+  if (!auth_on) return;
+  struct sctp_authchunk ac;
+  memset(&ac, 0, sizeof ac);
+  ac.sauth_chunk = 3;
+  if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_AUTH_CHUNK, &ac, sizeof ac) < 0)
+    perror("SCTP_AUTH_CHUNK");
+}
+
 static void finish(void) {
   for (int i = 0; i < 300 && usrsctp_finish() != 0; i++) usleep(10000);
 }
 
 static int run_server(uint16_t udp_port, uint16_t sctp_port) {
   usrsctp_init(udp_port, NULL, NULL);
+  if (auth_on) usrsctp_sysctl_set_sctp_auth_enable(1); /* 1 is also its default */
   struct socket *s = usrsctp_socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP, NULL, NULL, 0, NULL);
   if (!s) { perror("usrsctp_socket"); return 1; }
+  enable_auth(s);
+  enable_reconfig(s);
   const int on = 1;
   usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_RECVRCVINFO, &on, sizeof on);
   struct sctp_initmsg im;
@@ -137,6 +222,7 @@ static int run_server(uint16_t udp_port, uint16_t sctp_port) {
     if (n < 0) { graceful = 0; break; }
     if (n == 0) break;
     if (flags & MSG_NOTIFICATION) {
+      on_stream_reset(buf, n);
       int r = assoc_change(buf, n);
       if (r == 1) { graceful = 0; break; }
       if (r == 2) break;
@@ -149,6 +235,10 @@ static int run_server(uint16_t udp_port, uint16_t sctp_port) {
     memcpy(msg + have, buf, (size_t)n);
     have += (size_t)n;
     if (!(flags & MSG_EOR)) continue;
+    if (sid < MAX_STREAMS && reset_pending[sid] && itype == SCTP_RECVV_RCVINFO) {
+      if (ri.rcv_ssn == 0) ssn0_after_reset++; else bad_ssn_after_reset++;
+      reset_pending[sid] = 0;
+    }
     if (messages == 0) t_first = now_s();
     t_last = now_s();
     uint32_t k = sid < MAX_STREAMS ? (uint32_t)per_stream[sid] : 0;
@@ -163,6 +253,7 @@ static int run_server(uint16_t udp_port, uint16_t sctp_port) {
   }
   if (have) errors++;
   print_result(messages, bytes, per_stream, MAX_STREAMS, errors, graceful, t_last - t_first);
+  print_extensions();
   usrsctp_close(c);
   usrsctp_close(s);
   finish();
@@ -173,8 +264,11 @@ static int run_client(uint16_t udp_port, uint16_t remote_udp, uint16_t sctp_port
                       unsigned long count, size_t size) {
   if (streams < 1 || streams > MAX_STREAMS || size > sizeof msg) return 2;
   usrsctp_init(udp_port, NULL, NULL);
+  if (auth_on) usrsctp_sysctl_set_sctp_auth_enable(1); /* 1 is also its default */
   struct socket *s = usrsctp_socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP, NULL, NULL, 0, NULL);
   if (!s) { perror("usrsctp_socket"); return 1; }
+  enable_auth(s);
+  enable_reconfig(s);
   struct sctp_udpencaps enc;
   memset(&enc, 0, sizeof enc);
   enc.sue_address.ss_family = AF_INET;
@@ -206,13 +300,30 @@ static int run_client(uint16_t udp_port, uint16_t remote_udp, uint16_t sctp_port
     struct sctp_sndinfo si;
     memset(&si, 0, sizeof si);
     si.snd_sid = (uint16_t)sid;
-    if (usrsctp_sendv(s, msg, size, NULL, 0, &si, sizeof si, SCTP_SENDV_SNDINFO, 0) !=
-        (ssize_t)size) {
+    ssize_t w;
+    /* usrsctp refuses (EAGAIN) a send on a stream whose reset is still pending
+     * (RFC 6525 5.1.2: new data waits for the reset): retry until it is done. */
+    while ((w = usrsctp_sendv(s, msg, size, NULL, 0, &si, sizeof si, SCTP_SENDV_SNDINFO, 0)) < 0 &&
+           errno == EAGAIN && reset_after >= 0)
+      usleep(1000);
+    if (w != (ssize_t)size) {
       perror("sendv");
       print_result(m, 0, per_stream, streams, 1, 0, now_s() - t0);
       return 1;
     }
     per_stream[sid]++;
+    if (reset_after >= 0 && m + 1 == (unsigned long)reset_after) {
+      /* RFC 6525 5.1.2: an Outgoing SSN Reset Request for every stream (empty list). */
+      struct sctp_reset_streams rs;
+      memset(&rs, 0, sizeof rs);
+      rs.srs_assoc_id = SCTP_ALL_ASSOC;
+      rs.srs_flags = SCTP_STREAM_RESET_OUTGOING;
+      rs.srs_number_streams = 0;
+      if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_RESET_STREAMS, &rs, sizeof rs) < 0) {
+        perror("SCTP_RESET_STREAMS");
+        resets_refused++;
+      }
+    }
   }
   usrsctp_shutdown(s, SHUT_WR);
   int graceful = 0;
@@ -224,6 +335,7 @@ static int run_client(uint16_t udp_port, uint16_t remote_udp, uint16_t sctp_port
                               &itype, &flags);
     if (n <= 0) break;
     if (flags & MSG_NOTIFICATION) {
+      on_stream_reset(buf, n);
       int r = assoc_change(buf, n);
       if (r == 2) graceful = 1;
       if (r) break;
@@ -232,12 +344,28 @@ static int run_client(uint16_t udp_port, uint16_t remote_udp, uint16_t sctp_port
   double elapsed = now_s() - t0;
   print_result(count, (unsigned long long)count * size, per_stream, streams, 0, graceful,
                elapsed);
+  print_extensions();
   usrsctp_close(s);
   finish();
   return graceful ? 0 : 1;
 }
 
 int main(int argc, char **argv) {
+  for (;;) {
+    if (argc > 1 && strcmp(argv[argc - 1], "--auth") == 0) {
+      auth_on = 1;
+      argc--;
+    } else if (argc > 1 && strcmp(argv[argc - 1], "--reconfig") == 0) {
+      reconfig_on = 1;
+      argc--;
+    } else if (argc > 2 && strcmp(argv[argc - 2], "--reset-after") == 0) {
+      reset_after = strtol(argv[argc - 1], NULL, 10);
+      reconfig_on = 1;
+      argc -= 2;
+    } else {
+      break;
+    }
+  }
   if (argc == 5 && strcmp(argv[1], "server") == 0) {
     signal(SIGALRM, on_alarm);
     alarm((unsigned)atoi(argv[4]));
@@ -250,6 +378,6 @@ int main(int argc, char **argv) {
                       atoi(argv[5]), strtoul(argv[6], NULL, 10), (size_t)strtoul(argv[7], NULL, 10));
   }
   fprintf(stderr, "usage: %s server UDP SCTP_PORT TIMEOUT | client UDP REMOTE_UDP SCTP_PORT "
-                  "STREAMS MESSAGES SIZE TIMEOUT\n", argv[0]);
+                  "STREAMS MESSAGES SIZE TIMEOUT [--auth] [--reconfig] [--reset-after N]\n", argv[0]);
   return 2;
 }

@@ -261,7 +261,7 @@ fn mobility_file(text: &str) -> Option<String> {
 /// timeout passes or Ctrl-C. Returns a dict: outcome ("graceful", "aborted",
 /// "timeout", "interrupted"), line (the contract's JSON line), summary_json.
 #[pyfunction]
-#[pyo3(signature = (role, *, bind, udp_port, sctp_port, remote=None, remote_udp_port=0, local_sctp_port=None, sets=Vec::new(), scenario_text=None, scenario_source="<string>", flow_name=None, timeout=None, linger=0.0, pcap=None, seed=None))]
+#[pyo3(signature = (role, *, bind, udp_port, sctp_port, remote=None, remote_udp_port=0, local_sctp_port=None, sets=Vec::new(), scenario_text=None, scenario_source="<string>", flow_name=None, timeout=None, linger=0.0, pcap=None, seed=None, reconfig=false, reset_after=None))]
 #[allow(clippy::too_many_arguments)]
 fn live<'py>(
     py: Python<'py>,
@@ -280,6 +280,8 @@ fn live<'py>(
     linger: f64,
     pcap: Option<PathBuf>,
     seed: Option<u64>,
+    reconfig: bool,
+    reset_after: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     use sctplab_core::live::{FlowSource, LiveOptions, Outcome, Session, assoc_config};
     use sctplab_core::sctp::Role;
@@ -307,8 +309,10 @@ fn live<'py>(
         (None, None) => None,
         _ => return Err(UsageError::new_err("--scenario and --flow go together")),
     };
-    let assoc =
+    let mut assoc =
         assoc_config(source.as_ref(), &sets).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    // `--reconfig` / `--reset-after`: announce RE-CONFIG (RFC 6525).
+    assoc.knobs.reconfig |= reconfig || reset_after.is_some();
     let remote = match remote {
         Some(r) => Some(SocketAddrV4::new(ip(r, "HOST")?, remote_udp_port)),
         None => None,
@@ -326,6 +330,9 @@ fn live<'py>(
         seed,
     };
     let mut session = Session::new(opts).map_err(|e| PyOSError::new_err(e.to_string()))?;
+    if let Some(n) = reset_after {
+        session.reset_streams_after(n);
+    }
     let outcome = loop {
         let o = py
             .detach(|| session.run_for(Duration::from_millis(100)))

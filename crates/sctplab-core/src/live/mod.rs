@@ -20,3 +20,6 @@ mod tests;
 
 #[cfg(test)]
 mod hostile_tests;
+
+#[cfg(test)]
+mod auth_tests;

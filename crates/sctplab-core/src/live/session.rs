@@ -13,6 +13,7 @@ use super::wire::{for_each_data, frame_udp, reseal};
 use crate::endpoint::Endpoint;
 use crate::net::wire::{Chunk, DataFlags, SctpRepr, TransportRepr, WireError};
 use crate::net::{Packet, PacketKind};
+use crate::sctp::reconfig::Request;
 use crate::sctp::{AssocCfg, Association, Role, State};
 use crate::sim::{RngStream, SimTime};
 use crate::trace::pcap::PcapWriter;
@@ -77,6 +78,13 @@ pub struct Counters {
     pub send_errors: u64,
     /// Chunks whose bytes could not be placed (should stay 0).
     pub payload_misses: u64,
+    /// AUTH chunks (RFC 4895) in the datagrams that decoded; the machine counts those
+    /// that failed their check (`auth_bad`).
+    pub auth_received: u64,
+    /// Ordered messages whose first fragment carries SSN 0 on a stream whose previous
+    /// message had a nonzero SSN other than 65535: the peer reset the stream (RFC 6525
+    /// 5.2.2), as a wrap cannot be the cause.
+    pub ssn_restarts: u64,
 }
 
 pub struct Session {
@@ -116,6 +124,14 @@ pub struct Session {
     wait_set: Option<Duration>,
     pub counters: Counters,
     total: Option<u64>,
+    /// Client: request an Outgoing SSN Reset of every stream once this many bytes are
+    /// acknowledged (`reset_streams_after`).
+    reset_at_bytes: Option<u64>,
+    /// The SSN of the last ordered message begun on each inbound stream.
+    last_ssn: Vec<Option<u16>>,
+    /// The association's message size and outbound streams (for the reset).
+    message_size: u64,
+    out_streams: u16,
 }
 
 fn os_seed() -> u64 {
@@ -163,6 +179,7 @@ impl Session {
             Role::Server => ports.1,
         };
         let total = opts.assoc.total;
+        let (message_size, out_streams) = (opts.assoc.message_size, opts.assoc.streams);
         let cfg = AssocCfg {
             ports,
             local_addrs: vec![local.ip().octets()],
@@ -220,10 +237,34 @@ impl Session {
             wait_set: None,
             counters: Counters::default(),
             total,
+            reset_at_bytes: None,
+            last_ssn: Vec::new(),
+            message_size,
+            out_streams,
         })
     }
 
     /// The local UDP address (useful with port 0).
+    /// Client: once `messages` messages are acknowledged, ask for an Outgoing SSN Reset
+    /// of every outbound stream (RFC 6525 5.1.2); the association must announce
+    /// RE-CONFIG (`AssocCfg::knobs.reconfig`).
+    pub fn reset_streams_after(&mut self, messages: u64) {
+        let size = self.message_size.max(1);
+        self.reset_at_bytes = Some(messages.saturating_mul(size));
+    }
+
+    fn maybe_reset_streams(&mut self, now: SimTime) {
+        let Some(at) = self.reset_at_bytes else {
+            return;
+        };
+        if self.role != Role::Client || self.sender.acked_bytes() < at {
+            return;
+        }
+        self.reset_at_bytes = None;
+        let streams = (0..self.out_streams).collect();
+        self.assoc.reconfigure(now, Request::ResetStreams(streams));
+    }
+
     pub fn local_addr(&self) -> SocketAddrV4 {
         self.local
     }
@@ -450,7 +491,14 @@ impl Session {
         };
         let (vtag, peer_port, dst_port, has_shutdown_ack) = match repr.parse_into(data) {
             Ok(()) => (
-                repr.vtag,
+                {
+                    self.counters.auth_received += repr
+                        .chunks
+                        .iter()
+                        .filter(|c| matches!(c, Chunk::Auth(_)))
+                        .count() as u64;
+                    repr.vtag
+                },
                 repr.src_port,
                 repr.dst_port,
                 repr.chunks.iter().any(|c| matches!(c, Chunk::ShutdownAck)),
@@ -507,6 +555,7 @@ impl Session {
             .as_ref()
             .map(|i| (i.cum_tsn, i.max_ahead(), i.streams.len()));
         if let Some(rcv) = self.receiver.as_mut() {
+            let (last_ssn, counters) = (&mut self.last_ssn, &mut self.counters);
             let before = rcv.messages;
             for_each_data(data, |d| {
                 if let Some((cum, max, streams)) = limit {
@@ -519,6 +568,9 @@ impl Session {
                     }
                 }
                 let flags = DataFlags::from_bits(d.flags);
+                if flags.contains(DataFlags::BEGIN) && !flags.contains(DataFlags::UNORDERED) {
+                    note_ssn(last_ssn, counters, d.stream, d.ssn);
+                }
                 rcv.on_chunk(
                     d.tsn,
                     d.stream,
@@ -534,6 +586,7 @@ impl Session {
                 self.transfer_done_at = Some(now);
             }
         }
+        self.maybe_reset_streams(now);
         self.transmit(now);
         self.check_state(now);
     }
@@ -700,6 +753,20 @@ impl Session {
             "restarts": a.stats.restarts,
             "chunks_dropped_beyond_window": a.inb.as_ref().map_or(0, |i| i.dropped_beyond_window),
         });
+        let mut flow = flow;
+        if let (Some(e), Some(obj)) = (a.ext_stats(), flow.as_object_mut()) {
+            // AUTH (RFC 4895) as this end saw it, only with `auth` or RE-CONFIG on.
+            obj.insert("auth_negotiated".into(), json!(e.auth_on));
+            obj.insert("auth_chunks_sent".into(), json!(e.auth.sent));
+            obj.insert("auth_chunks_received".into(), json!(c.auth_received));
+            obj.insert("auth_drops".into(), json!(e.auth.dropped));
+            obj.insert("auth_bad".into(), json!(e.auth.bad));
+            // RE-CONFIG (RFC 6525) as this end saw it.
+            obj.insert("reconfig_requests".into(), json!(e.reconfig.requests));
+            obj.insert("reconfig_responses".into(), json!(e.reconfig.responses));
+            obj.insert("reconfig_refused".into(), json!(e.reconfig.refused));
+            obj.insert("streams_reset".into(), json!(e.reconfig.streams_reset));
+        }
         // Hostile or malformed packets counted and dropped, of every kind.
         let hostile = c.malformed
             + a.stats.bad_vtag_drops
@@ -719,7 +786,21 @@ impl Session {
                 "misdirected": c.misdirected,
                 "send_errors": c.send_errors,
                 "payload_misses": c.payload_misses,
+                "ssn_restarts": c.ssn_restarts,
             },
         })
     }
+}
+
+/// Records the SSN of an ordered message's first fragment and counts a restart from 0.
+fn note_ssn(last: &mut Vec<Option<u16>>, counters: &mut Counters, stream: u16, ssn: u16) {
+    let i = usize::from(stream);
+    if last.len() <= i {
+        // Bounded by the 65536 stream identifiers.
+        last.resize(i + 1, None);
+    }
+    if ssn == 0 && matches!(last[i], Some(p) if p != 0 && p != u16::MAX) {
+        counters.ssn_restarts += 1;
+    }
+    last[i] = Some(ssn);
 }

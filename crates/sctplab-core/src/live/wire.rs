@@ -11,6 +11,8 @@ pub struct DataAt {
     pub tsn: u32,
     pub stream: u16,
     pub flags: u8,
+    /// Stream sequence number (RFC 9260 3.3.1).
+    pub ssn: u16,
     /// User data: `packet[start..end]`.
     pub start: usize,
     pub end: usize,
@@ -39,6 +41,7 @@ pub fn for_each_data(packet: &[u8], mut f: impl FnMut(DataAt)) {
                 tsn: u32::from_be_bytes([c[4], c[5], c[6], c[7]]),
                 stream: u16::from_be_bytes([c[8], c[9]]),
                 flags: c[1],
+                ssn: u16::from_be_bytes([c[10], c[11]]),
                 start: at + DATA_HEADER,
                 end: at + len,
             });

@@ -62,6 +62,7 @@ impl Association {
         }
         self.asconf_supported(&mut ext);
         self.idata_supported(&mut ext.supported);
+        self.auth_supported(&mut ext.supported);
         if let Some(cfg) = self.cfg.knobs.auth.clone() {
             let mut random = [0u8; 32];
             for c in random.chunks_mut(8) {
@@ -73,6 +74,16 @@ impl Association {
             ext.hmac_algo = a.hmac_algo;
         }
         ext
+    }
+
+    /// AUTH in Supported Extensions (RFC 5061 4.2.7) beside RANDOM, CHUNKS and
+    /// HMAC-ALGO: usrsctp treats a peer that lists chunks to authenticate but not the
+    /// AUTH chunk type there as not supporting AUTH and drops its COOKIE ECHO
+    /// (sctp_load_addresses_from_init), as the live interop test found.
+    fn auth_supported(&self, list: &mut Vec<u8>) {
+        if self.cfg.knobs.auth.is_some() {
+            list.push(crate::net::wire::sctp_chunk::chunk_type::AUTH);
+        }
     }
 
     /// Client: the INIT's extension parameters, remembered for the key (RFC 4895 6.1).
@@ -141,6 +152,7 @@ impl Association {
         }
         self.asconf_supported(&mut ext);
         self.idata_supported(&mut ext.supported);
+        self.auth_supported(&mut ext.supported);
         if let Some(cfg) = &self.cfg.knobs.auth {
             ext.chunks = Some(cfg.chunks.clone());
             ext.hmac_algo = Some(cfg.hmacs.clone());
