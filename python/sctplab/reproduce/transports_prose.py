@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from sctplab.reproduce.prose import join, sig3
-from sctplab.reproduce.transports import (
+from sctplab.reproduce.transports_plan import (
     CUBIC_PROTOCOLS,
     KIB,
     Results,

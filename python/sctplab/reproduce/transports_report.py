@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from sctplab.reproduce.common import Figure, Table
-from sctplab.reproduce.transports import (
+from sctplab.reproduce.transports_plan import (
     CUBIC_PROTOCOLS,
     KIB,
     MANET_SPEED,
