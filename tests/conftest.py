@@ -23,9 +23,19 @@ def sctplab(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedP
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--runslow", action="store_true", help="also run tests marked slow")
+    parser.addoption(
+        "--runintermittent",
+        action="store_true",
+        help="also run tests marked intermittent (known to fail some runs; cause open)",
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not (config.getoption("--runintermittent") or os.environ.get("SCTPLAB_INTERMITTENT") == "1"):
+        why = "intermittent: use --runintermittent or SCTPLAB_INTERMITTENT=1"
+        for item in items:
+            if "intermittent" in item.keywords:
+                item.add_marker(pytest.mark.skip(reason=why))
     if config.getoption("--runslow") or os.environ.get("SCTPLAB_SLOW") == "1":
         return
     skip = pytest.mark.skip(reason="slow: use --runslow or SCTPLAB_SLOW=1")
