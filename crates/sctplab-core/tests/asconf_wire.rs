@@ -2,12 +2,12 @@
 //! decodes them (RFC 5061 sec. 4.1, 4.2): a capture of hand-built packets, every field
 //! where the RFC puts it and every CRC32c good.
 
+mod common;
 use sctplab_core::net::wire::{
     AsconfAckChunk, AsconfChunk, AsconfOp, AsconfParam, AsconfResponse, Chunk, ErrorCause,
     InitChunk, InitExtensions, Ipv4Repr, SctpRepr, TransportRepr, asconf_cause, emit_ipv4_packet,
 };
 use sctplab_core::trace::pcap::PcapWriter;
-use std::process::Command;
 
 fn packet(chunks: Vec<Chunk>) -> Vec<u8> {
     let ip = Ipv4Repr {
@@ -32,10 +32,7 @@ fn packet(chunks: Vec<Chunk>) -> Vec<u8> {
 
 #[test]
 fn tshark_decodes_asconf_asconf_ack_and_supported_extensions() {
-    let Some(tshark) = ["/usr/bin/tshark", "/usr/local/bin/tshark"]
-        .into_iter()
-        .find(|p| std::path::Path::new(p).exists())
-    else {
+    let Some(tshark) = common::tshark() else {
         eprintln!("tshark not installed: nothing to check against");
         return;
     };
@@ -101,21 +98,7 @@ fn tshark_decodes_asconf_asconf_ack_and_supported_extensions() {
         w.write_packet(k as u64 * 1_000_000, p).expect("record");
     }
     std::fs::write(&path, w.into_inner()).expect("pcap written");
-    let run = |args: &[&str]| -> String {
-        let out = Command::new(tshark)
-            .arg("-r")
-            .arg(&path)
-            .args(["-o", "sctp.checksum:crc-32c"])
-            .args(args)
-            .output()
-            .expect("tshark runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
+    let run = |args: &[&str]| common::tshark_read(tshark, &path, args);
     let verbose = run(&["-V"]);
     assert!(!verbose.contains("Malformed"), "{verbose}");
     assert!(!verbose.contains("Checksum Status: Bad"), "{verbose}");

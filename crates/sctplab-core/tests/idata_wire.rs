@@ -2,6 +2,7 @@
 //! them (RFC 8260 sec. 2, RFC 5061 sec. 4.2.7): a capture of hand-built packets, every
 //! field where the RFC puts it and every CRC32c good.
 
+mod common;
 use sctplab_core::net::wire::sctp_idata::{
     I_DATA, I_FORWARD_TSN, IDataChunk, IForwardTsnChunk, SkippedMessage,
 };
@@ -10,7 +11,6 @@ use sctplab_core::net::wire::{
     emit_ipv4_packet,
 };
 use sctplab_core::trace::pcap::PcapWriter;
-use std::process::Command;
 
 fn packet(chunks: Vec<Chunk>) -> Vec<u8> {
     let ip = Ipv4Repr {
@@ -46,10 +46,7 @@ fn idata(tsn: u32, stream: u16, mid: u32, ppid_fsn: u32, flags: DataFlags) -> Ch
 
 #[test]
 fn tshark_decodes_i_data_i_forward_tsn_and_supported_extensions() {
-    let Some(tshark) = ["/usr/bin/tshark", "/usr/local/bin/tshark"]
-        .into_iter()
-        .find(|p| std::path::Path::new(p).exists())
-    else {
+    let Some(tshark) = common::tshark() else {
         eprintln!("tshark not installed: nothing to check against");
         return;
     };
@@ -103,21 +100,7 @@ fn tshark_decodes_i_data_i_forward_tsn_and_supported_extensions() {
         w.write_packet(k as u64 * 1_000_000, p).expect("record");
     }
     std::fs::write(&path, w.into_inner()).expect("pcap written");
-    let run = |args: &[&str]| -> String {
-        let out = Command::new(tshark)
-            .arg("-r")
-            .arg(&path)
-            .args(["-o", "sctp.checksum:crc-32c"])
-            .args(args)
-            .output()
-            .expect("tshark runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
+    let run = |args: &[&str]| common::tshark_read(tshark, &path, args);
     let verbose = run(&["-V"]);
     assert!(!verbose.contains("Malformed"), "{verbose}");
     assert!(!verbose.contains("Checksum Status: Bad"), "{verbose}");

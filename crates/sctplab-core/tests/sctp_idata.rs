@@ -15,10 +15,10 @@
 //!   behind the 46 KB of the send buffer not in flight, at least 0.38 s.
 //! - a capture of the run shows I-DATA chunks tshark decodes with a good CRC32c.
 
+mod common;
 use sctplab_core::trace::TraceConfig;
 use sctplab_core::{RunOptions, load_toml, run_scenario};
 use serde_json::Value;
-use std::process::Command;
 
 fn scenario(scheduler: &str, interleaving: bool) -> sctplab_core::Scenario {
     scenario_for(scheduler, interleaving, "60s")
@@ -85,10 +85,7 @@ fn interleaving_off_leaves_the_summary_without_its_keys() {
 
 #[test]
 fn tshark_decodes_the_i_data_of_a_run() {
-    let Some(tshark) = ["/usr/bin/tshark", "/usr/local/bin/tshark"]
-        .into_iter()
-        .find(|p| std::path::Path::new(p).exists())
-    else {
+    let Some(tshark) = common::tshark() else {
         eprintln!("tshark not installed: nothing to check against");
         return;
     };
@@ -109,21 +106,7 @@ fn tshark_decodes_the_i_data_of_a_run() {
     )
     .expect("run");
     let pcap = dir.join("pcap").join("source-eth0.pcap");
-    let run = |args: &[&str]| -> String {
-        let out = Command::new(tshark)
-            .arg("-r")
-            .arg(&pcap)
-            .args(["-o", "sctp.checksum:crc-32c"])
-            .args(args)
-            .output()
-            .expect("tshark runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
+    let run = |args: &[&str]| common::tshark_read(tshark, &pcap, args);
     let verbose = run(&["-V", "-c", "40"]);
     assert!(!verbose.contains("Malformed"), "{verbose}");
     assert!(!verbose.contains("Checksum Status: Bad"));

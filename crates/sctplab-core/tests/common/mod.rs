@@ -171,3 +171,28 @@ delay = "1ms"
 queue = 1000"#
     )
 }
+
+/// tshark's binary, if installed (the wire tests check our captures against it).
+pub fn tshark() -> Option<&'static str> {
+    ["/usr/bin/tshark", "/usr/local/bin/tshark"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+}
+
+/// tshark's text for the capture `pcap` with `args`, SCTP checksums read as CRC32c; a
+/// tshark failure fails the test with its stderr.
+pub fn tshark_read(tshark: &str, pcap: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new(tshark)
+        .arg("-r")
+        .arg(pcap)
+        .args(["-o", "sctp.checksum:crc-32c"])
+        .args(args)
+        .output()
+        .expect("tshark runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
