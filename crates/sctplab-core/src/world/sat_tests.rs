@@ -16,6 +16,48 @@ fn run(text: &str) -> Value {
     serde_json::from_str(&r.summary_json).expect("summary is JSON")
 }
 
+/// A one-satellite geostationary constellation over longitude `lon` (an `explicit`
+/// entry at 35,786 km, inclination 0) with its ground links at `gsl`.
+fn geo_constellation(name: &str, lon: f64, gsl: &str) -> String {
+    format!(
+        r#"
+[[constellations]]
+name = "{name}"
+kind = "explicit"
+gsl_bandwidth = "{gsl}"
+satellites = [
+  {{ altitude = "35786km", inclination = 0.0, longitude = {lon:.1}, alpha = 0.0, plane = 1 }},
+]"#
+    )
+}
+
+/// A ground station on the equator at longitude `lon`, a terminal of `constellation`
+/// with a 10-deg elevation mask.
+fn equator_station(name: &str, lon: f64, constellation: &str) -> String {
+    format!(
+        r#"
+[[ground_stations]]
+name = "{name}"
+lat = 0.0
+lon = {lon:.1}
+constellation = "{constellation}"
+min_elevation = 10.0"#
+    )
+}
+
+/// A wire between `a` and `b`.
+fn wire(name: &str, a: &str, b: &str, bandwidth: &str, delay: &str) -> String {
+    format!(
+        r#"
+[[links]]
+name = "{name}"
+a = "{a}"
+b = "{b}"
+bandwidth = "{bandwidth}"
+delay = "{delay}""#
+    )
+}
+
 /// One polar plane of 24 satellites at 780 km, 15 deg apart (alpha 15 i), ground
 /// stations at both poles, where the Earth's turning does not move them.
 fn pole_to_pole(extra: &str) -> String {
@@ -176,35 +218,15 @@ fn sctp_fails_over_from_a_wire_to_a_geo_satellite() {
     // RTO doubling from 1 s (1 + 2 + 4 + 8 + 16 + 32 s: by 73 s); meanwhile only the
     // retransmissions go to the alternate. With the window from 100 s only what
     // crossed the satellite counts.
-    let text = r#"
+    let text = format!(
+        r#"
 duration = "200s"
 [measure]
 start = "100s"
-[[constellations]]
-name = "geo"
-kind = "explicit"
-gsl_bandwidth = "2Mb"
-satellites = [
-  { altitude = "35786km", inclination = 0.0, longitude = 0.0, alpha = 0.0, plane = 1 },
-]
-[[ground_stations]]
-name = "a"
-lat = 0.0
-lon = -10.0
-constellation = "geo"
-min_elevation = 10.0
-[[ground_stations]]
-name = "b"
-lat = 0.0
-lon = 10.0
-constellation = "geo"
-min_elevation = 10.0
-[[links]]
-name = "wire"
-a = "a"
-b = "b"
-bandwidth = "2Mb"
-delay = "10ms"
+{}
+{}
+{}
+{}
 [[flows]]
 name = "sctp"
 type = "sctp"
@@ -217,8 +239,13 @@ name = "cut"
 at = "10s"
 link = "wire"
 action = "down"
-"#;
-    let s = run(text);
+"#,
+        geo_constellation("geo", 0.0, "2Mb"),
+        equator_station("a", -10.0, "geo"),
+        equator_station("b", 10.0, "geo"),
+        wire("wire", "a", "b", "2Mb", "10ms")
+    );
+    let s = run(&text);
     let f = &s["flows"]["sctp"];
     assert_eq!(f["paths"]["b:eth0"]["state"], "inactive", "{s}");
     assert!(f["goodput_bps"].as_f64().unwrap() > 100_000.0, "{s}");
@@ -253,27 +280,12 @@ fn packets_a_satellite_cannot_route_are_counted() {
     // 100 deg of longitude from it, beyond the horizon (acos(R / r) = 81.3 deg), so b
     // never has a satellite. Every packet a sends climbs to the satellite, which has no
     // route to b: each is lost there and counted as a handover drop of b's ground link.
-    let text = r#"
+    let text = format!(
+        r#"
 duration = "10s"
-[[constellations]]
-name = "geo"
-kind = "explicit"
-gsl_bandwidth = "2Mb"
-satellites = [
-  { altitude = "35786km", inclination = 0.0, longitude = 0.0, alpha = 0.0, plane = 1 },
-]
-[[ground_stations]]
-name = "a"
-lat = 0.0
-lon = -10.0
-constellation = "geo"
-min_elevation = 10.0
-[[ground_stations]]
-name = "b"
-lat = 0.0
-lon = 100.0
-constellation = "geo"
-min_elevation = 10.0
+{}
+{}
+{}
 [[flows]]
 name = "cbr"
 type = "cbr"
@@ -281,8 +293,12 @@ from = "a"
 to = "b"
 rate = "8Kb"
 packet_size = "1000B"
-"#;
-    let s = run(text);
+"#,
+        geo_constellation("geo", 0.0, "2Mb"),
+        equator_station("a", -10.0, "geo"),
+        equator_station("b", 100.0, "geo")
+    );
+    let s = run(&text);
     let gsl = &s["satellite_links"]["gsl"];
     // One 1000-byte packet a second from 0 to 9 s: ten packets, each crosses a's
     // uplink (0.24 s up at most) and is lost at the satellite.
@@ -304,7 +320,8 @@ fn sctp_fails_over_between_two_geo_constellations() {
     // 30 deg from b2 (22 ms longer). The transmission times add at most 2 x (1.2 ms +
     // 0.12 ms) for a 1500-byte packet at 10 Mb/s and 100 Mb/s, the SACK's less: the
     // 64 KiB window (1 Mb/s over 0.5 s) never queues.
-    let text = r#"
+    let text = format!(
+        r#"
 duration = "200s"
 [measure]
 start = "100s"
@@ -312,68 +329,16 @@ start = "100s"
 name = "a"
 [[nodes]]
 name = "b"
-[[constellations]]
-name = "geo1"
-kind = "explicit"
-gsl_bandwidth = "10Mb"
-satellites = [
-  { altitude = "35786km", inclination = 0.0, longitude = 0.0, alpha = 0.0, plane = 1 },
-]
-[[constellations]]
-name = "geo2"
-kind = "explicit"
-gsl_bandwidth = "10Mb"
-satellites = [
-  { altitude = "35786km", inclination = 0.0, longitude = 40.0, alpha = 0.0, plane = 1 },
-]
-[[ground_stations]]
-name = "a1"
-lat = 0.0
-lon = -10.0
-constellation = "geo1"
-min_elevation = 10.0
-[[ground_stations]]
-name = "b1"
-lat = 0.0
-lon = 10.0
-constellation = "geo1"
-min_elevation = 10.0
-[[ground_stations]]
-name = "a2"
-lat = 0.0
-lon = -10.0
-constellation = "geo2"
-min_elevation = 10.0
-[[ground_stations]]
-name = "b2"
-lat = 0.0
-lon = 10.0
-constellation = "geo2"
-min_elevation = 10.0
-[[links]]
-name = "wa1"
-a = "a"
-b = "a1"
-bandwidth = "100Mb"
-delay = "1ms"
-[[links]]
-name = "wa2"
-a = "a"
-b = "a2"
-bandwidth = "100Mb"
-delay = "1ms"
-[[links]]
-name = "wb1"
-a = "b1"
-b = "b"
-bandwidth = "100Mb"
-delay = "1ms"
-[[links]]
-name = "wb2"
-a = "b2"
-b = "b"
-bandwidth = "100Mb"
-delay = "1ms"
+{}
+{}
+{}
+{}
+{}
+{}
+{}
+{}
+{}
+{}
 [[flows]]
 name = "sctp"
 type = "sctp"
@@ -386,8 +351,19 @@ name = "cut"
 at = "20s"
 link = "wa1"
 action = "down"
-"#;
-    let s = run(text);
+"#,
+        geo_constellation("geo1", 0.0, "10Mb"),
+        geo_constellation("geo2", 40.0, "10Mb"),
+        equator_station("a1", -10.0, "geo1"),
+        equator_station("b1", 10.0, "geo1"),
+        equator_station("a2", -10.0, "geo2"),
+        equator_station("b2", 10.0, "geo2"),
+        wire("wa1", "a", "a1", "100Mb", "1ms"),
+        wire("wa2", "a", "a2", "100Mb", "1ms"),
+        wire("wb1", "b1", "b", "100Mb", "1ms"),
+        wire("wb2", "b2", "b", "100Mb", "1ms")
+    );
+    let s = run(&text);
     let f = &s["flows"]["sctp"];
     let c = 299_793.0;
     let rtt1 = 2.0 * (2e-3 + (geo_slant(10.0) + geo_slant(10.0)) / c);
@@ -450,6 +426,21 @@ fn sctp_fails_over_from_a_leo_shell_to_a_geo_satellite() {
             )
         })
         .collect();
+    let geo = geo_constellation("geo", 0.0, "10Mb");
+    let stations: String = [
+        equator_station("l_a", -10.0, "leo"),
+        equator_station("l_b", 10.0, "leo"),
+        equator_station("g_a", -10.0, "geo"),
+        equator_station("g_b", 10.0, "geo"),
+    ]
+    .concat();
+    let wires: String = [
+        wire("wla", "a", "l_a", "100Mb", "1ms"),
+        wire("wga", "a", "g_a", "100Mb", "1ms"),
+        wire("wlb", "l_b", "b", "100Mb", "1ms"),
+        wire("wgb", "g_b", "b", "100Mb", "1ms"),
+    ]
+    .concat();
     let text = format!(
         r#"
 duration = "200s"
@@ -467,61 +458,9 @@ gsl_bandwidth = "100Mb"
 satellites = [
 {}
 ]
-[[constellations]]
-name = "geo"
-kind = "explicit"
-gsl_bandwidth = "10Mb"
-satellites = [
-  {{ altitude = "35786km", inclination = 0.0, longitude = 0.0, alpha = 0.0, plane = 1 }},
-]
-[[ground_stations]]
-name = "l_a"
-lat = 0.0
-lon = -10.0
-constellation = "leo"
-min_elevation = 10.0
-[[ground_stations]]
-name = "l_b"
-lat = 0.0
-lon = 10.0
-constellation = "leo"
-min_elevation = 10.0
-[[ground_stations]]
-name = "g_a"
-lat = 0.0
-lon = -10.0
-constellation = "geo"
-min_elevation = 10.0
-[[ground_stations]]
-name = "g_b"
-lat = 0.0
-lon = 10.0
-constellation = "geo"
-min_elevation = 10.0
-[[links]]
-name = "wla"
-a = "a"
-b = "l_a"
-bandwidth = "100Mb"
-delay = "1ms"
-[[links]]
-name = "wga"
-a = "a"
-b = "g_a"
-bandwidth = "100Mb"
-delay = "1ms"
-[[links]]
-name = "wlb"
-a = "l_b"
-b = "b"
-bandwidth = "100Mb"
-delay = "1ms"
-[[links]]
-name = "wgb"
-a = "g_b"
-b = "b"
-bandwidth = "100Mb"
-delay = "1ms"
+{geo}
+{stations}
+{wires}
 [[flows]]
 name = "sctp"
 type = "sctp"
