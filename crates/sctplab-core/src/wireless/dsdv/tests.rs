@@ -9,19 +9,24 @@ const B: u32 = 2;
 const C: u32 = 3;
 const D: u32 = 4;
 
-fn secs(s: f64) -> SimTime {
+pub(super) fn secs(s: f64) -> SimTime {
     SimTime::ZERO + SimDuration::from_secs_f64(s)
 }
 
 fn agent() -> Dsdv {
+    agent_at(A, "dsdv-test")
+}
+
+/// An agent at `addr` with the jitters off (`randomize = false`).
+pub(super) fn agent_at(addr: u32, stream: &str) -> Dsdv {
     let cfg = DsdvCfg {
         randomize: false,
         ..DsdvCfg::ns2()
     };
-    Dsdv::new(cfg, A, RngStream::new(1, "dsdv-test"))
+    Dsdv::new(cfg, addr, RngStream::new(1, stream))
 }
 
-fn adv(dst: u32, metric: u8, seqnum: u32) -> Advert {
+pub(super) fn adv(dst: u32, metric: u8, seqnum: u32) -> Advert {
     Advert {
         dst,
         metric,
@@ -29,7 +34,7 @@ fn adv(dst: u32, metric: u8, seqnum: u32) -> Advert {
     }
 }
 
-fn upd(entries: &[Advert]) -> DsdvUpdate {
+pub(super) fn upd(entries: &[Advert]) -> DsdvUpdate {
     DsdvUpdate {
         entries: entries.to_vec(),
     }
@@ -37,7 +42,7 @@ fn upd(entries: &[Advert]) -> DsdvUpdate {
 
 /// Runs every timer up to and including `t`; returns the updates sent (time, entries,
 /// in order).
-fn run_until(d: &mut Dsdv, t: SimTime) -> Vec<(SimTime, Vec<Advert>)> {
+pub(super) fn run_until(d: &mut Dsdv, t: SimTime) -> Vec<(SimTime, Vec<Advert>)> {
     let mut sent = Vec::new();
     while let Some(at) = d.poll_timeout().filter(|&at| at <= t) {
         d.handle_timeout(at);

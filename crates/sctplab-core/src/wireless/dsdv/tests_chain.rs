@@ -15,53 +15,15 @@
 //! n1's own full update at 11.25 s (ns-2's n1 sent its first one at 1.12 s, seed 1, and
 //! 1.79 s, seed 7).
 
+use super::tests::{adv, agent_at, run_until, secs, upd};
 use super::*;
 
 const N0: u32 = 1;
 const N1: u32 = 2;
 const N2: u32 = 3;
 
-fn secs(s: f64) -> SimTime {
-    SimTime::ZERO + SimDuration::from_secs_f64(s)
-}
-
 fn node(addr: u32) -> Dsdv {
-    let cfg = DsdvCfg {
-        randomize: false,
-        ..DsdvCfg::ns2()
-    };
-    Dsdv::new(cfg, addr, RngStream::new(1, "dsdv-chain-test"))
-}
-
-fn adv(dst: u32, metric: u8, seqnum: u32) -> Advert {
-    Advert {
-        dst,
-        metric,
-        seqnum,
-    }
-}
-
-fn upd(entries: &[Advert]) -> DsdvUpdate {
-    DsdvUpdate {
-        entries: entries.to_vec(),
-    }
-}
-
-/// Runs every timer up to and including `t`; returns the updates sent.
-fn run_until(d: &mut Dsdv, t: SimTime) -> Vec<(SimTime, Vec<Advert>)> {
-    let mut sent = Vec::new();
-    while let Some(at) = d.poll_timeout().filter(|&at| at <= t) {
-        d.handle_timeout(at);
-        while let Some(ev) = d.poll_output() {
-            if let RoutingEvent::Send(o) = ev {
-                let RoutingMsg::Dsdv(u) = o.msg else {
-                    panic!("not a DSDV update")
-                };
-                sent.push((at, u.entries));
-            }
-        }
-    }
-    sent
+    agent_at(addr, "dsdv-chain-test")
 }
 
 #[test]
