@@ -13,16 +13,18 @@ use super::wire::{for_each_data, frame_udp, reseal};
 use crate::endpoint::Endpoint;
 use crate::net::wire::{Chunk, DataFlags, SctpRepr, TransportRepr, WireError};
 use crate::net::{Packet, PacketKind};
-use crate::sctp::reconfig::Request;
 use crate::sctp::{AssocCfg, Association, Role, State};
 use crate::sim::{RngStream, SimTime};
 use crate::trace::pcap::PcapWriter;
-use serde_json::{Value, json};
+use reset::note_ssn;
 use std::fs::File;
 use std::io::{BufWriter, ErrorKind};
 use std::net::{SocketAddr, SocketAddrV4, UdpSocket};
 use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+mod report;
+mod reset;
 
 /// Largest UDP payload accepted.
 const MAX_DATAGRAM: usize = 65_535;
@@ -245,26 +247,6 @@ impl Session {
     }
 
     /// The local UDP address (useful with port 0).
-    /// Client: once `messages` messages are acknowledged, ask for an Outgoing SSN Reset
-    /// of every outbound stream (RFC 6525 5.1.2); the association must announce
-    /// RE-CONFIG (`AssocCfg::knobs.reconfig`).
-    pub fn reset_streams_after(&mut self, messages: u64) {
-        let size = self.message_size.max(1);
-        self.reset_at_bytes = Some(messages.saturating_mul(size));
-    }
-
-    fn maybe_reset_streams(&mut self, now: SimTime) {
-        let Some(at) = self.reset_at_bytes else {
-            return;
-        };
-        if self.role != Role::Client || self.sender.acked_bytes() < at {
-            return;
-        }
-        self.reset_at_bytes = None;
-        let streams = (0..self.out_streams).collect();
-        self.assoc.reconfigure(now, Request::ResetStreams(streams));
-    }
-
     pub fn local_addr(&self) -> SocketAddrV4 {
         self.local
     }
@@ -631,176 +613,4 @@ impl Session {
         repr.emit(&mut self.tx_buf);
         self.send(now, to);
     }
-
-    /// The contract's result line: messages, bytes and messages per stream handed to
-    /// the application (server) or sent and acknowledged (client), and errors.
-    pub fn result_line(&mut self) -> String {
-        let (messages, bytes, streams, errors) = match self.receiver.as_mut() {
-            Some(r) => {
-                r.finish();
-                let streams: Vec<(usize, u64)> = r
-                    .per_stream
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, n)| **n > 0)
-                    .map(|(s, n)| (s, *n))
-                    .collect();
-                (r.messages, r.bytes, streams, r.errors + r.overflow)
-            }
-            None => {
-                let (m, b, s) = self.sent_messages();
-                (m, b, s, self.counters.payload_misses)
-            }
-        };
-        // The contract's key order and spacing: {"messages": M, "bytes": B, ...}.
-        let streams: Vec<String> = streams
-            .iter()
-            .map(|(k, v)| format!("\"{k}\": {v}"))
-            .collect();
-        format!(
-            "{{\"messages\": {messages}, \"bytes\": {bytes}, \"streams\": {{{}}}, \"errors\": {errors}}}",
-            streams.join(", ")
-        )
-    }
-
-    /// Client: messages and bytes of a completed transfer, per stream.
-    fn sent_messages(&self) -> (u64, u64, Vec<(usize, u64)>) {
-        let mut streams = Vec::new();
-        if !self.assoc.out.as_ref().is_some_and(|o| o.done()) {
-            return (0, 0, streams);
-        }
-        let mut m = 0;
-        for (s, &n) in self.sender.messages_per_stream().iter().enumerate() {
-            if n > 0 {
-                streams.push((s, u64::from(n)));
-                m += u64::from(n);
-            }
-        }
-        (m, self.total.unwrap_or(0), streams)
-    }
-
-    /// summary.json of the session: the flow metrics of a simulated SCTP flow (as
-    /// this end sees them) and the live counters.
-    pub fn summary(&self) -> Value {
-        let secs = |t: Option<SimTime>| t.map_or(Value::Null, |t| json!(t.as_secs_f64()));
-        let a = &self.assoc;
-        let default_out = crate::sctp::OutStats::default();
-        let o = a.out.as_ref().map_or(&default_out, |o| &o.stats);
-        let delivered = match (&self.receiver, self.role) {
-            (Some(r), _) => r.bytes,
-            (None, Role::Client) => self.sender.acked_bytes(),
-            (None, Role::Server) => 0,
-        };
-        // Goodput over the transfer: from this end's association set-up to the last
-        // byte acknowledged (client) or delivered (server).
-        let span = match (self.established_at, self.transfer_done_at) {
-            (Some(a), Some(b)) => b.saturating_since(a).as_secs_f64(),
-            _ => 0.0,
-        };
-        let goodput = if span > 0.0 {
-            delivered as f64 * 8.0 / span
-        } else {
-            0.0
-        };
-        let c = &self.counters;
-        let role = match self.role {
-            Role::Client => "client",
-            Role::Server => "server",
-        };
-        let outcome = match self.outcome {
-            Outcome::Running => "running",
-            Outcome::Graceful => "graceful",
-            Outcome::Aborted => "aborted",
-            Outcome::TimedOut => "timeout",
-        };
-        let flow = json!({
-            "type": "sctp",
-            "role": role,
-            "goodput_bps": goodput,
-            "delivered_bytes": delivered,
-            "data_packets_sent": o.data_packets_sent,
-            "retransmitted_packets": o.retransmitted_packets,
-            "data_chunks_sent": o.chunks_sent,
-            "new_bytes_sent": o.new_bytes_sent,
-            "retransmissions": o.retransmissions,
-            "fast_retransmissions": o.fast_retransmissions,
-            "timeout_retransmissions": o.timeout_retransmissions,
-            "timeouts": o.timeouts,
-            "fast_recoveries": o.fast_recoveries,
-            "ack_packets": a.stats.ack_packets,
-            "ack_bytes": a.stats.ack_bytes,
-            "sack_packets": a.stats.ack_packets,
-            "sack_bytes": a.stats.ack_bytes,
-            "connect_time_s": secs(a.stats.connect_time.map(|d| SimTime::ZERO + d)),
-            "completion_time_s": secs(self.transfer_done_at),
-            "established_at_s": secs(self.established_at),
-            "first_delivery_s": secs(self.first_delivery_at),
-            "final_cwnd": a.data_path().map_or(Value::Null, |p| json!(p.cwnd)),
-            "final_ssthresh": a.data_path().map_or(Value::Null, |p| json!(p.ssthresh)),
-            "chunks_dropped_no_buffer": a.inb.as_ref().map_or(0, |i| i.dropped_no_buffer),
-            "control_packets": a.stats.control_packets,
-            "heartbeats": a.stats.heartbeats,
-            "bad_vtag_drops": a.stats.bad_vtag_drops,
-            "cookie_rejects": a.stats.cookie_rejects,
-            "inits_received": a.stats.inits_received,
-            "associations_created": a.stats.associations_created,
-            "aborted": a.stats.aborted,
-            "unknown_chunks": a.stats.unknown_chunks,
-            "errors_sent": a.stats.errors_sent,
-            "errors_received": a.stats.errors_received,
-            "rule_violations": a.stats.rule_violations,
-            "ootb_packets": a.stats.ootb_packets,
-            "restarts": a.stats.restarts,
-            "chunks_dropped_beyond_window": a.inb.as_ref().map_or(0, |i| i.dropped_beyond_window),
-        });
-        let mut flow = flow;
-        if let (Some(e), Some(obj)) = (a.ext_stats(), flow.as_object_mut()) {
-            // AUTH (RFC 4895) as this end saw it, only with `auth` or RE-CONFIG on.
-            obj.insert("auth_negotiated".into(), json!(e.auth_on));
-            obj.insert("auth_chunks_sent".into(), json!(e.auth.sent));
-            obj.insert("auth_chunks_received".into(), json!(c.auth_received));
-            obj.insert("auth_drops".into(), json!(e.auth.dropped));
-            obj.insert("auth_bad".into(), json!(e.auth.bad));
-            // RE-CONFIG (RFC 6525) as this end saw it.
-            obj.insert("reconfig_requests".into(), json!(e.reconfig.requests));
-            obj.insert("reconfig_responses".into(), json!(e.reconfig.responses));
-            obj.insert("reconfig_refused".into(), json!(e.reconfig.refused));
-            obj.insert("streams_reset".into(), json!(e.reconfig.streams_reset));
-        }
-        // Hostile or malformed packets counted and dropped, of every kind.
-        let hostile = c.malformed
-            + a.stats.bad_vtag_drops
-            + a.stats.rule_violations
-            + a.stats.ootb_packets
-            + a.stats.cookie_rejects
-            + a.inb.as_ref().map_or(0, |i| i.dropped_beyond_window);
-        json!({
-            "flows": {"live": flow},
-            "live": {
-                "outcome": outcome,
-                "datagrams_in": c.datagrams_in,
-                "datagrams_out": c.datagrams_out,
-                "malformed": c.malformed,
-                "hostile_drops": hostile,
-                "bad_checksum": c.bad_checksum,
-                "misdirected": c.misdirected,
-                "send_errors": c.send_errors,
-                "payload_misses": c.payload_misses,
-                "ssn_restarts": c.ssn_restarts,
-            },
-        })
-    }
-}
-
-/// Records the SSN of an ordered message's first fragment and counts a restart from 0.
-fn note_ssn(last: &mut Vec<Option<u16>>, counters: &mut Counters, stream: u16, ssn: u16) {
-    let i = usize::from(stream);
-    if last.len() <= i {
-        // Bounded by the 65536 stream identifiers.
-        last.resize(i + 1, None);
-    }
-    if ssn == 0 && matches!(last[i], Some(p) if p != 0 && p != u16::MAX) {
-        counters.ssn_restarts += 1;
-    }
-    last[i] = Some(ssn);
 }
