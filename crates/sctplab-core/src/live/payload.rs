@@ -12,7 +12,9 @@
 //! TSN order is also every stream's message order, so a message arriving with a k
 //! other than its stream's next one is out of order (or the peer numbered it wrong).
 
-use std::collections::VecDeque;
+use super::wire::DataAt;
+use crate::net::wire::DataFlags;
+use std::collections::{BTreeMap, VecDeque};
 
 /// Byte `i` of message `k` on stream `s`.
 #[inline]
@@ -147,6 +149,8 @@ struct Held {
     /// A TSN the machine acknowledged but discarded (a stream it does not have, RFC
     /// 9260 6.5): it only fills its place in the TSN order.
     discarded: bool,
+    /// I-DATA: the Message Identifier (RFC 8260 sec. 2.1).
+    mid: Option<u32>,
     data: Vec<u8>,
 }
 
@@ -173,10 +177,20 @@ pub struct PayloadReceiver {
     pub errors: u64,
     /// Chunks refused because the store was full.
     pub overflow: u64,
+    /// I-DATA (RFC 8260): messages of different streams may interleave their
+    /// fragments, so each stream puts its own message together (`partials`); a
+    /// stream's fragments still come in TSN order.
+    pub interleave: bool,
+    /// With `interleave`: per stream, the message being put together and its MID.
+    partials: BTreeMap<u16, (u32, Vec<u8>)>,
+    partial_bytes: u64,
 }
 
 /// Most chunks kept ahead of the next TSN to hand on; far more than any a_rwnd allows.
 const MAX_AHEAD: usize = 1 << 20;
+/// Bytes of partly received I-DATA messages kept over all streams: a peer that begins
+/// messages on every stream and never ends them cannot grow the store beyond this.
+const RECEIVE_PARTIAL_CAP: u64 = 64 << 20;
 
 impl PayloadReceiver {
     /// `initial_tsn`: the peer's initial TSN, from its INIT or INIT ACK.
@@ -217,6 +231,21 @@ impl PayloadReceiver {
         }
     }
 
+    /// Stores a DATA or I-DATA chunk found in a packet (`wire::for_each_data`).
+    pub fn on_data_at(&mut self, d: &DataAt, payload: &[u8], cap: u64) {
+        let flags = DataFlags::from_bits(d.flags);
+        let held = Held {
+            stream: d.stream,
+            begin: flags.contains(DataFlags::BEGIN),
+            end: flags.contains(DataFlags::END),
+            unordered: flags.contains(DataFlags::UNORDERED),
+            discarded: false,
+            mid: d.mid,
+            data: Vec::new(),
+        };
+        self.store(d.tsn, held, payload, cap);
+    }
+
     /// Stores DATA chunk `tsn`'s payload if it is new; `cap` bounds the bytes held.
     #[allow(clippy::too_many_arguments)]
     pub fn on_chunk(
@@ -229,6 +258,19 @@ impl PayloadReceiver {
         payload: &[u8],
         cap: u64,
     ) {
+        let held = Held {
+            stream,
+            begin,
+            end,
+            unordered,
+            discarded: false,
+            mid: None,
+            data: Vec::new(),
+        };
+        self.store(tsn, held, payload, cap);
+    }
+
+    fn store(&mut self, tsn: u32, mut held: Held, payload: &[u8], cap: u64) {
         let off = tsn.wrapping_sub(self.next_tsn) as i32;
         if off < 0 {
             return; // already handed on
@@ -248,14 +290,8 @@ impl PayloadReceiver {
         data.clear();
         data.extend_from_slice(payload);
         self.held_bytes += data.len() as u64;
-        self.held[i] = Some(Held {
-            stream,
-            begin,
-            end,
-            unordered,
-            discarded: false,
-            data,
-        });
+        held.data = data;
+        self.held[i] = Some(held);
         self.deliver();
     }
 
@@ -267,6 +303,10 @@ impl PayloadReceiver {
             self.next_tsn = self.next_tsn.wrapping_add(1);
             self.held_bytes -= h.data.len() as u64;
             if h.discarded {
+                continue;
+            }
+            if self.interleave {
+                self.deliver_interleaved(h);
                 continue;
             }
             if h.begin {
@@ -287,6 +327,53 @@ impl PayloadReceiver {
                 self.complete(h.stream, h.unordered);
             }
             self.free.push(h.data);
+        }
+    }
+
+    /// One I-DATA chunk in TSN order: it begins its stream's message or continues the
+    /// one of the same MID (RFC 8260 sec. 2.1: a message's fragments carry its MID,
+    /// and the sender cuts them in TSN order); anything else is an error.
+    fn deliver_interleaved(&mut self, h: Held) {
+        let mid = h.mid.unwrap_or(0);
+        if h.begin {
+            if let Some((_, old)) = self.partials.remove(&h.stream) {
+                // A new message began before the stream's last one ended.
+                self.errors += 1;
+                self.partial_bytes -= old.len() as u64;
+                self.free.push(old);
+            }
+            let mut buf = self.free.pop().unwrap_or_default();
+            buf.clear();
+            self.partials.insert(h.stream, (mid, buf));
+        }
+        let Some((pmid, buf)) = self.partials.get_mut(&h.stream) else {
+            // A fragment of no message begun on its stream.
+            self.errors += 1;
+            self.free.push(h.data);
+            return;
+        };
+        if *pmid != mid || self.partial_bytes + h.data.len() as u64 > RECEIVE_PARTIAL_CAP {
+            // Another message's fragment, or a message beyond any a test sends.
+            self.errors += 1;
+            if let Some((_, old)) = self.partials.remove(&h.stream) {
+                self.partial_bytes -= old.len() as u64;
+                self.free.push(old);
+            }
+            self.free.push(h.data);
+            return;
+        }
+        buf.extend_from_slice(&h.data);
+        self.partial_bytes += h.data.len() as u64;
+        self.free.push(h.data);
+        if h.end {
+            if let Some((_, whole)) = self.partials.remove(&h.stream) {
+                self.partial_bytes -= whole.len() as u64;
+                // `complete` checks `self.partial`: lend it the whole message.
+                let saved = std::mem::replace(&mut self.partial, whole);
+                self.complete(h.stream, h.unordered);
+                let whole = std::mem::replace(&mut self.partial, saved);
+                self.free.push(whole);
+            }
         }
     }
 
@@ -321,6 +408,9 @@ impl PayloadReceiver {
         if self.partial_stream.take().is_some() {
             self.errors += 1;
         }
+        self.errors += self.partials.len() as u64;
+        self.partials.clear();
+        self.partial_bytes = 0;
     }
 }
 
@@ -423,6 +513,53 @@ mod tests {
             !s.fill_chunk(&mut [0u8; 4], 20, 1, true),
             "TSN 20 skips ahead"
         );
+    }
+
+    /// I-DATA (RFC 8260 sec. 2.1): two streams' 2500-byte messages cut at 1000 bytes
+    /// with their fragments interleaved in TSN order (stream 0 at TSNs 1, 3, 5; stream
+    /// 1 at 2, 4, 6), arriving backwards: both messages whole, no error. Then a
+    /// fragment under another MID than its stream's message, and a middle fragment of
+    /// no message: two errors.
+    #[test]
+    fn interleaved_fragments_are_put_together_per_stream() {
+        let mut r = PayloadReceiver::new(1);
+        r.interleave = true;
+        let mut m0 = vec![0u8; 2500];
+        let mut m1 = vec![0u8; 2500];
+        fill(&mut m0, 0, 0, 0);
+        fill(&mut m1, 0, 1, 0);
+        let at = |tsn: u32, stream: u16, flags: DataFlags, mid: u32| DataAt {
+            tsn,
+            stream,
+            flags: flags.bits(),
+            ssn: 0,
+            mid: Some(mid),
+            start: 0,
+            end: 0,
+        };
+        let (b, e, none) = (DataFlags::BEGIN, DataFlags::END, DataFlags::empty());
+        let chunks = [
+            (at(1, 0, b, 0), &m0[..1000]),
+            (at(2, 1, b, 0), &m1[..1000]),
+            (at(3, 0, none, 0), &m0[1000..2000]),
+            (at(4, 1, none, 0), &m1[1000..2000]),
+            (at(5, 0, e, 0), &m0[2000..]),
+            (at(6, 1, e, 0), &m1[2000..]),
+        ];
+        for (d, p) in chunks.iter().rev() {
+            r.on_data_at(d, p, u64::MAX);
+        }
+        assert_eq!((r.messages, r.bytes, r.errors), (2, 5000, 0));
+        assert_eq!(r.per_stream, vec![1, 1]);
+        // Message 1 of stream 0 (MID 1) begins; a fragment of MID 7 cannot join it.
+        let mut m = vec![0u8; 2000];
+        fill(&mut m, 1, 0, 0);
+        r.on_data_at(&at(7, 0, b, 1), &m[..1000], u64::MAX);
+        r.on_data_at(&at(8, 0, e, 7), &m[1000..], u64::MAX);
+        r.on_data_at(&at(9, 1, e, 1), &m[1000..], u64::MAX);
+        r.finish();
+        assert_eq!((r.messages, r.errors), (2, 2));
+        assert_eq!(r.held_bytes(), 0);
     }
 
     #[test]

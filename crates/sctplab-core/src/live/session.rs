@@ -23,6 +23,7 @@ use std::net::{SocketAddr, SocketAddrV4, UdpSocket};
 use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+mod interleave;
 mod report;
 mod reset;
 
@@ -87,6 +88,10 @@ pub struct Counters {
     /// message had a nonzero SSN other than 65535: the peer reset the stream (RFC 6525
     /// 5.2.2), as a wrap cannot be the cause.
     pub ssn_restarts: u64,
+    /// I-DATA and I-FORWARD-TSN chunks (RFC 8260 sec. 2.1, 2.3.1) too short for their
+    /// fields, from a peer this end offered interleaving to: each is dropped and the
+    /// rest of its packet processed.
+    pub malformed_chunks: u64,
 }
 
 pub struct Session {
@@ -404,11 +409,12 @@ impl Session {
             self.tx_buf.resize(n, 0);
             repr.emit(&mut self.tx_buf);
             if self.pkt.kind == PacketKind::Data {
+                let idata = self.assoc.idata_on();
                 let (sender, counters) = (&mut self.sender, &mut self.counters);
                 let buf = &mut self.tx_buf;
                 let mut spots = [(0usize, 0usize, 0u32, 0u16, false); 64];
                 let mut k = 0;
-                for_each_data(buf, |d| {
+                for_each_data(buf, idata, |d| {
                     if k < spots.len() {
                         spots[k] = (
                             d.start,
@@ -474,6 +480,13 @@ impl Session {
         let (vtag, peer_port, dst_port, has_shutdown_ack) = match repr.parse_into(data) {
             Ok(()) => (
                 {
+                    if self.assoc.knobs().interleaving {
+                        if interleave::parse_past_idata(repr, data).is_err() {
+                            self.counters.malformed += 1;
+                            return;
+                        }
+                        interleave::decode(repr, &mut self.counters);
+                    }
                     self.counters.auth_received += repr
                         .chunks
                         .iter()
@@ -527,7 +540,9 @@ impl Session {
             // messages count from the new initial TSN, to the new peer.
             self.peer = Some(from);
             self.peer_sctp_port = Some(self.last_from_port);
-            self.receiver = Some(PayloadReceiver::new(self.first_peer_tsn(data)));
+            let mut rcv = PayloadReceiver::new(self.first_peer_tsn(data));
+            rcv.interleave = self.assoc.idata_on();
+            self.receiver = Some(rcv);
         }
         // DATA the machine refused for lying beyond its window, or discarded for naming a
         // stream it does not have (RFC 9260 6.5), is not kept here either.
@@ -536,10 +551,11 @@ impl Session {
             .inb
             .as_ref()
             .map(|i| (i.cum_tsn, i.max_ahead(), i.streams.len()));
+        let idata = self.assoc.idata_on();
         if let Some(rcv) = self.receiver.as_mut() {
             let (last_ssn, counters) = (&mut self.last_ssn, &mut self.counters);
             let before = rcv.messages;
-            for_each_data(data, |d| {
+            for_each_data(data, idata, |d| {
                 if let Some((cum, max, streams)) = limit {
                     if d.tsn.wrapping_sub(cum) as i32 > max as i32 {
                         return;
@@ -551,17 +567,12 @@ impl Session {
                 }
                 let flags = DataFlags::from_bits(d.flags);
                 if flags.contains(DataFlags::BEGIN) && !flags.contains(DataFlags::UNORDERED) {
-                    note_ssn(last_ssn, counters, d.stream, d.ssn);
+                    // An I-DATA message's MID starts again at 0 after a reset as an
+                    // SSN does (RFC 8260 sec. 2.3.2).
+                    let seq = d.mid.map_or(d.ssn, |m| m as u16);
+                    note_ssn(last_ssn, counters, d.stream, seq);
                 }
-                rcv.on_chunk(
-                    d.tsn,
-                    d.stream,
-                    flags.contains(DataFlags::BEGIN),
-                    flags.contains(DataFlags::END),
-                    flags.contains(DataFlags::UNORDERED),
-                    &data[d.start..d.end],
-                    RECEIVE_STORE_CAP,
-                );
+                rcv.on_data_at(&d, &data[d.start..d.end], RECEIVE_STORE_CAP);
             });
             if rcv.messages > before {
                 self.first_delivery_at.get_or_insert(now);
@@ -590,7 +601,7 @@ impl Session {
             return inb.cum_tsn.wrapping_add(1);
         }
         let mut top: Option<u32> = None;
-        for_each_data(data, |d| {
+        for_each_data(data, self.assoc.idata_on(), |d| {
             top = Some(match top {
                 Some(t) if (d.tsn.wrapping_sub(t) as i32) <= 0 => t,
                 _ => d.tsn,

@@ -132,6 +132,7 @@ impl Session {
         self.extension_summary(&mut flow);
         // Hostile or malformed packets counted and dropped, of every kind.
         let hostile = c.malformed
+            + c.malformed_chunks
             + a.stats.bad_vtag_drops
             + a.stats.rule_violations
             + a.stats.ootb_packets
@@ -144,6 +145,7 @@ impl Session {
                 "datagrams_in": c.datagrams_in,
                 "datagrams_out": c.datagrams_out,
                 "malformed": c.malformed,
+                "malformed_chunks": c.malformed_chunks,
                 "hostile_drops": hostile,
                 "bad_checksum": c.bad_checksum,
                 "misdirected": c.misdirected,

@@ -31,10 +31,15 @@ impl Session {
         self.assoc.reconfigure(now, Request::ResetStreams(streams));
     }
 
-    /// AUTH (RFC 4895) and RE-CONFIG (RFC 6525) keys of the flow object, only with
-    /// `auth` or RE-CONFIG on.
+    /// `interleaving_negotiated` with `interleaving` asked for; AUTH (RFC 4895) and
+    /// RE-CONFIG (RFC 6525) keys of the flow object, only with `auth` or RE-CONFIG on.
     pub(super) fn extension_summary(&self, flow: &mut Value) {
         let (a, c) = (&self.assoc, &self.counters);
+        if let (true, Some(obj)) = (a.knobs().interleaving, flow.as_object_mut()) {
+            // RFC 8260 sec. 2.2.1: I-DATA only when both ends listed it; false means
+            // the association fell back to DATA.
+            obj.insert("interleaving_negotiated".into(), json!(a.idata_on()));
+        }
         if let (Some(e), Some(obj)) = (a.ext_stats(), flow.as_object_mut()) {
             // AUTH (RFC 4895) as this end saw it, only with `auth` or RE-CONFIG on.
             obj.insert("auth_negotiated".into(), json!(e.auth_on));
