@@ -96,6 +96,10 @@ def _common(f: click.decorators.FC) -> click.decorators.FC:
                      help="AUTH (RFC 4895, HMAC-SHA-256 or SHA-1): the flow key auth = true."),
         click.option("--reconfig", is_flag=True, default=False,
                      help="Announce RE-CONFIG (RFC 6525): accept the peer's stream resets."),
+        click.option("--pr", "pr", default=None, metavar="ttl:TIME|rtx:N",
+                     help="PR-SCTP (RFC 3758, RFC 7496): the client gives up a message after "
+                          "TIME (ttl:100ms) or N retransmissions (rtx:2); the server accepts "
+                          "the peer's abandoned messages."),
         click.option("--interleave", is_flag=True, default=False,
                      help="I-DATA (RFC 8260), the flow key interleaving = true; DATA with a "
                           "peer that does not announce it (said on stderr)."),
@@ -125,6 +129,7 @@ def server_cmd(
     seed: int | None,
     auth: bool,
     reconfig: bool,
+    pr: str | None,
     interleave: bool,
     bind: str,
 ) -> None:
@@ -145,6 +150,7 @@ def server_cmd(
         pcap=str(pcap) if pcap else None,
         seed=seed,
         reconfig=reconfig,
+        pr=pr,
     )
     errors = int(json.loads(result["line"]).get("errors", 1))
     status = {
@@ -186,6 +192,7 @@ def client_cmd(
     seed: int | None,
     auth: bool,
     reconfig: bool,
+    pr: str | None,
     interleave: bool,
     remote_udp_port: int,
     streams: int,
@@ -225,6 +232,7 @@ def client_cmd(
         seed=seed,
         reconfig=reconfig,
         reset_after=reset_after,
+        pr=pr,
     )
     status = {
         "graceful": EXIT_OK,

@@ -18,6 +18,12 @@
  * `--interleave`: I-DATA offered (RFC 8260; SCTP_FRAGMENT_INTERLEAVE level 2, then
  * SCTP_INTERLEAVING_SUPPORTED); the server then puts each stream's message together
  * apart, as partial deliveries of different streams may alternate.
+ * `--pr ttl:MS` or `--pr rtx:N`: PR-SCTP (RFC 3758; SCTP_PR_SUPPORTED): the client sends
+ * every message with that policy (sctp_sendv with SCTP_PR_SCTP_TTL or SCTP_PR_SCTP_RTX)
+ * and counts usrsctp's SCTP_SEND_FAILED_EVENT notifications of abandoned messages
+ * ("abandoned_sent", "abandoned_unsent"); the server accepts a message number that
+ * skips ahead within its stream (messages the peer abandoned) and counts the skipped
+ * ones ("skipped"), while a number going back is still an error.
  *
  * Prints one JSON line: messages, bytes, streams, errors (server: out of order within
  * a stream or wrong content), graceful (the association ended by SHUTDOWN, not ABORT),
@@ -132,6 +138,9 @@ static int assoc_change(const unsigned char *p, ssize_t n) {
 }
 
 static int auth_on, reconfig_on, interleave_on;
+static uint16_t pr_policy; /* 0: reliable */
+static uint32_t pr_value;
+static unsigned long abandoned_sent, abandoned_unsent, skipped;
 static long reset_after = -1;
 static unsigned long resets, ssn0_after_reset, bad_ssn_after_reset;
 static unsigned long resets_performed, resets_refused;
@@ -179,17 +188,18 @@ static void on_stream_reset(const unsigned char *p, ssize_t n) {
 /* A second line with --auth or --reconfig: usrsctp's AUTH counters (chunks received,
  * covered chunks that came without one, failed checks, sent) and the resets. */
 static void print_extensions(void) {
-  if (!reconfig_on && !auth_on && !interleave_on) return;
+  if (!reconfig_on && !auth_on && !interleave_on && !pr_policy) return;
   struct sctpstat st;
   memset(&st, 0, sizeof st);
   usrsctp_get_stat(&st);
   printf("{\"auth_received\": %u, \"auth_missing\": %u, \"auth_failed\": %u, "
          "\"auth_sent\": %u, \"resets\": %lu, \"ssn0_after_reset\": %lu, "
          "\"bad_ssn_after_reset\": %lu, \"resets_performed\": %lu, \"resets_refused\": %lu, "
-         "\"idata\": %d, \"pr\": %d}\n",
+         "\"idata\": %d, \"pr\": %d, \"abandoned_sent\": %lu, \"abandoned_unsent\": %lu, "
+         "\"skipped\": %lu}\n",
          st.sctps_recvauth, st.sctps_recvauthmissing, st.sctps_recvauthfailed, st.sctps_sendauth,
          resets, ssn0_after_reset, bad_ssn_after_reset, resets_performed, resets_refused,
-         idata_negotiated, pr_negotiated);
+         idata_negotiated, pr_negotiated, abandoned_sent, abandoned_unsent, skipped);
   fflush(stdout);
 }
 
@@ -217,6 +227,33 @@ static void enable_interleave(struct socket *s) {
     perror("SCTP_INTERLEAVING_SUPPORTED");
 }
 
+/* RFC 3758: PR-SCTP on, and the notifications of abandoned messages. */
+static void enable_pr(struct socket *s) {
+  if (!pr_policy) return;
+  struct sctp_assoc_value av;
+  memset(&av, 0, sizeof av);
+  av.assoc_id = SCTP_FUTURE_ASSOC;
+  av.assoc_value = 1;
+  if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_PR_SUPPORTED, &av, sizeof av) < 0)
+    perror("SCTP_PR_SUPPORTED");
+  struct sctp_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.se_assoc_id = SCTP_FUTURE_ASSOC;
+  ev.se_on = 1;
+  ev.se_type = SCTP_SEND_FAILED_EVENT;
+  usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_EVENT, &ev, sizeof ev);
+}
+
+/* An abandoned message (SCTP_SEND_FAILED_EVENT): counted as sent or never sent. */
+static void on_send_failed(const unsigned char *p, ssize_t n) {
+  const union sctp_notification *sn = (const union sctp_notification *)p;
+  if (n < (ssize_t)sizeof(struct sctp_send_failed_event) ||
+      sn->sn_header.sn_type != SCTP_SEND_FAILED_EVENT)
+    return;
+  if (sn->sn_send_failed_event.ssfe_flags & SCTP_DATA_SENT) abandoned_sent++;
+  else abandoned_unsent++;
+}
+
 static void finish(void) {
   for (int i = 0; i < 300 && usrsctp_finish() != 0; i++) usleep(10000);
 }
@@ -229,6 +266,7 @@ static int run_server(uint16_t udp_port, uint16_t sctp_port) {
   enable_auth(s);
   enable_reconfig(s);
   enable_interleave(s);
+  enable_pr(s);
   const int on = 1;
   usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_RECVRCVINFO, &on, sizeof on);
   struct sctp_initmsg im;
@@ -252,6 +290,7 @@ static int run_server(uint16_t udp_port, uint16_t sctp_port) {
   unsigned long long bytes = 0;
   static unsigned char pmsg[MAX_STREAMS][PMSG_LEN];
   static size_t phave[MAX_STREAMS];
+  static uint32_t next_k[MAX_STREAMS];
   size_t have = 0;
   int graceful = 1, partial_sid = -1;
   double t_first = 0, t_last = 0;
@@ -301,7 +340,13 @@ static int run_server(uint16_t udp_port, uint16_t sctp_port) {
     }
     if (messages == 0) t_first = now_s();
     t_last = now_s();
-    uint32_t k = sid < MAX_STREAMS ? (uint32_t)per_stream[sid] : 0;
+    uint32_t k = sid < MAX_STREAMS ? next_k[sid] : 0;
+    if (pr_policy && have >= 4 && sid < MAX_STREAMS) {
+      /* PR-SCTP: messages the peer abandoned leave gaps in the numbering. */
+      uint32_t got = (uint32_t)msg[0] << 24 | (uint32_t)msg[1] << 16 | (uint32_t)msg[2] << 8 | msg[3];
+      if (got > k) { skipped += got - k; k = got; }
+    }
+    if (sid < MAX_STREAMS) next_k[sid] = k + 1;
     int ok = sid < MAX_STREAMS;
     for (size_t i = 0; ok && i < have; i++) ok = msg[i] == message_byte(k, (uint16_t)sid, i);
     if (!ok) errors++;
@@ -332,6 +377,7 @@ static int run_client(uint16_t udp_port, uint16_t remote_udp, uint16_t sctp_port
   enable_auth(s);
   enable_reconfig(s);
   enable_interleave(s);
+  enable_pr(s);
   struct sctp_udpencaps enc;
   memset(&enc, 0, sizeof enc);
   enc.sue_address.ss_family = AF_INET;
@@ -366,7 +412,15 @@ static int run_client(uint16_t udp_port, uint16_t remote_udp, uint16_t sctp_port
     ssize_t w;
     /* usrsctp refuses (EAGAIN) a send on a stream whose reset is still pending
      * (RFC 6525 5.1.2: new data waits for the reset): retry until it is done. */
-    while ((w = usrsctp_sendv(s, msg, size, NULL, 0, &si, sizeof si, SCTP_SENDV_SNDINFO, 0)) < 0 &&
+    struct sctp_sendv_spa spa;
+    memset(&spa, 0, sizeof spa);
+    spa.sendv_flags = SCTP_SEND_SNDINFO_VALID | SCTP_SEND_PRINFO_VALID;
+    spa.sendv_sndinfo = si;
+    spa.sendv_prinfo.pr_policy = pr_policy;
+    spa.sendv_prinfo.pr_value = pr_value;
+    while ((w = pr_policy
+                    ? usrsctp_sendv(s, msg, size, NULL, 0, &spa, sizeof spa, SCTP_SENDV_SPA, 0)
+                    : usrsctp_sendv(s, msg, size, NULL, 0, &si, sizeof si, SCTP_SENDV_SNDINFO, 0)) < 0 &&
            errno == EAGAIN && reset_after >= 0)
       usleep(1000);
     if (w != (ssize_t)size) {
@@ -399,14 +453,15 @@ static int run_client(uint16_t udp_port, uint16_t remote_udp, uint16_t sctp_port
     if (n <= 0) break;
     if (flags & MSG_NOTIFICATION) {
       on_stream_reset(buf, n);
+      on_send_failed(buf, n);
       int r = assoc_change(buf, n);
       if (r == 2) graceful = 1;
       if (r) break;
     }
   }
   double elapsed = now_s() - t0;
-  print_result(count, (unsigned long long)count * size, per_stream, streams, 0, graceful,
-               elapsed);
+  unsigned long kept = count - abandoned_sent - abandoned_unsent;
+  print_result(kept, (unsigned long long)kept * size, per_stream, streams, 0, graceful, elapsed);
   print_extensions();
   usrsctp_close(s);
   finish();
@@ -418,6 +473,13 @@ int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[argc - 1], "--auth") == 0) {
       auth_on = 1;
       argc--;
+    } else if (argc > 2 && strcmp(argv[argc - 2], "--pr") == 0) {
+      const char *v = argv[argc - 1];
+      if (strncmp(v, "ttl:", 4) == 0) pr_policy = SCTP_PR_SCTP_TTL;
+      else if (strncmp(v, "rtx:", 4) == 0) pr_policy = SCTP_PR_SCTP_RTX;
+      else { fprintf(stderr, "--pr %s: expected ttl:MS or rtx:N\n", v); return 2; }
+      pr_value = (uint32_t)strtoul(v + 4, NULL, 10);
+      argc -= 2;
     } else if (argc > 1 && strcmp(argv[argc - 1], "--interleave") == 0) {
       interleave_on = 1;
       argc--;
@@ -445,6 +507,6 @@ int main(int argc, char **argv) {
   }
   fprintf(stderr, "usage: %s server UDP SCTP_PORT TIMEOUT | client UDP REMOTE_UDP SCTP_PORT "
                   "STREAMS MESSAGES SIZE TIMEOUT [--auth] [--reconfig] [--reset-after N] "
-                  "[--interleave]\n", argv[0]);
+                  "[--interleave] [--pr ttl:MS|rtx:N]\n", argv[0]);
   return 2;
 }

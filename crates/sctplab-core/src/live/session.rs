@@ -92,6 +92,8 @@ pub struct Counters {
     /// fields, from a peer this end offered interleaving to: each is dropped and the
     /// rest of its packet processed.
     pub malformed_chunks: u64,
+    /// FORWARD TSN and I-FORWARD-TSN chunks received (RFC 3758 3.2, RFC 8260 2.3.1).
+    pub forward_tsn_received: u64,
 }
 
 pub struct Session {
@@ -139,6 +141,10 @@ pub struct Session {
     /// The association's message size and outbound streams (for the reset).
     message_size: u64,
     out_streams: u16,
+    /// PR-SCTP offered (`config::apply_pr`); the client's message count, given to its
+    /// sources once they exist.
+    pr: bool,
+    pr_limit: Option<u64>,
 }
 
 fn os_seed() -> u64 {
@@ -187,6 +193,11 @@ impl Session {
         };
         let total = opts.assoc.total;
         let (message_size, out_streams) = (opts.assoc.message_size, opts.assoc.streams);
+        let pr = !opts.assoc.stream_traffic.is_empty();
+        let pr_limit = match (pr, opts.role) {
+            (true, Role::Client) => Some(total.unwrap_or(0) / message_size.max(1)),
+            _ => None,
+        };
         let cfg = AssocCfg {
             ports,
             local_addrs: vec![local.ip().octets()],
@@ -248,6 +259,8 @@ impl Session {
             last_ssn: Vec::new(),
             message_size,
             out_streams,
+            pr,
+            pr_limit,
         })
     }
 
@@ -340,6 +353,17 @@ impl Session {
             };
             self.rx_buf = rx;
             r?;
+        }
+    }
+
+    /// The client's PR-SCTP sources stop after its `--messages` (`apply_pr`): set once
+    /// they exist (the association builds them on the INIT ACK).
+    fn limit_sources(&mut self) {
+        let Some(n) = self.pr_limit else { return };
+        let src = self.assoc.out.as_mut().and_then(|o| o.app.streams.as_mut());
+        if let Some(src) = src {
+            src.limit_messages(n);
+            self.pr_limit = None;
         }
     }
 
@@ -487,6 +511,11 @@ impl Session {
                         }
                         interleave::decode(repr, &mut self.counters);
                     }
+                    self.counters.forward_tsn_received += repr
+                        .chunks
+                        .iter()
+                        .filter(|c| matches!(c, Chunk::ForwardTsn(_) | Chunk::IForwardTsn(_)))
+                        .count() as u64;
                     self.counters.auth_received += repr
                         .chunks
                         .iter()
@@ -542,6 +571,7 @@ impl Session {
             self.peer_sctp_port = Some(self.last_from_port);
             let mut rcv = PayloadReceiver::new(self.first_peer_tsn(data));
             rcv.interleave = self.assoc.idata_on();
+            rcv.pr = self.pr;
             self.receiver = Some(rcv);
         }
         // DATA the machine refused for lying beyond its window, or discarded for naming a
@@ -574,12 +604,18 @@ impl Session {
                 }
                 rcv.on_data_at(&d, &data[d.start..d.end], RECEIVE_STORE_CAP);
             });
+            if let (true, Some(inb)) = (self.pr, self.assoc.inb.as_ref()) {
+                // TSNs the peer abandoned: its FORWARD TSN moved the machine's
+                // cumulative TSN past them (RFC 3758 3.6).
+                rcv.skip_to(inb.cum_tsn);
+            }
             if rcv.messages > before {
                 self.first_delivery_at.get_or_insert(now);
                 self.transfer_done_at = Some(now);
             }
         }
         self.maybe_reset_streams(now);
+        self.limit_sources();
         self.transmit(now);
         self.check_state(now);
     }

@@ -38,11 +38,23 @@ impl Session {
         )
     }
 
-    /// Client: messages and bytes of a completed transfer, per stream.
+    /// Client: messages and bytes of a completed transfer, per stream; with PR-SCTP
+    /// those not abandoned.
     fn sent_messages(&self) -> (u64, u64, Vec<(usize, u64)>) {
         let mut streams = Vec::new();
-        if !self.assoc.out.as_ref().is_some_and(|o| o.done()) {
+        let Some(out) = self.assoc.out.as_ref().filter(|o| o.done()) else {
             return (0, 0, streams);
+        };
+        if let Some(src) = out.app.streams.as_ref() {
+            let mut m = 0;
+            for (s, t) in src.tally.iter().enumerate() {
+                let n = t.submitted_messages.saturating_sub(t.abandoned_messages);
+                if n > 0 {
+                    streams.push((s, n));
+                    m += n;
+                }
+            }
+            return (m, m * self.message_size, streams);
         }
         let mut m = 0;
         for (s, &n) in self.sender.messages_per_stream().iter().enumerate() {
@@ -130,6 +142,7 @@ impl Session {
         });
         let mut flow = flow;
         self.extension_summary(&mut flow);
+        self.pr_summary(&mut flow);
         // Hostile or malformed packets counted and dropped, of every kind.
         let hostile = c.malformed
             + c.malformed_chunks
@@ -146,6 +159,7 @@ impl Session {
                 "datagrams_out": c.datagrams_out,
                 "malformed": c.malformed,
                 "malformed_chunks": c.malformed_chunks,
+                "forward_tsn_received": c.forward_tsn_received,
                 "hostile_drops": hostile,
                 "bad_checksum": c.bad_checksum,
                 "misdirected": c.misdirected,
@@ -154,5 +168,29 @@ impl Session {
                 "ssn_restarts": c.ssn_restarts,
             },
         })
+    }
+
+    /// PR-SCTP (RFC 3758) as this end saw it, with `--pr`: the sender's abandoned
+    /// messages and FORWARD TSNs (CONTRACTS.md "Messages" flow keys), the receiver's
+    /// TSNs and messages the peer abandoned.
+    fn pr_summary(&self, flow: &mut Value) {
+        if !self.pr {
+            return;
+        }
+        let Some(obj) = flow.as_object_mut() else {
+            return;
+        };
+        let src = self.assoc.out.as_ref().and_then(|o| o.app.streams.as_ref());
+        if let Some(src) = src {
+            let abandoned: u64 = src.tally.iter().map(|t| t.abandoned_messages).sum();
+            obj.insert("pr_negotiated".into(), json!(src.pr_on));
+            obj.insert("abandoned_messages".into(), json!(abandoned));
+            obj.insert("forward_tsn_sent".into(), json!(src.forward_tsn_sent));
+        }
+        if let Some(r) = self.receiver.as_ref() {
+            obj.insert("skipped_tsns".into(), json!(r.skipped_tsns));
+            obj.insert("skipped_messages".into(), json!(r.skipped_messages));
+            obj.insert("abandoned_fragments".into(), json!(r.abandoned_fragments));
+        }
     }
 }
