@@ -639,6 +639,14 @@ def test_interleave_usrsctp_client_through_the_relay_to_our_server(
 # Each message is one chunk, so a TSN is a message.
 
 
+# Intermittent (session 18: 2 of 5 runs): usrsctp's client stops sending before its last
+# chunks and its 25-s alarm ends it. In a captured failing run our server had
+# acknowledged TSN 997 of 1000 (a_rwnd 65536) and then received nothing from usrsctp for
+# 19 s: no retransmission, no FORWARD TSN, no SHUTDOWN. The relay's list drops the
+# datagram that carries chunk 1000 and whatever is bundled with it; a lost last FORWARD
+# TSN that usrsctp does not resend once no chunk is left outstanding (no T3 running)
+# would explain it, but that is not confirmed: the cause is open (docs/live.md).
+@pytest.mark.intermittent
 def test_pr_usrsctp_abandons_through_the_relay_to_our_server(peer: Path, tmp_path: Path) -> None:
     udp = free_udp_port()
     summary = tmp_path / "server.json"
