@@ -643,9 +643,10 @@ def test_interleave_usrsctp_client_through_the_relay_to_our_server(
 # chunks and its 25-s alarm ends it. In a captured failing run our server had
 # acknowledged TSN 997 of 1000 (a_rwnd 65536) and then received nothing from usrsctp for
 # 19 s: no retransmission, no FORWARD TSN, no SHUTDOWN. The relay's list drops the
-# datagram that carries chunk 1000 and whatever is bundled with it; a lost last FORWARD
-# TSN that usrsctp does not resend once no chunk is left outstanding (no T3 running)
-# would explain it, but that is not confirmed: the cause is open (docs/live.md).
+# datagram that carries chunk 1000 and whatever is bundled with it; usrsctp's T3-rtx
+# handler restarts its timer after a FORWARD TSN only if a chunk beyond the new
+# Advanced.Peer.Ack.Point is left, so a lost last FORWARD TSN is never resent: the likely
+# cause (usrsctp's), not confirmed from the relay's side (docs/live.md).
 @pytest.mark.intermittent
 def test_pr_usrsctp_abandons_through_the_relay_to_our_server(peer: Path, tmp_path: Path) -> None:
     udp = free_udp_port()
