@@ -117,11 +117,13 @@ def usrsctp_client(peer: Path, udp: int, remote_udp: int, *extra: str) -> subpro
     )  # fmt: skip
 
 
-def start_relay(server_udp: int) -> tuple[subprocess.Popen[str], int]:
+def start_relay(
+    server_udp: int, args: list[str] | None = None
+) -> tuple[subprocess.Popen[str], int]:
     port = free_udp_port()
     p = start(
         [*CLI, "live", "relay", "--listen-port", str(port), "--server-port", str(server_udp),
-         "--timeout", str(SERVER_TIMEOUT + 5), *RELAY_ARGS]
+         "--timeout", str(SERVER_TIMEOUT + 5), *(RELAY_ARGS if args is None else args)]
     )  # fmt: skip
     wait_bound(port)
     return p, port
@@ -675,6 +677,39 @@ def test_pr_usrsctp_abandons_through_the_relay_to_our_server(peer: Path, tmp_pat
     assert sline["messages"] + flow["skipped_tsns"] == MESSAGES
     assert 2 <= flow["skipped_tsns"] <= abandoned
     assert sline["bytes"] == sline["messages"] * SIZE
+    assert data["live"]["forward_tsn_received"] >= 1
+
+
+def test_pr_usrsctp_abandons_a_dropped_chunk_to_our_server(peer: Path, tmp_path: Path) -> None:
+    # The relay loses only chunk 100 (message 99, stream 3's k = 24), once, with no
+    # random loss: usrsctp abandons it (rtx:0) and its FORWARD TSN, sent while later
+    # chunks are outstanding, reaches our server, whose cumulative TSN passes it. So
+    # exactly one TSN is skipped and 999 messages arrive, stream 3 one short.
+    udp = free_udp_port()
+    summary = tmp_path / "server.json"
+    srv = our_server(udp, "--pr", "rtx:0", "--summary", str(summary))
+    wait_bound(udp)
+    relay, relay_port = start_relay(udp, ["--delay", "0.002", "--drop", "100", "--seed", "3"])
+    code, line, ext, err = finish_peer(
+        usrsctp_client(peer, free_udp_port(), relay_port, "--pr", "rtx:0")
+    )
+    scode, sline, serr = finish(srv, SERVER_TIMEOUT + 10)
+    stats = stop_relay(relay)
+    assert code == 0, (line, err, stats)
+    assert scode == 0, (sline, serr, stats)
+    assert stats["to_server"]["listed_drops"] == 1
+    # usrsctp's own count: at least the dropped message (a spurious T3 on a loaded
+    # machine may abandon one that still arrives).
+    assert ext["abandoned_sent"] + ext["abandoned_unsent"] >= 1
+    assert sline == {
+        "messages": MESSAGES - 1,
+        "bytes": (MESSAGES - 1) * SIZE,
+        "streams": {"0": 250, "1": 250, "2": 250, "3": 249},
+        "errors": 0,
+    }
+    data = json.loads(summary.read_text())
+    assert data["flows"]["live"]["skipped_tsns"] == 1
+    assert data["flows"]["live"]["skipped_messages"] == 1
     assert data["live"]["forward_tsn_received"] >= 1
 
 
