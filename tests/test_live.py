@@ -117,11 +117,13 @@ def usrsctp_client(peer: Path, udp: int, remote_udp: int, *extra: str) -> subpro
     )  # fmt: skip
 
 
-def start_relay(server_udp: int) -> tuple[subprocess.Popen[str], int]:
+def start_relay(
+    server_udp: int, args: list[str] | None = None
+) -> tuple[subprocess.Popen[str], int]:
     port = free_udp_port()
     p = start(
         [*CLI, "live", "relay", "--listen-port", str(port), "--server-port", str(server_udp),
-         "--timeout", str(SERVER_TIMEOUT + 5), *RELAY_ARGS]
+         "--timeout", str(SERVER_TIMEOUT + 5), *(RELAY_ARGS if args is None else args)]
     )  # fmt: skip
     wait_bound(port)
     return p, port
@@ -461,9 +463,18 @@ def test_stream_reset_usrsctp_client_to_our_server(peer: Path, tmp_path: Path) -
     assert_our_auth(flow, received=True, sent=True)
 
 
-# Intermittent (session 17): on an idle guest 2 of 6 runs gave up at the 25-s timeout
-# where passing runs finish in about 4 s plus the linger; the cause (the reset with the
-# relay's losses and usrsctp's replies) is not found yet, so CI skips it.
+# Intermittent: some runs stall until the 25-s timeout (2 of 6 idle runs in session 17,
+# the first of a loop in session 18). The cause is usrsctp's (0.9.5, sctp_indata.c,
+# sctp_process_a_data_chunk): when our Outgoing SSN Reset Request (RFC 6525 5.1.2)
+# arrives before the last DATA it covers, usrsctp answers "In progress" and checks the
+# deferred reset only at the end of processing a DATA chunk, against its cumulative TSN
+# advanced by that one chunk; when the chunk that arrives fills a gap below TSNs
+# already held (the relay reordered or lost one of the last ones), the cumulative TSN
+# passes the request's Sender's Last Assigned TSN only in the mapping-array slide
+# after the packet, and the reset then waits for another DATA chunk. RFC 6525 5.2.2
+# says it is performed when the cumulative ack point reaches that TSN. Our client
+# holds new messages while its reset is pending, so none comes, and usrsctp answers
+# every retransmitted request with the stored "In progress" (docs/live.md).
 @pytest.mark.intermittent
 def test_auth_and_reset_through_the_relay_to_usrsctp(peer: Path, tmp_path: Path) -> None:
     """AUTH and a mid-transfer reset over the impaired path (RELAY_ARGS): loss repairs
@@ -488,3 +499,252 @@ def test_auth_and_reset_through_the_relay_to_usrsctp(peer: Path, tmp_path: Path)
     assert flow["fast_retransmissions"] > 0 and flow["timeout_retransmissions"] > 0
     assert flow["reconfig_refused"] == 0 and flow["streams_reset"] == STREAMS
     assert_our_auth(flow, received=True, sent=False)
+
+
+# I-DATA (RFC 8260, issue 36 item 5) against usrsctp, whose --interleave sets fragment
+# interleave level 2 and SCTP_INTERLEAVING_SUPPORTED. Whether I-DATA was negotiated is
+# usrsctp's own report: the features its SCTP_COMM_UP notification lists (RFC 6458
+# sac_info, "idata" on the peer's second line); tshark counts the I-DATA chunks.
+IDATA_MESSAGES, IDATA_SIZE = 400, 3000  # 3000 B: three fragments per message at a 1500-B MTU
+
+
+def chunk_types(pcap: Path, udp: int) -> list[str] | None:
+    tshark = shutil.which("tshark")
+    if tshark is None:
+        return None
+    r = subprocess.run(
+        [tshark, "-r", str(pcap), "-d", f"udp.port=={udp},sctp", "-o", "sctp.checksum:crc-32c",
+         "-T", "fields", "-e", "sctp.chunk_type", "-e", "sctp.checksum.status"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    rows = [ln.split("\t") for ln in r.stdout.splitlines() if ln]
+    assert all(status == "1" for _, status in rows), "every CRC32c good"
+    return [t for types, _ in rows for t in types.split(",")]
+
+
+def test_interleave_our_client_to_usrsctp_server(peer: Path, tmp_path: Path) -> None:
+    udp = free_udp_port()
+    srv = usrsctp_server(peer, udp, "--interleave")
+    wait_bound(udp)
+    pcap, summary = tmp_path / "client.pcap", tmp_path / "client.json"
+    cudp = free_udp_port()
+    code, line, err = finish(
+        our_client(cudp, udp, "--interleave", "--pcap", str(pcap), "--summary", str(summary))
+    )
+    assert code == 0, err
+    assert "fell back" not in err
+    assert_received(line)
+    scode, sline, sext, serr = finish_peer(srv)
+    assert scode == 0, (sline, serr)
+    assert_received(sline)
+    assert sext["idata"] == 1
+    assert json.loads(summary.read_text())["flows"]["live"]["interleaving_negotiated"] is True
+    types = chunk_types(pcap, cudp)
+    if types is not None:
+        # Every message went as I-DATA (type 64), none as DATA (type 0): one chunk per
+        # 1000-byte message, so MESSAGES distinct TSNs (a loaded machine may add
+        # retransmissions).
+        assert types.count("0") == 0
+        r = subprocess.run(
+            ["tshark", "-r", str(pcap), "-d", f"udp.port=={cudp},sctp",
+             "-Y", "sctp.chunk_type == 64", "-T", "fields", "-e", "sctp.data_tsn_raw"],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        tsns = {t for ln in r.stdout.split() for t in ln.split(",")}
+        assert len(tsns) == MESSAGES
+
+
+def test_interleave_falls_back_to_data_with_a_peer_without_it(peer: Path, tmp_path: Path) -> None:
+    # usrsctp without --interleave does not list I-DATA (its default): RFC 8260 2.2.1
+    # leaves the association on DATA, and our client says so on stderr.
+    udp = free_udp_port()
+    srv = usrsctp_server(peer, udp)
+    wait_bound(udp)
+    summary = tmp_path / "client.json"
+    code, line, err = finish(
+        our_client(free_udp_port(), udp, "--interleave", "--summary", str(summary))
+    )
+    assert code == 0, err
+    assert_received(line)
+    assert "fell back to DATA" in err and len(err.strip().splitlines()) == 1
+    scode, sline, serr = finish(srv)
+    assert scode == 0, (sline, serr)
+    assert_received(sline)
+    assert json.loads(summary.read_text())["flows"]["live"]["interleaving_negotiated"] is False
+
+
+def test_interleave_through_the_relay_to_usrsctp(peer: Path, tmp_path: Path) -> None:
+    # Our I-DATA sender over the impaired path (RELAY_ARGS): repaired by fast
+    # retransmit and T3, every message intact at usrsctp.
+    udp = free_udp_port()
+    srv = usrsctp_server(peer, udp, "--interleave")
+    wait_bound(udp)
+    relay, relay_port = start_relay(udp)
+    summary = tmp_path / "client.json"
+    code, _, err = finish(
+        our_client(free_udp_port(), relay_port, "--interleave", "--linger", "10",
+                   "--summary", str(summary))
+    )  # fmt: skip
+    assert code == 0, err
+    scode, sline, sext, serr = finish_peer(srv)
+    stats = stop_relay(relay)
+    assert scode == 0, (sline, serr, stats)
+    assert_received(sline)
+    assert sext["idata"] == 1
+    assert stats["to_server"]["listed_drops"] == 3
+    flow = json.loads(summary.read_text())["flows"]["live"]
+    assert flow["fast_retransmissions"] >= 1 and flow["timeout_retransmissions"] >= 1
+
+
+def test_interleave_usrsctp_client_through_the_relay_to_our_server(
+    peer: Path, tmp_path: Path
+) -> None:
+    # usrsctp's I-DATA sender, 400 messages of 3000 bytes (three fragments each, which
+    # usrsctp may interleave across the 4 streams) over the impaired path: our server
+    # puts every stream's messages together in order. Expected by the contract's
+    # round robin: 100 messages per stream, 1.2 MB.
+    udp = free_udp_port()
+    summary = tmp_path / "server.json"
+    srv = our_server(udp, "--interleave", "--summary", str(summary))
+    wait_bound(udp)
+    relay, relay_port = start_relay(udp)
+    p = start(
+        [str(peer), "client", str(free_udp_port()), str(relay_port), str(SCTP_PORT),
+         str(STREAMS), str(IDATA_MESSAGES), str(IDATA_SIZE), str(TIMEOUT), "--interleave"]
+    )  # fmt: skip
+    code, line, ext, err = finish_peer(p)
+    scode, sline, serr = finish(srv, SERVER_TIMEOUT + 10)
+    stats = stop_relay(relay)
+    assert code == 0, (line, err, stats)
+    assert scode == 0, (sline, serr, stats)
+    assert ext["idata"] == 1
+    per_stream = IDATA_MESSAGES // STREAMS
+    assert sline == {
+        "messages": IDATA_MESSAGES,
+        "bytes": IDATA_MESSAGES * IDATA_SIZE,
+        "streams": {str(s): per_stream for s in range(STREAMS)},
+        "errors": 0,
+    }
+    # Chunk 100 is lost twice (RELAY_ARGS): usrsctp sent it at least twice more,
+    # by fast retransmit from our SACKs' gap reports (usrsctp repeats a fast
+    # retransmission) or by T3.
+    assert line["fast_rtx"] + line["t3"] >= 2
+    data = json.loads(summary.read_text())
+    assert data["flows"]["live"]["interleaving_negotiated"] is True
+    assert data["live"]["malformed_chunks"] == 0
+
+
+# PR-SCTP (RFC 3758, issue 36 item 5) against usrsctp, with limited retransmissions
+# rtx:0 (RFC 7496 sec. 3: a message is never retransmitted), through the relay
+# (RELAY_ARGS): every loss abandons its message, and the other end's cumulative TSN
+# must pass the abandoned TSNs by FORWARD TSN, or the shutdown would never complete.
+# Each message is one chunk, so a TSN is a message.
+
+
+# Intermittent (session 18: 2 of 5 runs): usrsctp's client stops sending before its last
+# chunks and its 25-s alarm ends it. In a captured failing run our server had
+# acknowledged TSN 997 of 1000 (a_rwnd 65536) and then received nothing from usrsctp for
+# 19 s: no retransmission, no FORWARD TSN, no SHUTDOWN. The relay's list drops the
+# datagram that carries chunk 1000 and whatever is bundled with it; usrsctp's T3-rtx
+# handler restarts its timer after a FORWARD TSN only if a chunk beyond the new
+# Advanced.Peer.Ack.Point is left, so a lost last FORWARD TSN is never resent: the likely
+# cause (usrsctp's), not confirmed from the relay's side (docs/live.md).
+@pytest.mark.intermittent
+def test_pr_usrsctp_abandons_through_the_relay_to_our_server(peer: Path, tmp_path: Path) -> None:
+    udp = free_udp_port()
+    summary = tmp_path / "server.json"
+    srv = our_server(udp, "--pr", "rtx:0", "--summary", str(summary))
+    wait_bound(udp)
+    relay, relay_port = start_relay(udp)
+    code, line, ext, err = finish_peer(
+        usrsctp_client(peer, free_udp_port(), relay_port, "--pr", "rtx:0")
+    )
+    scode, sline, serr = finish(srv, SERVER_TIMEOUT + 10)
+    stats = stop_relay(relay)
+    assert code == 0, (line, err, stats)
+    assert scode == 0, (sline, serr, stats)
+    assert ext["pr"] == 1
+    # usrsctp's own count of the messages it gave up (SCTP_SEND_FAILED_EVENT): at
+    # least chunk 100 and chunk 1000, which the relay's list drops.
+    abandoned = ext["abandoned_sent"] + ext["abandoned_unsent"]
+    assert abandoned >= 2
+    data = json.loads(summary.read_text())
+    flow = data["flows"]["live"]
+    # Every TSN was either delivered as its message or passed by usrsctp's FORWARD
+    # TSN without arriving; only an abandoned message can be missing (one usrsctp gave
+    # up on may still have arrived: its SACK was the one lost).
+    assert sline["errors"] == 0
+    assert sline["messages"] + flow["skipped_tsns"] == MESSAGES
+    assert 2 <= flow["skipped_tsns"] <= abandoned
+    assert sline["bytes"] == sline["messages"] * SIZE
+    assert data["live"]["forward_tsn_received"] >= 1
+
+
+def test_pr_usrsctp_abandons_a_dropped_chunk_to_our_server(peer: Path, tmp_path: Path) -> None:
+    # The relay loses only chunk 100 (message 99, stream 3's k = 24), once, with no
+    # random loss: usrsctp abandons it (rtx:0) and its FORWARD TSN, sent while later
+    # chunks are outstanding, reaches our server, whose cumulative TSN passes it. So
+    # exactly one TSN is skipped and 999 messages arrive, stream 3 one short.
+    udp = free_udp_port()
+    summary = tmp_path / "server.json"
+    srv = our_server(udp, "--pr", "rtx:0", "--summary", str(summary))
+    wait_bound(udp)
+    relay, relay_port = start_relay(udp, ["--delay", "0.002", "--drop", "100", "--seed", "3"])
+    code, line, ext, err = finish_peer(
+        usrsctp_client(peer, free_udp_port(), relay_port, "--pr", "rtx:0")
+    )
+    scode, sline, serr = finish(srv, SERVER_TIMEOUT + 10)
+    stats = stop_relay(relay)
+    assert code == 0, (line, err, stats)
+    assert scode == 0, (sline, serr, stats)
+    assert stats["to_server"]["listed_drops"] == 1
+    # usrsctp's own count: at least the dropped message (a spurious T3 on a loaded
+    # machine may abandon one that still arrives).
+    assert ext["abandoned_sent"] + ext["abandoned_unsent"] >= 1
+    assert sline == {
+        "messages": MESSAGES - 1,
+        "bytes": (MESSAGES - 1) * SIZE,
+        "streams": {"0": 250, "1": 250, "2": 250, "3": 249},
+        "errors": 0,
+    }
+    data = json.loads(summary.read_text())
+    assert data["flows"]["live"]["skipped_tsns"] == 1
+    assert data["flows"]["live"]["skipped_messages"] == 1
+    assert data["live"]["forward_tsn_received"] >= 1
+
+
+def test_pr_we_abandon_through_the_relay_to_usrsctp(peer: Path, tmp_path: Path) -> None:
+    udp = free_udp_port()
+    srv = usrsctp_server(peer, udp, "--pr", "rtx:0")
+    wait_bound(udp)
+    relay, relay_port = start_relay(udp)
+    summary = tmp_path / "client.json"
+    code, line, err = finish(
+        our_client(free_udp_port(), relay_port, "--pr", "rtx:0", "--linger", "10",
+                   "--summary", str(summary))
+    )  # fmt: skip
+    assert code == 0, err
+    scode, sline, sext, serr = finish_peer(srv)
+    stats = stop_relay(relay)
+    assert scode == 0, (sline, serr, stats)
+    flow = json.loads(summary.read_text())["flows"]["live"]
+    assert flow["pr_negotiated"] is True and sext["pr"] == 1
+    abandoned = flow["abandoned_messages"]
+    # Chunks 100 and 1000 are dropped by the relay's list; with rtx:0 neither is
+    # retransmitted, and the last one can only be passed by a FORWARD TSN.
+    assert abandoned >= 2 and flow["forward_tsn_sent"] >= 1
+    assert flow["retransmissions"] == 0
+    assert line["messages"] == MESSAGES - abandoned
+    # usrsctp's side: no message out of order or corrupt, every message it missed is
+    # one we abandoned (it may have received some we gave up on), and message 99
+    # (chunk 100, stream 3's k = 24) left a gap in its stream's numbering.
+    assert sline["errors"] == 0
+    assert MESSAGES - abandoned <= sline["messages"] <= MESSAGES - sext["skipped"]
+    assert sext["skipped"] >= 1
+
+
+def test_bad_pr_value_is_exit_2() -> None:
+    p = start([*CLI, "live", "server", "--port", "5001", "--udp-port", "0", "--pr", "prio:1"])
+    code, _, err = finish(p)
+    assert code == 2
+    assert "--pr prio:1" in err and len(err.strip().splitlines()) == 1

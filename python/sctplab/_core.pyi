@@ -111,6 +111,7 @@ def live(
     seed: int | None = None,
     reconfig: bool = False,
     reset_after: int | None = None,
+    pr: str | None = None,
 ) -> LiveResult: ...
 def live_relay(
     *,

@@ -39,13 +39,32 @@ def _flow_source(scenario: Path | None, flow: str | None) -> tuple[str | None, s
         raise click.UsageError(f"{scenario}: cannot read scenario file: {e}") from None
 
 
-def _with_auth(sets: list[tuple[str, str]], auth: bool) -> list[tuple[str, str]]:
-    # `--auth` is the flow key `auth = true` (CONTRACTS.md "Messages: ..."), ahead of the
-    # `--set`s so that an explicit `--set auth=...` still decides.
-    return [("auth", "true"), *sets] if auth else sets
+def _with_auth(
+    sets: list[tuple[str, str]], auth: bool, interleave: bool = False
+) -> list[tuple[str, str]]:
+    # `--auth` is the flow key `auth = true` and `--interleave` the flow key
+    # `interleaving = true` (CONTRACTS.md "Messages: ..."), ahead of the `--set`s so that
+    # an explicit `--set auth=...` or `--set interleaving=...` still decides.
+    ahead = [("auth", "true")] if auth else []
+    if interleave:
+        ahead.append(("interleaving", "true"))
+    return [*ahead, *sets]
+
+
+def _say_fallback(result: _core.LiveResult) -> None:
+    # RFC 8260 sec. 2.2.1: I-DATA only when both ends list it; a peer that did not gets
+    # DATA, and the user is told (the summary's `interleaving_negotiated` is false).
+    flow = json.loads(result["summary_json"]).get("flows", {}).get("live", {})
+    if flow.get("interleaving_negotiated") is False and flow.get("established_at_s") is not None:
+        click.echo(
+            "sctplab live: the peer did not announce I-DATA (RFC 8260 sec. 2.2.1): "
+            "--interleave fell back to DATA",
+            err=True,
+        )
 
 
 def _finish(result: _core.LiveResult, summary: Path | None, status: int) -> None:
+    _say_fallback(result)
     click.echo(result["line"])
     if summary is not None:
         data = json.loads(result["summary_json"])
@@ -77,6 +96,13 @@ def _common(f: click.decorators.FC) -> click.decorators.FC:
                      help="AUTH (RFC 4895, HMAC-SHA-256 or SHA-1): the flow key auth = true."),
         click.option("--reconfig", is_flag=True, default=False,
                      help="Announce RE-CONFIG (RFC 6525): accept the peer's stream resets."),
+        click.option("--pr", "pr", default=None, metavar="ttl:TIME|rtx:N",
+                     help="PR-SCTP (RFC 3758, RFC 7496): the client gives up a message after "
+                          "TIME (ttl:100ms) or N retransmissions (rtx:2); the server accepts "
+                          "the peer's abandoned messages."),
+        click.option("--interleave", is_flag=True, default=False,
+                     help="I-DATA (RFC 8260), the flow key interleaving = true; DATA with a "
+                          "peer that does not announce it (said on stderr)."),
     ]  # fmt: skip
     for opt in reversed(options):
         f = opt(f)
@@ -103,6 +129,8 @@ def server_cmd(
     seed: int | None,
     auth: bool,
     reconfig: bool,
+    pr: str | None,
+    interleave: bool,
     bind: str,
 ) -> None:
     """Accept one association on SCTP port --port over UDP port --udp-port, check the
@@ -114,7 +142,7 @@ def server_cmd(
         bind=_ipv4(bind),
         udp_port=udp_port,
         sctp_port=port,
-        sets=_with_auth([parse_set(s) for s in sets], auth),
+        sets=_with_auth([parse_set(s) for s in sets], auth, interleave),
         scenario_text=text,
         scenario_source=source,
         flow_name=flow,
@@ -122,6 +150,7 @@ def server_cmd(
         pcap=str(pcap) if pcap else None,
         seed=seed,
         reconfig=reconfig,
+        pr=pr,
     )
     errors = int(json.loads(result["line"]).get("errors", 1))
     status = {
@@ -163,6 +192,8 @@ def client_cmd(
     seed: int | None,
     auth: bool,
     reconfig: bool,
+    pr: str | None,
+    interleave: bool,
     remote_udp_port: int,
     streams: int,
     messages: int,
@@ -191,7 +222,7 @@ def client_cmd(
         remote=_ipv4(host),
         remote_udp_port=remote_udp_port,
         local_sctp_port=local_port,
-        sets=_with_auth(parsed, auth),
+        sets=_with_auth(parsed, auth, interleave),
         scenario_text=text,
         scenario_source=source,
         flow_name=flow,
@@ -201,6 +232,7 @@ def client_cmd(
         seed=seed,
         reconfig=reconfig,
         reset_after=reset_after,
+        pr=pr,
     )
     status = {
         "graceful": EXIT_OK,

@@ -15,6 +15,15 @@
  * SACK added to the chunks the peer must authenticate (SCTP_AUTH_CHUNK), so every SACK
  * either end sends carries an AUTH chunk. DATA is not asked for: sctplab's driver writes
  * the message bytes into DATA after its machine has built (and signed) the packet.
+ * `--interleave`: I-DATA offered (RFC 8260; SCTP_FRAGMENT_INTERLEAVE level 2, then
+ * SCTP_INTERLEAVING_SUPPORTED); the server then puts each stream's message together
+ * apart, as partial deliveries of different streams may alternate.
+ * `--pr ttl:MS` or `--pr rtx:N`: PR-SCTP (RFC 3758; SCTP_PR_SUPPORTED): the client sends
+ * every message with that policy (sctp_sendv with SCTP_PR_SCTP_TTL or SCTP_PR_SCTP_RTX)
+ * and counts usrsctp's SCTP_SEND_FAILED_EVENT notifications of abandoned messages
+ * ("abandoned_sent", "abandoned_unsent"); the server accepts a message number that
+ * skips ahead within its stream (messages the peer abandoned) and counts the skipped
+ * ones ("skipped"), while a number going back is still an error.
  *
  * Prints one JSON line: messages, bytes, streams, errors (server: out of order within
  * a stream or wrong content), graceful (the association ended by SHUTDOWN, not ABORT),
@@ -22,7 +31,9 @@
  * usrsctp's own counters of T3 timeouts, fast retransmissions, retransmitted chunks
  * and duplicate DATA chunks received; with --auth or --reconfig, a second line with
  * usrsctp's AUTH counters ("auth_received", "auth_missing", "auth_failed", "auth_sent")
- * and the reset counts. Exit 0 if graceful with no errors, 1 otherwise, 3 on timeout. */
+ * and the reset counts, and (also with --interleave) "idata" and "pr": whether usrsctp's
+ * SCTP_COMM_UP notification listed interleaving and PR-SCTP among the association's
+ * features (RFC 6458 sac_info, both ends announced them). Exit 0 if graceful with no errors, 1 otherwise, 3 on timeout. */
 #include <errno.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
@@ -37,6 +48,13 @@
 
 #define MAX_STREAMS 64
 #define BUF_LEN (1 << 17)
+/* A stream's message being put together (--interleave); test messages are smaller. */
+#define PMSG_LEN (1 << 15)
+
+/* usrsctp 0.9.5's usrsctp.h does not export it; the library implements it. */
+#ifndef SCTP_INTERLEAVING_SUPPORTED
+#define SCTP_INTERLEAVING_SUPPORTED 0x00001206
+#endif
 
 static unsigned char buf[BUF_LEN];
 static unsigned char msg[BUF_LEN];
@@ -89,13 +107,25 @@ static void print_result(unsigned long messages, unsigned long long bytes,
   fflush(stdout);
 }
 
+static int idata_negotiated, pr_negotiated;
+
 /* Returns 1 if the notification says the association ended badly, 2 if it ended by
- * shutdown, 0 otherwise. */
+ * shutdown, 0 otherwise. SCTP_COMM_UP lists the features both ends support in sac_info
+ * (RFC 6458 6.1.1): interleaving and PR-SCTP are noted. */
 static int assoc_change(const unsigned char *p, ssize_t n) {
   const union sctp_notification *sn = (const union sctp_notification *)p;
   if (n < (ssize_t)sizeof(struct sctp_assoc_change) ||
       sn->sn_header.sn_type != SCTP_ASSOC_CHANGE)
     return 0;
+  if (sn->sn_assoc_change.sac_state == SCTP_COMM_UP) {
+    size_t len = sn->sn_assoc_change.sac_length;
+    if (len > (size_t)n) len = (size_t)n;
+    for (size_t i = sizeof(struct sctp_assoc_change); i < len; i++) {
+      unsigned char f = p[i];
+      if (f == SCTP_ASSOC_SUPPORTS_INTERLEAVING) idata_negotiated = 1;
+      if (f == SCTP_ASSOC_SUPPORTS_PR) pr_negotiated = 1;
+    }
+  }
   switch (sn->sn_assoc_change.sac_state) {
   case SCTP_COMM_LOST:
   case SCTP_CANT_STR_ASSOC:
@@ -107,7 +137,10 @@ static int assoc_change(const unsigned char *p, ssize_t n) {
   }
 }
 
-static int auth_on, reconfig_on;
+static int auth_on, reconfig_on, interleave_on;
+static uint16_t pr_policy; /* 0: reliable */
+static uint32_t pr_value;
+static unsigned long abandoned_sent, abandoned_unsent, skipped;
 static long reset_after = -1;
 static unsigned long resets, ssn0_after_reset, bad_ssn_after_reset;
 static unsigned long resets_performed, resets_refused;
@@ -155,15 +188,18 @@ static void on_stream_reset(const unsigned char *p, ssize_t n) {
 /* A second line with --auth or --reconfig: usrsctp's AUTH counters (chunks received,
  * covered chunks that came without one, failed checks, sent) and the resets. */
 static void print_extensions(void) {
-  if (!reconfig_on && !auth_on) return;
+  if (!reconfig_on && !auth_on && !interleave_on && !pr_policy) return;
   struct sctpstat st;
   memset(&st, 0, sizeof st);
   usrsctp_get_stat(&st);
   printf("{\"auth_received\": %u, \"auth_missing\": %u, \"auth_failed\": %u, "
          "\"auth_sent\": %u, \"resets\": %lu, \"ssn0_after_reset\": %lu, "
-         "\"bad_ssn_after_reset\": %lu, \"resets_performed\": %lu, \"resets_refused\": %lu}\n",
+         "\"bad_ssn_after_reset\": %lu, \"resets_performed\": %lu, \"resets_refused\": %lu, "
+         "\"idata\": %d, \"pr\": %d, \"abandoned_sent\": %lu, \"abandoned_unsent\": %lu, "
+         "\"skipped\": %lu}\n",
          st.sctps_recvauth, st.sctps_recvauthmissing, st.sctps_recvauthfailed, st.sctps_sendauth,
-         resets, ssn0_after_reset, bad_ssn_after_reset, resets_performed, resets_refused);
+         resets, ssn0_after_reset, bad_ssn_after_reset, resets_performed, resets_refused,
+         idata_negotiated, pr_negotiated, abandoned_sent, abandoned_unsent, skipped);
   fflush(stdout);
 }
 
@@ -177,6 +213,47 @@ static void enable_auth(struct socket *s) {
     perror("SCTP_AUTH_CHUNK");
 }
 
+/* RFC 8260: I-DATA offered. usrsctp takes it only with fragment interleave level 2. */
+static void enable_interleave(struct socket *s) {
+  if (!interleave_on) return;
+  int level = 2;
+  if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_FRAGMENT_INTERLEAVE, &level, sizeof level) < 0)
+    perror("SCTP_FRAGMENT_INTERLEAVE");
+  struct sctp_assoc_value av;
+  memset(&av, 0, sizeof av);
+  av.assoc_id = SCTP_FUTURE_ASSOC;
+  av.assoc_value = 1;
+  if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_INTERLEAVING_SUPPORTED, &av, sizeof av) < 0)
+    perror("SCTP_INTERLEAVING_SUPPORTED");
+}
+
+/* RFC 3758: PR-SCTP on, and the notifications of abandoned messages. */
+static void enable_pr(struct socket *s) {
+  if (!pr_policy) return;
+  struct sctp_assoc_value av;
+  memset(&av, 0, sizeof av);
+  av.assoc_id = SCTP_FUTURE_ASSOC;
+  av.assoc_value = 1;
+  if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_PR_SUPPORTED, &av, sizeof av) < 0)
+    perror("SCTP_PR_SUPPORTED");
+  struct sctp_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.se_assoc_id = SCTP_FUTURE_ASSOC;
+  ev.se_on = 1;
+  ev.se_type = SCTP_SEND_FAILED_EVENT;
+  usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_EVENT, &ev, sizeof ev);
+}
+
+/* An abandoned message (SCTP_SEND_FAILED_EVENT): counted as sent or never sent. */
+static void on_send_failed(const unsigned char *p, ssize_t n) {
+  const union sctp_notification *sn = (const union sctp_notification *)p;
+  if (n < (ssize_t)sizeof(struct sctp_send_failed_event) ||
+      sn->sn_header.sn_type != SCTP_SEND_FAILED_EVENT)
+    return;
+  if (sn->sn_send_failed_event.ssfe_flags & SCTP_DATA_SENT) abandoned_sent++;
+  else abandoned_unsent++;
+}
+
 static void finish(void) {
   for (int i = 0; i < 300 && usrsctp_finish() != 0; i++) usleep(10000);
 }
@@ -188,6 +265,8 @@ static int run_server(uint16_t udp_port, uint16_t sctp_port) {
   if (!s) { perror("usrsctp_socket"); return 1; }
   enable_auth(s);
   enable_reconfig(s);
+  enable_interleave(s);
+  enable_pr(s);
   const int on = 1;
   usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_RECVRCVINFO, &on, sizeof on);
   struct sctp_initmsg im;
@@ -209,6 +288,9 @@ static int run_server(uint16_t udp_port, uint16_t sctp_port) {
   usrsctp_setsockopt(c, IPPROTO_SCTP, SCTP_RECVRCVINFO, &on, sizeof on);
   unsigned long per_stream[MAX_STREAMS] = {0}, messages = 0, errors = 0;
   unsigned long long bytes = 0;
+  static unsigned char pmsg[MAX_STREAMS][PMSG_LEN];
+  static size_t phave[MAX_STREAMS];
+  static uint32_t next_k[MAX_STREAMS];
   size_t have = 0;
   int graceful = 1, partial_sid = -1;
   double t_first = 0, t_last = 0;
@@ -229,19 +311,42 @@ static int run_server(uint16_t udp_port, uint16_t sctp_port) {
       continue;
     }
     int sid = itype == SCTP_RECVV_RCVINFO ? ri.rcv_sid : 0;
+    if (interleave_on) {
+      /* Level 2: a partial delivery of one stream may be followed by another's. */
+      if (sid >= MAX_STREAMS || phave[sid] + (size_t)n > PMSG_LEN) {
+        errors++;
+        if (sid < MAX_STREAMS) phave[sid] = 0;
+        continue;
+      }
+      memcpy(pmsg[sid] + phave[sid], buf, (size_t)n);
+      phave[sid] += (size_t)n;
+      if (!(flags & MSG_EOR)) continue;
+      memcpy(msg, pmsg[sid], phave[sid]);
+      have = phave[sid];
+      phave[sid] = 0;
+      partial_sid = -1;
+      goto whole;
+    }
     if (partial_sid >= 0 && partial_sid != sid) { errors++; have = 0; }
     partial_sid = sid;
     if (have + (size_t)n > sizeof msg) { errors++; have = 0; continue; }
     memcpy(msg + have, buf, (size_t)n);
     have += (size_t)n;
     if (!(flags & MSG_EOR)) continue;
+  whole:
     if (sid < MAX_STREAMS && reset_pending[sid] && itype == SCTP_RECVV_RCVINFO) {
       if (ri.rcv_ssn == 0) ssn0_after_reset++; else bad_ssn_after_reset++;
       reset_pending[sid] = 0;
     }
     if (messages == 0) t_first = now_s();
     t_last = now_s();
-    uint32_t k = sid < MAX_STREAMS ? (uint32_t)per_stream[sid] : 0;
+    uint32_t k = sid < MAX_STREAMS ? next_k[sid] : 0;
+    if (pr_policy && have >= 4 && sid < MAX_STREAMS) {
+      /* PR-SCTP: messages the peer abandoned leave gaps in the numbering. */
+      uint32_t got = (uint32_t)msg[0] << 24 | (uint32_t)msg[1] << 16 | (uint32_t)msg[2] << 8 | msg[3];
+      if (got > k) { skipped += got - k; k = got; }
+    }
+    if (sid < MAX_STREAMS) next_k[sid] = k + 1;
     int ok = sid < MAX_STREAMS;
     for (size_t i = 0; ok && i < have; i++) ok = msg[i] == message_byte(k, (uint16_t)sid, i);
     if (!ok) errors++;
@@ -252,6 +357,8 @@ static int run_server(uint16_t udp_port, uint16_t sctp_port) {
     partial_sid = -1;
   }
   if (have) errors++;
+  for (int i = 0; i < MAX_STREAMS; i++)
+    if (phave[i]) errors++;
   print_result(messages, bytes, per_stream, MAX_STREAMS, errors, graceful, t_last - t_first);
   print_extensions();
   usrsctp_close(c);
@@ -269,6 +376,8 @@ static int run_client(uint16_t udp_port, uint16_t remote_udp, uint16_t sctp_port
   if (!s) { perror("usrsctp_socket"); return 1; }
   enable_auth(s);
   enable_reconfig(s);
+  enable_interleave(s);
+  enable_pr(s);
   struct sctp_udpencaps enc;
   memset(&enc, 0, sizeof enc);
   enc.sue_address.ss_family = AF_INET;
@@ -303,7 +412,15 @@ static int run_client(uint16_t udp_port, uint16_t remote_udp, uint16_t sctp_port
     ssize_t w;
     /* usrsctp refuses (EAGAIN) a send on a stream whose reset is still pending
      * (RFC 6525 5.1.2: new data waits for the reset): retry until it is done. */
-    while ((w = usrsctp_sendv(s, msg, size, NULL, 0, &si, sizeof si, SCTP_SENDV_SNDINFO, 0)) < 0 &&
+    struct sctp_sendv_spa spa;
+    memset(&spa, 0, sizeof spa);
+    spa.sendv_flags = SCTP_SEND_SNDINFO_VALID | SCTP_SEND_PRINFO_VALID;
+    spa.sendv_sndinfo = si;
+    spa.sendv_prinfo.pr_policy = pr_policy;
+    spa.sendv_prinfo.pr_value = pr_value;
+    while ((w = pr_policy
+                    ? usrsctp_sendv(s, msg, size, NULL, 0, &spa, sizeof spa, SCTP_SENDV_SPA, 0)
+                    : usrsctp_sendv(s, msg, size, NULL, 0, &si, sizeof si, SCTP_SENDV_SNDINFO, 0)) < 0 &&
            errno == EAGAIN && reset_after >= 0)
       usleep(1000);
     if (w != (ssize_t)size) {
@@ -336,14 +453,15 @@ static int run_client(uint16_t udp_port, uint16_t remote_udp, uint16_t sctp_port
     if (n <= 0) break;
     if (flags & MSG_NOTIFICATION) {
       on_stream_reset(buf, n);
+      on_send_failed(buf, n);
       int r = assoc_change(buf, n);
       if (r == 2) graceful = 1;
       if (r) break;
     }
   }
   double elapsed = now_s() - t0;
-  print_result(count, (unsigned long long)count * size, per_stream, streams, 0, graceful,
-               elapsed);
+  unsigned long kept = count - abandoned_sent - abandoned_unsent;
+  print_result(kept, (unsigned long long)kept * size, per_stream, streams, 0, graceful, elapsed);
   print_extensions();
   usrsctp_close(s);
   finish();
@@ -354,6 +472,16 @@ int main(int argc, char **argv) {
   for (;;) {
     if (argc > 1 && strcmp(argv[argc - 1], "--auth") == 0) {
       auth_on = 1;
+      argc--;
+    } else if (argc > 2 && strcmp(argv[argc - 2], "--pr") == 0) {
+      const char *v = argv[argc - 1];
+      if (strncmp(v, "ttl:", 4) == 0) pr_policy = SCTP_PR_SCTP_TTL;
+      else if (strncmp(v, "rtx:", 4) == 0) pr_policy = SCTP_PR_SCTP_RTX;
+      else { fprintf(stderr, "--pr %s: expected ttl:MS or rtx:N\n", v); return 2; }
+      pr_value = (uint32_t)strtoul(v + 4, NULL, 10);
+      argc -= 2;
+    } else if (argc > 1 && strcmp(argv[argc - 1], "--interleave") == 0) {
+      interleave_on = 1;
       argc--;
     } else if (argc > 1 && strcmp(argv[argc - 1], "--reconfig") == 0) {
       reconfig_on = 1;
@@ -378,6 +506,7 @@ int main(int argc, char **argv) {
                       atoi(argv[5]), strtoul(argv[6], NULL, 10), (size_t)strtoul(argv[7], NULL, 10));
   }
   fprintf(stderr, "usage: %s server UDP SCTP_PORT TIMEOUT | client UDP REMOTE_UDP SCTP_PORT "
-                  "STREAMS MESSAGES SIZE TIMEOUT [--auth] [--reconfig] [--reset-after N]\n", argv[0]);
+                  "STREAMS MESSAGES SIZE TIMEOUT [--auth] [--reconfig] [--reset-after N] "
+                  "[--interleave] [--pr ttl:MS|rtx:N]\n", argv[0]);
   return 2;
 }

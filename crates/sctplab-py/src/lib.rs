@@ -261,7 +261,7 @@ fn mobility_file(text: &str) -> Option<String> {
 /// timeout passes or Ctrl-C. Returns a dict: outcome ("graceful", "aborted",
 /// "timeout", "interrupted"), line (the contract's JSON line), summary_json.
 #[pyfunction]
-#[pyo3(signature = (role, *, bind, udp_port, sctp_port, remote=None, remote_udp_port=0, local_sctp_port=None, sets=Vec::new(), scenario_text=None, scenario_source="<string>", flow_name=None, timeout=None, linger=0.0, pcap=None, seed=None, reconfig=false, reset_after=None))]
+#[pyo3(signature = (role, *, bind, udp_port, sctp_port, remote=None, remote_udp_port=0, local_sctp_port=None, sets=Vec::new(), scenario_text=None, scenario_source="<string>", flow_name=None, timeout=None, linger=0.0, pcap=None, seed=None, reconfig=false, reset_after=None, pr=None))]
 #[allow(clippy::too_many_arguments)]
 fn live<'py>(
     py: Python<'py>,
@@ -282,6 +282,7 @@ fn live<'py>(
     seed: Option<u64>,
     reconfig: bool,
     reset_after: Option<u64>,
+    pr: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
     use sctplab_core::live::{FlowSource, LiveOptions, Outcome, Session, assoc_config};
     use sctplab_core::sctp::Role;
@@ -313,6 +314,11 @@ fn live<'py>(
         assoc_config(source.as_ref(), &sets).map_err(|e| ScenarioError::new_err(e.to_string()))?;
     // `--reconfig` / `--reset-after`: announce RE-CONFIG (RFC 6525).
     assoc.knobs.reconfig |= reconfig || reset_after.is_some();
+    // `--pr ttl:TIME|rtx:N`: PR-SCTP (RFC 3758, RFC 7496).
+    if let Some(p) = pr {
+        let policy = sctplab_core::live::config::parse_pr(p).map_err(UsageError::new_err)?;
+        sctplab_core::live::config::apply_pr(&mut assoc, role, policy);
+    }
     let remote = match remote {
         Some(r) => Some(SocketAddrV4::new(ip(r, "HOST")?, remote_udp_port)),
         None => None,

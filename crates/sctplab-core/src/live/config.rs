@@ -10,8 +10,11 @@ use crate::scenario::ScenarioError;
 use crate::scenario::bounds::check_sctp;
 use crate::scenario::overrides;
 use crate::scenario::schema::SctpCfg;
+use crate::scenario::units::parse_duration;
 use crate::scenario::validate::validate_sctp;
-use crate::sctp::AssocCfg;
+use crate::sctp::streams::{PrPolicy, StreamSourceCfg};
+use crate::sctp::{AssocCfg, Role};
+use crate::sim::SimTime;
 use toml::{Table, Value};
 
 /// Variant of a live association when neither the flow entry nor `--set` names one.
@@ -105,6 +108,49 @@ pub fn flow_config(
     Ok(c)
 }
 
+/// `--pr ttl:TIME|rtx:N` (CONTRACTS.md "Messages: ..."): timed reliability, TIME a
+/// duration as elsewhere (`100ms`), or limited retransmissions (RFC 7496 sec. 2, 3).
+pub fn parse_pr(arg: &str) -> Result<PrPolicy, String> {
+    let bad = |why: String| {
+        format!("--pr {arg}: {why}; expected ttl:TIME (e.g. ttl:100ms) or rtx:N (e.g. rtx:2)")
+    };
+    match arg.split_once(':') {
+        Some(("ttl", t)) => parse_duration(t)
+            .map(PrPolicy::Ttl)
+            .map_err(|e| bad(format!("{t:?} {e}"))),
+        Some(("rtx", n)) => n
+            .parse::<u32>()
+            .map(PrPolicy::Rtx)
+            .map_err(|_| bad(format!("{n:?} is not a count"))),
+        _ => Err(bad("unknown policy".into())),
+    }
+}
+
+/// PR-SCTP on a live end (RFC 3758): Forward-TSN-Supported in its INIT or INIT ACK,
+/// and at the client every message under `pr`. The machine runs PR-SCTP on
+/// `stream_traffic` sources, so the client's round-robin messages become one backlog
+/// source per stream (taking turns in stream order, as the bulk application does) of
+/// `message_size` bytes; the session stops them after `total / message_size`
+/// messages (`StreamSources::limit_messages`, set when the INIT ACK has built them,
+/// before the COOKIE ACK lets them submit anything). The server sends nothing: one
+/// entry only announces the extension.
+pub fn apply_pr(assoc: &mut AssocCfg, role: Role, pr: PrPolicy) {
+    let entry = |stream: u16| StreamSourceCfg {
+        stream,
+        message_size: assoc.message_size.max(1),
+        interval: None,
+        start: SimTime::ZERO,
+        stop: None,
+        priority: 0,
+        weight: 1,
+        pr,
+    };
+    assoc.stream_traffic = match role {
+        Role::Client => (0..assoc.streams.max(1)).map(entry).collect(),
+        Role::Server => vec![entry(0)],
+    };
+}
+
 /// The association a live end runs, from a scenario's flow entry or the defaults and
 /// `sets` (see [`flow_config`]), as the simulator builds it (`world::build`): started
 /// at once and measured over the whole session. Ports and addresses are the session's
@@ -168,6 +214,40 @@ mod tests {
         assert_eq!(a.streams, 4);
         assert_eq!(a.pmtu, 1500);
         assert!(assoc_config(None, &sets(&[("streams", "many")])).is_err());
+    }
+
+    #[test]
+    fn pr_argument() {
+        assert_eq!(
+            parse_pr("ttl:100ms"),
+            Ok(PrPolicy::Ttl(crate::sim::SimDuration::from_millis(100)))
+        );
+        assert_eq!(parse_pr("rtx:0"), Ok(PrPolicy::Rtx(0)));
+        for bad in ["ttl:100", "rtx:-1", "prio:1", "ttl", ""] {
+            let e = parse_pr(bad).expect_err(bad);
+            assert!(e.starts_with(&format!("--pr {bad}: ")), "{e}");
+            assert!(!e.contains('\n'));
+        }
+        // The client: one backlog source per stream under the policy; the server one.
+        let mut a = assoc_config(
+            None,
+            &sets(&[
+                ("streams", "4"),
+                ("bytes", "10000B"),
+                ("message_size", "1000B"),
+            ]),
+        )
+        .expect("assoc");
+        apply_pr(&mut a, Role::Client, PrPolicy::Rtx(1));
+        assert_eq!(a.stream_traffic.len(), 4);
+        assert!(
+            a.stream_traffic.iter().all(|s| s.pr == PrPolicy::Rtx(1)
+                && s.message_size == 1000
+                && s.interval.is_none())
+        );
+        let mut s = assoc_config(None, &[]).expect("assoc");
+        apply_pr(&mut s, Role::Server, PrPolicy::Rtx(1));
+        assert_eq!(s.stream_traffic.len(), 1);
     }
 
     #[test]

@@ -23,3 +23,6 @@ mod hostile_tests;
 
 #[cfg(test)]
 mod auth_tests;
+
+#[cfg(test)]
+mod idata_tests;

@@ -12,7 +12,9 @@
 //! TSN order is also every stream's message order, so a message arriving with a k
 //! other than its stream's next one is out of order (or the peer numbered it wrong).
 
-use std::collections::VecDeque;
+use super::wire::DataAt;
+use crate::net::wire::DataFlags;
+use std::collections::{BTreeMap, VecDeque};
 
 /// Byte `i` of message `k` on stream `s`.
 #[inline]
@@ -54,6 +56,10 @@ pub struct PayloadSender {
     base: u32,
     chunks: VecDeque<SentChunk>,
     next_k: Vec<u32>,
+    /// Per stream: the message being cut and the offset of its next fragment. A
+    /// message's fragments take increasing TSNs, but with I-DATA other streams'
+    /// fragments may lie between them (RFC 8260 sec. 2.1).
+    cutting: Vec<Option<(u32, u64)>>,
     started: bool,
     acked_bytes: u64,
 }
@@ -73,33 +79,31 @@ impl PayloadSender {
             return false;
         }
         if idx == self.chunks.len() {
-            let c = if begin {
-                let s = usize::from(stream);
-                if self.next_k.len() <= s {
-                    self.next_k.resize(s + 1, 0);
-                }
+            let s = usize::from(stream);
+            if self.next_k.len() <= s {
+                // Bounded by the 65536 stream identifiers.
+                self.next_k.resize(s + 1, 0);
+                self.cutting.resize(s + 1, None);
+            }
+            let (k, offset) = if begin {
                 let k = self.next_k[s];
                 self.next_k[s] = k.wrapping_add(1);
-                SentChunk {
-                    k,
-                    stream,
-                    offset: 0,
-                    len: out.len() as u32,
-                    acked: false,
-                }
+                (k, 0)
             } else {
-                let Some(prev) = self.chunks.back() else {
+                let Some(at) = self.cutting[s] else {
                     return false;
                 };
-                SentChunk {
-                    k: prev.k,
-                    stream: prev.stream,
-                    offset: prev.offset + u64::from(prev.len),
-                    len: out.len() as u32,
-                    acked: false,
-                }
+                at
             };
-            self.chunks.push_back(c);
+            let len = out.len() as u32;
+            self.cutting[s] = Some((k, offset + u64::from(len)));
+            self.chunks.push_back(SentChunk {
+                k,
+                stream,
+                offset,
+                len,
+                acked: false,
+            });
         }
         let c = self.chunks[idx];
         fill(out, c.k, c.stream, c.offset);
@@ -107,8 +111,7 @@ impl PayloadSender {
     }
 
     /// The peer acknowledged every TSN up to `cum_ack`: count their bytes and forget
-    /// them, but keep the last one (the offset of a following middle fragment
-    /// depends on it).
+    /// them, but keep the last one (the next TSN's index counts from it).
     pub fn acked(&mut self, cum_ack: u32) {
         let upto = cum_ack.wrapping_sub(self.base) as i32;
         if upto < 0 {
@@ -147,6 +150,11 @@ struct Held {
     /// A TSN the machine acknowledged but discarded (a stream it does not have, RFC
     /// 9260 6.5): it only fills its place in the TSN order.
     discarded: bool,
+    /// A TSN the peer abandoned (PR-SCTP): the cumulative TSN passed it by a FORWARD
+    /// TSN (RFC 3758 3.6) and no chunk of it came.
+    skipped: bool,
+    /// I-DATA: the Message Identifier (RFC 8260 sec. 2.1).
+    mid: Option<u32>,
     data: Vec<u8>,
 }
 
@@ -173,10 +181,30 @@ pub struct PayloadReceiver {
     pub errors: u64,
     /// Chunks refused because the store was full.
     pub overflow: u64,
+    /// I-DATA (RFC 8260): messages of different streams may interleave their
+    /// fragments, so each stream puts its own message together (`partials`); a
+    /// stream's fragments still come in TSN order.
+    pub interleave: bool,
+    /// With `interleave`: per stream, the message being put together and its MID.
+    partials: BTreeMap<u16, (u32, Vec<u8>)>,
+    partial_bytes: u64,
+    /// PR-SCTP (RFC 3758) offered: the peer may abandon messages, so a message whose
+    /// fragments stop, and a message number that skips ahead within its stream, are
+    /// abandoned messages, not errors (a number going back still is one).
+    pub pr: bool,
+    /// TSNs passed by the peer's FORWARD TSN without a chunk, messages of the test
+    /// numbering never delivered (abandoned), and fragments of abandoned messages
+    /// received and dropped.
+    pub skipped_tsns: u64,
+    pub skipped_messages: u64,
+    pub abandoned_fragments: u64,
 }
 
 /// Most chunks kept ahead of the next TSN to hand on; far more than any a_rwnd allows.
 const MAX_AHEAD: usize = 1 << 20;
+/// Bytes of partly received I-DATA messages kept over all streams: a peer that begins
+/// messages on every stream and never ends them cannot grow the store beyond this.
+const RECEIVE_PARTIAL_CAP: u64 = 64 << 20;
 
 impl PayloadReceiver {
     /// `initial_tsn`: the peer's initial TSN, from its INIT or INIT ACK.
@@ -217,6 +245,46 @@ impl PayloadReceiver {
         }
     }
 
+    /// The peer's cumulative TSN as this end's machine has it (after a FORWARD TSN or
+    /// I-FORWARD-TSN): every TSN up to it that never came was abandoned (RFC 3758 3.6).
+    pub fn skip_to(&mut self, cum: u32) {
+        let upto = cum.wrapping_sub(self.next_tsn) as i32;
+        if upto < 0 {
+            return;
+        }
+        let n = (upto as usize + 1).min(MAX_AHEAD);
+        while self.held.len() < n {
+            self.held.push_back(None);
+        }
+        for slot in self.held.iter_mut().take(n) {
+            if slot.is_none() {
+                *slot = Some(Held {
+                    discarded: true,
+                    skipped: true,
+                    ..Held::default()
+                });
+                self.skipped_tsns += 1;
+            }
+        }
+        self.deliver();
+    }
+
+    /// Stores a DATA or I-DATA chunk found in a packet (`wire::for_each_data`).
+    pub fn on_data_at(&mut self, d: &DataAt, payload: &[u8], cap: u64) {
+        let flags = DataFlags::from_bits(d.flags);
+        let held = Held {
+            stream: d.stream,
+            begin: flags.contains(DataFlags::BEGIN),
+            end: flags.contains(DataFlags::END),
+            unordered: flags.contains(DataFlags::UNORDERED),
+            discarded: false,
+            skipped: false,
+            mid: d.mid,
+            data: Vec::new(),
+        };
+        self.store(d.tsn, held, payload, cap);
+    }
+
     /// Stores DATA chunk `tsn`'s payload if it is new; `cap` bounds the bytes held.
     #[allow(clippy::too_many_arguments)]
     pub fn on_chunk(
@@ -229,6 +297,20 @@ impl PayloadReceiver {
         payload: &[u8],
         cap: u64,
     ) {
+        let held = Held {
+            stream,
+            begin,
+            end,
+            unordered,
+            discarded: false,
+            skipped: false,
+            mid: None,
+            data: Vec::new(),
+        };
+        self.store(tsn, held, payload, cap);
+    }
+
+    fn store(&mut self, tsn: u32, mut held: Held, payload: &[u8], cap: u64) {
         let off = tsn.wrapping_sub(self.next_tsn) as i32;
         if off < 0 {
             return; // already handed on
@@ -248,14 +330,8 @@ impl PayloadReceiver {
         data.clear();
         data.extend_from_slice(payload);
         self.held_bytes += data.len() as u64;
-        self.held[i] = Some(Held {
-            stream,
-            begin,
-            end,
-            unordered,
-            discarded: false,
-            data,
-        });
+        held.data = data;
+        self.held[i] = Some(held);
         self.deliver();
     }
 
@@ -266,18 +342,26 @@ impl PayloadReceiver {
             };
             self.next_tsn = self.next_tsn.wrapping_add(1);
             self.held_bytes -= h.data.len() as u64;
+            if h.skipped && !self.interleave && self.partial_stream.take().is_some() {
+                // The message being put together was abandoned.
+                self.abandoned_fragments += 1;
+            }
             if h.discarded {
+                continue;
+            }
+            if self.interleave {
+                self.deliver_interleaved(h);
                 continue;
             }
             if h.begin {
                 if self.partial_stream.is_some() {
                     // A new message began before the last one ended.
-                    self.errors += 1;
+                    self.fragment_fault();
                 }
                 self.partial.clear();
                 self.partial_stream = Some(h.stream);
             } else if self.partial_stream != Some(h.stream) {
-                self.errors += 1;
+                self.fragment_fault();
                 self.partial_stream = None;
                 self.free.push(h.data);
                 continue;
@@ -290,6 +374,67 @@ impl PayloadReceiver {
         }
     }
 
+    /// A fragment that does not continue a message: an error, or with PR-SCTP a piece
+    /// of a message the peer abandoned.
+    fn fragment_fault(&mut self) {
+        if self.pr {
+            self.abandoned_fragments += 1;
+        } else {
+            self.errors += 1;
+        }
+    }
+
+    /// One I-DATA chunk in TSN order: it begins its stream's message or continues the
+    /// one of the same MID (RFC 8260 sec. 2.1: a message's fragments carry its MID,
+    /// and the sender cuts them in TSN order); anything else is an error.
+    fn deliver_interleaved(&mut self, h: Held) {
+        let mid = h.mid.unwrap_or(0);
+        if h.begin {
+            if let Some((_, old)) = self.partials.remove(&h.stream) {
+                // A new message began before the stream's last one ended.
+                self.fragment_fault();
+                self.partial_bytes -= old.len() as u64;
+                self.free.push(old);
+            }
+            let mut buf = self.free.pop().unwrap_or_default();
+            buf.clear();
+            self.partials.insert(h.stream, (mid, buf));
+        }
+        let Some((pmid, buf)) = self.partials.get_mut(&h.stream) else {
+            // A fragment of no message begun on its stream.
+            self.fragment_fault();
+            self.free.push(h.data);
+            return;
+        };
+        if *pmid != mid || self.partial_bytes + h.data.len() as u64 > RECEIVE_PARTIAL_CAP {
+            // Another message's fragment, or a message beyond any a test sends.
+            if *pmid != mid {
+                self.fragment_fault();
+            } else {
+                self.errors += 1;
+            }
+            if let Some((_, old)) = self.partials.remove(&h.stream) {
+                self.partial_bytes -= old.len() as u64;
+                self.free.push(old);
+            }
+            self.free.push(h.data);
+            return;
+        }
+        buf.extend_from_slice(&h.data);
+        self.partial_bytes += h.data.len() as u64;
+        self.free.push(h.data);
+        if h.end {
+            if let Some((_, whole)) = self.partials.remove(&h.stream) {
+                self.partial_bytes -= whole.len() as u64;
+                // `complete` checks `self.partial`: lend it the whole message.
+                let saved = std::mem::replace(&mut self.partial, whole);
+                self.complete(h.stream, h.unordered);
+                let whole = std::mem::replace(&mut self.partial, saved);
+                self.free.push(whole);
+            }
+        }
+    }
+
     fn complete(&mut self, stream: u16, unordered: bool) {
         self.partial_stream = None;
         let s = usize::from(stream);
@@ -297,7 +442,7 @@ impl PayloadReceiver {
             self.per_stream.resize(s + 1, 0);
             self.expected_k.resize(s + 1, 0);
         }
-        let k = if unordered {
+        let mut k = if unordered {
             // No order to check: the message's own number.
             let mut b = [0u8; 4];
             for (j, x) in self.partial.iter().take(4).enumerate() {
@@ -307,6 +452,19 @@ impl PayloadReceiver {
         } else {
             self.expected_k[s]
         };
+        if self.pr && !unordered {
+            // Abandoned messages leave gaps in a stream's numbering (RFC 3758 3.6).
+            let mut b = [0u8; 4];
+            for (j, x) in self.partial.iter().take(4).enumerate() {
+                b[j] = *x;
+            }
+            let got = u32::from_be_bytes(b);
+            if got > k && is_message(&self.partial, got, stream) {
+                self.skipped_messages += u64::from(got - k);
+                self.expected_k[s] = got;
+                k = got;
+            }
+        }
         if !is_message(&self.partial, k, stream) {
             self.errors += 1;
         }
@@ -319,8 +477,15 @@ impl PayloadReceiver {
     /// Fragments received but never completed count as errors at the end.
     pub fn finish(&mut self) {
         if self.partial_stream.take().is_some() {
-            self.errors += 1;
+            self.fragment_fault();
         }
+        if self.pr {
+            self.abandoned_fragments += self.partials.len() as u64;
+        } else {
+            self.errors += self.partials.len() as u64;
+        }
+        self.partials.clear();
+        self.partial_bytes = 0;
     }
 }
 
@@ -422,6 +587,87 @@ mod tests {
         assert!(
             !s.fill_chunk(&mut [0u8; 4], 20, 1, true),
             "TSN 20 skips ahead"
+        );
+    }
+
+    /// I-DATA (RFC 8260 sec. 2.1): two streams' 2500-byte messages cut at 1000 bytes
+    /// with their fragments interleaved in TSN order (stream 0 at TSNs 1, 3, 5; stream
+    /// 1 at 2, 4, 6), arriving backwards: both messages whole, no error. Then a
+    /// fragment under another MID than its stream's message, and a middle fragment of
+    /// no message: two errors.
+    #[test]
+    fn interleaved_fragments_are_put_together_per_stream() {
+        let mut r = PayloadReceiver::new(1);
+        r.interleave = true;
+        let mut m0 = vec![0u8; 2500];
+        let mut m1 = vec![0u8; 2500];
+        fill(&mut m0, 0, 0, 0);
+        fill(&mut m1, 0, 1, 0);
+        let at = |tsn: u32, stream: u16, flags: DataFlags, mid: u32| DataAt {
+            tsn,
+            stream,
+            flags: flags.bits(),
+            ssn: 0,
+            mid: Some(mid),
+            start: 0,
+            end: 0,
+        };
+        let (b, e, none) = (DataFlags::BEGIN, DataFlags::END, DataFlags::empty());
+        let chunks = [
+            (at(1, 0, b, 0), &m0[..1000]),
+            (at(2, 1, b, 0), &m1[..1000]),
+            (at(3, 0, none, 0), &m0[1000..2000]),
+            (at(4, 1, none, 0), &m1[1000..2000]),
+            (at(5, 0, e, 0), &m0[2000..]),
+            (at(6, 1, e, 0), &m1[2000..]),
+        ];
+        for (d, p) in chunks.iter().rev() {
+            r.on_data_at(d, p, u64::MAX);
+        }
+        assert_eq!((r.messages, r.bytes, r.errors), (2, 5000, 0));
+        assert_eq!(r.per_stream, vec![1, 1]);
+        // Message 1 of stream 0 (MID 1) begins; a fragment of MID 7 cannot join it.
+        let mut m = vec![0u8; 2000];
+        fill(&mut m, 1, 0, 0);
+        r.on_data_at(&at(7, 0, b, 1), &m[..1000], u64::MAX);
+        r.on_data_at(&at(8, 0, e, 7), &m[1000..], u64::MAX);
+        r.on_data_at(&at(9, 1, e, 1), &m[1000..], u64::MAX);
+        r.finish();
+        assert_eq!((r.messages, r.errors), (2, 2));
+        assert_eq!(r.held_bytes(), 0);
+    }
+
+    /// PR-SCTP: stream 0's messages 0, 1, 2 at TSNs 1-2, 3-4, 5; the peer abandoned
+    /// message 1 after its first fragment (TSN 4 never comes) and a FORWARD TSN moved
+    /// the cumulative TSN to 4: messages 0 and 2 delivered, one skipped, no error.
+    #[test]
+    fn abandoned_tsns_are_stepped_over() {
+        let mut r = PayloadReceiver::new(1);
+        r.pr = true;
+        let chunks = cut(3, 1500, 1, 1000);
+        let mut c = chunks
+            .into_iter()
+            .map(|(tsn, st, b, e, p)| (tsn - 99, st, b, e, p));
+        let (m0a, m0b, m1a, _m1b, m2a, m2b) = (
+            c.next().expect("0a"),
+            c.next().expect("0b"),
+            c.next().expect("1a"),
+            c.next().expect("1b"),
+            c.next().expect("2a"),
+            c.next().expect("2b"),
+        );
+        for (tsn, st, b, e, p) in [m0a, m0b, m1a] {
+            r.on_chunk(tsn, st, b, e, false, &p, u64::MAX);
+        }
+        r.skip_to(4);
+        for (tsn, st, b, e, p) in [m2a, m2b] {
+            r.on_chunk(tsn, st, b, e, false, &p, u64::MAX);
+        }
+        r.finish();
+        assert_eq!((r.messages, r.errors), (2, 0));
+        assert_eq!(
+            (r.skipped_tsns, r.skipped_messages, r.abandoned_fragments),
+            (1, 1, 1)
         );
     }
 

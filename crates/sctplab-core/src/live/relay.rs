@@ -211,7 +211,8 @@ impl Relay {
                 let t = &p[at + 16..at + 20];
                 self.initial_tsn = Some(u32::from_be_bytes([t[0], t[1], t[2], t[3]]));
             }
-            if kind == 0 && len >= 16 {
+            // DATA, or I-DATA (RFC 8260 2.1): the TSN in the same place.
+            if (kind == 0 && len >= 16) || (kind == 64 && len >= 20) {
                 if let Some(init) = self.initial_tsn {
                     let t = &p[at + 4..at + 8];
                     let tsn = u32::from_be_bytes([t[0], t[1], t[2], t[3]]);

@@ -13,16 +13,19 @@ use super::wire::{for_each_data, frame_udp, reseal};
 use crate::endpoint::Endpoint;
 use crate::net::wire::{Chunk, DataFlags, SctpRepr, TransportRepr, WireError};
 use crate::net::{Packet, PacketKind};
-use crate::sctp::reconfig::Request;
 use crate::sctp::{AssocCfg, Association, Role, State};
 use crate::sim::{RngStream, SimTime};
 use crate::trace::pcap::PcapWriter;
-use serde_json::{Value, json};
+use reset::note_ssn;
 use std::fs::File;
 use std::io::{BufWriter, ErrorKind};
 use std::net::{SocketAddr, SocketAddrV4, UdpSocket};
 use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+mod interleave;
+mod report;
+mod reset;
 
 /// Largest UDP payload accepted.
 const MAX_DATAGRAM: usize = 65_535;
@@ -85,6 +88,12 @@ pub struct Counters {
     /// message had a nonzero SSN other than 65535: the peer reset the stream (RFC 6525
     /// 5.2.2), as a wrap cannot be the cause.
     pub ssn_restarts: u64,
+    /// I-DATA and I-FORWARD-TSN chunks (RFC 8260 sec. 2.1, 2.3.1) too short for their
+    /// fields, from a peer this end offered interleaving to: each is dropped and the
+    /// rest of its packet processed.
+    pub malformed_chunks: u64,
+    /// FORWARD TSN and I-FORWARD-TSN chunks received (RFC 3758 3.2, RFC 8260 2.3.1).
+    pub forward_tsn_received: u64,
 }
 
 pub struct Session {
@@ -132,6 +141,10 @@ pub struct Session {
     /// The association's message size and outbound streams (for the reset).
     message_size: u64,
     out_streams: u16,
+    /// PR-SCTP offered (`config::apply_pr`); the client's message count, given to its
+    /// sources once they exist.
+    pr: bool,
+    pr_limit: Option<u64>,
 }
 
 fn os_seed() -> u64 {
@@ -180,6 +193,11 @@ impl Session {
         };
         let total = opts.assoc.total;
         let (message_size, out_streams) = (opts.assoc.message_size, opts.assoc.streams);
+        let pr = !opts.assoc.stream_traffic.is_empty();
+        let pr_limit = match (pr, opts.role) {
+            (true, Role::Client) => Some(total.unwrap_or(0) / message_size.max(1)),
+            _ => None,
+        };
         let cfg = AssocCfg {
             ports,
             local_addrs: vec![local.ip().octets()],
@@ -241,30 +259,12 @@ impl Session {
             last_ssn: Vec::new(),
             message_size,
             out_streams,
+            pr,
+            pr_limit,
         })
     }
 
     /// The local UDP address (useful with port 0).
-    /// Client: once `messages` messages are acknowledged, ask for an Outgoing SSN Reset
-    /// of every outbound stream (RFC 6525 5.1.2); the association must announce
-    /// RE-CONFIG (`AssocCfg::knobs.reconfig`).
-    pub fn reset_streams_after(&mut self, messages: u64) {
-        let size = self.message_size.max(1);
-        self.reset_at_bytes = Some(messages.saturating_mul(size));
-    }
-
-    fn maybe_reset_streams(&mut self, now: SimTime) {
-        let Some(at) = self.reset_at_bytes else {
-            return;
-        };
-        if self.role != Role::Client || self.sender.acked_bytes() < at {
-            return;
-        }
-        self.reset_at_bytes = None;
-        let streams = (0..self.out_streams).collect();
-        self.assoc.reconfigure(now, Request::ResetStreams(streams));
-    }
-
     pub fn local_addr(&self) -> SocketAddrV4 {
         self.local
     }
@@ -356,6 +356,17 @@ impl Session {
         }
     }
 
+    /// The client's PR-SCTP sources stop after its `--messages` (`apply_pr`): set once
+    /// they exist (the association builds them on the INIT ACK).
+    fn limit_sources(&mut self) {
+        let Some(n) = self.pr_limit else { return };
+        let src = self.assoc.out.as_mut().and_then(|o| o.app.streams.as_mut());
+        if let Some(src) = src {
+            src.limit_messages(n);
+            self.pr_limit = None;
+        }
+    }
+
     fn flush_pcap(&mut self) {
         if let Some((w, _)) = self.pcap.as_mut() {
             // A pcap that cannot be written must not stop the association.
@@ -422,11 +433,12 @@ impl Session {
             self.tx_buf.resize(n, 0);
             repr.emit(&mut self.tx_buf);
             if self.pkt.kind == PacketKind::Data {
+                let idata = self.assoc.idata_on();
                 let (sender, counters) = (&mut self.sender, &mut self.counters);
                 let buf = &mut self.tx_buf;
                 let mut spots = [(0usize, 0usize, 0u32, 0u16, false); 64];
                 let mut k = 0;
-                for_each_data(buf, |d| {
+                for_each_data(buf, idata, |d| {
                     if k < spots.len() {
                         spots[k] = (
                             d.start,
@@ -492,6 +504,18 @@ impl Session {
         let (vtag, peer_port, dst_port, has_shutdown_ack) = match repr.parse_into(data) {
             Ok(()) => (
                 {
+                    if self.assoc.knobs().interleaving {
+                        if interleave::parse_past_idata(repr, data).is_err() {
+                            self.counters.malformed += 1;
+                            return;
+                        }
+                        interleave::decode(repr, &mut self.counters);
+                    }
+                    self.counters.forward_tsn_received += repr
+                        .chunks
+                        .iter()
+                        .filter(|c| matches!(c, Chunk::ForwardTsn(_) | Chunk::IForwardTsn(_)))
+                        .count() as u64;
                     self.counters.auth_received += repr
                         .chunks
                         .iter()
@@ -545,7 +569,10 @@ impl Session {
             // messages count from the new initial TSN, to the new peer.
             self.peer = Some(from);
             self.peer_sctp_port = Some(self.last_from_port);
-            self.receiver = Some(PayloadReceiver::new(self.first_peer_tsn(data)));
+            let mut rcv = PayloadReceiver::new(self.first_peer_tsn(data));
+            rcv.interleave = self.assoc.idata_on();
+            rcv.pr = self.pr;
+            self.receiver = Some(rcv);
         }
         // DATA the machine refused for lying beyond its window, or discarded for naming a
         // stream it does not have (RFC 9260 6.5), is not kept here either.
@@ -554,10 +581,11 @@ impl Session {
             .inb
             .as_ref()
             .map(|i| (i.cum_tsn, i.max_ahead(), i.streams.len()));
+        let idata = self.assoc.idata_on();
         if let Some(rcv) = self.receiver.as_mut() {
             let (last_ssn, counters) = (&mut self.last_ssn, &mut self.counters);
             let before = rcv.messages;
-            for_each_data(data, |d| {
+            for_each_data(data, idata, |d| {
                 if let Some((cum, max, streams)) = limit {
                     if d.tsn.wrapping_sub(cum) as i32 > max as i32 {
                         return;
@@ -569,24 +597,25 @@ impl Session {
                 }
                 let flags = DataFlags::from_bits(d.flags);
                 if flags.contains(DataFlags::BEGIN) && !flags.contains(DataFlags::UNORDERED) {
-                    note_ssn(last_ssn, counters, d.stream, d.ssn);
+                    // An I-DATA message's MID starts again at 0 after a reset as an
+                    // SSN does (RFC 8260 sec. 2.3.2).
+                    let seq = d.mid.map_or(d.ssn, |m| m as u16);
+                    note_ssn(last_ssn, counters, d.stream, seq);
                 }
-                rcv.on_chunk(
-                    d.tsn,
-                    d.stream,
-                    flags.contains(DataFlags::BEGIN),
-                    flags.contains(DataFlags::END),
-                    flags.contains(DataFlags::UNORDERED),
-                    &data[d.start..d.end],
-                    RECEIVE_STORE_CAP,
-                );
+                rcv.on_data_at(&d, &data[d.start..d.end], RECEIVE_STORE_CAP);
             });
+            if let (true, Some(inb)) = (self.pr, self.assoc.inb.as_ref()) {
+                // TSNs the peer abandoned: its FORWARD TSN moved the machine's
+                // cumulative TSN past them (RFC 3758 3.6).
+                rcv.skip_to(inb.cum_tsn);
+            }
             if rcv.messages > before {
                 self.first_delivery_at.get_or_insert(now);
                 self.transfer_done_at = Some(now);
             }
         }
         self.maybe_reset_streams(now);
+        self.limit_sources();
         self.transmit(now);
         self.check_state(now);
     }
@@ -608,7 +637,7 @@ impl Session {
             return inb.cum_tsn.wrapping_add(1);
         }
         let mut top: Option<u32> = None;
-        for_each_data(data, |d| {
+        for_each_data(data, self.assoc.idata_on(), |d| {
             top = Some(match top {
                 Some(t) if (d.tsn.wrapping_sub(t) as i32) <= 0 => t,
                 _ => d.tsn,
@@ -631,176 +660,4 @@ impl Session {
         repr.emit(&mut self.tx_buf);
         self.send(now, to);
     }
-
-    /// The contract's result line: messages, bytes and messages per stream handed to
-    /// the application (server) or sent and acknowledged (client), and errors.
-    pub fn result_line(&mut self) -> String {
-        let (messages, bytes, streams, errors) = match self.receiver.as_mut() {
-            Some(r) => {
-                r.finish();
-                let streams: Vec<(usize, u64)> = r
-                    .per_stream
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, n)| **n > 0)
-                    .map(|(s, n)| (s, *n))
-                    .collect();
-                (r.messages, r.bytes, streams, r.errors + r.overflow)
-            }
-            None => {
-                let (m, b, s) = self.sent_messages();
-                (m, b, s, self.counters.payload_misses)
-            }
-        };
-        // The contract's key order and spacing: {"messages": M, "bytes": B, ...}.
-        let streams: Vec<String> = streams
-            .iter()
-            .map(|(k, v)| format!("\"{k}\": {v}"))
-            .collect();
-        format!(
-            "{{\"messages\": {messages}, \"bytes\": {bytes}, \"streams\": {{{}}}, \"errors\": {errors}}}",
-            streams.join(", ")
-        )
-    }
-
-    /// Client: messages and bytes of a completed transfer, per stream.
-    fn sent_messages(&self) -> (u64, u64, Vec<(usize, u64)>) {
-        let mut streams = Vec::new();
-        if !self.assoc.out.as_ref().is_some_and(|o| o.done()) {
-            return (0, 0, streams);
-        }
-        let mut m = 0;
-        for (s, &n) in self.sender.messages_per_stream().iter().enumerate() {
-            if n > 0 {
-                streams.push((s, u64::from(n)));
-                m += u64::from(n);
-            }
-        }
-        (m, self.total.unwrap_or(0), streams)
-    }
-
-    /// summary.json of the session: the flow metrics of a simulated SCTP flow (as
-    /// this end sees them) and the live counters.
-    pub fn summary(&self) -> Value {
-        let secs = |t: Option<SimTime>| t.map_or(Value::Null, |t| json!(t.as_secs_f64()));
-        let a = &self.assoc;
-        let default_out = crate::sctp::OutStats::default();
-        let o = a.out.as_ref().map_or(&default_out, |o| &o.stats);
-        let delivered = match (&self.receiver, self.role) {
-            (Some(r), _) => r.bytes,
-            (None, Role::Client) => self.sender.acked_bytes(),
-            (None, Role::Server) => 0,
-        };
-        // Goodput over the transfer: from this end's association set-up to the last
-        // byte acknowledged (client) or delivered (server).
-        let span = match (self.established_at, self.transfer_done_at) {
-            (Some(a), Some(b)) => b.saturating_since(a).as_secs_f64(),
-            _ => 0.0,
-        };
-        let goodput = if span > 0.0 {
-            delivered as f64 * 8.0 / span
-        } else {
-            0.0
-        };
-        let c = &self.counters;
-        let role = match self.role {
-            Role::Client => "client",
-            Role::Server => "server",
-        };
-        let outcome = match self.outcome {
-            Outcome::Running => "running",
-            Outcome::Graceful => "graceful",
-            Outcome::Aborted => "aborted",
-            Outcome::TimedOut => "timeout",
-        };
-        let flow = json!({
-            "type": "sctp",
-            "role": role,
-            "goodput_bps": goodput,
-            "delivered_bytes": delivered,
-            "data_packets_sent": o.data_packets_sent,
-            "retransmitted_packets": o.retransmitted_packets,
-            "data_chunks_sent": o.chunks_sent,
-            "new_bytes_sent": o.new_bytes_sent,
-            "retransmissions": o.retransmissions,
-            "fast_retransmissions": o.fast_retransmissions,
-            "timeout_retransmissions": o.timeout_retransmissions,
-            "timeouts": o.timeouts,
-            "fast_recoveries": o.fast_recoveries,
-            "ack_packets": a.stats.ack_packets,
-            "ack_bytes": a.stats.ack_bytes,
-            "sack_packets": a.stats.ack_packets,
-            "sack_bytes": a.stats.ack_bytes,
-            "connect_time_s": secs(a.stats.connect_time.map(|d| SimTime::ZERO + d)),
-            "completion_time_s": secs(self.transfer_done_at),
-            "established_at_s": secs(self.established_at),
-            "first_delivery_s": secs(self.first_delivery_at),
-            "final_cwnd": a.data_path().map_or(Value::Null, |p| json!(p.cwnd)),
-            "final_ssthresh": a.data_path().map_or(Value::Null, |p| json!(p.ssthresh)),
-            "chunks_dropped_no_buffer": a.inb.as_ref().map_or(0, |i| i.dropped_no_buffer),
-            "control_packets": a.stats.control_packets,
-            "heartbeats": a.stats.heartbeats,
-            "bad_vtag_drops": a.stats.bad_vtag_drops,
-            "cookie_rejects": a.stats.cookie_rejects,
-            "inits_received": a.stats.inits_received,
-            "associations_created": a.stats.associations_created,
-            "aborted": a.stats.aborted,
-            "unknown_chunks": a.stats.unknown_chunks,
-            "errors_sent": a.stats.errors_sent,
-            "errors_received": a.stats.errors_received,
-            "rule_violations": a.stats.rule_violations,
-            "ootb_packets": a.stats.ootb_packets,
-            "restarts": a.stats.restarts,
-            "chunks_dropped_beyond_window": a.inb.as_ref().map_or(0, |i| i.dropped_beyond_window),
-        });
-        let mut flow = flow;
-        if let (Some(e), Some(obj)) = (a.ext_stats(), flow.as_object_mut()) {
-            // AUTH (RFC 4895) as this end saw it, only with `auth` or RE-CONFIG on.
-            obj.insert("auth_negotiated".into(), json!(e.auth_on));
-            obj.insert("auth_chunks_sent".into(), json!(e.auth.sent));
-            obj.insert("auth_chunks_received".into(), json!(c.auth_received));
-            obj.insert("auth_drops".into(), json!(e.auth.dropped));
-            obj.insert("auth_bad".into(), json!(e.auth.bad));
-            // RE-CONFIG (RFC 6525) as this end saw it.
-            obj.insert("reconfig_requests".into(), json!(e.reconfig.requests));
-            obj.insert("reconfig_responses".into(), json!(e.reconfig.responses));
-            obj.insert("reconfig_refused".into(), json!(e.reconfig.refused));
-            obj.insert("streams_reset".into(), json!(e.reconfig.streams_reset));
-        }
-        // Hostile or malformed packets counted and dropped, of every kind.
-        let hostile = c.malformed
-            + a.stats.bad_vtag_drops
-            + a.stats.rule_violations
-            + a.stats.ootb_packets
-            + a.stats.cookie_rejects
-            + a.inb.as_ref().map_or(0, |i| i.dropped_beyond_window);
-        json!({
-            "flows": {"live": flow},
-            "live": {
-                "outcome": outcome,
-                "datagrams_in": c.datagrams_in,
-                "datagrams_out": c.datagrams_out,
-                "malformed": c.malformed,
-                "hostile_drops": hostile,
-                "bad_checksum": c.bad_checksum,
-                "misdirected": c.misdirected,
-                "send_errors": c.send_errors,
-                "payload_misses": c.payload_misses,
-                "ssn_restarts": c.ssn_restarts,
-            },
-        })
-    }
-}
-
-/// Records the SSN of an ordered message's first fragment and counts a restart from 0.
-fn note_ssn(last: &mut Vec<Option<u16>>, counters: &mut Counters, stream: u16, ssn: u16) {
-    let i = usize::from(stream);
-    if last.len() <= i {
-        // Bounded by the 65536 stream identifiers.
-        last.resize(i + 1, None);
-    }
-    if ssn == 0 && matches!(last[i], Some(p) if p != 0 && p != u16::MAX) {
-        counters.ssn_restarts += 1;
-    }
-    last[i] = Some(ssn);
 }

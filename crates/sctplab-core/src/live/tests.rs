@@ -212,7 +212,7 @@ impl Attacker {
         let mut buf = vec![0u8; repr.buffer_len()];
         repr.emit(&mut buf);
         let mut spots = Vec::new();
-        super::wire::for_each_data(&buf, |d| spots.push(d));
+        super::wire::for_each_data(&buf, false, |d| spots.push(d));
         for d in spots {
             super::payload::fill(&mut buf[d.start..d.end], k, d.stream, 0);
         }

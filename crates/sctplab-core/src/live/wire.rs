@@ -3,33 +3,55 @@
 //! datagram for the pcap file (RFC 6951: SCTP packet as the UDP payload).
 
 use crate::net::wire::checksum::sctp_crc32c;
+use crate::net::wire::sctp_idata::{I_DATA, IDataChunk};
 use crate::net::wire::{IPV4_HEADER_LEN, Ipv4Repr, UdpRepr};
 
-/// One DATA chunk of an encoded packet.
+/// One DATA or I-DATA chunk of an encoded packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DataAt {
     pub tsn: u32,
     pub stream: u16,
     pub flags: u8,
-    /// Stream sequence number (RFC 9260 3.3.1).
+    /// Stream sequence number (RFC 9260 3.3.1); 0 in an I-DATA chunk.
     pub ssn: u16,
+    /// I-DATA (RFC 8260 sec. 2.1): the Message Identifier; None in a DATA chunk.
+    pub mid: Option<u32>,
     /// User data: `packet[start..end]`.
     pub start: usize,
     pub end: usize,
 }
 
 const DATA_HEADER: usize = 16;
+const IDATA_HEADER: usize = IDataChunk::HEADER_LEN;
 
-/// Calls `f` for every DATA chunk of `packet` (common header included), in order.
-/// Stops at the first chunk that does not fit; callers run this only on packets
-/// `SctpRepr::parse` accepted.
-pub fn for_each_data(packet: &[u8], mut f: impl FnMut(DataAt)) {
+/// Calls `f` for every DATA chunk of `packet` (common header included), in order, and
+/// with `idata` (the association speaks I-DATA, RFC 8260) every I-DATA chunk too;
+/// without it an I-DATA chunk is of a type this end does not know, whose bits 01 end
+/// the packet (RFC 9260 3.2). Stops at the first chunk that does not fit; callers run
+/// this only on packets `SctpRepr::parse` accepted.
+pub fn for_each_data(packet: &[u8], idata: bool, mut f: impl FnMut(DataAt)) {
     let mut at = 12;
     while at + 4 <= packet.len() {
         let kind = packet[at];
         let len = usize::from(u16::from_be_bytes([packet[at + 2], packet[at + 3]]));
         if len < 4 || at + len > packet.len() {
             return;
+        }
+        if idata && kind == I_DATA {
+            if len >= IDATA_HEADER {
+                let c = &packet[at..at + len];
+                f(DataAt {
+                    tsn: u32::from_be_bytes([c[4], c[5], c[6], c[7]]),
+                    stream: u16::from_be_bytes([c[8], c[9]]),
+                    flags: c[1],
+                    ssn: 0,
+                    mid: Some(u32::from_be_bytes([c[12], c[13], c[14], c[15]])),
+                    start: at + IDATA_HEADER,
+                    end: at + len,
+                });
+            }
+            at += len.next_multiple_of(4);
+            continue;
         }
         // RFC 9260 3.2: nothing behind an unknown chunk of type 00 or 01 is processed.
         if crate::net::wire::sctp_chunk::stops_packet(kind) {
@@ -42,6 +64,7 @@ pub fn for_each_data(packet: &[u8], mut f: impl FnMut(DataAt)) {
                 stream: u16::from_be_bytes([c[8], c[9]]),
                 flags: c[1],
                 ssn: u16::from_be_bytes([c[10], c[11]]),
+                mid: None,
                 start: at + DATA_HEADER,
                 end: at + len,
             });
@@ -122,7 +145,7 @@ mod tests {
         let mut buf = vec![0u8; repr.buffer_len()];
         repr.emit(&mut buf);
         let mut found = Vec::new();
-        for_each_data(&buf, |d| found.push(d));
+        for_each_data(&buf, false, |d| found.push(d));
         // 12 common header + 4 COOKIE ACK; DATA 16 + 5 padded to 24; then 16 + 3.
         assert_eq!(found.len(), 2);
         assert_eq!((found[0].tsn, found[0].start, found[0].end), (9, 32, 37));

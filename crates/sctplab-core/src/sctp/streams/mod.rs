@@ -122,6 +122,10 @@ pub struct StreamSources {
     /// RE-CONFIG holds new messages back (`AppSource::hold`): with interleaving only
     /// the partly sent ones may go on.
     pub(crate) hold_new: bool,
+    /// Live mode's client (`live::config::apply_pr`): no source submits once this many
+    /// messages have been submitted in all (None: the sources' own start and stop).
+    limit: Option<u64>,
+    submitted_total: u64,
 }
 
 impl StreamSources {
@@ -163,7 +167,15 @@ impl StreamSources {
             mids: vec![0; n],
             last_ids: (0, 0),
             hold_new: false,
+            limit: None,
+            submitted_total: 0,
         }
+    }
+
+    /// No source submits once `n` messages have been submitted in all; then the
+    /// sources are stopped (live mode's `--messages` with `--pr`).
+    pub fn limit_messages(&mut self, n: u64) {
+        self.limit = Some(n);
     }
 
     /// The flow's stream scheduler (`scheduler`; first come first served without).
@@ -228,6 +240,10 @@ impl StreamSources {
             s.advance(now);
         }
         loop {
+            if self.limit.is_some_and(|l| self.submitted_total >= l) {
+                self.stopped = true;
+                return;
+            }
             let Some(i) = self.pick() else { return };
             let (size, pr) = (self.sources[i].cfg.message_size, self.sources[i].cfg.pr);
             if self.held + size > self.capacity && self.held > 0 {
@@ -245,6 +261,7 @@ impl StreamSources {
                 self.rr_next = i + 1;
             }
             self.held += size;
+            self.submitted_total += 1;
             self.tally[usize::from(stream)].submitted_messages += 1;
             self.waiting[usize::from(stream)] += 1;
             self.msgs.push_back(Msg {
