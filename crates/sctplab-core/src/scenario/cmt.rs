@@ -182,4 +182,17 @@ mod tests {
             assert_eq!(k.cmt.map(|c| c.rtx_policy), Some(p));
         }
     }
+
+    #[test]
+    fn coupled_cc_names_its_algorithm_and_is_off_by_default() {
+        assert_eq!(sctp("cmt = true").knobs().coupled_cc, None);
+        for (name, want) in [
+            ("none", None),
+            ("lia", Some(Coupling::Lia)),
+            ("olia", Some(Coupling::Olia)),
+        ] {
+            let k = sctp(&format!("cmt = true\ncoupled_cc = \"{name}\"")).knobs();
+            assert_eq!(k.coupled_cc, want, "{name}");
+        }
+    }
 }
