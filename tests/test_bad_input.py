@@ -294,6 +294,20 @@ CASES = {
         [],
         ["bad.toml", "flows.f1.cmt_sfr", "needs cmt = true"],
     ),
+    "sctp_coupled_cc_without_cmt": (
+        BASE.replace('type = "cbr"', 'type = "sctp"\nvariant = "ns2"\ncoupled_cc = "lia"').replace(
+            'rate = "100Kb"\n', ""
+        ),
+        [],
+        ["bad.toml", "flows.f1.coupled_cc", "needs cmt = true"],
+    ),
+    "sctp_coupled_cc_unknown_name": (
+        BASE.replace(
+            'type = "cbr"', 'type = "sctp"\nvariant = "ns2"\ncoupled_cc = "balia"'
+        ).replace('rate = "100Kb"\n', ""),
+        [],
+        ["bad.toml", "flows.f1.coupled_cc", "unknown variant `balia`", "olia"],
+    ),
     "interleaving_on_a_tcp_flow": (
         BASE.replace('type = "cbr"', 'type = "tcp"\ninterleaving = true').replace(
             'rate = "100Kb"\n', ""

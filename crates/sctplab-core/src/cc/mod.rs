@@ -15,6 +15,7 @@
 //! inlinable match (smoltcp's `AnyController` does the same).
 
 mod bbr;
+pub mod coupled;
 mod cubic;
 mod hystart;
 mod reno;

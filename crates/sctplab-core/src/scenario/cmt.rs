@@ -6,7 +6,7 @@
 use super::ScenarioError;
 use super::load::Scenario;
 use super::schema::{FlowSpec, SctpCfg};
-use crate::sctp::{CmtKnobs, Knobs, RtxPolicy};
+use crate::sctp::{CmtKnobs, Coupling, Knobs, RtxPolicy};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -33,6 +33,15 @@ impl From<CmtRtxPolicy> for RtxPolicy {
     }
 }
 
+/// `coupled_cc`: `"none"`, `"lia"` (RFC 6356), `"olia"` (Khalili et al. 2012).
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum CoupledCc {
+    None,
+    Lia,
+    Olia,
+}
+
 /// Sets `k.cmt` from the entry's keys; with CMT-PF a destination's first T3 expiry makes
 /// it potentially failed (ns-2.35 `SctpCMTAgent::Timeout`) unless `pf_max_retrans` says
 /// otherwise.
@@ -56,6 +65,11 @@ pub(crate) fn apply(c: &SctpCfg, k: &mut Knobs) {
         k.pf_max_retrans = Some(0);
     }
     k.cmt = Some(cmt);
+    k.coupled_cc = match c.coupled_cc {
+        Some(CoupledCc::Lia) => Some(Coupling::Lia),
+        Some(CoupledCc::Olia) => Some(Coupling::Olia),
+        Some(CoupledCc::None) | None => None,
+    };
 }
 
 /// One line for `cmt` on a receiver with one interface (one destination: nothing to
@@ -80,6 +94,27 @@ pub(crate) fn validate(
                     c.to
                 ),
             ));
+        }
+        let coupled = c.coupled_cc.is_some_and(|a| a != CoupledCc::None);
+        if coupled && !c.cmt {
+            return Err(ScenarioError::new(
+                source,
+                path("coupled_cc"),
+                "coupled congestion control couples the destinations of a CMT association: \
+                 it needs cmt = true (or coupled_cc = \"none\")"
+                    .to_string(),
+            )
+            .with_related([path("cmt")]));
+        }
+        if coupled && c.congestion_control != super::schema::CongestionControl::Reno {
+            return Err(ScenarioError::new(
+                source,
+                path("coupled_cc"),
+                "coupled congestion control (RFC 6356, OLIA) couples Reno's increase: it needs \
+                 congestion_control = \"reno\""
+                    .to_string(),
+            )
+            .with_related([path("congestion_control")]));
         }
         if !c.cmt {
             let set = [
@@ -145,6 +180,19 @@ mod tests {
         ] {
             let k = sctp(&format!("cmt = true\ncmt_rtx_policy = \"{name}\"")).knobs();
             assert_eq!(k.cmt.map(|c| c.rtx_policy), Some(p));
+        }
+    }
+
+    #[test]
+    fn coupled_cc_names_its_algorithm_and_is_off_by_default() {
+        assert_eq!(sctp("cmt = true").knobs().coupled_cc, None);
+        for (name, want) in [
+            ("none", None),
+            ("lia", Some(Coupling::Lia)),
+            ("olia", Some(Coupling::Olia)),
+        ] {
+            let k = sctp(&format!("cmt = true\ncoupled_cc = \"{name}\"")).knobs();
+            assert_eq!(k.coupled_cc, want, "{name}");
         }
     }
 }

@@ -142,6 +142,9 @@ pub struct Knobs {
     /// destination is usable, for a fresh RTT after the backed-off RTO (ns-2.35
     /// `Agent/SCTP/HbAfterRto`, scenario key `heartbeat_after_rto`).
     pub heartbeat_after_rto: bool,
+    /// Coupled congestion avoidance across a CMT association's destinations
+    /// (`coupled_cc`, sctp/coupled_cc.rs); None: each destination's own increase.
+    pub coupled_cc: Option<super::coupled_cc::Coupling>,
     /// The stream scheduler of `stream_traffic` (RFC 8260 sec. 3, scenario key
     /// `scheduler`, sctp/streams/sched.rs); the bulk application ignores it.
     pub scheduler: super::streams::Scheduler,
@@ -191,6 +194,7 @@ pub fn preset(v: Variant) -> Knobs {
         hystart: false,
         cmt: None,
         heartbeat_after_rto: false,
+        coupled_cc: None,
         scheduler: super::streams::Scheduler::Fcfs,
         interleaving: false,
         reconfig: false,

@@ -6,6 +6,7 @@ mod assoc;
 pub mod auth;
 pub mod config;
 pub mod cookie;
+mod coupled_cc;
 mod ecn;
 mod inbound;
 mod outbound;
@@ -18,6 +19,7 @@ mod timer;
 
 pub use assoc::{AssocCfg, AssocStats, Association, ExtStats, Role, State};
 pub use config::Knobs;
+pub use coupled_cc::Coupling;
 pub use inbound::Inbound;
 pub use outbound::cmt::{CmtKnobs, RtxPolicy};
 pub use outbound::{OutStats, Outbound};

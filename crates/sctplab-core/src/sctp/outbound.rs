@@ -140,6 +140,8 @@ pub struct Outbound {
     pub all_acked_at: Option<SimTime>,
     /// Concurrent multipath transfer (`enable_cmt`); None: one data destination.
     cmt: Option<Box<cmt::Cmt>>,
+    /// Coupled congestion avoidance over the destinations (`coupled_cc`).
+    coupled: Option<Box<super::coupled_cc::Coupled>>,
     /// Data chunk header length: DATA's 16 bytes, or I-DATA's 20 once negotiated
     /// (`idata.rs`).
     hdr: usize,
@@ -159,6 +161,9 @@ impl Outbound {
         let room = pmtu.saturating_sub(32);
         // A chunk is padded to 4 bytes and must fit the room with its 16-byte header.
         let max_payload = ((room.saturating_sub(DataChunk::HEADER_LEN)) / 4 * 4).max(4) as u64;
+        let coupled = k
+            .coupled_cc
+            .map(|a| Box::new(super::coupled_cc::Coupled::new(a)));
         Outbound {
             k,
             initial_tsn,
@@ -185,6 +190,7 @@ impl Outbound {
             stats: OutStats::default(),
             all_acked_at: None,
             cmt: None,
+            coupled,
             hdr: DataChunk::HEADER_LEN,
         }
     }

@@ -187,6 +187,9 @@ pub struct SctpCfg {
     pub cmt_pf: Option<bool>,
     #[serde(default)]
     pub heartbeat_after_rto: Option<bool>,
+    /// Coupled congestion control over CMT's destinations (scenario/cmt.rs).
+    #[serde(default)]
+    pub coupled_cc: Option<crate::scenario::cmt::CoupledCc>,
     /// Per-stream sources replacing the bulk application (scenario/streams.rs).
     #[serde(default)]
     pub stream_traffic: Option<Vec<crate::scenario::streams::StreamTrafficEntry>>,

@@ -179,6 +179,9 @@ impl Outbound {
         if !self.sent.iter().any(|s| s.dest == i) {
             return;
         }
+        if let Some(c) = self.coupled.as_deref_mut() {
+            c.on_loss(i);
+        }
         let p = &mut ps.paths[i];
         let mtu = p.mtu;
         // ns-2.35 `Timeout` cuts only while cwnd > 1 MTU, so a second expiry in a row

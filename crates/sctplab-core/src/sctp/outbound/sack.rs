@@ -19,6 +19,9 @@ pub(super) struct SackPass {
 
 impl Outbound {
     pub(super) fn cut(&mut self, now: SimTime, ps: &mut PathSet, i: usize) {
+        if let Some(c) = self.coupled.as_deref_mut() {
+            c.on_loss(i);
+        }
         let p = &mut ps.paths[i];
         // RFC 9260 7.2.4 step 2 with a controller: its cut replaces the halving.
         if path_cc::on_congestion(p, now, Congestion::FastRetransmit) {
@@ -49,7 +52,7 @@ impl Outbound {
         } else if p.pba >= p.cwnd && p.outstanding >= p.cwnd {
             // RFC 4960 7.2.2.
             p.pba = if p.cwnd <= p.pba { p.pba - p.cwnd } else { 0.0 };
-            p.cwnd += p.mtu;
+            self.ca_step(ps, i);
         }
     }
 
@@ -75,7 +78,21 @@ impl Outbound {
         }
         if p.pba >= p.cwnd && full {
             p.pba -= p.cwnd;
-            p.cwnd += p.mtu;
+            self.ca_step(ps, i);
+        }
+    }
+
+    /// Congestion avoidance's step on destination `i`: one MTU (RFC 9260 7.2.2), or
+    /// the coupled increase with `coupled_cc` (sctp/coupled_cc.rs).
+    #[inline(always)]
+    fn ca_step(&self, ps: &mut PathSet, i: usize) {
+        match self
+            .coupled
+            .as_deref()
+            .and_then(|c| c.ca_step(&ps.paths, i))
+        {
+            Some(step) => ps.paths[i].cwnd += step,
+            None => ps.paths[i].cwnd += ps.paths[i].mtu,
         }
     }
 
@@ -456,6 +473,9 @@ impl Outbound {
         let growth_allowed = self.k.cwnd_growth_in_recovery || !self.in_fast_recovery();
         for j in 0..ps.paths.len() {
             let newly = ps.scratch[j].newly;
+            if let (Some(c), true) = (self.coupled.as_deref_mut(), newly > 0.0) {
+                c.on_acked(j, newly);
+            }
             if ps.paths[j].cc.is_some() {
                 // The destination's controller grows cwnd (path_cc), on the SACKs SCTP's
                 // growth rule would let grow it.
