@@ -306,12 +306,6 @@ pub fn in_t3_recovery(p: &Path, cum: u32) -> bool {
         .is_some_and(|r| super::outbound::tsn_lt(cum, r))
 }
 
-/// The destination's BBR, for tests.
-#[cfg(test)]
-pub fn bbr(p: &Path) -> Option<&Bbr> {
-    pacing(p).and_then(|x| x.bbr.as_deref()).map(|(b, _)| b)
-}
-
 /// The rate a paced destination paces at, bytes per second (`--series pacing_rate`).
 pub fn pacing_rate(p: &Path) -> Option<f64> {
     let x = pacing(p)?;
