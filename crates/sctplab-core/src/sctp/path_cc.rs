@@ -25,8 +25,8 @@ pub struct PathCc {
 impl PathCc {
     pub fn cubic(hystart: bool, slow_start_at_ssthresh: bool) -> Self {
         PathCc {
-            // Unpaced (SCTP pacing is not built); cut from cwnd, not FlightSize (RFC 9438
-            // sec. 4.6 allows either; Linux and ns-3 use cwnd).
+            // Unpaced (`for_knobs` sets pacing from the flow); cut from cwnd, not
+            // FlightSize (RFC 9438 sec. 4.6 allows either; Linux and ns-3 use cwnd).
             cubic: Cubic::new(hystart, false, slow_start_at_ssthresh, false),
             delivered: 0.0,
             pacing: None,
