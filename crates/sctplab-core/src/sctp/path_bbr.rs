@@ -388,6 +388,44 @@ mod tests {
     }
 
     #[test]
+    fn the_pacing_gap_is_the_packet_over_the_rate_and_stays_on_its_destination() {
+        use crate::sctp::path::Rto;
+        let mut k = crate::sctp::config::preset(crate::sctp::config::Variant::Rfc9260);
+        k.congestion_control = crate::cc::Algorithm::Cubic;
+        k.pacing = true;
+        let m = 1468.0;
+        let path = |k: &crate::sctp::config::Knobs, last: u8| {
+            let rto = Rto::new(
+                SimDuration::from_secs(3),
+                SimDuration::from_secs(1),
+                SimDuration::from_secs(60),
+            );
+            let mut p = Path::new([10, 0, 0, last], 1468, 10.0 * m, 20.0 * m, rto);
+            p.cc = super::super::path_cc::for_knobs(k);
+            p.rto.sample(0.1);
+            p
+        };
+        let (mut a, b) = (path(&k, 2), path(&k, 3));
+        // CUBIC in slow start (cwnd 10 < ssthresh 20 MTU), SRTT 100 ms: Linux's rate
+        // 2 x 10 x 1468 B / 0.1 s = 293,600 B/s; a 1500-byte packet holds the next one
+        // back 1500 / 293,600 s = 5.109 ms. No rate record without BBR (number 0).
+        assert_eq!(on_packet_sent(&mut a, ms(0), 1500.0, 0.0, false), 0);
+        let gap = SimDuration::from_secs_f64(1500.0 / 293_600.0);
+        assert_eq!(gap.as_nanos(), 5_108_992);
+        assert_eq!(wait_until(&a, ms(0)), Some(ms(0) + gap));
+        assert_eq!(wait_until(&a, ms(0) + gap), None);
+        // The other destination is not held back.
+        assert_eq!(wait_until(&b, ms(0)), None);
+        // With BBR the first packet makes the destination's BBR and gets number 1;
+        // before an RTT sample BBR has no rate, so no gap.
+        k.congestion_control = crate::cc::Algorithm::Bbr;
+        let mut c = path(&k, 4);
+        assert_eq!(on_packet_sent(&mut c, ms(0), 1500.0, 0.0, false), 1);
+        assert_eq!(on_packet_sent(&mut c, ms(0), 1500.0, 1.0, false), 2);
+        assert_eq!(wait_until(&c, ms(0)), None);
+    }
+
+    #[test]
     fn a_retransmission_samples_from_its_own_send_not_the_first() {
         // Packets 1-4 leave at 0 ms; 1 is lost, 2-4 are SACKed at 100-102 ms (3
         // delivered). Packet 1's chunk is resent at 300 ms as packet 5 with P.delivered
