@@ -252,12 +252,13 @@ CASES = {
         [],
         ["bad.toml", "flows.f1.ecn", "tcp and sctp"],
     ),
-    "sctp_bbr_not_built": (
+    "sctp_bbr_without_pacing": (
         BASE.replace(
-            'type = "cbr"', 'type = "sctp"\nvariant = "rfc9260"\ncongestion_control = "bbr"'
+            'type = "cbr"',
+            'type = "sctp"\nvariant = "rfc9260"\ncongestion_control = "bbr"\npacing = false',
         ).replace('rate = "100Kb"\n', ""),
         [],
-        ["bad.toml", "flows.f1.congestion_control", "not built", "cubic"],
+        ["bad.toml", "flows.f1.pacing", "bbr"],
     ),
     "sctp_hystart_without_cubic": (
         BASE.replace('type = "cbr"', 'type = "sctp"\nvariant = "rfc9260"\nhystart = true').replace(

@@ -230,9 +230,9 @@ fn sctp_controller_keys_refused_where_not_built_or_meaningless() {
             "cubic",
         ),
         (
-            "congestion_control = \"bbr\"\n",
-            "congestion_control",
-            "not built",
+            "congestion_control = \"bbr\"\npacing = false\n",
+            "pacing",
+            "bbr",
         ),
         ("hystart = true\n", "hystart", "cubic"),
         (
@@ -241,10 +241,11 @@ fn sctp_controller_keys_refused_where_not_built_or_meaningless() {
             "cubic",
         ),
         (
-            "congestion_control = \"cubic\"\npacing = true\n",
+            "congestion_control = \"reno\"\npacing = true\n",
             "pacing",
             "not built",
         ),
+        ("pacing = true\n", "pacing", "not built"),
     ] {
         let e = err(&format!("{BASE}{SCTP_FLOW}{extra}"), &[]);
         assert!(!e.contains('\n'), "{e}");
@@ -256,6 +257,9 @@ fn sctp_controller_keys_refused_where_not_built_or_meaningless() {
         "congestion_control = \"cubic\"\n",
         "congestion_control = \"cubic\"\nhystart = false\npacing = false\n",
         "congestion_control = \"reno\"\n",
+        "congestion_control = \"cubic\"\npacing = true\n",
+        "congestion_control = \"bbr\"\n",
+        "congestion_control = \"bbr\"\npacing = true\n",
     ] {
         let text = format!("{BASE}{SCTP_FLOW}{extra}");
         assert!(load_toml(&text, "s.toml", "s", &[]).is_ok(), "{extra}");

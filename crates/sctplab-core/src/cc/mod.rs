@@ -220,13 +220,7 @@ impl Controller {
             let r = b.pacing_rate_bytes();
             return (r > 0.0).then_some(r);
         }
-        // Window-based controllers pace at cwnd per smoothed RTT (Linux's
-        // `tcp_update_pacing_rate` uses 200 % of it in slow start, 120 % after).
-        if srtt <= 0.0 {
-            return None;
-        }
-        let gain = if w.cwnd < w.ssthresh { 2.0 } else { 1.2 };
-        Some(gain * w.cwnd * smss / srtt)
+        window_pacing_rate(w, smss, srtt)
     }
 
     /// Whether the controller is in slow start (or HyStart++'s conservative slow
@@ -237,4 +231,15 @@ impl Controller {
             _ => w.cwnd < w.ssthresh,
         }
     }
+}
+
+/// The pacing rate of a window-based controller, bytes per second: cwnd per smoothed
+/// RTT, 200 % of it in slow start and 120 % after (Linux's `tcp_update_pacing_rate`);
+/// none before the first RTT sample.
+pub fn window_pacing_rate(w: &WindowState, smss: f64, srtt: f64) -> Option<f64> {
+    if srtt <= 0.0 {
+        return None;
+    }
+    let gain = if w.cwnd < w.ssthresh { 2.0 } else { 1.2 };
+    Some(gain * w.cwnd * smss / srtt)
 }

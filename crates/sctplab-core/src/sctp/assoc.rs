@@ -630,6 +630,13 @@ impl Endpoint for Association {
         if self.sources_wakeup().is_some_and(|t| t <= now) {
             self.kick();
         }
+        // A paced destination's gap is over (`path_bbr`).
+        if let Some(out) = self.out.as_mut() {
+            if out.pace_wake.is_some_and(|t| t <= now) {
+                out.pace_wake = None;
+                self.kick();
+            }
+        }
         if matches!(self.state, State::Established | State::ShutdownSent) && !self.t3_expiries(now)
         {
             return;
@@ -682,6 +689,7 @@ impl Endpoint for Association {
             consider(inb.sack_deadline);
         }
         consider(self.sources_wakeup());
+        consider(self.out.as_ref().and_then(|o| o.pace_wake));
         next
     }
 

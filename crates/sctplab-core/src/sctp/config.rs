@@ -135,6 +135,8 @@ pub struct Knobs {
     pub congestion_control: crate::cc::Algorithm,
     /// HyStart++ (RFC 9406) in CUBIC's first slow start on each destination.
     pub hystart: bool,
+    /// Pacing per destination (`pacing`; always with BBR): `path_bbr`.
+    pub pacing: bool,
     /// Concurrent multipath transfer (`cmt`, ns-2.35's Agent/SCTP/CMT,
     /// docs/models/sctp.md "CMT"); None: new data goes to one destination at a time.
     pub cmt: Option<super::outbound::cmt::CmtKnobs>,
@@ -192,6 +194,7 @@ pub fn preset(v: Variant) -> Knobs {
         sack_on_rwnd_drop: false,
         congestion_control: crate::cc::Algorithm::Reno,
         hystart: false,
+        pacing: false,
         cmt: None,
         heartbeat_after_rto: false,
         coupled_cc: None,

@@ -11,6 +11,7 @@ mod ecn;
 mod inbound;
 mod outbound;
 mod path;
+mod path_bbr;
 mod path_cc;
 mod prsctp;
 pub mod reconfig;

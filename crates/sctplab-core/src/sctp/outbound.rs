@@ -10,6 +10,7 @@
 
 use super::config::{GrowthRule, Knobs, MaxBurstRule};
 use super::path::PathSet;
+use super::path_bbr;
 use crate::endpoint::{EndpointEvent, SendKind};
 use crate::metrics::Window;
 use crate::net::wire::{DataChunk, DataFlags, SackChunk};
@@ -68,6 +69,9 @@ struct Sent {
     pba_counted: bool,
     /// Index of the destination the chunk was last sent to.
     dest: usize,
+    /// The destination's packet number of its last transmission (`path_bbr`; 0 when
+    /// the destination keeps no rate records).
+    rec: u32,
     /// When it was first sent: a destination's controller takes an RTT sample from
     /// every SACK (HyStart++ needs several per round, RFC 9406 sec. 4.2), where the RTO
     /// estimator times one chunk per round trip (RFC 9260 6.3.1 C4).
@@ -145,6 +149,8 @@ pub struct Outbound {
     /// Data chunk header length: DATA's 16 bytes, or I-DATA's 20 once negotiated
     /// (`idata.rs`).
     hdr: usize,
+    /// A paced destination held new data back: when to try again (`path_bbr`).
+    pub pace_wake: Option<SimTime>,
 }
 
 impl Outbound {
@@ -192,6 +198,7 @@ impl Outbound {
             cmt: None,
             coupled,
             hdr: DataChunk::HEADER_LEN,
+            pace_wake: None,
         }
     }
 
@@ -327,7 +334,39 @@ impl Outbound {
         if p.t3.is_none() {
             p.t3 = Some(now + p.rto.current());
         }
+        if path_bbr::is_paced(p) {
+            self.paced_packet(now, &chunks, ps, dest);
+        }
         self.tx.push_back(TxPacket { chunks, dest });
+    }
+
+    /// A packet for a destination with a controller: its rate record and pacing gap
+    /// (`path_bbr`); its chunks remember the record's number.
+    fn paced_packet(&mut self, now: SimTime, chunks: &[DataChunk], ps: &mut PathSet, d: usize) {
+        let chunk_bytes: usize = chunks
+            .iter()
+            .map(|c| (self.hdr + c.payload_len as usize).next_multiple_of(4))
+            .sum();
+        let in_packet: f64 = chunks
+            .iter()
+            .map(|c| (self.hdr as u32 + c.payload_len) as f64)
+            .sum();
+        // On the wire: the chunks, SCTP's common header (12) and IPv4's (20).
+        let wire = (chunk_bytes + 32) as f64;
+        let prior = ps.paths[d].outstanding - self.marked_bytes(d) - in_packet;
+        let app_limited = self.app.exhausted();
+        let id = path_bbr::on_packet_sent(&mut ps.paths[d], now, wire, prior, app_limited);
+        if id == 0 {
+            return;
+        }
+        let Some(front) = self.sent.front().map(|s| s.tsn) else {
+            return;
+        };
+        for c in chunks {
+            if let Some(s) = self.sent.get_mut(c.tsn.wrapping_sub(front) as usize) {
+                s.rec = id;
+            }
+        }
     }
 
     fn data_chunk(s: &Sent) -> DataChunk {
@@ -349,6 +388,10 @@ impl Outbound {
             out("ssthresh", p.ssthresh);
             out("pba", p.pba);
             out("flight", p.outstanding);
+            if let Some(r) = path_bbr::pacing_rate(p) {
+                // Bits per second, as the summary's rates (TCP's sender does the same).
+                out("pacing_rate", 8.0 * r);
+            }
         }
         out("rwnd", self.peer_rwnd);
     }

@@ -219,6 +219,8 @@ pub(crate) struct AckScratch {
     pub payload: u64,
     /// The RTT sample this SACK gave for the destination's controller (`cc_rtt_sample`).
     pub rtt: Option<f64>,
+    /// The newest packet record among the chunks newly acked here (`path_bbr`).
+    pub rec: u32,
     pub in_ca: bool,
     pub first_outstanding_acked: bool,
     pub unacked_seen: bool,

@@ -18,15 +18,18 @@ pub struct PathCc {
     /// this destination: HyStart++'s round counting (RFC 9406 sec. 4.2 `windowEnd`) in
     /// delivered bytes, as SCTP has no per-path sequence numbers.
     delivered: f64,
+    /// Pacing, and BBR in place of CUBIC (`path_bbr`); None: unpaced CUBIC.
+    pub(super) pacing: Option<Box<super::path_bbr::PathPacing>>,
 }
 
 impl PathCc {
     pub fn cubic(hystart: bool, slow_start_at_ssthresh: bool) -> Self {
         PathCc {
-            // Unpaced (SCTP pacing is not built); cut from cwnd, not FlightSize (RFC 9438
-            // sec. 4.6 allows either; Linux and ns-3 use cwnd).
+            // Unpaced (`for_knobs` sets pacing from the flow); cut from cwnd, not
+            // FlightSize (RFC 9438 sec. 4.6 allows either; Linux and ns-3 use cwnd).
             cubic: Cubic::new(hystart, false, slow_start_at_ssthresh, false),
             delivered: 0.0,
+            pacing: None,
         }
     }
 
@@ -116,21 +119,32 @@ pub fn on_congestion(p: &mut Path, now: SimTime, kind: Congestion) -> bool {
         rwnd: f64::INFINITY,
     };
     if let Some(cc) = p.cc.as_mut() {
-        cc.cubic.on_congestion(&mut w, &ev);
+        if !super::path_bbr::on_congestion(cc, &mut w, &ev) {
+            cc.cubic.on_congestion(&mut w, &ev);
+        }
     }
     store(p, w);
     true
 }
 
 /// The controller a destination starts with under `k` (`None` for Reno: the knobs'
-/// rules). BBR is refused for SCTP flows when the scenario is loaded: it needs per-path
-/// delivery-rate samples, which SCTP does not keep yet.
+/// rules). BBR and pacing are `path_bbr`'s.
 pub fn for_knobs(k: &super::config::Knobs) -> Option<Box<PathCc>> {
     match k.congestion_control {
         crate::cc::Algorithm::Cubic => {
-            Some(Box::new(PathCc::cubic(k.hystart, k.slow_start_at_ssthresh)))
+            let mut c = PathCc::cubic(k.hystart, k.slow_start_at_ssthresh);
+            // Paced, HyStart++ uses L = infinity (RFC 9406 sec. 4.3).
+            c.cubic = Cubic::new(k.hystart, k.pacing, k.slow_start_at_ssthresh, false);
+            c.pacing = super::path_bbr::pacing_for(k);
+            Some(Box::new(c))
         }
-        crate::cc::Algorithm::Reno | crate::cc::Algorithm::Bbr => None,
+        crate::cc::Algorithm::Bbr => {
+            // BBR replaces the controller (`path_bbr`); the CUBIC state stays unused.
+            let mut c = PathCc::cubic(false, k.slow_start_at_ssthresh);
+            c.pacing = super::path_bbr::pacing_for(k);
+            Some(Box::new(c))
+        }
+        crate::cc::Algorithm::Reno => None,
     }
 }
 

@@ -81,25 +81,30 @@ impl TcpSender {
     /// `prior_flight` from before): what this ack newly delivered (cumulatively, SACKed,
     /// or without SACK one segment per duplicate ack) and the rate sample of the segment
     /// whose send time it echoes. Sends again if the window opened.
-    pub(super) fn rate_sample(&mut self, prior_ack: i64, prior_flight: i64) {
+    pub(super) fn rate_sample(&mut self, prior_ack: i64, prior_flight: i64, blocks: &[(i64, i64)]) {
         if self.rate.is_none() {
             return;
         }
-        // The cumulative ack covers what it newly acks; of that, all but the segment
-        // that filled the hole is assumed counted before (SACKed or duplicate-acked),
-        // as far as anything was (exact with one hole, conservative with more).
         let advance = (self.highest_ack - prior_ack).max(0);
-        let covered = self.delivered_above.min((advance - 1).max(0));
-        let above = self.delivered_above - covered;
-        let new_above = if self.cfg.variant.uses_sack() {
-            // The scoreboard's count, which ns-2's SACK clears at a timeout: what it lost
-            // stays counted here.
-            (self.sb.sacked_count() as i64 - above).max(0)
+        let acked = if self.cfg.variant.uses_sack() {
+            // Each segment counts once, when first SACKed or cumulatively acked, from
+            // the ack's own blocks (draft-cheng-iccrg-delivery-rate-estimation sec. 3.3),
+            // not from Sack1's scoreboard, which ignores SACK information after a timeout
+            // and so credited a window SACKed meanwhile to one ack (`sacked.rs`).
+            let (covered, newly) = self.sacked_above.on_ack(self.highest_ack, blocks);
+            self.delivered_above = self.sacked_above.count();
+            advance - covered + newly
         } else {
-            i64::from(advance == 0)
+            // Without SACK a duplicate ack stands for one segment delivered above the
+            // hole; the cumulative ack covers what it newly acks, all but the segment
+            // that filled the hole assumed counted before (exact with one hole).
+            let covered = self.delivered_above.min((advance - 1).max(0));
+            let above = self.delivered_above - covered;
+            let new_above = i64::from(advance == 0);
+            self.delivered_above =
+                (above + new_above).min((self.maxseq - self.highest_ack - 1).max(0));
+            advance - covered + new_above
         };
-        self.delivered_above = (above + new_above).min((self.maxseq - self.highest_ack - 1).max(0));
-        let acked = advance - covered + new_above;
         let Some(rate) = self.rate.as_mut() else {
             return;
         };

@@ -9,6 +9,7 @@ mod rate;
 mod receiver;
 mod recovery;
 mod rtt;
+mod sacked;
 mod scoreboard;
 mod sender;
 mod seqmap;

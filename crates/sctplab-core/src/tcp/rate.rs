@@ -90,9 +90,13 @@ impl RateEstimator {
             app_limited: false,
             in_recovery: false,
         };
-        if acked > 0.0 {
-            self.delivered_time = now;
+        // An ack that newly delivers nothing gives no sample: the draft's P is the most
+        // recent of the packets an ack newly ACKs or SACKs (sec. 3.3; Linux
+        // `tcp_rate_gen` marks a sample without one invalid).
+        if acked <= 0.0 {
+            return rs;
         }
+        self.delivered_time = now;
         let Some(p) = p else {
             return rs;
         };
@@ -153,5 +157,27 @@ mod tests {
         }
         let rs = rs.unwrap();
         assert!((rs.delivered / rs.interval - 100.0).abs() < 1e-9, "{rs:?}");
+    }
+
+    #[test]
+    fn an_ack_that_delivers_nothing_gives_no_sample() {
+        // Two segments at 0 ms; the first is acked at 100 ms (1 over 100 ms). A
+        // duplicate ack at 101 ms echoing the second one's send but delivering nothing
+        // (a resent segment the receiver already had) has no newly delivered P (draft
+        // sec. 3.3): no rate, no RTT, and the delivery clock does not move.
+        let mut r = RateEstimator::new();
+        r.on_send(ms(0), false, 0.0);
+        r.on_send(ms(0), false, 1.0);
+        let a = r.on_ack(ms(100), ms(0), 1.0);
+        assert_eq!(a.delivered, 1.0);
+        let d = r.on_ack(ms(101), ms(0), 0.0);
+        assert!(
+            d.interval < 0.0 && d.delivered == 0.0 && d.rtt.is_none(),
+            "{d:?}"
+        );
+        // The second segment's own ack at 150 ms: 2 delivered since 0 over 150 ms.
+        let b = r.on_ack(ms(150), ms(0), 1.0);
+        assert_eq!(b.delivered, 2.0);
+        assert!((b.interval - 0.15).abs() < 1e-12, "{b:?}");
     }
 }

@@ -173,6 +173,7 @@ impl Scoreboard {
     }
 
     /// Segments SACKed above the cumulative ack.
+    #[cfg(test)]
     pub fn sacked_count(&self) -> usize {
         self.sacked
     }

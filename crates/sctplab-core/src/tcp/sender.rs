@@ -153,6 +153,9 @@ pub struct TcpSender {
     /// Segments known delivered above the cumulative ack: SACKed ones, or without SACK
     /// one per duplicate ack, not yet covered by it.
     pub(super) delivered_above: i64,
+    /// SACKed segments above the cumulative ack from every ack's blocks (BBR's
+    /// delivered count; `sacked.rs`).
+    pub(super) sacked_above: super::sacked::SackedAbove,
     /// Pacing: the earliest time the next segment may leave.
     pub(super) next_send: SimTime,
     /// Highest segment sent when the last timeout fired: retransmissions at or below it
@@ -198,6 +201,7 @@ impl TcpSender {
             cc,
             rate,
             delivered_above: 0,
+            sacked_above: Default::default(),
             next_send: SimTime::ZERO,
             ack_echo: SimTime::ZERO,
             app_total,
@@ -691,7 +695,7 @@ impl Endpoint for TcpSender {
             Variant::Sack => self.recv_sack1(cum, blocks),
             Variant::Fack => self.recv_fack(cum, blocks, pkt.ts_echo),
         }
-        self.rate_sample(prior_ack, prior_flight);
+        self.rate_sample(prior_ack, prior_flight, blocks);
         self.answer_ece(tcp.flags, cum, prior_ack);
         self.trace_ack(cum, blocks, tcp.window);
     }

@@ -352,6 +352,9 @@ impl SctpCfg {
         k.hystart = self
             .hystart
             .unwrap_or(self.congestion_control == CongestionControl::Cubic);
+        k.pacing = self
+            .pacing
+            .unwrap_or(self.congestion_control == CongestionControl::Bbr);
         crate::scenario::cmt::apply(self, &mut k);
         crate::scenario::streams::apply(self, &mut k);
         crate::scenario::reconf::apply(self, &mut k);

@@ -317,13 +317,6 @@ pub(crate) fn validate_sctp(c: &SctpCfg, p: &str, source: &str) -> Result<(), Sc
     if c.bytes.is_some() && c.stop.is_some() {
         return bad("stop", "only a bulk transfer (no `bytes`) can be stopped");
     }
-    if c.congestion_control == CongestionControl::Bbr {
-        return bad(
-            "congestion_control",
-            "BBR is not built for sctp flows (it needs per-destination delivery-rate \
-             samples): expected \"reno\" or \"cubic\"",
-        );
-    }
     if c.hystart.is_some() && c.congestion_control != CongestionControl::Cubic {
         return bad(
             "hystart",
@@ -331,10 +324,18 @@ pub(crate) fn validate_sctp(c: &SctpCfg, p: &str, source: &str) -> Result<(), Sc
              congestion_control = \"cubic\"",
         );
     }
-    if c.pacing == Some(true) {
+    if c.pacing == Some(false) && c.congestion_control == CongestionControl::Bbr {
         return bad(
             "pacing",
-            "pacing is not built for sctp flows: expected pacing = false or no `pacing`",
+            "BBR sets a pacing rate and needs it (its model is rate-based): expected \
+             pacing = true or no `pacing` with congestion_control = \"bbr\"",
+        );
+    }
+    if c.pacing == Some(true) && c.congestion_control == CongestionControl::Reno {
+        return bad(
+            "pacing",
+            "pacing is not built for sctp flows with SCTP's own window rules: expected \
+             congestion_control = \"cubic\" or \"bbr\" with pacing = true",
         );
     }
     if c.streams == 0 {

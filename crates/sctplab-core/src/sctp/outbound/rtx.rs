@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::cc::Congestion;
-use crate::sctp::path_cc;
+use crate::sctp::{path_bbr, path_cc};
 
 impl Outbound {
     /// Retransmits chunks marked for retransmission: one packet regardless of cwnd
@@ -195,6 +195,8 @@ impl Outbound {
             }
         }
         p.cwnd = mtu;
+        // BBR's recovery after the expiry lasts until what is outstanding now is acked.
+        path_bbr::note_t3(p, self.next_tsn.wrapping_sub(1));
         if self.k.t3_exits_fast_recovery && self.in_fast_recovery() {
             // Slow start from 1 MTU replaces fast recovery (Linux, usrsctp): a later fast
             // retransmit may cut again and the next SACKs may grow cwnd.

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::cc::Congestion;
-use crate::sctp::path_cc;
+use crate::sctp::{path_bbr, path_cc};
 
 /// What the passes over one SACK found, for the steps after them.
 #[derive(Default)]
@@ -113,8 +113,13 @@ impl Outbound {
     /// segment that caused the ack; Karn's rule leaves retransmitted chunks out.
     #[inline(always)]
     pub(super) fn cc_rtt_sample(now: SimTime, s: &Sent, ps: &mut PathSet) {
-        if ps.paths[s.dest].cc.is_some() && s.txs == 1 && s.mark != Some(Mark::Timeout) {
-            ps.scratch[s.dest].rtt = Some(now.saturating_since(s.sent_at).as_secs_f64());
+        if ps.paths[s.dest].cc.is_some() {
+            let sc = &mut ps.scratch[s.dest];
+            // The rate sample's packet: the most recently sent one (`path_bbr`).
+            sc.rec = sc.rec.max(s.rec);
+            if s.txs == 1 && s.mark != Some(Mark::Timeout) {
+                sc.rtt = Some(now.saturating_since(s.sent_at).as_secs_f64());
+            }
         }
     }
 
@@ -485,10 +490,16 @@ impl Outbound {
                 };
                 if newly > 0.0 {
                     let slow_start = self.slow_start(ps, j);
-                    let rtt = ps.scratch[j].rtt;
+                    let (rtt, rec) = (ps.scratch[j].rtt, ps.scratch[j].rec);
                     let grow = may && growth_allowed;
+                    // BBR (`path_bbr`) takes every SACK's rate sample, in recovery too.
+                    let lost = self.marked_bytes(j);
+                    let in_recovery = self.in_fast_recovery()
+                        || path_bbr::in_t3_recovery(&ps.paths[j], self.cum_ack);
                     let p = &mut ps.paths[j];
-                    path_cc::on_sack(p, now, newly, (slow_start, grow), rtt);
+                    if !path_bbr::on_sack(p, now, (newly, lost), rec, rtt, in_recovery) {
+                        path_cc::on_sack(p, now, newly, (slow_start, grow), rtt);
+                    }
                 }
             } else {
                 match self.k.growth_rule {

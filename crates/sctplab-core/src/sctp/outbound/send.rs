@@ -2,6 +2,7 @@
 //! the idle-cwnd decay (RFC 9260 7.2.1).
 
 use super::*;
+use crate::sctp::path_bbr;
 
 impl Outbound {
     /// RFC 9260 7.2.1: "When the endpoint does not transmit data on a given transport
@@ -89,6 +90,12 @@ impl Outbound {
     ) -> u32 {
         while ps.paths[d].outstanding < ps.paths[d].cwnd && burst_limit.is_none_or(|b| packets < b)
         {
+            // A paced destination waits for its gap (`path_bbr`); the association
+            // wakes the sender then.
+            if let Some(t) = path_bbr::wait_until(&ps.paths[d], now) {
+                self.pace_wake = Some(self.pace_wake.map_or(t, |w| w.min(t)));
+                break;
+            }
             let mut used = 0usize;
             let mut chunks = self.chunk_list();
             self.app.packet_start();
@@ -138,6 +145,7 @@ impl Outbound {
                     fast_rtxed: false,
                     rtx_at: tsn,
                     pba_counted: false,
+                    rec: 0,
                     dest: d,
                     sent_at: now,
                     ids: self.app.last_ids(),
