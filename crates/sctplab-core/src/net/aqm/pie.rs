@@ -143,6 +143,23 @@ impl Pie {
         Admit::Queued
     }
 
+    /// `enqueue` then `dequeue` at the same instant of a packet that finds the queue
+    /// empty and the link idle (`AqmQueue::pass_idle`): the burst allowance may be
+    /// renewed, the safeguard keeps the packet (at most 2 x MEAN_PKTSIZE bytes wait, so
+    /// no draw), and the latency after its dequeue is 0 (the queue is empty again).
+    pub fn pass_idle(&mut self, now: u64, full: bool) -> Admit {
+        self.catch_up(now);
+        if full {
+            return Admit::Dropped(DropCause::Limit);
+        }
+        let half = self.params.target_ns / 2;
+        if self.drop_prob == 0.0 && self.qdelay_ns < half && self.qdelay_old_ns < half {
+            self.burst_allowance_ns = self.params.max_burst_ns;
+        }
+        self.qdelay_ns = 0;
+        Admit::Queued
+    }
+
     /// Appendix A `drop_early`, with the safeguard of sec. 4.1.
     fn drop_early(&mut self) -> bool {
         let half = self.params.target_ns / 2;
