@@ -73,7 +73,15 @@ impl Pie {
     /// Runs the periodic updates due at or before `now`. An update that finds nothing to
     /// change (no latency now or before, probability 0, no burst allowance) changes
     /// nothing the next time either, so the deadline skips ahead past `now` at once.
+    #[inline]
     pub fn catch_up(&mut self, now: u64) {
+        if self.next_update_ns <= now {
+            self.run_updates(now);
+        }
+    }
+
+    #[inline(never)]
+    fn run_updates(&mut self, now: u64) {
         let t = self.params.t_update_ns;
         while self.next_update_ns <= now {
             if self.drop_prob == 0.0
