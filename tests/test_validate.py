@@ -36,16 +36,24 @@ def test_validate_ns2_quick(tmp_path: Path) -> None:
     # Progress on stderr as each group of rows ends, the pass count as the last line, and
     # --quick's MANET rows marked as smoke tests.
     assert r.stdout.splitlines()[-1] == f"{len(rows)}/{len(rows)} checks pass"
-    assert "sctplab validate ns2: [6/8] wireless" in r.stderr
-    assert "sctplab validate ns2: [7/8] wireless: DSDV" in r.stderr
-    assert "sctplab validate ns2: [8/8] satellites" in r.stderr
+    assert "sctplab validate ns2: [6/9] wireless" in r.stderr
+    assert "sctplab validate ns2: [7/9] wireless: DSDV" in r.stderr
+    assert "sctplab validate ns2: [8/9] satellites" in r.stderr
     assert "(smoke test: --quick)" in (tmp_path / "validation.md").read_text()
     # 24 TCP + 6 SCTP drop scenarios x 4 order checks, 5 statistical rows, TCP and
     # TCP-snoop transfer times at two loss rates, 6 multihoming rows, 4 CMT rows and 18
     # wireless rows (7 chains, 4 MANET TCP metrics (connect time included) and 3 MANET
     # SCTP metrics at 10 m/s, the saturated cell at n = 5 and 20 with RTS/CTS and basic
-    # access), then 4 DSDV rows at 10 m/s and 4 satellite rows.
-    assert len(rows) == 30 * 4 + 5 + 4 + 6 + 4 + 18 + 4 + 4
+    # access), then 4 DSDV rows at 10 m/s, 4 satellite rows and 3 RED rows.
+    assert "sctplab validate ns2: [9/9] RED" in r.stderr
+    assert len(rows) == 30 * 4 + 5 + 4 + 6 + 4 + 18 + 4 + 4 + 3
+    red = rows[-3:]
+    rows = rows[:-3]
+    assert [r["metric"] for r in red] == [
+        "red_packets_sent",
+        "red_drops",
+        "red_mean_queue_packets",
+    ]
     sat = rows[-4:]
     rows = rows[:-4]
     assert [r["metric"] for r in sat] == [

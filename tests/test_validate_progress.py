@@ -15,6 +15,7 @@ from sctplab.validation import cmt as validate_cmt
 from sctplab.validation import dsdv as validate_dsdv
 from sctplab.validation import multihoming as validate_multihoming
 from sctplab.validation import ns2 as validate
+from sctplab.validation import red as validate_red
 from sctplab.validation import satellite as validate_satellite
 from sctplab.validation import wireless as validate_wireless
 
@@ -45,24 +46,28 @@ def fake_groups(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
         validate_satellite, "checks", lambda tmp, quick: _rows(("sat_route_changes", True))
     )
+    monkeypatch.setattr(
+        validate_red, "red", lambda seeds, duration: _rows(("red_mean_queue_packets", True))
+    )
 
 
 @pytest.mark.usefixtures("fake_groups")
 def test_progress_and_last_line(tmp_path: Path) -> None:
     r = CliRunner().invoke(cli, ["validate", "ns2", "--out", str(tmp_path)])
     assert r.exit_code == 0, r.output
-    assert r.stdout.splitlines()[-1] == "9/9 checks pass"
+    assert r.stdout.splitlines()[-1] == "10/10 checks pass"
     err = r.stderr.splitlines()
     # A start and an end line per group of rows, numbered.
-    assert len([x for x in err if "started" in x]) == 8
-    assert err[0].startswith("sctplab validate ns2: [1/8] seed 002 send and forward order")
+    assert len([x for x in err if "started" in x]) == 9
+    assert err[0].startswith("sctplab validate ns2: [1/9] seed 002 send and forward order")
     assert any(
-        x.startswith("sctplab validate ns2: [6/8] wireless") and "2/2 pass" in x for x in err
+        x.startswith("sctplab validate ns2: [6/9] wireless") and "2/2 pass" in x for x in err
     )
     assert any(
-        x.startswith("sctplab validate ns2: [7/8] wireless: DSDV") and "1/1" in x for x in err
+        x.startswith("sctplab validate ns2: [7/9] wireless: DSDV") and "1/1" in x for x in err
     )
-    assert err[-1].startswith("sctplab validate ns2: [8/8] satellites") and "1/1" in err[-1]
+    assert any(x.startswith("sctplab validate ns2: [8/9] satellites") and "1/1" in x for x in err)
+    assert err[-1].startswith("sctplab validate ns2: [9/9] RED") and "1/1" in err[-1]
     assert "smoke test" not in (tmp_path / "validation.md").read_text()
 
 
@@ -72,7 +77,7 @@ def test_a_failing_row_shows_in_the_count_and_the_exit_status(
     monkeypatch.setattr(validate, "snoop", lambda tmp, s: _rows(("snoop", False)))
     r = CliRunner().invoke(cli, ["validate", "ns2", "--out", str(tmp_path)])
     assert r.exit_code == 1
-    assert r.stdout.splitlines()[-1] == "8/9 checks pass"
+    assert r.stdout.splitlines()[-1] == "9/10 checks pass"
 
 
 @pytest.mark.usefixtures("fake_groups")

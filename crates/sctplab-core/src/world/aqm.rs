@@ -32,6 +32,19 @@ impl World {
         let Some(aqm) = link.aqm.as_mut() else {
             return;
         };
+        if !busy && aqm.is_empty() {
+            // Straight through, as drop-tail's idle path (`run.rs`'s `enqueue`).
+            match aqm.pass_idle(now, self.pool.get(pid), state.idle_since_ns) {
+                Admit::Dropped(cause) => self.aqm_drop(now, dir, pid, cause),
+                admit => {
+                    if admit == Admit::Marked {
+                        self.mark_ce(now, dir, pid);
+                    }
+                    self.start_tx(now, dir, pid, SimDuration::ZERO);
+                }
+            }
+            return;
+        }
         let admit = aqm.enqueue(now, pid, self.pool.get(pid), state);
         if !aqm.dropped.is_empty() {
             self.flush_aqm_drops(now, dir);

@@ -44,6 +44,17 @@ pub struct CodelState {
     pub dropping: bool,
 }
 
+impl CodelState {
+    /// What `dequeue` does to the state when it finds the queue empty, or takes the
+    /// queue's only packet at the instant it arrived (sojourn 0, nothing left behind
+    /// it): the queue is not above target, and a dropping state ends.
+    #[inline]
+    pub fn pass_idle(&mut self) {
+        self.first_above_time = 0;
+        self.dropping = false;
+    }
+}
+
 /// RFC 8289 sec. 5.5: the next drop, `interval / sqrt(count)` after `t` (the exact square
 /// root; Linux and ns-3 use a Newton-step approximation of 1/sqrt).
 pub fn control_law(t: u64, count: u32, interval_ns: u64) -> u64 {
@@ -70,6 +81,7 @@ fn dodequeue(q: &mut Fifo, s: &mut CodelState, p: &CodelParams, now: u64) -> (Op
 
 /// RFC 8289 sec. 5.4 `dequeue` on queue `q` with state `s`: the packet to send and whether
 /// it is to be marked CE; drops go to `dropped`.
+#[inline]
 pub fn dequeue(
     q: &mut Fifo,
     s: &mut CodelState,

@@ -7,7 +7,7 @@
 //! Linux drops a batch). The hash is perturbed per link direction from the run's seed.
 
 use super::codel::{self, CodelParams, CodelState};
-use super::{DropCause, Entry, Fifo};
+use super::{Admit, DropCause, Entry, Fifo};
 use crate::net::ids::PacketId;
 use crate::net::packet::Packet;
 use std::collections::VecDeque;
@@ -109,11 +109,13 @@ impl FqCodel {
 
     /// RFC 8290 sec. 4.1: a packet joins its flow's queue; a queue that was on no list
     /// joins the new list with a full quantum of credit.
+    #[inline]
     pub fn enqueue(&mut self, e: Entry, hash: u64) {
         let b = self.bucket(hash);
         self.enqueue_at(b, e);
     }
 
+    #[inline]
     pub fn enqueue_at(&mut self, b: usize, e: Entry) {
         let quantum = i64::from(self.params.quantum);
         let fq = &mut self.queues[b];
@@ -127,9 +129,80 @@ impl FqCodel {
         self.bytes += u64::from(e.size);
     }
 
+    /// `enqueue`, `overflow` and `dequeue` at the same instant of a packet of `size`
+    /// bytes that finds every flow queue empty and the link idle (`AqmQueue::pass_idle`;
+    /// `full`: the hard limits refuse it), without storing it. Empty queues may still be
+    /// on the lists (the scheduler drops them lazily, when a dequeue passes them), so the
+    /// scheduler's walk is the same as `dequeue`'s: its queue is the only one holding a
+    /// packet, which CoDel passes (sojourn 0).
+    pub fn pass_idle(&mut self, size: u32, hash: u64, full: bool) -> Admit {
+        let b = self.bucket(hash);
+        let quantum = i64::from(self.params.quantum);
+        let fq = &mut self.queues[b];
+        if fq.list == List::None {
+            fq.list = List::New;
+            fq.deficit = quantum;
+            self.new_flows.push_back(b as u32);
+        }
+        if full {
+            // `overflow` drops the head of the fattest queue: this packet, alone in its
+            // queue (the queue stays on its list, empty).
+            return Admit::Dropped(DropCause::Limit);
+        }
+        loop {
+            let (h, from_new) = match self.new_flows.front() {
+                Some(&h) => (h as usize, true),
+                None => match self.old_flows.front() {
+                    Some(&h) => (h as usize, false),
+                    None => return Admit::Queued,
+                },
+            };
+            let fq = &mut self.queues[h];
+            if fq.deficit <= 0 {
+                fq.deficit += quantum;
+                fq.list = List::Old;
+                self.pop_list(from_new);
+                self.old_flows.push_back(h as u32);
+                continue;
+            }
+            fq.codel.pass_idle();
+            if h == b {
+                fq.deficit -= i64::from(size);
+                return Admit::Queued;
+            }
+            self.leave_empty(h, from_new);
+        }
+    }
+
+    /// The scheduler found queue `h` (at the head of the new list if `from_new`, else of
+    /// the old list) empty: a new queue goes to the end of the old list (so a flow cannot
+    /// stay "new" by emptying its queue); an old one leaves the lists until its next
+    /// packet.
+    #[inline(always)]
+    fn leave_empty(&mut self, h: usize, from_new: bool) {
+        self.queues[h].list = if from_new { List::Old } else { List::None };
+        self.pop_list(from_new);
+        if from_new {
+            self.old_flows.push_back(h as u32);
+        }
+    }
+
     /// Drops from the head of the fattest queue while more than `max_waiting` packets
     /// wait or the bytes reach `limit_bytes` (the drop-tail rule of `net/queue.rs`).
+    #[inline]
     pub fn overflow(
+        &mut self,
+        max_waiting: u64,
+        limit_bytes: Option<u64>,
+        dropped: &mut Vec<(PacketId, DropCause)>,
+    ) {
+        if self.len as u64 > max_waiting || limit_bytes.is_some_and(|l| self.bytes >= l) {
+            self.drop_fattest(max_waiting, limit_bytes, dropped);
+        }
+    }
+
+    #[inline(never)]
+    fn drop_fattest(
         &mut self,
         max_waiting: u64,
         limit_bytes: Option<u64>,
@@ -171,6 +244,12 @@ impl FqCodel {
                 self.old_flows.push_back(b as u32);
                 continue;
             }
+            if fq.q.is_empty() {
+                // What CoDel's dequeue does with an empty queue, without the call.
+                fq.codel.pass_idle();
+                self.leave_empty(b, from_new);
+                continue;
+            }
             let before = (fq.q.len(), fq.q.bytes);
             let got = codel::dequeue(&mut fq.q, &mut fq.codel, &self.params.codel, now, dropped);
             let gone = before.0 - fq.q.len();
@@ -181,20 +260,13 @@ impl FqCodel {
                     fq.deficit -= i64::from(e.size);
                     return Some((e, mark));
                 }
-                None => {
-                    // Empty: a new queue goes to the end of the old list (so a flow
-                    // cannot stay "new" by emptying its queue); an old one leaves the
-                    // lists until its next packet.
-                    fq.list = if from_new { List::Old } else { List::None };
-                    self.pop_list(from_new);
-                    if from_new {
-                        self.old_flows.push_back(b as u32);
-                    }
-                }
+                // CoDel dropped every packet it held.
+                None => self.leave_empty(b, from_new),
             }
         }
     }
 
+    #[inline(always)]
     fn pop_list(&mut self, from_new: bool) {
         if from_new {
             self.new_flows.pop_front();

@@ -73,7 +73,15 @@ impl Pie {
     /// Runs the periodic updates due at or before `now`. An update that finds nothing to
     /// change (no latency now or before, probability 0, no burst allowance) changes
     /// nothing the next time either, so the deadline skips ahead past `now` at once.
+    #[inline]
     pub fn catch_up(&mut self, now: u64) {
+        if self.next_update_ns <= now {
+            self.run_updates(now);
+        }
+    }
+
+    #[inline(never)]
+    fn run_updates(&mut self, now: u64) {
         let t = self.params.t_update_ns;
         while self.next_update_ns <= now {
             if self.drop_prob == 0.0
@@ -140,6 +148,23 @@ impl Pie {
             return Admit::Dropped(DropCause::Aqm);
         }
         self.q.push(e);
+        Admit::Queued
+    }
+
+    /// `enqueue` then `dequeue` at the same instant of a packet that finds the queue
+    /// empty and the link idle (`AqmQueue::pass_idle`): the burst allowance may be
+    /// renewed, the safeguard keeps the packet (at most 2 x MEAN_PKTSIZE bytes wait, so
+    /// no draw), and the latency after its dequeue is 0 (the queue is empty again).
+    pub fn pass_idle(&mut self, now: u64, full: bool) -> Admit {
+        self.catch_up(now);
+        if full {
+            return Admit::Dropped(DropCause::Limit);
+        }
+        let half = self.params.target_ns / 2;
+        if self.drop_prob == 0.0 && self.qdelay_ns < half && self.qdelay_old_ns < half {
+            self.burst_allowance_ns = self.params.max_burst_ns;
+        }
+        self.qdelay_ns = 0;
         Admit::Queued
     }
 

@@ -209,6 +209,25 @@ impl Red {
         limit: u32,
         full_bytes: bool,
     ) -> Admit {
+        let admit = self.decide(now, e.size, e.ect, link, limit, full_bytes);
+        if !matches!(admit, Admit::Dropped(_)) {
+            self.q.push(e);
+        }
+        admit
+    }
+
+    /// `enque`'s decision for an arriving packet of `size` bytes (`ect`: ECN-capable),
+    /// with the average, the count and the draw it implies, without queueing it.
+    #[inline]
+    pub fn decide(
+        &mut self,
+        now: u64,
+        size: u32,
+        ect: bool,
+        link: LinkState,
+        limit: u32,
+        full_bytes: bool,
+    ) -> Admit {
         // ns-2's queue is idle from the end of its last transmission until an arrival:
         // it pretends m packets of mean size left meanwhile.
         let m = if link.busy {
@@ -224,7 +243,7 @@ impl Red {
         let decay = if m == 0 { keep } else { keep.powi(m + 1) };
         self.ave = self.ave * decay + self.r.q_w * qlen;
         self.count += 1;
-        self.count_bytes += u64::from(e.size);
+        self.count_bytes += u64::from(size);
         let p = self.params;
         let mut cause = None;
         let mut marked = false;
@@ -239,15 +258,15 @@ impl Red {
             } else if !self.old {
                 // The average has just crossed th_min (or the queue was empty).
                 self.count = 1;
-                self.count_bytes = u64::from(e.size);
+                self.count_bytes = u64::from(size);
                 self.old = true;
             } else {
                 let p1 = self.r.p_for_average(self.ave, p.gentle);
-                let prob = modify_p(p1, self.count, self.count_bytes, e.size, &p);
+                let prob = modify_p(p1, self.count, self.count_bytes, size, &p);
                 if self.rng.uniform() <= prob {
                     self.count = 0;
                     self.count_bytes = 0;
-                    if p.ecn && e.ect && (!p.use_mark_p || p1 <= p.mark_p) {
+                    if p.ecn && ect && (!p.use_mark_p || p1 <= p.mark_p) {
                         marked = true;
                     } else {
                         cause = Some(DropCause::Aqm);
@@ -274,10 +293,8 @@ impl Red {
                 self.count_bytes = 0;
                 Admit::Dropped(c)
             }
-            None => {
-                self.q.push(e);
-                if marked { Admit::Marked } else { Admit::Queued }
-            }
+            None if marked => Admit::Marked,
+            None => Admit::Queued,
         }
     }
 }
