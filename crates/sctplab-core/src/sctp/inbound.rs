@@ -16,6 +16,7 @@ use std::collections::{BTreeMap, VecDeque};
 mod forward_tsn;
 pub mod idata;
 mod idata_rx;
+mod tsn_reset;
 
 #[derive(Clone, Copy, Debug)]
 struct Held {

@@ -238,12 +238,17 @@ impl Association {
         if self.state != State::Established {
             return;
         }
-        let (last, mid) = match &self.out {
-            Some(o) => (o.last_assigned_tsn(), o.app.mid_message()),
+        let (last, mid, in_flight) = match &self.out {
+            Some(o) => (
+                o.last_assigned_tsn(),
+                o.app.mid_message(),
+                o.has_outstanding(),
+            ),
             None => (
                 self.ext
                     .as_ref()
                     .map_or(0, |e| e.local_initial_tsn.wrapping_sub(1)),
+                false,
                 false,
             ),
         };
@@ -251,7 +256,7 @@ impl Association {
             .ext
             .as_mut()
             .and_then(|e| e.reconf.as_mut())
-            .and_then(|r| r.poll(last, mid))
+            .and_then(|r| r.poll(last, mid, in_flight))
         else {
             return;
         };
@@ -311,6 +316,7 @@ impl Association {
                 },
                 |o| o.last_assigned_tsn(),
             ),
+            in_flight: self.out.as_ref().is_some_and(|o| o.has_outstanding()),
         };
         let mut replies = Vec::new();
         let mut actions = Vec::new();
@@ -321,8 +327,10 @@ impl Association {
         for p in &chunk.params {
             match p {
                 ReconfigParam::Response {
-                    resp_seq, result, ..
-                } => outcomes.extend(rc.on_response(*resp_seq, *result)),
+                    resp_seq,
+                    result,
+                    tsns,
+                } => outcomes.extend(rc.on_response(*resp_seq, *result, *tsns)),
                 p => {
                     let (r, a) = rc.on_request(p, local);
                     replies.extend(r);
@@ -377,6 +385,24 @@ impl Association {
                     out.app.reconfigure(&[], n);
                 }
             }
+            // RFC 6525 5.2.4 G4, G5 (G2: this end's own TSNs stay; G3: none of its
+            // data is in flight, the request was answered "in progress" otherwise).
+            Action::ResetAssoc { receivers_next } => {
+                if let Some(inb) = self.inb.as_mut() {
+                    inb.reset_tsn(self.now, receivers_next);
+                }
+                self.reset_all_ssns();
+            }
+        }
+    }
+
+    /// Every SSN (and I-DATA MID) both ways starts again at 0 (RFC 6525 5.2.4 G5).
+    fn reset_all_ssns(&mut self) {
+        if let Some(inb) = self.inb.as_mut() {
+            reset_incoming(inb, &[]);
+        }
+        if let Some(out) = self.out.as_mut() {
+            out.app.reconfigure(&[], 0);
         }
     }
 
@@ -388,6 +414,26 @@ impl Association {
                 }
             }
             Outcome::StreamsAdded(n) => self.apply_action(Action::AddOutgoing(n)),
+            // The requester's side of a performed SSN/TSN reset (RFC 6525 5.2.7): the
+            // peer's data is expected from the Sender's Next TSN on (as after a
+            // FORWARD TSN to the one before it), this end's next TSN is the Receiver's
+            // Next TSN, and every SSN both ways starts again at 0.
+            Outcome::AssocReset {
+                senders_next,
+                receivers_next,
+            } => {
+                if let Some(inb) = self.inb.as_mut() {
+                    inb.reset_tsn(self.now, senders_next);
+                }
+                if let Some(out) = self.out.as_mut() {
+                    out.reset_tsn(receivers_next);
+                }
+                self.reset_all_ssns();
+                let n = self.ext.as_ref().map_or(0, |e| e.out_streams);
+                if let Some(rc) = self.ext.as_mut().and_then(|e| e.reconf.as_mut()) {
+                    rc.stats.streams_reset += u64::from(n);
+                }
+            }
             Outcome::Refused(_) => {}
         }
     }
@@ -475,6 +521,10 @@ impl Association {
         self.cfg.knobs.reconfig = true;
     }
 }
+
+#[cfg(test)]
+#[path = "tsn_reset_tests.rs"]
+mod tsn_reset_tests;
 
 #[cfg(test)]
 mod tests {

@@ -213,6 +213,38 @@ impl IDataReassembly {
     /// fragments are discarded), then delivery goes on; an unordered entry (U)
     /// discards the fragments of that one unordered message. Entries for streams
     /// this end does not have, or behind what was delivered, change nothing.
+    /// An SSN/TSN reset (RFC 6525 5.2.4 G4, G5) with I-DATA: as an I-FORWARD-TSN
+    /// naming every held message (whole ones delivered into `out`, the others
+    /// discarded), then every stream's next MID is 0 (RFC 8260 sec. 2.3.2).
+    pub fn reset(&mut self, out: &mut Vec<Message>) {
+        let mut skipped = Vec::new();
+        for (i, s) in self.streams.iter().enumerate() {
+            let stream = i as u16;
+            skipped.extend(s.unordered.keys().map(|&mid| SkippedMessage {
+                stream,
+                unordered: true,
+                mid,
+            }));
+            let next = s.next_mid;
+            if let Some(mid) = s
+                .ordered
+                .keys()
+                .copied()
+                .max_by_key(|&k| k.wrapping_sub(next))
+            {
+                skipped.push(SkippedMessage {
+                    stream,
+                    unordered: false,
+                    mid,
+                });
+            }
+        }
+        self.on_skip(&skipped, out);
+        for s in &mut self.streams {
+            s.next_mid = 0;
+        }
+    }
+
     pub fn on_skip(&mut self, skipped: &[SkippedMessage], out: &mut Vec<Message>) {
         for e in skipped {
             let i = usize::from(e.stream);

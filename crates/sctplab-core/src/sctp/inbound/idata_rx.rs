@@ -109,7 +109,7 @@ impl Inbound {
     }
 
     /// Hands whole message `m` to the application: its fragments' buffer is free.
-    fn deliver_message(&mut self, now: SimTime, m: Message) {
+    pub(super) fn deliver_message(&mut self, now: SimTime, m: Message) {
         let hdr = IDataChunk::HEADER_LEN as u64;
         self.held = self
             .held
