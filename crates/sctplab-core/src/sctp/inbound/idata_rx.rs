@@ -23,37 +23,11 @@ impl Inbound {
             };
             return self.on_data_invalid_stream(&as_data);
         }
-        let off = self.offset(d.tsn);
-        if off > self.max_ahead {
-            self.dropped_beyond_window += 1;
-            return false;
-        }
-        let dup = off <= 0
-            || self
-                .above
-                .get((off - 1) as usize)
-                .is_some_and(|h| h.is_some());
         let chunk_len = IDataChunk::len_for(d.payload_len as usize) as u32;
-        // As `on_data`: ns-2.35's window test first, RFC 9260 6.2's SACK on a drop.
-        let room_first = !self.sack_on_drop;
-        if dup && (!room_first || self.fits(chunk_len)) {
-            self.dups.push(d.tsn);
-            self.sack_now = true;
-            self.drop_cancels_sack = false;
+        // As `on_data`, without partial delivery (module docs).
+        let Some(off) = self.admit(now, d.tsn, chunk_len, false) else {
             return false;
-        }
-        if !self.fits(chunk_len) {
-            self.dropped_no_buffer += 1;
-            if self.sack_on_drop {
-                self.sack_now = true;
-            } else {
-                self.drop_cancels_sack = true;
-            }
-            return false;
-        }
-        if self.delayed.is_none() {
-            self.drop_cancels_sack = false;
-        }
+        };
         let held = Held {
             stream: d.stream,
             flags: d.flags,
@@ -114,16 +88,8 @@ impl Inbound {
         self.held = self
             .held
             .saturating_sub(m.bytes + u64::from(m.fragments) * hdr);
-        self.delivered_total += m.bytes;
-        let s = &mut self.streams[usize::from(m.stream)];
-        if self.window.contains(now) {
-            self.delivered_bytes += m.bytes;
-            s.delivered_bytes += m.bytes;
-            s.delivered_messages += 1;
-            if let Some(log) = self.msg_log.as_mut() {
-                log.push((m.stream, m.last_tsn.wrapping_sub(self.initial_tsn), now));
-            }
-        }
+        let end = m.last_tsn.wrapping_sub(self.initial_tsn);
+        self.hand_up(now, m.stream, m.bytes, Some(end));
     }
 
     /// I-DATA fragments dropped as contradicting their message (summary.json).
