@@ -189,7 +189,7 @@ impl Inbound {
             return self.on_data_invalid_stream(d);
         }
         let chunk_len = DataChunk::len_for(d.payload_len as usize) as u32;
-        let Some(off) = self.admit(now, d.tsn, chunk_len, true) else {
+        let Some(off) = self.admit(now, d.tsn, chunk_len, Self::start_partial_delivery) else {
             return false;
         };
         self.held += u64::from(chunk_len);
@@ -239,16 +239,16 @@ impl Inbound {
 
     /// The tests every data chunk for a stream this end has passes, DATA and I-DATA
     /// alike (RFC 9260 6.2): not further ahead than `max_ahead`, not a duplicate, room
-    /// in the buffer (with `partial_delivery`, DATA's, after starting partial
-    /// deliveries that make room, 6.9). The chunk's offset above the cumulative TSN if
-    /// it is taken; for one that is not, the counters and the SACK flags are set.
+    /// in the buffer, after starting partial deliveries that make room (6.9; DATA's or
+    /// I-DATA's `partial_delivery`). The chunk's offset above the cumulative TSN if it
+    /// is taken; for one that is not, the counters and the SACK flags are set.
     #[inline(always)]
     fn admit(
         &mut self,
         now: SimTime,
         tsn: u32,
         chunk_len: u32,
-        partial_delivery: bool,
+        partial_delivery: fn(&mut Self, SimTime) -> bool,
     ) -> Option<i64> {
         let off = self.offset(tsn);
         if off > self.max_ahead {
@@ -271,8 +271,8 @@ impl Inbound {
             self.drop_cancels_sack = false;
             return None;
         }
-        if !dup && partial_delivery {
-            while !self.fits(chunk_len) && self.start_partial_delivery(now) {}
+        if !dup {
+            while !self.fits(chunk_len) && partial_delivery(self, now) {}
         }
         if !self.fits(chunk_len) {
             self.dropped_no_buffer += 1;

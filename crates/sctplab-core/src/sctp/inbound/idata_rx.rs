@@ -2,8 +2,7 @@
 //! receive window and the SACK are DATA's (`on_data`); what differs is that the
 //! fragments are reassembled by (stream, MID, FSN) in `idata.rs`, so messages whose
 //! fragments were interleaved on the wire are delivered as each completes. There
-//! is no partial delivery of a message larger than the receive buffer with I-DATA
-//! (docs/models/sctp.md).
+//! is partial delivery of ordered messages when the buffer is full (`idata_pd.rs`).
 
 use super::idata::{Fragment, IDataReassembly, Message};
 use super::*;
@@ -24,8 +23,9 @@ impl Inbound {
             return self.on_data_invalid_stream(&as_data);
         }
         let chunk_len = IDataChunk::len_for(d.payload_len as usize) as u32;
-        // As `on_data`, without partial delivery (module docs).
-        let Some(off) = self.admit(now, d.tsn, chunk_len, false) else {
+        // As `on_data`, with I-DATA's partial delivery.
+        let Some(off) = self.admit(now, d.tsn, chunk_len, Self::start_idata_partial_delivery)
+        else {
             return false;
         };
         let held = Held {
@@ -88,8 +88,26 @@ impl Inbound {
         self.held = self
             .held
             .saturating_sub(m.bytes + u64::from(m.fragments) * hdr);
-        let end = m.last_tsn.wrapping_sub(self.initial_tsn);
-        self.hand_up(now, m.stream, m.bytes, Some(end));
+        let end = m.ends.then(|| m.last_tsn.wrapping_sub(self.initial_tsn));
+        self.hand_up(now, m.stream, m.bytes, end);
+    }
+
+    /// The buffer is full: a message is handed up in parts to make room (RFC 8260
+    /// sec. 2 with RFC 9260 sec. 6.9; `idata_pd.rs`). Whether buffer space was freed.
+    fn start_idata_partial_delivery(&mut self, now: SimTime) -> bool {
+        let Some(r) = self.idata.as_mut() else {
+            return false;
+        };
+        let mut out = std::mem::take(&mut self.idata_out);
+        let held = self.held;
+        if r.start_partial(self.cum_tsn, &mut out) {
+            self.partial_deliveries += 1;
+        }
+        for m in out.drain(..) {
+            self.deliver_message(now, m);
+        }
+        self.idata_out = out;
+        self.held < held
     }
 
     /// I-DATA fragments dropped as contradicting their message (summary.json).
