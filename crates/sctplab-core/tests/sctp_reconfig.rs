@@ -117,3 +117,49 @@ fn off_by_default() {
     assert!(!f.contains_key("reconfig_requests"));
     assert!(!f.contains_key("auth_chunks_sent"));
 }
+
+const RESET_ASSOC: &str = r#"
+[[faults]]
+at = "2s"
+action = "reset_assoc"
+flow = "s"
+[[faults]]
+at = "5s"
+action = "reset_assoc"
+flow = "s"
+"#;
+
+/// Two SSN/TSN resets (RFC 6525 4.3, `reset_assoc`): each waits for the flight to
+/// be acknowledged, is performed, and resets the three streams; every message is still
+/// delivered (a wrong TSN or SSN after the reset would stall the flow for good).
+#[test]
+fn ssn_tsn_resets_are_performed() {
+    let s = common::summary(&scenario("", RESET_ASSOC), 1);
+    let f = &s["flows"]["s"];
+    assert_eq!(f["reconfig_requests"], 2, "{f}");
+    assert_eq!(f["reconfig_refused"], 0);
+    assert_eq!(f["streams_reset"], 6);
+    let t0 = f["connect_time_s"].as_f64().unwrap();
+    let streams = f["streams"].as_array().unwrap();
+    for (k, interval) in [0.010, 0.050, 0.025].into_iter().enumerate() {
+        let want = ((10.0 - t0) / interval).floor() as u64;
+        assert_eq!(streams[k]["delivered_messages"], want, "stream {k}: {f}");
+    }
+}
+
+/// `reset_assoc` takes no `streams`: one line naming the key.
+#[test]
+fn reset_assoc_with_streams_is_refused() {
+    let text = scenario(
+        "",
+        "[[faults]]\nat = \"2s\"\naction = \"reset_assoc\"\nflow = \"s\"\nstreams = [1]\n",
+    );
+    let Err(e) = sctplab_core::load_toml(&text, "<test>", "t", &[]) else {
+        panic!("accepted");
+    };
+    let e = e.to_string();
+    assert!(
+        e.contains("faults.0.streams") && e.contains("reset_assoc") && !e.contains('\n'),
+        "{e}"
+    );
+}

@@ -1,7 +1,8 @@
 //! The SCTP keys of stream reconfiguration and AUTH (CONTRACTS.md "Messages: ...";
 //! docs/models/sctp.md "Stream reconfiguration and AUTH"): the flow keys `auth`,
 //! `auth_chunks` (chunk names) and `auth_hmac`, and the `[[faults]]` actions
-//! `reset_streams` / `add_streams` with their `streams`.
+//! `reset_streams` / `add_streams` with their `streams`, and `reset_assoc` (an
+//! SSN/TSN reset, RFC 6525 4.3; a name CONTRACTS.md does not fix yet).
 
 use super::ScenarioError;
 use super::load::Scenario;
@@ -57,13 +58,16 @@ pub(crate) fn flow_reconfigures(s: &Scenario, flow: &str) -> bool {
     s.file.faults.iter().any(|f| {
         matches!(
             f.action,
-            FaultAction::ResetStreams | FaultAction::AddStreams
+            FaultAction::ResetStreams | FaultAction::AddStreams | FaultAction::ResetAssoc
         ) && f.flow.as_deref() == Some(flow)
     })
 }
 
 /// The request a validated `reset_streams` / `add_streams` entry makes.
 pub(crate) fn request(f: &FaultEntry) -> Option<Request> {
+    if f.action == FaultAction::ResetAssoc {
+        return Some(Request::ResetAll);
+    }
     match (f.action, f.streams.as_ref()?) {
         (FaultAction::ResetStreams, FaultStreams::List(l)) => {
             Some(Request::ResetStreams(l.clone()))
@@ -125,6 +129,7 @@ pub(crate) fn validate_fault(
     let err = |path: String, msg: String| Err(ScenarioError::new(source, path, msg));
     let action = match f.action {
         FaultAction::ResetStreams => "reset_streams",
+        FaultAction::ResetAssoc => "reset_assoc",
         _ => "add_streams",
     };
     let Some(flow) = &f.flow else {
@@ -141,6 +146,21 @@ pub(crate) fn validate_fault(
             p.to_string(),
             format!("link and primary do not belong to action {action}"),
         );
+    }
+    if f.action == FaultAction::ResetAssoc {
+        if f.streams.is_some() {
+            return err(
+                format!("{p}.streams"),
+                "does not belong to action reset_assoc (it resets every stream)".into(),
+            );
+        }
+        if c.cmt {
+            return err(
+                format!("{p}.action"),
+                format!("reset_assoc is not modelled with CMT; flow {flow:?} has cmt = true"),
+            );
+        }
+        return Ok(());
     }
     match (f.action, &f.streams) {
         (FaultAction::ResetStreams, Some(FaultStreams::List(l))) if !l.is_empty() => {

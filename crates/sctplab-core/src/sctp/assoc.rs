@@ -15,6 +15,7 @@
 mod asconf;
 mod ecn;
 mod errors;
+mod extensions;
 mod handshake;
 mod hb_info;
 mod idata;
@@ -183,7 +184,7 @@ pub struct Association {
     /// RFC 9260 appendix A (`sctp/ecn.rs`); off unless `set_ecn` says so.
     ecn: super::ecn::SctpEcn,
     /// RE-CONFIG and AUTH (`assoc/reconfig.rs`); None for a flow that uses neither.
-    ext: Option<Box<reconfig::Ext>>,
+    ext: Option<Box<extensions::Ext>>,
     pub stats: AssocStats,
 }
 

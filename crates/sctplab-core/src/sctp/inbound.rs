@@ -16,6 +16,7 @@ use std::collections::{BTreeMap, VecDeque};
 mod forward_tsn;
 pub mod idata;
 mod idata_rx;
+mod tsn_reset;
 
 #[derive(Clone, Copy, Debug)]
 struct Held {
@@ -187,45 +188,10 @@ impl Inbound {
         if usize::from(d.stream) >= self.streams.len() {
             return self.on_data_invalid_stream(d);
         }
-        let off = self.offset(d.tsn);
-        if off > self.max_ahead {
-            // Silently dropped, as Linux (`sctp_tsnmap_check`) and usrsctp do beyond
-            // their mapping arrays; the per-TSN list below never grows past the bound.
-            self.dropped_beyond_window += 1;
-            return false;
-        }
-        let dup = off <= 0
-            || self
-                .above
-                .get((off - 1) as usize)
-                .is_some_and(|h| h.is_some());
         let chunk_len = DataChunk::len_for(d.payload_len as usize) as u32;
-        // ns-2.35 `ProcessDataChunk` tests the window before anything else: a chunk
-        // that does not fit is dropped unseen, duplicate or not.
-        let room_first = !self.sack_on_drop;
-        if dup && (!room_first || self.fits(chunk_len)) {
-            self.dups.push(d.tsn);
-            self.sack_now = true;
-            self.drop_cancels_sack = false;
+        let Some(off) = self.admit(now, d.tsn, chunk_len, Self::start_partial_delivery) else {
             return false;
-        }
-        if !dup {
-            while !self.fits(chunk_len) && self.start_partial_delivery(now) {}
-        }
-        if !self.fits(chunk_len) {
-            self.dropped_no_buffer += 1;
-            if self.sack_on_drop {
-                // RFC 9260 6.2: "the receiver MUST immediately send back a SACK".
-                self.sack_now = true;
-            } else {
-                self.drop_cancels_sack = true;
-            }
-            return false;
-        }
-        if self.delayed.is_none() {
-            // ns-2 asks for a SACK before each chunk it processes (no delayed SACK).
-            self.drop_cancels_sack = false;
-        }
+        };
         self.held += u64::from(chunk_len);
         let held = Held {
             stream: d.stream,
@@ -269,6 +235,60 @@ impl Inbound {
         self.advance_cum_tsn();
         self.deliver_in_order(now, usize::from(held.stream));
         true
+    }
+
+    /// The tests every data chunk for a stream this end has passes, DATA and I-DATA
+    /// alike (RFC 9260 6.2): not further ahead than `max_ahead`, not a duplicate, room
+    /// in the buffer, after starting partial deliveries that make room (6.9; DATA's or
+    /// I-DATA's `partial_delivery`). The chunk's offset above the cumulative TSN if it
+    /// is taken; for one that is not, the counters and the SACK flags are set.
+    #[inline(always)]
+    fn admit(
+        &mut self,
+        now: SimTime,
+        tsn: u32,
+        chunk_len: u32,
+        partial_delivery: fn(&mut Self, SimTime) -> bool,
+    ) -> Option<i64> {
+        let off = self.offset(tsn);
+        if off > self.max_ahead {
+            // Silently dropped, as Linux (`sctp_tsnmap_check`) and usrsctp do beyond
+            // their mapping arrays; the per-TSN list below never grows past the bound.
+            self.dropped_beyond_window += 1;
+            return None;
+        }
+        let dup = off <= 0
+            || self
+                .above
+                .get((off - 1) as usize)
+                .is_some_and(|h| h.is_some());
+        // ns-2.35 `ProcessDataChunk` tests the window before anything else: a chunk
+        // that does not fit is dropped unseen, duplicate or not.
+        let room_first = !self.sack_on_drop;
+        if dup && (!room_first || self.fits(chunk_len)) {
+            self.dups.push(tsn);
+            self.sack_now = true;
+            self.drop_cancels_sack = false;
+            return None;
+        }
+        if !dup {
+            while !self.fits(chunk_len) && partial_delivery(self, now) {}
+        }
+        if !self.fits(chunk_len) {
+            self.dropped_no_buffer += 1;
+            if self.sack_on_drop {
+                // RFC 9260 6.2: "the receiver MUST immediately send back a SACK".
+                self.sack_now = true;
+            } else {
+                self.drop_cancels_sack = true;
+            }
+            return None;
+        }
+        if self.delayed.is_none() {
+            // ns-2 asks for a SACK before each chunk it processes (no delayed SACK).
+            self.drop_cancels_sack = false;
+        }
+        Some(off)
     }
 
     /// A DATA chunk for a stream this end does not have (`stream` >= the inbound
@@ -329,15 +349,25 @@ impl Inbound {
     /// Hands chunk `h` (relative TSN `rel`) to the application.
     fn deliver(&mut self, now: SimTime, h: Held, rel: u32) {
         self.held -= u64::from(h.chunk_len);
-        self.delivered_total += u64::from(h.payload);
-        let s = &mut self.streams[usize::from(h.stream)];
+        let end = h.flags.contains(DataFlags::END).then_some(rel);
+        self.hand_up(now, h.stream, u64::from(h.payload), end);
+    }
+
+    /// `bytes` of stream `stream` reach the application, with `end_rel` the relative
+    /// TSN of a message's last chunk when they complete one: the total, and inside
+    /// the measurement window the flow's and the stream's counts and the message log
+    /// (DATA per chunk, I-DATA per whole message).
+    #[inline(always)]
+    fn hand_up(&mut self, now: SimTime, stream: u16, bytes: u64, end_rel: Option<u32>) {
+        self.delivered_total += bytes;
         if self.window.contains(now) {
-            self.delivered_bytes += u64::from(h.payload);
-            s.delivered_bytes += u64::from(h.payload);
-            if h.flags.contains(DataFlags::END) {
+            let s = &mut self.streams[usize::from(stream)];
+            self.delivered_bytes += bytes;
+            s.delivered_bytes += bytes;
+            if let Some(rel) = end_rel {
                 s.delivered_messages += 1;
                 if let Some(log) = self.msg_log.as_mut() {
-                    log.push((h.stream, rel, now));
+                    log.push((stream, rel, now));
                 }
             }
         }

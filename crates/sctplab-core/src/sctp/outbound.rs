@@ -216,6 +216,29 @@ impl Outbound {
         !self.sent.is_empty()
     }
 
+    /// A performed SSN/TSN reset (RFC 6525 5.2.7): the next TSN is `next`, everything
+    /// before it acknowledged. Every TSN the sender keeps moves by the same amount,
+    /// the initial TSN too, so packet numbers and the stream sources' relative TSNs
+    /// run on. Only with nothing in flight (the request waits for that); otherwise
+    /// nothing changes and false.
+    pub fn reset_tsn(&mut self, next: u32) -> bool {
+        if !self.sent.is_empty() || self.cmt.is_some() {
+            return false;
+        }
+        let shift = next.wrapping_sub(self.next_tsn);
+        for t in [
+            &mut self.initial_tsn,
+            &mut self.next_tsn,
+            &mut self.cum_ack,
+            &mut self.mark_floor,
+            &mut self.gap_hi,
+            &mut self.recover,
+        ] {
+            *t = t.wrapping_add(shift);
+        }
+        true
+    }
+
     pub fn done(&self) -> bool {
         self.sent.is_empty() && self.app.exhausted()
     }

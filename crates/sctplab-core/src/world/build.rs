@@ -525,7 +525,7 @@ fn build_faults(
                     Fault::SetPrimary(flows[flow.idx()].sender, ifaces[iface.idx()].addr)
                 }
                 FaultAction::AddAddress | FaultAction::DeleteAddress => return None,
-                FaultAction::ResetStreams | FaultAction::AddStreams => {
+                FaultAction::ResetStreams | FaultAction::AddStreams | FaultAction::ResetAssoc => {
                     let flow = names.flows[fault.flow.as_deref()?];
                     Fault::Reconfig(
                         flows[flow.idx()].sender,

@@ -17,6 +17,9 @@ pub enum FaultAction {
     ResetStreams,
     /// RE-CONFIG (RFC 6525): the flow's sender adds `streams` outgoing streams.
     AddStreams,
+    /// RE-CONFIG (RFC 6525 4.3): the flow's sender asks for an SSN/TSN reset (every
+    /// stream both ways to SSN 0, new TSNs).
+    ResetAssoc,
     /// ASCONF (RFC 5061): the flow's sender adds / deletes its interface `address`.
     AddAddress,
     DeleteAddress,

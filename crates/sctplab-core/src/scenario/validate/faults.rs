@@ -60,7 +60,7 @@ pub(super) fn validate_faults(
                     .or_default()
                     .push((f.at.0, f.action, p));
             }
-            FaultAction::ResetStreams | FaultAction::AddStreams => {
+            FaultAction::ResetStreams | FaultAction::AddStreams | FaultAction::ResetAssoc => {
                 crate::scenario::reconf::validate_fault(s, f, &p, source)?;
             }
             FaultAction::AddAddress | FaultAction::DeleteAddress => {

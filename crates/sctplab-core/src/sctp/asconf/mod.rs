@@ -175,9 +175,13 @@ impl Asconf {
         Some((o.chunk.clone(), o.retries))
     }
 
-    /// An ASCONF-ACK (RFC 5061 5.3 and the ASCONF-ACK rules of 5.2): responses are
-    /// matched to requests by correlation id; a request without a response before the
-    /// first error succeeded, one after it failed.
+    /// An ASCONF-ACK (RFC 5061 5.1 A5-A8): responses are matched to requests by
+    /// correlation id (A6). A7: a request without a response before the failed one
+    /// succeeded, one after it failed unless a Success Indication names it; with
+    /// several errors "after" counts from the first (the receiver reports every
+    /// request from its first error on, 5.2 V2, so an unreported one behind the first
+    /// error was not performed; Linux reads it so too). A8: no response at all and no
+    /// error: every request succeeded.
     pub fn on_ack(&mut self, ack: &AsconfAckChunk) -> AckOutcome {
         let Some(o) = &self.outstanding else {
             // F0: a Sequence Number at or beyond the next one to be used, with nothing
@@ -256,16 +260,33 @@ impl Asconf {
         let mut responses = Vec::new();
         let mut effects = Vec::new();
         let mut errored = false;
+        let mut shortage = false;
         // V1: in order.
         for p in &chunk.params {
+            // RFC 5061 5.3: once an Add IP Address is refused for a resource shortage,
+            // every later Add or Delete of the same ASCONF fails too. They are left
+            // undecided and unreported, which the sender reads as failed (5.1 A7: after
+            // an error only a Success Indication means success). A later Set Primary
+            // is still decided (the rule names adds and deletes only).
+            let add_or_delete = matches!(
+                p,
+                AsconfParam::Request {
+                    op: AsconfOp::AddIp | AsconfOp::DeleteIp,
+                    ..
+                }
+            );
+            if shortage && add_or_delete {
+                continue;
+            }
             let corr_id = p.corr_id();
-            let (verdict, stop) = decide(p, src, &mut addrs);
+            let (verdict, short) = decide(p, src, &mut addrs);
+            shortage |= short;
             match verdict {
                 Ok(e) => {
                     effects.extend(e);
                     // V2: a success may go unreported while nothing has failed; after
                     // a failure each success is reported, as the sender counts an
-                    // unreported request after an error as failed (5.3).
+                    // unreported request after an error as failed (5.1 A7).
                     if errored {
                         responses.push(AsconfResponse::Success { corr_id });
                     }
@@ -277,11 +298,6 @@ impl Asconf {
                         causes: vec![c],
                     });
                 }
-            }
-            // A resource shortage ends the processing: the rest go unanswered, which
-            // the sender reads as failed.
-            if stop {
-                break;
             }
         }
         for e in &effects {
@@ -301,7 +317,8 @@ impl Asconf {
 }
 
 /// One request decided against the address list as it stands after the ones before
-/// it; the list is updated. The flag says whether processing stops here.
+/// it; the list is updated. The flag says whether it was an Add refused for a
+/// resource shortage (RFC 5061 5.3: later adds and deletes of the ASCONF fail too).
 fn decide(
     p: &AsconfParam,
     src: [u8; 4],

@@ -44,8 +44,9 @@ fn serial_numbers_and_one_outstanding() {
     assert_eq!(s.stats.sent, 2);
 }
 
-/// 5.3: responses match requests by correlation id; an unreported request before the
-/// first error succeeded, one after it failed unless a Success Indication names it.
+/// 5.1 A6, A7: responses match requests by correlation id; an unreported request
+/// before the first error succeeded, one after it failed unless a Success Indication
+/// names it.
 #[test]
 fn ack_rules_unreported_before_and_after_an_error() {
     let mut s = Asconf::new(100, 0);
@@ -207,28 +208,45 @@ fn receiver_decides_in_order() {
 }
 
 /// A peer may not grow the address list without bound: an Add beyond
-/// `MAX_PEER_ADDRS` is refused for want of resources and ends the processing, so the
-/// request behind it gets no response (and its sender counts it failed).
+/// `MAX_PEER_ADDRS` is refused for want of resources (RFC 5061 5.3), and so are the
+/// Adds and Deletes behind it in the same ASCONF: left unreported, which the sender
+/// reads as failed (5.1 A7). A Set Primary behind it is still decided, and reported
+/// (5.2 V2: after an error every success is). Worked through with the sender: Add C
+/// refused, Delete of a known address and Add of another left out, Set Primary
+/// performed.
 #[test]
-fn resource_shortage_stops_processing() {
+fn resource_shortage_fails_later_adds_and_deletes() {
     let mut r = Asconf::new(0, 1);
     let have: Vec<[u8; 4]> = (0..MAX_PEER_ADDRS as u8)
         .map(|k| [10, 0, 0, k + 1])
         .collect();
-    let chunk = AsconfChunk {
-        serial: 1,
-        addr: have[0],
-        params: vec![
-            request(AsconfOp::AddIp, 1, C),
-            request(AsconfOp::SetPrimary, 2, have[1]),
-        ],
-    };
+    let mut s = Asconf::new(1, 0);
+    for c in [
+        AddrChange::Add(C),
+        AddrChange::Delete(have[2]),
+        AddrChange::SetPrimary(have[1]),
+        AddrChange::Add([13, 0, 0, 1]),
+    ] {
+        s.queue(c);
+    }
+    let chunk = s.poll(have[0]).unwrap();
     let (a, e) = r.on_asconf(&chunk, have[0], &have);
-    assert!(e.is_empty());
+    assert_eq!(e, vec![Effect::SetPrimary(have[1])]);
     let a = a.unwrap();
-    assert_eq!(a.responses.len(), 1);
+    assert_eq!(a.responses.len(), 2);
     assert!(matches!(
         &a.responses[0],
         AsconfResponse::Error { corr_id: 1, causes } if causes[0].code == asconf_cause::RESOURCE_SHORTAGE
     ));
+    assert_eq!(a.responses[1], AsconfResponse::Success { corr_id: 3 });
+    assert_eq!(
+        s.on_ack(&a),
+        AckOutcome::Answered(vec![
+            (AddrChange::Add(C), false),
+            (AddrChange::Delete(have[2]), false),
+            (AddrChange::SetPrimary(have[1]), true),
+            (AddrChange::Add([13, 0, 0, 1]), false),
+        ])
+    );
+    assert_eq!((r.stats.addresses_deleted, r.stats.primaries_set), (0, 1));
 }

@@ -14,7 +14,7 @@ use crate::sctp::asconf::{AckOutcome, AddrChange, Asconf, AsconfStats, Effect};
 /// The chunk types Supported Extensions lists for ASCONF (RFC 5061 4.2.7).
 const ASCONF_TYPES: [u8; 2] = [0xC1, 0x80];
 
-/// An association's ASCONF state (kept in `reconfig::Ext`).
+/// An association's ASCONF state (kept in `extensions::Ext`).
 #[derive(Debug, Default)]
 pub(crate) struct AsconfExt {
     /// This end announces ASCONF (the flow scripts an address change).

@@ -238,6 +238,12 @@ impl Association {
             self.cfg.trace_sends,
             self.cfg.window,
         ));
+        // A sender rebuilt after I-DATA was negotiated keeps to it (RFC 8260 sec. 2.1).
+        if self.idata_on() {
+            if let Some(out) = self.out.as_mut() {
+                out.set_idata();
+            }
+        }
         // CMT's tie-breaks draw from their own stream, seeded only when CMT is on.
         if self.cfg.knobs.cmt.is_some() {
             let seed = self.rng.next_u64();
@@ -375,6 +381,10 @@ impl Association {
                 let listed: Vec<[u8; 4]> = body.peer_addrs.iter().skip(1).copied().collect();
                 // The cookie does not say whether the peer speaks PR-SCTP: reliable.
                 self.set_up_client(body.peer_a_rwnd, body.local_out_streams, &listed, false);
+                // No INIT ACK came: the extensions are negotiated from this end's answer
+                // to the colliding INIT, kept in the cookie, as a server does (RFC 8260
+                // sec. 2.1: with I-DATA listed by both, the sender just built uses it).
+                self.ext_from_cookie(&body);
             }
             if matches!(self.state, State::CookieWait | State::CookieEchoed) {
                 self.established_client();
@@ -496,3 +506,7 @@ impl Association {
         self.send_init();
     }
 }
+
+#[cfg(test)]
+#[path = "collision_idata_tests.rs"]
+mod collision_idata_tests;

@@ -1,37 +1,12 @@
 //! The association's side of RE-CONFIG (RFC 6525, `sctp/reconfig`) and AUTH (RFC 4895,
-//! `sctp/auth`): their INIT / INIT ACK parameters, the negotiation (the server keeps
-//! the client's parameters in its cookie, staying stateless until the COOKIE-ECHO), the
-//! scripted requests of `[[faults]]`, the requests and responses on the wire with
-//! their timer, and what a performed request does to the streams. Off (no `ext`) for a
-//! flow that uses neither, which then sends exactly the bytes it did before.
+//! `sctp/auth`) once negotiated (`extensions.rs`): the scripted requests of
+//! `[[faults]]`, the requests and responses on the wire with their timer, what a
+//! performed request does to the streams, and AUTH's signing and checking.
 
 use super::*;
-use crate::net::wire::{InitAckChunk, InitExtensions, ReconfigChunk, ReconfigParam};
-use crate::sctp::auth::{AuthState, AuthStats};
-use crate::sctp::cookie::CookieBody;
+use crate::net::wire::{ReconfigChunk, ReconfigParam};
+use crate::sctp::auth::AuthStats;
 use crate::sctp::reconfig::{Action, Local, Outcome, Reconfig, ReconfigStats, Request};
-
-/// RE-CONFIG's chunk type, listed in Supported Extensions (RFC 6525 sec. 5.1).
-const RE_CONFIG: u8 = 0x82;
-
-/// An association's RE-CONFIG and AUTH state.
-#[derive(Debug, Default)]
-pub(crate) struct Ext {
-    /// Client: the extension parameters its INIT carried, until the INIT ACK.
-    sent: InitExtensions,
-    reconf: Option<Reconfig>,
-    pub(super) auth: Option<AuthState>,
-    /// Requests scripted before the association was up.
-    pending: Vec<Request>,
-    /// Streams this end may send on (for a peer's Incoming SSN Reset Request).
-    out_streams: u16,
-    /// This end's initial TSN (the server has no sending half to ask).
-    local_initial_tsn: u32,
-    /// ASCONF (RFC 5061, `assoc/asconf.rs`).
-    pub(super) asconf: super::asconf::AsconfExt,
-    /// I-DATA negotiated: both ends listed it (RFC 8260 sec. 2.2.1; `assoc/idata.rs`).
-    pub(super) idata: bool,
-}
 
 /// What summary.json reports for a flow with RE-CONFIG or AUTH on.
 #[derive(Clone, Debug, Default)]
@@ -44,168 +19,6 @@ pub struct ExtStats {
 }
 
 impl Association {
-    /// Whether this end uses RE-CONFIG or AUTH at all.
-    pub(super) fn ext_wanted(&self) -> bool {
-        self.cfg.knobs.reconfig
-            || self.cfg.knobs.auth.is_some()
-            || self.cfg.knobs.interleaving
-            || self.ext.as_ref().is_some_and(|e| e.asconf.wanted)
-    }
-
-    /// The extension parameters of this end's INIT or INIT ACK: Supported Extensions
-    /// with RE-CONFIG, and AUTH's RANDOM (32 bytes of the endpoint's random stream,
-    /// RFC 4895 3.1), CHUNKS and HMAC-ALGO.
-    pub(super) fn local_ext(&mut self) -> InitExtensions {
-        let mut ext = InitExtensions::default();
-        if self.cfg.knobs.reconfig {
-            ext.supported = vec![RE_CONFIG];
-        }
-        self.asconf_supported(&mut ext);
-        self.idata_supported(&mut ext.supported);
-        self.auth_supported(&mut ext.supported);
-        if let Some(cfg) = self.cfg.knobs.auth.clone() {
-            let mut random = [0u8; 32];
-            for c in random.chunks_mut(8) {
-                c.copy_from_slice(&self.rng.next_u64().to_le_bytes());
-            }
-            let a = AuthState::local_params(&cfg, random);
-            ext.random = a.random;
-            ext.chunks = a.chunks;
-            ext.hmac_algo = a.hmac_algo;
-        }
-        ext
-    }
-
-    /// AUTH in Supported Extensions (RFC 5061 4.2.7) beside RANDOM, CHUNKS and
-    /// HMAC-ALGO: usrsctp treats a peer that lists chunks to authenticate but not the
-    /// AUTH chunk type there as not supporting AUTH and drops its COOKIE ECHO
-    /// (sctp_load_addresses_from_init), as the live interop test found.
-    fn auth_supported(&self, list: &mut Vec<u8>) {
-        if self.cfg.knobs.auth.is_some() {
-            list.push(crate::net::wire::sctp_chunk::chunk_type::AUTH);
-        }
-    }
-
-    /// Client: the INIT's extension parameters, remembered for the key (RFC 4895 6.1).
-    pub(super) fn init_ext(&mut self) -> InitExtensions {
-        if !self.ext_wanted() {
-            return InitExtensions::default();
-        }
-        // A resent INIT repeats its RANDOM: the INIT ACK may answer any copy.
-        if let Some(e) = self
-            .ext
-            .as_ref()
-            .filter(|e| e.sent != InitExtensions::default())
-        {
-            return e.sent.clone();
-        }
-        let ext = self.local_ext();
-        self.ext.get_or_insert_with(Default::default).sent = ext.clone();
-        ext
-    }
-
-    /// Server: the INIT ACK's extension parameters and the cookie blob that keeps the
-    /// INIT's and this end's RANDOM for the COOKIE-ECHO: [RANDOM length, RANDOM, the
-    /// INIT's extension parameters as TLVs].
-    pub(super) fn answer_ext(&mut self, init: &InitChunk) -> (InitExtensions, Option<Vec<u8>>) {
-        if !self.ext_wanted() {
-            return (InitExtensions::default(), None);
-        }
-        let ext = self.local_ext();
-        let random = ext.random.clone().unwrap_or_default();
-        let mut blob = vec![random.len() as u8];
-        blob.extend_from_slice(&random);
-        blob.extend(InitExtensions::of(&init.ext).to_tlvs());
-        (ext, Some(blob))
-    }
-
-    /// Server, on a valid COOKIE-ECHO: the negotiation from the cookie's blob.
-    pub(super) fn ext_from_cookie(&mut self, body: &CookieBody) {
-        let Some(blob) = body.ext.as_deref() else {
-            return;
-        };
-        let n = usize::from(blob.first().copied().unwrap_or(0));
-        let (Some(random), Some(tlvs)) = (blob.get(1..1 + n), blob.get(1 + n..)) else {
-            return;
-        };
-        let mut local = self.local_ext_fixed();
-        if n > 0 {
-            local.random = Some(random.to_vec());
-        }
-        let Ok(peer) = InitExtensions::from_tlvs(tlvs) else {
-            return;
-        };
-        self.ext_established(
-            local,
-            &peer,
-            body.local_out_streams,
-            body.local_initial_tsn,
-            body.peer_initial_tsn,
-        );
-    }
-
-    /// `local_ext` without drawing a RANDOM (the server's came back in its cookie).
-    fn local_ext_fixed(&self) -> InitExtensions {
-        let mut ext = InitExtensions::default();
-        if self.cfg.knobs.reconfig {
-            ext.supported = vec![RE_CONFIG];
-        }
-        self.asconf_supported(&mut ext);
-        self.idata_supported(&mut ext.supported);
-        self.auth_supported(&mut ext.supported);
-        if let Some(cfg) = &self.cfg.knobs.auth {
-            ext.chunks = Some(cfg.chunks.clone());
-            ext.hmac_algo = Some(cfg.hmacs.clone());
-        }
-        ext
-    }
-
-    /// Client, on the INIT ACK.
-    pub(super) fn ext_on_init_ack(&mut self, ack: &InitAckChunk) {
-        let Some(sent) = self.ext.as_ref().map(|e| e.sent.clone()) else {
-            return;
-        };
-        let out_streams = self.cfg.streams.min(ack.inbound_streams).max(1);
-        self.ext_established(
-            sent,
-            InitExtensions::of(&ack.ext),
-            out_streams,
-            self.pending_initial_tsn,
-            ack.initial_tsn,
-        );
-    }
-
-    /// Both ends' parameters known: RE-CONFIG when both list it, AUTH when both sent
-    /// RANDOM and HMAC-ALGO (RFC 4895 6.1) with an HMAC in common.
-    fn ext_established(
-        &mut self,
-        local: InitExtensions,
-        peer: &InitExtensions,
-        out_streams: u16,
-        local_tsn: u32,
-        peer_tsn: u32,
-    ) {
-        let reconf = (self.cfg.knobs.reconfig && peer.supported.contains(&RE_CONFIG))
-            .then(|| Reconfig::new(local_tsn, peer_tsn));
-        let auth = if self.cfg.knobs.auth.is_some() {
-            AuthState::new(local, peer)
-        } else {
-            None
-        };
-        let idata = self.idata_negotiated(peer);
-        let e = self.ext.get_or_insert_with(Default::default);
-        e.reconf = reconf;
-        e.auth = auth;
-        e.idata = idata;
-        e.out_streams = out_streams;
-        e.local_initial_tsn = local_tsn;
-        let pending = std::mem::take(&mut e.pending);
-        for r in pending {
-            self.queue_reconfig(r);
-        }
-        self.asconf_established(peer, local_tsn, peer_tsn);
-    }
-
     /// A scripted `reset_streams` / `add_streams` (`[[faults]]`).
     pub fn reconfigure(&mut self, now: SimTime, r: Request) {
         self.now = now;
@@ -220,7 +33,7 @@ impl Association {
         self.queue_reconfig(r);
     }
 
-    fn queue_reconfig(&mut self, r: Request) {
+    pub(super) fn queue_reconfig(&mut self, r: Request) {
         let Some(rc) = self.ext.as_mut().and_then(|e| e.reconf.as_mut()) else {
             return;
         };
@@ -238,12 +51,17 @@ impl Association {
         if self.state != State::Established {
             return;
         }
-        let (last, mid) = match &self.out {
-            Some(o) => (o.last_assigned_tsn(), o.app.mid_message()),
+        let (last, mid, in_flight) = match &self.out {
+            Some(o) => (
+                o.last_assigned_tsn(),
+                o.app.mid_message(),
+                o.has_outstanding(),
+            ),
             None => (
                 self.ext
                     .as_ref()
                     .map_or(0, |e| e.local_initial_tsn.wrapping_sub(1)),
+                false,
                 false,
             ),
         };
@@ -251,7 +69,7 @@ impl Association {
             .ext
             .as_mut()
             .and_then(|e| e.reconf.as_mut())
-            .and_then(|r| r.poll(last, mid))
+            .and_then(|r| r.poll(last, mid, in_flight))
         else {
             return;
         };
@@ -311,6 +129,7 @@ impl Association {
                 },
                 |o| o.last_assigned_tsn(),
             ),
+            in_flight: self.out.as_ref().is_some_and(|o| o.has_outstanding()),
         };
         let mut replies = Vec::new();
         let mut actions = Vec::new();
@@ -321,8 +140,10 @@ impl Association {
         for p in &chunk.params {
             match p {
                 ReconfigParam::Response {
-                    resp_seq, result, ..
-                } => outcomes.extend(rc.on_response(*resp_seq, *result)),
+                    resp_seq,
+                    result,
+                    tsns,
+                } => outcomes.extend(rc.on_response(*resp_seq, *result, *tsns)),
                 p => {
                     let (r, a) = rc.on_request(p, local);
                     replies.extend(r);
@@ -377,6 +198,24 @@ impl Association {
                     out.app.reconfigure(&[], n);
                 }
             }
+            // RFC 6525 5.2.4 G4, G5 (G2: this end's own TSNs stay; G3: none of its
+            // data is in flight, the request was answered "in progress" otherwise).
+            Action::ResetAssoc { receivers_next } => {
+                if let Some(inb) = self.inb.as_mut() {
+                    inb.reset_tsn(self.now, receivers_next);
+                }
+                self.reset_all_ssns();
+            }
+        }
+    }
+
+    /// Every SSN (and I-DATA MID) both ways starts again at 0 (RFC 6525 5.2.4 G5).
+    fn reset_all_ssns(&mut self) {
+        if let Some(inb) = self.inb.as_mut() {
+            reset_incoming(inb, &[]);
+        }
+        if let Some(out) = self.out.as_mut() {
+            out.app.reconfigure(&[], 0);
         }
     }
 
@@ -388,6 +227,26 @@ impl Association {
                 }
             }
             Outcome::StreamsAdded(n) => self.apply_action(Action::AddOutgoing(n)),
+            // The requester's side of a performed SSN/TSN reset (RFC 6525 5.2.7): the
+            // peer's data is expected from the Sender's Next TSN on (as after a
+            // FORWARD TSN to the one before it), this end's next TSN is the Receiver's
+            // Next TSN, and every SSN both ways starts again at 0.
+            Outcome::AssocReset {
+                senders_next,
+                receivers_next,
+            } => {
+                if let Some(inb) = self.inb.as_mut() {
+                    inb.reset_tsn(self.now, senders_next);
+                }
+                if let Some(out) = self.out.as_mut() {
+                    out.reset_tsn(receivers_next);
+                }
+                self.reset_all_ssns();
+                let n = self.ext.as_ref().map_or(0, |e| e.out_streams);
+                if let Some(rc) = self.ext.as_mut().and_then(|e| e.reconf.as_mut()) {
+                    rc.stats.streams_reset += u64::from(n);
+                }
+            }
             Outcome::Refused(_) => {}
         }
     }
@@ -475,6 +334,10 @@ impl Association {
         self.cfg.knobs.reconfig = true;
     }
 }
+
+#[cfg(test)]
+#[path = "tsn_reset_tests.rs"]
+mod tsn_reset_tests;
 
 #[cfg(test)]
 mod tests {

@@ -50,7 +50,7 @@ impl Inbound {
     /// Unordered fragments at or below the (new) cumulative TSN belong to messages whose
     /// missing fragments the sender abandoned: they go, and so does a partial
     /// delivery among them.
-    fn discard_unordered_skipped(&mut self) {
+    pub(super) fn discard_unordered_skipped(&mut self) {
         let base = self.cum_tsn.wrapping_sub(self.initial_tsn);
         let below = |rel: u32| (rel.wrapping_sub(base) as i32) <= 0;
         let mut freed = 0u64;
@@ -74,7 +74,7 @@ impl Inbound {
 
     /// Delivers the complete ordered messages of stream `i` up to `ssn` and skips the
     /// incomplete ones, then continues in order.
-    fn skip_ordered(&mut self, now: SimTime, i: usize, ssn: u16) {
+    pub(super) fn skip_ordered(&mut self, now: SimTime, i: usize, ssn: u16) {
         loop {
             self.deliver_in_order(now, i);
             let next = self.streams[i].next_ssn;

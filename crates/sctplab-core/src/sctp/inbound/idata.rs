@@ -16,6 +16,9 @@ use crate::net::wire::DataFlags;
 use crate::net::wire::sctp_idata::SkippedMessage;
 use std::collections::BTreeMap;
 
+#[path = "idata_pd.rs"]
+mod pd;
+
 /// Serial-number "a < b" on 32-bit MIDs (RFC 8260 sec. 2.1: MIDs wrap; RFC 1982).
 fn mid_lt(a: u32, b: u32) -> bool {
     (a.wrapping_sub(b) as i32) < 0
@@ -33,17 +36,20 @@ pub struct Fragment {
     pub payload: u32,
 }
 
-/// A whole message handed to the application.
+/// A whole message handed to the application, or with partial delivery (`pd.rs`) a
+/// run of its fragments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Message {
     pub stream: u16,
     pub mid: u32,
     pub unordered: bool,
     pub bytes: u64,
-    /// TSN of its last fragment (E set).
+    /// TSN of its last fragment (E set), or of the run's last.
     pub last_tsn: u32,
     /// Fragments it came in.
     pub fragments: u32,
+    /// The message ends here: false only for a partial delivery's earlier runs.
+    pub ends: bool,
 }
 
 /// The fragments of one message received so far.
@@ -97,6 +103,7 @@ impl Partial {
             bytes,
             last_tsn,
             fragments: self.frags.len() as u32,
+            ends: true,
         }
     }
 }
@@ -107,6 +114,9 @@ struct StreamRx {
     next_mid: u32,
     ordered: BTreeMap<u32, Partial>,
     unordered: BTreeMap<u32, Partial>,
+    /// Partial delivery of ordered message `next_mid` under way (`pd.rs`): the FSN
+    /// of its next fragment to hand up.
+    pd_fsn: Option<u32>,
 }
 
 /// Per-stream reassembly of I-DATA fragments.
@@ -141,6 +151,12 @@ impl IDataReassembly {
         if !unordered && mid_lt(f.mid, s.next_mid) {
             return false;
         }
+        // A fragment of the message being delivered in parts that was handed up
+        // already: a duplicate.
+        let in_pd = !unordered && f.mid == s.next_mid && s.pd_fsn.is_some();
+        if in_pd && s.pd_fsn.is_some_and(|n| f.fsn < n) {
+            return false;
+        }
         // A whole message in one chunk that nothing held waits for (the bulk case):
         // delivered at once, without a round trip through the maps.
         let whole = f.flags.contains(DataFlags::UNFRAGMENTED) && f.fsn == 0;
@@ -153,6 +169,7 @@ impl IDataReassembly {
                 bytes: u64::from(f.payload),
                 last_tsn: f.tsn,
                 fragments: 1,
+                ends: true,
             });
             if !unordered {
                 s.next_mid = f.mid.wrapping_add(1);
@@ -171,7 +188,7 @@ impl IDataReassembly {
         match p.add(f) {
             Err(()) => {
                 self.malformed += 1;
-                if p.frags.is_empty() {
+                if p.frags.is_empty() && !in_pd {
                     queue.remove(&f.mid);
                 }
                 return false;
@@ -187,6 +204,8 @@ impl IDataReassembly {
                     out.push(m);
                 }
             }
+        } else if in_pd {
+            self.continue_partial(usize::from(f.stream), out);
         } else {
             self.deliver_in_order(usize::from(f.stream), out);
         }
@@ -213,6 +232,39 @@ impl IDataReassembly {
     /// fragments are discarded), then delivery goes on; an unordered entry (U)
     /// discards the fragments of that one unordered message. Entries for streams
     /// this end does not have, or behind what was delivered, change nothing.
+    /// An SSN/TSN reset (RFC 6525 5.2.4 G4, G5) with I-DATA: as an I-FORWARD-TSN
+    /// naming every held message (whole ones delivered into `out`, the others
+    /// discarded), then every stream's next MID is 0 (RFC 8260 sec. 2.3.2).
+    pub fn reset(&mut self, out: &mut Vec<Message>) {
+        let mut skipped = Vec::new();
+        for (i, s) in self.streams.iter().enumerate() {
+            let stream = i as u16;
+            skipped.extend(s.unordered.keys().map(|&mid| SkippedMessage {
+                stream,
+                unordered: true,
+                mid,
+            }));
+            let next = s.next_mid;
+            if let Some(mid) = s
+                .ordered
+                .keys()
+                .copied()
+                .max_by_key(|&k| k.wrapping_sub(next))
+            {
+                skipped.push(SkippedMessage {
+                    stream,
+                    unordered: false,
+                    mid,
+                });
+            }
+        }
+        self.on_skip(&skipped, out);
+        for s in &mut self.streams {
+            s.next_mid = 0;
+            s.pd_fsn = None;
+        }
+    }
+
     pub fn on_skip(&mut self, skipped: &[SkippedMessage], out: &mut Vec<Message>) {
         for e in skipped {
             let i = usize::from(e.stream);
@@ -254,6 +306,8 @@ impl IDataReassembly {
                 }
             }
             self.streams[i].next_mid = e.mid.wrapping_add(1);
+            // A message delivered in parts among the skipped ones ends here.
+            self.streams[i].pd_fsn = None;
             self.deliver_in_order(i, out);
         }
     }

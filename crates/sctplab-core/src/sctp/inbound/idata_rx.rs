@@ -2,8 +2,7 @@
 //! receive window and the SACK are DATA's (`on_data`); what differs is that the
 //! fragments are reassembled by (stream, MID, FSN) in `idata.rs`, so messages whose
 //! fragments were interleaved on the wire are delivered as each completes. There
-//! is no partial delivery of a message larger than the receive buffer with I-DATA
-//! (docs/models/sctp.md).
+//! is partial delivery of ordered messages when the buffer is full (`idata_pd.rs`).
 
 use super::idata::{Fragment, IDataReassembly, Message};
 use super::*;
@@ -23,37 +22,12 @@ impl Inbound {
             };
             return self.on_data_invalid_stream(&as_data);
         }
-        let off = self.offset(d.tsn);
-        if off > self.max_ahead {
-            self.dropped_beyond_window += 1;
-            return false;
-        }
-        let dup = off <= 0
-            || self
-                .above
-                .get((off - 1) as usize)
-                .is_some_and(|h| h.is_some());
         let chunk_len = IDataChunk::len_for(d.payload_len as usize) as u32;
-        // As `on_data`: ns-2.35's window test first, RFC 9260 6.2's SACK on a drop.
-        let room_first = !self.sack_on_drop;
-        if dup && (!room_first || self.fits(chunk_len)) {
-            self.dups.push(d.tsn);
-            self.sack_now = true;
-            self.drop_cancels_sack = false;
+        // As `on_data`, with I-DATA's partial delivery.
+        let Some(off) = self.admit(now, d.tsn, chunk_len, Self::start_idata_partial_delivery)
+        else {
             return false;
-        }
-        if !self.fits(chunk_len) {
-            self.dropped_no_buffer += 1;
-            if self.sack_on_drop {
-                self.sack_now = true;
-            } else {
-                self.drop_cancels_sack = true;
-            }
-            return false;
-        }
-        if self.delayed.is_none() {
-            self.drop_cancels_sack = false;
-        }
+        };
         let held = Held {
             stream: d.stream,
             flags: d.flags,
@@ -109,21 +83,31 @@ impl Inbound {
     }
 
     /// Hands whole message `m` to the application: its fragments' buffer is free.
-    fn deliver_message(&mut self, now: SimTime, m: Message) {
+    pub(super) fn deliver_message(&mut self, now: SimTime, m: Message) {
         let hdr = IDataChunk::HEADER_LEN as u64;
         self.held = self
             .held
             .saturating_sub(m.bytes + u64::from(m.fragments) * hdr);
-        self.delivered_total += m.bytes;
-        let s = &mut self.streams[usize::from(m.stream)];
-        if self.window.contains(now) {
-            self.delivered_bytes += m.bytes;
-            s.delivered_bytes += m.bytes;
-            s.delivered_messages += 1;
-            if let Some(log) = self.msg_log.as_mut() {
-                log.push((m.stream, m.last_tsn.wrapping_sub(self.initial_tsn), now));
-            }
+        let end = m.ends.then(|| m.last_tsn.wrapping_sub(self.initial_tsn));
+        self.hand_up(now, m.stream, m.bytes, end);
+    }
+
+    /// The buffer is full: a message is handed up in parts to make room (RFC 8260
+    /// sec. 2 with RFC 9260 sec. 6.9; `idata_pd.rs`). Whether buffer space was freed.
+    fn start_idata_partial_delivery(&mut self, now: SimTime) -> bool {
+        let Some(r) = self.idata.as_mut() else {
+            return false;
+        };
+        let mut out = std::mem::take(&mut self.idata_out);
+        let held = self.held;
+        if r.start_partial(self.cum_tsn, &mut out) {
+            self.partial_deliveries += 1;
         }
+        for m in out.drain(..) {
+            self.deliver_message(now, m);
+        }
+        self.idata_out = out;
+        self.held < held
     }
 
     /// I-DATA fragments dropped as contradicting their message (summary.json).

@@ -58,6 +58,7 @@ fn fragments_out_of_order_are_put_together_by_fsn() {
             bytes: 2300,
             last_tsn: 12,
             fragments: 3,
+            ends: true,
         }]
     );
     assert_eq!(r.held_bytes, 0);

@@ -7,8 +7,11 @@
 //! the sender of an Outgoing SSN Reset Request begins no new message on any stream
 //! while the request is pending or outstanding (RFC 6525 5.1.2 asks this only of the
 //! streams being reset), so no data of the new SSN epoch can reach the peer before
-//! the reset is performed; an SSN/TSN Reset Request is answered "Denied" (4.4, result
-//! 2), as resetting TSNs is not modelled.
+//! the reset is performed. The sender of an SSN/TSN Reset Request (5.1.4) waits until
+//! every chunk it sent is acknowledged and no message is half cut, and begins none
+//! until the answer; its receiver (5.2.4) performs it when it has no data of its own
+//! in flight (else "in progress", as Linux does, without using up the request's
+//! sequence number, so the retransmission is decided afresh).
 
 use crate::net::wire::{ReconfigChunk, ReconfigParam, ReconfigResult};
 use crate::sctp::outbound::tsn_le;
@@ -27,7 +30,7 @@ pub enum Request {
     AddStreams(u16),
     /// Incoming SSN Reset: ask the peer to reset its outgoing streams.
     ResetIncoming(Vec<u16>),
-    /// SSN/TSN Reset.
+    /// SSN/TSN Reset (`[[faults]]` `reset_assoc`).
     ResetAll,
 }
 
@@ -38,6 +41,13 @@ pub enum Outcome {
     StreamsReset(Vec<u16>),
     /// `n` outgoing streams were added.
     StreamsAdded(u16),
+    /// The SSN/TSN reset was performed (RFC 6525 5.2.7 with 5.2.4): this end's next
+    /// TSN is `receivers_next`, it expects the peer's next at `senders_next`, and every
+    /// SSN both ways starts again at 0.
+    AssocReset {
+        senders_next: u32,
+        receivers_next: u32,
+    },
     /// The request was refused or failed; nothing changes.
     Refused(ReconfigResult),
 }
@@ -51,6 +61,10 @@ pub enum Action {
     AddIncoming(u16),
     /// Add `n` outgoing streams.
     AddOutgoing(u16),
+    /// SSN/TSN reset performed here (RFC 6525 5.2.4): the peer's next TSN is
+    /// `receivers_next` (everything before it counts as received, G4) and every SSN
+    /// both ways starts again at 0 (G5).
+    ResetAssoc { receivers_next: u32 },
 }
 
 /// The receiver's view of its streams, to decide a request.
@@ -62,6 +76,8 @@ pub struct Local {
     pub out_streams: u16,
     /// The last TSN this end assigned (its own Sender's Last Assigned TSN).
     pub last_assigned_tsn: u32,
+    /// This end has sent data not yet acknowledged (an SSN/TSN reset waits).
+    pub in_flight: bool,
 }
 
 /// Counters (summary.json `reconfig_*`, `streams_reset`, `streams_added`).
@@ -106,6 +122,9 @@ pub struct Reconfig {
     /// The result of the peer's last request, repeated to a retransmission of it
     /// (5.2.1: a request with the previous sequence number is answered again).
     last_result: Option<ReconfigResult>,
+    /// The (Sender's, Receiver's) Next TSN of the peer's last request if it was a
+    /// performed SSN/TSN reset: a retransmission of it gets the same pair (4.4).
+    last_tsns: Option<(u32, u32)>,
     deferred: Option<Deferred>,
     outstanding: Option<Outstanding>,
     queue: VecDeque<Request>,
@@ -118,6 +137,7 @@ impl Reconfig {
             next_req_seq: local_initial_tsn,
             peer_next_seq: peer_initial_tsn,
             last_result: None,
+            last_tsns: None,
             deferred: None,
             outstanding: None,
             queue: VecDeque::new(),
@@ -129,9 +149,9 @@ impl Reconfig {
         self.queue.push_back(r);
     }
 
-    /// An outgoing reset is queued or outstanding: no new message may begin.
+    /// An outgoing or SSN/TSN reset is queued or outstanding: no new message may begin.
     pub fn holds_data(&self) -> bool {
-        let resets = |r: &Request| matches!(r, Request::ResetStreams(_));
+        let resets = |r: &Request| matches!(r, Request::ResetStreams(_) | Request::ResetAll);
         self.queue.iter().any(resets)
             || self
                 .outstanding
@@ -144,13 +164,26 @@ impl Reconfig {
     }
 
     /// The next queued request as a RE-CONFIG chunk, if none is outstanding (5.1.1:
-    /// one at a time) and, for a reset, no message is half cut (`mid_message`).
-    pub fn poll(&mut self, last_assigned_tsn: u32, mid_message: bool) -> Option<ReconfigChunk> {
+    /// one at a time) and, for a reset, no message is half cut (`mid_message`); an
+    /// SSN/TSN reset also waits until none of this end's data is in flight
+    /// (`in_flight`): its receiver treats everything sent before it as acknowledged
+    /// (5.2.4 G3), so nothing may still need retransmitting.
+    pub fn poll(
+        &mut self,
+        last_assigned_tsn: u32,
+        mid_message: bool,
+        in_flight: bool,
+    ) -> Option<ReconfigChunk> {
         if self.outstanding.is_some() {
             return None;
         }
         let front = self.queue.front()?;
-        if matches!(front, Request::ResetStreams(_)) && mid_message {
+        let waits = match front {
+            Request::ResetStreams(_) => mid_message,
+            Request::ResetAll => mid_message || in_flight,
+            _ => false,
+        };
+        if waits {
             return None;
         }
         let request = self.queue.pop_front()?;
@@ -196,8 +229,13 @@ impl Reconfig {
 
     /// A response to our outstanding request. "In progress" keeps it outstanding (the
     /// timer resends it, 5.2.2); any other result ends it. A response to anything
-    /// else is ignored.
-    pub fn on_response(&mut self, resp_seq: u32, result: ReconfigResult) -> Option<Outcome> {
+    /// else is ignored. `tsns`: the response's (Sender's, Receiver's) Next TSN.
+    pub fn on_response(
+        &mut self,
+        resp_seq: u32,
+        result: ReconfigResult,
+        tsns: Option<(u32, u32)>,
+    ) -> Option<Outcome> {
         let o = self.outstanding.as_ref()?;
         if o.req_seq != resp_seq || result == ReconfigResult::InProgress {
             return None;
@@ -212,6 +250,18 @@ impl Reconfig {
                 self.stats.streams_added += u64::from(n);
                 Outcome::StreamsAdded(n)
             }
+            // 4.4: a performed SSN/TSN reset is answered with both TSNs; without them
+            // there is nothing to apply, and the request counts as failed.
+            (Request::ResetAll, ReconfigResult::Performed) => match tsns {
+                Some((senders_next, receivers_next)) => Outcome::AssocReset {
+                    senders_next,
+                    receivers_next,
+                },
+                None => {
+                    self.stats.refused += 1;
+                    Outcome::Refused(ReconfigResult::Performed)
+                }
+            },
             (_, r @ (ReconfigResult::Performed | ReconfigResult::NothingToDo)) => {
                 Outcome::Refused(r)
             }
@@ -247,12 +297,26 @@ impl Reconfig {
             } else {
                 None
             };
+            let result = result.unwrap_or(ReconfigResult::BadSequenceNumber);
             self.stats.responses += 1;
+            // A retransmitted SSN/TSN reset gets the TSNs it was answered with.
+            let tsns = self
+                .last_tsns
+                .filter(|_| result == ReconfigResult::Performed)
+                .filter(|_| matches!(p, ReconfigParam::SsnTsnReset { .. }));
             return (
-                vec![respond(result.unwrap_or(ReconfigResult::BadSequenceNumber))],
+                vec![ReconfigParam::Response {
+                    resp_seq: seq,
+                    result,
+                    tsns,
+                }],
                 Vec::new(),
             );
         }
+        if let ReconfigParam::SsnTsnReset { .. } = p {
+            return self.on_tsn_reset(seq, local);
+        }
+        self.last_tsns = None;
         self.peer_next_seq = seq.wrapping_add(1);
         let mut actions = Vec::new();
         let mut out = Vec::new();
@@ -314,8 +378,7 @@ impl Reconfig {
                     return (out, actions);
                 }
             }
-            // Resetting TSNs is not modelled (module docs).
-            ReconfigParam::SsnTsnReset { .. } => ReconfigResult::Denied,
+            ReconfigParam::SsnTsnReset { .. } => return self.on_tsn_reset(seq, local),
             ReconfigParam::AddOutgoingStreams { count, .. }
             | ReconfigParam::AddIncomingStreams { count, .. } => {
                 let outgoing = matches!(p, ReconfigParam::AddIncomingStreams { .. });
@@ -346,6 +409,49 @@ impl Reconfig {
         self.stats.responses += 1;
         out.push(respond(result));
         (out, actions)
+    }
+
+    /// An SSN/TSN Reset Request with the expected sequence number (RFC 6525 5.2.4).
+    /// With this end's own request outstanding: "already in progress" (4), as Linux
+    /// and usrsctp answer. With data of its own in flight: "in progress" (6), the
+    /// sequence number not used up, so the requester's retransmission is decided
+    /// afresh (Linux's rule: G3 would otherwise count that data as acknowledged).
+    /// Otherwise performed: G1, the Receiver's Next TSN, the peer's next, is the
+    /// smallest TSN this end has not acknowledged plus 2^31; G2, the Sender's Next
+    /// TSN, this end's own next TSN, unchanged; G4 and G5 are the `ResetAssoc` action.
+    fn on_tsn_reset(&mut self, seq: u32, local: Local) -> (Vec<ReconfigParam>, Vec<Action>) {
+        self.stats.responses += 1;
+        let respond = |result, tsns| {
+            vec![ReconfigParam::Response {
+                resp_seq: seq,
+                result,
+                tsns,
+            }]
+        };
+        if local.in_flight && self.outstanding.is_none() {
+            return (respond(ReconfigResult::InProgress, None), Vec::new());
+        }
+        self.peer_next_seq = seq.wrapping_add(1);
+        if self.outstanding.is_some() {
+            self.stats.refused += 1;
+            self.last_tsns = None;
+            self.last_result = Some(ReconfigResult::AlreadyInProgress);
+            return (respond(ReconfigResult::AlreadyInProgress, None), Vec::new());
+        }
+        let receivers_next = local.cum_tsn.wrapping_add(1).wrapping_add(1 << 31);
+        let senders_next = local.last_assigned_tsn.wrapping_add(1);
+        self.stats.streams_reset += u64::from(local.in_streams);
+        self.last_tsns = Some((senders_next, receivers_next));
+        self.last_result = Some(ReconfigResult::Performed);
+        // A deferred Outgoing SSN Reset is overtaken: every stream is reset now.
+        self.deferred = None;
+        (
+            respond(
+                ReconfigResult::Performed,
+                Some((senders_next, receivers_next)),
+            ),
+            vec![Action::ResetAssoc { receivers_next }],
+        )
     }
 
     /// The answer to a retransmitted request: its result, or "performed" once a
