@@ -205,6 +205,9 @@ pub struct Mac {
     ifq: Ifq,
     out: VecDeque<Frame>,
     events: VecDeque<MacEvent>,
+    /// Intact DATA frames for other stations go up too (`Overheard`): ns-2's `tap_`,
+    /// set by a routing agent that listens promiscuously (DSR).
+    tap: bool,
 
     /// The fast paths' bookkeeping (`fast.rs`).
     fast: fast::FastState,
@@ -252,6 +255,7 @@ impl Mac {
             ifq,
             out: VecDeque::with_capacity(4),
             events: VecDeque::with_capacity(8),
+            tap: false,
             fast: fast::FastState::default(),
             counters: MacCounters::default(),
         }
@@ -259,6 +263,13 @@ impl Mac {
 
     pub fn addr(&self) -> MacAddr {
         self.addr
+    }
+
+    /// Pass intact DATA frames addressed to other stations up as `Overheard` events
+    /// (ns-2's `Mac::installTap`). The world's receive-side shortcuts, which hand
+    /// quiet MACs frames without these events, must then be off.
+    pub fn set_tap(&mut self) {
+        self.tap = true;
     }
 
     pub fn cfg(&self) -> &MacCfg {

@@ -154,3 +154,30 @@ impl SrPacket {
         }
     }
 }
+
+/// The source-route header as a world packet carries it on the air (`Packet::sr`): the
+/// header, ns-2's stale request bytes, whether the packet is DSR's own (`PT_DSR`, no
+/// payload) and which header sizes it is charged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SrField {
+    pub sr: SrHeader,
+    pub ns2_stale: u32,
+    pub control: bool,
+    pub sizes: HeaderSizes,
+}
+
+impl SrField {
+    /// The packet's size at the MAC given `base`, its size without DSR (IP header
+    /// included; ns-2's with `ns2`): ns-2.35 adds `srh->size()` to the packet
+    /// (`sendOutPacketWithRoute`), and a control packet is an IP header and the DSR
+    /// header alone (`cmnh->size() = IP_HDR_LEN`).
+    pub fn mac_size(&self, base: u32, ns2: bool) -> u32 {
+        let stale = if ns2 && self.sizes == HeaderSizes::Ns2 {
+            self.ns2_stale
+        } else {
+            0
+        };
+        let base = if self.control { IP_HDR_LEN } else { base };
+        base + stale + self.sr.size(self.sizes)
+    }
+}

@@ -33,6 +33,7 @@ pub(crate) mod fast;
 mod link;
 mod routing;
 mod rx_power;
+mod source_routed;
 #[cfg(test)]
 mod tests;
 
