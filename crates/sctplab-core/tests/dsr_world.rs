@@ -132,6 +132,30 @@ fn a_mobile_network_runs_to_its_end() {
             })
             .sum();
         assert!(got > 0, "seed {seed}: nothing delivered");
+        let sum = |k: &str| -> u64 {
+            (0..15)
+                .map(|i| node(&s, &format!("m{i}"))["routing"][k].as_u64().expect(k))
+                .sum()
+        };
+        let keys = [
+            "link_failures",
+            "salvaged",
+            "errors_sent",
+            "tapped",
+            "grat_replies_sent",
+            "cache_replies_sent",
+        ];
+        eprintln!(
+            "seed {seed}: delivered {got}, routing packets {total}, {:?}",
+            keys.map(|k| (k, sum(k)))
+        );
+        // Links break as nodes move at up to 20 m/s: the MAC's callback reaches the agent,
+        // which sends route errors; the tap hears others' packets.
+        assert!(
+            sum("link_failures") > 0 && sum("errors_sent") > 0,
+            "seed {seed}"
+        );
+        assert!(sum("tapped") > 0, "seed {seed}");
     }
 }
 

@@ -62,6 +62,7 @@ use std::collections::VecDeque;
 use crate::net::PacketId;
 use crate::sim::{EventKey, RngStream, SimDuration, SimTime};
 
+use super::cmu_priqueue::Band;
 use super::frame::{Frame, MacAddr};
 use super::ifq::{Ifq, IfqEntry};
 
@@ -272,6 +273,11 @@ impl Mac {
         self.tap = true;
     }
 
+    /// ns-2's `CMUPriQueue` as the interface queue (`-ifqType CMUPriQueue`), for DSR.
+    pub fn use_cmu_priqueue(&mut self) {
+        self.ifq = Ifq::cmu();
+    }
+
     pub fn cfg(&self) -> &MacCfg {
         &self.cfg
     }
@@ -317,13 +323,27 @@ impl Mac {
         next_hop: MacAddr,
         routing: bool,
     ) {
+        let band = if routing { Band::Routing } else { Band::Normal };
+        self.enqueue_in(now, packet, ip_bytes, next_hop, band);
+    }
+
+    /// `enqueue` with the band ns-2's CMUPriQueue would give the packet (a PriQueue
+    /// only tells `Band::Routing` from the rest).
+    pub fn enqueue_in(
+        &mut self,
+        now: SimTime,
+        packet: PacketId,
+        ip_bytes: u32,
+        next_hop: MacAddr,
+        band: Band,
+    ) {
         self.resume_after_failure(now);
         let e = IfqEntry {
             packet,
             ip_bytes,
             next_hop,
         };
-        if let Some(d) = self.ifq.enqueue(e, routing) {
+        if let Some(d) = self.ifq.enqueue_in(e, band) {
             self.counters.ifq_drops += 1;
             self.events.push_back(MacEvent::Dropped {
                 packet: d.packet,

@@ -139,6 +139,7 @@ pub(super) fn build_wireless(
     let aodv = aodv_cfg(&w.aodv);
     let dsdv = w.dsdv.cfg();
     let dsr = w.dsr.cfg();
+    let w_routing_is_dsr = w.routing == WirelessRouting::Dsr;
     let mut nics = Vec::new();
     let mut node_nics = vec![Vec::new(); nodes.len()];
     for (i, cfg) in f.nodes.iter().enumerate() {
@@ -227,6 +228,12 @@ pub(super) fn build_wireless(
     if overhears {
         for n in &mut nics {
             n.mac.set_tap();
+        }
+    }
+    // DSR comes with ns-2.35's CMUPriQueue (`-ifqType CMUPriQueue`; CONTRACTS.md).
+    if w_routing_is_dsr {
+        for n in &mut nics {
+            n.mac.use_cmu_priqueue();
         }
     }
     let shortcuts = if overhears {

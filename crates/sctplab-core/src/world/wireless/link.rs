@@ -10,6 +10,7 @@ use crate::net::{PacketId, PacketKind};
 use crate::sim::{SimDuration, SimTime};
 use crate::wireless::aodv::BROADCAST;
 use crate::wireless::arp::{ARP_HDR_LEN, ArpEvent, ArpMsg, ArpOp, ArpTable};
+use crate::wireless::cmu_priqueue::ifq_band;
 use crate::wireless::mac::MacEvent;
 use crate::wireless::ns2_size::mac_size;
 use crate::world::mac_digest::Input;
@@ -152,13 +153,14 @@ impl World {
         self.run_lazy_before_input(nic);
         let pkt = self.pool.get(pid);
         let (routing, nh) = (pkt.is_routing(), pkt.next_hop);
+        let band = ifq_band(pkt, routing);
         let size = mac_size(pkt, self.wireless.as_deref().and_then(|w| w.ns2_sizes));
         let mac_nh = self.mac_of(nh);
         let n = &mut self.wl().nics[nic as usize];
         n.digest.note(Input::Packet, now, || {
             (u64::from(size) << 32) | u64::from(mac_nh.0)
         });
-        n.mac.enqueue(now, pid, size, mac_nh, routing);
+        n.mac.enqueue_in(now, pid, size, mac_nh, band);
         self.service_mac(now, nic);
     }
 
