@@ -14,6 +14,7 @@
 //! routing transmissions are n0: 2 requests; n1, n2, n3: one request and one reply
 //! forwarded each; n4: its reply: 9 in all.
 
+use sctplab_core::trace::TraceConfig;
 use sctplab_core::{RunOptions, load_toml, run_scenario};
 use serde_json::Value;
 
@@ -185,4 +186,86 @@ fn bad_dsr_values_are_one_line_at_their_key() {
     }
     let line = refused(&text, "wireless.dsr.header_sizes", "\"rfc9999\"");
     assert!(line.contains("header_sizes"), "{line}");
+}
+
+/// The sizes of the DSR packets each node sends or forwards (RTR `s` and `f` lines) on
+/// python/sctplab/ns2/dsr_chain.tcl's 6-node chain, in ns-2.35's trace of it (`ns
+/// dsr_chain.tcl t.tr 3`): the ring-zero request (32), the propagating one as n0..n4
+/// send it (32, 48, 68, 92, 120: ns-2 keeps each old header's bytes), n5's reply and
+/// its four forwards (76).
+#[test]
+fn the_chain_s_dsr_packets_have_ns2_s_sizes_in_the_ns2_trace() {
+    let dir = std::env::temp_dir().join(format!("sctplab-dsr-chain-{}", std::process::id()));
+    let mut trace = TraceConfig {
+        out_dir: Some(dir.clone()),
+        ..TraceConfig::default()
+    };
+    trace.set_traces(&["ns2"]).expect("ns2 trace");
+    let mut text = String::from(
+        "duration = \"3s\"\n[wireless]\nwidth = \"1200m\"\nheight = \"300m\"\n\
+         routing = \"dsr\"\nns2_packet_sizes = true\n[wireless.mac]\ndata_rate = \"2Mb\"\n\
+         basic_rate = \"2Mb\"\n",
+    );
+    for i in 0..6 {
+        let x = 100 + 200 * i;
+        text += &format!("[[nodes]]\nname = \"n{i}\"\nwlan = 1\nx = \"{x}m\"\ny = \"100m\"\n");
+    }
+    text += "[[flows]]\nname = \"cbr\"\ntype = \"cbr\"\nfrom = \"n0\"\nto = \"n5\"\n\
+             rate = \"8192b\"\npacket_size = \"512B\"\nstart = \"1s\"\n";
+    let s = load_toml(&text, "<test>", "t", &[]).expect("valid");
+    run_scenario(
+        &s,
+        &RunOptions {
+            seed: 1,
+            trace,
+            ..RunOptions::default()
+        },
+    )
+    .expect("run");
+    let mut lines = Vec::new();
+    for e in std::fs::read_dir(&dir).expect("trace dir") {
+        let p = e.expect("entry").path();
+        if p.extension().is_some_and(|x| x == "tr") {
+            lines.extend(
+                std::fs::read_to_string(&p)
+                    .expect("trace")
+                    .lines()
+                    .map(str::to_string),
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let sent: Vec<(String, String)> = lines
+        .iter()
+        .filter_map(|l| {
+            let t: Vec<&str> = l.split_whitespace().collect();
+            (t.len() > 7 && (t[0] == "s" || t[0] == "f") && t[3] == "RTR" && t[6] == "DSR")
+                .then(|| (t[0].to_string(), t[7].to_string()))
+        })
+        .collect();
+    let want: Vec<(String, String)> = [
+        ("s", "32"),
+        ("s", "32"),
+        ("f", "48"),
+        ("f", "68"),
+        ("f", "92"),
+        ("f", "120"),
+        ("s", "76"),
+        ("f", "76"),
+        ("f", "76"),
+        ("f", "76"),
+        ("f", "76"),
+    ]
+    .iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    assert_eq!(sent, want, "{lines:#?}");
+    // The reply's tail as ns-2.35 prints it: 6 addresses, the request number 2, the
+    // route n0 -> n5.
+    assert!(
+        lines.iter().any(|l| l.starts_with("s ")
+            && l.contains("_5_ RTR")
+            && l.ends_with("6 [0 2] [1 2 6 0->5] [0 0 0 0->0]")),
+        "{lines:#?}"
+    );
 }

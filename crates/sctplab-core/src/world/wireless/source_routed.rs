@@ -172,17 +172,27 @@ impl World {
                 let c = &mut self.wl().node_counters[node];
                 c.routing_packets += 1;
                 c.routing_bytes += u64::from(len);
-                self.new_control_packet(now, p.src, p.dst)
+                let pid = self.new_control_packet(now, p.src, p.dst);
+                // ns-2 forwards the same packet ('f' in its trace); here each hop sends
+                // a new one, marked forwarded where this node is not its source.
+                self.pool.get_mut(pid).forwards = u32::from(p.src != me);
+                pid
             }
         };
-        let pkt = self.pool.get_mut(pid);
-        pkt.ip.ttl = p.ttl;
-        pkt.sr = Some(Box::new(SrField {
+        let f = SrField {
             sr: p.sr,
             ns2_stale: p.ns2_stale,
             control,
             sizes,
-        }));
+        };
+        let pkt = self.pool.get_mut(pid);
+        pkt.ip.ttl = p.ttl;
+        if control {
+            // Its size as ns-2.35 counts it (traces show it; the MAC charges
+            // `mac_size`), as AODV's messages keep theirs.
+            pkt.size = f.mac_size(0, true);
+        }
+        pkt.sr = Some(Box::new(f));
         self.link_down_after(now, nic, pid, next_hop, delay);
     }
 
