@@ -14,6 +14,8 @@
 //! routing transmissions are n0: 2 requests; n1, n2, n3: one request and one reply
 //! forwarded each; n4: its reply: 9 in all.
 
+mod common;
+
 use sctplab_core::trace::TraceConfig;
 use sctplab_core::{RunOptions, load_toml, run_scenario};
 use serde_json::Value;
@@ -268,4 +270,63 @@ fn the_chain_s_dsr_packets_have_ns2_s_sizes_in_the_ns2_trace() {
             && l.ends_with("6 [0 2] [1 2 6 0->5] [0 0 0 0->0]")),
         "{lines:#?}"
     );
+}
+
+/// `--pcap` of the 5-node chain: DSR's packets behind IP protocol 48 with RFC 4728's
+/// DSR header, which tshark frames (IP lengths consistent, nothing malformed): n0's two
+/// requests and the reply n1 forwards to it, then data with a source route.
+#[test]
+fn pcap_shows_dsr_packets_as_ip_protocol_48_that_tshark_frames() {
+    let Some(tshark) = common::tshark() else {
+        eprintln!("tshark not installed: skipped");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("sctplab-dsr-pcap-{}", std::process::id()));
+    let trace = TraceConfig {
+        out_dir: Some(dir.clone()),
+        pcap: true,
+        ..TraceConfig::default()
+    };
+    let text = chain("").replace("duration = \"20s\"", "duration = \"3s\"");
+    let s = load_toml(&text, "<test>", "t", &[]).expect("valid");
+    run_scenario(
+        &s,
+        &RunOptions {
+            seed: 1,
+            trace,
+            ..RunOptions::default()
+        },
+    )
+    .expect("run");
+    let pcap = dir.join("pcap").join("n0-wlan0.pcap");
+    let out = common::tshark_read(
+        tshark,
+        &pcap,
+        &[
+            "-Y",
+            "ip.proto == 48",
+            "-T",
+            "fields",
+            "-e",
+            "ip.len",
+            "-e",
+            "ip.src",
+        ],
+    );
+    let all = common::tshark_read(tshark, &pcap, &[]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(!all.contains("Malformed"), "{all}");
+    let rows: Vec<&str> = out.lines().collect();
+    // RFC 4728 sizes: a request from n0 is IP 20 + 4 + 8 = 32 bytes; the reply to it
+    // (route n4..n0, reply route of 5) 20 + 4 + (4 + 3 * 4) + (3 + 4 * 4) = 59.
+    assert!(
+        rows.iter()
+            .filter(|r| r.starts_with("32\t10.0.0.1"))
+            .count()
+            >= 2,
+        "{out}"
+    );
+    assert!(rows.iter().any(|r| r.starts_with("59\t10.0.0.5")), "{out}");
+    // Data packets carry the route: UDP 540 + 4 + 4 + 3 * 4 = 560.
+    assert!(rows.iter().any(|r| r.starts_with("560\t10.0.0.1")), "{out}");
 }

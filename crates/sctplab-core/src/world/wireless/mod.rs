@@ -39,6 +39,7 @@ mod tests;
 
 pub(crate) use fast::{MacTimerSlot, SWEEP_EVERY};
 pub(crate) use routing::static_wireless_routes;
+pub(crate) use source_routed::encode_source_routed;
 
 use super::World;
 use super::mac_digest::InputDigest;

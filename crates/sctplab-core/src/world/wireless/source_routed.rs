@@ -15,6 +15,8 @@
 //!   `XmitFailureCallback` and its `prq_get_nexthop` loop).
 
 use super::{addr_u32, u32_addr};
+use crate::net::Packet;
+use crate::net::wire::{IPV4_HEADER_LEN, Ipv4Repr, emit_ipv4_packet};
 use crate::net::wire::{TransportRepr, UdpRepr};
 use crate::net::{PacketId, PacketKind};
 use crate::sim::{SimDuration, SimTime};
@@ -24,6 +26,37 @@ use crate::world::{NO_FLOW, World};
 /// The IP protocol number of a DSR control packet (RFC 4728 section 6.1, "DSR Options
 /// header": protocol 48).
 pub(crate) const IPPROTO_DSR: u8 = 48;
+
+/// No next header (RFC 8200 section 4.7; RFC 4728 6.1 uses IPv6's numbers).
+const NO_NEXT_HEADER: u8 = 59;
+
+/// `p` as a capture shows it (`--pcap`): its IPv4 header with protocol 48, the DSR
+/// header in RFC 4728's encoding (`SrHeader::encode_rfc4728`), then the transport
+/// segment (none for DSR's own packets).
+pub(crate) fn encode_source_routed(p: &Packet, f: &SrField, out: &mut Vec<u8>) {
+    let mut dsr = Vec::new();
+    if f.control {
+        out.clear();
+        out.resize(IPV4_HEADER_LEN, 0);
+        f.sr.encode_rfc4728(NO_NEXT_HEADER, &mut dsr);
+    } else {
+        emit_ipv4_packet(&p.ip, &p.transport, p.payload_len as usize, out);
+        // The transport's protocol number (the IPv4 header's byte 9).
+        f.sr.encode_rfc4728(out[9], &mut dsr);
+    }
+    if f.sr.request.is_some() && dsr.len() >= 10 {
+        // The Route Request's Target Address: the packet's IP destination.
+        dsr[6..10].copy_from_slice(&p.ip.dst);
+    }
+    let payload_len = out.len() - IPV4_HEADER_LEN + dsr.len();
+    let ip = Ipv4Repr {
+        protocol: IPPROTO_DSR,
+        payload_len,
+        ..p.ip
+    };
+    out.splice(IPV4_HEADER_LEN..IPV4_HEADER_LEN, dsr);
+    ip.emit(&mut out[..IPV4_HEADER_LEN]);
+}
 
 impl World {
     /// The agent's view of the world packet `pid`, if it has a header: data packets
