@@ -92,11 +92,8 @@ fn a_chain_discovers_its_route_with_one_flood_and_one_reply_and_delivers() {
         // A request grows by 4 bytes per node it lists; ns-2.35 keeps the old header's
         // bytes in the size too (n1 sends 32 + 16, its reply copy 68).
         assert_eq!(bytes("n1"), 48 + 68, "seed {seed}");
-        assert_eq!(
-            r("n2", "tapped") + r("n1", "tapped") > 0,
-            true,
-            "the tap hears"
-        );
+        // n1 overhears n2's frames for n3 (the data, its source routes).
+        assert!(r("n1", "tapped") > 0, "seed {seed}: the tap hears nothing");
     }
 }
 
