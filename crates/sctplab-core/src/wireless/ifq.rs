@@ -66,7 +66,7 @@ impl Ifq {
     pub fn enqueue_in(&mut self, e: IfqEntry, band: Band) -> Option<IfqEntry> {
         match self.cmu.as_deref_mut() {
             Some(c) => c.enqueue(e, band),
-            None => self.enqueue(e, band == Band::Routing),
+            None => self.enqueue_pri(e, band == Band::Routing),
         }
     }
 
@@ -74,6 +74,12 @@ impl Ifq {
     /// (ns-2: `PT_AODV`, `PT_DSR`, ...). Returns the packet dropped by the queue, if any:
     /// the arriving one (drop-tail) or, for a routing packet, the one at the tail.
     pub fn enqueue(&mut self, e: IfqEntry, routing: bool) -> Option<IfqEntry> {
+        let band = if routing { Band::Routing } else { Band::Normal };
+        self.enqueue_in(e, band)
+    }
+
+    /// `enqueue` into the PriQueue.
+    fn enqueue_pri(&mut self, e: IfqEntry, routing: bool) -> Option<IfqEntry> {
         let limit = self.limit as usize;
         if routing && self.prefer_routing {
             self.q.push_front(e);
@@ -219,5 +225,30 @@ mod tests {
         q.remove_where(|x| x.next_hop == MacAddr(3), &mut out);
         assert_eq!(out, vec![e(3, 3)]);
         assert_eq!(q.len(), 1);
+    }
+
+    #[test]
+    fn a_cmu_queue_serves_bands_and_filters_in_band_order() {
+        // DSR's queue behind the same interface: routing band first, then TCP acks,
+        // then the rest; the PriQueue's routing flag maps to the routing band.
+        let mut q = Ifq::cmu();
+        q.enqueue_in(e(0, 1), Band::Normal);
+        q.enqueue_in(e(1, 2), Band::LowDelay);
+        q.enqueue(e(2, 1), true);
+        q.enqueue_in(e(3, 1), Band::Normal);
+        assert_eq!(q.len(), 4);
+        let mut out = Vec::new();
+        q.remove_where(|x| x.next_hop == MacAddr(1), &mut out);
+        assert_eq!(
+            out.iter().map(|x| x.packet.0).collect::<Vec<_>>(),
+            vec![2, 0, 3]
+        );
+        assert_eq!(q.pop(), Some(e(1, 2)));
+        assert!(q.is_empty() && q.pop().is_none());
+        // Fifty a band, whatever the PriQueue limit.
+        for i in 0..51 {
+            q.enqueue_in(e(i, 1), Band::Normal);
+        }
+        assert_eq!((q.len(), q.drops()), (50, 1));
     }
 }
