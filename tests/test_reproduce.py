@@ -105,7 +105,7 @@ EXPECTED["messaging"] = {
 }
 # Beyond the seeds (issue 40): Broch et al.'s routing comparison and seed 004's transports
 # under each routing protocol (`all` runs it at its --quick size: pauses 0 and 900).
-ROUTING_PROTOCOLS = ("aodv", "dsdv")
+ROUTING_PROTOCOLS = ("aodv", "dsdv", "dsr")
 EXPECTED["routing"] = {
     *{
         (item, f"{p}-{n}src", "pause_s", metric)

@@ -62,6 +62,12 @@ def test_static_pair_counts_by_hand(protocol: str) -> None:
         assert r["routing_packets"] == 2
         # ns-2 sizes: RREQ 48 B, RREP 44 B (docs/models/wireless.md).
         assert r["routing_bytes"] == 48 + 44
+    elif protocol == "dsr":
+        # n0's ring-zero request reaches its target, n1, which answers: ns-2 sizes 32 B
+        # (IP 20 + hdr_sr 12) and 44 B (IP 20 + 4 + 4 for the route n1 n0 + 13 for the
+        # reply route n0 n1, rounded up to 24) (docs/models/wireless.md, DSR).
+        assert r["routing_packets"] == 2
+        assert r["routing_bytes"] == 32 + 44
     else:
         assert r["routing_packets"] >= 2 * 4
     path = r["path"]

@@ -36,17 +36,18 @@ def test_validate_ns2_quick(tmp_path: Path) -> None:
     # Progress on stderr as each group of rows ends, the pass count as the last line, and
     # --quick's MANET rows marked as smoke tests.
     assert r.stdout.splitlines()[-1] == f"{len(rows)}/{len(rows)} checks pass"
-    assert "sctplab validate ns2: [6/9] wireless" in r.stderr
-    assert "sctplab validate ns2: [7/9] wireless: DSDV" in r.stderr
-    assert "sctplab validate ns2: [8/9] satellites" in r.stderr
+    assert "sctplab validate ns2: [6/10] wireless" in r.stderr
+    assert "sctplab validate ns2: [7/10] wireless: DSDV" in r.stderr
+    assert "sctplab validate ns2: [8/10] wireless: DSR" in r.stderr
+    assert "sctplab validate ns2: [9/10] satellites" in r.stderr
     assert "(smoke test: --quick)" in (tmp_path / "validation.md").read_text()
     # 24 TCP + 6 SCTP drop scenarios x 4 order checks, 5 statistical rows, TCP and
     # TCP-snoop transfer times at two loss rates, 6 multihoming rows, 4 CMT rows and 18
     # wireless rows (7 chains, 4 MANET TCP metrics (connect time included) and 3 MANET
     # SCTP metrics at 10 m/s, the saturated cell at n = 5 and 20 with RTS/CTS and basic
-    # access), then 4 DSDV rows at 10 m/s, 4 satellite rows and 3 RED rows.
-    assert "sctplab validate ns2: [9/9] RED" in r.stderr
-    assert len(rows) == 30 * 4 + 5 + 4 + 6 + 4 + 18 + 4 + 4 + 3
+    # access), then 4 DSDV rows and 4 DSR rows at 10 m/s, 4 satellite rows and 3 RED rows.
+    assert "sctplab validate ns2: [10/10] RED" in r.stderr
+    assert len(rows) == 30 * 4 + 5 + 4 + 6 + 4 + 18 + 4 + 4 + 4 + 3
     red = rows[-3:]
     rows = rows[:-3]
     assert [r["metric"] for r in red] == [
@@ -61,6 +62,14 @@ def test_validate_ns2_quick(tmp_path: Path) -> None:
         "sat_path_agreement",
         "sat_route_changes",
         "sat_tcp_goodput_pkts_per_s",
+    ]
+    dsr = rows[-4:]
+    rows = rows[:-4]
+    assert [r["metric"] for r in dsr] == [
+        "dsr_delivery_ratio",
+        "dsr_routing_packets",
+        "dsr_tcp_connect_time_s",
+        "dsr_tcp_goodput_bps",
     ]
     dsdv = rows[-4:]
     rows = rows[:-4]
@@ -91,3 +100,4 @@ def test_validate_ns2_quick(tmp_path: Path) -> None:
     # The wireless rows' ns-2 results went to the default cache under --out.
     assert list((tmp_path / "ns2-cache" / "manet").glob("*.json"))
     assert list((tmp_path / "ns2-cache" / "dsdv").glob("*.json"))
+    assert list((tmp_path / "ns2-cache" / "dsr").glob("*.json"))

@@ -13,6 +13,7 @@ from sctplab.cli import cli
 from sctplab.ns2 import oracle as ns2_oracle
 from sctplab.validation import cmt as validate_cmt
 from sctplab.validation import dsdv as validate_dsdv
+from sctplab.validation import dsr as validate_dsr
 from sctplab.validation import multihoming as validate_multihoming
 from sctplab.validation import ns2 as validate
 from sctplab.validation import red as validate_red
@@ -44,6 +45,11 @@ def fake_groups(monkeypatch: pytest.MonkeyPatch) -> None:
         lambda tmp, quick, cache, jobs: _rows(("dsdv_routing_packets", True)),
     )
     monkeypatch.setattr(
+        validate_dsr,
+        "checks",
+        lambda tmp, quick, cache, jobs: _rows(("dsr_routing_packets", True)),
+    )
+    monkeypatch.setattr(
         validate_satellite, "checks", lambda tmp, quick: _rows(("sat_route_changes", True))
     )
     monkeypatch.setattr(
@@ -55,19 +61,22 @@ def fake_groups(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_progress_and_last_line(tmp_path: Path) -> None:
     r = CliRunner().invoke(cli, ["validate", "ns2", "--out", str(tmp_path)])
     assert r.exit_code == 0, r.output
-    assert r.stdout.splitlines()[-1] == "10/10 checks pass"
+    assert r.stdout.splitlines()[-1] == "11/11 checks pass"
     err = r.stderr.splitlines()
     # A start and an end line per group of rows, numbered.
-    assert len([x for x in err if "started" in x]) == 9
-    assert err[0].startswith("sctplab validate ns2: [1/9] seed 002 send and forward order")
+    assert len([x for x in err if "started" in x]) == 10
+    assert err[0].startswith("sctplab validate ns2: [1/10] seed 002 send and forward order")
     assert any(
-        x.startswith("sctplab validate ns2: [6/9] wireless") and "2/2 pass" in x for x in err
+        x.startswith("sctplab validate ns2: [6/10] wireless") and "2/2 pass" in x for x in err
     )
     assert any(
-        x.startswith("sctplab validate ns2: [7/9] wireless: DSDV") and "1/1" in x for x in err
+        x.startswith("sctplab validate ns2: [7/10] wireless: DSDV") and "1/1" in x for x in err
     )
-    assert any(x.startswith("sctplab validate ns2: [8/9] satellites") and "1/1" in x for x in err)
-    assert err[-1].startswith("sctplab validate ns2: [9/9] RED") and "1/1" in err[-1]
+    assert any(
+        x.startswith("sctplab validate ns2: [8/10] wireless: DSR") and "1/1" in x for x in err
+    )
+    assert any(x.startswith("sctplab validate ns2: [9/10] satellites") and "1/1" in x for x in err)
+    assert err[-1].startswith("sctplab validate ns2: [10/10] RED") and "1/1" in err[-1]
     assert "smoke test" not in (tmp_path / "validation.md").read_text()
 
 
@@ -77,7 +86,7 @@ def test_a_failing_row_shows_in_the_count_and_the_exit_status(
     monkeypatch.setattr(validate, "snoop", lambda tmp, s: _rows(("snoop", False)))
     r = CliRunner().invoke(cli, ["validate", "ns2", "--out", str(tmp_path)])
     assert r.exit_code == 1
-    assert r.stdout.splitlines()[-1] == "9/10 checks pass"
+    assert r.stdout.splitlines()[-1] == "10/11 checks pass"
 
 
 @pytest.mark.usefixtures("fake_groups")

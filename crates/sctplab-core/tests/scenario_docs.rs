@@ -138,6 +138,10 @@ fn expected_sections() -> Vec<(String, BTreeSet<String>)> {
             "[wireless.dsdv]".to_string(),
             fields_of::<sctplab_core::scenario::dsdv::DsdvSchema>(),
         ),
+        (
+            "[wireless.dsr]".to_string(),
+            fields_of::<sctplab_core::scenario::dsr::DsrSchema>(),
+        ),
         ("[mobility]".to_string(), fields_of::<MobilityCfg>()),
         (
             "stream_traffic".to_string(),

@@ -10,8 +10,9 @@
 # scenarios/manet-sctp.toml). PAIRS is a text file with one CBR flow a line,
 # "FROM TO START_S" (0-based node indices). SEED (> 0) seeds ns-2's default generator.
 # TRACE is a trace file of agent-level lines (AGT) and drops, or "-" for none.
-# ROUTING is the ad hoc routing agent, AODV (the default) or DSDV; with DSDV the trace
-# also has the routing-level lines (RTR), where its updates are counted.
+# ROUTING is the ad hoc routing agent, AODV (the default), DSDV or DSR; with DSDV or DSR
+# the trace also has the routing-level lines (RTR), where its packets are counted. DSR
+# gets the interface queue ns-2's DSR scripts give it (-ifqType CMUPriQueue).
 
 if {$argc != 6 && $argc != 7} {
     puts stderr "usage: ns manet.tcl TRANSPORT MOVEMENT PAIRS SEED STOP TRACE \[ROUTING\]"
@@ -32,6 +33,9 @@ set cbr_interval [expr {$cbr_size * 8.0 / 16000.0}]
 
 source [file join [file dirname [info script]] wireless_node.tcl]
 wireless_setup $seed $tracefile 1000 300 $nn $routing [expr {$routing ne "AODV"}]
+if {$routing eq "DSR"} {
+    $ns_ node-config -ifqType CMUPriQueue
+}
 wireless_nodes $nn
 # The setdest file refers to $node_(i), $ns_ and $god_.
 source $movement

@@ -18,7 +18,7 @@ from sctplab.scenario_paths import load_scenario
 
 # Every routing protocol the study compares, in the order of the tables and figures;
 # one list so a protocol that lands (DSR) is one entry here.
-PROTOCOLS = ["aodv", "dsdv"]
+PROTOCOLS = ["aodv", "dsdv", "dsr"]
 PAUSES = [0, 30, 60, 120, 300, 600, 900]  # s
 QUICK_PAUSES = [0, 900]
 SOURCES = [10, 20, 30]

@@ -22,7 +22,8 @@ over two disjoint paths, with and without loss on one, single path beside it.
 Wireless rows (802.11 chains, seed 004's MANET replayed in both at each maximum speed,
 and the saturated cell of sctplab.validation.cell) come from sctplab.validation.wireless;
 their ns-2 results are cached (ns2_oracle.Ns2Cache). DSDV rows (sctplab.validation.dsdv):
-the same replay with `routing = "dsdv"` against ns-2.35's Agent/DSDV. RED rows
+the same replay with `routing = "dsdv"` against ns-2.35's Agent/DSDV; DSR rows
+(sctplab.validation.dsr) with `routing = "dsr"` against Agent/DSRAgent. RED rows
 (sctplab.validation.red): RED at ns-2.35's `Queue/RED` defaults on seed 000's GEO path,
 on 300-s runs in both modes.
 """
@@ -35,7 +36,7 @@ from pathlib import Path
 
 from sctplab.ns2 import oracle as ns2_oracle
 from sctplab.tables import markdown_table
-from sctplab.validation import cmt, dsdv, multihoming, red, satellite, wireless
+from sctplab.validation import cmt, dsdv, dsr, multihoming, red, satellite, wireless
 from sctplab.validation.check import COLUMNS, Check, Validation, run_groups, write_csv
 from sctplab.validation.seed002 import deterministic, statistical
 from sctplab.validation.snoop import SNOOP_SEEDS, snoop
@@ -44,7 +45,7 @@ from sctplab.validation.snoop import SNOOP_SEEDS, snoop
 def _smoke(check: Check, quick: bool) -> bool:
     """--quick's MANET rows: three movements make paired intervals so wide that a row
     passes gaps of 10-20 %; they show the comparison runs, not that the two agree."""
-    return quick and check.metric.startswith(("manet_", "dsdv_"))
+    return quick and check.metric.startswith(("manet_", "dsdv_", "dsr_"))
 
 
 def validate_ns2(
@@ -85,6 +86,10 @@ def validate_ns2(
                 lambda: dsdv.checks(tmp, quick, cache, jobs),
             ),
             (
+                "wireless: DSR against ns-2.35's Agent/DSRAgent, seed-004 TCP replay",
+                lambda: dsr.checks(tmp, quick, cache, jobs),
+            ),
+            (
                 "satellites: one-way delay, paths and TCP over a polar constellation",
                 lambda: satellite.checks(tmp, quick),
             ),
@@ -107,7 +112,7 @@ def validate_ns2(
     ]
     if smoke:
         md += [
-            f"The {len(smoke)} `manet_*` and `dsdv_*` rows are smoke tests here (marked "
+            f"The {len(smoke)} `manet_*`, `dsdv_*` and `dsr_*` rows are smoke tests here (marked "
             "in the scenario column): --quick replays only 3 movements, so their paired "
             "intervals pass differences of 10-20 % and more; they show that the replay "
             "runs in both simulators, not that the two agree. The full run's 12 "

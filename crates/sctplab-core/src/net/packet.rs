@@ -59,6 +59,9 @@ pub struct Packet {
     /// The ARP message an ARP packet carries (wireless NICs; not an IP packet: `size` is
     /// the ARP packet's 28 bytes and the IP fields are unused).
     pub arp: Option<crate::wireless::arp::ArpMsg>,
+    /// The DSR source-route header the packet carries on the air (`routing = "dsr"`;
+    /// none elsewhere).
+    pub sr: Option<Box<crate::wireless::dsr::SrField>>,
     /// The UDP payload bytes of a packet whose transport needs them carried (QUIC's
     /// encrypted datagrams); empty for every other packet, whose payload is only a length.
     /// Only the endpoint that writes it and its peer read it.
@@ -98,12 +101,19 @@ impl Default for Packet {
             next_hop: 0,
             routing: None,
             arp: None,
+            sr: None,
             datagram: Vec::new(),
         }
     }
 }
 
 impl Packet {
+    /// A routing protocol's own packet (ns-2's `PT_AODV`, `PT_MESSAGE`, `PT_DSR`), which
+    /// the interface queue serves first.
+    pub fn is_routing(&self) -> bool {
+        self.routing.is_some() || self.sr.as_ref().is_some_and(|f| f.control)
+    }
+
     /// Fills in the IP length fields from the transport header; call after the transport
     /// header and payload length are final.
     // Always inlined: every TCP segment and ack calls it, and with the QUIC adapter as one
@@ -182,6 +192,8 @@ impl PacketPool {
         p.retransmission = false;
         // Not ECN-capable unless its sender says so (the world, for an `ecn` flow).
         p.ip.ecn = 0;
+        // A recycled slot may hold a DSR header (builders set the fields they use).
+        p.sr = None;
         id
     }
 

@@ -42,6 +42,7 @@ pub(super) fn check(s: &Scenario, source: &str) -> Result<(), ScenarioError> {
     check_flow_count(s, source)?;
     check_aodv(s, source)?;
     super::dsdv::check(s, source)?;
+    super::dsr::check(s, source)?;
     check_mobility(s, source)?;
     for flow in &s.flows {
         let p = format!("flows.{}", flow.name());

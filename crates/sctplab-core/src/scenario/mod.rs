@@ -4,6 +4,7 @@ pub mod asconf;
 pub mod bounds;
 pub mod cmt;
 pub mod dsdv;
+pub mod dsr;
 mod error;
 pub(crate) mod load;
 pub mod overrides;

@@ -28,6 +28,21 @@ pub enum Band {
     Normal = 3,
 }
 
+/// The band of `p` (`prq_assign_queue`): routing packets; TCP segments without data
+/// (ns-2's `PT_ACK`); the rest (no audio or video here).
+#[inline]
+pub fn ifq_band(p: &crate::net::Packet, routing: bool) -> Band {
+    if routing {
+        Band::Routing
+    } else if p.kind == crate::net::PacketKind::Ack
+        && matches!(p.transport, crate::net::wire::TransportRepr::Tcp(_))
+    {
+        Band::LowDelay
+    } else {
+        Band::Normal
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct CmuPriQueue {
     bands: [VecDeque<IfqEntry>; 4],
@@ -75,6 +90,25 @@ impl CmuPriQueue {
             let i = q.iter().position(|e| e.next_hop == next_hop)?;
             q.remove(i)
         })
+    }
+
+    /// Removes every waiting packet for which `pred` is true, bands in priority order,
+    /// appending them to `out` (the order of `take_next_hop` called in a loop).
+    pub fn remove_where<F: FnMut(&IfqEntry) -> bool>(
+        &mut self,
+        mut pred: F,
+        out: &mut Vec<IfqEntry>,
+    ) {
+        for q in &mut self.bands {
+            let mut i = 0;
+            while i < q.len() {
+                if pred(&q[i]) {
+                    out.extend(q.remove(i));
+                } else {
+                    i += 1;
+                }
+            }
+        }
     }
 
     /// Packets waiting in all bands (`prq_length`).

@@ -18,6 +18,7 @@
 use crate::net::PacketId;
 use std::collections::VecDeque;
 
+use super::cmu_priqueue::{Band, CmuPriQueue};
 use super::frame::MacAddr;
 
 /// One packet waiting for the MAC: the world's packet, its size as ns-2 counts it at the
@@ -36,6 +37,8 @@ pub struct Ifq {
     limit: u32,
     prefer_routing: bool,
     drops: u64,
+    /// ns-2's `CMUPriQueue` instead (`Ifq::cmu`, DSR's queue): then `q` stays empty.
+    cmu: Option<Box<CmuPriQueue>>,
 }
 
 impl Ifq {
@@ -45,6 +48,25 @@ impl Ifq {
             limit,
             prefer_routing,
             drops: 0,
+            cmu: None,
+        }
+    }
+
+    /// ns-2.35's `CMUPriQueue` (`-ifqType CMUPriQueue`, which DSR scripts use): four
+    /// bands of 50 packets (wireless/cmu_priqueue.rs).
+    pub fn cmu() -> Self {
+        Ifq {
+            cmu: Some(Box::default()),
+            ..Ifq::new(0, false)
+        }
+    }
+
+    /// A packet arrives in the band ns-2's `prq_assign_queue` gives it; a PriQueue only
+    /// tells routing packets (`Band::Routing`) from the others.
+    pub fn enqueue_in(&mut self, e: IfqEntry, band: Band) -> Option<IfqEntry> {
+        match self.cmu.as_deref_mut() {
+            Some(c) => c.enqueue(e, band),
+            None => self.enqueue_pri(e, band == Band::Routing),
         }
     }
 
@@ -52,6 +74,12 @@ impl Ifq {
     /// (ns-2: `PT_AODV`, `PT_DSR`, ...). Returns the packet dropped by the queue, if any:
     /// the arriving one (drop-tail) or, for a routing packet, the one at the tail.
     pub fn enqueue(&mut self, e: IfqEntry, routing: bool) -> Option<IfqEntry> {
+        let band = if routing { Band::Routing } else { Band::Normal };
+        self.enqueue_in(e, band)
+    }
+
+    /// `enqueue` into the PriQueue.
+    fn enqueue_pri(&mut self, e: IfqEntry, routing: bool) -> Option<IfqEntry> {
         let limit = self.limit as usize;
         if routing && self.prefer_routing {
             self.q.push_front(e);
@@ -71,12 +99,18 @@ impl Ifq {
 
     /// The next packet for the MAC.
     pub fn pop(&mut self) -> Option<IfqEntry> {
+        if let Some(c) = self.cmu.as_deref_mut() {
+            return c.pop();
+        }
         self.q.pop_front()
     }
 
     /// Removes and returns the first waiting packet for `next_hop` (ns-2
     /// `PriQueue::filter(nsaddr_t)`; AODV calls it until it returns nothing).
     pub fn take_next_hop(&mut self, next_hop: MacAddr) -> Option<IfqEntry> {
+        if let Some(c) = self.cmu.as_deref_mut() {
+            return c.take_next_hop(next_hop);
+        }
         let i = self.q.iter().position(|e| e.next_hop == next_hop)?;
         self.q.remove(i)
     }
@@ -88,6 +122,10 @@ impl Ifq {
         mut pred: F,
         out: &mut Vec<IfqEntry>,
     ) {
+        if let Some(c) = self.cmu.as_deref_mut() {
+            c.remove_where(pred, out);
+            return;
+        }
         let mut i = 0;
         while i < self.q.len() {
             if pred(&self.q[i]) {
@@ -102,20 +140,20 @@ impl Ifq {
 
     /// Packets waiting (not counting the one the MAC holds).
     pub fn len(&self) -> usize {
-        self.q.len()
+        self.q.len() + self.cmu.as_ref().map_or(0, |c| c.len())
     }
 
     pub fn is_empty(&self) -> bool {
-        self.q.is_empty()
+        self.q.is_empty() && self.cmu.as_ref().is_none_or(|c| c.is_empty())
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &IfqEntry> {
-        self.q.iter()
+        self.q.iter().chain(self.cmu.iter().flat_map(|c| c.iter()))
     }
 
     /// Packets this queue dropped (overflow), since it was built.
     pub fn drops(&self) -> u64 {
-        self.drops
+        self.drops + self.cmu.as_ref().map_or(0, |c| c.drops())
     }
 }
 
@@ -187,5 +225,30 @@ mod tests {
         q.remove_where(|x| x.next_hop == MacAddr(3), &mut out);
         assert_eq!(out, vec![e(3, 3)]);
         assert_eq!(q.len(), 1);
+    }
+
+    #[test]
+    fn a_cmu_queue_serves_bands_and_filters_in_band_order() {
+        // DSR's queue behind the same interface: routing band first, then TCP acks,
+        // then the rest; the PriQueue's routing flag maps to the routing band.
+        let mut q = Ifq::cmu();
+        q.enqueue_in(e(0, 1), Band::Normal);
+        q.enqueue_in(e(1, 2), Band::LowDelay);
+        q.enqueue(e(2, 1), true);
+        q.enqueue_in(e(3, 1), Band::Normal);
+        assert_eq!(q.len(), 4);
+        let mut out = Vec::new();
+        q.remove_where(|x| x.next_hop == MacAddr(1), &mut out);
+        assert_eq!(
+            out.iter().map(|x| x.packet.0).collect::<Vec<_>>(),
+            vec![2, 0, 3]
+        );
+        assert_eq!(q.pop(), Some(e(1, 2)));
+        assert!(q.is_empty() && q.pop().is_none());
+        // Fifty a band, whatever the PriQueue limit.
+        for i in 0..51 {
+            q.enqueue_in(e(i, 1), Band::Normal);
+        }
+        assert_eq!((q.len(), q.drops()), (50, 1));
     }
 }

@@ -62,6 +62,7 @@ use std::collections::VecDeque;
 use crate::net::PacketId;
 use crate::sim::{EventKey, RngStream, SimDuration, SimTime};
 
+use super::cmu_priqueue::Band;
 use super::frame::{Frame, MacAddr};
 use super::ifq::{Ifq, IfqEntry};
 
@@ -205,6 +206,9 @@ pub struct Mac {
     ifq: Ifq,
     out: VecDeque<Frame>,
     events: VecDeque<MacEvent>,
+    /// Intact DATA frames for other stations go up too (`Overheard`): ns-2's `tap_`,
+    /// set by a routing agent that listens promiscuously (DSR).
+    tap: bool,
 
     /// The fast paths' bookkeeping (`fast.rs`).
     fast: fast::FastState,
@@ -252,6 +256,7 @@ impl Mac {
             ifq,
             out: VecDeque::with_capacity(4),
             events: VecDeque::with_capacity(8),
+            tap: false,
             fast: fast::FastState::default(),
             counters: MacCounters::default(),
         }
@@ -259,6 +264,18 @@ impl Mac {
 
     pub fn addr(&self) -> MacAddr {
         self.addr
+    }
+
+    /// Pass intact DATA frames addressed to other stations up as `Overheard` events
+    /// (ns-2's `Mac::installTap`). The world's receive-side shortcuts, which hand
+    /// quiet MACs frames without these events, must then be off.
+    pub fn set_tap(&mut self) {
+        self.tap = true;
+    }
+
+    /// ns-2's `CMUPriQueue` as the interface queue (`-ifqType CMUPriQueue`), for DSR.
+    pub fn use_cmu_priqueue(&mut self) {
+        self.ifq = Ifq::cmu();
     }
 
     pub fn cfg(&self) -> &MacCfg {
@@ -306,13 +323,27 @@ impl Mac {
         next_hop: MacAddr,
         routing: bool,
     ) {
+        let band = if routing { Band::Routing } else { Band::Normal };
+        self.enqueue_in(now, packet, ip_bytes, next_hop, band);
+    }
+
+    /// `enqueue` with the band ns-2's CMUPriQueue would give the packet (a PriQueue
+    /// only tells `Band::Routing` from the rest).
+    pub fn enqueue_in(
+        &mut self,
+        now: SimTime,
+        packet: PacketId,
+        ip_bytes: u32,
+        next_hop: MacAddr,
+        band: Band,
+    ) {
         self.resume_after_failure(now);
         let e = IfqEntry {
             packet,
             ip_bytes,
             next_hop,
         };
-        if let Some(d) = self.ifq.enqueue(e, routing) {
+        if let Some(d) = self.ifq.enqueue_in(e, band) {
             self.counters.ifq_drops += 1;
             self.events.push_back(MacEvent::Dropped {
                 packet: d.packet,

@@ -43,6 +43,9 @@ impl Ns2Sizes {
         other: AODV_IP_HDR,
         tcp: AODV_IP_HDR,
     };
+    /// DSR: every packet its node originates (dsragent.cc `recv`: `cmh->size() +=
+    /// IP_HDR_LEN` before the source route), then the header (`SrField::mac_size`).
+    pub const DSR: Ns2Sizes = Ns2Sizes::DSDV;
 }
 /// ns-2.35's `tcpip_base_hdr_size_`.
 const TCPIP_BASE: u32 = 40;
@@ -52,6 +55,20 @@ const SACK_BLOCK: u32 = 8;
 const UDP_HDR: u32 = 8;
 /// Our IPv4 header (no options).
 const IP_HDR: u32 = 20;
+
+/// The size the MAC charges `pkt`: ns-2.35's (`ns2_size`) with `ns2`, else its own,
+/// plus a DSR source-route header it carries (`SrField::mac_size`).
+#[inline]
+pub fn mac_size(pkt: &Packet, ns2: Option<Ns2Sizes>) -> u32 {
+    let base = match ns2 {
+        Some(hdrs) => ns2_size(pkt, hdrs),
+        None => pkt.size,
+    };
+    match pkt.sr.as_deref() {
+        None => base,
+        Some(f) => f.mac_size(base, ns2.is_some()),
+    }
+}
 
 /// The size ns-2.35 gives `pkt` at the MAC. `routing` is what its routing agent adds
 /// to the packets a node originates: [`Ns2Sizes::AODV`], [`Ns2Sizes::DSDV`], or nothing

@@ -1,5 +1,5 @@
 //! The one interface between a mobile node and its routing agent, whatever the protocol
-//! (AODV, DSDV; a new protocol is a new module implementing [`RoutingProtocol`] and one
+//! (AODV, DSDV, DSR; a new protocol is a new module implementing [`RoutingProtocol`] and one
 //! more [`RoutingAgent`] variant). The world (world/wireless/routing.rs) reaches the
 //! agent only through [`RoutingAgent`]: packets to route, routing messages received,
 //! the MAC's transmit failures, timers, and the agent's outputs.
@@ -13,6 +13,7 @@ use crate::sim::{SimDuration, SimTime};
 
 use super::aodv::{AODV_UDP_PORT, Aodv, AodvEvent, AodvMsg, DropReason, RouteDecision};
 use super::dsdv::{DSDV_PORT, Dsdv, DsdvUpdate};
+use super::dsr::{Dsr, DsrEvent, SrPacket};
 use super::route_log::RouteLog;
 
 /// The routing message a control packet carries.
@@ -103,6 +104,22 @@ pub enum RoutingEvent {
     PurgeIfq {
         next_hop: u32,
     },
+    /// A packet with a DSR source-route header goes to `next_hop` after `delay`: the
+    /// world's data packet it names, or a new DSR control packet.
+    SourceRouted {
+        pkt: SrPacket,
+        next_hop: u32,
+        delay: SimDuration,
+    },
+    /// A data packet the agent took reached this node, its destination.
+    Deliver {
+        pkt: PacketId,
+    },
+    /// A data packet dropped with this ns-2 trace reason.
+    DropCode {
+        pkt: PacketId,
+        code: &'static str,
+    },
 }
 
 /// A routing agent as the node sees it (sans-IO; drain [`RoutingProtocol::poll_output`]
@@ -147,6 +164,7 @@ pub trait RoutingProtocol {
 pub enum RoutingAgent {
     Aodv(Aodv),
     Dsdv(Dsdv),
+    Dsr(Dsr),
 }
 
 impl RoutingAgent {
@@ -173,6 +191,53 @@ impl RoutingAgent {
         }
     }
 
+    pub fn dsr(&self) -> Option<&Dsr> {
+        match self {
+            RoutingAgent::Dsr(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// Whether the agent wants the frames its MAC decodes for other nodes (DSR's tap):
+    /// the world then gives its MACs those frames and runs the network without the
+    /// receive-side shortcuts, which skip receptions at quiet NICs.
+    pub fn overhears(&self) -> bool {
+        match self {
+            RoutingAgent::Dsr(d) => d.cfg().use_tap,
+            _ => false,
+        }
+    }
+
+    /// Whether the agent source-routes: its packets carry a header the agent reads at
+    /// every hop, the link-failure callback takes its own packets too, and the interface
+    /// queue's packets for a broken next hop go back to it (ns-2.35's DSR with
+    /// CMUPriQueue).
+    pub fn source_routes(&self) -> bool {
+        matches!(self, RoutingAgent::Dsr(_))
+    }
+
+    /// A packet with a source-route header arrived for this node's MAC (DSR's `recv`).
+    pub fn recv_source_routed(&mut self, now: SimTime, p: SrPacket) {
+        if let RoutingAgent::Dsr(d) = self {
+            d.recv(now, p);
+        }
+    }
+
+    /// A source-routed packet this NIC overheard (`uid`: each is looked at once).
+    pub fn tap(&mut self, now: SimTime, p: &SrPacket, uid: u64) {
+        if let RoutingAgent::Dsr(d) = self {
+            d.tap(now, p, uid);
+        }
+    }
+
+    /// The MAC gave up on the source-routed `p`; `queued` are the interface queue's
+    /// packets for the same next hop, taken out in queue order.
+    pub fn source_routed_failed(&mut self, now: SimTime, p: SrPacket, queued: Vec<SrPacket>) {
+        if let RoutingAgent::Dsr(d) = self {
+            d.xmit_failed(now, p, queued);
+        }
+    }
+
     /// The agent's route-table changes, for the animation trace (wireless/route_log.rs).
     /// A protocol that keeps no log has none to show.
     #[allow(unreachable_patterns)]
@@ -182,6 +247,25 @@ impl RoutingAgent {
             RoutingAgent::Dsdv(d) => Some(d.route_log_mut()),
             _ => None,
         }
+    }
+}
+
+fn from_dsr(ev: DsrEvent) -> RoutingEvent {
+    match ev {
+        DsrEvent::Send {
+            pkt,
+            next_hop,
+            delay,
+        } => RoutingEvent::SourceRouted {
+            pkt,
+            next_hop,
+            delay,
+        },
+        DsrEvent::Deliver { pkt } => RoutingEvent::Deliver { pkt },
+        DsrEvent::Drop { pkt, reason } => RoutingEvent::DropCode {
+            pkt,
+            code: reason.ns2_code(),
+        },
     }
 }
 
@@ -223,6 +307,13 @@ impl RoutingProtocol for RoutingAgent {
         match self {
             RoutingAgent::Aodv(a) => a.route(now, pkt, src, dst, local, ttl),
             RoutingAgent::Dsdv(d) => d.route(now, pkt, src, dst, local, ttl),
+            // A packet without a source route: DSR takes it (a cached route or the send
+            // buffer) and says what became of it in its output. The world sizes the
+            // packet itself at the MAC, so its length is not passed.
+            RoutingAgent::Dsr(d) => {
+                d.originate(now, pkt, dst, 0, *ttl);
+                RouteDecision::Queued
+            }
         }
     }
 
@@ -232,6 +323,7 @@ impl RoutingProtocol for RoutingAgent {
         match (self, msg) {
             (RoutingAgent::Aodv(a), RoutingMsg::Aodv(m)) => a.recv(now, m, ip_src, ttl),
             (RoutingAgent::Dsdv(d), RoutingMsg::Dsdv(m)) => d.recv(now, m, ip_src, ttl),
+            // DSR's packets reach it through `recv_source_routed`.
             _ => {}
         }
     }
@@ -251,6 +343,8 @@ impl RoutingProtocol for RoutingAgent {
                 true
             }
             RoutingAgent::Dsdv(d) => d.link_failed(now, next_hop, pkt, dst),
+            // DSR's packets carry their route: the world calls `source_routed_failed`.
+            RoutingAgent::Dsr(_) => false,
         }
     }
 
@@ -259,6 +353,7 @@ impl RoutingProtocol for RoutingAgent {
         match self {
             RoutingAgent::Aodv(a) => a.poll_output().map(from_aodv),
             RoutingAgent::Dsdv(d) => d.poll_output(),
+            RoutingAgent::Dsr(d) => d.poll_output().map(from_dsr),
         }
     }
 
@@ -267,6 +362,7 @@ impl RoutingProtocol for RoutingAgent {
         match self {
             RoutingAgent::Aodv(a) => a.poll_timeout(),
             RoutingAgent::Dsdv(d) => d.poll_timeout(),
+            RoutingAgent::Dsr(d) => d.poll_timeout(),
         }
     }
 
@@ -275,6 +371,7 @@ impl RoutingProtocol for RoutingAgent {
         match self {
             RoutingAgent::Aodv(a) => a.handle_timeout(now),
             RoutingAgent::Dsdv(d) => d.handle_timeout(now),
+            RoutingAgent::Dsr(d) => d.handle_timeout(now),
         }
     }
 
@@ -282,6 +379,7 @@ impl RoutingProtocol for RoutingAgent {
         match self {
             RoutingAgent::Aodv(a) => serde_json::to_value(a.counters()),
             RoutingAgent::Dsdv(d) => serde_json::to_value(d.counters()),
+            RoutingAgent::Dsr(d) => serde_json::to_value(d.counters()),
         }
         .unwrap_or_default()
     }

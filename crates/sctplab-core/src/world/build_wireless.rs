@@ -11,6 +11,7 @@ use crate::sim::{RngStream, SimDuration, SimTime, TimerSlot};
 use crate::wireless::aodv::{Aodv, AodvCfg};
 use crate::wireless::arp::{ArpCfg, ArpTable};
 use crate::wireless::dsdv::Dsdv;
+use crate::wireless::dsr::Dsr;
 use crate::wireless::frame::MacAddr;
 use crate::wireless::grid::Grid;
 use crate::wireless::mac::{Mac, MacCfg};
@@ -137,6 +138,8 @@ pub(super) fn build_wireless(
     let mac = mac_cfg(w);
     let aodv = aodv_cfg(&w.aodv);
     let dsdv = w.dsdv.cfg();
+    let dsr = w.dsr.cfg();
+    let w_routing_is_dsr = w.routing == WirelessRouting::Dsr;
     let mut nics = Vec::new();
     let mut node_nics = vec![Vec::new(); nodes.len()];
     for (i, cfg) in f.nodes.iter().enumerate() {
@@ -176,6 +179,11 @@ pub(super) fn build_wireless(
                         }
                         Some(RoutingAgent::Dsdv(d))
                     }
+                    WirelessRouting::Dsr => Some(RoutingAgent::Dsr(Dsr::new(
+                        dsr.clone(),
+                        u32::from_be_bytes(addr),
+                        stream("dsr"),
+                    ))),
                     WirelessRouting::Static => None,
                 },
                 arp: w
@@ -208,8 +216,31 @@ pub(super) fn build_wireless(
     let ns2_sizes = w.ns2_packet_sizes.then_some(match w.routing {
         WirelessRouting::Aodv => Ns2Sizes::AODV,
         WirelessRouting::Dsdv => Ns2Sizes::DSDV,
+        WirelessRouting::Dsr => Ns2Sizes::DSR,
         WirelessRouting::Static => Ns2Sizes::default(),
     });
+    // An agent that overhears (DSR's tap) needs every frame its MAC decodes: the MACs
+    // pass them up, and the network runs without the receive-side shortcuts, which
+    // hand quiet NICs their receptions late and without events (world/shortcuts.rs).
+    let overhears = nics
+        .iter()
+        .any(|n| n.routing.as_ref().is_some_and(RoutingAgent::overhears));
+    if overhears {
+        for n in &mut nics {
+            n.mac.set_tap();
+        }
+    }
+    // DSR comes with ns-2.35's CMUPriQueue (`-ifqType CMUPriQueue`; CONTRACTS.md).
+    if w_routing_is_dsr {
+        for n in &mut nics {
+            n.mac.use_cmu_priqueue();
+        }
+    }
+    let shortcuts = if overhears {
+        Shortcuts::NONE
+    } else {
+        shortcuts
+    };
     let mut w = Wireless::new(
         phy,
         mobility,

@@ -298,6 +298,10 @@ impl Tracer {
                 msg.encode(&mut self.scratch[udp + 8..]);
                 self.scratch[udp + 6..udp + 8].fill(0);
             }
+            // DSR's header as RFC 4728 encodes it, behind IP protocol 48.
+            Some(p @ Packet { sr: Some(f), .. }) => {
+                super::wireless::encode_source_routed(p, f, &mut self.scratch);
+            }
             Some(Packet { arp: Some(a), .. }) => {
                 a.encode(mac_bytes, &mut self.scratch);
                 emit_frame_typed(frame, ETHERTYPE_ARP, &self.scratch, &mut self.frame_scratch);

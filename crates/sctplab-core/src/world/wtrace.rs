@@ -26,6 +26,9 @@ fn tail(p: &Packet) -> String {
     if let Some(RoutingMsg::Dsdv(_)) = &p.routing {
         return String::new();
     }
+    if let Some(f) = p.sr.as_deref().filter(|f| f.control) {
+        return dsr_tail(&f.sr);
+    }
     if let Some(RoutingMsg::Aodv(msg)) = &p.routing {
         let node = |a: u32| node_of(a.to_be_bytes());
         // The first field is ns-2.35's message type (aodv_packet.h: AODVTYPE_RREQ 0x02,
@@ -64,8 +67,42 @@ fn tail(p: &Packet) -> String {
     }
 }
 
+/// cmu-trace.cc `format_dsr` (the old format): addresses in the route, [request,
+/// its number], [reply, the number, reply length, its first->last node], [error, errors,
+/// the last one's tell, from->to].
+fn dsr_tail(sr: &crate::wireless::dsr::SrHeader) -> String {
+    let node = |a: u32| node_of(a.to_be_bytes());
+    let seq = sr
+        .request
+        .map(|q| q.seq)
+        .or(sr.reply.as_ref().map(|r| r.0))
+        .unwrap_or(0);
+    let (rep_len, rep_first, rep_last) = match &sr.reply {
+        Some((_, r)) => (
+            r.len(),
+            r.first().map_or(0, |&a| node(a)),
+            r.last().map_or(0, |&a| node(a)),
+        ),
+        None => (0, 0, 0),
+    };
+    let e = sr.errors.last();
+    format!(
+        "{} [{} {seq}] [{} {seq} {rep_len} {rep_first}->{rep_last}] [{} {} {} {}->{}]",
+        sr.addrs.len(),
+        u8::from(sr.request.is_some()),
+        u8::from(sr.reply.is_some()),
+        u8::from(!sr.errors.is_empty()),
+        sr.errors.len(),
+        e.map_or(0, |e| node(e.tell)),
+        e.map_or(0, |e| node(e.from)),
+        e.map_or(0, |e| node(e.to)),
+    )
+}
+
 fn kind_of(p: &Packet) -> &'static str {
-    if let Some(m) = &p.routing {
+    if p.sr.as_ref().is_some_and(|f| f.control) {
+        "DSR"
+    } else if let Some(m) = &p.routing {
         m.ns2_type()
     } else if p.arp.is_some() {
         "ARP"

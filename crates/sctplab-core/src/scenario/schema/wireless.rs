@@ -16,6 +16,8 @@ pub enum WirelessRouting {
     Static,
     /// DSDV as ns-2.35's `dsdv` agent (`[wireless.dsdv]`).
     Dsdv,
+    /// DSR as ns-2.35's `DSRAgent` with CMUPriQueue (`[wireless.dsr]`).
+    Dsr,
 }
 
 /// `[wireless]`: one shared channel; every wireless NIC has these parameters. Defaults
@@ -57,6 +59,8 @@ pub struct WirelessCfg {
     pub aodv: AodvSchema,
     #[serde(default)]
     pub dsdv: crate::scenario::dsdv::DsdvSchema,
+    #[serde(default)]
+    pub dsr: crate::scenario::dsr::DsrSchema,
 }
 
 fn default_ll_delay() -> Duration {

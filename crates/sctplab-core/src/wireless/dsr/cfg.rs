@@ -102,7 +102,7 @@ impl DsrCfg {
             return Err(("send_buffer_size", positive));
         }
         if self.buffer_check == SimDuration::ZERO {
-            return Err(("buffer_check_ms", "a duration above 0"));
+            return Err(("buffer_check", "a duration above 0"));
         }
         Ok(())
     }

@@ -86,6 +86,52 @@ impl SrHeader {
         (sz + 3) & !3
     }
 
+    /// The header in RFC 4728's encoding (section 6): the DSR Options header with
+    /// `next_header` (the transport's protocol; 59, "no next header", for DSR's own
+    /// packets), then a Route Request (6.2) or a Source Route (6.7), a Route Reply
+    /// (6.3) and the Route Errors (6.4, type 1, "node unreachable"), as many bytes as
+    /// `size(HeaderSizes::Rfc4728)`. Request numbers are cut to the 16 bits of its
+    /// Identification field.
+    pub fn encode_rfc4728(&self, next_header: u8, out: &mut Vec<u8>) {
+        let start = out.len();
+        out.extend_from_slice(&[next_header, 0, 0, 0]);
+        let addr = |out: &mut Vec<u8>, a: u32| out.extend_from_slice(&a.to_be_bytes());
+        let n = self.addrs.len();
+        if let Some(q) = &self.request {
+            let hops = n.saturating_sub(1);
+            out.extend_from_slice(&[1, (6 + 4 * hops) as u8]);
+            out.extend_from_slice(&(q.seq as u16).to_be_bytes());
+            addr(out, 0); // the target: the IP destination, filled in by the caller
+            for &a in self.addrs.iter().skip(1) {
+                addr(out, a);
+            }
+        } else if n > 0 {
+            let mid = n.saturating_sub(2);
+            let segs_left = (n - 1).saturating_sub(self.cur) as u16 & 0x3f;
+            let salvage = u16::from(self.salvaged.min(15)) << 6;
+            out.extend_from_slice(&[96, (2 + 4 * mid) as u8]);
+            out.extend_from_slice(&(salvage | segs_left).to_be_bytes());
+            for &a in self.addrs.iter().skip(1).take(mid) {
+                addr(out, a);
+            }
+        }
+        if let Some((_, r)) = &self.reply {
+            let hops = r.len().saturating_sub(1);
+            out.extend_from_slice(&[2, (1 + 4 * hops) as u8, 0]);
+            for &a in r.iter().skip(1) {
+                addr(out, a);
+            }
+        }
+        for e in &self.errors {
+            out.extend_from_slice(&[3, 14, 1, 0]);
+            addr(out, e.from);
+            addr(out, e.tell);
+            addr(out, e.to);
+        }
+        let len = (out.len() - start - 4) as u16;
+        out[start + 2..start + 4].copy_from_slice(&len.to_be_bytes());
+    }
+
     fn rfc4728_size(&self) -> u32 {
         let n = self.addrs.len() as u32;
         let mut opts = 0;
@@ -152,5 +198,32 @@ impl SrPacket {
             Payload::Control => None,
             Payload::Data { pkt, .. } => Some(pkt),
         }
+    }
+}
+
+/// The source-route header as a world packet carries it on the air (`Packet::sr`): the
+/// header, ns-2's stale request bytes, whether the packet is DSR's own (`PT_DSR`, no
+/// payload) and which header sizes it is charged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SrField {
+    pub sr: SrHeader,
+    pub ns2_stale: u32,
+    pub control: bool,
+    pub sizes: HeaderSizes,
+}
+
+impl SrField {
+    /// The packet's size at the MAC given `base`, its size without DSR (IP header
+    /// included; ns-2's with `ns2`): ns-2.35 adds `srh->size()` to the packet
+    /// (`sendOutPacketWithRoute`), and a control packet is an IP header and the DSR
+    /// header alone (`cmnh->size() = IP_HDR_LEN`).
+    pub fn mac_size(&self, base: u32, ns2: bool) -> u32 {
+        let stale = if ns2 && self.sizes == HeaderSizes::Ns2 {
+            self.ns2_stale
+        } else {
+            0
+        };
+        let base = if self.control { IP_HDR_LEN } else { base };
+        base + stale + self.sr.size(self.sizes)
     }
 }

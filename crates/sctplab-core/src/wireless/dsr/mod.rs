@@ -47,7 +47,7 @@ pub use cache::RouteCache;
 pub use cfg::{DsrCfg, DsrCounters};
 pub use header::{
     GRAT_ROUTE_ERROR, HeaderSizes, IP_HDR_LEN, LinkDown, MAX_ROUTE_ERRORS, MAX_SR_LEN, Payload,
-    Request, SrHeader, SrPacket,
+    Request, SrField, SrHeader, SrPacket,
 };
 
 use std::cmp::Reverse;

@@ -574,3 +574,47 @@ fn malformed_headers_never_panic() {
         net.run_until(t);
     }
 }
+
+#[test]
+fn rfc4728_encoding_is_as_long_as_its_size() {
+    let e = LinkDown {
+        from: 2,
+        to: 3,
+        tell: 1,
+    };
+    let headers = [
+        SrHeader {
+            addrs: vec![1, 2, 3],
+            request: Some(Request {
+                seq: 70_000,
+                max_propagation: 16,
+            }),
+            errors: vec![e],
+            ..SrHeader::default()
+        },
+        SrHeader {
+            addrs: vec![5, 4, 3, 2, 1],
+            cur: 1,
+            reply: Some((2, vec![1, 2, 3, 4, 5])),
+            ..SrHeader::default()
+        },
+        SrHeader {
+            addrs: vec![1, 2, 3, 4],
+            cur: 2,
+            salvaged: 1,
+            errors: vec![e, e],
+            ..SrHeader::default()
+        },
+    ];
+    for h in headers {
+        let mut out = Vec::new();
+        h.encode_rfc4728(17, &mut out);
+        assert_eq!(out.len() as u32, h.size(HeaderSizes::Rfc4728), "{h:?}");
+        // The Options header's Payload Length: the options after it.
+        assert_eq!(
+            usize::from(u16::from_be_bytes([out[2], out[3]])),
+            out.len() - 4
+        );
+        assert_eq!(out[0], 17);
+    }
+}

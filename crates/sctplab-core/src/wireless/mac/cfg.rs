@@ -132,6 +132,9 @@ pub enum MacEvent {
     /// A DATA frame for this NIC (or broadcast) was received intact and is not a
     /// duplicate: pass a copy of `packet` up. `from` is the transmitter.
     Received { packet: PacketId, from: MacAddr },
+    /// With the tap on (`Mac::set_tap`): an intact DATA frame for another station
+    /// carrying `packet` (the sender's; read it, do not keep it).
+    Overheard { packet: PacketId, from: MacAddr },
     /// The MAC is done with `packet`: a unicast was acknowledged, or a broadcast's
     /// transmission ended.
     Sent { packet: PacketId },

@@ -10,8 +10,9 @@ use crate::net::{PacketId, PacketKind};
 use crate::sim::{SimDuration, SimTime};
 use crate::wireless::aodv::BROADCAST;
 use crate::wireless::arp::{ARP_HDR_LEN, ArpEvent, ArpMsg, ArpOp, ArpTable};
+use crate::wireless::cmu_priqueue::ifq_band;
 use crate::wireless::mac::MacEvent;
-use crate::wireless::ns2_size::ns2_size;
+use crate::wireless::ns2_size::mac_size;
 use crate::world::mac_digest::Input;
 use crate::world::{Event, NO_FLOW, World};
 
@@ -151,17 +152,15 @@ impl World {
     pub(in crate::world) fn ll_down(&mut self, now: SimTime, nic: u32, pid: PacketId) {
         self.run_lazy_before_input(nic);
         let pkt = self.pool.get(pid);
-        let (routing, nh) = (pkt.routing.is_some(), pkt.next_hop);
-        let size = match self.wireless.as_deref().and_then(|w| w.ns2_sizes) {
-            Some(hdrs) => ns2_size(pkt, hdrs),
-            None => pkt.size,
-        };
+        let (routing, nh) = (pkt.is_routing(), pkt.next_hop);
+        let band = ifq_band(pkt, routing);
+        let size = mac_size(pkt, self.wireless.as_deref().and_then(|w| w.ns2_sizes));
         let mac_nh = self.mac_of(nh);
         let n = &mut self.wl().nics[nic as usize];
         n.digest.note(Input::Packet, now, || {
             (u64::from(size) << 32) | u64::from(mac_nh.0)
         });
-        n.mac.enqueue(now, pid, size, mac_nh, routing);
+        n.mac.enqueue_in(now, pid, size, mac_nh, band);
         self.service_mac(now, nic);
     }
 
@@ -207,6 +206,7 @@ impl World {
                     let ll = self.wl().ll_delay;
                     self.queue.schedule(now + ll, Event::LlUp(nic, copy));
                 }
+                MacEvent::Overheard { packet, .. } => self.routing_overheard(now, nic, packet),
                 MacEvent::Sent { packet } => {
                     if self.pool.get(packet).next_hop == BROADCAST {
                         self.queue
@@ -295,6 +295,10 @@ impl World {
         }
         if self.pool.get(pid).routing.is_some() {
             self.routing_input(now, nic, pid);
+            return;
+        }
+        if self.pool.get(pid).sr.is_some() {
+            self.source_routed_input(now, nic, pid);
             return;
         }
         let Some(dst) = self.addr_owner(self.pool.get(pid).ip.dst) else {

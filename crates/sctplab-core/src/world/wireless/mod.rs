@@ -33,11 +33,13 @@ pub(crate) mod fast;
 mod link;
 mod routing;
 mod rx_power;
+mod source_routed;
 #[cfg(test)]
 mod tests;
 
 pub(crate) use fast::{MacTimerSlot, SWEEP_EVERY};
 pub(crate) use routing::static_wireless_routes;
+pub(crate) use source_routed::encode_source_routed;
 
 use super::World;
 use super::mac_digest::InputDigest;

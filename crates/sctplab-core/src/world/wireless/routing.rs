@@ -146,6 +146,10 @@ impl World {
         next_hop: u32,
     ) -> bool {
         let pkt = self.pool.get(packet);
+        if pkt.sr.is_some() {
+            // DSR's callback takes every packet it sent but its broadcasts.
+            return self.source_routed_failed(now, nic, packet, next_hop);
+        }
         let (dst, fwd) = (addr_u32(pkt.ip.dst), pkt.forwards);
         if pkt.routing.is_some() || pkt.arp.is_some() {
             return false;
@@ -236,6 +240,16 @@ impl World {
                         self.drop_traced(now, node, "IFQ", "CBK", e.packet);
                     }
                     self.wl().scratch_purge = out;
+                }
+                RoutingEvent::SourceRouted {
+                    pkt,
+                    next_hop,
+                    delay,
+                } => self.send_source_routed(now, nic, pkt, next_hop, delay),
+                RoutingEvent::Deliver { pkt } => self.deliver_source_routed(now, nic, pkt),
+                RoutingEvent::DropCode { pkt, code } => {
+                    let node = self.wl().nics[nic as usize].node;
+                    self.drop_traced(now, node, "RTR", code, pkt)
                 }
             }
         }
