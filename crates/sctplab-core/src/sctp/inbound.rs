@@ -16,6 +16,7 @@ use std::collections::{BTreeMap, VecDeque};
 mod forward_tsn;
 pub mod idata;
 mod idata_rx;
+mod nr_sack;
 
 #[derive(Clone, Copy, Debug)]
 struct Held {
@@ -99,6 +100,8 @@ pub struct Inbound {
     /// Gap blocks of the previous SACK: the next one's list starts with that room, so
     /// a reordering flow (CMT) allocates once per SACK instead of growing the list.
     gaps_hint: usize,
+    /// NR-SACK (`nr_sack.rs`): relative TSNs above the cumulative TSN already delivered.
+    nr_delivered: Option<Box<std::collections::BTreeSet<u32>>>,
 }
 
 /// The furthest TSN beyond the cumulative TSN a receive buffer of `buffer` bytes can
@@ -164,6 +167,7 @@ impl Inbound {
             drop_cancels_sack: false,
             cmt_dac: false,
             sack_by_timer: false,
+            nr_delivered: None,
         }
     }
 
@@ -328,6 +332,7 @@ impl Inbound {
 
     /// Hands chunk `h` (relative TSN `rel`) to the application.
     fn deliver(&mut self, now: SimTime, h: Held, rel: u32) {
+        self.note_delivered(rel);
         self.held -= u64::from(h.chunk_len);
         self.delivered_total += u64::from(h.payload);
         let s = &mut self.streams[usize::from(h.stream)];

@@ -20,5 +20,6 @@ pub use assoc::{AssocCfg, AssocStats, Association, ExtStats, Role, State};
 pub use config::Knobs;
 pub use inbound::Inbound;
 pub use outbound::cmt::{CmtKnobs, RtxPolicy};
+pub use outbound::send_buffer;
 pub use outbound::{OutStats, Outbound};
 pub use path::{Path, PathSet, PathState, PathStats};

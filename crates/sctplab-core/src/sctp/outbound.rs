@@ -24,6 +24,7 @@ mod prsctp;
 mod rtx;
 mod sack;
 mod send;
+pub mod send_buffer;
 #[cfg(test)]
 mod tests;
 
@@ -66,6 +67,8 @@ struct Sent {
     /// missing again.
     rtx_at: u32,
     pba_counted: bool,
+    /// An NR gap block reported it: freed from the send buffer (`send_buffer.rs`).
+    nr_freed: bool,
     /// Index of the destination the chunk was last sent to.
     dest: usize,
     /// When it was first sent: a destination's controller takes an RTT sample from
@@ -143,6 +146,9 @@ pub struct Outbound {
     /// Data chunk header length: DATA's 16 bytes, or I-DATA's 20 once negotiated
     /// (`idata.rs`).
     hdr: usize,
+    /// Bytes of chunks in `sent` that NR gap blocks freed (`send_buffer.rs`).
+    nr_freed: u64,
+    sb_stats: send_buffer::SendBufferStats,
 }
 
 impl Outbound {
@@ -186,6 +192,8 @@ impl Outbound {
             all_acked_at: None,
             cmt: None,
             hdr: DataChunk::HEADER_LEN,
+            nr_freed: 0,
+            sb_stats: send_buffer::SendBufferStats::default(),
         }
     }
 

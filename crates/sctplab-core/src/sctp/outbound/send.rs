@@ -87,7 +87,9 @@ impl Outbound {
         burst_limit: Option<u32>,
         mut packets: u32,
     ) -> u32 {
-        while ps.paths[d].outstanding < ps.paths[d].cwnd && burst_limit.is_none_or(|b| packets < b)
+        while ps.paths[d].outstanding < ps.paths[d].cwnd
+            && burst_limit.is_none_or(|b| packets < b)
+            && self.within_split_share(now, ps, d)
         {
             let mut used = 0usize;
             let mut chunks = self.chunk_list();
@@ -116,6 +118,10 @@ impl Outbound {
                 if !rwnd_ok && !probe {
                     break;
                 }
+                // ns-2.35 `SendMuch` (`initialSwnd_`): no new chunk beyond the send buffer.
+                if !self.send_buffer_fits(now, p + self.hdr as u64) {
+                    break;
+                }
                 let Some((stream, ssn, flags, payload)) = self.app.next_chunk(self.max_payload)
                 else {
                     break;
@@ -138,6 +144,7 @@ impl Outbound {
                     fast_rtxed: false,
                     rtx_at: tsn,
                     pba_counted: false,
+                    nr_freed: false,
                     dest: d,
                     sent_at: now,
                     ids: self.app.last_ids(),
