@@ -201,3 +201,7 @@ impl Outbound {
         runs
     }
 }
+
+#[cfg(test)]
+#[path = "send_buffer_tests.rs"]
+mod tests;
