@@ -500,6 +500,11 @@ impl Association {
             Chunk::Reconfig(r) => self.on_reconfig(r),
             Chunk::Asconf(a) => self.on_asconf(a),
             Chunk::AsconfAck(a) => self.on_asconf_ack(a),
+            // Without `nr_sack` this end does not speak NR-SACK (as an I-DATA chunk
+            // without interleaving): counted, ignored.
+            Chunk::NrSack(_) if !self.cfg.knobs.send_buffer.nr_sack => {
+                self.stats.unknown_chunks += 1;
+            }
             Chunk::NrSack(nr) => {
                 // Loss recovery reads every block; NR blocks also free the send buffer
                 // (sctp/outbound/send_buffer.rs).
