@@ -101,7 +101,7 @@ pub struct Inbound {
     /// a reordering flow (CMT) allocates once per SACK instead of growing the list.
     gaps_hint: usize,
     /// NR-SACK (`nr_sack.rs`): relative TSNs above the cumulative TSN already delivered.
-    nr_delivered: Option<Box<std::collections::BTreeSet<u32>>>,
+    nr_delivered: Option<std::collections::BTreeSet<u32>>,
 }
 
 /// The furthest TSN beyond the cumulative TSN a receive buffer of `buffer` bytes can

@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 impl Inbound {
     /// This receiver answers with NR-SACKs (the flow's `nr_sack`).
     pub fn set_nr_sack(&mut self) {
-        self.nr_delivered = Some(Box::default());
+        self.nr_delivered = Some(BTreeSet::new());
     }
 
     pub fn nr_sack_on(&self) -> bool {
@@ -25,7 +25,7 @@ impl Inbound {
     /// `deliver`'s hook: chunk `rel` (relative TSN) went to the application.
     #[inline]
     pub(super) fn note_delivered(&mut self, rel: u32) {
-        if let Some(set) = self.nr_delivered.as_deref_mut() {
+        if let Some(set) = self.nr_delivered.as_mut() {
             set.insert(rel);
         }
     }
@@ -36,7 +36,7 @@ impl Inbound {
     pub fn take_nr_sack(&mut self) -> NrSackChunk {
         let sack = self.take_sack();
         let cum_rel = self.cum_tsn.wrapping_sub(self.initial_tsn);
-        let set: &mut BTreeSet<u32> = self.nr_delivered.get_or_insert_with(Box::default);
+        let set: &mut BTreeSet<u32> = self.nr_delivered.get_or_insert_with(BTreeSet::new);
         // TSNs the cumulative TSN has passed need no NR block (`BuildNonRenegTsnBlockList`).
         *set = set.split_off(&cum_rel.wrapping_add(1));
         // Blocks in TSN order, each marked non-renegable or not.
