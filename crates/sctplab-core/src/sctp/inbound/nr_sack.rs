@@ -25,8 +25,8 @@ impl Inbound {
     /// `deliver`'s hook: chunk `rel` (relative TSN) went to the application.
     #[inline]
     pub(super) fn note_delivered(&mut self, rel: u32) {
-        let cum_rel = self.cum_tsn.wrapping_sub(self.initial_tsn);
         if let Some(set) = self.nr_delivered.as_mut() {
+            let cum_rel = self.cum_tsn.wrapping_sub(self.initial_tsn);
             // At or below the cumulative TSN, or just above it (the chunk `on_data` is
             // about to move it over): never reported in a block.
             if (rel.wrapping_sub(cum_rel) as i32) >= 2 {
@@ -43,7 +43,10 @@ impl Inbound {
         let cum_rel = self.cum_tsn.wrapping_sub(self.initial_tsn);
         let set: &mut BTreeSet<u32> = self.nr_delivered.get_or_insert_with(BTreeSet::new);
         // TSNs the cumulative TSN has passed need no NR block (`BuildNonRenegTsnBlockList`).
-        while set.first().is_some_and(|&r| (r.wrapping_sub(cum_rel) as i32) <= 0) {
+        while set
+            .first()
+            .is_some_and(|&r| (r.wrapping_sub(cum_rel) as i32) <= 0)
+        {
             set.pop_first();
         }
         // Blocks in TSN order, each marked non-renegable or not.
