@@ -42,12 +42,12 @@ def test_validate_ns2_quick(tmp_path: Path) -> None:
     assert "sctplab validate ns2: [9/10] satellites" in r.stderr
     assert "(smoke test: --quick)" in (tmp_path / "validation.md").read_text()
     # 24 TCP + 6 SCTP drop scenarios x 4 order checks, 5 statistical rows, TCP and
-    # TCP-snoop transfer times at two loss rates, 6 multihoming rows, 4 CMT rows and 18
+    # TCP-snoop transfer times at two loss rates, 6 multihoming rows, 8 CMT rows and 18
     # wireless rows (7 chains, 4 MANET TCP metrics (connect time included) and 3 MANET
     # SCTP metrics at 10 m/s, the saturated cell at n = 5 and 20 with RTS/CTS and basic
     # access), then 4 DSDV rows and 4 DSR rows at 10 m/s, 4 satellite rows and 3 RED rows.
     assert "sctplab validate ns2: [10/10] RED" in r.stderr
-    assert len(rows) == 30 * 4 + 5 + 4 + 6 + 4 + 18 + 4 + 4 + 4 + 3
+    assert len(rows) == 30 * 4 + 5 + 4 + 6 + 8 + 18 + 4 + 4 + 4 + 3
     red = rows[-3:]
     rows = rows[:-3]
     assert [r["metric"] for r in red] == [
@@ -79,10 +79,10 @@ def test_validate_ns2_quick(tmp_path: Path) -> None:
         "dsdv_tcp_connect_time_s",
         "dsdv_tcp_goodput_bps",
     ]
-    snoop = [r["metric"] for r in rows[-32:-28]]
+    snoop = [r["metric"] for r in rows[-36:-32]]
     assert snoop == ["tcp_transfer_time_s", "tcp_snoop_transfer_time_s"] * 2
     assert (tmp_path / "validation.md").read_text().startswith("# sctplab against ns-2.35")
-    assert [r["metric"] for r in rows[-28:-22]] == [
+    assert [r["metric"] for r in rows[-32:-26]] == [
         "mh_failover_s",
         "mh_first_new_tsn_alt",
         "mh_rtx_chunks",
@@ -90,11 +90,15 @@ def test_validate_ns2_quick(tmp_path: Path) -> None:
         "mh_delivered_during_B",
         "mh_delivered_after_B",
     ]
-    assert [r["metric"] for r in rows[-22:-18]] == [
+    assert [r["metric"] for r in rows[-26:-18]] == [
         "cmt_goodput_bps",
         "single_goodput_bps",
         "cmt_goodput_loss1pct_bps",
         "cmt_over_single",
+        "cmt_swnd64k_loss1pct_bps",
+        "cmt_swnd64k_nrsack_loss1pct_bps",
+        "nrsack_gain",
+        "cmt_rwnd64k_bps",
     ]
     assert [r["metric"] for r in rows[-4:]] == ["cell_throughput_bps"] * 4
     # The wireless rows' ns-2 results went to the default cache under --out.

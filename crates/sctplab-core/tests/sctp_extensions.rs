@@ -1,4 +1,5 @@
-//! ns-2.35's SCTP extension agents as knobs (CMT-SCTP, `Agent/SCTP/CMT`; HbAfterRto)
+//! ns-2.35's SCTP extension agents as knobs (CMT-SCTP, `Agent/SCTP/CMT`; HbAfterRto;
+//! NR-SACK with a send buffer)
 //! between two bare dual-homed associations: the
 //! client has 10.0.0.1 and 11.0.0.1, the server 10.0.0.2 and 11.0.0.2; link 0 joins the
 //! 10.x addresses, link 1 the 11.x ones, 50 ms one way each, no serialisation time; a cut
@@ -76,6 +77,10 @@ struct Net {
     data: Vec<(f64, [u8; 4], u32)>,
     /// (time, destination) of every HEARTBEAT the client sent.
     heartbeats: Vec<(f64, [u8; 4])>,
+    /// The n-th DATA chunk the client sends (from 0) is lost once.
+    drop_nth_data: Option<usize>,
+    /// Every SACK or NR-SACK chunk the server sent.
+    sacks: Vec<Chunk>,
 }
 
 fn link_of(dst: [u8; 4]) -> usize {
@@ -95,6 +100,8 @@ impl Net {
             cut: [false; 2],
             data: Vec::new(),
             heartbeats: Vec::new(),
+            drop_nth_data: None,
+            sacks: Vec::new(),
         }
     }
 
@@ -111,11 +118,18 @@ impl Net {
                     break;
                 }
                 p.ip.src = [p.ip.dst[0], 0, 0, if from_client { 1 } else { 2 }];
+                let mut lost = false;
                 if let TransportRepr::Sctp(sctp) = &p.transport {
                     for c in &sctp.chunks {
                         let t = self.now.as_secs_f64();
                         match c {
-                            Chunk::Data(d) if from_client => self.data.push((t, p.ip.dst, d.tsn)),
+                            Chunk::Data(d) if from_client => {
+                                lost |= self.drop_nth_data == Some(self.data.len());
+                                self.data.push((t, p.ip.dst, d.tsn));
+                            }
+                            Chunk::Sack(_) | Chunk::NrSack(_) if !from_client => {
+                                self.sacks.push(c.clone())
+                            }
                             Chunk::Heartbeat { .. } if from_client => {
                                 self.heartbeats.push((t, p.ip.dst))
                             }
@@ -123,7 +137,7 @@ impl Net {
                         }
                     }
                 }
-                if self.cut[link_of(p.ip.dst)] {
+                if self.cut[link_of(p.ip.dst)] || lost {
                     continue;
                 }
                 self.seq += 1;
@@ -288,4 +302,53 @@ fn heartbeat_after_rto_probes_the_expired_destination_at_once() {
             assert!(hbs.is_empty(), "{hbs:?}");
         }
     }
+}
+
+#[test]
+fn nr_sack_reports_delivered_unordered_data_and_frees_the_send_buffer() {
+    // CMT with `nr_sack`, unordered data, a 16-chunk send buffer; the 20th DATA chunk is
+    // lost once. Unordered chunks are delivered on arrival, so the receiver never holds
+    // one: every block after the hole is non-renegable (NR-SACK Gap Ack Blocks empty).
+    // The sender frees what the NR blocks report before the cumulative TSN passes it:
+    // the bytes of every TSN that appeared in an NR block above its SACK's cumulative
+    // TSN, counted here from the chunks on the wire, 1468 bytes each.
+    let mut k = cmt_knobs();
+    k.send_buffer.limit = Some(16 * 1468);
+    k.send_buffer.nr_sack = true;
+    let mut n = Net::new(k.clone());
+    let (mut c, mut s) = (cfg(vec![A0, A1], k.clone()), cfg(vec![B0, B1], k));
+    c.unordered = true;
+    s.unordered = true;
+    n.c = Association::new(Role::Client, c, RngStream::new(7, "c"));
+    n.s = Association::new(Role::Server, s, RngStream::new(7, "s"));
+    n.drop_nth_data = Some(19);
+    n.run_until(5.0);
+    assert!(!n.sacks.is_empty());
+    assert!(n.sacks.iter().all(|c| matches!(c, Chunk::NrSack(_))));
+    let mut reported = std::collections::BTreeSet::new();
+    let mut with_nr = 0;
+    for c in &n.sacks {
+        let Chunk::NrSack(nr) = c else { continue };
+        assert!(
+            nr.gaps.is_empty(),
+            "unordered data is never renegable: {nr:?}"
+        );
+        if !nr.nr_gaps.is_empty() {
+            with_nr += 1;
+        }
+        for &(a, b) in &nr.nr_gaps {
+            for off in a..=b {
+                reported.insert(nr.cum_tsn_ack.wrapping_add(u32::from(off)));
+            }
+        }
+    }
+    assert!(with_nr > 0, "the hole gave NR gap blocks");
+    let out = n.c.out.as_ref().expect("sender");
+    let freed = out.send_buffer_stats().nr_freed_bytes;
+    assert_eq!(freed, reported.len() as u64 * 1468);
+    // The transfer went on past the loss, and the buffer never holds more than its
+    // 16 chunks.
+    assert!(n.data.len() > 100);
+    assert_eq!(out.send_buffer_used() % 1468, 0);
+    assert!(out.send_buffer_used() <= 16 * 1468);
 }

@@ -13,7 +13,10 @@
 # Agent/SCTP(/CMT) defaults otherwise (1468-byte DATA chunks in a 1500-byte MTU,
 # delayed SACKs, heartbeats every 30 s; CMT: SFR, CUC, DAC, RTX_CWND, CMT-PF).
 # Usage:
-#   ns cmt.tcl AGENT LOSS SEED START END OUT_TRACE
+#   ns cmt.tcl AGENT LOSS SEED START END OUT_TRACE [SWND NRSACK UNORDERED RWND]
+# Optional (send buffer and NR-SACK rows): SWND the sender's initialSwnd_ in bytes (0:
+# unlimited, the default), NRSACK 1 for useNonRenegSacks_ on both agents, UNORDERED 1
+# for unordered_ on the sender, RWND the receiver's initialRwnd_ (default 1048576).
 # AGENT: cmt or sctp (single path to h2_if0). Node numbers in the trace: 0 h1,
 # 1 h1_if0, 2 h1_if1, 3 h2, 4 h2_if0, 5 h2_if1, 6 ra, 7 rb.
 
@@ -23,6 +26,10 @@ set seed [lindex $argv 2]
 set start [lindex $argv 3]
 set end [lindex $argv 4]
 set outfile [lindex $argv 5]
+set swnd [expr {[llength $argv] > 6 ? [lindex $argv 6] : 0}]
+set nrsack [expr {[llength $argv] > 7 ? [lindex $argv 7] : 0}]
+set unordered [expr {[llength $argv] > 8 ? [lindex $argv 8] : 0}]
+set rwnd [expr {[llength $argv] > 9 ? [lindex $argv 9] : 1048576}]
 
 Trace set show_sctphdr_ 1
 global defaultRNG
@@ -65,7 +72,17 @@ if {$agent == "cmt"} {
     set snd [new Agent/SCTP]
     set rcv [new Agent/SCTP]
 }
-$rcv set initialRwnd_ 1048576
+$rcv set initialRwnd_ $rwnd
+if {$swnd > 0} {
+    $snd set initialSwnd_ $swnd
+}
+if {$nrsack} {
+    $snd set useNonRenegSacks_ 1
+    $rcv set useNonRenegSacks_ 1
+}
+if {$unordered} {
+    $snd set unordered_ 1
+}
 $ns multihome-attach-agent $h1 $snd
 $ns multihome-attach-agent $h2 $rcv
 $ns connect $snd $rcv

@@ -14,6 +14,16 @@ paths, each with a 2 Mb/s bottleneck into the receiver, a 1 MiB receive window. 
   ratio; issue 35's rule asks for at least 1.8 on two equal disjoint paths, so the
   tolerance is ns-2's ratio less 1.8.
 
+- `cmt_swnd64k_loss1pct_bps`, `cmt_swnd64k_nrsack_loss1pct_bps`: CMT with a 64 KiB
+  send buffer (`send_buffer`, ns-2.35's `initialSwnd_ 65536`), unordered data
+  (`unordered_ 1`) and 1 % loss on path B, without and with NR-SACK (`nr_sack`,
+  `useNonRenegSacks_ 1`), means over seeds as above; `nrsack_gain`: the second over the
+  first, ours against ns-2.35's (tolerance from the rows' half-widths). With ordered data
+  on one stream NR-SACK frees nothing in either simulator (nothing above a hole is
+  delivered), so the rows use unordered data.
+- `cmt_rwnd64k_bps`: CMT without loss limited by a 64 KiB receive window (ns-2.35's
+  `initialRwnd_ 65536`, our `receive_buffer = "64KiB"`), one run each, 2 %.
+
 Goodput is user data delivered in order in the measurement window (from 5 s after the
 start to the end) per second: summary.json's `goodput_bps` for ours, the receiver's
 cumulative TSN in ns-2's trace (1452-byte chunks) for ns-2.35. docs/validation.md
@@ -40,11 +50,14 @@ _NS2_RECEIVER_IF = {"4", "5"}
 _T95 = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776, 6: 2.571, 7: 2.447, 8: 2.365, 9: 2.306, 10: 2.262}
 
 
-def _ns2_goodput(tmp: Path, agent: str, loss: float, seed: int, end: float) -> float:
+def _ns2_goodput(
+    tmp: Path, agent: str, loss: float, seed: int, end: float, extra: tuple[int, ...] = ()
+) -> float:
+    """`extra`: cmt.tcl's optional SWND NRSACK UNORDERED RWND."""
     exe = ns2_oracle.ns2_binary()
     assert exe is not None
     out = tmp / f"ns-cmt-{agent}-{seed}.tr"
-    args = [agent, str(loss), str(seed), str(START), str(end), str(out)]
+    args = [agent, str(loss), str(seed), str(START), str(end), str(out), *map(str, extra)]
     subprocess.run(
         [exe, str(ns2_oracle.script("cmt.tcl")), *args],
         check=True,
@@ -75,12 +88,16 @@ def _ns2_goodput(tmp: Path, agent: str, loss: float, seed: int, end: float) -> f
     return (cum - start_cum) * PAYLOAD * 8 / (end - t0)
 
 
-def _ours_goodput(cmt: bool, loss: float, seed: int, end: float) -> float:
+def _ours_goodput(
+    cmt: bool, loss: float, seed: int, end: float, keys: dict[str, object] | None = None
+) -> float:
     sets: dict[str, object] = {
         "flows.sctp1.cmt": cmt,
         "duration": f"{end:g}s",
         "measure.start": f"{START + WARMUP:g}s",
     }
+    for k, v in (keys or {}).items():
+        sets[f"flows.sctp1.{k}"] = v
     if loss > 0:
         sets["links.rb_h2.loss.rate"] = loss
     r = run(scenarios_dir() / "cmt.toml", seed=seed, set=sets)
@@ -108,6 +125,25 @@ def checks(tmp: Path, quick: bool) -> list[Check]:
     (nm, nci), (um, uci) = _mean_ci(ns_loss), _mean_ci(us_loss)
     ns_ratio = ns_cmt / ns_one
     return [
+        *_goodput_rows(name, ns_cmt, us_cmt, ns_one, us_one, ns_ratio, seeds, nm, nci, um, uci),
+        *_send_buffer_rows(tmp, name, end, seeds),
+    ]
+
+
+def _goodput_rows(
+    name: str,
+    ns_cmt: float,
+    us_cmt: float,
+    ns_one: float,
+    us_one: float,
+    ns_ratio: float,
+    seeds: int,
+    nm: float,
+    nci: float,
+    um: float,
+    uci: float,
+) -> list[Check]:
+    return [
         Check("cmt_goodput_bps", name, ns_cmt, None, us_cmt, None, 0.02 * ns_cmt),
         Check(
             "single_goodput_bps", name + ", cmt = false", ns_one, None, us_one, None, 0.02 * ns_one
@@ -129,6 +165,53 @@ def checks(tmp: Path, quick: bool) -> list[Check]:
             us_cmt / us_one,
             None,
             max(ns_ratio - RULE, 0.0),
+        ),
+    ]
+
+
+SWND = 65_536
+# cmt.tcl's SWND NRSACK UNORDERED RWND.
+_NS2_SWND = (SWND, 0, 1, 1_048_576)
+_NS2_SWND_NR = (SWND, 1, 1, 1_048_576)
+_NS2_RWND64K = (0, 0, 0, 65_536)
+_OURS_SWND: dict[str, object] = {"send_buffer": f"{SWND}B", "unordered": True}
+
+
+def _send_buffer_rows(tmp: Path, name: str, end: float, seeds: int) -> list[Check]:
+    """NR-SACK in the send-buffer-limited case and the receive-window-limited case."""
+    rng = range(1, seeds + 1)
+    ns_off = _mean_ci([_ns2_goodput(tmp, "cmt", LOSS, s, end, _NS2_SWND) for s in rng])
+    ns_on = _mean_ci([_ns2_goodput(tmp, "cmt", LOSS, s, end, _NS2_SWND_NR) for s in rng])
+    nr: dict[str, object] = {**_OURS_SWND, "nr_sack": True}
+    us_off = _mean_ci([_ours_goodput(True, LOSS, s, end, _OURS_SWND) for s in rng])
+    us_on = _mean_ci([_ours_goodput(True, LOSS, s, end, nr) for s in rng])
+    what = name + f", 64 KiB send buffer, unordered, 1 % loss on path B, {seeds} seeds"
+
+    def row(key: str, label: str, ns: tuple[float, float], us: tuple[float, float]) -> Check:
+        return Check(key, label, ns[0], ns[1], us[0], us[1], max(ns[1] + us[1], 0.03 * ns[0]))
+
+    # The gain's tolerance: the relative half-widths of its two means, added.
+    def rel(x: tuple[float, float]) -> float:
+        return x[1] / x[0] if x[0] else 0.0
+
+    ns_gain, us_gain = ns_on[0] / ns_off[0], us_on[0] / us_off[0]
+    gain_tol = max(ns_gain * (rel(ns_on) + rel(ns_off) + rel(us_on) + rel(us_off)), 0.03)
+    ns_rw = _ns2_goodput(tmp, "cmt", 0.0, 1, end, _NS2_RWND64K)
+    us_rw = _ours_goodput(True, 0.0, 1, end, {"receive_buffer": "64KiB"})
+    return [
+        row("cmt_swnd64k_loss1pct_bps", what, ns_off, us_off),
+        row("cmt_swnd64k_nrsack_loss1pct_bps", what + ", nr_sack", ns_on, us_on),
+        Check(
+            "nrsack_gain", what + ", nr_sack over without", ns_gain, None, us_gain, None, gain_tol
+        ),
+        Check(
+            "cmt_rwnd64k_bps",
+            name + ", 64 KiB receive window",
+            ns_rw,
+            None,
+            us_rw,
+            None,
+            0.02 * ns_rw,
         ),
     ]
 

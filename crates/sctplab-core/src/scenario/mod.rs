@@ -11,6 +11,7 @@ pub mod overrides;
 pub mod reconf;
 pub mod sat;
 pub mod schema;
+pub mod send_buffer;
 pub mod streams;
 pub mod units;
 pub(crate) mod validate;

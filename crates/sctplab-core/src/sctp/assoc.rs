@@ -399,13 +399,16 @@ impl Association {
         });
     }
 
-    fn on_sack(&mut self, sack: &crate::net::wire::SackChunk) {
+    fn on_sack(&mut self, sack: &crate::net::wire::SackChunk, nr_gaps: Option<&[(u16, u16)]>) {
         self.trace_sack(sack);
         if !matches!(self.state, State::Established | State::ShutdownSent) {
             return;
         }
         let Some(out) = self.out.as_mut() else { return };
         out.on_sack(self.now, sack, &mut self.paths);
+        if let Some(nr) = nr_gaps {
+            out.free_non_renegable(self.now, sack, nr);
+        }
         for j in 0..self.paths.len() {
             if self.paths.scratch[j].clear_errors {
                 self.revive(j);
@@ -439,7 +442,7 @@ impl Association {
                 }
             }
             Chunk::Sack(sack) => {
-                self.on_sack(sack);
+                self.on_sack(sack, None);
                 self.maybe_shutdown();
             }
             c => self.handle_rare_chunk(vtag, c),
@@ -498,6 +501,22 @@ impl Association {
             Chunk::Reconfig(r) => self.on_reconfig(r),
             Chunk::Asconf(a) => self.on_asconf(a),
             Chunk::AsconfAck(a) => self.on_asconf_ack(a),
+            // Without `nr_sack` this end does not speak NR-SACK (as an I-DATA chunk
+            // without interleaving): counted, ignored.
+            Chunk::NrSack(_) if !self.cfg.knobs.send_buffer.nr_sack => {
+                self.stats.unknown_chunks += 1;
+            }
+            Chunk::NrSack(nr) => {
+                // Loss recovery reads every block; NR blocks also free the send buffer
+                // (sctp/outbound/send_buffer.rs).
+                let extra = self
+                    .out
+                    .as_ref()
+                    .map(|o| o.nr_freed_offsets(nr.cum_tsn_ack));
+                let sack = nr.as_sack(extra.as_deref().unwrap_or(&[]));
+                self.on_sack(&sack, Some(&nr.nr_gaps));
+                self.maybe_shutdown();
+            }
             c @ (Chunk::IData(_) | Chunk::IForwardTsn(_)) => self.on_interleaving_chunk(c),
             _ => {}
         }

@@ -158,6 +158,8 @@ pub struct Knobs {
     pub reconfig: bool,
     /// AUTH (RFC 4895, `sctp/auth`): the flow's `auth`, `auth_chunks`, `auth_hmac`.
     pub auth: Option<super::auth::AuthCfg>,
+    /// `send_buffer`, `nr_sack`, `buffer_splitting` (sctp/outbound/send_buffer.rs).
+    pub send_buffer: super::outbound::send_buffer::SendBufferKnobs,
 }
 
 /// RFC 4960 sec. 7.2.1: min(4 MTU, max(2 MTU, 4380 bytes)).
@@ -202,6 +204,11 @@ pub fn preset(v: Variant) -> Knobs {
         interleaving: false,
         reconfig: false,
         auth: None,
+        send_buffer: super::outbound::send_buffer::SendBufferKnobs {
+            limit: None,
+            nr_sack: false,
+            splitting: super::outbound::send_buffer::BufferSplitting::None,
+        },
     };
     let newreno = Knobs {
         fast_recovery: true,

@@ -17,6 +17,7 @@ mod forward_tsn;
 pub mod idata;
 mod idata_rx;
 mod tsn_reset;
+mod nr_sack;
 
 #[derive(Clone, Copy, Debug)]
 struct Held {
@@ -100,6 +101,8 @@ pub struct Inbound {
     /// Gap blocks of the previous SACK: the next one's list starts with that room, so
     /// a reordering flow (CMT) allocates once per SACK instead of growing the list.
     gaps_hint: usize,
+    /// NR-SACK (`nr_sack.rs`): relative TSNs above the cumulative TSN already delivered.
+    nr_delivered: Option<std::collections::BTreeSet<u32>>,
 }
 
 /// The furthest TSN beyond the cumulative TSN a receive buffer of `buffer` bytes can
@@ -165,6 +168,7 @@ impl Inbound {
             drop_cancels_sack: false,
             cmt_dac: false,
             sack_by_timer: false,
+            nr_delivered: None,
         }
     }
 
@@ -348,6 +352,7 @@ impl Inbound {
 
     /// Hands chunk `h` (relative TSN `rel`) to the application.
     fn deliver(&mut self, now: SimTime, h: Held, rel: u32) {
+        self.note_delivered(rel);
         self.held -= u64::from(h.chunk_len);
         let end = h.flags.contains(DataFlags::END).then_some(rel);
         self.hand_up(now, h.stream, u64::from(h.payload), end);

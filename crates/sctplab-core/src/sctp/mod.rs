@@ -23,5 +23,6 @@ pub use config::Knobs;
 pub use coupled_cc::Coupling;
 pub use inbound::Inbound;
 pub use outbound::cmt::{CmtKnobs, RtxPolicy};
+pub use outbound::send_buffer;
 pub use outbound::{OutStats, Outbound};
 pub use path::{Path, PathSet, PathState, PathStats};

@@ -25,6 +25,7 @@ mod prsctp;
 mod rtx;
 mod sack;
 mod send;
+pub mod send_buffer;
 #[cfg(test)]
 mod tests;
 
@@ -67,6 +68,8 @@ struct Sent {
     /// missing again.
     rtx_at: u32,
     pba_counted: bool,
+    /// An NR gap block reported it: freed from the send buffer (`send_buffer.rs`).
+    nr_freed: bool,
     /// Index of the destination the chunk was last sent to.
     dest: usize,
     /// The destination's packet number of its last transmission (`path_bbr`; 0 when
@@ -151,6 +154,9 @@ pub struct Outbound {
     hdr: usize,
     /// A paced destination held new data back: when to try again (`path_bbr`).
     pub pace_wake: Option<SimTime>,
+    /// Bytes of chunks in `sent` that NR gap blocks freed (`send_buffer.rs`).
+    nr_freed: u64,
+    sb_stats: send_buffer::SendBufferStats,
 }
 
 impl Outbound {
@@ -199,6 +205,8 @@ impl Outbound {
             coupled,
             hdr: DataChunk::HEADER_LEN,
             pace_wake: None,
+            nr_freed: 0,
+            sb_stats: send_buffer::SendBufferStats::default(),
         }
     }
 

@@ -315,6 +315,7 @@ fn sctp_summary(
     crate::sctp::streams::stats::add_summary_keys(&mut flow, client, server);
     crate::sctp::reconfig::summary::add_summary_keys(&mut flow, client, server);
     crate::sctp::asconf::summary::add_summary_keys(&mut flow, client, server);
+    crate::sctp::send_buffer::add_summary_keys(&mut flow, client.out.as_ref());
     flow
 }
 

@@ -210,6 +210,13 @@ pub struct SctpCfg {
     pub auth_chunks: Option<Vec<String>>,
     #[serde(default)]
     pub auth_hmac: Option<crate::scenario::reconf::AuthHmac>,
+    /// Send buffer, NR-SACK, buffer splitting (scenario/send_buffer.rs).
+    #[serde(default)]
+    pub send_buffer: Option<Size>,
+    #[serde(default)]
+    pub nr_sack: bool,
+    #[serde(default)]
+    pub buffer_splitting: Option<crate::scenario::send_buffer::BufferSplittingKey>,
 }
 
 fn default_delayed_ack_timeout() -> Duration {
@@ -358,6 +365,7 @@ impl SctpCfg {
         crate::scenario::cmt::apply(self, &mut k);
         crate::scenario::streams::apply(self, &mut k);
         crate::scenario::reconf::apply(self, &mut k);
+        crate::scenario::send_buffer::apply(self, &mut k);
         k
     }
 

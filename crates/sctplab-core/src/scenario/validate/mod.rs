@@ -52,6 +52,7 @@ pub(in crate::scenario) fn validate(s: &Scenario, source: &str) -> Result<(), Sc
     let names = ifaces::iface_names(s, &wiring.adjacency);
     ifaces::validate_primaries(s, &nodes, &names, source)?;
     super::cmt::validate(s, &nodes, &names, source)?;
+    super::send_buffer::validate(s, source)?;
     faults::validate_faults(s, &nodes, &names, source)
 }
 

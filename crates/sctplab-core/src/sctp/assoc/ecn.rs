@@ -46,7 +46,11 @@ impl Association {
     /// a control chunk when the CE arrives, ahead of the SACK).
     pub(super) fn bundle_ecne(&self, chunks: &mut Vec<Chunk>, used: usize, room: usize) -> usize {
         let Some(tsn) = self.ecn.echo else { return 0 };
-        if used + ECN_CHUNK_LEN > room || !chunks.iter().any(|c| matches!(c, Chunk::Sack(_))) {
+        if used + ECN_CHUNK_LEN > room
+            || !chunks
+                .iter()
+                .any(|c| matches!(c, Chunk::Sack(_) | Chunk::NrSack(_)))
+        {
             return 0;
         }
         chunks.insert(0, Chunk::Ecne { lowest_tsn: tsn });

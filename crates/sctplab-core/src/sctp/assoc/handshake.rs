@@ -418,6 +418,12 @@ impl Association {
                 inb.set_cmt_dac();
             }
         }
+        // NR-SACK as ns-2.35 (`useNonRenegSacks_` set on both agents): no negotiation.
+        if self.cfg.knobs.send_buffer.nr_sack {
+            if let Some(inb) = self.inb.as_mut() {
+                inb.set_nr_sack();
+            }
+        }
         if !self.cfg.stream_traffic.is_empty() {
             if let Some(inb) = self.inb.as_mut() {
                 inb.msg_log = Some(Vec::new());

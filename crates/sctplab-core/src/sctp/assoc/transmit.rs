@@ -15,7 +15,14 @@ impl Association {
     /// DATA packet.
     pub(super) fn transmit(&mut self, now: SimTime, pkt: &mut Packet) -> bool {
         let sack = if self.sack_due() {
-            self.inb.as_mut().map(Inbound::take_sack)
+            // NR-SACK (sctp/inbound/nr_sack.rs) when the flow has `nr_sack`.
+            self.inb.as_mut().map(|i| {
+                if i.nr_sack_on() {
+                    Chunk::NrSack(i.take_nr_sack())
+                } else {
+                    Chunk::Sack(i.take_sack())
+                }
+            })
         } else {
             None
         };
@@ -50,7 +57,7 @@ impl Association {
         // one per data packet received) it goes straight into the packet.
         let first = match sack {
             Some(sack) => {
-                let c = (self.peer_tag, Chunk::Sack(sack), self.sack_dest);
+                let c = (self.peer_tag, sack, self.sack_dest);
                 if self.ctrl.is_empty() && self.stream_errors.is_empty() {
                     Some(c)
                 } else {
@@ -66,7 +73,7 @@ impl Association {
             repr.vtag = vtag;
             pkt.ip.dst = to;
             let mut used = first.padded_len();
-            let only_sack = matches!(first, Chunk::Sack(_));
+            let only_sack = matches!(first, Chunk::Sack(_) | Chunk::NrSack(_));
             repr.chunks.push(first);
             let mut all_sack = only_sack;
             while let Some((v, c, d)) = self.ctrl.front() {
@@ -74,7 +81,7 @@ impl Association {
                     break;
                 }
                 used += c.padded_len();
-                all_sack &= matches!(c, Chunk::Sack(_));
+                all_sack &= matches!(c, Chunk::Sack(_) | Chunk::NrSack(_));
                 let (_, c, _) = self.ctrl.pop_front().expect("front exists");
                 repr.chunks.push(c);
             }

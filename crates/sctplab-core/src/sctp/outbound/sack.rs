@@ -211,6 +211,7 @@ impl Outbound {
             }
             let s = self.sent.pop_front().expect("front exists");
             self.counts.remove(&s);
+            self.forget_nr_freed(&s);
             if !s.gap_acked {
                 let sc = &mut ps.scratch[s.dest];
                 sc.first_outstanding_acked = true;

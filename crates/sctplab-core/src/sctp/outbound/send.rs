@@ -88,7 +88,9 @@ impl Outbound {
         burst_limit: Option<u32>,
         mut packets: u32,
     ) -> u32 {
-        while ps.paths[d].outstanding < ps.paths[d].cwnd && burst_limit.is_none_or(|b| packets < b)
+        while ps.paths[d].outstanding < ps.paths[d].cwnd
+            && burst_limit.is_none_or(|b| packets < b)
+            && self.within_split_share(now, ps, d)
         {
             // A paced destination waits for its gap (`path_bbr`); the association
             // wakes the sender then.
@@ -123,6 +125,10 @@ impl Outbound {
                 if !rwnd_ok && !probe {
                     break;
                 }
+                // ns-2.35 `SendMuch` (`initialSwnd_`): no new chunk beyond the send buffer.
+                if !self.send_buffer_fits(now, p + self.hdr as u64) {
+                    break;
+                }
                 let Some((stream, ssn, flags, payload)) = self.app.next_chunk(self.max_payload)
                 else {
                     break;
@@ -146,6 +152,7 @@ impl Outbound {
                     rtx_at: tsn,
                     pba_counted: false,
                     rec: 0,
+                    nr_freed: false,
                     dest: d,
                     sent_at: now,
                     ids: self.app.last_ids(),

@@ -33,6 +33,7 @@ mod control;
 mod data;
 mod ecn;
 mod init;
+mod nr_sack;
 mod params;
 mod reconfig;
 mod sack;
@@ -47,6 +48,7 @@ pub use auth::{AuthChunk, HMAC_SHA1, HMAC_SHA256, InitExtensions};
 pub use control::{ErrorCause, UnknownChunk, cause};
 pub use data::{DataChunk, DataFlags};
 pub use init::{IPV4_ADDRESS_PARAM_LEN, InitAckChunk, InitChunk};
+pub use nr_sack::{NR_SACK, NrSackChunk};
 pub use reconfig::{ReconfigChunk, ReconfigParam, ReconfigResult};
 pub use sack::SackChunk;
 
@@ -92,10 +94,15 @@ pub mod chunk_type {
     /// ASCONF and ASCONF-ACK (RFC 5061 sec. 4.1).
     pub const ASCONF: u8 = super::asconf::ASCONF;
     pub const ASCONF_ACK: u8 = super::asconf::ASCONF_ACK;
+    /// NR-SACK (draft-natarajan-tsvwg-sctp-nrsack, `nr_sack.rs`).
+    pub const NR_SACK: u8 = super::nr_sack::NR_SACK;
 
     /// Whether this module decodes chunks of type `kind`.
     pub const fn is_known(kind: u8) -> bool {
-        matches!(kind, 0..=15 | FORWARD_TSN | RE_CONFIG | ASCONF | ASCONF_ACK)
+        matches!(
+            kind,
+            0..=15 | FORWARD_TSN | RE_CONFIG | ASCONF | ASCONF_ACK | NR_SACK
+        )
     }
 }
 
@@ -175,6 +182,8 @@ pub enum Chunk {
     /// ASCONF and ASCONF-ACK (RFC 5061 sec. 4.1, `asconf.rs`).
     Asconf(AsconfChunk),
     AsconfAck(AsconfAckChunk),
+    /// NR-SACK (`nr_sack.rs`).
+    NrSack(NrSackChunk),
 }
 
 // A chunk always has at least its 4-byte header, so an `is_empty` to go
@@ -207,6 +216,7 @@ impl Chunk {
             Chunk::Reconfig(_) => chunk_type::RE_CONFIG,
             Chunk::Asconf(_) => chunk_type::ASCONF,
             Chunk::AsconfAck(_) => chunk_type::ASCONF_ACK,
+            Chunk::NrSack(_) => chunk_type::NR_SACK,
         }
     }
 
@@ -219,6 +229,7 @@ impl Chunk {
             | Chunk::Error { t_bit, .. } => u8::from(*t_bit) * FLAG_T,
             Chunk::Unknown(u) => u.flags,
             Chunk::Sack(s) => s.flags,
+            Chunk::NrSack(s) => s.flags,
             _ => 0,
         }
     }
@@ -241,6 +252,7 @@ impl Chunk {
                 Chunk::Reconfig(r) => r.value_len(),
                 Chunk::Asconf(a) => a.value_len(),
                 Chunk::AsconfAck(a) => a.value_len(),
+                Chunk::NrSack(n) => n.value_len(),
                 Chunk::ForwardTsn(f) => f.len() - CHUNK_HEADER_LEN,
                 Chunk::IData(d) => IDataChunk::len_for(d.payload_len as usize) - CHUNK_HEADER_LEN,
                 Chunk::IForwardTsn(f) => f.len() - CHUNK_HEADER_LEN,
@@ -305,6 +317,7 @@ impl Chunk {
             Chunk::Reconfig(r) => r.emit_value(value),
             Chunk::Asconf(a) => a.emit_value(value),
             Chunk::AsconfAck(a) => a.emit_value(value),
+            Chunk::NrSack(n) => n.emit_value(value),
             Chunk::Abort { .. }
             | Chunk::ShutdownAck
             | Chunk::CookieAck
@@ -370,6 +383,7 @@ impl Chunk {
             chunk_type::RE_CONFIG => Chunk::Reconfig(ReconfigChunk::parse_value(value)?),
             chunk_type::ASCONF => Chunk::Asconf(AsconfChunk::parse_value(value)?),
             chunk_type::ASCONF_ACK => Chunk::AsconfAck(AsconfAckChunk::parse_value(value)?),
+            chunk_type::NR_SACK => Chunk::NrSack(NrSackChunk::parse_value(value, flags)?),
             kind => Chunk::Unknown(UnknownChunk {
                 kind,
                 flags,
