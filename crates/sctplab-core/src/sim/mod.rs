@@ -7,7 +7,7 @@ mod time;
 mod timer;
 
 pub use key::{EventKey, SEQ_STEP, seq_below, wake_seq};
-pub use lazy::{ArmerChain, LazySeq, due_before};
+pub use lazy::{ArmerChain, LazySeq, Lineage, due_before};
 pub use queue::{EventQueue, HistoryCursor};
 pub use rng::{RngStream, stream_id};
 pub use time::{SimDuration, SimTime};

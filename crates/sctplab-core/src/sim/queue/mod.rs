@@ -37,13 +37,16 @@ mod store;
 mod tests;
 
 pub use history::HistoryCursor;
+pub(in crate::sim) use reserved::Tie;
 
 use super::key::SEQ_STEP;
+use super::lazy::Lineage;
 use super::{EventKey as Key, SimTime};
 use history::History;
 use lanes::Lanes;
 use runs::Runs;
 use slots::Slots;
+use std::collections::VecDeque;
 use store::{Entry, NO_LANE, RADIX_ABOVE, Store};
 
 /// Where the earliest pending event is.
@@ -73,6 +76,9 @@ pub struct EventQueue<E> {
     popped: u64,
     /// Pops that were bookkeeping, not events of the model (`uncount_last_pop`).
     uncounted: u64,
+    /// (pop number, lineage) of the recent pops of lazy events that entered the queue
+    /// with a lineage (`schedule_slot_lazy`), for `seq_after`.
+    lazy_pops: VecDeque<(u64, Lineage)>,
 }
 
 impl<E> Default for EventQueue<E> {
@@ -96,6 +102,7 @@ impl<E> EventQueue<E> {
             now: SimTime::ZERO,
             popped: 0,
             uncounted: 0,
+            lazy_pops: VecDeque::new(),
         }
     }
 
@@ -192,7 +199,15 @@ impl<E> EventQueue<E> {
         let event = match src {
             Src::Heap => self.heap.pop_from_lanes(&mut self.lanes),
             Src::Run(i) => self.runs.pop(i),
-            Src::Slot => self.slots.pop().expect("slot event").1,
+            Src::Slot => {
+                let e = self.slots.pop().expect("slot event").1;
+                // An odd key from a slot: a wake-up or a lazy event, whose lineage
+                // `seq_after` may need (`sim::lazy`, rule 5).
+                if key.seq() % SEQ_STEP != 0 {
+                    self.note_lazy_pop(self.popped);
+                }
+                e
+            }
         };
         let time = key.time();
         assert!(time >= self.now, "time ran backwards");
