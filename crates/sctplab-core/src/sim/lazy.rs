@@ -17,7 +17,7 @@
 //! 4. A lazy event armed by a real input takes its number then (`EventQueue::reserve_seq`:
 //!    `LazySeq::Known`). One armed by another lazy event gets the number the queue's
 //!    counter would have given it while its armer was handled: the odd number just below
-//!    the counter at the first pop after the armer (`sim::seq_below`). Looking that up
+//!    the counter at the first pop after the armer (`sim::key::seq_below`). Looking that up
 //!    needs the armer's own number only when a pop fell at the armer's very time, so a
 //!    chain of such events keeps the times of its links (`ArmerChain`) and resolves its
 //!    number only on a tie in time (`LazySeq::Chain`).
@@ -109,6 +109,7 @@ impl ArmerChain {
 
 impl LazySeq {
     /// The number (rule 4).
+    #[cfg(test)]
     pub fn resolve<E>(self, chain: &ArmerChain, q: &EventQueue<E>) -> u64 {
         self.resolve_from(chain, q, &mut HistoryCursor::default())
     }

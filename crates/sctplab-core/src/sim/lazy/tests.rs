@@ -233,7 +233,7 @@ fn long_chains_restart_with_their_number() {
     for i in 0..(MAX_CHAIN as u64 + 10) {
         let at = t(10 + i);
         v = v.child(at, &mut chain, &q);
-        let expected = crate::sim::seq_below(crate::sim::SEQ_STEP * (at.as_nanos() + 2));
+        let expected = crate::sim::key::seq_below(crate::sim::SEQ_STEP * (at.as_nanos() + 2));
         assert_eq!(v.resolve(&chain, &q), expected, "link {i}");
     }
     // The two-link form is the same as two links.

@@ -36,7 +36,7 @@ mod store;
 #[cfg(test)]
 mod tests;
 
-pub use history::HistoryCursor;
+pub(crate) use history::HistoryCursor;
 pub(in crate::sim) use reserved::Tie;
 
 use super::key::SEQ_STEP;
@@ -117,7 +117,7 @@ impl<E> EventQueue<E> {
     }
 
     /// Every pop so far, wake-ups included (see `uncount_last_pop`).
-    pub fn pops(&self) -> u64 {
+    pub(crate) fn pops(&self) -> u64 {
         self.popped
     }
 
@@ -125,7 +125,7 @@ impl<E> EventQueue<E> {
     /// its own bookkeeping (`schedule_wake`), not an event of the model. The pop stays
     /// in the history; a wake-up takes no sequence number, so `seq_after_lazy` answers
     /// as without it.
-    pub fn uncount_last_pop(&mut self) {
+    pub(crate) fn uncount_last_pop(&mut self) {
         self.uncounted += 1;
     }
 
@@ -163,7 +163,7 @@ impl<E> EventQueue<E> {
     }
 
     /// (time, sequence number) of the last event popped.
-    pub fn last_key(&self) -> (SimTime, u64) {
+    pub(crate) fn last_key(&self) -> (SimTime, u64) {
         (self.last.time(), self.last.seq())
     }
 

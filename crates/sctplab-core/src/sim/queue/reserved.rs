@@ -18,7 +18,7 @@ pub(in crate::sim) struct Tie;
 
 impl<E> EventQueue<E> {
     /// How many recent pops `seq_after_lazy` can look back over.
-    pub const HISTORY: usize = HISTORY;
+    pub(crate) const HISTORY: usize = HISTORY;
 
     /// Whether to remember recent pops for `seq_after_lazy` (on by default). A world that
     /// never asks (no wireless NICs) turns it off: it is work on every pop.
@@ -28,7 +28,7 @@ impl<E> EventQueue<E> {
 
     /// Takes the next sequence number without scheduling anything: the key (time, seq)
     /// of an event that may be scheduled later (`schedule_slot_reserved`) or never.
-    pub fn reserve_seq(&mut self) -> u64 {
+    pub(crate) fn reserve_seq(&mut self) -> u64 {
         let seq = self.next_seq;
         self.next_seq += SEQ_STEP;
         seq
@@ -36,7 +36,7 @@ impl<E> EventQueue<E> {
 
     /// Takes `n` sequence numbers at once, as `n` calls of `reserve_seq` would: the
     /// first is returned, the `i`-th is `first + i * SEQ_STEP`.
-    pub fn reserve_seq_block(&mut self, n: usize) -> u64 {
+    pub(crate) fn reserve_seq_block(&mut self, n: usize) -> u64 {
         let seq = self.next_seq;
         self.next_seq += SEQ_STEP * n as u64;
         seq
@@ -179,7 +179,7 @@ impl<E> EventQueue<E> {
     /// Schedules `event` with a sequence number taken earlier (`reserve_seq`), as if it
     /// had been scheduled then. Its key must still be ahead of every event popped so far.
     #[inline]
-    pub fn schedule_reserved(&mut self, time: SimTime, seq: u64, event: E) {
+    pub(crate) fn schedule_reserved(&mut self, time: SimTime, seq: u64, event: E) {
         let k = Key::new(time, seq);
         assert!(k > self.last, "reserved event scheduled in the past");
         self.heap.push(
@@ -196,7 +196,7 @@ impl<E> EventQueue<E> {
     /// after the last event popped. For events kept out of the queue with a reserved
     /// sequence number (a link's end of transmission).
     #[inline]
-    pub fn passed(&self, time: SimTime, seq: u64) -> bool {
+    pub(crate) fn passed(&self, time: SimTime, seq: u64) -> bool {
         self.popped > 0 && Key::new(time, seq) <= self.last
     }
 }

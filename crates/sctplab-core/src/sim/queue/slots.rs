@@ -14,7 +14,7 @@ use crate::sim::{EventKey as Key, SimTime};
 impl<E> EventQueue<E> {
     /// Schedules `event` at `time` in slot `id`, replacing the slot's pending event if
     /// any. Only for events whose replaced predecessor would do nothing when popped.
-    pub fn schedule_slot(&mut self, id: usize, time: SimTime, event: E) {
+    pub(crate) fn schedule_slot(&mut self, id: usize, time: SimTime, event: E) {
         let key = self.next_key(time);
         if let Some(old) = self.slots.set(id, key, event) {
             self.superseded = self.superseded.max(old.time());
@@ -24,7 +24,7 @@ impl<E> EventQueue<E> {
     /// Schedules `event` in slot `id` with a sequence number taken earlier from
     /// `reserve_seq`, as if it had been scheduled then. Its key must still be ahead of
     /// every event popped so far.
-    pub fn schedule_slot_reserved(&mut self, id: usize, time: SimTime, seq: u64, event: E) {
+    pub(crate) fn schedule_slot_reserved(&mut self, id: usize, time: SimTime, seq: u64, event: E) {
         let k = Key::new(time, seq);
         assert!(k > self.last, "reserved event scheduled in the past");
         if let Some(old) = self.slots.set(id, k, event) {
@@ -35,7 +35,7 @@ impl<E> EventQueue<E> {
     /// `schedule_slot_reserved` of a lazy event (`sim::lazy`) with its lineage: an
     /// event of another slot with the same key comes before it if its lineage is lower
     /// (rule 5), as in the plain run.
-    pub fn schedule_slot_lazy(
+    pub(crate) fn schedule_slot_lazy(
         &mut self,
         id: usize,
         time: SimTime,
@@ -51,19 +51,19 @@ impl<E> EventQueue<E> {
     /// number, taking none from the counter, and replacing the slot's pending event
     /// without counting it as superseded (wake-ups are bookkeeping: see
     /// `uncount_last_pop`). The key must be ahead of every event popped so far.
-    pub fn schedule_wake(&mut self, id: usize, time: SimTime, seq: u64, event: E) {
+    pub(crate) fn schedule_wake(&mut self, id: usize, time: SimTime, seq: u64, event: E) {
         let k = Key::new(time, seq);
         assert!(k > self.last, "wake-up scheduled in the past");
         self.slots.set(id, k, event);
     }
 
     /// Drops wake-up slot `id`'s event, if any (see `schedule_wake`).
-    pub fn cancel_wake(&mut self, id: usize) {
+    pub(crate) fn cancel_wake(&mut self, id: usize) {
         self.slots.remove(id);
     }
 
     /// Drops slot `id`'s event, if any, as `schedule_slot` drops a replaced one.
-    pub fn cancel_slot(&mut self, id: usize) {
+    pub(crate) fn cancel_slot(&mut self, id: usize) {
         if let Some(old) = self.slots.remove(id) {
             self.superseded = self.superseded.max(old.time());
         }
@@ -71,13 +71,13 @@ impl<E> EventQueue<E> {
 
     /// Records a deadline that a stale, never-popped event would have moved the clock to
     /// (see `superseded_horizon`).
-    pub fn note_superseded(&mut self, time: SimTime) {
+    pub(crate) fn note_superseded(&mut self, time: SimTime) {
         self.superseded = self.superseded.max(time);
     }
 
     /// The latest deadline of a slot event that was replaced: where the clock would have
     /// ended had the replaced events been popped after everything else.
-    pub fn superseded_horizon(&self) -> SimTime {
+    pub(crate) fn superseded_horizon(&self) -> SimTime {
         self.superseded
     }
 }
