@@ -221,10 +221,11 @@ fn chain_keys<E>(base: u64, chain: &ArmerChain, q: &EventQueue<E>) -> (Vec<Event
     let times = &chain.times[..chain.len];
     let mut keys = Vec::with_capacity(times.len());
     let mut seq = base;
+    let mut cur = HistoryCursor::default();
     for &t in times {
         // The link's own lineage: the links before it.
         let armer = || lineage_of(&keys, base, &chain.pinned);
-        let next = q.seq_after_tied((t, seq), armer);
+        let next = q.seq_after_tied(&mut cur, (t, seq), armer);
         keys.push(EventKey::new(t, seq));
         seq = next;
     }

@@ -203,7 +203,9 @@ impl<E> EventQueue<E> {
                 let e = self.slots.pop().expect("slot event").1;
                 // An odd key from a slot: a wake-up or a lazy event, whose lineage
                 // `seq_after` may need (`sim::lazy`, rule 5).
-                if key.seq() % SEQ_STEP != 0 {
+                if key.seq() % SEQ_STEP != 0
+                    && (self.slots.popped_has_lineage() || !self.lazy_pops.is_empty())
+                {
                     self.note_lazy_pop(self.popped);
                 }
                 e

@@ -65,14 +65,16 @@ impl<E> EventQueue<E> {
 
     /// `seq_after` of an armer with lineage `armer` (`sim::lazy`, rule 5): a popped
     /// event of the same key came first if its lineage is lower.
+    /// Searches from `cur` (see `HistoryCursor`): a chain's links come in time order.
     pub(in crate::sim) fn seq_after_tied(
         &self,
+        cur: &mut HistoryCursor,
         k: (SimTime, u64),
         armer: impl FnOnce() -> Lineage,
     ) -> u64 {
         let h = &self.history;
         let t = k.0.as_nanos();
-        let mut i = h.first_at_or_after(t);
+        let mut i = self.history_index_from(cur, t);
         let (times, seqs) = (h.times(), h.seqs());
         let mut armer = Some(armer);
         let mut lineage = None;

@@ -270,6 +270,14 @@ impl<E> Slots<E> {
         self.heap.first().map(|e| e.0)
     }
 
+    /// Whether the slot just popped has a lineage (`popped_lineage` not empty).
+    #[inline]
+    pub(super) fn popped_has_lineage(&self) -> bool {
+        self.popped
+            .and_then(|id| self.lineage.get(id as usize))
+            .is_some_and(|l| !l.is_empty())
+    }
+
     /// The lineage of the slot just popped (empty if it had none).
     pub(super) fn popped_lineage(&self) -> Option<&[Key]> {
         let id = self.popped? as usize;
