@@ -5,8 +5,9 @@
 //! events. The queue also owns the clock, so time can only move forward.
 //!
 //! Every event gets its key (`EventKey`: time, sequence number) when it is scheduled,
-//! from one counter, and `pop` always returns the event with the smallest key. The
-//! public surface comes in three parts:
+//! from one counter, and `pop` always returns the event with the smallest key. Outside
+//! the crate only scheduling and popping are public; the world's surface comes in three
+//! parts:
 //!
 //! - scheduling (`schedule`, and for patterns that a store serves cheaply `schedule_lane`
 //!   and `schedule_run`), `pop` and the counters (this file);
