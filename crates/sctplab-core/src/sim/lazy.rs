@@ -17,14 +17,26 @@
 //! 4. A lazy event armed by a real input takes its number then (`EventQueue::reserve_seq`:
 //!    `LazySeq::Known`). One armed by another lazy event gets the number the queue's
 //!    counter would have given it while its armer was handled: the odd number just below
-//!    the counter at the first pop after the armer (`sim::seq_below`). Looking that up
+//!    the counter at the first pop after the armer (`sim::key::seq_below`). Looking that up
 //!    needs the armer's own number only when a pop fell at the armer's very time, so a
 //!    chain of such events keeps the times of its links (`ArmerChain`) and resolves its
 //!    number only on a tie in time (`LazySeq::Chain`).
 //!
+//! 5. Two lazy events of different owners can get the same number (their armers were
+//!    handled between the same two pops, so rule 4 gives both the number below the
+//!    same counter value). The plain run numbered them in the order their armers ran,
+//!    so a tie goes to the one whose armer's key is lower, then (armers tied too) to the
+//!    lower key of the armer's armer, and so on: the keys of its armers, newest first,
+//!    compared in order (`Lineage`). A lineage ends at the first armer with a reserved
+//!    (even, unique) number, and at `MAX_LINEAGE` keys; two events alike that far back
+//!    keep the queue's order (slot order), the one case the rule leaves open. Only events
+//!    that enter the queue meet another owner's, and the queue's slots order them so
+//!    (`EventQueue::schedule_slot_lazy`).
+//!
 //! The keys themselves follow the even/odd rule of `sim::key`.
 
-use super::{EventQueue, HistoryCursor, SimTime};
+use super::queue::Tie;
+use super::{EventKey, EventQueue, HistoryCursor, SimTime};
 
 /// Whether a lazy event at `at`, with the number `seq()` (asked for only on a tie in
 /// time), comes before the real input with key `before` and so runs before it (rule 2).
@@ -52,13 +64,25 @@ pub enum LazySeq {
 /// long catch-up (the end of a run).
 pub const MAX_CHAIN: usize = 64;
 
+/// Armer keys a `Lineage` keeps at most (rule 5).
+pub const MAX_LINEAGE: usize = 64;
+
+/// The keys of a lazy event's armers, newest first, up to and including the first
+/// with a reserved number (rule 5); empty for an event with a reserved number, which
+/// ties with none. Lineages compare in order (`Vec`'s order): the lower one came first
+/// in the plain run.
+pub type Lineage = Vec<EventKey>;
+
 /// The times of the links of an owner's pending `LazySeq::Chain`, in a fixed array: a
 /// link is added at nearly every lazy event, and a store here is cheaper than a `Vec`
 /// push.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct ArmerChain {
     len: usize,
     times: [SimTime; MAX_CHAIN],
+    /// The lineage of the event whose number a pin gave (`LazySeq::pin`): the base of
+    /// the chain, or the pending `LazySeq::Known`, when that number is odd.
+    pinned: Lineage,
 }
 
 impl Default for ArmerChain {
@@ -66,6 +90,7 @@ impl Default for ArmerChain {
         ArmerChain {
             len: 0,
             times: [SimTime::ZERO; MAX_CHAIN],
+            pinned: Lineage::new(),
         }
     }
 }
@@ -84,6 +109,7 @@ impl ArmerChain {
 
 impl LazySeq {
     /// The number (rule 4).
+    #[cfg(test)]
     pub fn resolve<E>(self, chain: &ArmerChain, q: &EventQueue<E>) -> u64 {
         self.resolve_from(chain, q, &mut HistoryCursor::default())
     }
@@ -99,7 +125,9 @@ impl LazySeq {
         match self {
             LazySeq::Known(s) => s,
             LazySeq::Chain(base) => match chain.times[..chain.len].split_last() {
-                Some((&t, rest)) => q.seq_after_lazy_from(cur, t, || chain_seq(q, base, rest)),
+                Some((&t, rest)) => q
+                    .seq_after_lazy_from(cur, t, || chain_seq(q, base, rest))
+                    .unwrap_or_else(|_| chain_keys(base, chain, q).1),
                 None => base,
             },
         }
@@ -107,20 +135,17 @@ impl LazySeq {
 
     /// The number of an event armed by the lazy event (`at`, self); `chain` is the
     /// owner's.
-    pub fn child<E>(
-        self,
-        at: SimTime,
-        chain: &mut ArmerChain,
-        q: &EventQueue<E>,
-        cur: &mut HistoryCursor,
-    ) -> LazySeq {
+    pub fn child<E>(self, at: SimTime, chain: &mut ArmerChain, q: &EventQueue<E>) -> LazySeq {
         let base = match self {
             LazySeq::Chain(b) if chain.len < MAX_CHAIN => {
                 chain.times[chain.len] = at;
                 chain.len += 1;
                 return LazySeq::Chain(b);
             }
-            LazySeq::Chain(_) => self.resolve_from(chain, q, cur),
+            LazySeq::Chain(_) => match self.pin(chain, q) {
+                LazySeq::Known(s) => s,
+                LazySeq::Chain(_) => unreachable!("a pin gives a known number"),
+            },
             LazySeq::Known(s) => s,
         };
         chain.times[0] = at;
@@ -138,7 +163,6 @@ impl LazySeq {
         e: SimTime,
         chain: &mut ArmerChain,
         q: &EventQueue<E>,
-        cur: &mut HistoryCursor,
     ) -> LazySeq {
         match self {
             LazySeq::Chain(b) if chain.len + 2 <= MAX_CHAIN => {
@@ -148,17 +172,97 @@ impl LazySeq {
                 chain.len = k + 2;
                 LazySeq::Chain(b)
             }
-            _ => self.child(p, chain, q, cur).child(e, chain, q, cur),
+            _ => self.child(p, chain, q).child(e, chain, q),
         }
     }
 }
 
+impl LazySeq {
+    /// The number, looked up now, as `Known` (`self` if known already): for an owner
+    /// that pins its pending event while its armers are still in the pop history
+    /// (rule 3). The event's lineage goes with it (`ArmerChain::pinned`).
+    pub fn pin<E>(self, chain: &mut ArmerChain, q: &EventQueue<E>) -> LazySeq {
+        match self {
+            LazySeq::Known(_) => self,
+            LazySeq::Chain(_) => {
+                let mut lineage = Lineage::new();
+                let s = self.lineage(chain, q, &mut lineage);
+                chain.pinned = lineage;
+                LazySeq::Known(s)
+            }
+        }
+    }
+
+    /// The number, with the event's lineage (rule 5) in `out`: what an event that
+    /// enters the queue takes with it (`EventQueue::schedule_slot_lazy`).
+    pub fn lineage<E>(self, chain: &ArmerChain, q: &EventQueue<E>, out: &mut Lineage) -> u64 {
+        out.clear();
+        match self {
+            LazySeq::Known(s) => {
+                if !is_reserved(s) {
+                    out.extend_from_slice(&chain.pinned);
+                }
+                s
+            }
+            LazySeq::Chain(base) if chain.len == 0 => LazySeq::Known(base).lineage(chain, q, out),
+            LazySeq::Chain(base) => {
+                let (keys, seq) = chain_keys(base, chain, q);
+                *out = lineage_of(&keys, base, &chain.pinned);
+                seq
+            }
+        }
+    }
+}
+
+/// The keys of the links of `chain`, whose first was numbered `base`, oldest first, and
+/// the number of the event the last one armed: each link's number looked up with its
+/// armer's lineage at hand (rule 5).
+fn chain_keys<E>(base: u64, chain: &ArmerChain, q: &EventQueue<E>) -> (Vec<EventKey>, u64) {
+    let times = &chain.times[..chain.len];
+    let mut keys = Vec::with_capacity(times.len());
+    let mut seq = base;
+    let mut cur = HistoryCursor::default();
+    for &t in times {
+        // The link's own lineage: the links before it.
+        let armer = || lineage_of(&keys, base, &chain.pinned);
+        let next = q.seq_after_tied(&mut cur, (t, seq), armer);
+        keys.push(EventKey::new(t, seq));
+        seq = next;
+    }
+    (keys, seq)
+}
+
+/// The lineage of an event armed by the last of `keys`, a chain's links oldest first,
+/// the first of them numbered `base` (the event armed by none of them if `keys` is
+/// empty): `pinned` ends it when `base` was a pin's number (odd).
+fn lineage_of(keys: &[EventKey], base: u64, pinned: &[EventKey]) -> Lineage {
+    let mut out = Lineage::new();
+    for &k in keys.iter().rev() {
+        out.push(k);
+        if is_reserved(k.seq()) || out.len() == MAX_LINEAGE {
+            return out;
+        }
+    }
+    if !is_reserved(base) {
+        let room = MAX_LINEAGE - out.len();
+        out.extend(pinned.iter().take(room));
+    }
+    out
+}
+
+/// Whether `seq` was reserved from the counter (even), not looked up (odd): unique, so
+/// a lineage ends there.
+fn is_reserved(seq: u64) -> bool {
+    seq % crate::sim::SEQ_STEP == 0
+}
+
 /// The number of the event armed by the last of `times`, the first of them armed by the
 /// event numbered `base` (see `LazySeq::Chain`).
-fn chain_seq<E>(q: &EventQueue<E>, base: u64, times: &[SimTime]) -> u64 {
+/// `Err` where a link's lookup meets a tie (rule 5), which only `chain_keys` resolves.
+fn chain_seq<E>(q: &EventQueue<E>, base: u64, times: &[SimTime]) -> Result<u64, Tie> {
     match times.split_last() {
         Some((&t, rest)) => q.seq_after_lazy(t, || chain_seq(q, base, rest)),
-        None => base,
+        None => Ok(base),
     }
 }
 

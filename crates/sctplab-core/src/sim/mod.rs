@@ -6,9 +6,10 @@ mod rng;
 mod time;
 mod timer;
 
-pub use key::{EventKey, SEQ_STEP, seq_below, wake_seq};
-pub use lazy::{ArmerChain, LazySeq, due_before};
-pub use queue::{EventQueue, HistoryCursor};
+pub(crate) use key::{EventKey, SEQ_STEP, wake_seq};
+pub(crate) use lazy::{ArmerChain, LazySeq, Lineage, due_before};
+pub use queue::EventQueue;
+pub(crate) use queue::HistoryCursor;
 pub use rng::{RngStream, stream_id};
 pub use time::{SimDuration, SimTime};
-pub use timer::TimerSlot;
+pub(crate) use timer::TimerSlot;

@@ -10,25 +10,17 @@
 //! stamp sorted; the tie below orders two frames of one nanosecond differently), and
 //! tracing must leave the fast run's summary.json as it is, `events` included.
 //!
-//! One known exception, which this test pins so that it cannot spread unseen nor go
-//! away unnoticed: virtual MAC timer events of two NICs can take the same number
-//! (issue 31: "virtual sequence numbers can be equal across NICs"). In this run NICs 2
-//! and 17 both send an RTS at 27.359206664 s from timer events with the same key
-//! (27.359206664 s, 1378827) in the fast run, so the NIC order decides (2 first),
-//! where the plain run's keys put 17 first; both frames then reach NICs 1 and 28 at
-//! the same nanosecond, in the other order. The summary comes out the same (both
-//! collide either way). `KNOWN_TIES` lists those NICs: their inputs must agree but for
-//! the order within one instant, every other NIC's in full. Unique virtual numbers per
-//! NIC (issue 31, step 1) make the list empty.
+//! Every MAC's inputs must agree in full, the order within one instant included. Until
+//! issue 31's step 1 they did not at NICs 1 and 28: virtual MAC timer events of NICs 2
+//! and 17 took the same key (27.359206664 s, 1378827) and entered the queue in NIC
+//! order where the plain run's numbers put 17 first; lineages (`sim::lazy`, rule 5)
+//! now order such ties as the plain run does.
 
 use super::Shortcuts;
 use super::mac_digest::Digest;
 use super::wireless::fast::traced_tests::assert_same_traces;
 use crate::trace::TraceConfig;
 use std::path::Path;
-
-/// NICs whose inputs differ only in the order of the inputs of one instant (see above).
-const KNOWN_TIES: [usize; 2] = [1, 28];
 
 /// summary.json without its `events` line, the MAC input digests and `events`; with
 /// `--pcap --trace ns2` into `dir` if given.
@@ -100,21 +92,12 @@ fn seed004_network_60s_plain_and_fast_agree() {
     assert!(fast.contains("\"transport\": {"), "{fast}");
     assert_eq!(plain, fast, "summary.json differs (events aside)");
     assert_eq!(plain_inputs.len(), 46);
-    let mut reordered = Vec::new();
     for (nic, (p, f)) in plain_inputs.iter().zip(&fast_inputs).enumerate() {
         assert_eq!(
-            (p.inputs, p.by_instant),
-            (f.inputs, f.by_instant),
-            "NIC {nic}: MAC inputs differ (count, or beyond the order within an instant)"
+            p, f,
+            "NIC {nic}: MAC inputs differ (count, instants or order)"
         );
-        if p.ordered != f.ordered {
-            reordered.push(nic);
-        }
     }
-    assert_eq!(
-        reordered, KNOWN_TIES,
-        "NICs whose inputs came in another order within an instant (see the module's note)"
-    );
     assert!(
         fast_events < plain_events / 2,
         "the fast run should pop far fewer events ({fast_events} vs {plain_events})"

@@ -139,7 +139,7 @@ impl Owner {
             }
             ran.push(((at, v.resolve(&self.chain, q)), Ev::Owned(y)));
             self.pending = m.armed_by_owned(y).map(|(d, z)| {
-                let child = v.child(at, &mut self.chain, q, &mut cur);
+                let child = v.child(at, &mut self.chain, q);
                 (at + crate::sim::SimDuration::from_nanos(d), child, z)
             });
         }
@@ -229,22 +229,315 @@ fn long_chains_restart_with_their_number() {
     // time, so the one armed by the link at `at` is numbered just below the counter at
     // the pop of the real event at `at + 1`: 2 (at + 2) - 1.
     let mut chain = ArmerChain::default();
-    let mut cur = HistoryCursor::default();
     let mut v = LazySeq::Known(21);
     for i in 0..(MAX_CHAIN as u64 + 10) {
         let at = t(10 + i);
-        v = v.child(at, &mut chain, &q, &mut cur);
-        let expected = crate::sim::seq_below(crate::sim::SEQ_STEP * (at.as_nanos() + 2));
+        v = v.child(at, &mut chain, &q);
+        let expected = crate::sim::key::seq_below(crate::sim::SEQ_STEP * (at.as_nanos() + 2));
         assert_eq!(v.resolve(&chain, &q), expected, "link {i}");
     }
     // The two-link form is the same as two links.
     let mut c2 = ArmerChain::default();
-    let g = LazySeq::Known(21).grandchild(t(10), t(11), &mut c2, &q, &mut cur);
+    let g = LazySeq::Known(21).grandchild(t(10), t(11), &mut c2, &q);
     let mut c1 = ArmerChain::default();
     let one = LazySeq::Known(21)
-        .child(t(10), &mut c1, &q, &mut cur)
-        .child(t(11), &mut c1, &q, &mut cur);
+        .child(t(10), &mut c1, &q)
+        .child(t(11), &mut c1, &q);
     assert_eq!(g.resolve(&c2, &q), one.resolve(&c1, &q));
     let p = c2.start_pair(t(10), 21, t(11));
     assert_eq!(p.resolve(&c2, &q), one.resolve(&c1, &q));
+}
+
+/// Two owners (two NICs) whose lazy events get equal numbers (rule 5): the plain run
+/// puts every event in the queue; the lazy run keeps each owner's events lazy while it
+/// is quiet and puts its pending one into the queue, with its lineage, when an input
+/// makes it loud; it pins both owners' pending events now and then (a sweep). The
+/// handled events, the lazy ones at their keys and lineages, must come in the plain
+/// order; the popped ones must already come so from the queue.
+mod two_owners {
+    use super::*;
+    use crate::sim::{EventKey, SimDuration};
+
+    const OWNERS: usize = 2;
+
+    #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+    enum Ev {
+        Real(u64),
+        /// Owner .0's event numbered .1 (each owner numbers its own).
+        Owned(usize, u64),
+    }
+
+    /// Real events in all.
+    const REAL_EVENTS: u64 = 4000;
+
+    /// The model's choices, the same in both runs: each depends only on the label of
+    /// the event making it.
+    struct Model {
+        next_real: u64,
+        next_owned: [u64; OWNERS],
+    }
+
+    impl Model {
+        fn new() -> Self {
+            Model {
+                next_real: 0,
+                next_owned: [0; OWNERS],
+            }
+        }
+
+        /// Real events real event `x` schedules, as (delay, label): one, 1-6 ns later
+        /// (so that lazy events fall between pops), two in one case of 48.
+        fn children(&mut self, x: u64) -> Vec<(u64, u64)> {
+            let mut out = Vec::new();
+            for i in 0..1 + u64::from(h(x) % 48 == 0) {
+                if self.next_real < REAL_EVENTS {
+                    out.push((1 + h(x * 7 + i) % 6, self.next_real));
+                    self.next_real += 1;
+                }
+            }
+            out
+        }
+
+        /// The owner real event `x` is an input of, if any.
+        fn input_of(x: u64) -> Option<usize> {
+            match h(x ^ 0x55) % 4 {
+                0 => Some(0),
+                1 => Some(1),
+                _ => None,
+            }
+        }
+
+        /// Whether the input `x` leaves its owner loud (its events real) or quiet.
+        fn leaves_loud(x: u64) -> bool {
+            h(x ^ 0x99) % 3 == 0
+        }
+
+        /// The owner's event armed by a real input `x` when none is pending. The two
+        /// owners' delays are alike, so that their events often fall at one time.
+        fn armed_by_input(&mut self, o: usize, x: u64) -> (u64, u64) {
+            let y = self.next_owned[o];
+            self.next_owned[o] += 1;
+            (h(x + 1000) % 2, y)
+        }
+
+        /// The owner's event armed by its event `y`, if any: 1 ns later mostly, so the
+        /// two owners march in step once they meet.
+        fn armed_by_owned(&mut self, o: usize, y: u64) -> Option<(u64, u64)> {
+            let l = h(((o as u64) << 32) ^ y ^ 0xabc);
+            (l % 16 != 0).then(|| {
+                let z = self.next_owned[o];
+                self.next_owned[o] += 1;
+                (1 + u64::from(l % 5 == 0), z)
+            })
+        }
+    }
+
+    fn at(now: SimTime, d: u64) -> SimTime {
+        now + SimDuration::from_nanos(d)
+    }
+
+    fn seed(m: &mut Model, q: &mut EventQueue<Ev>) {
+        for _ in 0..6 {
+            let x = m.next_real;
+            m.next_real += 1;
+            q.schedule(t(x), Ev::Real(x));
+        }
+    }
+
+    fn plain_run() -> Vec<Ev> {
+        let mut m = Model::new();
+        let mut q = EventQueue::default();
+        seed(&mut m, &mut q);
+        let mut pending = [false; OWNERS];
+        let mut order = Vec::new();
+        while let Some((now, ev)) = q.pop() {
+            order.push(ev);
+            match ev {
+                Ev::Real(x) => {
+                    for (d, c) in m.children(x) {
+                        q.schedule(at(now, d), Ev::Real(c));
+                    }
+                    if let Some(o) = Model::input_of(x) {
+                        if !pending[o] {
+                            let (d, y) = m.armed_by_input(o, x);
+                            q.schedule_slot(o, at(now, d), Ev::Owned(o, y));
+                            pending[o] = true;
+                        }
+                    }
+                }
+                Ev::Owned(o, y) => {
+                    pending[o] = false;
+                    if let Some((d, z)) = m.armed_by_owned(o, y) {
+                        q.schedule_slot(o, at(now, d), Ev::Owned(o, z));
+                        pending[o] = true;
+                    }
+                }
+            }
+        }
+        order
+    }
+
+    #[derive(Default)]
+    struct Owner {
+        /// The pending lazy event: (time, number, label).
+        lazy: Option<(SimTime, LazySeq, u64)>,
+        /// Its pending event is in the queue.
+        queued: bool,
+        /// The lineage it entered the queue with (empty if it was real from the start).
+        queued_lineage: Lineage,
+        loud: bool,
+        chain: ArmerChain,
+    }
+
+    /// What the lazy run handled: key, lineage (empty for popped events), event.
+    type Handled = Vec<(EventKey, Lineage, Ev)>;
+
+    fn catch_up(
+        o: usize,
+        w: &mut Owner,
+        m: &mut Model,
+        q: &EventQueue<Ev>,
+        before: (SimTime, u64),
+        ran: &mut Handled,
+    ) {
+        let mut cur = HistoryCursor::default();
+        while let Some((t0, v, y)) = w.lazy {
+            let chain = &w.chain;
+            if !due_before(t0, || v.resolve_from(chain, q, &mut cur), before) {
+                break;
+            }
+            let mut lineage = Lineage::new();
+            let s = v.lineage(&w.chain, q, &mut lineage);
+            assert_eq!(s, v.resolve(&w.chain, q), "lineage and resolve agree");
+            ran.push((EventKey::new(t0, s), lineage, Ev::Owned(o, y)));
+            w.lazy = m.armed_by_owned(o, y).map(|(d, z)| {
+                let child = v.child(t0, &mut w.chain, q);
+                (at(t0, d), child, z)
+            });
+        }
+    }
+
+    /// The lazy run; `pin_every` pops between pins of both owners' pending events.
+    fn lazy_run(pin_every: u64) -> (Vec<Ev>, usize, usize) {
+        let mut m = Model::new();
+        let mut q = EventQueue::default();
+        seed(&mut m, &mut q);
+        let mut owners: [Owner; OWNERS] = Default::default();
+        let mut ran: Handled = Vec::new();
+        // What the queue popped, in order: key and lineage.
+        let mut popped: Vec<(EventKey, Lineage)> = Vec::new();
+        while let Some((now, ev)) = q.pop() {
+            let key = q.last_key();
+            let k = EventKey::new(key.0, key.1);
+            match ev {
+                Ev::Real(x) => {
+                    popped.push((k, Lineage::new()));
+                    ran.push((k, Lineage::new(), ev));
+                    let input = Model::input_of(x);
+                    if let Some(o) = input {
+                        catch_up(o, &mut owners[o], &mut m, &q, key, &mut ran);
+                    }
+                    for (d, c) in m.children(x) {
+                        q.schedule(at(now, d), Ev::Real(c));
+                    }
+                    if let Some(o) = input {
+                        let w = &mut owners[o];
+                        w.loud = Model::leaves_loud(x);
+                        if w.lazy.is_none() && !w.queued {
+                            let (d, y) = m.armed_by_input(o, x);
+                            if w.loud {
+                                q.schedule_slot(o, at(now, d), Ev::Owned(o, y));
+                                w.queued = true;
+                            } else {
+                                w.lazy = Some((at(now, d), LazySeq::Known(q.reserve_seq()), y));
+                            }
+                        }
+                        if w.loud {
+                            if let Some((t0, v, y)) = w.lazy.take() {
+                                let mut lineage = Lineage::new();
+                                let s = v.lineage(&w.chain, &q, &mut lineage);
+                                q.schedule_slot_lazy(o, t0, s, &lineage, Ev::Owned(o, y));
+                                w.queued = true;
+                                w.queued_lineage = lineage;
+                            }
+                        }
+                    }
+                }
+                Ev::Owned(o, y) => {
+                    let w = &mut owners[o];
+                    let lineage = std::mem::take(&mut w.queued_lineage);
+                    popped.push((k, lineage.clone()));
+                    ran.push((k, lineage, ev));
+                    w.queued = false;
+                    if let Some((d, z)) = m.armed_by_owned(o, y) {
+                        if w.loud {
+                            q.schedule_slot(o, at(now, d), Ev::Owned(o, z));
+                            w.queued = true;
+                        } else {
+                            w.lazy = Some((at(now, d), LazySeq::Known(q.reserve_seq()), z));
+                        }
+                    }
+                }
+            }
+            if q.pops() % pin_every == 0 {
+                for (o, w) in owners.iter_mut().enumerate() {
+                    catch_up(o, w, &mut m, &q, key, &mut ran);
+                    if let Some((t0, v, y)) = w.lazy {
+                        w.lazy = Some((t0, v.pin(&mut w.chain, &q), y));
+                    }
+                }
+            }
+        }
+        for (o, w) in owners.iter_mut().enumerate() {
+            catch_up(o, w, &mut m, &q, (SimTime::MAX, u64::MAX), &mut ran);
+        }
+        assert!(
+            popped.is_sorted(),
+            "the queue pops in the order of key and lineage"
+        );
+        // Ties between the two owners' lazy events (rule 5), and how often their
+        // lineages put the second owner first (the owners' order would not do).
+        let mut sorted: Vec<_> = ran.iter().map(|(k, l, e)| (*k, l.clone(), *e)).collect();
+        sorted.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+        let (mut ties, mut second_first) = (0, 0);
+        for p in sorted.windows(2) {
+            if p[0].0 == p[1].0 {
+                ties += 1;
+                if matches!(p[0].2, Ev::Owned(1, _)) {
+                    second_first += 1;
+                }
+            }
+        }
+        (
+            sorted.into_iter().map(|(_, _, e)| e).collect(),
+            ties,
+            second_first,
+        )
+    }
+
+    #[test]
+    fn tied_numbers_of_two_owners_keep_the_plain_order() {
+        let plain = plain_run();
+        let owned = plain.iter().filter(|e| matches!(e, Ev::Owned(..))).count();
+        assert!(
+            plain.len() > 3000 && owned > 500,
+            "{} events, {owned} owned",
+            plain.len()
+        );
+        for pin_every in [100_000, 50, 7] {
+            let (lazy, ties, second_first) = lazy_run(pin_every);
+            eprintln!("pins every {pin_every}: {ties} ties, {second_first} with owner 1 first");
+            assert!(
+                ties > 20 && second_first > 5,
+                "pins every {pin_every}: {ties} ties, {second_first} with owner 1 first"
+            );
+            let first = lazy.iter().zip(&plain).position(|(a, b)| a != b);
+            assert!(
+                first.is_none() && lazy.len() == plain.len(),
+                "pins every {pin_every}: first difference at {first:?}: lazy {:?}, plain {:?}",
+                first.map(|i| &lazy[i.saturating_sub(3)..(i + 4).min(lazy.len())]),
+                first.map(|i| &plain[i.saturating_sub(3)..(i + 4).min(plain.len())]),
+            );
+        }
+    }
 }

@@ -123,7 +123,7 @@ impl History {
 /// from there instead of back from the newest pop (a catch-up's virtual events come in
 /// time order). Only good until the next pop; a stale or unset cursor is ignored.
 #[derive(Clone, Copy, Default)]
-pub struct HistoryCursor {
+pub(crate) struct HistoryCursor {
     /// `EventQueue::popped` when it was set (0: unset, as no lookup precedes a pop).
     pub(super) popped: u64,
     pub(super) time: u64,

@@ -10,7 +10,7 @@ impl<E> EventQueue<E> {
     /// events that come in time order per lane (a link's arrivals), so that only each
     /// lane's earliest event is in a heap. `time` must not be before the lane's last.
     #[inline(always)]
-    pub fn schedule_lane(&mut self, lane: usize, time: SimTime, event: E) {
+    pub(crate) fn schedule_lane(&mut self, lane: usize, time: SimTime, event: E) {
         let key = self.next_key(time);
         let l = &mut self.lanes;
         if lane >= l.lanes.len() {

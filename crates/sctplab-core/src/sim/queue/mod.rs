@@ -5,8 +5,9 @@
 //! events. The queue also owns the clock, so time can only move forward.
 //!
 //! Every event gets its key (`EventKey`: time, sequence number) when it is scheduled,
-//! from one counter, and `pop` always returns the event with the smallest key. The
-//! public surface comes in three parts:
+//! from one counter, and `pop` always returns the event with the smallest key. Outside
+//! the crate only scheduling and popping are public; the world's surface comes in three
+//! parts:
 //!
 //! - scheduling (`schedule`, and for patterns that a store serves cheaply `schedule_lane`
 //!   and `schedule_run`), `pop` and the counters (this file);
@@ -36,14 +37,17 @@ mod store;
 #[cfg(test)]
 mod tests;
 
-pub use history::HistoryCursor;
+pub(crate) use history::HistoryCursor;
+pub(in crate::sim) use reserved::Tie;
 
 use super::key::SEQ_STEP;
+use super::lazy::Lineage;
 use super::{EventKey as Key, SimTime};
 use history::History;
 use lanes::Lanes;
 use runs::Runs;
 use slots::Slots;
+use std::collections::VecDeque;
 use store::{Entry, NO_LANE, RADIX_ABOVE, Store};
 
 /// Where the earliest pending event is.
@@ -73,6 +77,9 @@ pub struct EventQueue<E> {
     popped: u64,
     /// Pops that were bookkeeping, not events of the model (`uncount_last_pop`).
     uncounted: u64,
+    /// (pop number, lineage) of the recent pops of lazy events that entered the queue
+    /// with a lineage (`schedule_slot_lazy`), for `seq_after`.
+    lazy_pops: VecDeque<(u64, Lineage)>,
 }
 
 impl<E> Default for EventQueue<E> {
@@ -96,6 +103,7 @@ impl<E> EventQueue<E> {
             now: SimTime::ZERO,
             popped: 0,
             uncounted: 0,
+            lazy_pops: VecDeque::new(),
         }
     }
 
@@ -110,7 +118,7 @@ impl<E> EventQueue<E> {
     }
 
     /// Every pop so far, wake-ups included (see `uncount_last_pop`).
-    pub fn pops(&self) -> u64 {
+    pub(crate) fn pops(&self) -> u64 {
         self.popped
     }
 
@@ -118,7 +126,7 @@ impl<E> EventQueue<E> {
     /// its own bookkeeping (`schedule_wake`), not an event of the model. The pop stays
     /// in the history; a wake-up takes no sequence number, so `seq_after_lazy` answers
     /// as without it.
-    pub fn uncount_last_pop(&mut self) {
+    pub(crate) fn uncount_last_pop(&mut self) {
         self.uncounted += 1;
     }
 
@@ -156,7 +164,7 @@ impl<E> EventQueue<E> {
     }
 
     /// (time, sequence number) of the last event popped.
-    pub fn last_key(&self) -> (SimTime, u64) {
+    pub(crate) fn last_key(&self) -> (SimTime, u64) {
         (self.last.time(), self.last.seq())
     }
 
@@ -192,7 +200,17 @@ impl<E> EventQueue<E> {
         let event = match src {
             Src::Heap => self.heap.pop_from_lanes(&mut self.lanes),
             Src::Run(i) => self.runs.pop(i),
-            Src::Slot => self.slots.pop().expect("slot event").1,
+            Src::Slot => {
+                let e = self.slots.pop().expect("slot event").1;
+                // An odd key from a slot: a wake-up or a lazy event, whose lineage
+                // `seq_after` may need (`sim::lazy`, rule 5).
+                if key.seq() % SEQ_STEP != 0
+                    && (self.slots.popped_has_lineage() || !self.lazy_pops.is_empty())
+                {
+                    self.note_lazy_pop(self.popped);
+                }
+                e
+            }
         };
         let time = key.time();
         assert!(time >= self.now, "time ran backwards");

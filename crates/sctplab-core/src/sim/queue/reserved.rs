@@ -8,11 +8,17 @@ use super::EventQueue;
 use super::history::{HISTORY, HistoryCursor};
 use super::store::{Entry, NO_LANE};
 use crate::sim::key::{SEQ_STEP, seq_below};
+use crate::sim::lazy::Lineage;
 use crate::sim::{EventKey as Key, SimTime};
+
+/// A lookup met a popped event with the armer's own (odd) key: the lineages decide
+/// (`EventQueue::seq_after_tied`).
+#[derive(Copy, Clone, Debug)]
+pub(in crate::sim) struct Tie;
 
 impl<E> EventQueue<E> {
     /// How many recent pops `seq_after_lazy` can look back over.
-    pub const HISTORY: usize = HISTORY;
+    pub(crate) const HISTORY: usize = HISTORY;
 
     /// Whether to remember recent pops for `seq_after_lazy` (on by default). A world that
     /// never asks (no wireless NICs) turns it off: it is work on every pop.
@@ -22,7 +28,7 @@ impl<E> EventQueue<E> {
 
     /// Takes the next sequence number without scheduling anything: the key (time, seq)
     /// of an event that may be scheduled later (`schedule_slot_reserved`) or never.
-    pub fn reserve_seq(&mut self) -> u64 {
+    pub(crate) fn reserve_seq(&mut self) -> u64 {
         let seq = self.next_seq;
         self.next_seq += SEQ_STEP;
         seq
@@ -30,7 +36,7 @@ impl<E> EventQueue<E> {
 
     /// Takes `n` sequence numbers at once, as `n` calls of `reserve_seq` would: the
     /// first is returned, the `i`-th is `first + i * SEQ_STEP`.
-    pub fn reserve_seq_block(&mut self, n: usize) -> u64 {
+    pub(crate) fn reserve_seq_block(&mut self, n: usize) -> u64 {
         let seq = self.next_seq;
         self.next_seq += SEQ_STEP * n as u64;
         seq
@@ -41,15 +47,74 @@ impl<E> EventQueue<E> {
     /// above every number given out before and below every one given out after. Real
     /// sequence numbers are even, so the odd number just below the counter at the next
     /// pop is free (`seq_below`). `k` must not be older than the last `HISTORY` pops.
-    pub(super) fn seq_after(&self, k: (SimTime, u64)) -> u64 {
+    /// `Err(Tie)` if an event of another owner with the same (odd) key was popped: only
+    /// the armer's lineage says which came first (`seq_after_tied`).
+    pub(in crate::sim) fn seq_after(&self, k: (SimTime, u64)) -> Result<u64, Tie> {
         let h = &self.history;
         let t = k.0.as_nanos();
         let mut i = h.first_at_or_after(t);
         let (times, seqs) = (h.times(), h.seqs());
         while i < times.len() && times[i] == t && seqs[i] <= k.1 {
+            if seqs[i] == k.1 && self.lazy_pop(i).is_some() {
+                return Err(Tie);
+            }
+            i += 1;
+        }
+        Ok(self.after_index(i))
+    }
+
+    /// `seq_after` of an armer with lineage `armer` (`sim::lazy`, rule 5): a popped
+    /// event of the same key came first if its lineage is lower.
+    /// Searches from `cur` (see `HistoryCursor`): a chain's links come in time order.
+    pub(in crate::sim) fn seq_after_tied(
+        &self,
+        cur: &mut HistoryCursor,
+        k: (SimTime, u64),
+        armer: impl FnOnce() -> Lineage,
+    ) -> u64 {
+        let h = &self.history;
+        let t = k.0.as_nanos();
+        let mut i = self.history_index_from(cur, t);
+        let (times, seqs) = (h.times(), h.seqs());
+        let mut armer = Some(armer);
+        let mut lineage = None;
+        while i < times.len() && times[i] == t && seqs[i] <= k.1 {
+            if seqs[i] == k.1 {
+                if let Some(popped) = self.lazy_pop(i) {
+                    let a: &Lineage =
+                        lineage.get_or_insert_with(|| armer.take().expect("asked once")());
+                    if popped > a.as_slice() {
+                        break;
+                    }
+                }
+            }
             i += 1;
         }
         self.after_index(i)
+    }
+
+    /// The lineage of the pop at history index `i` if it was a lazy event that entered
+    /// the queue with one (`schedule_slot_lazy`).
+    fn lazy_pop(&self, i: usize) -> Option<&[Key]> {
+        let pop = self.popped - self.history.len as u64 + i as u64;
+        self.lazy_pops
+            .iter()
+            .find(|(p, _)| *p == pop)
+            .map(|(_, l)| l.as_slice())
+    }
+
+    /// Notes the lineage of the slot event just popped (pop number `pop`), if it had
+    /// one, for `seq_after`; drops those older than the pop history.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn note_lazy_pop(&mut self, pop: u64) {
+        if let Some(l) = self.slots.popped_lineage().filter(|l| !l.is_empty()) {
+            self.lazy_pops.push_back((pop, l.to_vec()));
+        }
+        let oldest = (pop + 1).saturating_sub(self.history.len as u64);
+        while self.lazy_pops.front().is_some_and(|(p, _)| *p < oldest) {
+            self.lazy_pops.pop_front();
+        }
     }
 
     /// The free number just below `next_seq` as it was when the pop at history index `i`
@@ -85,13 +150,13 @@ impl<E> EventQueue<E> {
         &self,
         cur: &mut HistoryCursor,
         t: SimTime,
-        s: impl FnOnce() -> u64,
-    ) -> u64 {
+        s: impl FnOnce() -> Result<u64, Tie>,
+    ) -> Result<u64, Tie> {
         let i = self.history_index_from(cur, t.as_nanos());
         if self.history.times().get(i) == Some(&t.as_nanos()) {
-            self.seq_after((t, s()))
+            self.seq_after((t, s()?))
         } else {
-            self.after_index(i)
+            Ok(self.after_index(i))
         }
     }
 
@@ -99,20 +164,24 @@ impl<E> EventQueue<E> {
     /// `t` itself was popped. Otherwise the first pop after (t, s) is the first pop
     /// after time `t` whatever `s` is (a chain of virtual events then costs one search
     /// instead of one per link).
-    pub(in crate::sim) fn seq_after_lazy(&self, t: SimTime, s: impl FnOnce() -> u64) -> u64 {
+    pub(in crate::sim) fn seq_after_lazy(
+        &self,
+        t: SimTime,
+        s: impl FnOnce() -> Result<u64, Tie>,
+    ) -> Result<u64, Tie> {
         let h = &self.history;
         let i = h.first_at_or_after(t.as_nanos());
         if h.times().get(i) == Some(&t.as_nanos()) {
-            self.seq_after((t, s()))
+            self.seq_after((t, s()?))
         } else {
-            self.after_index(i)
+            Ok(self.after_index(i))
         }
     }
 
     /// Schedules `event` with a sequence number taken earlier (`reserve_seq`), as if it
     /// had been scheduled then. Its key must still be ahead of every event popped so far.
     #[inline]
-    pub fn schedule_reserved(&mut self, time: SimTime, seq: u64, event: E) {
+    pub(crate) fn schedule_reserved(&mut self, time: SimTime, seq: u64, event: E) {
         let k = Key::new(time, seq);
         assert!(k > self.last, "reserved event scheduled in the past");
         self.heap.push(
@@ -129,7 +198,7 @@ impl<E> EventQueue<E> {
     /// after the last event popped. For events kept out of the queue with a reserved
     /// sequence number (a link's end of transmission).
     #[inline]
-    pub fn passed(&self, time: SimTime, seq: u64) -> bool {
+    pub(crate) fn passed(&self, time: SimTime, seq: u64) -> bool {
         self.popped > 0 && Key::new(time, seq) <= self.last
     }
 }

@@ -131,7 +131,7 @@ impl<E> EventQueue<E> {
     /// Schedules a batch of events, in the given order (so with consecutive sequence
     /// numbers): the same as calling `schedule` for each, but cheaper for large batches.
     /// Returns how many there were.
-    pub fn schedule_run(&mut self, events: impl IntoIterator<Item = (SimTime, E)>) -> usize
+    pub(crate) fn schedule_run(&mut self, events: impl IntoIterator<Item = (SimTime, E)>) -> usize
     where
         E: Copy,
     {
@@ -153,7 +153,7 @@ impl<E> EventQueue<E> {
     /// popped from its end) instead of one heap entry each: for the few receivers of one
     /// frame, whose events all fall within a propagation delay. Returns how many there
     /// were.
-    pub fn schedule_reserved_run(
+    pub(crate) fn schedule_reserved_run(
         &mut self,
         events: impl IntoIterator<Item = (SimTime, u64, E)>,
     ) -> usize

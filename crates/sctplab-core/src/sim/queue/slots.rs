@@ -8,12 +8,13 @@
 //! far.
 
 use super::EventQueue;
+use crate::sim::lazy::Lineage;
 use crate::sim::{EventKey as Key, SimTime};
 
 impl<E> EventQueue<E> {
     /// Schedules `event` at `time` in slot `id`, replacing the slot's pending event if
     /// any. Only for events whose replaced predecessor would do nothing when popped.
-    pub fn schedule_slot(&mut self, id: usize, time: SimTime, event: E) {
+    pub(crate) fn schedule_slot(&mut self, id: usize, time: SimTime, event: E) {
         let key = self.next_key(time);
         if let Some(old) = self.slots.set(id, key, event) {
             self.superseded = self.superseded.max(old.time());
@@ -23,7 +24,7 @@ impl<E> EventQueue<E> {
     /// Schedules `event` in slot `id` with a sequence number taken earlier from
     /// `reserve_seq`, as if it had been scheduled then. Its key must still be ahead of
     /// every event popped so far.
-    pub fn schedule_slot_reserved(&mut self, id: usize, time: SimTime, seq: u64, event: E) {
+    pub(crate) fn schedule_slot_reserved(&mut self, id: usize, time: SimTime, seq: u64, event: E) {
         let k = Key::new(time, seq);
         assert!(k > self.last, "reserved event scheduled in the past");
         if let Some(old) = self.slots.set(id, k, event) {
@@ -31,23 +32,38 @@ impl<E> EventQueue<E> {
         }
     }
 
+    /// `schedule_slot_reserved` of a lazy event (`sim::lazy`) with its lineage: an
+    /// event of another slot with the same key comes before it if its lineage is lower
+    /// (rule 5), as in the plain run.
+    pub(crate) fn schedule_slot_lazy(
+        &mut self,
+        id: usize,
+        time: SimTime,
+        seq: u64,
+        lineage: &[Key],
+        event: E,
+    ) {
+        self.slots.set_lineage(id, lineage);
+        self.schedule_slot_reserved(id, time, seq, event);
+    }
+
     /// Schedules a wake-up `event` at `time` in slot `id` with the given sequence
     /// number, taking none from the counter, and replacing the slot's pending event
     /// without counting it as superseded (wake-ups are bookkeeping: see
     /// `uncount_last_pop`). The key must be ahead of every event popped so far.
-    pub fn schedule_wake(&mut self, id: usize, time: SimTime, seq: u64, event: E) {
+    pub(crate) fn schedule_wake(&mut self, id: usize, time: SimTime, seq: u64, event: E) {
         let k = Key::new(time, seq);
         assert!(k > self.last, "wake-up scheduled in the past");
         self.slots.set(id, k, event);
     }
 
     /// Drops wake-up slot `id`'s event, if any (see `schedule_wake`).
-    pub fn cancel_wake(&mut self, id: usize) {
+    pub(crate) fn cancel_wake(&mut self, id: usize) {
         self.slots.remove(id);
     }
 
     /// Drops slot `id`'s event, if any, as `schedule_slot` drops a replaced one.
-    pub fn cancel_slot(&mut self, id: usize) {
+    pub(crate) fn cancel_slot(&mut self, id: usize) {
         if let Some(old) = self.slots.remove(id) {
             self.superseded = self.superseded.max(old.time());
         }
@@ -55,13 +71,13 @@ impl<E> EventQueue<E> {
 
     /// Records a deadline that a stale, never-popped event would have moved the clock to
     /// (see `superseded_horizon`).
-    pub fn note_superseded(&mut self, time: SimTime) {
+    pub(crate) fn note_superseded(&mut self, time: SimTime) {
         self.superseded = self.superseded.max(time);
     }
 
     /// The latest deadline of a slot event that was replaced: where the clock would have
     /// ended had the replaced events been popped after everything else.
-    pub fn superseded_horizon(&self) -> SimTime {
+    pub(crate) fn superseded_horizon(&self) -> SimTime {
         self.superseded
     }
 }
@@ -78,6 +94,11 @@ pub(super) struct Slots<E> {
     /// Per slot: its position in `heap` (`NO_POS` if empty), its event.
     pos: Vec<u32>,
     events: Vec<Option<E>>,
+    /// Per slot: the lineage of its lazy event (`schedule_slot_lazy`), which orders two
+    /// slots' events of the same key (`sim::lazy`, rule 5). Only lazy events can have
+    /// the same key (numbers the queue gives out are unique), so it is read only
+    /// between two of them and is left as it is by the other kinds of event.
+    lineage: Vec<Lineage>,
     /// A slot whose event was just popped but which still sits at the root: a timer
     /// handler usually schedules the same slot again at once, and then one sift down
     /// replaces the removal and the reinsertion. Settled before anything else.
@@ -90,6 +111,7 @@ impl<E> Slots<E> {
             heap: Vec::new(),
             pos: Vec::new(),
             events: Vec::new(),
+            lineage: Vec::new(),
             popped: None,
         }
     }
@@ -110,13 +132,36 @@ impl<E> Slots<E> {
         }
     }
 
+    /// Sets the lineage of slot `id`'s next event.
+    pub(super) fn set_lineage(&mut self, id: usize, lineage: &[Key]) {
+        if id >= self.lineage.len() {
+            self.lineage.resize_with(id + 1, Lineage::new);
+        }
+        let l = &mut self.lineage[id];
+        l.clear();
+        l.extend_from_slice(lineage);
+    }
+
+    /// Whether heap entry `a` comes after `b`: the later key, or the same key and the
+    /// higher lineage (`sim::lazy`, rule 5).
+    #[inline(always)]
+    fn after(lineage: &[Lineage], a: (Key, u32), b: (Key, u32)) -> bool {
+        a.0 > b.0 || (a.0 == b.0 && Self::lineage_after(lineage, a.1, b.1))
+    }
+
+    #[cold]
+    fn lineage_after(lineage: &[Lineage], a: u32, b: u32) -> bool {
+        let of = |i: u32| lineage.get(i as usize).map_or(&[][..], |l| &l[..]);
+        of(a) > of(b)
+    }
+
     /// Puts `e` at heap position `i` or above, moving larger parents down.
     fn sift_up(&mut self, mut i: usize, e: (Key, u32)) {
         let h = &mut self.heap;
         while i > 0 {
             let parent = (i - 1) / 2;
             let p = h[parent];
-            if p.0 <= e.0 {
+            if !Self::after(&self.lineage, p, e) {
                 break;
             }
             h[i] = p;
@@ -138,11 +183,11 @@ impl<E> Slots<E> {
             }
             let mut c = l;
             let mut ch = h[l];
-            if l + 1 < n && h[l + 1].0 < ch.0 {
+            if l + 1 < n && Self::after(&self.lineage, ch, h[l + 1]) {
                 c = l + 1;
                 ch = h[c];
             }
-            if ch.0 >= e.0 {
+            if !Self::after(&self.lineage, e, ch) {
                 break;
             }
             h[i] = ch;
@@ -187,8 +232,13 @@ impl<E> Slots<E> {
             let old = self.heap[p as usize].0;
             if k < old {
                 self.sift_up(p as usize, (k, id as u32));
-            } else {
+            } else if k > old {
                 self.sift_down(p as usize, (k, id as u32));
+            } else {
+                // The same key, perhaps another lineage: either way.
+                self.sift_up(p as usize, (k, id as u32));
+                let at = self.pos[id] as usize;
+                self.sift_down(at, (k, id as u32));
             }
             Some(old)
         }
@@ -218,6 +268,20 @@ impl<E> Slots<E> {
     pub(super) fn peek(&self) -> Option<Key> {
         debug_assert!(self.popped.is_none());
         self.heap.first().map(|e| e.0)
+    }
+
+    /// Whether the slot just popped has a lineage (`popped_lineage` not empty).
+    #[inline]
+    pub(super) fn popped_has_lineage(&self) -> bool {
+        self.popped
+            .and_then(|id| self.lineage.get(id as usize))
+            .is_some_and(|l| !l.is_empty())
+    }
+
+    /// The lineage of the slot just popped (empty if it had none).
+    pub(super) fn popped_lineage(&self) -> Option<&[Key]> {
+        let id = self.popped? as usize;
+        self.lineage.get(id).map(|l| l.as_slice())
     }
 
     /// Pops the root (after `settle`); it stays in place until the next operation.

@@ -164,12 +164,12 @@ impl Wireless {
                     // reception ends decides whether both ends go in one step.
                     staged = qn.rd.stage(&mut cursor, end, &mut qn.n.fast.deferred_rx);
                     if fuse {
-                        if let Some(e) = qn.overhear(r, staged, before, q, &mut cur, general) {
+                        if let Some(e) = qn.overhear(r, staged, before, q, general) {
                             last = Some(e);
                             continue;
                         }
                     }
-                    qn.deferred_rx_start(r, q, &mut cur, general);
+                    qn.deferred_rx_start(r, q, general);
                 } else {
                     // A frame read ahead by an earlier catch-up (or overtaken by a
                     // nearer one): in one step too, once the next frame is known.
@@ -178,12 +178,12 @@ impl Wireless {
                         staged = qn.rd.stage(&mut cursor, end, &mut qn.n.fast.deferred_rx);
                     }
                     if fuse {
-                        if let Some(e) = qn.overhear(r, staged, before, q, &mut cur, general) {
+                        if let Some(e) = qn.overhear(r, staged, before, q, general) {
                             last = Some(e);
                             continue;
                         }
                     }
-                    qn.deferred_rx_start(r, q, &mut cur, general);
+                    qn.deferred_rx_start(r, q, general);
                 }
                 continue;
             }
@@ -200,7 +200,7 @@ impl Wireless {
                                 staged = qn.rd.stage(&mut cursor, end, &mut qn.n.fast.deferred_rx);
                             }
                         }
-                        last = Some(qn.nav_end_then_rx(r, p, staged, before, q, &mut cur));
+                        last = Some(qn.nav_end_then_rx(r, p, staged, before, q));
                         continue;
                     }
                 }
@@ -213,7 +213,7 @@ impl Wireless {
                 break;
             }
             last = Some(at);
-            timer_turn(n, qn.chain, q, &mut cur, (at, v), general, waiting_quiet);
+            timer_turn(n, qn.chain, q, (at, v), general, waiting_quiet);
         }
         if let Some(r) = staged {
             insert_in_order(&mut qn.n.fast.deferred_rx, r);
@@ -287,9 +287,8 @@ impl QuietNic<'_> {
         staged: Option<DeferredRx>,
         before: (SimTime, u64),
         q: &mut EventQueue<Event>,
-        cur: &mut HistoryCursor,
     ) -> SimTime {
-        if let Some(e) = self.overhear_after_nav(r, p, staged, before, q, cur) {
+        if let Some(e) = self.overhear_after_nav(r, p, staged, before, q) {
             return e;
         }
         let n = &mut *self.n;
@@ -298,7 +297,7 @@ impl QuietNic<'_> {
         debug_assert!(n.mac.poll_timeout().is_none());
         n.mac_timer.slot.fire_live();
         n.mac_timer.virt = None;
-        self.deferred_rx_start(r, q, cur, false);
+        self.deferred_rx_start(r, q, false);
         r.at
     }
 }

@@ -12,7 +12,7 @@
 //! | file | what is lazy | key |
 //! |---|---|---|
 //! | `quiet.rs` | which NICs are quiet (`Mac::timers_are_quiet`) or wait quietly (`Mac::waits_quietly`); their wake-ups | wake-ups take odd numbers (`sim::wake_seq`) |
-//! | `virtual_timer.rs` | a quiet MAC's timer events | `sim::LazySeq`: reserved when armed by a real input, else the chain of its armers' times, resolved on a tie |
+//! | `virtual_timer.rs` | a quiet MAC's timer events | `sim::LazySeq`: reserved when armed by a real input, else the chain of its armers' times, resolved on a tie; two NICs' equal numbers ordered by their lineages on entering the queue (`sim::Lineage`) |
 //! | `air_log.rs` | receptions at quiet NICs: a frame goes into the air log, each quiet NIC reads it when it next catches up | one block per frame, NIC `j` takes the `j`-th number, as the plain run's receivers |
 //! | `catch_up.rs` | running a NIC's lazy events in key order before its next real input | the earlier key first (`sim::due_before`); a tie in time resolves the timer's number |
 //! | `overhear.rs` | a reception and its end in one step where nothing falls between them | the chain of keys the two steps would have armed |
@@ -38,7 +38,7 @@ pub(crate) use virtual_timer::MacTimerSlot;
 
 use super::rx_power::{RxPower, SenseBound};
 use super::{Nic, Wireless};
-use crate::sim::{ArmerChain, LazySeq, SimTime};
+use crate::sim::{ArmerChain, Lineage, SimTime};
 use crate::wireless::mobility::Mobility;
 use crate::wireless::propagation;
 use crate::world::shortcuts::Shortcuts;
@@ -103,6 +103,8 @@ pub(crate) struct Fast {
     loud: Vec<u64>,
     /// Per NIC: the times of the links of its pending `LazySeq::Chain`.
     virt_chain: Vec<ArmerChain>,
+    /// The lineage of a virtual MAC timer event entering the queue (scratch).
+    lineage: Lineage,
     /// `QuietNic::near_margin`, the same for every NIC and catch-up.
     near_margin: (f64, f64),
     /// `RxPower::decodable_sure` for twice the largest `near_margin` a sensed frame can
@@ -116,9 +118,8 @@ pub(crate) struct Fast {
     /// queue with its key. A virtual event armed when the MAC's own input is handled
     /// reserves its sequence number then; one armed by a virtual event gets the number
     /// it would have had (`sim::LazySeq`). The keys so keep the plain
-    /// way's order, but for one known breach: two NICs' virtual numbers can be equal,
-    /// and then the NIC order decides a tie (world/manet_equivalence.rs pins the case
-    /// its run meets). A sweep every
+    /// way's order; two NICs' virtual numbers can be equal, and then their lineages
+    /// order them as the plain run's numbers do (`sim::lazy`, rule 5). A sweep every
     /// `SWEEP_EVERY` events runs overdue virtual events, so that their armers are
     /// always in the queue's pop history (`sim::lazy`, rule 3).
     ///
@@ -215,6 +216,7 @@ impl Fast {
             rx_src: vec![(0, SimTime::ZERO); nics_len],
             loud,
             virt_chain: vec![ArmerChain::default(); nics_len],
+            lineage: Lineage::new(),
             near_margin,
             decodable_sure,
             deferred_mac_timers: shortcuts.defer_quiet_mac_timers,
@@ -356,10 +358,8 @@ impl World {
             // Pin down a pending number while its parent is still in the pop history.
             let w = self.wireless.as_deref_mut().expect("wireless world");
             let slot = &mut w.nics[nic as usize].mac_timer;
-            if let Some(v @ LazySeq::Chain(_)) = slot.virt {
-                slot.virt = Some(LazySeq::Known(
-                    v.resolve(&w.fast.virt_chain[nic as usize], &self.queue),
-                ));
+            if let Some(v) = slot.virt {
+                slot.virt = Some(v.pin(&mut w.fast.virt_chain[nic as usize], &self.queue));
             }
         }
         // Before the log drops the frames they need.

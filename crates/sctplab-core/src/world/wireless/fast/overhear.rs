@@ -17,7 +17,7 @@
 use super::air_log::{DeferredRx, LogReader};
 use super::catch_up::{Pending, QuietNic};
 use super::traced::LazyCapture;
-use crate::sim::{EventQueue, HistoryCursor, LazySeq, SimDuration, SimTime};
+use crate::sim::{EventQueue, LazySeq, SimDuration, SimTime};
 use crate::wireless::frame::Frame;
 use crate::wireless::propagation::Reception;
 use crate::world::Event;
@@ -95,7 +95,6 @@ impl<'a> QuietNic<'a> {
         next: Option<DeferredRx>,
         before: (SimTime, u64),
         q: &mut EventQueue<Event>,
-        cur: &mut HistoryCursor,
         general: bool,
     ) -> Option<SimTime> {
         let (e, airtime, duration, quiet_up) = self.ends_alone(r, next, before)?;
@@ -142,7 +141,7 @@ impl<'a> QuietNic<'a> {
                 .mac
                 .quiet_overhear(r.at, airtime, duration, decodable, quiet_up);
         }
-        self.rearm_after(r, e, pending, q, cur);
+        self.rearm_after(r, e, pending, q);
         Some(e)
     }
 
@@ -160,7 +159,6 @@ impl<'a> QuietNic<'a> {
         next: Option<DeferredRx>,
         before: (SimTime, u64),
         q: &mut EventQueue<Event>,
-        cur: &mut HistoryCursor,
     ) -> Option<SimTime> {
         let (e, airtime, duration, quiet_up) = self.ends_alone(r, next, before)?;
         self.n.digest.note(Input::Timer, nav_end, || 0);
@@ -175,7 +173,7 @@ impl<'a> QuietNic<'a> {
             .mac
             .quiet_overhear_after_nav(nav_end, r.at, airtime, duration, decodable, quiet_up);
         // After the NAV end's turn, no event is pending.
-        self.rearm_after(r, e, Pending::After(None), q, cur);
+        self.rearm_after(r, e, Pending::After(None), q);
         Some(e)
     }
 
@@ -237,7 +235,6 @@ impl<'a> QuietNic<'a> {
         e: SimTime,
         pending: Pending,
         q: &mut EventQueue<Event>,
-        cur: &mut HistoryCursor,
     ) {
         let n = &mut *self.n;
         // The reception end's event replaces a pending one after it (`After`) or is
@@ -255,7 +252,7 @@ impl<'a> QuietNic<'a> {
                     // Armed by the reception end, itself armed by this reception: the
                     // chain `LazySeq::child` would build, written at once.
                     Pending::After(_) => self.chain.start_pair(r.at, r.seq, e),
-                    Pending::During(p, v) => v.grandchild(p, e, self.chain, q, cur),
+                    Pending::During(p, v) => v.grandchild(p, e, self.chain, q),
                 };
                 n.mac_timer.virt = Some(v);
             }
@@ -273,7 +270,6 @@ impl<'a> QuietNic<'a> {
         &mut self,
         r: DeferredRx,
         q: &mut EventQueue<Event>,
-        cur: &mut HistoryCursor,
         general: bool,
     ) {
         let DeferredRx { at, seq, log, .. } = r;
@@ -319,7 +315,7 @@ impl<'a> QuietNic<'a> {
                 (Some(_), None) => q.cancel_slot(self.nic as usize),
                 _ => {}
             }
-            n.mac_timer.virt = Some(LazySeq::Known(seq).child(at, self.chain, q, cur));
+            n.mac_timer.virt = Some(LazySeq::Known(seq).child(at, self.chain, q));
         }
     }
 }

@@ -120,12 +120,20 @@ impl World {
         if let (Some(v), Some(at)) = (n.mac_timer.virt, replaced) {
             // The pending virtual event enters the queue with its key once the MAC
             // stops being quiet. It keeps its generation: it is the live event.
+            // With its lineage: another NIC's virtual event can have the same key
+            // (`sim::lazy`, rule 5).
             if !(defer && quiet) {
-                let seq = v.resolve(&w.fast.virt_chain[i], &self.queue);
+                let lineage = &mut w.fast.lineage;
+                let seq = v.lineage(&w.fast.virt_chain[i], &self.queue, lineage);
                 n.mac_timer.virt = None;
                 let g = n.mac_timer.slot.generation();
-                self.queue
-                    .schedule_slot_reserved(nic as usize, at, seq, Event::MacTimer(nic, g));
+                self.queue.schedule_slot_lazy(
+                    nic as usize,
+                    at,
+                    seq,
+                    lineage,
+                    Event::MacTimer(nic, g),
+                );
             }
         }
     }

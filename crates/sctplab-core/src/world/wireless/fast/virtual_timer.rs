@@ -8,11 +8,13 @@
 //! only when needed (a tie in time, entering the queue, the sweep). The catch-up
 //! (`catch_up.rs`) runs the due ones in key order before the MAC's next real input; the
 //! sweep (`World::sweep_mac_timers`) runs the overdue ones every `SWEEP_EVERY` events,
-//! so that their armers are always in the queue's pop history. Known breach: two NICs'
-//! virtual numbers can be equal (the NIC order then decides a tie;
-//! `world/manet_equivalence.rs` pins the case its run meets).
+//! so that their armers are always in the queue's pop history, and pins each pending
+//! one's number (`LazySeq::pin`). Two NICs' virtual numbers can be equal; an event
+//! entering the queue takes its lineage along, which orders it among events of the same
+//! key as the plain run's numbers would (`sim::lazy`, rule 5).
 //! Guards: `deferred_quiet_mac_timers_change_no_result` (`wireless/tests.rs`),
-//! `world/manet_equivalence.rs`, the per-MAC input digests (`world/mac_digest.rs`).
+//! `world/manet_equivalence.rs`, the per-MAC input digests (`world/mac_digest.rs`),
+//! `tied_numbers_of_two_owners_keep_the_plain_order` (`sim/lazy/tests.rs`).
 
 use super::super::Nic;
 use crate::sim::{ArmerChain, EventQueue, HistoryCursor, LazySeq, SimTime, TimerSlot, due_before};
@@ -55,7 +57,7 @@ impl Wireless {
                 break;
             }
             last = Some(at);
-            timer_turn(n, chain, q, &mut cur, (at, v), general, waiting_quiet);
+            timer_turn(n, chain, q, (at, v), general, waiting_quiet);
         }
         self.check_caught_up(nic, last);
         last
@@ -71,7 +73,6 @@ pub(super) fn timer_turn(
     n: &mut Nic,
     chain: &mut ArmerChain,
     q: &EventQueue<Event>,
-    cur: &mut HistoryCursor,
     (at, v): (SimTime, LazySeq),
     general: bool,
     waiting_quiet: bool,
@@ -106,7 +107,7 @@ pub(super) fn timer_turn(
         Some(t) => {
             debug_assert!(t > at && (general || n.mac.timers_are_quiet()));
             n.mac_timer.slot.arm(t);
-            n.mac_timer.virt = Some(v.child(at, chain, q, cur));
+            n.mac_timer.virt = Some(v.child(at, chain, q));
         }
         None => n.mac_timer.virt = None,
     }
