@@ -31,8 +31,6 @@ PAPER = {
     0.025: (46.7, 53.3, 13.3, 10.8),
     0.03: (46.8, 53.2, 12.7, 9.8),
 }
-# --quick runs the controller comparison at three of the seed's loss rates only.
-CC_QUICK_LOSSES = [0.008, 0.015, 0.03]
 BOTTLENECK_BPS = 3e6
 SCTP_MTU = 1468.0  # cwnd unit of the SCTP flow (1500 - 32)
 
@@ -146,7 +144,7 @@ def reproduce(out: Path, quick: bool = False) -> StudyResult:
     res.tables.append(aqm.table)
     res.figures.append(aqm.figure)
     res.discussion += aqm.discussion
-    cc_losses = CC_QUICK_LOSSES if quick else LOSSES
+    cc_losses = LOSSES
     cc = cc_experiment(base, cc_losses, seeds, duration, {x: per_loss[x] for x in cc_losses}, out)
     res.settings.append(
         "Beyond the seed (no paper value): both flows with `congestion_control` = "
