@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from sctplab.reproduce import manet_cc
 from sctplab.reproduce.common import Figure, Row, StudyResult, Table
 from sctplab.reproduce.manet_claims import claims, paired_table
 from sctplab.reproduce.manet_experiments import (
@@ -71,6 +72,7 @@ def reproduce(out: Path, quick: bool = False, *, seeds: int | None = None) -> St
         todo.append(
             ((MH_EXPERIMENT[0], seed), "sctp", {**sets_for(mh, end_s), **MH_EXPERIMENT[1]}, seed)
         )
+    todo += manet_cc.todo(seeds, end_s)
     results, reused = run_cached(out, todo)
     st = Study(seeds, end_s, {k: results[k] for k in keys})
     exps = {
@@ -96,6 +98,17 @@ def reproduce(out: Path, quick: bool = False, *, seeds: int | None = None) -> St
         ack_discussion(st, exps),
         mh_discussion(st, exps[MH_EXPERIMENT[0]]),
     ]
+    # Beyond the seed: TCP-SACK vs TCP-CUBIC vs SCTP-CUBIC (issue 33).
+    res.settings.append(
+        f"Beyond the seed (no paper value): the transport flow with `congestion_control = "
+        f'"cubic"` (RFC 9438, HyStart++ on) for TCP-SACK and for SCTP (`ns2` preset), '
+        f"`sh-mobile` at every speed, CBR {BASE_RATE} kb/s, the same scenarios; "
+        "`tcp-sack` is the study's own TCP runs."
+    )
+    res.rows += manet_cc.rows(st, results)
+    res.tables.append(manet_cc.table(out, st, results))
+    res.figures.append(manet_cc.figure(out, st, results))
+    res.discussion.append(manet_cc.discussion(st, results))
     if reused:
         res.settings.append(
             f"{reused} of {len(todo)} runs reused from `manet/runs.json` (same core build)."

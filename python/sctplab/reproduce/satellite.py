@@ -14,6 +14,7 @@ from sctplab.reproduce.pool import Point, run_points
 from sctplab.reproduce.prose import join, verdict
 from sctplab.reproduce.satellite_aqm import LOSSES as AQM_LOSSES
 from sctplab.reproduce.satellite_aqm import aqm_experiment
+from sctplab.reproduce.satellite_cc import cc_experiment
 from sctplab.runner import run
 from sctplab.scenario_paths import load_scenario
 from sctplab.stats import mean_ci
@@ -143,6 +144,19 @@ def reproduce(out: Path, quick: bool = False) -> StudyResult:
     res.tables.append(aqm.table)
     res.figures.append(aqm.figure)
     res.discussion += aqm.discussion
+    cc_losses = LOSSES
+    cc = cc_experiment(base, cc_losses, seeds, duration, {x: per_loss[x] for x in cc_losses}, out)
+    res.settings.append(
+        "Beyond the seed (no paper value): both flows with `congestion_control` = "
+        '`"cubic"` (RFC 9438, HyStart++ on) and `"bbr"` (BBR v1, paced), at loss '
+        + join(f"{x}" for x in cc_losses)
+        + f", the same {seeds} seeds and {duration:.0f} s; the Reno rows are Table 2's runs. "
+        "Goodput is summary.json's `goodput_bps` (payload delivered in order)."
+    )
+    res.rows += cc.rows
+    res.tables.append(cc.table)
+    res.figures.append(cc.figure)
+    res.discussion += cc.discussion
     return res
 
 
