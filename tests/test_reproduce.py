@@ -31,6 +31,14 @@ EXPECTED = {
             for e in ("", "-ecn")
             for m in ("link_utilization", "queue_delay_mean_s", "pct_throughput")
         },
+        # Beyond the seed (issue 33): Reno, CUBIC and BBR for both flows.
+        *{
+            ("cc", f"{t}-{c}", "loss", m)
+            for t in ("tcp", "sctp")
+            for c in ("reno", "cubic", "bbr")
+            for m in ("goodput_bps", "pct_throughput")
+        },
+        *{("cc", f"both-{c}", "loss", "link_utilization") for c in ("reno", "cubic", "bbr")},
     },
     "multistreaming": {
         *{
@@ -79,6 +87,12 @@ EXPECTED = {
             ("load", f"{t}-sh-mobile", "cbr_rate", m)
             for t in ("tcp", "sctp")
             for m in MANET_METRICS
+        },
+        # Beyond the seed (issue 33): TCP-SACK, TCP-CUBIC and SCTP-CUBIC.
+        *{
+            ("cc", s, "max_speed", m)
+            for s in ("tcp-sack", "tcp-cubic", "sctp-cubic")
+            for m in ("goodput_bps", "retransmissions")
         },
     },
 }
@@ -191,7 +205,7 @@ EXPECTED["leo"] = {
     },
 }
 # Items of a study that go beyond its seed: the paper has no value for them.
-BEYOND_SEED = {"satellite": {"aqm"}}
+BEYOND_SEED = {"satellite": {"aqm", "cc"}}
 
 
 def test_reproduce_all_quick(tmp_path: Path) -> None:
@@ -250,7 +264,9 @@ def test_reproduce_all_quick(tmp_path: Path) -> None:
         xs.setdefault((row["item"], row["series"]), set()).add(row["x"])
         assert int(row["n"]) >= 3, row
     for (item, _), values in xs.items():
-        assert values == ({"1", "5", "10", "20"} if item == "mobility" else {"8", "16", "32", "64"})
+        assert values == (
+            {"1", "5", "10", "20"} if item in ("mobility", "cc") else {"8", "16", "32", "64"}
+        )
     assert "(200 s, --quick; the paper: 900 s)" in report
 
 
