@@ -567,6 +567,9 @@ impl TcpSender {
     /// segments it handed over are the whole ones written (`tcp/messages.rs`). True
     /// when that gave new segments. `acked`: the highest segment acknowledged.
     fn app_write(&mut self, acked: i64) -> bool {
+        if self.phase != Phase::Established {
+            return false;
+        }
         let Some(m) = self.messages.as_mut() else {
             return false;
         };
@@ -581,8 +584,9 @@ impl TcpSender {
     fn start_app(&mut self) {
         self.curseq = self.app_total;
         if self.messages.is_some() {
+            // The message application starts with the connection (as SCTP's with the
+            // association): nothing is written before it is established.
             self.curseq = 0;
-            self.app_write(-1);
         }
         if self.cfg.handshake {
             self.phase = Phase::SynSent { retries: 0 };
@@ -590,6 +594,7 @@ impl TcpSender {
             self.send_syn();
         } else {
             self.phase = Phase::Established;
+            self.app_write(-1);
             self.send_much();
         }
     }
@@ -685,6 +690,7 @@ impl Endpoint for TcpSender {
                     self.rtt.backoff = 1;
                 }
                 self.stats.connect_time = Some(now.saturating_since(self.cfg.start));
+                self.app_write(self.highest_ack);
                 self.send_much();
             }
             return;
@@ -758,7 +764,7 @@ impl Endpoint for TcpSender {
             self.rtx_deadline = None;
             self.timeout();
         }
-        if self.app_write(self.highest_ack) && self.phase == Phase::Established {
+        if self.app_write(self.highest_ack) {
             self.send_much();
         }
     }
@@ -786,7 +792,7 @@ impl Endpoint for TcpSender {
         if self.phase == Phase::Idle {
             consider(Some(self.cfg.start));
         }
-        if let (Some(m), false) = (&self.messages, self.phase == Phase::Idle) {
+        if let (Some(m), true) = (&self.messages, self.phase == Phase::Established) {
             consider(m.next_wakeup());
         }
         if self.curseq == BULK {
