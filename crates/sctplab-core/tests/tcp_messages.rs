@@ -133,3 +133,29 @@ fn tcp_stream_traffic_refuses_what_a_byte_stream_lacks() {
          the numbers label its 1 sources: expected each of 0..0 once"
     );
 }
+
+#[test]
+fn with_handshake_the_application_starts_with_the_connection() {
+    // The SYN-ACK arrives after a little over 100 ms: stream 1's tick at 2 ms came
+    // before the application started, so it is no message (as for SCTP and QUIC).
+    let early = run(
+        &scenario("").replace("to = \"b\"\n", "to = \"b\"\nhandshake = true\n"),
+        1,
+    );
+    assert_eq!(
+        early["flows"]["t"]["streams"][1]["delivered_messages"], 0,
+        "{early}"
+    );
+    // With the backlog stopping at 150 ms (it writes one message at the SYN-ACK; the
+    // second waits for room, which the first ack makes at about 201 ms) and stream 1
+    // starting at 200 ms: by then the 59 800 bytes written at the SYN-ACK have left the link (59 packets
+    // in 49.088 ms) and their first ack is not back yet (200.9 ms): the 200-byte message
+    // completes segment 59, which crosses the idle link alone: one TX and 50 ms.
+    let text = scenario("")
+        .replace("to = \"b\"\n", "to = \"b\"\nhandshake = true\n")
+        .replace("stop = \"1ms\"", "stop = \"150ms\"")
+        .replace("start = \"2ms\"", "start = \"200ms\"");
+    let late = run(&text, 1);
+    let small = delay(&late, 1);
+    assert!((small - (TX + ONE_WAY)).abs() < 1e-9, "{small}");
+}
