@@ -16,8 +16,8 @@ use std::collections::{BTreeMap, VecDeque};
 mod forward_tsn;
 pub mod idata;
 mod idata_rx;
-mod nr_sack;
 mod tsn_reset;
+mod nr_sack;
 
 #[derive(Clone, Copy, Debug)]
 struct Held {
