@@ -173,6 +173,7 @@ pub fn expected_legs(
 }
 
 fn check_tcp(c: &TcpCfg, p: &str, source: &str) -> Result<(), ScenarioError> {
+    super::tcp_streams::validate(c, p, source)?;
     let bad = |key: &str, msg: String| Err(ScenarioError::new(source, at(p, key), msg));
     if c.window > MAX_WINDOW_SEGMENTS {
         return bad(

@@ -13,6 +13,7 @@ pub mod sat;
 pub mod schema;
 pub mod send_buffer;
 pub mod streams;
+pub mod tcp_streams;
 pub mod units;
 pub(crate) mod validate;
 

@@ -5,6 +5,7 @@
 pub mod config;
 mod delivery;
 mod ecn;
+pub mod messages;
 mod rate;
 mod receiver;
 mod recovery;

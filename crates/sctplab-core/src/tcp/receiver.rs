@@ -66,6 +66,9 @@ pub struct TcpReceiver {
     pub sack_packets: u64,
     pub sack_bytes: u64,
     pub completed_at: Option<SimTime>,
+    /// With `stream_traffic` (`tcp/messages.rs`): (time, bytes delivered in order)
+    /// whenever the in-order point advances, for the message delays.
+    pub msg_log: Option<Vec<(SimTime, u64)>>,
 }
 
 impl TcpReceiver {
@@ -91,7 +94,13 @@ impl TcpReceiver {
             sack_packets: 0,
             sack_bytes: 0,
             completed_at: None,
+            msg_log: None,
         }
+    }
+
+    /// Logs every advance of the in-order point (`stream_traffic`'s message delays).
+    pub fn log_messages(&mut self) {
+        self.msg_log = Some(Vec::new());
     }
 
     /// Makes the receiver ECN-capable (the flow's `ecn`); `handshake`: ECN is agreed on
@@ -126,6 +135,11 @@ impl TcpReceiver {
             self.delivered_total += len;
             if self.cfg.window.contains(now) {
                 self.delivered_bytes += len;
+            }
+        }
+        if let Some(log) = self.msg_log.as_mut() {
+            if log.last().is_none_or(|&(_, b)| b < self.delivered_total) {
+                log.push((now, self.delivered_total));
             }
         }
         if let Some(total) = self.cfg.map.total {

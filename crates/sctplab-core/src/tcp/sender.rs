@@ -167,6 +167,9 @@ pub struct TcpSender {
     /// RFC 3168 state (`tcp/ecn.rs`); off unless `set_ecn` says so.
     pub(super) ecn: SenderEcn,
     pub stats: SenderStats,
+    /// `stream_traffic`'s application (`tcp/messages.rs`); `None`: the bulk or finite
+    /// application of `bytes`.
+    pub messages: Option<Box<super::messages::TcpMessages>>,
 }
 
 impl TcpSender {
@@ -240,6 +243,7 @@ impl TcpSender {
             events: VecDeque::new(),
             ecn: SenderEcn::default(),
             stats: SenderStats::default(),
+            messages: None,
             cfg,
         }
     }
@@ -554,14 +558,43 @@ impl TcpSender {
         }
     }
 
+    /// Replaces the bulk application with `stream_traffic`'s sources.
+    pub fn set_messages(&mut self, m: super::messages::TcpMessages) {
+        self.messages = Some(Box::new(m));
+    }
+
+    /// `stream_traffic`: the application writes what fits into the send buffer; the
+    /// segments it handed over are the whole ones written (`tcp/messages.rs`). True
+    /// when that gave new segments. `acked`: the highest segment acknowledged.
+    fn app_write(&mut self, acked: i64) -> bool {
+        if self.phase != Phase::Established {
+            return false;
+        }
+        let Some(m) = self.messages.as_mut() else {
+            return false;
+        };
+        let mss = self.cfg.map.mss;
+        let acked = ((acked + 1).max(0) as u64) * mss;
+        let segs = (m.refill(self.now, acked) / mss) as i64;
+        let grew = segs > self.curseq;
+        self.curseq = segs;
+        grew
+    }
+
     fn start_app(&mut self) {
         self.curseq = self.app_total;
+        if self.messages.is_some() {
+            // The message application starts with the connection (as SCTP's with the
+            // association): nothing is written before it is established.
+            self.curseq = 0;
+        }
         if self.cfg.handshake {
             self.phase = Phase::SynSent { retries: 0 };
             self.syn_sent_at = self.now;
             self.send_syn();
         } else {
             self.phase = Phase::Established;
+            self.app_write(-1);
             self.send_much();
         }
     }
@@ -657,6 +690,7 @@ impl Endpoint for TcpSender {
                     self.rtt.backoff = 1;
                 }
                 self.stats.connect_time = Some(now.saturating_since(self.cfg.start));
+                self.app_write(self.highest_ack);
                 self.send_much();
             }
             return;
@@ -689,6 +723,10 @@ impl Endpoint for TcpSender {
         let prior_ack = self.highest_ack;
         // An ECE that will cut the window keeps this ack from growing it first.
         self.ecn.hold = self.ecn.wants_cut(tcp.flags, cum, cum > prior_ack, false);
+        if self.messages.is_some() && cum > prior_ack {
+            // The ack frees room in the send buffer before the sender looks at it.
+            self.app_write(cum);
+        }
         match self.cfg.variant {
             Variant::Reno => self.recv_reno(cum),
             Variant::Newreno => self.recv_newreno(cum),
@@ -726,6 +764,9 @@ impl Endpoint for TcpSender {
             self.rtx_deadline = None;
             self.timeout();
         }
+        if self.app_write(self.highest_ack) {
+            self.send_much();
+        }
     }
 
     // Inlined, so that the last call of every service (nothing queued) costs a load
@@ -750,6 +791,9 @@ impl Endpoint for TcpSender {
         };
         if self.phase == Phase::Idle {
             consider(Some(self.cfg.start));
+        }
+        if let (Some(m), true) = (&self.messages, self.phase == Phase::Established) {
+            consider(m.next_wakeup());
         }
         if self.curseq == BULK {
             consider(self.cfg.stop);

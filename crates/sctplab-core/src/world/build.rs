@@ -654,6 +654,13 @@ fn tcp_endpoints(
         sender.set_ecn(true);
         receiver.set_ecn(true, handshake);
     }
+    let sources = crate::scenario::tcp_streams::sources(c);
+    if !sources.is_empty() {
+        // The send buffer holds `window` segments (tcp/messages.rs).
+        let capacity = u64::from(c.window) * c.segment_size.0;
+        sender.set_messages(crate::tcp::messages::TcpMessages::new(&sources, capacity));
+        receiver.log_messages();
+    }
     (sender, receiver)
 }
 

@@ -205,7 +205,7 @@ fn cbr_summary(src: &CbrSource, sink: &UdpSink, window_s: f64) -> Value {
 fn tcp_summary(snd: &crate::tcp::TcpSender, rcv: &crate::tcp::TcpReceiver, window_s: f64) -> Value {
     let st = &snd.stats;
     let start = snd.start_time();
-    json!({
+    let mut flow = json!({
         "type": "tcp",
         "variant": snd.variant_name(),
         "goodput_bps": num(rate(rcv.delivered_bytes, window_s)),
@@ -227,7 +227,14 @@ fn tcp_summary(snd: &crate::tcp::TcpSender, rcv: &crate::tcp::TcpReceiver, windo
         "completion_time_s": secs(rcv.completed_at.map(|t| t.saturating_since(start))),
         "final_cwnd": num(snd.cwnd()),
         "final_ssthresh": num(snd.ssthresh()),
-    })
+    });
+    // With `stream_traffic` only: the entry is unchanged without it.
+    if let (Some(m), Some(log), Some(obj)) = (&snd.messages, &rcv.msg_log, flow.as_object_mut()) {
+        let n = m.sources_len();
+        let streams = crate::tcp::messages::streams_summary(m, log, n);
+        obj.insert("streams".into(), streams);
+    }
+    flow
 }
 
 fn sctp_summary(

@@ -148,6 +148,9 @@ pub struct TcpCfg {
     /// measured; without it data starts at once, like ns-2's one-way agents.
     #[serde(default)]
     pub handshake: bool,
+    /// Message sources written into the byte stream (`scenario/tcp_streams.rs`).
+    #[serde(default)]
+    pub stream_traffic: Option<Vec<crate::scenario::streams::StreamTrafficEntry>>,
 }
 
 fn default_segment_size() -> Size {

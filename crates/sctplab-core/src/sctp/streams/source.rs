@@ -42,8 +42,8 @@ pub struct StreamSourceCfg {
 }
 
 #[derive(Clone, Debug)]
-pub(super) struct Source {
-    pub(super) cfg: StreamSourceCfg,
+pub(crate) struct Source {
+    pub(crate) cfg: StreamSourceCfg,
     /// Interval source: the next tick not yet counted; backlog: unused.
     next_tick: SimTime,
     /// Interval source: ticks counted and not yet submitted (the application blocks on
@@ -56,7 +56,7 @@ pub(super) struct Source {
 }
 
 impl Source {
-    pub(super) fn new(cfg: &StreamSourceCfg) -> Self {
+    pub(crate) fn new(cfg: &StreamSourceCfg) -> Self {
         Source {
             cfg: cfg.clone(),
             next_tick: cfg.start,
@@ -73,7 +73,7 @@ impl Source {
 
     /// The application starts with the association (`now`): an interval source's ticks
     /// before it are not messages (nothing was there to take them).
-    pub(super) fn begin(&mut self, now: SimTime) {
+    pub(crate) fn begin(&mut self, now: SimTime) {
         if let Some(iv) = self.cfg.interval {
             if self.next_tick < now && iv > SimDuration::ZERO {
                 let behind = now.saturating_since(self.next_tick).as_nanos();
@@ -85,7 +85,7 @@ impl Source {
     }
 
     /// Counts the ticks up to `now` (an interval source), or starts or stops a backlog.
-    pub(super) fn advance(&mut self, now: SimTime) {
+    pub(crate) fn advance(&mut self, now: SimTime) {
         match self.cfg.interval {
             Some(iv) => {
                 while self.next_tick <= now && !self.stopped_at(self.next_tick) {
@@ -105,7 +105,7 @@ impl Source {
     }
 
     /// An interval source's waiting message is submitted.
-    pub(super) fn take(&mut self, _now: SimTime) {
+    pub(crate) fn take(&mut self, _now: SimTime) {
         if self.cfg.interval.is_some() && self.waiting > 0 {
             self.waiting -= 1;
             // The next waiting one fell due one interval later.
@@ -116,19 +116,19 @@ impl Source {
     }
 
     /// When an interval source's oldest waiting message fell due.
-    pub(super) fn due_at(&self) -> Option<SimTime> {
+    pub(crate) fn due_at(&self) -> Option<SimTime> {
         (self.cfg.interval.is_some() && self.waiting > 0).then_some(self.oldest)
     }
 
-    pub(super) fn backlog_ready(&self) -> bool {
+    pub(crate) fn backlog_ready(&self) -> bool {
         self.cfg.interval.is_none() && self.live
     }
 
-    pub(super) fn finished(&self) -> bool {
+    pub(crate) fn finished(&self) -> bool {
         self.over && self.waiting == 0
     }
 
-    pub(super) fn next_wakeup(&self) -> Option<SimTime> {
+    pub(crate) fn next_wakeup(&self) -> Option<SimTime> {
         if self.over {
             return None;
         }
