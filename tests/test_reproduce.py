@@ -103,6 +103,7 @@ MESSAGING_SERIES = (
     *(f"sctp-{s}" for s in MESSAGING_SCHEDULERS),
     *(f"sctp-idata-{s}" for s in MESSAGING_SCHEDULERS),
     *MESSAGING_TTL,
+    "tcp",  # one byte stream (stream_traffic on a tcp flow)
 )
 EXPECTED["messaging"] = {
     *{
