@@ -31,28 +31,12 @@ __all__ = ["FULL", "METRICS", "PROTOCOL", "QUICK", "Plan", "Point", "checks", "r
 
 
 def read_dsdv_trace(path: Path, start: float, end: float) -> tuple[int, int, int]:
-    """(CBR packets sent in [start, end), those of them received, routing packets sent)
-    from an ns-2 trace of AGT and RTR lines. A packet is known by its unique id (field
-    6); DSDV's updates are `message` packets sent at RTR."""
-    sent: set[str] = set()
-    got = 0
-    routing = 0
-    with path.open() as f:
-        for line in f:
-            x = line.split()
-            if len(x) < 8:
-                continue
-            if x[3] == "AGT" and x[6] == "cbr":
-                if x[0] == "s" and start <= float(x[1]) < end:
-                    sent.add(x[5])
-                elif x[0] == "r" and x[5] in sent:
-                    got += 1
-            elif x[3] == "RTR" and x[0] == "s" and x[6] == "message":
-                routing += 1
-    return len(sent), got, routing
+    """(CBR packets sent in [start, end), those of them received, routing packets) from
+    an ns-2 trace (DSDV's updates are `message` packets sent at RTR)."""
+    return rr.read_trace(path, start, end, PROTOCOL)
 
 
-PROTOCOL = rr.Protocol(name="dsdv", ns2="DSDV", reader=read_dsdv_trace)
+PROTOCOL = rr.Protocol(name="dsdv", ns2="DSDV", trace_events=("s",), trace_type="message")
 
 
 def checks(

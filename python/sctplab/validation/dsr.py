@@ -28,28 +28,12 @@ __all__ = ["FULL", "METRICS", "PROTOCOL", "QUICK", "Plan", "Point", "checks", "r
 
 
 def read_dsr_trace(path: Path, start: float, end: float) -> tuple[int, int, int]:
-    """(CBR packets sent in [start, end), those of them received, DSR packets sent or
-    forwarded) from an ns-2 trace of AGT and RTR lines; a packet is known by its unique
-    id (field 6)."""
-    sent: set[str] = set()
-    got = 0
-    routing = 0
-    with path.open() as f:
-        for line in f:
-            x = line.split()
-            if len(x) < 8:
-                continue
-            if x[3] == "AGT" and x[6] == "cbr":
-                if x[0] == "s" and start <= float(x[1]) < end:
-                    sent.add(x[5])
-                elif x[0] == "r" and x[5] in sent:
-                    got += 1
-            elif x[3] == "RTR" and x[0] in ("s", "f") and x[6] == "DSR":
-                routing += 1
-    return len(sent), got, routing
+    """(CBR packets sent in [start, end), those of them received, routing packets) from
+    an ns-2 trace (DSR packets sent or forwarded at RTR)."""
+    return rr.read_trace(path, start, end, PROTOCOL)
 
 
-PROTOCOL = rr.Protocol(name="dsr", ns2="DSR", reader=read_dsr_trace)
+PROTOCOL = rr.Protocol(name="dsr", ns2="DSR", trace_events=("s", "f"), trace_type="DSR")
 
 
 def checks(

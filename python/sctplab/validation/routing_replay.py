@@ -2,7 +2,8 @@
 movement sctplab draws for seed K exported as an ns-2 setdest file, ns-2 given the CBR
 pairs and start times of our run, per-movement differences paired: the machinery the
 DSDV and DSR rows of `sctplab validate ns2` share (sctplab.validation.dsdv, .dsr).
-Each protocol brings its name, ns-2's `-adhocRouting` value and its trace reader."""
+Each protocol brings its name, ns-2's `-adhocRouting` value and how ns-2's trace shows
+its routing packets."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import dataclasses
 import inspect
 import math
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,9 +24,6 @@ from sctplab.validation.check import Check
 from sctplab.validation.pool import pool_map
 
 METRICS = ("delivery_ratio", "routing_packets", "tcp_connect_time_s", "tcp_goodput_bps")
-
-# (CBR packets sent in [start, end), those of them received, routing packets) of a trace.
-TraceReader = Callable[[Path, float, float], tuple[int, int, int]]
 
 
 @dataclass(frozen=True)
@@ -43,12 +40,36 @@ FULL = Plan(speeds=w.SPEEDS, seeds=12, stop_s=w.FULL_STOP_S)
 @dataclass(frozen=True)
 class Protocol:
     """One routing protocol's rows: `name` as in `[wireless] routing` (and the rows'
-    prefix and the ns-2 cache's namespace), `ns2` as ns-2.35's `-adhocRouting`,
-    `reader` its ns-2 trace reader (a module-level function: jobs are pickled)."""
+    prefix and the ns-2 cache's namespace), `ns2` as ns-2.35's `-adhocRouting`; its
+    routing packets in ns-2's trace are the RTR lines of an event in `trace_events`
+    (`s` sent, `f` forwarded) and packet type `trace_type`."""
 
     name: str
     ns2: str
-    reader: TraceReader
+    trace_events: tuple[str, ...]
+    trace_type: str
+
+
+def read_trace(path: Path, start: float, end: float, proto: Protocol) -> tuple[int, int, int]:
+    """(CBR packets sent in [start, end), those of them received, `proto`'s routing
+    packets) from an ns-2 trace of AGT and RTR lines; a packet is known by its unique id
+    (field 6)."""
+    sent: set[str] = set()
+    got = 0
+    routing = 0
+    with path.open() as f:
+        for line in f:
+            x = line.split()
+            if len(x) < 8:
+                continue
+            if x[3] == "AGT" and x[6] == "cbr":
+                if x[0] == "s" and start <= float(x[1]) < end:
+                    sent.add(x[5])
+                elif x[0] == "r" and x[5] in sent:
+                    got += 1
+            elif x[3] == "RTR" and x[0] in proto.trace_events and x[6] == proto.trace_type:
+                routing += 1
+    return len(sent), got, routing
 
 
 @dataclass
@@ -82,7 +103,8 @@ def ns2_point(
         {
             "script": ns2_oracle.script_text("manet.tcl")
             + ns2_oracle.script_text("wireless_node.tcl"),
-            "reader": inspect.getsource(proto.reader)
+            "reader": inspect.getsource(read_trace)
+            + repr((proto.trace_events, proto.trace_type))
             + inspect.getsource(w.read_tcp_agt)
             + inspect.getsource(w._agt),
             "movement": ns2_oracle.text_digest(movement_file.read_text()),
@@ -99,7 +121,7 @@ def ns2_point(
     script = str(ns2_oracle.script("manet.tcl"))
     args = [script, "tcp", str(movement_file), str(pairs_file), str(seed), f"{stop_s:g}"]
     w._ns([*args, str(tr), proto.ns2], tmp)
-    sent, got, routing = proto.reader(tr, w.MANET_START_S, stop_s)
+    sent, got, routing = read_trace(tr, w.MANET_START_S, stop_s, proto)
     tcp = w.read_tcp_agt(tr, 0, 1, w.MANET_START_S, stop_s)
     tr.unlink()
     window = stop_s - w.MANET_START_S
