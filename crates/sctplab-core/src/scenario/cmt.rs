@@ -1,7 +1,7 @@
 //! The SCTP flow keys of concurrent multipath transfer and ns-2.35's extension agents
 //! (CONTRACTS.md "CMT-SCTP, NR-SACK and ns-2.35's SCTP extensions"; docs/models/sctp.md
 //! "CMT"): `cmt`, `cmt_sfr`, `cmt_cuc`, `cmt_dac`, `cmt_rtx_policy`, `cmt_pf` with
-//! ns-2.35's `Agent/SCTP/CMT` defaults, and `heartbeat_after_rto`.
+//! ns-2.35's `Agent/SCTP/CMT` defaults, `heartbeat_after_rto` and `timestamp`.
 
 use super::ScenarioError;
 use super::load::Scenario;
@@ -48,6 +48,9 @@ pub enum CoupledCc {
 pub(crate) fn apply(c: &SctpCfg, k: &mut Knobs) {
     if let Some(on) = c.heartbeat_after_rto {
         k.heartbeat_after_rto = on;
+    }
+    if let Some(on) = c.timestamp {
+        k.timestamp = on;
     }
     if !c.cmt {
         return;

@@ -185,6 +185,8 @@ pub struct Association {
     ecn: super::ecn::SctpEcn,
     /// RE-CONFIG and AUTH (`assoc/reconfig.rs`); None for a flow that uses neither.
     ext: Option<Box<extensions::Ext>>,
+    /// ns-2.35's TIMESTAMP chunk (`timestamp`, sctp/timestamp.rs); None when off.
+    ts: Option<super::timestamp::Timestamps>,
     pub stats: AssocStats,
 }
 
@@ -198,6 +200,10 @@ impl Association {
         }
         let rto = Rto::new(cfg.rto_initial, cfg.rto_min, cfg.rto_max);
         let primary = cfg.primary_peer;
+        let ts = cfg
+            .knobs
+            .timestamp
+            .then(super::timestamp::Timestamps::default);
         let mut timers = TimerTable::default();
         if role == Role::Client {
             timers.set(Timer::Start, cfg.start);
@@ -235,6 +241,7 @@ impl Association {
             events: VecDeque::new(),
             ecn: super::ecn::SctpEcn::default(),
             ext: None,
+            ts,
             stats: AssocStats::default(),
         }
     }
@@ -518,6 +525,18 @@ impl Association {
                 self.maybe_shutdown();
             }
             c @ (Chunk::IData(_) | Chunk::IForwardTsn(_)) => self.on_interleaving_chunk(c),
+            // ns-2.35's TIMESTAMP, first in its packet: the echo is in place before the
+            // packet's SACK is processed (sctp/timestamp.rs). Without `timestamp`:
+            // counted, ignored, as any chunk this end does not speak.
+            Chunk::Timestamp(t) => match self.ts.as_mut() {
+                Some(ts) => {
+                    ts.on_chunk(t);
+                    if let Some(out) = self.out.as_mut() {
+                        out.ts_echo = ts.echo_in;
+                    }
+                }
+                None => self.stats.unknown_chunks += 1,
+            },
             _ => {}
         }
     }

@@ -144,6 +144,10 @@ pub struct Knobs {
     /// destination is usable, for a fresh RTT after the backed-off RTO (ns-2.35
     /// `Agent/SCTP/HbAfterRto`, scenario key `heartbeat_after_rto`).
     pub heartbeat_after_rto: bool,
+    /// A TIMESTAMP chunk in every DATA and SACK packet, RTT samples from
+    /// retransmissions too (ns-2.35 `Agent/SCTP/Timestamp`, scenario key `timestamp`,
+    /// sctp/timestamp.rs).
+    pub timestamp: bool,
     /// Coupled congestion avoidance across a CMT association's destinations
     /// (`coupled_cc`, sctp/coupled_cc.rs); None: each destination's own increase.
     pub coupled_cc: Option<super::coupled_cc::Coupling>,
@@ -199,6 +203,7 @@ pub fn preset(v: Variant) -> Knobs {
         pacing: false,
         cmt: None,
         heartbeat_after_rto: false,
+        timestamp: false,
         coupled_cc: None,
         scheduler: super::streams::Scheduler::Fcfs,
         interleaving: false,

@@ -17,6 +17,7 @@ mod prsctp;
 pub mod reconfig;
 pub mod streams;
 mod timer;
+pub mod timestamp;
 
 pub use assoc::{AssocCfg, AssocStats, Association, ExtStats, Role, State};
 pub use config::Knobs;

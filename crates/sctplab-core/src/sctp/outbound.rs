@@ -75,7 +75,8 @@ struct Sent {
     /// The destination's packet number of its last transmission (`path_bbr`; 0 when
     /// the destination keeps no rate records).
     rec: u32,
-    /// When it was first sent: a destination's controller takes an RTT sample from
+    /// When it was first sent (last sent with `timestamp`, whose RTT samples time
+    /// retransmissions, sctp/timestamp.rs): a destination's controller takes an RTT sample from
     /// every SACK (HyStart++ needs several per round, RFC 9406 sec. 4.2), where the RTO
     /// estimator times one chunk per round trip (RFC 9260 6.3.1 C4).
     sent_at: SimTime,
@@ -157,6 +158,9 @@ pub struct Outbound {
     /// Bytes of chunks in `sent` that NR gap blocks freed (`send_buffer.rs`).
     nr_freed: u64,
     sb_stats: send_buffer::SendBufferStats,
+    /// With `timestamp`: the last echo the peer sent (sctp/timestamp.rs), set by the
+    /// association before the SACK of the same packet is processed.
+    pub ts_echo: Option<f32>,
 }
 
 impl Outbound {
@@ -170,7 +174,14 @@ impl Outbound {
         trace_sends: bool,
         window: Window,
     ) -> Self {
-        let room = pmtu.saturating_sub(32);
+        // ns-2.35's Timestamp agent reserves its chunk's 12 bytes in every packet
+        // (`ControlChunkReservation`).
+        let ts_room = if k.timestamp {
+            super::timestamp::CHUNK_LEN
+        } else {
+            0
+        };
+        let room = pmtu.saturating_sub(32 + ts_room);
         // A chunk is padded to 4 bytes and must fit the room with its 16-byte header.
         let max_payload = ((room.saturating_sub(DataChunk::HEADER_LEN)) / 4 * 4).max(4) as u64;
         let coupled = k
@@ -207,6 +218,7 @@ impl Outbound {
             pace_wake: None,
             nr_freed: 0,
             sb_stats: send_buffer::SendBufferStats::default(),
+            ts_echo: None,
         }
     }
 

@@ -30,7 +30,6 @@ pub mod udp;
 pub use ipv4::{HEADER_LEN as IPV4_HEADER_LEN, Ipv4Repr};
 pub use packet::{TransportRepr, emit_ipv4_packet, emit_ipv4_udp_with_payload, parse_ipv4_packet};
 pub use sctp::{HEADER_LEN as SCTP_HEADER_LEN, SctpRepr};
-pub use sctp_chunk::NrSackChunk;
 pub use sctp_chunk::{
     AsconfAckChunk, AsconfChunk, AsconfOp, AsconfParam, AsconfResponse, asconf_cause, asconf_param,
 };
@@ -41,6 +40,7 @@ pub use sctp_chunk::{
     Chunk, DataChunk, DataFlags, ErrorCause, InitAckChunk, InitChunk, SackChunk, UnknownChunk,
     cause,
 };
+pub use sctp_chunk::{NrSackChunk, TimestampChunk};
 pub use sctp_forward_tsn::ForwardTsnChunk;
 pub use tcp::{SackBlocks, TcpFlags, TcpOptions, TcpRepr};
 pub use udp::UdpRepr;

@@ -187,6 +187,9 @@ pub struct SctpCfg {
     pub cmt_pf: Option<bool>,
     #[serde(default)]
     pub heartbeat_after_rto: Option<bool>,
+    /// ns-2.35's Agent/SCTP/Timestamp (scenario/cmt.rs, sctp/timestamp.rs).
+    #[serde(default)]
+    pub timestamp: Option<bool>,
     /// Coupled congestion control over CMT's destinations (scenario/cmt.rs).
     #[serde(default)]
     pub coupled_cc: Option<crate::scenario::cmt::CoupledCc>,

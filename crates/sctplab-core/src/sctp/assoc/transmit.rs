@@ -26,7 +26,14 @@ impl Association {
         } else {
             None
         };
-        let room = self.cfg.pmtu.saturating_sub(32);
+        // With `timestamp` the TIMESTAMP chunk's room is kept in every packet (ns-2.35
+        // `ControlChunkReservation`); it goes first in SACK and DATA packets.
+        let ts_len = if self.ts.is_some() {
+            crate::sctp::timestamp::CHUNK_LEN
+        } else {
+            0
+        };
+        let room = self.cfg.pmtu.saturating_sub(32 + ts_len);
         // The header is built in place, in the packet slot's own SCTP header (whose chunk
         // list keeps its allocation): moving it out and back went through a stack copy
         // written field by field and read 16 bytes at a time, a store-forwarding stall
@@ -88,6 +95,17 @@ impl Association {
             if all_sack {
                 kind = PacketKind::Ack;
             }
+            if let Some(ts) = self.ts.as_mut() {
+                let has_sack = repr
+                    .chunks
+                    .iter()
+                    .any(|c| matches!(c, Chunk::Sack(_) | Chunk::NrSack(_)));
+                if has_sack {
+                    repr.chunks
+                        .insert(0, Chunk::Timestamp(ts.chunk(now, false)));
+                    used += ts_len;
+                }
+            }
             if self.ecn.echo.is_some() {
                 used += self.bundle_ecne(&mut repr.chunks, used, room);
             }
@@ -105,16 +123,20 @@ impl Association {
             }
             let mut chunks = tx.chunks;
             let idata = self.out.as_ref().is_some_and(Outbound::idata);
-            chunks_len = if idata {
-                self.idata_chunks(&mut chunks, &mut repr.chunks)
-            } else {
-                let len = chunks
-                    .iter()
-                    .map(|d| DataChunk::len_for(d.payload_len as usize).next_multiple_of(4))
-                    .sum();
-                repr.chunks.extend(chunks.drain(..).map(Chunk::Data));
-                len
-            };
+            if let Some(ts) = self.ts.as_mut() {
+                repr.chunks.push(Chunk::Timestamp(ts.chunk(now, true)));
+            }
+            chunks_len = ts_len
+                + if idata {
+                    self.idata_chunks(&mut chunks, &mut repr.chunks)
+                } else {
+                    let len = chunks
+                        .iter()
+                        .map(|d| DataChunk::len_for(d.payload_len as usize).next_multiple_of(4))
+                        .sum();
+                    repr.chunks.extend(chunks.drain(..).map(Chunk::Data));
+                    len
+                };
             if let Some(out) = self.out.as_mut() {
                 out.recycle_chunks(chunks);
             }

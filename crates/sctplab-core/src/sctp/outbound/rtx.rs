@@ -72,6 +72,9 @@ impl Outbound {
                 s.txs += 1;
                 s.missing = 0;
                 s.rtx_at = next_tsn;
+                if self.k.timestamp {
+                    s.sent_at = now; // timed by its own echo (sctp/timestamp.rs)
+                }
                 if s.dest != dest {
                     let old = &mut ps.paths[s.dest];
                     old.outstanding = (old.outstanding - f64::from(s.chunk_len)).max(0.0);

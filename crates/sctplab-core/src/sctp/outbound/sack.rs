@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::cc::Congestion;
-use crate::sctp::{path_bbr, path_cc};
+use crate::sctp::{path_bbr, path_cc, timestamp};
 
 /// What the passes over one SACK found, for the steps after them.
 #[derive(Default)]
@@ -225,6 +225,7 @@ impl Outbound {
                 }
                 Self::note_acked(&s, ps, cmt_pf);
                 Self::cc_rtt_sample(now, &s, ps);
+                timestamp::sample(now, self.ts_echo, s.sent_at, &mut ps.paths[s.dest]);
             }
             if s.fast_rtxed || s.txs > 1 {
                 self.apply_max_burst = true;
@@ -410,6 +411,7 @@ impl Outbound {
                     let s = self.sent[i].clone();
                     Self::rtt_sample(now, &s, ps);
                     Self::cc_rtt_sample(now, &s, ps);
+                    timestamp::sample(now, self.ts_echo, s.sent_at, &mut ps.paths[d]);
                 }
             } else if s.gap_acked {
                 // A SACK older than one already seen (or reneging): count it again.

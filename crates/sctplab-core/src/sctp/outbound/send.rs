@@ -166,7 +166,9 @@ impl Outbound {
                 let path = &mut ps.paths[d];
                 path.outstanding += len as f64;
                 self.peer_rwnd = (self.peer_rwnd - len as f64).max(0.0);
-                if path.rtt_pending.is_none() {
+                // With `timestamp` every transmission is timed by its echo instead
+                // (sctp/timestamp.rs; ns-2.35's Timestamp agent sets no `eRtoPending`).
+                if path.rtt_pending.is_none() && !self.k.timestamp {
                     path.rtt_pending = Some((tsn, now));
                 }
                 self.record(now, &c, SendKind::New, ps.paths[d].addr);

@@ -39,6 +39,7 @@ mod reconfig;
 mod sack;
 #[cfg(test)]
 mod tests;
+mod timestamp;
 
 pub use asconf::{
     ASCONF, ASCONF_ACK, AsconfAckChunk, AsconfChunk, AsconfOp, AsconfParam, AsconfResponse,
@@ -51,6 +52,7 @@ pub use init::{IPV4_ADDRESS_PARAM_LEN, InitAckChunk, InitChunk};
 pub use nr_sack::{NR_SACK, NrSackChunk};
 pub use reconfig::{ReconfigChunk, ReconfigParam, ReconfigResult};
 pub use sack::SackChunk;
+pub use timestamp::TimestampChunk;
 
 use super::sctp_forward_tsn::ForwardTsnChunk;
 use super::sctp_idata::{IDataChunk, IForwardTsnChunk};
@@ -96,12 +98,14 @@ pub mod chunk_type {
     pub const ASCONF_ACK: u8 = super::asconf::ASCONF_ACK;
     /// NR-SACK (draft-natarajan-tsvwg-sctp-nrsack, `nr_sack.rs`).
     pub const NR_SACK: u8 = super::nr_sack::NR_SACK;
+    /// ns-2.35's TIMESTAMP (Agent/SCTP/Timestamp, `timestamp.rs`).
+    pub const TIMESTAMP: u8 = super::timestamp::TIMESTAMP;
 
     /// Whether this module decodes chunks of type `kind`.
     pub const fn is_known(kind: u8) -> bool {
         matches!(
             kind,
-            0..=15 | FORWARD_TSN | RE_CONFIG | ASCONF | ASCONF_ACK | NR_SACK
+            0..=15 | FORWARD_TSN | RE_CONFIG | ASCONF | ASCONF_ACK | NR_SACK | TIMESTAMP
         )
     }
 }
@@ -184,6 +188,8 @@ pub enum Chunk {
     AsconfAck(AsconfAckChunk),
     /// NR-SACK (`nr_sack.rs`).
     NrSack(NrSackChunk),
+    /// ns-2.35's TIMESTAMP (`timestamp.rs`).
+    Timestamp(TimestampChunk),
 }
 
 // A chunk always has at least its 4-byte header, so an `is_empty` to go
@@ -217,6 +223,7 @@ impl Chunk {
             Chunk::Asconf(_) => chunk_type::ASCONF,
             Chunk::AsconfAck(_) => chunk_type::ASCONF_ACK,
             Chunk::NrSack(_) => chunk_type::NR_SACK,
+            Chunk::Timestamp(_) => chunk_type::TIMESTAMP,
         }
     }
 
@@ -230,6 +237,7 @@ impl Chunk {
             Chunk::Unknown(u) => u.flags,
             Chunk::Sack(s) => s.flags,
             Chunk::NrSack(s) => s.flags,
+            Chunk::Timestamp(t) => t.flags(),
             _ => 0,
         }
     }
@@ -253,6 +261,7 @@ impl Chunk {
                 Chunk::Asconf(a) => a.value_len(),
                 Chunk::AsconfAck(a) => a.value_len(),
                 Chunk::NrSack(n) => n.value_len(),
+                Chunk::Timestamp(_) => timestamp::VALUE_LEN,
                 Chunk::ForwardTsn(f) => f.len() - CHUNK_HEADER_LEN,
                 Chunk::IData(d) => IDataChunk::len_for(d.payload_len as usize) - CHUNK_HEADER_LEN,
                 Chunk::IForwardTsn(f) => f.len() - CHUNK_HEADER_LEN,
@@ -318,6 +327,7 @@ impl Chunk {
             Chunk::Asconf(a) => a.emit_value(value),
             Chunk::AsconfAck(a) => a.emit_value(value),
             Chunk::NrSack(n) => n.emit_value(value),
+            Chunk::Timestamp(t) => t.emit_value(value),
             Chunk::Abort { .. }
             | Chunk::ShutdownAck
             | Chunk::CookieAck
@@ -384,6 +394,7 @@ impl Chunk {
             chunk_type::ASCONF => Chunk::Asconf(AsconfChunk::parse_value(value)?),
             chunk_type::ASCONF_ACK => Chunk::AsconfAck(AsconfAckChunk::parse_value(value)?),
             chunk_type::NR_SACK => Chunk::NrSack(NrSackChunk::parse_value(value, flags)?),
+            chunk_type::TIMESTAMP => Chunk::Timestamp(TimestampChunk::parse_value(value, flags)?),
             kind => Chunk::Unknown(UnknownChunk {
                 kind,
                 flags,

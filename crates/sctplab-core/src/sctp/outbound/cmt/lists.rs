@@ -372,6 +372,7 @@ impl Outbound {
                 let s = &self.sent[i];
                 Self::rtt_sample(now, s, ps);
                 Self::cc_rtt_sample(now, s, ps);
+                crate::sctp::timestamp::sample(now, self.ts_echo, s.sent_at, &mut ps.paths[d]);
             }
         }
     }

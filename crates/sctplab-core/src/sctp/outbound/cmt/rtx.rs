@@ -127,6 +127,9 @@ impl Outbound {
                 s.txs += 1;
                 s.missing = 0;
                 s.rtx_at = next_tsn;
+                if self.k.timestamp {
+                    s.sent_at = now; // timed by its own echo (sctp/timestamp.rs)
+                }
                 // ns-2.35 CMT: no fast retransmit of a TSN retransmitted once, by
                 // timeout or not.
                 s.fast_rtxed = true;
