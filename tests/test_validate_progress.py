@@ -18,6 +18,7 @@ from sctplab.validation import multihoming as validate_multihoming
 from sctplab.validation import ns2 as validate
 from sctplab.validation import red as validate_red
 from sctplab.validation import satellite as validate_satellite
+from sctplab.validation import timestamp as validate_timestamp
 from sctplab.validation import wireless as validate_wireless
 
 
@@ -34,6 +35,7 @@ def fake_groups(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(validate, "snoop", lambda tmp, s: _rows(("snoop", True)))
     monkeypatch.setattr(validate_multihoming, "checks", lambda tmp: _rows(("mh", True)))
     monkeypatch.setattr(validate_cmt, "checks", lambda tmp, quick: _rows(("cmt", True)))
+    monkeypatch.setattr(validate_timestamp, "checks", lambda tmp: _rows(("ts", True)))
     monkeypatch.setattr(
         validate_wireless,
         "wireless",
@@ -61,22 +63,25 @@ def fake_groups(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_progress_and_last_line(tmp_path: Path) -> None:
     r = CliRunner().invoke(cli, ["validate", "ns2", "--out", str(tmp_path)])
     assert r.exit_code == 0, r.output
-    assert r.stdout.splitlines()[-1] == "11/11 checks pass"
+    assert r.stdout.splitlines()[-1] == "12/12 checks pass"
     err = r.stderr.splitlines()
     # A start and an end line per group of rows, numbered.
-    assert len([x for x in err if "started" in x]) == 10
-    assert err[0].startswith("sctplab validate ns2: [1/10] seed 002 send and forward order")
+    assert len([x for x in err if "started" in x]) == 11
+    assert err[0].startswith("sctplab validate ns2: [1/11] seed 002 send and forward order")
     assert any(
-        x.startswith("sctplab validate ns2: [6/10] wireless") and "2/2 pass" in x for x in err
+        x.startswith("sctplab validate ns2: [6/11] SCTP Timestamp") and "1/1" in x for x in err
     )
     assert any(
-        x.startswith("sctplab validate ns2: [7/10] wireless: DSDV") and "1/1" in x for x in err
+        x.startswith("sctplab validate ns2: [7/11] wireless") and "2/2 pass" in x for x in err
     )
     assert any(
-        x.startswith("sctplab validate ns2: [8/10] wireless: DSR") and "1/1" in x for x in err
+        x.startswith("sctplab validate ns2: [8/11] wireless: DSDV") and "1/1" in x for x in err
     )
-    assert any(x.startswith("sctplab validate ns2: [9/10] satellites") and "1/1" in x for x in err)
-    assert err[-1].startswith("sctplab validate ns2: [10/10] RED") and "1/1" in err[-1]
+    assert any(
+        x.startswith("sctplab validate ns2: [9/11] wireless: DSR") and "1/1" in x for x in err
+    )
+    assert any(x.startswith("sctplab validate ns2: [10/11] satellites") and "1/1" in x for x in err)
+    assert err[-1].startswith("sctplab validate ns2: [11/11] RED") and "1/1" in err[-1]
     assert "smoke test" not in (tmp_path / "validation.md").read_text()
 
 
@@ -86,7 +91,7 @@ def test_a_failing_row_shows_in_the_count_and_the_exit_status(
     monkeypatch.setattr(validate, "snoop", lambda tmp, s: _rows(("snoop", False)))
     r = CliRunner().invoke(cli, ["validate", "ns2", "--out", str(tmp_path)])
     assert r.exit_code == 1
-    assert r.stdout.splitlines()[-1] == "10/11 checks pass"
+    assert r.stdout.splitlines()[-1] == "11/12 checks pass"
 
 
 @pytest.mark.usefixtures("fake_groups")

@@ -1,5 +1,5 @@
 //! ns-2.35's SCTP extension agents as knobs (CMT-SCTP, `Agent/SCTP/CMT`; HbAfterRto;
-//! NR-SACK with a send buffer)
+//! Timestamp; NR-SACK with a send buffer)
 //! between two bare dual-homed associations: the
 //! client has 10.0.0.1 and 11.0.0.1, the server 10.0.0.2 and 11.0.0.2; link 0 joins the
 //! 10.x addresses, link 1 the 11.x ones, 50 ms one way each, no serialisation time; a cut
@@ -8,7 +8,7 @@
 use sctplab_core::endpoint::Endpoint;
 use sctplab_core::metrics::Window;
 use sctplab_core::net::Packet;
-use sctplab_core::net::wire::{Chunk, TransportRepr};
+use sctplab_core::net::wire::{Chunk, TimestampChunk, TransportRepr};
 use sctplab_core::sctp::config::Variant as SctpVariant;
 use sctplab_core::sctp::config::{Knobs, preset};
 use sctplab_core::sctp::{AssocCfg, Association, CmtKnobs, PathState, Role};
@@ -81,6 +81,8 @@ struct Net {
     drop_nth_data: Option<usize>,
     /// Every SACK or NR-SACK chunk the server sent.
     sacks: Vec<Chunk>,
+    /// (time, from the client, first in its packet, chunk) of every TIMESTAMP chunk.
+    stamps: Vec<(f64, bool, bool, TimestampChunk)>,
 }
 
 fn link_of(dst: [u8; 4]) -> usize {
@@ -102,6 +104,7 @@ impl Net {
             heartbeats: Vec::new(),
             drop_nth_data: None,
             sacks: Vec::new(),
+            stamps: Vec::new(),
         }
     }
 
@@ -120,9 +123,10 @@ impl Net {
                 p.ip.src = [p.ip.dst[0], 0, 0, if from_client { 1 } else { 2 }];
                 let mut lost = false;
                 if let TransportRepr::Sctp(sctp) = &p.transport {
-                    for c in &sctp.chunks {
+                    for (i, c) in sctp.chunks.iter().enumerate() {
                         let t = self.now.as_secs_f64();
                         match c {
+                            Chunk::Timestamp(ts) => self.stamps.push((t, from_client, i == 0, *ts)),
                             Chunk::Data(d) if from_client => {
                                 lost |= self.drop_nth_data == Some(self.data.len());
                                 self.data.push((t, p.ip.dst, d.tsn));
@@ -351,4 +355,74 @@ fn nr_sack_reports_delivered_unordered_data_and_frees_the_send_buffer() {
     assert!(n.data.len() > 100);
     assert_eq!(out.send_buffer_used() % 1468, 0);
     assert!(out.send_buffer_used() <= 16 * 1468);
+}
+
+#[test]
+fn timestamp_times_a_retransmission_by_its_echo() {
+    // ns2 preset with retransmissions to the same destination (`retransmit_to_alternate`
+    // off), one 1000-byte message to B0, its first transmission lost. Before data
+    // the handshake and the HEARTBEAT to B0 time 100 ms round trips: SRTT 0.1 s, RTO
+    // 1 s (RTO.Min). The DATA sent at t0 = 0.3 s is lost; T3 expires at t0 + 1 s, the
+    // chunk is retransmitted there (the RTO backs off to 2 s) and arrives 50 ms later,
+    // the server's first DATA, SACKed at once; the SACK reaches the client at 1.4 s.
+    // With `timestamp` the SACK echoes the retransmission's timestamp (1.3 s), so
+    // R = 0.1 s: SRTT 0.1 s, RTTVAR = 3/4 x RTTVAR, and the RTO is RTO.Min again, 1 s.
+    // Without it Karn's rule (RFC 9260 6.3.1 C5) takes no sample: the RTO stays backed
+    // off at 2 s.
+    for on in [true, false] {
+        let mut k = preset(SctpVariant::Ns2);
+        k.timestamp = on;
+        k.retransmit_to_alternate = false;
+        k.fast_rtx_to_alternate = false;
+        let mut n = Net::new(k);
+        n.c = Association::new(
+            Role::Client,
+            AssocCfg {
+                total: Some(1000),
+                message_size: 1000,
+                ..cfg(vec![A0, A1], n.c.knobs().clone())
+            },
+            RngStream::new(7, "c"),
+        );
+        n.drop_nth_data = Some(0);
+        n.run_until(10.0);
+        let sends: Vec<(f64, [u8; 4])> = n.data.iter().map(|&(t, d, _)| (t, d)).collect();
+        assert_eq!(sends.len(), 2, "{sends:?}");
+        let (t0, t_rtx) = (sends[0].0, sends[1].0);
+        assert!(
+            (t_rtx - t0 - 1.0).abs() < 1e-9,
+            "T3 after RTO 1 s: {sends:?}"
+        );
+        assert_eq!((sends[0].1, sends[1].1), (B0, B0));
+        let p = &n.c.paths.paths[0];
+        if on {
+            let srtt = p.rto.srtt().expect("sampled");
+            assert!((srtt - 0.1).abs() < 1e-9, "srtt {srtt}");
+            assert_eq!(p.rto.current(), SimDuration::from_secs(1));
+            // Every DATA packet starts with the chunk, its timestamp the send time; the
+            // SACK of the retransmission echoes that one (ns-2 compares as floats).
+            let data_ts: Vec<(f64, Option<f32>)> = n
+                .stamps
+                .iter()
+                .filter(|s| s.1)
+                .map(|s| {
+                    assert!(s.2, "TIMESTAMP first in its packet");
+                    (s.0, s.3.timestamp)
+                })
+                .collect();
+            assert_eq!(data_ts.len(), 2);
+            for (t, ts) in &data_ts {
+                assert_eq!(*ts, Some(*t as f32));
+            }
+            let echoes: Vec<Option<f32>> =
+                n.stamps.iter().filter(|s| !s.1).map(|s| s.3.echo).collect();
+            assert!((t_rtx - 1.3).abs() < 1e-9);
+            assert_eq!(echoes, vec![Some(t_rtx as f32)]);
+            assert_eq!(n.sacks.len(), 1);
+        } else {
+            assert!(n.stamps.is_empty());
+            assert!((p.rto.srtt().expect("handshake sample") - 0.1).abs() < 1e-9);
+            assert_eq!(p.rto.current(), SimDuration::from_secs(2));
+        }
+    }
 }

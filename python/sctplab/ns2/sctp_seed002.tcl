@@ -3,13 +3,17 @@
 # access delay: S1 -8Mb,0.1ms- R1 -800Kb,100ms- K1, DropTail, R1 queue limit QLIM.
 # 1000-byte data chunks in a 1048-byte MTU (one 1016-byte chunk per packet), one stream,
 # no delayed SACKs, 64 KiB receive window. Usage:
-#   ns sctp_seed002.tcl "DROPS" QLIM OUT_TRACE
+#   ns sctp_seed002.tcl "DROPS" QLIM OUT_TRACE [AGENT CHUNK]
 # DROPS are 0-based packet counts on R1->K1, where ns-2 also counts the INIT,
-# COOKIE-ECHO and HEARTBEAT that precede the data.
+# COOKIE-ECHO and HEARTBEAT that precede the data. AGENT (default SCTP) names the
+# class under Agent/ for both ends, e.g. SCTP/Timestamp, whose TIMESTAMP chunk takes
+# 12 bytes of every packet, so its CHUNK (default 1016 bytes) must be 1004.
 
 set drops [lindex $argv 0]
 set qlim [lindex $argv 1]
 set outfile [lindex $argv 2]
+set agent [expr {$argc > 3 ? [lindex $argv 3] : "SCTP"}]
+set chunk [expr {$argc > 4 ? [lindex $argv 4] : 1016}]
 
 # One trace line per chunk, with its TSN.
 Trace set show_sctphdr_ 1
@@ -34,14 +38,14 @@ if {[llength $drops] > 0} {
 }
 
 # Chunk size before MTU: ns-2 checks the chunk against the MTU as soon as either is set.
-Agent/SCTP set dataChunkSize_ 1016
+Agent/SCTP set dataChunkSize_ $chunk
 Agent/SCTP set mtu_ 1048
-set sctp [new Agent/SCTP]
+set sctp [new Agent/$agent]
 $sctp set numOutStreams_ 1
 $sctp set useDelayedSacks_ 0
 $sctp set initialRwnd_ 65536
 $ns attach-agent $s1 $sctp
-set sink [new Agent/SCTP]
+set sink [new Agent/$agent]
 $sink set useDelayedSacks_ 0
 $sink set initialRwnd_ 65536
 $ns attach-agent $k1 $sink

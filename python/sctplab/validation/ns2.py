@@ -19,6 +19,8 @@ Three kinds of point-to-point rows:
   lossless transfer (ns-2 32 us less, its first segment is 40 bytes short).
 CMT rows (sctplab.validation.cmt, ns2/cmt.tcl): goodput of Agent/SCTP/CMT and ours
 over two disjoint paths, with and without loss on one, single path beside it.
+Timestamp rows (sctplab.validation.timestamp): the `timestamp` flow key against ns-2.35's
+Agent/SCTP/Timestamp on seed 002's drop lists, send and forward order.
 Wireless rows (802.11 chains, seed 004's MANET replayed in both at each maximum speed,
 and the saturated cell of sctplab.validation.cell) come from sctplab.validation.wireless;
 their ns-2 results are cached (ns2_oracle.Ns2Cache). DSDV rows (sctplab.validation.dsdv):
@@ -36,7 +38,16 @@ from pathlib import Path
 
 from sctplab.ns2 import oracle as ns2_oracle
 from sctplab.tables import markdown_table
-from sctplab.validation import cmt, dsdv, dsr, multihoming, red, satellite, wireless
+from sctplab.validation import (
+    cmt,
+    dsdv,
+    dsr,
+    multihoming,
+    red,
+    satellite,
+    timestamp,
+    wireless,
+)
 from sctplab.validation.check import COLUMNS, Check, Validation, run_groups, write_csv
 from sctplab.validation.seed002 import deterministic, statistical
 from sctplab.validation.snoop import SNOOP_SEEDS, snoop
@@ -77,6 +88,10 @@ def validate_ns2(
                 lambda: multihoming.checks(tmp),
             ),
             ("CMT-SCTP goodput over two disjoint paths", lambda: cmt.checks(tmp, quick)),
+            (
+                "SCTP Timestamp (Agent/SCTP/Timestamp): seed 002 send and forward order",
+                lambda: timestamp.checks(tmp),
+            ),
             (
                 "wireless: chains, MANET replay, saturated cell (ns-2 results cached)",
                 lambda: wireless.wireless(tmp, quick, cache, jobs),
@@ -144,6 +159,10 @@ def validate_ns2(
         "(scenarios/cmt.toml, ns2/cmt.tcl), without loss, single path, with 1 % loss on one "
         "path (mean over seeds, same statistics), and our CMT over single-path ratio against "
         "issue 35's rule of at least 1.8. "
+        "Timestamp rows (`seed002-sctp-timestamp-d*`): the `ns2` preset with `timestamp = "
+        "true` against Agent/SCTP/Timestamp at both ends on seed 002's drop lists, 1004-byte "
+        "DATA chunks in the 1048-byte MTU (the TIMESTAMP chunk takes 12 bytes), same order "
+        "checks as seed 002's. "
         "Satellite rows (sctplab.validation.satellite, ns2/satellite.tcl): ns-2.35's "
         "satellite module and ours on a 6 x 11 polar constellation, one-way delay of a "
         "UDP packet every 8 s sample by sample (tolerance ns-2's 0.1 ms printing), the "

@@ -310,7 +310,8 @@ impl Association {
 
     /// The peer's destinations; every one starts with the same congestion state.
     fn build_paths(&mut self, addrs: &[[u8; 4]], ssthresh: f64) {
-        let mtu = self.cfg.pmtu.saturating_sub(32) as u64;
+        let reserved = super::timestamp::reserved(&self.cfg.knobs);
+        let mtu = self.cfg.pmtu.saturating_sub(32 + reserved) as u64;
         let cwnd = initial_cwnd_bytes(&self.cfg.knobs, mtu);
         let paths = addrs
             .iter()

@@ -176,12 +176,7 @@ impl Outbound {
     ) -> Self {
         // ns-2.35's Timestamp agent reserves its chunk's 12 bytes in every packet
         // (`ControlChunkReservation`).
-        let ts_room = if k.timestamp {
-            super::timestamp::CHUNK_LEN
-        } else {
-            0
-        };
-        let room = pmtu.saturating_sub(32 + ts_room);
+        let room = pmtu.saturating_sub(32 + super::timestamp::reserved(&k));
         // A chunk is padded to 4 bytes and must fit the room with its 16-byte header.
         let max_payload = ((room.saturating_sub(DataChunk::HEADER_LEN)) / 4 * 4).max(4) as u64;
         let coupled = k

@@ -27,6 +27,13 @@ use super::path::Path;
 /// Bytes a TIMESTAMP chunk takes in every DATA and SACK packet of a `timestamp` flow.
 pub const CHUNK_LEN: usize = TimestampChunk::LEN;
 
+/// Bytes every packet keeps for the TIMESTAMP chunk: 12 with `timestamp`, else 0. ns-2
+/// takes them from its `uiMaxDataSize`, which is also its MTU in cwnd arithmetic (the
+/// initial cwnd, the increase, the cuts), as the destinations' `mtu` here.
+pub fn reserved(k: &super::Knobs) -> usize {
+    if k.timestamp { CHUNK_LEN } else { 0 }
+}
+
 /// A time as the chunk carries it: ns-2's `(float) Scheduler::instance().clock()`.
 pub fn wire_time(t: SimTime) -> f32 {
     t.as_secs_f64() as f32

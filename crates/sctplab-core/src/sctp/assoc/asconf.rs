@@ -206,7 +206,8 @@ impl Association {
                 i
             }
             None => {
-                let mtu = self.cfg.pmtu.saturating_sub(32) as u64;
+                let reserved = crate::sctp::timestamp::reserved(&self.cfg.knobs);
+                let mtu = self.cfg.pmtu.saturating_sub(32 + reserved) as u64;
                 let cwnd = initial_cwnd_bytes(&self.cfg.knobs, mtu);
                 let ssthresh = self.cfg.initial_ssthresh.unwrap_or(u64::from(u32::MAX)) as f64;
                 let rto = Rto::new(self.cfg.rto_initial, self.cfg.rto_min, self.cfg.rto_max);

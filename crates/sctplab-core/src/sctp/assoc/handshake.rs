@@ -410,7 +410,11 @@ impl Association {
             body.peer_out_streams,
             self.cfg.delayed_sack,
             self.cfg.window,
-            self.cfg.pmtu.saturating_sub(32),
+            // The SACK's room: less the TIMESTAMP chunk's with `timestamp` (ns-2.35's
+            // gap blocks fit `uiMaxDataSize`).
+            self.cfg
+                .pmtu
+                .saturating_sub(32 + crate::sctp::timestamp::reserved(&self.cfg.knobs)),
             self.cfg.knobs.sack_on_rwnd_drop,
         ));
         if self.cfg.knobs.cmt.is_some_and(|c| c.dac) {

@@ -28,11 +28,7 @@ impl Association {
         };
         // With `timestamp` the TIMESTAMP chunk's room is kept in every packet (ns-2.35
         // `ControlChunkReservation`); it goes first in SACK and DATA packets.
-        let ts_len = if self.ts.is_some() {
-            crate::sctp::timestamp::CHUNK_LEN
-        } else {
-            0
-        };
+        let ts_len = crate::sctp::timestamp::reserved(&self.cfg.knobs);
         let room = self.cfg.pmtu.saturating_sub(32 + ts_len);
         // The header is built in place, in the packet slot's own SCTP header (whose chunk
         // list keeps its allocation): moving it out and back went through a stack copy
