@@ -43,12 +43,12 @@ def test_validate_ns2_quick(tmp_path: Path) -> None:
     assert "(smoke test: --quick)" in (tmp_path / "validation.md").read_text()
     # 24 TCP + 6 SCTP drop scenarios x 4 order checks, 5 statistical rows, TCP and
     # TCP-snoop transfer times at two loss rates, 6 multihoming rows, 8 CMT rows, 6
-    # Timestamp drop scenarios x 4 order checks and 18 wireless rows (7 chains, 4 MANET
-    # TCP metrics (connect time included) and 3 MANET SCTP metrics at 10 m/s, the
-    # saturated cell at n = 5 and 20 with RTS/CTS and basic access), then 4 DSDV rows and
-    # 4 DSR rows at 10 m/s, 4 satellite rows and 3 RED rows.
+    # Timestamp drop scenarios x (4 order checks and the SRTT agreement), and 18 wireless
+    # rows (7 chains, 4 MANET TCP metrics (connect time included) and 3 MANET SCTP
+    # metrics at 10 m/s, the saturated cell at n = 5 and 20 with RTS/CTS and basic
+    # access), then 4 DSDV rows and 4 DSR rows at 10 m/s, 4 satellite rows and 3 RED rows.
     assert "sctplab validate ns2: [11/11] RED" in r.stderr
-    assert len(rows) == 30 * 4 + 5 + 4 + 6 + 8 + 6 * 4 + 18 + 4 + 4 + 4 + 3
+    assert len(rows) == 30 * 4 + 5 + 4 + 6 + 8 + 6 * 5 + 18 + 4 + 4 + 4 + 3
     red = rows[-3:]
     rows = rows[:-3]
     assert [r["metric"] for r in red] == [
@@ -80,10 +80,10 @@ def test_validate_ns2_quick(tmp_path: Path) -> None:
         "dsdv_tcp_connect_time_s",
         "dsdv_tcp_goodput_bps",
     ]
-    snoop = [r["metric"] for r in rows[-60:-56]]
+    snoop = [r["metric"] for r in rows[-66:-62]]
     assert snoop == ["tcp_transfer_time_s", "tcp_snoop_transfer_time_s"] * 2
     assert (tmp_path / "validation.md").read_text().startswith("# sctplab against ns-2.35")
-    assert [r["metric"] for r in rows[-56:-50]] == [
+    assert [r["metric"] for r in rows[-62:-56]] == [
         "mh_failover_s",
         "mh_first_new_tsn_alt",
         "mh_rtx_chunks",
@@ -91,7 +91,7 @@ def test_validate_ns2_quick(tmp_path: Path) -> None:
         "mh_delivered_during_B",
         "mh_delivered_after_B",
     ]
-    assert [r["metric"] for r in rows[-50:-42]] == [
+    assert [r["metric"] for r in rows[-56:-48]] == [
         "cmt_goodput_bps",
         "single_goodput_bps",
         "cmt_goodput_loss1pct_bps",
@@ -102,9 +102,9 @@ def test_validate_ns2_quick(tmp_path: Path) -> None:
         "cmt_rwnd64k_bps",
     ]
     order = ["send_order_agreement", "send_order_count_5s"]
-    order += ["forward_order_agreement", "forward_order_count_5s"]
-    assert [r["metric"] for r in rows[-42:-18]] == order * 6
-    assert rows[-42]["scenario"] == "seed002-sctp-timestamp-d0"
+    order += ["forward_order_agreement", "forward_order_count_5s", "srtt_agreement"]
+    assert [r["metric"] for r in rows[-48:-18]] == order * 6
+    assert rows[-48]["scenario"] == "seed002-sctp-timestamp-d0"
     assert [r["metric"] for r in rows[-4:]] == ["cell_throughput_bps"] * 4
     # The wireless rows' ns-2 results went to the default cache under --out.
     assert list((tmp_path / "ns2-cache" / "manet").glob("*.json"))

@@ -3,17 +3,19 @@
 # access delay: S1 -8Mb,0.1ms- R1 -800Kb,100ms- K1, DropTail, R1 queue limit QLIM.
 # 1000-byte data chunks in a 1048-byte MTU (one 1016-byte chunk per packet), one stream,
 # no delayed SACKs, 64 KiB receive window. Usage:
-#   ns sctp_seed002.tcl "DROPS" QLIM OUT_TRACE [AGENT CHUNK]
+#   ns sctp_seed002.tcl "DROPS" QLIM OUT_TRACE [AGENT CHUNK [RTO_TRACE]]
 # DROPS are 0-based packet counts on R1->K1, where ns-2 also counts the INIT,
 # COOKIE-ECHO and HEARTBEAT that precede the data. AGENT (default SCTP) names the
 # class under Agent/ for both ends, e.g. SCTP/Timestamp, whose TIMESTAMP chunk takes
-# 12 bytes of every packet, so its CHUNK (default 1016 bytes) must be 1004.
+# 12 bytes of every packet, so its CHUNK (default 1016 bytes) must be 1004. RTO_TRACE
+# gets the sender's `rto_` trace: a line (time, rto, srtt, rttvar) per RTT update.
 
 set drops [lindex $argv 0]
 set qlim [lindex $argv 1]
 set outfile [lindex $argv 2]
 set agent [expr {$argc > 3 ? [lindex $argv 3] : "SCTP"}]
 set chunk [expr {$argc > 4 ? [lindex $argv 4] : 1016}]
+set rtofile [expr {$argc > 5 ? [lindex $argv 5] : ""}]
 
 # One trace line per chunk, with its TSN.
 Trace set show_sctphdr_ 1
@@ -45,6 +47,11 @@ $sctp set numOutStreams_ 1
 $sctp set useDelayedSacks_ 0
 $sctp set initialRwnd_ 65536
 $ns attach-agent $s1 $sctp
+if {$rtofile != ""} {
+    set rf [open $rtofile w]
+    $sctp trace rto_
+    $sctp attach $rf
+}
 set sink [new Agent/$agent]
 $sink set useDelayedSacks_ 0
 $sink set initialRwnd_ 65536
@@ -55,9 +62,12 @@ $ftp attach-agent $sctp
 $ns at 1.0 "$ftp start"
 $ns at 6.0 "flush-trace-and-exit"
 proc flush-trace-and-exit {} {
-    global ns tf
+    global ns tf rtofile rf
     $ns flush-trace
     close $tf
+    if {$rtofile != ""} {
+        close $rf
+    }
     exit 0
 }
 $ns run
