@@ -323,6 +323,20 @@ CASES = {
         [],
         ["bad.toml", "flows.f1.interleaving", "expected a boolean"],
     ),
+    "timestamp_on_a_tcp_flow": (
+        BASE.replace('type = "cbr"', 'type = "tcp"\ntimestamp = true').replace(
+            'rate = "100Kb"\n', ""
+        ),
+        [],
+        ["bad.toml", "flows.f1.timestamp", "unknown field"],
+    ),
+    "timestamp_not_a_bool": (
+        BASE.replace('type = "cbr"', 'type = "sctp"\nvariant = "ns2"\ntimestamp = 1').replace(
+            'rate = "100Kb"\n', ""
+        ),
+        [],
+        ["bad.toml", "flows.f1.timestamp", "expected a boolean"],
+    ),
     "unknown_trace_kind": (BASE, ["--trace", "tcpdump"], ["--trace", '"tcpdump"', "ns2"]),
     "unknown_series_variable": (BASE, ["--series", "temperature"], ["--series", "cwnd"]),
 }
