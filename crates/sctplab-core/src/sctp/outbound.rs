@@ -160,7 +160,7 @@ pub struct Outbound {
     sb_stats: send_buffer::SendBufferStats,
     /// With `timestamp`: the last echo the peer sent (sctp/timestamp.rs), set by the
     /// association before the SACK of the same packet is processed.
-    pub ts_echo: Option<f32>,
+    pub(crate) ts_echo: Option<f32>,
 }
 
 impl Outbound {
