@@ -122,7 +122,7 @@ mod tests {
         // RTTVAR = R/2, RTO = SRTT + 4 RTTVAR = 3R, bounded by RTO.Min 1 s.
         let mut p = Path::new(
             [10, 0, 0, 2],
-            1500.0 as u64,
+            1500,
             3000.0,
             65536.0,
             Rto::new(
