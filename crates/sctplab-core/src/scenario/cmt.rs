@@ -173,6 +173,11 @@ mod tests {
         assert_eq!(c.rtx_policy, RtxPolicy::Ssthresh);
         assert_eq!(k.pf_max_retrans, None);
         assert!(k.heartbeat_after_rto);
+        // `timestamp`: off by default, on with any preset, CMT or not.
+        assert!(!sctp("").knobs().timestamp);
+        assert!(sctp("timestamp = true").knobs().timestamp);
+        let k = sctp("cmt = true\ntimestamp = true").knobs();
+        assert!(k.timestamp && k.cmt.is_some());
         // An explicit pf_max_retrans stays.
         let k = sctp("cmt = true\npf_max_retrans = 2").knobs();
         assert_eq!(k.pf_max_retrans, Some(2));
