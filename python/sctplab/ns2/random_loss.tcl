@@ -2,11 +2,9 @@
 # outgoing link, for sctplab's statistical comparison with ns-2.35 (sctplab validate ns2).
 # S1 -8Mb,0.1ms- R1 -800Kb,100ms- K1, R1 queue limit QLIM.
 # Usage: ns random_loss.tcl AGENT RATE SEED DURATION QLIM OUT_TRACE [BOTTLENECK]
-#   AGENT: Reno | Newreno | Sack1 | Fack | SCTP | SCTP/Timestamp; OUT_TRACE "-" for no
-#   trace (benchmarks)
+#   AGENT: Reno | Newreno | Sack1 | Fack | SCTP; OUT_TRACE "-" for no trace (benchmarks)
 # TCP as in tcp_variants.tcl (window 28, 1000-byte segments, test-suite defaults);
-# SCTP as in sctp_seed002.tcl (1000-byte chunks, 1048-byte MTU, no delayed SACKs);
-# SCTP/Timestamp's TIMESTAMP chunk takes 12 bytes of each packet: 988-byte chunks.
+# SCTP as in sctp_seed002.tcl (1000-byte chunks, 1048-byte MTU, no delayed SACKs).
 
 set agent [lindex $argv 0]
 set rate [lindex $argv 1]
@@ -24,7 +22,7 @@ Agent/TCP/Newreno set newreno_changes1_ 0
 Agent/TCP/Newreno set partial_window_deflation_ 0
 Agent/TCP set singledup_ 0
 Agent/TCP set syn_ false
-Agent/SCTP set dataChunkSize_ [expr {$agent == "SCTP/Timestamp" ? 1004 : 1016}]
+Agent/SCTP set dataChunkSize_ 1016
 Agent/SCTP set mtu_ 1048
 Trace set show_sctphdr_ 1
 
@@ -52,12 +50,12 @@ $em ranvar [new RandomVariable/Uniform]
 # Only data packets are lost: the error model sits on R1 -> K1, which carries no acks.
 $ns lossmodel $em $r1 $k1
 
-if {$agent == "SCTP" || $agent == "SCTP/Timestamp"} {
-    set src [new Agent/$agent]
+if {$agent == "SCTP"} {
+    set src [new Agent/SCTP]
     $src set numOutStreams_ 1
     $src set useDelayedSacks_ 0
     $src set initialRwnd_ 65536
-    set sink [new Agent/$agent]
+    set sink [new Agent/SCTP]
     $sink set useDelayedSacks_ 0
     $sink set initialRwnd_ 65536
     $ns attach-agent $s1 $src
