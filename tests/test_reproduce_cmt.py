@@ -120,8 +120,9 @@ def test_quick_study_paths(tmp_path: Path) -> None:
         (item, s, x_name, "goodput_bps") for item, x_name in ITEMS.items() for s in OURS + NS2
     }
     for r in rows:
-        assert r.n == QUICK_SEEDS, r
-        assert r.ci95 is not None, r
+        # ns-2.35 runs stopped at their CPU limit leave fewer seeds (the report names them).
+        assert r.n == QUICK_SEEDS if not r.series.startswith("ns2-") else 1 <= r.n <= QUICK_SEEDS
+        assert (r.ci95 is None) == (r.n == 1), r
         # Below the links' rates: one bottleneck for single path, two for CMT.
         assert 0 < r.mean < (2e6 if r.series.endswith("sp") else 4e6), r
     mean = {(r.item, r.series, r.x): r.mean for r in rows}

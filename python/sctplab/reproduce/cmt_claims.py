@@ -3,6 +3,8 @@ numbers (no claim is written before the data says it)."""
 
 from __future__ import annotations
 
+import math
+
 from sctplab.reproduce.cmt_data import ITEMS, Paths
 from sctplab.reproduce.cmt_plan import (
     BOTTLENECK_BPS,
@@ -84,8 +86,14 @@ def _best(p: Paths, item: str, x: float, prefix: str) -> str:
 
 def policy_text(p: Paths) -> str:
     """`same` against the loss-aware policies where there is random loss, both simulators."""
-    points = [(LOSSY.item, x) for x in p.xs(LOSSY.item)] + [
-        (LOSS_ITEM, x) for x in p.xs(LOSS_ITEM) if x > 0
+    prefixes = ("", "ns2-") if p.grid.ns2 else ("",)
+    # Points where every policy has a mean in both simulators (an ns-2 run stopped at its
+    # CPU limit may leave none).
+    points = [
+        (i, x)
+        for i, x in [(LOSSY.item, x) for x in p.xs(LOSSY.item)]
+        + [(LOSS_ITEM, x) for x in p.xs(LOSS_ITEM) if x > 0]
+        if all(not math.isnan(p.mean(i, f"{pre}cmt-{q}", x)) for pre in prefixes for q in POLICIES)
     ]
     out = []
     sims = (("", "ours"), ("ns2-", "ns-2.35")) if p.grid.ns2 else (("", "ours"),)
@@ -121,13 +129,16 @@ def policy_text(p: Paths) -> str:
 def ns2_text(p: Paths) -> str:
     """Ours against ns-2.35 series by series; every point outside the agreement named."""
     pairs = [("sp", "ns2-sp")] + [(f"cmt-{q}", f"ns2-cmt-{q}") for q in POLICIES]
-    total, ok = 0, 0
+    total, ok, missing = 0, 0, 0
     off: list[tuple[float, str]] = []
     for item in ITEMS:
         for x in p.xs(item):
             for a, b in pairs:
-                total += 1
                 (ma, ca), (mb, cb) = p.stat(item, a, x), p.stat(item, b, x)
+                if math.isnan(mb):
+                    missing += 1
+                    continue
+                total += 1
                 rel = (ma - mb) / mb if mb else 0.0
                 if abs(rel) <= AGREE or abs(ma - mb) <= ca + cb:
                     ok += 1
@@ -151,6 +162,30 @@ def ns2_text(p: Paths) -> str:
             else ""
         )
         + "."
+        + (f" {missing} pairs have no ns-2.35 value (below)." if missing else "")
+    )
+
+
+def failed_text(p: Paths) -> str:
+    """ns-2.35's runs stopped at their CPU limit, named."""
+    from sctplab.reproduce.cmt_runs import NS2_CPU_LIMIT_S
+
+    failed = p.failed()
+    if not failed:
+        return ""
+    n_ns2 = sum(1 for k in p.runs if k.config.startswith("ns2-"))
+    where = join(
+        f"{k.config} B {k.delay_b_ms} ms, loss {k.loss_b:g}, {k.buffer // 1024} KiB, seed {k.seed}"
+        for k in failed[:8]
+    )
+    return (
+        f"**ns-2.35 runs that did not finish**: {len(failed)} of {n_ns2} "
+        f"(stopped after {NS2_CPU_LIMIT_S} s of CPU; a run needs well under one): "
+        + where
+        + (f" and {len(failed) - 8} more" if len(failed) > 8 else "")
+        + ". Under gdb such a run spins in ns-2.35's `SctpCMTAgent::SendMuch`, called "
+        "from `recv`, with no event after it; their seeds are left out of those points' "
+        "means (n says how many remain)."
     )
 
 
@@ -196,4 +231,8 @@ def sanity_text(p: Paths) -> str:
 
 def discussion(p: Paths) -> list[str]:
     texts = [rule_text(p), blocking_text(p), policy_text(p), splitting_text(p)]
-    return texts + ([ns2_text(p)] if p.grid.ns2 else []) + [sanity_text(p)]
+    if p.grid.ns2:
+        texts.append(ns2_text(p))
+        if failed := failed_text(p):
+            texts.append(failed)
+    return [*texts, sanity_text(p)]

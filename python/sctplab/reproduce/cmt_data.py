@@ -42,10 +42,19 @@ class Paths:
 
     def values(self, item: str, series: str, x: float) -> list[float]:
         """Goodput (b/s) per seed, seeds in order."""
-        return [
-            float(self.runs[self.key(item, series, x, s)]["goodput_bps"])
-            for s in range(1, self.grid.seeds + 1)
-        ]
+        out = []
+        for s in range(1, self.grid.seeds + 1):
+            g = self.runs[self.key(item, series, x, s)]["goodput_bps"]
+            # An ns-2 run stopped at its CPU limit has no goodput (cmt_runs).
+            out.append(math.nan if g is None else float(g))
+        return out
+
+    def failed(self) -> list[Key]:
+        """ns-2.35's runs that were stopped at their CPU limit."""
+        return sorted(
+            (k for k, r in self.runs.items() if r.get("ns2_failed")),
+            key=lambda k: (k.config, k.delay_b_ms, k.loss_b, k.buffer, k.seed),
+        )
 
     def stat(self, item: str, series: str, x: float) -> tuple[float, float]:
         """(mean, 95 % half-width; 0 when n = 1)."""
@@ -67,6 +76,8 @@ def rows(p: Paths) -> list[Row]:
         for series in p.grid.series:
             for x in p.xs(item):
                 m, ci, n = mean_ci(p.values(item, series, x))
+                if n == 0:
+                    continue  # every seed's ns-2 run stopped: no value (the report says)
                 xv: float | int = int(x) if item != LOSS_ITEM else x
                 out.append(
                     Row(

@@ -3,6 +3,7 @@ buffer, one panel per path set-up; ours solid, ns-2.35's dashed in the same colo
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from sctplab.reproduce.cmt_data import ITEMS, Paths
@@ -91,6 +92,8 @@ def figures(out: Path, p: Paths) -> list[Figure]:
 
 def _cell(p: Paths, item: str, series: str, x: float) -> str:
     m, ci = p.stat(item, series, x)
+    if math.isnan(m):
+        return "-"
     return f"{m / 1e6:.3f} ± {ci / 1e6:.3f}" if ci else f"{m / 1e6:.3f}"
 
 

@@ -61,8 +61,8 @@ BUFFERS = [16384, 32768, 65536, 131072, 262144]
 QUICK_BUFFERS = [32768, 131072]
 # Loss on path B for `goodput_vs_loss` (equal delays, LOSS_BUFFER); 0 is the equal
 # set-up's point at that buffer.
-LOSSES = [0.0, 0.001, 0.01, 0.03, 0.05]
-QUICK_LOSSES = [0.0, 0.03]
+LOSSES = [0.0, 0.005, 0.01, 0.02, 0.05]
+QUICK_LOSSES = [0.0, 0.02]
 LOSS_BUFFER = 131072
 FULL_SEEDS = 5
 QUICK_SEEDS = 2

@@ -17,6 +17,10 @@ from sctplab.reproduce.pool import Point, run_points
 from sctplab.scenario_paths import load_scenario
 
 RUNS_FILE = "runs_paths.json"
+# ns-2.35's CPU seconds for one run before it is stopped: a 61-s run needs well under one,
+# but Agent/SCTP/CMT can spin forever in SctpCMTAgent::SendMuch with loss on a path
+# (seen under gdb at 3 % loss); such a run has no goodput and the report counts it.
+NS2_CPU_LIMIT_S = 5
 
 
 def work(point: Point) -> dict[str, Any]:
@@ -24,11 +28,24 @@ def work(point: Point) -> dict[str, Any]:
     scenario, sets, seed = point
     ns2 = sets.pop("_ns2", None)
     if ns2 is not None:
+        import subprocess
+
         from sctplab.validation.cmt import ns2_goodput
 
         agent, loss, end, extra = ns2
         with tempfile.TemporaryDirectory(prefix="sctplab-cmt-") as tmp:
-            g = ns2_goodput(Path(tmp), agent, float(loss), seed, float(end), tuple(extra))
+            try:
+                g = ns2_goodput(
+                    Path(tmp),
+                    agent,
+                    float(loss),
+                    seed,
+                    float(end),
+                    tuple(extra),
+                    cpu_limit_s=NS2_CPU_LIMIT_S,
+                )
+            except subprocess.CalledProcessError as e:
+                return {"goodput_bps": None, "ns2_failed": f"exit status {e.returncode}"}
         return {"goodput_bps": g}
     from sctplab.runner import run
 

@@ -51,20 +51,36 @@ _T95 = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776, 6: 2.571, 7: 2.447, 8: 2.365, 9
 
 
 def ns2_goodput(
-    tmp: Path, agent: str, loss: float, seed: int, end: float, extra: tuple[int | str, ...] = ()
+    tmp: Path,
+    agent: str,
+    loss: float,
+    seed: int,
+    end: float,
+    extra: tuple[int | str, ...] = (),
+    cpu_limit_s: int | None = None,
 ) -> float:
     """ns-2.35's goodput (b/s) from `START` + `WARMUP` to `end` on cmt.tcl's network;
     `extra`: cmt.tcl's optional SWND NRSACK UNORDERED RWND DELAYB POLICY (also used by
-    `sctplab reproduce cmt`)."""
+    `sctplab reproduce cmt`). `cpu_limit_s`: ns-2's CPU seconds before the kernel stops
+    it (RLIMIT_CPU; subprocess.CalledProcessError then), for set-ups where
+    Agent/SCTP/CMT can loop forever."""
     exe = ns2_oracle.ns2_binary()
     assert exe is not None
     out = tmp / f"ns-cmt-{agent}-{seed}.tr"
     args = [agent, str(loss), str(seed), str(START), str(end), str(out), *map(str, extra)]
+
+    def limit() -> None:
+        import resource
+
+        if cpu_limit_s is not None:
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu_limit_s, cpu_limit_s))
+
     subprocess.run(
         [exe, str(ns2_oracle.script("cmt.tcl")), *args],
         check=True,
         capture_output=True,
         cwd=tmp,
+        preexec_fn=limit if cpu_limit_s is not None else None,
     )
     # The receiver's cumulative TSN (TSNs from 1) when the window opens and at its end.
     got: set[int] = set()
