@@ -47,19 +47,21 @@ def _plot(ax: object, p: Paths, item: str) -> None:
 
 def figures(out: Path, p: Paths) -> list[Figure]:
     plt = pyplot()
-    fig, axes = plt.subplots(1, len(BUFFER_SETUPS), figsize=(15, 4.5), sharey=True)
+    fig, axes = plt.subplots(1, len(BUFFER_SETUPS), figsize=(15, 5.2), sharey=True)
     for ax, s in zip(axes, BUFFER_SETUPS, strict=True):
         _plot(ax, p, s.item)
         ax.set_xscale("log", base=2)
-        ax.set_xlabel("receive buffer (bytes)")
+        ax.set_xticks(p.xs(s.item), [f"{int(b) // 1024}" for b in p.xs(s.item)])
+        ax.set_xlabel("receive buffer (KiB)")
         ax.set_title(s.title)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("goodput (Mb/s)")
-    axes[-1].legend(fontsize=7, ncol=2)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=7, fontsize=8)
     fig.suptitle(
         "CMT over two 2 Mb/s paths: goodput vs receive buffer (ours solid, ns-2.35 dashed)"
     )
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
     buf = out / "goodput_vs_buffer.png"
     fig.savefig(buf, dpi=110)
     plt.close(fig)
@@ -70,7 +72,7 @@ def figures(out: Path, p: Paths) -> list[Figure]:
     ax.set_ylabel("goodput (Mb/s)")
     ax.set_title(f"Goodput vs loss on path B, receive buffer {LOSS_BUFFER // 1024} KiB")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(fontsize=7, ncol=2, loc="lower left")
     fig.tight_layout()
     loss = out / "goodput_vs_loss.png"
     fig.savefig(loss, dpi=110)
