@@ -206,10 +206,10 @@ def splitting_text(p: Paths) -> str:
         '**Buffer splitting and NR-SACK** (`buffer_splitting = "both"`, `nr_sack`, a send '
         "buffer of the receive buffer's size; ns-2.35 has no buffer splitting, so no ns-2 "
         "series): " + "; ".join(parts) + ". With ordered data on one stream the receiver "
-        "delivers nothing above a hole, so NR-SACK frees nothing and receiver splitting "
-        "cannot unblock the window (docs/models/sctp.md); the unordered series shows what "
-        f"they do when it can. The {UNEQUAL.name}-delay set-up is the one the splitting is "
-        "for (Dreibholz et al. 2010)."
+        "delivers nothing above a hole, so NR-SACK frees nothing there (docs/models/sctp.md): "
+        "what `cmt-bs-nrsack` changes comes from the splitting and its send buffer; the "
+        "unordered series shows both when data above a hole can be delivered. The "
+        f"{UNEQUAL.name}-delay set-up is the one splitting is for (Dreibholz et al. 2010)."
     )
 
 
