@@ -205,6 +205,34 @@ EXPECTED["leo"] = {
         for m in ("goodput_bps", "srtt_s", "one_way_delay_s")
     },
 }
+# Beyond the seeds (issue 35 item 7): CMT against the receive buffer and path B's loss,
+# ours beside ns-2.35's Agent/SCTP/CMT, and seed 004's multihomed MANET with CMT.
+CMT_POLICIES = ("same", "asap", "cwnd", "ssthresh", "lossrate")
+CMT_SERIES = (
+    "sp",
+    *(f"cmt-{p}" for p in CMT_POLICIES),
+    "cmt-bs-nrsack",
+    "cmt-bs-nrsack-unordered",
+    "ns2-sp",
+    *(f"ns2-cmt-{p}" for p in CMT_POLICIES),
+)
+EXPECTED["cmt"] = {
+    *{
+        (item, s, x_name, "goodput_bps")
+        for item, x_name in (
+            ("goodput_vs_buffer", "buffer_bytes"),
+            ("goodput_vs_buffer_unequal", "buffer_bytes"),
+            ("goodput_vs_buffer_loss", "buffer_bytes"),
+            ("goodput_vs_loss", "loss"),
+        )
+        for s in CMT_SERIES
+    },
+    *{
+        ("manet_cmt", f"sctp-{c}", "max_speed", m)
+        for c in ("sh-mobile", "mh-mobile", "mh-mobile-cmt", "mh-static", "mh-static-cmt")
+        for m in ("goodput_bps", "retransmissions", "second_path_share")
+    },
+}
 # Items of a study that go beyond its seed: the paper has no value for them.
 BEYOND_SEED = {"satellite": {"aqm", "cc"}}
 

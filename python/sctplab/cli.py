@@ -378,6 +378,7 @@ STUDY_NAMES = [
     "routing",
     "leo",
     "transports",
+    "cmt",
     "all",
 ]
 

@@ -13,10 +13,13 @@
 # Agent/SCTP(/CMT) defaults otherwise (1468-byte DATA chunks in a 1500-byte MTU,
 # delayed SACKs, heartbeats every 30 s; CMT: SFR, CUC, DAC, RTX_CWND, CMT-PF).
 # Usage:
-#   ns cmt.tcl AGENT LOSS SEED START END OUT_TRACE [SWND NRSACK UNORDERED RWND]
+#   ns cmt.tcl AGENT LOSS SEED START END OUT_TRACE [SWND NRSACK UNORDERED RWND DELAYB POLICY]
 # Optional (send buffer and NR-SACK rows): SWND the sender's initialSwnd_ in bytes (0:
 # unlimited, the default), NRSACK 1 for useNonRenegSacks_ on both agents, UNORDERED 1
 # for unordered_ on the sender, RWND the receiver's initialRwnd_ (default 1048576).
+# Optional (`sctplab reproduce cmt`): DELAYB the delay of path B's bottleneck rb-h2_if1
+# (default 20ms), POLICY Agent/SCTP/CMT's eCmtRtxPolicy_ (0 RTX_ASAP, 1 RTX_TO_SAME,
+# 2 RTX_SSTHRESH, 3 RTX_LOSSRATE, 4 RTX_CWND, the default).
 # AGENT: cmt or sctp (single path to h2_if0). Node numbers in the trace: 0 h1,
 # 1 h1_if0, 2 h1_if1, 3 h2, 4 h2_if0, 5 h2_if1, 6 ra, 7 rb.
 
@@ -30,6 +33,8 @@ set swnd [expr {[llength $argv] > 6 ? [lindex $argv 6] : 0}]
 set nrsack [expr {[llength $argv] > 7 ? [lindex $argv 7] : 0}]
 set unordered [expr {[llength $argv] > 8 ? [lindex $argv 8] : 0}]
 set rwnd [expr {[llength $argv] > 9 ? [lindex $argv 9] : 1048576}]
+set delayb [expr {[llength $argv] > 10 ? [lindex $argv 10] : "20ms"}]
+set policy [expr {[llength $argv] > 11 ? [lindex $argv 11] : 4}]
 
 Trace set show_sctphdr_ 1
 global defaultRNG
@@ -55,7 +60,7 @@ set rb [$ns node]
 $ns duplex-link $h1_if0 $ra 10Mb 20ms DropTail
 $ns duplex-link $ra $h2_if0 2Mb 20ms DropTail
 $ns duplex-link $h1_if1 $rb 10Mb 20ms DropTail
-$ns duplex-link $rb $h2_if1 2Mb 20ms DropTail
+$ns duplex-link $rb $h2_if1 2Mb $delayb DropTail
 
 if {$loss > 0} {
     set em [new ErrorModel]
@@ -68,6 +73,7 @@ if {$loss > 0} {
 if {$agent == "cmt"} {
     set snd [new Agent/SCTP/CMT]
     set rcv [new Agent/SCTP/CMT]
+    $snd set eCmtRtxPolicy_ $policy
 } else {
     set snd [new Agent/SCTP]
     set rcv [new Agent/SCTP]

@@ -12,6 +12,7 @@ Reproducer = Callable[[Path, bool], StudyResult]
 
 def studies() -> dict[str, Reproducer]:
     from sctplab.reproduce import (
+        cmt,
         leo,
         manet,
         messaging,
@@ -33,4 +34,5 @@ def studies() -> dict[str, Reproducer]:
         "routing": routing.reproduce,
         "leo": leo.reproduce,
         "transports": transports.reproduce,
+        "cmt": cmt.reproduce,
     }

@@ -50,19 +50,37 @@ _NS2_RECEIVER_IF = {"4", "5"}
 _T95 = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776, 6: 2.571, 7: 2.447, 8: 2.365, 9: 2.306, 10: 2.262}
 
 
-def _ns2_goodput(
-    tmp: Path, agent: str, loss: float, seed: int, end: float, extra: tuple[int, ...] = ()
+def ns2_goodput(
+    tmp: Path,
+    agent: str,
+    loss: float,
+    seed: int,
+    end: float,
+    extra: tuple[int | str, ...] = (),
+    cpu_limit_s: int | None = None,
 ) -> float:
-    """`extra`: cmt.tcl's optional SWND NRSACK UNORDERED RWND."""
+    """ns-2.35's goodput (b/s) from `START` + `WARMUP` to `end` on cmt.tcl's network;
+    `extra`: cmt.tcl's optional SWND NRSACK UNORDERED RWND DELAYB POLICY (also used by
+    `sctplab reproduce cmt`). `cpu_limit_s`: ns-2's CPU seconds before the kernel stops
+    it (RLIMIT_CPU; subprocess.CalledProcessError then), for set-ups where
+    Agent/SCTP/CMT can loop forever."""
     exe = ns2_oracle.ns2_binary()
     assert exe is not None
     out = tmp / f"ns-cmt-{agent}-{seed}.tr"
     args = [agent, str(loss), str(seed), str(START), str(end), str(out), *map(str, extra)]
+
+    def limit() -> None:
+        import resource
+
+        if cpu_limit_s is not None:
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu_limit_s, cpu_limit_s))
+
     subprocess.run(
         [exe, str(ns2_oracle.script("cmt.tcl")), *args],
         check=True,
         capture_output=True,
         cwd=tmp,
+        preexec_fn=limit if cpu_limit_s is not None else None,
     )
     # The receiver's cumulative TSN (TSNs from 1) when the window opens and at its end.
     got: set[int] = set()
@@ -116,11 +134,11 @@ def checks(tmp: Path, quick: bool) -> list[Check]:
     end = 31.0 if quick else 61.0
     seeds = 3 if quick else 10
     name = "CMT over two disjoint 2 Mb/s paths (scenarios/cmt.toml, ns2 preset)"
-    ns_cmt = _ns2_goodput(tmp, "cmt", 0.0, 1, end)
-    ns_one = _ns2_goodput(tmp, "sctp", 0.0, 1, end)
+    ns_cmt = ns2_goodput(tmp, "cmt", 0.0, 1, end)
+    ns_one = ns2_goodput(tmp, "sctp", 0.0, 1, end)
     us_cmt = _ours_goodput(True, 0.0, 1, end)
     us_one = _ours_goodput(False, 0.0, 1, end)
-    ns_loss = [_ns2_goodput(tmp, "cmt", LOSS, s, end) for s in range(1, seeds + 1)]
+    ns_loss = [ns2_goodput(tmp, "cmt", LOSS, s, end) for s in range(1, seeds + 1)]
     us_loss = [_ours_goodput(True, LOSS, s, end) for s in range(1, seeds + 1)]
     (nm, nci), (um, uci) = _mean_ci(ns_loss), _mean_ci(us_loss)
     ns_ratio = ns_cmt / ns_one
@@ -180,8 +198,8 @@ _OURS_SWND: dict[str, object] = {"send_buffer": f"{SWND}B", "unordered": True}
 def _send_buffer_rows(tmp: Path, name: str, end: float, seeds: int) -> list[Check]:
     """NR-SACK in the send-buffer-limited case and the receive-window-limited case."""
     rng = range(1, seeds + 1)
-    ns_off = _mean_ci([_ns2_goodput(tmp, "cmt", LOSS, s, end, _NS2_SWND) for s in rng])
-    ns_on = _mean_ci([_ns2_goodput(tmp, "cmt", LOSS, s, end, _NS2_SWND_NR) for s in rng])
+    ns_off = _mean_ci([ns2_goodput(tmp, "cmt", LOSS, s, end, _NS2_SWND) for s in rng])
+    ns_on = _mean_ci([ns2_goodput(tmp, "cmt", LOSS, s, end, _NS2_SWND_NR) for s in rng])
     nr: dict[str, object] = {**_OURS_SWND, "nr_sack": True}
     us_off = _mean_ci([_ours_goodput(True, LOSS, s, end, _OURS_SWND) for s in rng])
     us_on = _mean_ci([_ours_goodput(True, LOSS, s, end, nr) for s in rng])
@@ -196,7 +214,7 @@ def _send_buffer_rows(tmp: Path, name: str, end: float, seeds: int) -> list[Chec
 
     ns_gain, us_gain = ns_on[0] / ns_off[0], us_on[0] / us_off[0]
     gain_tol = max(ns_gain * (rel(ns_on) + rel(ns_off) + rel(us_on) + rel(us_off)), 0.03)
-    ns_rw = _ns2_goodput(tmp, "cmt", 0.0, 1, end, _NS2_RWND64K)
+    ns_rw = ns2_goodput(tmp, "cmt", 0.0, 1, end, _NS2_RWND64K)
     us_rw = _ours_goodput(True, 0.0, 1, end, {"receive_buffer": "64KiB"})
     return [
         row("cmt_swnd64k_loss1pct_bps", what, ns_off, us_off),
