@@ -386,7 +386,8 @@ impl TcpSender {
         self.rtt_active = false;
     }
 
-    /// Keeps the timer running while data is outstanding (ns-2 `newtimer`).
+    /// Re-arms the timer (ns-2 `newtimer`), also when all is acked: it runs on while the
+    /// connection idles, and restarts the window (`timeout_common`).
     pub(super) fn newtimer(&mut self, ackno: i64) {
         if self.t_seqno > ackno || ackno < self.maxseq || self.cwnd < 1.0 {
             self.set_rtx_timer();
@@ -505,7 +506,8 @@ impl TcpSender {
         let outstanding = self.highest_ack != self.maxseq;
         self.recover = self.maxseq;
         if !outstanding {
-            // Idle with nothing outstanding: restart the window, keep ssthresh.
+            // Idle: restart the window, keep ssthresh (ns-2.35's `slow_start_restart_`;
+            // RFC 5681 sec. 4.1 restarts at min(IW, cwnd) when sending resumes).
             self.cwnd = 1.0;
         } else {
             self.count_timeout();
