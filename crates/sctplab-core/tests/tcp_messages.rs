@@ -159,3 +159,36 @@ fn with_handshake_the_application_starts_with_the_connection() {
     let small = delay(&late, 1);
     assert!((small - (TX + ONE_WAY)).abs() < 1e-9, "{small}");
 }
+
+/// After the sources stop and every byte written is acked, the connection is idle but
+/// not finished (a message application has no last byte): the retransmission timer
+/// keeps running and each expiry with nothing outstanding restarts the window at one
+/// segment without cutting ssthresh, counting no timeout and resending nothing. That
+/// is ns-2.35's slow-start restart (tcp.cc `TcpAgent::timeout` with its defaults
+/// `slow_start_restart_ true`, `restart_bugfix_ true`: `slowdown(CLOSE_CWND_ONE)`, the
+/// timer re-armed without backoff); ns-2.35 itself, an `Agent/TCP/Sack1` of window 179
+/// and `windowInit_ 3` after a 61-segment `produce`, shows `cwnd_ 1`, `ssthresh_ 179`
+/// and `nrexmit_ 0` from the first idle RTO on. RFC 5681 sec. 4.1 restarts at
+/// RW = min(IW, cwnd) instead, when sending resumes (docs/models/tcp.md).
+#[test]
+fn an_idle_connection_restarts_its_window_at_one_segment_as_ns2() {
+    // The 60 segments are acked by about 0.2 s; the run goes on idle until 2 s, more
+    // than one RTO (1 s at most here).
+    let s = run(&scenario(""), 1);
+    let t = &s["flows"]["t"];
+    assert_eq!(t["final_cwnd"], 1.0, "{t}");
+    // No cut: ssthresh stays the initial one (the window, 100).
+    assert_eq!(t["final_ssthresh"], 100.0, "{t}");
+    assert_eq!(t["timeouts"], 0, "{t}");
+    assert_eq!(t["retransmissions"], 0, "{t}");
+    // Stopped before the first idle expiry, the window is what the acks opened: the
+    // 100-segment initial window plus one per ack in slow start... at least 100.
+    let short = run(
+        &scenario("").replace("duration = \"2s\"", "duration = \"250ms\""),
+        1,
+    );
+    assert!(
+        short["flows"]["t"]["final_cwnd"].as_f64() >= Some(100.0),
+        "{short}"
+    );
+}

@@ -5,6 +5,7 @@
 //! the events it wants traced — the shape of quinn-proto's `Connection`.
 
 pub mod cbr;
+pub(crate) mod message_sources;
 
 use crate::net::Packet;
 use crate::sim::SimTime;

@@ -41,6 +41,92 @@ fn one() -> u32 {
     1
 }
 
+/// What is wrong with an entry: (its key, the message).
+pub(super) type Bad = (&'static str, String);
+
+// The checks every transport's `stream_traffic` shares (SCTP, TCP, QUIC).
+
+/// The flow's `bytes` and its sources exclude each other; `need_one`: an empty array
+/// is an error (SCTP and QUIC: omit the key for the bulk application).
+pub(super) fn check_flow(
+    has_bytes: bool,
+    empty: bool,
+    need_one: bool,
+    key: &str,
+    source: &str,
+) -> Result<(), ScenarioError> {
+    if has_bytes {
+        return Err(ScenarioError::new(
+            source,
+            key,
+            "stream_traffic sources run until their stop or the flow's: expected no `bytes`",
+        ));
+    }
+    if need_one && empty {
+        return Err(ScenarioError::new(
+            source,
+            key,
+            "expected at least one source (omit the key for the bulk application)",
+        ));
+    }
+    Ok(())
+}
+
+/// A message has bytes.
+pub(super) fn check_size(e: &StreamTrafficEntry) -> Result<(), Bad> {
+    if e.message_size.0 == 0 {
+        return Err(("message_size", "must be greater than zero".into()));
+    }
+    Ok(())
+}
+
+/// An interval source ticks; a source stops after it starts.
+pub(super) fn check_times(e: &StreamTrafficEntry) -> Result<(), Bad> {
+    if e.interval.is_some_and(|d| d.0 == SimDuration::ZERO) {
+        return Err((
+            "interval",
+            "must be greater than zero (omit it for a backlog)".into(),
+        ));
+    }
+    let start = e.start.map_or(SimDuration::ZERO, |d| d.0);
+    if e.stop.is_some_and(|s| s.0 <= start) {
+        return Err(("stop", "must be later than start".into()));
+    }
+    Ok(())
+}
+
+/// A reliable transport's entry names no PR-SCTP policy; `what` ends the message
+/// (e.g. "a tcp byte stream is reliable").
+pub(super) fn check_reliable(e: &StreamTrafficEntry, what: &str) -> Result<(), Bad> {
+    if e.pr_policy.is_some() || e.pr_value.is_some() {
+        let k = if e.pr_policy.is_some() {
+            "pr_policy"
+        } else {
+            "pr_value"
+        };
+        return Err((
+            k,
+            format!("partial reliability is SCTP's (RFC 3758): {what}"),
+        ));
+    }
+    Ok(())
+}
+
+/// A stream has one source (SCTP and QUIC: entry `i`'s stream is not an earlier one's).
+fn check_unique(entries: &[StreamTrafficEntry], i: usize) -> Result<(), Bad> {
+    let e = &entries[i];
+    if entries[..i].iter().any(|o| o.stream == e.stream) {
+        return Err((
+            "stream",
+            format!(
+                "stream {} has a source already: one entry per stream",
+                e.stream
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// The policy an entry gives, or what is wrong with it: (key, message).
 fn policy(e: &StreamTrafficEntry) -> Result<PrPolicy, (&'static str, String)> {
     let name = e.pr_policy.as_deref().unwrap_or("none");
@@ -121,20 +207,8 @@ pub(crate) fn validate(c: &SctpCfg, p: &str, source: &str) -> Result<(), Scenari
         return Ok(());
     };
     let at = |i: usize, key: &str| format!("{p}.stream_traffic.{i}.{key}");
-    if c.bytes.is_some() {
-        return Err(ScenarioError::new(
-            source,
-            format!("{p}.stream_traffic"),
-            "stream_traffic sources run until their stop or the flow's: expected no `bytes`",
-        ));
-    }
-    if entries.is_empty() {
-        return Err(ScenarioError::new(
-            source,
-            format!("{p}.stream_traffic"),
-            "expected at least one source (omit the key for the bulk application)",
-        ));
-    }
+    let key = format!("{p}.stream_traffic");
+    check_flow(c.bytes.is_some(), entries.is_empty(), true, &key, source)?;
     let room = c.mtu.0.saturating_sub(32 + 16) / 4 * 4;
     for (i, e) in entries.iter().enumerate() {
         let bad = |key: &str, msg: String| Err(ScenarioError::new(source, at(i, key), msg));
@@ -147,17 +221,8 @@ pub(crate) fn validate(c: &SctpCfg, p: &str, source: &str) -> Result<(), Scenari
                 ),
             );
         }
-        if entries[..i].iter().any(|o| o.stream == e.stream) {
-            return bad(
-                "stream",
-                format!(
-                    "stream {} has a source already: one entry per stream",
-                    e.stream
-                ),
-            );
-        }
-        if e.message_size.0 == 0 {
-            return bad("message_size", "must be greater than zero".into());
+        if let Err((key, msg)) = check_unique(entries, i).and_then(|()| check_size(e)) {
+            return bad(key, msg);
         }
         let largest = 16 + e.message_size.0.min(room);
         if c.receive_buffer.0 < largest {
@@ -169,15 +234,8 @@ pub(crate) fn validate(c: &SctpCfg, p: &str, source: &str) -> Result<(), Scenari
                 ),
             );
         }
-        if e.interval.is_some_and(|d| d.0 == SimDuration::ZERO) {
-            return bad(
-                "interval",
-                "must be greater than zero (omit it for a backlog)".into(),
-            );
-        }
-        let start = e.start.map_or(SimDuration::ZERO, |d| d.0);
-        if e.stop.is_some_and(|s| s.0 <= start) {
-            return bad("stop", "must be later than start".into());
+        if let Err((key, msg)) = check_times(e) {
+            return bad(key, msg);
         }
         if e.weight == 0 {
             return bad("weight", "expected at least 1".into());
@@ -229,20 +287,7 @@ pub(crate) fn validate_quic(
         return Ok(());
     };
     let key = format!("{p}.stream_traffic");
-    if c.bytes.is_some() {
-        return Err(ScenarioError::new(
-            source,
-            key,
-            "stream_traffic sources run until their stop or the flow's: expected no `bytes`",
-        ));
-    }
-    if entries.is_empty() {
-        return Err(ScenarioError::new(
-            source,
-            key,
-            "expected at least one source (omit the key for the bulk application)",
-        ));
-    }
+    check_flow(c.bytes.is_some(), entries.is_empty(), true, &key, source)?;
     for (i, e) in entries.iter().enumerate() {
         let bad =
             |k: &str, msg: String| Err(ScenarioError::new(source, format!("{key}.{i}.{k}"), msg));
@@ -255,25 +300,11 @@ pub(crate) fn validate_quic(
                 ),
             );
         }
-        if entries[..i].iter().any(|o| o.stream == e.stream) {
-            let msg = format!(
-                "stream {} has a source already: one entry per stream",
-                e.stream
-            );
-            return bad("stream", msg);
-        }
-        if e.message_size.0 == 0 {
-            return bad("message_size", "must be greater than zero".into());
-        }
-        if e.interval.is_some_and(|d| d.0 == SimDuration::ZERO) {
-            return bad(
-                "interval",
-                "must be greater than zero (omit it for a backlog)".into(),
-            );
-        }
-        let start = e.start.map_or(SimDuration::ZERO, |d| d.0);
-        if e.stop.is_some_and(|s| s.0 <= start) {
-            return bad("stop", "must be later than start".into());
+        let checked = check_unique(entries, i)
+            .and_then(|()| check_size(e))
+            .and_then(|()| check_times(e));
+        if let Err((k, msg)) = checked {
+            return bad(k, msg);
         }
         if e.weight != 1 {
             return bad(
@@ -283,17 +314,8 @@ pub(crate) fn validate_quic(
                     .into(),
             );
         }
-        if e.pr_policy.is_some() || e.pr_value.is_some() {
-            let k = if e.pr_policy.is_some() {
-                "pr_policy"
-            } else {
-                "pr_value"
-            };
-            return bad(
-                k,
-                "partial reliability is SCTP's (RFC 3758): a quic flow's streams are reliable"
-                    .into(),
-            );
+        if let Err((k, msg)) = check_reliable(e, "a quic flow's streams are reliable") {
+            return bad(k, msg);
         }
     }
     Ok(())

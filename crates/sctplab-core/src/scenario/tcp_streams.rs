@@ -7,6 +7,7 @@
 
 use super::error::ScenarioError;
 use super::schema::TcpCfg;
+use super::streams::{check_flow, check_reliable, check_size, check_times};
 use crate::sctp::streams::{PrPolicy, StreamSourceCfg};
 use crate::sim::{SimDuration, SimTime};
 
@@ -16,13 +17,7 @@ pub(crate) fn validate(c: &TcpCfg, p: &str, source: &str) -> Result<(), Scenario
         return Ok(());
     };
     let key = format!("{p}.stream_traffic");
-    if c.bytes.is_some() {
-        return Err(ScenarioError::new(
-            source,
-            key,
-            "stream_traffic sources run until their stop or the flow's: expected no `bytes`",
-        ));
-    }
+    check_flow(c.bytes.is_some(), entries.is_empty(), false, &key, source)?;
     if !entries.iter().any(|e| e.interval.is_none()) {
         return Err(ScenarioError::new(
             source,
@@ -48,18 +43,8 @@ pub(crate) fn validate(c: &TcpCfg, p: &str, source: &str) -> Result<(), Scenario
                 ),
             );
         }
-        if e.message_size.0 == 0 {
-            return bad("message_size", "must be greater than zero".into());
-        }
-        if e.interval.is_some_and(|d| d.0 == SimDuration::ZERO) {
-            return bad(
-                "interval",
-                "must be greater than zero (omit it for a backlog)".into(),
-            );
-        }
-        let start = e.start.map_or(SimDuration::ZERO, |d| d.0);
-        if e.stop.is_some_and(|s| s.0 <= start) {
-            return bad("stop", "must be later than start".into());
+        if let Err((k, msg)) = check_size(e).and_then(|()| check_times(e)) {
+            return bad(k, msg);
         }
         let one_stream = "a tcp flow carries its sources in one byte stream, in submission order";
         if e.priority != 0 {
@@ -68,16 +53,8 @@ pub(crate) fn validate(c: &TcpCfg, p: &str, source: &str) -> Result<(), Scenario
         if e.weight != 1 {
             return bad("weight", format!("expected none: {one_stream}"));
         }
-        if e.pr_policy.is_some() || e.pr_value.is_some() {
-            let k = if e.pr_policy.is_some() {
-                "pr_policy"
-            } else {
-                "pr_value"
-            };
-            return bad(
-                k,
-                "partial reliability is SCTP's (RFC 3758): a tcp byte stream is reliable".into(),
-            );
+        if let Err((k, msg)) = check_reliable(e, "a tcp byte stream is reliable") {
+            return bad(k, msg);
         }
     }
     Ok(())

@@ -12,21 +12,18 @@
 //! segment wait until the application writes more, which a backlog source always does
 //! (the scenario requires one, `scenario/tcp_streams.rs`).
 
+use crate::endpoint::message_sources::MessageSources;
 use crate::sctp::streams::StreamSourceCfg;
-use crate::sctp::streams::source::Source;
 use crate::sctp::streams::stats::nearest_rank;
 use crate::sim::SimTime;
 
 /// The sending application's sources and what they wrote.
 #[derive(Clone, Debug)]
 pub struct TcpMessages {
-    sources: Vec<Source>,
+    sources: MessageSources,
     capacity: u64,
     /// Bytes written into the stream so far.
     written: u64,
-    /// Backlog sources take turns in entry order.
-    rr_next: usize,
-    begun: bool,
     /// (stream offset one past the message's last byte, source stream, submission
     /// time) of every message, in stream order.
     log: Vec<(u64, u16, SimTime)>,
@@ -35,11 +32,9 @@ pub struct TcpMessages {
 impl TcpMessages {
     pub fn new(cfgs: &[StreamSourceCfg], capacity: u64) -> Self {
         TcpMessages {
-            sources: cfgs.iter().map(Source::new).collect(),
+            sources: MessageSources::new(cfgs),
             capacity,
             written: 0,
-            rr_next: 0,
-            begun: false,
             log: Vec::new(),
         }
     }
@@ -58,54 +53,25 @@ impl TcpMessages {
     /// still held (one into an empty buffer even if larger); returns the bytes written
     /// in all.
     pub fn refill(&mut self, now: SimTime, acked: u64) -> u64 {
-        if !self.begun {
-            self.begun = true;
-            for s in &mut self.sources {
-                s.begin(now);
-            }
-        }
-        for s in &mut self.sources {
-            s.advance(now);
-        }
-        while let Some(i) = self.pick() {
+        // First come first served, the order SCTP's default scheduler submits in
+        // (`endpoint/message_sources.rs`).
+        self.sources.advance(now);
+        while let Some(i) = self.sources.pick() {
             let held = self.written.saturating_sub(acked);
-            let s = &mut self.sources[i];
-            let size = s.cfg.message_size;
+            let (size, stream) = (self.sources.cfg(i).message_size, self.sources.cfg(i).stream);
             if held > 0 && held + size > self.capacity {
                 break;
             }
-            s.take(now);
-            if s.cfg.interval.is_none() {
-                self.rr_next = i + 1;
-            }
+            self.sources.take(i, now);
             self.written += size;
-            self.log.push((self.written, s.cfg.stream, now));
+            self.log.push((self.written, stream, now));
         }
         self.written
     }
 
-    /// The source whose message is due first: interval sources by the tick their
-    /// oldest waiting message fell due, else the next backlog source in turn (the
-    /// order `StreamSources::pick` uses for SCTP's first-come-first-served).
-    fn pick(&self) -> Option<usize> {
-        let timed = self
-            .sources
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| s.due_at().map(|t| (t, i)))
-            .min();
-        if let Some((_, i)) = timed {
-            return Some(i);
-        }
-        let n = self.sources.len();
-        (0..n)
-            .map(|k| (self.rr_next + k) % n)
-            .find(|&i| self.sources[i].backlog_ready())
-    }
-
     /// When a source next has something to do.
     pub fn next_wakeup(&self) -> Option<SimTime> {
-        self.sources.iter().filter_map(Source::next_wakeup).min()
+        self.sources.next_wakeup()
     }
 
     /// Per stream `0..n`: (messages delivered, their bytes, their delays in seconds

@@ -2,6 +2,7 @@
 //! receiver, with the congestion rules separate from the recovery algorithms.
 //! docs/models/tcp.md documents every knob and where it comes from.
 
+mod app;
 pub mod config;
 mod delivery;
 mod ecn;

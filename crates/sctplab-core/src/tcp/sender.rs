@@ -2,7 +2,7 @@
 //! agents (`Agent/TCP/Reno`, `/Newreno`, `/Sack1`, `/Fack`), whose behaviour it models
 //! rule by rule so that the seeds' numbers can be reproduced and checked against ns-2.
 //!
-//! This file holds what all variants share: the application, output and its
+//! This file holds what all variants share: output and its
 //! bookkeeping, the retransmission timer, new-ack processing, and the calls into the
 //! flow's congestion controller (`crate::cc`). `recovery.rs` holds each variant's ack
 //! processing and sending rule.
@@ -24,8 +24,7 @@ use crate::net::{Packet, PacketKind};
 use crate::sim::{SimDuration, SimTime};
 use std::collections::VecDeque;
 
-/// Sentinel for "the application never runs out of data" (ns-2 `TCP_MAXSEQ`).
-const BULK: i64 = i64::MAX / 4;
+use super::app::BULK;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(super) enum CwndAction {
@@ -79,7 +78,7 @@ pub struct SenderCfg {
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Phase {
+pub(super) enum Phase {
     /// Before the application starts.
     Idle,
     /// SYN sent, waiting for the SYN-ACK.
@@ -107,13 +106,13 @@ pub struct SenderStats {
 pub struct TcpSender {
     pub(super) cfg: SenderCfg,
     pub(super) now: SimTime,
-    phase: Phase,
+    pub(super) phase: Phase,
     syn_deadline: Option<SimTime>,
     syn_sent_at: SimTime,
     /// Segments the application has handed over (ns-2 `curseq_`).
     pub(super) curseq: i64,
     /// Segments the application will hand over in all (`BULK` for a bulk transfer).
-    app_total: i64,
+    pub(super) app_total: i64,
     // Sequence state, in segments, 0-based, as ns-2 names it.
     pub(super) t_seqno: i64,
     pub(super) maxseq: i64,
@@ -387,7 +386,8 @@ impl TcpSender {
         self.rtt_active = false;
     }
 
-    /// Keeps the timer running while data is outstanding (ns-2 `newtimer`).
+    /// Re-arms the timer (ns-2 `newtimer`), also when all is acked: it runs on while the
+    /// connection idles, and restarts the window (`timeout_common`).
     pub(super) fn newtimer(&mut self, ackno: i64) {
         if self.t_seqno > ackno || ackno < self.maxseq || self.cwnd < 1.0 {
             self.set_rtx_timer();
@@ -414,14 +414,6 @@ impl TcpSender {
         }
         self.newtimer(ackno);
         self.check_all_acked();
-    }
-
-    pub(super) fn check_all_acked(&mut self) {
-        let finite = self.app_total != BULK && self.curseq == self.app_total;
-        if finite && self.highest_ack >= self.curseq - 1 && self.stats.all_acked_at.is_none() {
-            self.stats.all_acked_at = Some(self.now);
-            self.rtx_deadline = None;
-        }
     }
 
     /// New ack outside recovery: `newack` then open the window (ns-2
@@ -514,7 +506,8 @@ impl TcpSender {
         let outstanding = self.highest_ack != self.maxseq;
         self.recover = self.maxseq;
         if !outstanding {
-            // Idle with nothing outstanding: restart the window, keep ssthresh.
+            // Idle: restart the window, keep ssthresh (ns-2.35's `slow_start_restart_`;
+            // RFC 5681 sec. 4.1 restarts at min(IW, cwnd) when sending resumes).
             self.cwnd = 1.0;
         } else {
             self.count_timeout();
@@ -558,36 +551,8 @@ impl TcpSender {
         }
     }
 
-    /// Replaces the bulk application with `stream_traffic`'s sources.
-    pub fn set_messages(&mut self, m: super::messages::TcpMessages) {
-        self.messages = Some(Box::new(m));
-    }
-
-    /// `stream_traffic`: the application writes what fits into the send buffer; the
-    /// segments it handed over are the whole ones written (`tcp/messages.rs`). True
-    /// when that gave new segments. `acked`: the highest segment acknowledged.
-    fn app_write(&mut self, acked: i64) -> bool {
-        if self.phase != Phase::Established {
-            return false;
-        }
-        let Some(m) = self.messages.as_mut() else {
-            return false;
-        };
-        let mss = self.cfg.map.mss;
-        let acked = ((acked + 1).max(0) as u64) * mss;
-        let segs = (m.refill(self.now, acked) / mss) as i64;
-        let grew = segs > self.curseq;
-        self.curseq = segs;
-        grew
-    }
-
     fn start_app(&mut self) {
-        self.curseq = self.app_total;
-        if self.messages.is_some() {
-            // The message application starts with the connection (as SCTP's with the
-            // association): nothing is written before it is established.
-            self.curseq = 0;
-        }
+        self.app_begin();
         if self.cfg.handshake {
             self.phase = Phase::SynSent { retries: 0 };
             self.syn_sent_at = self.now;
@@ -744,13 +709,7 @@ impl Endpoint for TcpSender {
             self.start_app();
             return;
         }
-        if let (Some(stop), true) = (self.cfg.stop, self.curseq == BULK) {
-            if now >= stop {
-                // The application stops offering data; what was sent is still delivered.
-                self.curseq = self.t_seqno.max(self.maxseq + 1);
-                self.app_total = self.curseq;
-            }
-        }
+        self.app_stop_at(now);
         if self.syn_deadline.is_some_and(|t| now >= t) {
             if let Phase::SynSent { retries } = self.phase {
                 self.phase = Phase::SynSent {
@@ -792,12 +751,7 @@ impl Endpoint for TcpSender {
         if self.phase == Phase::Idle {
             consider(Some(self.cfg.start));
         }
-        if let (Some(m), true) = (&self.messages, self.phase == Phase::Established) {
-            consider(m.next_wakeup());
-        }
-        if self.curseq == BULK {
-            consider(self.cfg.stop);
-        }
+        consider(self.app_wakeup());
         consider(self.syn_deadline);
         consider(self.rtx_deadline);
         if self.cfg.pacing && !self.out.is_empty() {

@@ -9,9 +9,7 @@ use crate::scenario::validate::validate;
 use serde::de::DeserializeOwned;
 use toml::{Table, Value};
 
-/// What a `[[flows]]` entry becomes once typed. One lives per entry while the file
-/// loads, moved straight into its list: the variants' size difference costs nothing.
-#[allow(clippy::large_enum_variant)]
+/// What a `[[flows]]` entry becomes once typed.
 enum TypedFlow {
     Flow(FlowSpec),
     Generator(CbrPairsCfg),
@@ -146,9 +144,9 @@ fn typed_flow(raw: &Table, index: usize, source: &str) -> Result<TypedFlow, Scen
         "tcp" => Ok(TypedFlow::Flow(FlowSpec::Tcp(typed(
             &body, source, &label,
         )?))),
-        "sctp" => Ok(TypedFlow::Flow(FlowSpec::Sctp(typed(
+        "sctp" => Ok(TypedFlow::Flow(FlowSpec::Sctp(Box::new(typed(
             &body, source, &label,
-        )?))),
+        )?)))),
         "quic" => Ok(TypedFlow::Flow(FlowSpec::Quic(typed(
             &body, source, &label,
         )?))),

@@ -18,13 +18,13 @@ pub mod sched;
 pub mod source;
 pub mod stats;
 
+use crate::endpoint::message_sources::MessageSources;
 use crate::net::wire::DataFlags;
 use crate::sim::SimTime;
 use std::collections::VecDeque;
 
 pub use sched::Scheduler;
 use sched::{Head, SchedState};
-use source::Source;
 pub use source::{PrPolicy, StreamSourceCfg};
 
 /// One submitted message, from submission until the cumulative ack passes it.
@@ -71,7 +71,7 @@ pub struct StreamTally {
 /// The sources, the send buffer and the message records of one sending association.
 #[derive(Clone, Debug)]
 pub struct StreamSources {
-    sources: Vec<Source>,
+    sources: MessageSources,
     /// Submitted messages in submission (and so TSN) order, until released.
     pub(crate) msgs: VecDeque<Msg>,
     /// Index in `msgs` of the message being cut, or of the next one to cut.
@@ -83,11 +83,7 @@ pub struct StreamSources {
     next_rel: u32,
     ssns: Vec<u16>,
     unordered: bool,
-    /// Backlog sources take turns in stream order.
-    rr_next: usize,
     stopped: bool,
-    /// The first `refill` (the association is established) has happened.
-    begun: bool,
     /// (relative TSN of its last chunk, stream, submission time) of every message
     /// whose last chunk was cut, for the delay statistics.
     pub log: Vec<(u32, u16, SimTime)>,
@@ -141,7 +137,7 @@ impl StreamSources {
             }
         }
         StreamSources {
-            sources: cfgs.iter().map(Source::new).collect(),
+            sources: MessageSources::new(cfgs),
             msgs: VecDeque::new(),
             cursor: 0,
             held: 0,
@@ -149,9 +145,7 @@ impl StreamSources {
             next_rel: 0,
             ssns: vec![0; n],
             unordered,
-            rr_next: 0,
             stopped: false,
-            begun: false,
             log: Vec::new(),
             tally: vec![StreamTally::default(); n],
             pr_on: false,
@@ -208,7 +202,7 @@ impl StreamSources {
 
     /// Whether no source will ever submit again and nothing is left to cut.
     pub fn exhausted(&self) -> bool {
-        !self.has_unsent() && (self.stopped || self.sources.iter().all(Source::finished))
+        !self.has_unsent() && (self.stopped || self.sources.iter().all(|s| s.finished()))
     }
 
     /// When a source next has something to do (a message falls due, a backlog source
@@ -217,7 +211,7 @@ impl StreamSources {
         if self.stopped {
             return None;
         }
-        self.sources.iter().filter_map(Source::next_wakeup).min()
+        self.sources.next_wakeup()
     }
 
     /// Brings the sources up to `now` and submits what fits in the send buffer, first
@@ -230,22 +224,15 @@ impl StreamSources {
         if self.stopped {
             return;
         }
-        if !self.begun {
-            self.begun = true;
-            for s in &mut self.sources {
-                s.begin(now);
-            }
-        }
-        for s in &mut self.sources {
-            s.advance(now);
-        }
+        self.sources.advance(now);
         loop {
             if self.limit.is_some_and(|l| self.submitted_total >= l) {
                 self.stopped = true;
                 return;
             }
-            let Some(i) = self.pick() else { return };
-            let (size, pr) = (self.sources[i].cfg.message_size, self.sources[i].cfg.pr);
+            let Some(i) = self.sources.pick() else { return };
+            let c = self.sources.cfg(i);
+            let (size, pr, stream) = (c.message_size, c.pr, c.stream);
             if self.held + size > self.capacity && self.held > 0 {
                 if let (PrPolicy::Prio(p), true) = (pr, self.pr_on) {
                     self.make_room(p, self.held + size - self.capacity);
@@ -254,12 +241,7 @@ impl StreamSources {
                     return;
                 }
             }
-            let s = &mut self.sources[i];
-            s.take(now);
-            let stream = s.cfg.stream;
-            if s.cfg.interval.is_none() {
-                self.rr_next = i + 1;
-            }
+            self.sources.take(i, now);
             self.held += size;
             self.submitted_total += 1;
             self.tally[usize::from(stream)].submitted_messages += 1;
@@ -279,25 +261,6 @@ impl StreamSources {
                 tsns: Vec::new(),
             });
         }
-    }
-
-    /// The source whose message is due first: interval sources by the tick their
-    /// oldest waiting message fell due (then stream order), else the next backlog
-    /// source in turn.
-    fn pick(&self) -> Option<usize> {
-        let timed = self
-            .sources
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| s.due_at().map(|t| (t, i)))
-            .min();
-        if let Some((_, i)) = timed {
-            return Some(i);
-        }
-        let n = self.sources.len();
-        (0..n)
-            .map(|k| (self.rr_next + k) % n)
-            .find(|&i| self.sources[i].backlog_ready())
     }
 
     /// RFC 7496 sec. 4: abandons messages of `prio` streams whose priority value is
