@@ -172,8 +172,8 @@ def validate_ns2(
         "with Queue/RED at ns-2.35's defaults on the 3 Mb/s bottleneck and one TCP-SACK "
         "flow; packets sent there, RED's drops and the mean packets waiting, mean over "
         "seeds, same statistics and tolerance, always on 300-s runs (a 60-s run is mostly "
-        "the first slow start, nearly deterministic in both, where the mean queue differs "
-        "by 2.8 %: docs/models/aqm.md). "
+        "the first slow start; both senders at ns-2.35's defaults, limited transmit "
+        "included: docs/models/aqm.md). "
         "docs/validation.md explains the known differences.",
         "",
         markdown_table(COLUMNS, [_md_cells(c, quick) for c in checks]),

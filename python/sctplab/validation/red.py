@@ -2,20 +2,21 @@
 (ns2/red_dumbbell.tcl, the same setup in ns-2): the RED rows of `sctplab validate ns2`
 (issue 34); bench/red_vs_ns2.py runs them with any seed count and duration.
 
-The runs are 300 s long in both modes (`--quick` only takes fewer seeds): in a 60-s run
-the first slow start and its drops dominate, nearly deterministic in both simulators,
-and there the mean queue is 2.8 % above ns-2.35's while packets and drops agree within
-0.3 % (cause not found: docs/models/aqm.md, "Against ns-2.35 in a run"), and the two
-simulators' intervals there are far narrower than that. Over 300 s the three rows agree
-within their intervals, the mean queue still 2.8 % above ns-2.35's (20 seeds: 1.542 +-
-0.030 against 1.500 +- 0.035): the rows pass because the runs vary, not because the gap
-is explained.
+The runs are 300 s long in both modes (`--quick` only takes fewer seeds). Both sides run
+ns-2.35's defaults, limited transmit included (`singledup_ 1`; until session 19 ours
+had it off, which put our mean queue 2.8 % above ns-2.35's). On link rates and delays
+that are powers of two, where ns-2's double-precision clock adds without rounding, the
+two agree packet for packet (crates/sctplab-core/tests/aqm_world.rs,
+`red_matches_ns2_on_a_clock_without_rounding`); on this path's 10 Mb/s and 2 ms a
+rounding error makes ns-2 take a few arrivals before a departure of the same instant
+(docs/models/aqm.md, "Against ns-2.35 in a run").
 
 N0 -10 Mb/s, 2 ms- N2 -3 Mb/s, 250 ms- N3 -10 Mb/s, 2 ms- N4 with RED at its ns-2.35
 defaults on N2's bottleneck queue (`aqm = { kind = "red" }`, limit 100 packets), no
 random loss, one TCP-SACK flow of 1448-byte segments whose window (300) exceeds the
 path's bandwidth-delay product (about 130 segments), so the queue builds and RED acts;
-with the handshake, as ns-2.35's default `syn_ true` (docs/models/tcp.md).
+with the handshake, as ns-2.35's default `syn_ true`, and limited transmit, as its
+default `singledup_ 1` (docs/models/tcp.md).
 Rows: packets N2 sent to N3, packets dropped at N2 (RED's early and forced drops), and
 the time-average of the packets waiting there (ns-2: the queue monitor's integrator;
 ours: the `queue` series, sampled every 10 ms). The two simulators draw different
@@ -68,7 +69,8 @@ def scenario() -> dict[str, Any]:
                 "segment_size": "1448B",
                 "window": 300,
                 "initial_ssthresh": 300,
-                "limited_transmit": False,
+                # ns-2.35's default `singledup_ 1` (red_dumbbell.tcl leaves it).
+                "limited_transmit": True,
                 "delayed_ack": False,
                 "handshake": True,
             }

@@ -2,7 +2,7 @@
 //! an AQM discipline, `net/aqm`), serialisation at the link rate, propagation delay, and
 //! an optional loss model.
 
-use super::aqm::AqmQueue;
+use super::aqm::Aqm;
 use super::ids::{IfaceId, LinkDirId, NodeId};
 use super::loss::LossModel;
 use super::queue::DropTail;
@@ -46,8 +46,9 @@ pub struct LinkDir {
     pub rate_bps: u64,
     pub delay: SimDuration,
     pub queue: DropTail,
-    /// The AQM discipline that replaces `queue`, if the link has `aqm`.
-    pub aqm: Option<Box<AqmQueue>>,
+    /// The AQM discipline, if the link has `aqm`: one with its own queue replaces
+    /// `queue`; RED admits packets to `queue`.
+    pub aqm: Option<Box<Aqm>>,
     pub loss: LossModel,
     /// The transmitter: when its last packet finishes serialising.
     pub tx: Transmitter,
@@ -221,9 +222,9 @@ impl LinkDir {
 
     /// Packets waiting, under whichever discipline.
     pub fn waiting(&self) -> usize {
-        match &self.aqm {
-            Some(a) => a.len(),
-            None => self.queue.len(),
+        match self.aqm.as_deref() {
+            Some(Aqm::Queue(a)) => a.len(),
+            _ => self.queue.len(),
         }
     }
 }

@@ -62,6 +62,11 @@ impl DropTail {
     pub fn is_empty(&self) -> bool {
         self.waiting.is_empty()
     }
+
+    /// Bytes waiting.
+    pub fn bytes(&self) -> u64 {
+        self.waiting_bytes
+    }
 }
 
 #[cfg(test)]

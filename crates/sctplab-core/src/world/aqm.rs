@@ -1,7 +1,8 @@
 //! The world's side of a link direction run by an AQM discipline (`net/aqm`): offering
 //! arriving packets, starting the next transmission from the discipline's choice,
-//! counting its drops and CE marks. Drop-tail links never come here (`run.rs`'s
-//! `enqueue` and `tx_done` keep their own path).
+//! counting its drops and CE marks; RED's admission to the link's drop-tail FIFO.
+//! Drop-tail links never come here (`run.rs`'s `enqueue` and `tx_done` keep their own
+//! path, which RED's admitted packets then take).
 
 use super::{Event, World};
 use crate::net::LinkDirId;
@@ -10,7 +11,7 @@ use crate::net::aqm::codel::{Codel, CodelParams};
 use crate::net::aqm::fq_codel::{FqCodel, FqCodelParams};
 use crate::net::aqm::pie::{Pie, PieParams};
 use crate::net::aqm::red::{Red, RedParams};
-use crate::net::aqm::{Admit, AqmQueue, CE, Discipline, DropCause, LinkState};
+use crate::net::aqm::{Admit, Aqm, AqmQueue, CE, Discipline, DropCause, LinkState, NOT_ECT};
 use crate::net::link::LinkDir;
 use crate::scenario::aqm::AqmCfg;
 use crate::scenario::schema::LinkCfg;
@@ -27,14 +28,14 @@ impl World {
         let busy = link.busy(&self.queue);
         let state = LinkState {
             busy,
-            idle_since_ns: link.tx.end.map_or(0, |(t, _)| t.as_nanos()),
+            idle_since_ns: 0,
         };
-        let Some(aqm) = link.aqm.as_mut() else {
+        let Some(Aqm::Queue(aqm)) = link.aqm.as_deref_mut() else {
             return;
         };
         if !busy && aqm.is_empty() {
             // Straight through, as drop-tail's idle path (`run.rs`'s `enqueue`).
-            match aqm.pass_idle(now, self.pool.get(pid), state.idle_since_ns) {
+            match aqm.pass_idle(now, self.pool.get(pid)) {
                 Admit::Dropped(cause) => self.aqm_drop(now, dir, pid, cause),
                 admit => {
                     if admit == Admit::Marked {
@@ -71,10 +72,51 @@ impl World {
         }
     }
 
+    /// An arriving packet on a RED link direction (after the loss models and the fault
+    /// check): RED's decision, then, if admitted, drop-tail's way into the FIFO or onto
+    /// the wire (ns-2.35's `REDQueue::enque` in front of its `PacketQueue`).
+    #[inline(never)]
+    pub(super) fn enqueue_red(&mut self, now: SimTime, dir: LinkDirId, pid: PacketId) {
+        let link = &mut self.links[dir.idx()];
+        let busy = link.busy(&self.queue);
+        let state = LinkState {
+            busy,
+            idle_since_ns: link.tx.end.map_or(0, |(t, _)| t.as_nanos()),
+        };
+        let (waiting, waiting_bytes) = (link.queue.len(), link.queue.bytes());
+        let Some(Aqm::Red(red)) = link.aqm.as_deref_mut() else {
+            return;
+        };
+        let pkt = self.pool.get(pid);
+        let ect = pkt.ip.ecn != NOT_ECT;
+        match red.decide(now.as_nanos(), pkt.size, ect, state, waiting, waiting_bytes) {
+            Admit::Dropped(cause) => {
+                self.aqm_drop(now, dir, pid, cause);
+                return;
+            }
+            Admit::Marked => self.mark_ce(now, dir, pid),
+            Admit::Queued => {}
+        }
+        // Admitted: as `run.rs`'s `enqueue` on a drop-tail link.
+        if !busy {
+            self.start_tx(now, dir, pid, SimDuration::ZERO);
+            return;
+        }
+        let link = &mut self.links[dir.idx()];
+        link.queue.push(pid, self.pool.get(pid).size);
+        self.pool.get_mut(pid).queued_at = now;
+        if !link.tx.end_queued {
+            if let Some((t, seq)) = link.tx.end {
+                link.tx.end_queued = true;
+                self.queue.schedule_reserved(t, seq, Event::TxDone(dir));
+            }
+        }
+    }
+
     /// The transmitter is free: the discipline picks (and may drop or mark) the next
     /// packet.
     pub(super) fn aqm_start_next(&mut self, now: SimTime, dir: LinkDirId) {
-        let Some(aqm) = self.links[dir.idx()].aqm.as_mut() else {
+        let Some(Aqm::Queue(aqm)) = self.links[dir.idx()].aqm.as_deref_mut() else {
             return;
         };
         let next = aqm.dequeue(now);
@@ -102,11 +144,10 @@ impl World {
     /// Drops the packets the discipline left in its `dropped` list.
     fn flush_aqm_drops(&mut self, now: SimTime, dir: LinkDirId) {
         loop {
-            let Some((pid, cause)) = self.links[dir.idx()]
-                .aqm
-                .as_mut()
-                .and_then(|a| a.dropped.pop())
-            else {
+            let Some(Aqm::Queue(aqm)) = self.links[dir.idx()].aqm.as_deref_mut() else {
+                return;
+            };
+            let Some((pid, cause)) = aqm.dropped.pop() else {
                 return;
             };
             self.aqm_drop(now, dir, pid, cause);
@@ -165,7 +206,7 @@ pub(super) fn sample_queue_delay(links: &mut [LinkDir], series: &mut Series, t: 
 
 /// The discipline a link's `aqm` table asks for, for one direction; `stream` names its
 /// random stream (RED's and PIE's draws, FQ-CoDel's hash perturbation).
-pub(super) fn build(cfg: &AqmCfg, link: &LinkCfg, stream: &str, seed: u64) -> Box<AqmQueue> {
+pub(super) fn build(cfg: &AqmCfg, link: &LinkCfg, stream: &str, seed: u64) -> Box<Aqm> {
     let ns = |d: Option<Duration>, default: u64| d.map_or(default, |d| d.0.as_nanos());
     let codel = |target, interval, mtu: Option<Size>, ecn| {
         let d = CodelParams::default();
@@ -197,12 +238,14 @@ pub(super) fn build(cfg: &AqmCfg, link: &LinkCfg, stream: &str, seed: u64) -> Bo
                 use_mark_p: c.use_mark_p.unwrap_or(d.use_mark_p),
                 ecn: c.ecn,
             };
-            Discipline::Red(Red::new(
+            return Box::new(Aqm::Red(Red::new(
                 p,
                 link.bandwidth.0,
                 link.delay.0.as_secs_f64(),
+                link.queue,
+                link.queue_bytes.map(|b| b.0),
                 rng,
-            ))
+            )));
         }
         AqmCfg::Codel(c) => {
             Discipline::Codel(Codel::new(codel(c.target, c.interval, c.mtu, c.ecn)))
@@ -233,9 +276,9 @@ pub(super) fn build(cfg: &AqmCfg, link: &LinkCfg, stream: &str, seed: u64) -> Bo
             Discipline::Pie(Pie::new(p, rng))
         }
     };
-    Box::new(AqmQueue::new(
+    Box::new(Aqm::Queue(AqmQueue::new(
         disc,
         link.queue,
         link.queue_bytes.map(|b| b.0),
-    ))
+    )))
 }

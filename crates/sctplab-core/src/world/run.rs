@@ -6,7 +6,7 @@ use crate::endpoint::Endpoint;
 use crate::endpoint::EndpointEvent;
 use crate::error::Error;
 use crate::net::PacketKind;
-use crate::net::aqm::{CE, ECT0};
+use crate::net::aqm::{Aqm, CE, ECT0};
 use crate::net::link::{Hop, overlap_ns};
 use crate::net::{EndpointId, LinkDirId, NodeId, PacketId};
 use crate::scenario::Scenario;
@@ -437,9 +437,9 @@ impl World {
                 let link = &self.links[self.ifaces[iface.idx()].out.idx()];
                 let size = self.pool.get(pid).size;
                 let busy = link.busy(&self.queue);
-                match &link.aqm {
-                    Some(a) => !a.would_overflow(size, busy),
-                    None => !link.queue.would_drop(size, busy),
+                match link.aqm.as_deref() {
+                    Some(Aqm::Queue(a)) => !a.would_overflow(size, busy),
+                    _ => !link.queue.would_drop(size, busy),
                 }
             }
             None => true,
@@ -474,8 +474,11 @@ impl World {
         if self.tracer.ns2_on() {
             self.tracer.ns2('+', now, from, to, pkt);
         }
-        if link.aqm.is_some() {
-            self.enqueue_aqm(now, dir, pid);
+        if let Some(aqm) = link.aqm.as_deref() {
+            match aqm {
+                Aqm::Queue(_) => self.enqueue_aqm(now, dir, pid),
+                Aqm::Red(_) => self.enqueue_red(now, dir, pid),
+            }
             return;
         }
         let busy = link.busy(&self.queue);
@@ -567,7 +570,8 @@ impl World {
     fn tx_done(&mut self, now: SimTime, dir: LinkDirId) {
         let link = &mut self.links[dir.idx()];
         link.tx.end_queued = false;
-        if link.aqm.is_some() {
+        // RED's packets wait in `queue`: drop-tail's way out.
+        if let Some(Aqm::Queue(_)) = link.aqm.as_deref() {
             self.aqm_start_next(now, dir);
             return;
         }

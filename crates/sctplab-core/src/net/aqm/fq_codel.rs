@@ -10,7 +10,6 @@ use super::codel::{self, CodelParams, CodelState};
 use super::{Admit, DropCause, Entry, Fifo};
 use crate::net::ids::PacketId;
 use crate::net::packet::Packet;
-use std::collections::VecDeque;
 
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct FqCodelParams {
@@ -46,26 +45,102 @@ pub struct FlowQueue {
     pub deficit: i64,
     pub codel: CodelState,
     pub list: List,
+    /// The next queue on its list (`NIL` at the tail).
+    next: u32,
+}
+
+/// No queue: the end of a list.
+const NIL: u32 = u32::MAX;
+
+/// A list of flow queues threaded through their `next` fields: RFC 8290's new and old
+/// lists need only push at the tail and pop at the head.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct FlowList {
+    head: u32,
+    tail: u32,
+}
+
+impl FlowList {
+    const EMPTY: FlowList = FlowList {
+        head: NIL,
+        tail: NIL,
+    };
+
+    #[inline(always)]
+    fn front(&self) -> Option<u32> {
+        (self.head != NIL).then_some(self.head)
+    }
 }
 
 #[derive(Clone, Debug)]
 pub struct FqCodel {
     pub params: FqCodelParams,
     pub queues: Vec<FlowQueue>,
-    pub new_flows: VecDeque<u32>,
-    pub old_flows: VecDeque<u32>,
+    new_flows: FlowList,
+    old_flows: FlowList,
     len: usize,
     bytes: u64,
     perturb: u64,
+    memo: BucketMemo,
 }
 
-/// The 5-tuple of an IPv4 packet, mixed (SplitMix64's finaliser) into 64 bits.
+/// The 5-tuple of an IPv4 packet in two words: addresses, then protocol and ports.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct FlowKey(u64, u64);
+
+impl FlowKey {
+    pub fn of(pkt: &Packet) -> FlowKey {
+        let (sp, dp) = pkt.ports();
+        let a = u64::from(u32::from_be_bytes(pkt.ip.src)) << 32
+            | u64::from(u32::from_be_bytes(pkt.ip.dst));
+        let b = u64::from(pkt.ip.protocol) << 32 | u64::from(sp) << 16 | u64::from(dp);
+        FlowKey(a, b)
+    }
+
+    /// The 5-tuple mixed (SplitMix64's finaliser) into 64 bits.
+    pub fn hash(self) -> u64 {
+        mix(mix(self.0) ^ self.1)
+    }
+
+    /// Never a packet's key: the protocol and ports fill 40 bits of the second word.
+    const NONE: FlowKey = FlowKey(u64::MAX, u64::MAX);
+}
+
+/// Slots of `BucketMemo`.
+const MEMO_SLOTS: usize = 64;
+
+/// The queues recent 5-tuples went to: a flow's packets all take the bucket its first
+/// packet's hash gave, so the three mixes run once per flow (and again only when
+/// another flow takes its slot), not once per packet. A cache, not a model change: the
+/// bucket is the hash's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct BucketMemo {
+    keys: [FlowKey; MEMO_SLOTS],
+    buckets: [u32; MEMO_SLOTS],
+}
+
+impl Default for BucketMemo {
+    fn default() -> Self {
+        BucketMemo {
+            keys: [FlowKey::NONE; MEMO_SLOTS],
+            buckets: [0; MEMO_SLOTS],
+        }
+    }
+}
+
+impl BucketMemo {
+    /// A slot from a cheap fold of the key (one multiplication; the mixes are what the
+    /// memo saves): the top bits of the product, which every bit of the key reaches
+    /// (20 flows whose two ports count up together take 16 slots).
+    #[inline(always)]
+    fn slot(k: FlowKey) -> usize {
+        ((k.0 ^ k.1).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58) as usize
+    }
+}
+
+/// The 5-tuple hash of a packet (`FlowKey::hash`).
 pub fn flow_hash(pkt: &Packet) -> u64 {
-    let (sp, dp) = pkt.ports();
-    let a =
-        u64::from(u32::from_be_bytes(pkt.ip.src)) << 32 | u64::from(u32::from_be_bytes(pkt.ip.dst));
-    let b = u64::from(pkt.ip.protocol) << 32 | u64::from(sp) << 16 | u64::from(dp);
-    mix(mix(a) ^ b)
+    FlowKey::of(pkt).hash()
 }
 
 fn mix(mut z: u64) -> u64 {
@@ -78,14 +153,57 @@ fn mix(mut z: u64) -> u64 {
 impl FqCodel {
     pub fn new(params: FqCodelParams, perturb: u64) -> Self {
         FqCodel {
-            queues: vec![FlowQueue::default(); params.flows as usize],
+            queues: vec![
+                FlowQueue {
+                    next: NIL,
+                    ..FlowQueue::default()
+                };
+                params.flows as usize
+            ],
             params,
-            new_flows: VecDeque::new(),
-            old_flows: VecDeque::new(),
+            new_flows: FlowList::EMPTY,
+            old_flows: FlowList::EMPTY,
             len: 0,
             bytes: 0,
             perturb,
+            memo: BucketMemo::default(),
         }
+    }
+
+    /// The queues on the new list, head first.
+    pub fn new_list(&self) -> Vec<u32> {
+        self.walk(self.new_flows)
+    }
+
+    /// The queues on the old list, head first.
+    pub fn old_list(&self) -> Vec<u32> {
+        self.walk(self.old_flows)
+    }
+
+    fn walk(&self, l: FlowList) -> Vec<u32> {
+        let mut out = Vec::new();
+        let mut h = l.head;
+        while h != NIL {
+            out.push(h);
+            h = self.queues[h as usize].next;
+        }
+        out
+    }
+
+    #[inline(always)]
+    fn push_back(&mut self, from_new: bool, b: u32) {
+        self.queues[b as usize].next = NIL;
+        let l = if from_new {
+            &mut self.new_flows
+        } else {
+            &mut self.old_flows
+        };
+        if l.tail == NIL {
+            l.head = b;
+        } else {
+            self.queues[l.tail as usize].next = b;
+        }
+        l.tail = b;
     }
 
     pub fn len(&self) -> usize {
@@ -107,11 +225,24 @@ impl FqCodel {
         ((u128::from(h) * u128::from(self.params.flows)) >> 64) as usize
     }
 
+    /// `bucket` of the key's hash, through the memo.
+    #[inline]
+    pub fn bucket_of(&mut self, k: FlowKey) -> usize {
+        let slot = BucketMemo::slot(k);
+        if self.memo.keys[slot] == k {
+            return self.memo.buckets[slot] as usize;
+        }
+        let b = self.bucket(k.hash());
+        self.memo.keys[slot] = k;
+        self.memo.buckets[slot] = b as u32;
+        b
+    }
+
     /// RFC 8290 sec. 4.1: a packet joins its flow's queue; a queue that was on no list
     /// joins the new list with a full quantum of credit.
     #[inline]
-    pub fn enqueue(&mut self, e: Entry, hash: u64) {
-        let b = self.bucket(hash);
+    pub fn enqueue(&mut self, e: Entry, k: FlowKey) {
+        let b = self.bucket_of(k);
         self.enqueue_at(b, e);
     }
 
@@ -123,7 +254,7 @@ impl FqCodel {
         if fq.list == List::None {
             fq.list = List::New;
             fq.deficit = quantum;
-            self.new_flows.push_back(b as u32);
+            self.push_back(true, b as u32);
         }
         self.len += 1;
         self.bytes += u64::from(e.size);
@@ -135,14 +266,14 @@ impl FqCodel {
     /// on the lists (the scheduler drops them lazily, when a dequeue passes them), so the
     /// scheduler's walk is the same as `dequeue`'s: its queue is the only one holding a
     /// packet, which CoDel passes (sojourn 0).
-    pub fn pass_idle(&mut self, size: u32, hash: u64, full: bool) -> Admit {
-        let b = self.bucket(hash);
+    pub fn pass_idle(&mut self, size: u32, k: FlowKey, full: bool) -> Admit {
+        let b = self.bucket_of(k);
         let quantum = i64::from(self.params.quantum);
         let fq = &mut self.queues[b];
         if fq.list == List::None {
             fq.list = List::New;
             fq.deficit = quantum;
-            self.new_flows.push_back(b as u32);
+            self.push_back(true, b as u32);
         }
         if full {
             // `overflow` drops the head of the fattest queue: this packet, alone in its
@@ -151,9 +282,9 @@ impl FqCodel {
         }
         loop {
             let (h, from_new) = match self.new_flows.front() {
-                Some(&h) => (h as usize, true),
+                Some(h) => (h as usize, true),
                 None => match self.old_flows.front() {
-                    Some(&h) => (h as usize, false),
+                    Some(h) => (h as usize, false),
                     None => return Admit::Queued,
                 },
             };
@@ -162,7 +293,7 @@ impl FqCodel {
                 fq.deficit += quantum;
                 fq.list = List::Old;
                 self.pop_list(from_new);
-                self.old_flows.push_back(h as u32);
+                self.push_back(false, h as u32);
                 continue;
             }
             fq.codel.pass_idle();
@@ -183,7 +314,7 @@ impl FqCodel {
         self.queues[h].list = if from_new { List::Old } else { List::None };
         self.pop_list(from_new);
         if from_new {
-            self.old_flows.push_back(h as u32);
+            self.push_back(false, h as u32);
         }
     }
 
@@ -232,8 +363,8 @@ impl FqCodel {
         let quantum = i64::from(self.params.quantum);
         loop {
             let (b, from_new) = match self.new_flows.front() {
-                Some(&b) => (b as usize, true),
-                None => (*self.old_flows.front()? as usize, false),
+                Some(b) => (b as usize, true),
+                None => (self.old_flows.front()? as usize, false),
             };
             let fq = &mut self.queues[b];
             if fq.deficit <= 0 {
@@ -241,7 +372,7 @@ impl FqCodel {
                 fq.deficit += quantum;
                 fq.list = List::Old;
                 self.pop_list(from_new);
-                self.old_flows.push_back(b as u32);
+                self.push_back(false, b as u32);
                 continue;
             }
             if fq.q.is_empty() {
@@ -266,12 +397,19 @@ impl FqCodel {
         }
     }
 
+    /// Takes the head off the new list (`from_new`) or the old one.
     #[inline(always)]
     fn pop_list(&mut self, from_new: bool) {
-        if from_new {
-            self.new_flows.pop_front();
+        let l = if from_new {
+            &mut self.new_flows
         } else {
-            self.old_flows.pop_front();
+            &mut self.old_flows
+        };
+        let h = l.head;
+        debug_assert!(h != NIL, "popping an empty list");
+        l.head = self.queues[h as usize].next;
+        if l.head == NIL {
+            l.tail = NIL;
         }
     }
 
@@ -324,11 +462,11 @@ mod tests {
         assert_eq!(f.dequeue(0, &mut dropped).unwrap().0.id, PacketId(10));
         assert_eq!(f.queues[1].list, List::Old);
         assert_eq!(f.queues[1].deficit, 1028);
-        assert_eq!(f.new_flows, VecDeque::from([2]));
+        assert_eq!(f.new_list(), vec![2]);
         assert_eq!(f.dequeue(0, &mut dropped).unwrap().0.id, PacketId(11));
         // B's credit is 1514 - 2000 = -486: it moves to the old list behind A; A sends.
         assert_eq!(f.dequeue(0, &mut dropped).unwrap().0.id, PacketId(2));
-        assert_eq!(f.old_flows, VecDeque::from([1, 2]));
+        assert_eq!(f.old_list(), vec![1, 2]);
         assert_eq!(f.queues[2].deficit, 1028);
         // A (28 left) sends its last packet; its credit is spent: to the back, B next.
         assert_eq!(f.dequeue(0, &mut dropped).unwrap().0.id, PacketId(3));
@@ -336,7 +474,7 @@ mod tests {
         // Next: A's credit is spent, so it gets 1514 more (542) and goes behind B; B is
         // empty, so it leaves the lists (an old queue); then A is empty and leaves too.
         assert!(f.dequeue(0, &mut dropped).is_none());
-        assert!(f.new_flows.is_empty() && f.old_flows.is_empty());
+        assert!(f.new_list().is_empty() && f.old_list().is_empty());
         assert_eq!(f.queues[2].list, List::None);
         assert_eq!(f.queues[1].list, List::None);
         assert!(f.is_empty());
@@ -382,5 +520,20 @@ mod tests {
         q.ip.dst = [10, 0, 0, 3];
         assert_ne!(h, flow_hash(&q));
         assert_eq!(h, flow_hash(&p.clone()));
+    }
+
+    /// The memo gives every packet the bucket its hash gives, whatever other flows took
+    /// its slot meanwhile (2000 packets of 1001 5-tuples over 64 slots).
+    #[test]
+    fn the_memo_gives_the_hash_bucket() {
+        let mut f = FqCodel::new(FqCodelParams::default(), 12_345);
+        let mut p = Packet::default();
+        for i in 0..2000u32 {
+            let flow = (i * 7919) % 1001;
+            p.ip.src = [10, 0, (flow % 7) as u8, (flow % 251) as u8];
+            p.ip.dst = [10, 1, (flow / 251) as u8, (flow % 13) as u8];
+            let k = FlowKey::of(&p);
+            assert_eq!(f.bucket_of(k), f.bucket(k.hash()), "packet {i}");
+        }
     }
 }

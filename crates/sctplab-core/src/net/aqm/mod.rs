@@ -13,6 +13,12 @@
 //! is a tail drop (`queue_drops`), a packet the discipline chose is an AQM drop
 //! (`aqm_drops`). RED reads `queue` as ns-2.35's `Queue/RED` reads `limit_` (in bytes
 //! with `queue_in_bytes`), see `red.rs`.
+//!
+//! RED decides only at arrival and serves in arrival order, so it keeps no queue of its
+//! own (`Aqm::Red`): its packets wait in the link's drop-tail FIFO and the link asks
+//! `red::Red::decide` before queueing one (`world/aqm.rs`'s `enqueue_red`). The others
+//! choose at dequeue time too (CoDel's head drops, FQ-CoDel's scheduler, PIE's
+//! deadline) and keep their own queues (`Aqm::Queue`, an `AqmQueue`).
 
 pub mod codel;
 pub mod fq_codel;
@@ -101,9 +107,27 @@ impl Fifo {
     }
 }
 
+/// A link direction's discipline.
+#[derive(Clone, Debug)]
+pub enum Aqm {
+    /// In front of the link's drop-tail FIFO, which holds its packets.
+    Red(red::Red),
+    /// With its own queue, which replaces the link's FIFO.
+    Queue(AqmQueue),
+}
+
+impl Aqm {
+    /// Removes any packet the discipline holds (RED's wait in the link's FIFO).
+    pub fn pop_any(&mut self) -> Option<PacketId> {
+        match self {
+            Aqm::Red(_) => None,
+            Aqm::Queue(q) => q.pop_any(),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub enum Discipline {
-    Red(red::Red),
     Codel(codel::Codel),
     FqCodel(fq_codel::FqCodel),
     Pie(pie::Pie),
@@ -147,7 +171,6 @@ impl AqmQueue {
             .limit_bytes
             .is_some_and(|l| self.bytes() + u64::from(e.size) >= l);
         match &mut self.disc {
-            Discipline::Red(r) => r.enqueue(now, e, link, self.limit_packets, full_bytes),
             Discipline::Codel(c) => {
                 if full_packets || full_bytes {
                     return Admit::Dropped(DropCause::Limit);
@@ -157,7 +180,7 @@ impl AqmQueue {
             }
             Discipline::Pie(p) => p.enqueue(now, e, full_packets || full_bytes),
             Discipline::FqCodel(f) => {
-                f.enqueue(e, fq_codel::flow_hash(pkt));
+                f.enqueue(e, fq_codel::FlowKey::of(pkt));
                 f.overflow(
                     u64::from(self.limit_packets).saturating_sub(u64::from(link.busy)),
                     self.limit_bytes,
@@ -179,13 +202,12 @@ impl AqmQueue {
 
     /// A packet arriving at an idle interface whose discipline holds no packet: what
     /// `enqueue` followed at once by `dequeue` would do, without queueing the packet
-    /// (about half the packets on a link at 60 % load take this path). `Queued` (or
-    /// `Marked`): transmit it now; with nothing waiting no discipline drops early or
-    /// marks (RED decides only while a packet waits, CoDel needs a sojourn time above
-    /// target, PIE's safeguard keeps a queue under two packets), so only the hard limits
-    /// refuse a packet here.
+    /// (about half the packets on a link at 60 % load take this path). `Queued`:
+    /// transmit it now; with nothing waiting no discipline drops early or marks (CoDel
+    /// needs a sojourn time above target, PIE's safeguard keeps a queue under two
+    /// packets), so only the hard limits refuse a packet here.
     #[inline]
-    pub fn pass_idle(&mut self, now: SimTime, pkt: &Packet, idle_since_ns: u64) -> Admit {
+    pub fn pass_idle(&mut self, now: SimTime, pkt: &Packet) -> Admit {
         debug_assert!(self.is_empty());
         let now = now.as_nanos();
         let size = pkt.size;
@@ -200,16 +222,8 @@ impl AqmQueue {
                 c.state.pass_idle();
                 Admit::Queued
             }
-            Discipline::Red(r) => {
-                let link = LinkState {
-                    busy: false,
-                    idle_since_ns,
-                };
-                let ect = pkt.ip.ecn != NOT_ECT;
-                r.decide(now, size, ect, link, self.limit_packets, full_bytes)
-            }
             Discipline::Pie(p) => p.pass_idle(now, full),
-            Discipline::FqCodel(f) => f.pass_idle(size, fq_codel::flow_hash(pkt), full),
+            Discipline::FqCodel(f) => f.pass_idle(size, fq_codel::FlowKey::of(pkt), full),
         }
     }
 
@@ -220,7 +234,6 @@ impl AqmQueue {
     pub fn dequeue(&mut self, now: SimTime) -> Option<(Entry, bool)> {
         let now = now.as_nanos();
         match &mut self.disc {
-            Discipline::Red(r) => Some((r.q.pop()?, false)),
             Discipline::Codel(c) => c.dequeue(now, &mut self.dropped),
             Discipline::Pie(p) => Some((p.dequeue(now)?, false)),
             Discipline::FqCodel(f) => f.dequeue(now, &mut self.dropped),
@@ -230,7 +243,6 @@ impl AqmQueue {
     /// Removes any waiting packet, without the discipline's rules (a link going down).
     pub fn pop_any(&mut self) -> Option<PacketId> {
         let e = match &mut self.disc {
-            Discipline::Red(r) => r.q.pop(),
             Discipline::Codel(c) => c.q.pop(),
             Discipline::Pie(p) => p.q.pop(),
             Discipline::FqCodel(f) => f.pop_any(),
@@ -252,7 +264,6 @@ impl AqmQueue {
     #[inline]
     pub fn len(&self) -> usize {
         match &self.disc {
-            Discipline::Red(r) => r.q.len(),
             Discipline::Codel(c) => c.q.len(),
             Discipline::Pie(p) => p.q.len(),
             Discipline::FqCodel(f) => f.len(),
@@ -268,7 +279,6 @@ impl AqmQueue {
     #[inline]
     pub fn bytes(&self) -> u64 {
         match &self.disc {
-            Discipline::Red(r) => r.q.bytes,
             Discipline::Codel(c) => c.q.bytes,
             Discipline::Pie(p) => p.q.bytes,
             Discipline::FqCodel(f) => f.bytes(),
@@ -288,13 +298,6 @@ mod tests {
     /// Every discipline, with limits small enough to refuse packets now and then.
     fn disciplines() -> Vec<AqmQueue> {
         let rng = || AqmRng::new(7, "aqm-test");
-        let red = red::RedParams {
-            thresh: 2.0,
-            maxthresh: 4.0,
-            queue_in_bytes: false,
-            ecn: true,
-            ..red::RedParams::default()
-        };
         let codel = codel::CodelParams {
             target_ns: 1_000_000,
             interval_ns: 5_000_000,
@@ -315,11 +318,6 @@ mod tests {
             ..pie::PieParams::default()
         };
         vec![
-            AqmQueue::new(
-                Discipline::Red(red::Red::new(red, 1_000_000, 0.001, rng())),
-                6,
-                None,
-            ),
             AqmQueue::new(Discipline::Codel(codel::Codel::new(codel)), 6, Some(5000)),
             AqmQueue::new(
                 Discipline::FqCodel(fq_codel::FqCodel::new(fq, 99)),
@@ -379,7 +377,7 @@ mod tests {
                 } else {
                     general.dequeue(now)
                 };
-                let b = fast.pass_idle(now, &pkt, idle_since);
+                let b = fast.pass_idle(now, &pkt);
                 assert_eq!(a, b, "step {step}: {fast:?}");
                 if let Some((e, mark)) = sent {
                     assert_eq!((e.id, mark), (id, a == Admit::Marked), "step {step}");

@@ -6,7 +6,7 @@
 //! `cautious_`, `drop_front_`/`drop_rand_` and `doubleq_` are not modelled (all off by
 //! default in ns-2.35).
 
-use super::{Admit, AqmRng, DropCause, Entry, Fifo, LinkState};
+use super::{Admit, AqmRng, DropCause, LinkState};
 
 /// The user's knobs, as ns-2.35's bound variables (0 or -1 meaning "automatic" where
 /// ns-2 says so).
@@ -67,6 +67,8 @@ pub struct RedResolved {
     pub th_min: f64,
     pub th_max: f64,
     pub max_p: f64,
+    /// 1 - q_w, the average's decay per packet time.
+    pub keep: f64,
     v_a: f64,
     v_b: f64,
     v_c: f64,
@@ -114,6 +116,7 @@ impl RedResolved {
             th_min,
             th_max,
             max_p,
+            keep: 1.0 - q_w,
             v_a: 1.0 / th_diff,
             v_b: -th_min / th_diff,
             v_c: (1.0 - max_p) / th_max,
@@ -163,9 +166,12 @@ pub fn modify_p(p: f64, count: u32, count_bytes: u64, size: u32, prm: &RedParams
     p.min(1.0)
 }
 
+/// RED decides once, at a packet's arrival, and serves in arrival order, so its packets
+/// wait in the link's own drop-tail FIFO (`net/queue.rs`, what ns-2.35's `REDQueue`
+/// keeps in its `PacketQueue`): the world asks `decide` and, if the packet is admitted,
+/// queues or sends it as on a drop-tail link (`world/aqm.rs`'s `enqueue_red`).
 #[derive(Clone, Debug)]
 pub struct Red {
-    pub q: Fifo,
     pub params: RedParams,
     pub r: RedResolved,
     /// The average queue (`edv_.v_ave`).
@@ -174,50 +180,46 @@ pub struct Red {
     count_bytes: u64,
     /// The average was above th_min at the last arrival (`edv_.old`).
     old: bool,
+    /// ns-2's `qlim_` in the average's unit (packets, or bytes with `queue_in_bytes`).
+    qlim: f64,
+    /// The link's `queue_bytes`.
+    limit_bytes: Option<u64>,
     rng: AqmRng,
 }
 
 impl Red {
-    pub fn new(params: RedParams, rate_bps: u64, delay_s: f64, rng: AqmRng) -> Self {
+    /// RED on a link of `rate_bps` and one-way `delay_s` whose `queue` is `limit` (ns-2's
+    /// `qlim_`) and `queue_bytes` is `limit_bytes`.
+    pub fn new(
+        params: RedParams,
+        rate_bps: u64,
+        delay_s: f64,
+        limit: u32,
+        limit_bytes: Option<u64>,
+        rng: AqmRng,
+    ) -> Self {
+        let qlim = if params.queue_in_bytes {
+            f64::from(limit) * f64::from(params.mean_pktsize)
+        } else {
+            f64::from(limit)
+        };
         Red {
-            q: Fifo::default(),
             r: RedResolved::new(&params, rate_bps, delay_s),
             params,
             ave: 0.0,
             count: 0,
             count_bytes: 0,
             old: false,
+            qlim,
+            limit_bytes,
             rng,
         }
     }
 
-    fn qlen(&self) -> f64 {
-        if self.params.queue_in_bytes {
-            self.q.bytes as f64
-        } else {
-            self.q.len() as f64
-        }
-    }
-
-    /// `REDQueue::enque`. `limit` is the link's `queue` (ns-2's `qlim_`); `full_bytes`
-    /// says the link's `queue_bytes` refuses the packet.
-    pub fn enqueue(
-        &mut self,
-        now: u64,
-        e: Entry,
-        link: LinkState,
-        limit: u32,
-        full_bytes: bool,
-    ) -> Admit {
-        let admit = self.decide(now, e.size, e.ect, link, limit, full_bytes);
-        if !matches!(admit, Admit::Dropped(_)) {
-            self.q.push(e);
-        }
-        admit
-    }
-
-    /// `enque`'s decision for an arriving packet of `size` bytes (`ect`: ECN-capable),
-    /// with the average, the count and the draw it implies, without queueing it.
+    /// `REDQueue::enque`'s decision for an arriving packet of `size` bytes (`ect`:
+    /// ECN-capable) that finds `waiting` packets of `waiting_bytes` bytes in the queue
+    /// (not counting the one in transmission), with the average, the count and the draw
+    /// it implies. `Queued` or `Marked`: the packet joins the FIFO.
     #[inline]
     pub fn decide(
         &mut self,
@@ -225,77 +227,92 @@ impl Red {
         size: u32,
         ect: bool,
         link: LinkState,
-        limit: u32,
-        full_bytes: bool,
+        waiting: usize,
+        waiting_bytes: u64,
     ) -> Admit {
-        // ns-2's queue is idle from the end of its last transmission until an arrival:
-        // it pretends m packets of mean size left meanwhile.
-        let m = if link.busy {
-            0
+        let qlen = if self.params.queue_in_bytes {
+            waiting_bytes as f64
         } else {
-            let idle_s = now.saturating_sub(link.idle_since_ns) as f64 / 1e9;
-            (self.r.ptc * idle_s).min(f64::from(i32::MAX - 1)) as i32
+            waiting as f64
         };
-        // (1 - q_w)^(m+1): red.cc multiplies m + 1 times; one multiplication when the
-        // link was busy (most arrivals under load).
-        let qlen = self.qlen();
-        let keep = 1.0 - self.r.q_w;
-        let decay = if m == 0 { keep } else { keep.powi(m + 1) };
+        // (1 - q_w)^(m+1), red.cc's m + 1 multiplications: one when the link was busy
+        // (most arrivals under load).
+        let decay = if link.busy {
+            self.r.keep
+        } else {
+            self.idle_decay(now, link.idle_since_ns)
+        };
         self.ave = self.ave * decay + self.r.q_w * qlen;
         self.count += 1;
         self.count_bytes += u64::from(size);
-        let p = self.params;
-        let mut cause = None;
-        let mut marked = false;
+        let mut admit = Admit::Queued;
         if self.ave >= self.r.th_min && qlen > 1.0 {
-            let beyond = if p.gentle {
-                self.ave >= 2.0 * self.r.th_max
-            } else {
-                self.ave >= self.r.th_max
-            };
-            if !p.use_mark_p && beyond {
-                cause = Some(DropCause::Aqm);
-            } else if !self.old {
-                // The average has just crossed th_min (or the queue was empty).
-                self.count = 1;
-                self.count_bytes = u64::from(size);
-                self.old = true;
-            } else {
-                let p1 = self.r.p_for_average(self.ave, p.gentle);
-                let prob = modify_p(p1, self.count, self.count_bytes, size, &p);
-                if self.rng.uniform() <= prob {
-                    self.count = 0;
-                    self.count_bytes = 0;
-                    if p.ecn && ect && (!p.use_mark_p || p1 <= p.mark_p) {
-                        marked = true;
-                    } else {
-                        cause = Some(DropCause::Aqm);
-                    }
-                }
-            }
+            admit = self.early(size, ect);
         } else {
             self.old = false;
         }
-        let qlim = if p.queue_in_bytes {
-            f64::from(limit) * f64::from(p.mean_pktsize)
+        if qlen >= self.qlim
+            || self
+                .limit_bytes
+                .is_some_and(|l| waiting_bytes + u64::from(size) >= l)
+        {
+            admit = Admit::Dropped(DropCause::Limit);
+        }
+        if matches!(admit, Admit::Dropped(_)) {
+            // A forced drop (red.cc: drop_tail_ picks the arriving packet) resets the
+            // count (the "bug-fix from Philip Liu", ns1_compat_ off), as an early drop
+            // does.
+            self.count = 0;
+            self.count_bytes = 0;
+        }
+        admit
+    }
+
+    /// ns-2's queue is idle from the end of its last transmission until an arrival: it
+    /// pretends m packets of mean size left meanwhile, and the average decays by
+    /// (1 - q_w)^(m+1).
+    #[inline]
+    fn idle_decay(&self, now: u64, idle_since_ns: u64) -> f64 {
+        let idle_s = now.saturating_sub(idle_since_ns) as f64 / 1e9;
+        let m = (self.r.ptc * idle_s).min(f64::from(i32::MAX - 1)) as i32;
+        if m == 0 {
+            self.r.keep
         } else {
-            f64::from(limit)
+            self.r.keep.powi(m + 1)
+        }
+    }
+
+    /// The average is at least th_min and more than one packet waits: an early drop or
+    /// mark may be due (out of line: below th_min, most arrivals never come here).
+    #[inline(never)]
+    fn early(&mut self, size: u32, ect: bool) -> Admit {
+        let p = &self.params;
+        let beyond = if p.gentle {
+            self.ave >= 2.0 * self.r.th_max
+        } else {
+            self.ave >= self.r.th_max
         };
-        if qlen >= qlim || full_bytes {
-            cause = Some(DropCause::Limit);
+        if !p.use_mark_p && beyond {
+            return Admit::Dropped(DropCause::Aqm);
         }
-        match cause {
-            Some(c) => {
-                // A forced drop (red.cc: drop_tail_ picks the arriving packet) resets the
-                // count (the "bug-fix from Philip Liu", ns1_compat_ off), as an early
-                // drop did.
-                self.count = 0;
-                self.count_bytes = 0;
-                Admit::Dropped(c)
+        if !self.old {
+            // The average has just crossed th_min (or the queue was empty).
+            self.count = 1;
+            self.count_bytes = u64::from(size);
+            self.old = true;
+            return Admit::Queued;
+        }
+        let p1 = self.r.p_for_average(self.ave, p.gentle);
+        let prob = modify_p(p1, self.count, self.count_bytes, size, p);
+        if self.rng.uniform() <= prob {
+            self.count = 0;
+            self.count_bytes = 0;
+            if p.ecn && ect && (!p.use_mark_p || p1 <= p.mark_p) {
+                return Admit::Marked;
             }
-            None if marked => Admit::Marked,
-            None => Admit::Queued,
+            return Admit::Dropped(DropCause::Aqm);
         }
+        Admit::Queued
     }
 }
 
@@ -385,26 +402,64 @@ mod tests {
 
     #[test]
     fn hard_limit_is_a_forced_drop() {
-        let mut red = Red::new(pkts(), 10_000_000, 0.01, AqmRng::new(1, "t"));
+        let mut red = Red::new(pkts(), 10_000_000, 0.01, 3, None, AqmRng::new(1, "t"));
         let busy = LinkState {
             busy: true,
             idle_since_ns: 0,
         };
-        let e = |i| Entry {
-            id: crate::net::PacketId(i),
-            size: 1000,
-            enq_ns: 0,
-            ect: false,
-        };
-        for i in 0..3 {
-            assert_eq!(red.enqueue(0, e(i), busy, 3, false), Admit::Queued);
+        for waiting in 0..3 {
+            let bytes = waiting as u64 * 1000;
+            assert_eq!(
+                red.decide(0, 1000, false, busy, waiting, bytes),
+                Admit::Queued
+            );
         }
         // ns-2's RED refuses when qlen >= qlim: 3 waiting, limit 3.
         assert_eq!(
-            red.enqueue(0, e(3), busy, 3, false),
+            red.decide(0, 1000, false, busy, 3, 3000),
             Admit::Dropped(DropCause::Limit)
         );
         // The average moved on every arrival: 0, then q_w * 1, ...
         assert!(red.ave > 0.0);
+        // The link's queue_bytes refuses a packet whose bytes would reach it.
+        let mut red = Red::new(
+            pkts(),
+            10_000_000,
+            0.01,
+            100,
+            Some(2500),
+            AqmRng::new(1, "t"),
+        );
+        assert_eq!(red.decide(0, 1000, false, busy, 1, 1000), Admit::Queued);
+        assert_eq!(
+            red.decide(0, 1000, false, busy, 2, 1500),
+            Admit::Dropped(DropCause::Limit)
+        );
+    }
+
+    /// red.cc's idle correction: after an idle time the average decays as if m =
+    /// floor(ptc * idle) packets of mean size had left, (1 - q_w)^(m+1) in all; a busy
+    /// link's arrival decays it once. 10 Mb/s, 500-byte packets: ptc = 2500 pkt/s, so
+    /// 2 ms idle is m = 5.
+    #[test]
+    fn idle_time_decays_the_average() {
+        let r = RedResolved::new(&pkts(), 10_000_000, 0.01);
+        assert_eq!(r.ptc, 2500.0);
+        let mut red = Red::new(pkts(), 10_000_000, 0.01, 100, None, AqmRng::new(1, "t"));
+        red.ave = 8.0;
+        let idle = LinkState {
+            busy: false,
+            idle_since_ns: 1_000_000,
+        };
+        red.decide(3_000_000, 500, false, idle, 4, 2000);
+        let keep = 1.0 - r.q_w;
+        let want = 8.0 * keep.powi(6) + r.q_w * 4.0;
+        assert_eq!(red.ave, want);
+        let busy = LinkState {
+            busy: true,
+            idle_since_ns: 0,
+        };
+        red.decide(3_000_000, 500, false, busy, 5, 2500);
+        assert_eq!(red.ave, want * keep + r.q_w * 5.0);
     }
 }
