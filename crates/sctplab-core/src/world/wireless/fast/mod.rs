@@ -12,7 +12,7 @@
 //! | file | what is lazy | key |
 //! |---|---|---|
 //! | `quiet.rs` | which NICs are quiet (`Mac::timers_are_quiet`) or wait quietly (`Mac::waits_quietly`); their wake-ups | wake-ups take odd numbers (`sim::wake_seq`) |
-//! | `virtual_timer.rs` | a quiet MAC's timer events | `sim::LazySeq`: reserved when armed by a real input, else the chain of its armers' times, resolved on a tie; two NICs' equal numbers ordered by their lineages on entering the queue (`sim::Lineage`) |
+//! | `virtual_timer.rs` | a quiet MAC's timer events | `sim::LazySeq`: reserved when armed by a real input, else the chain of its armers' times, resolved on a tie; two NICs' equal numbers ordered by their lineages on entering the queue (`sim::lazy`, rule 5: looked up only on a tie, or at the sweep where another pending event has the key) |
 //! | `air_log.rs` | receptions at quiet NICs: a frame goes into the air log, each quiet NIC reads it when it next catches up | one block per frame, NIC `j` takes the `j`-th number, as the plain run's receivers |
 //! | `catch_up.rs` | running a NIC's lazy events in key order before its next real input | the earlier key first (`sim::due_before`); a tie in time resolves the timer's number |
 //! | `overhear.rs` | a reception and its end in one step where nothing falls between them | the chain of keys the two steps would have armed |
