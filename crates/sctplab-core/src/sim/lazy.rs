@@ -33,6 +33,15 @@
 //!    that enter the queue meet another owner's, and the queue's slots order them so
 //!    (`EventQueue::schedule_slot_lazy`).
 //!
+//!    Ties are rare (a few per 1,000 s of a 46-node run), so a lineage is looked up only
+//!    where one can need it. An event entering the queue takes its chain of armers
+//!    (`LineageNote`), looked up if another slot's event has its key, when a number
+//!    looked up meets it popped, or at the next sweep if a tie can still need it; a
+//!    sweep's pin looks up the number alone, and the lineage only if a tie can need it
+//!    (`may_tie`: another pending event has the key). The chain's links are younger
+//!    than the last sweep, so the pop history still holds them (rule 3); past the next
+//!    sweep no lookup can meet the key of an event popped before it.
+//!
 //! The keys themselves follow the even/odd rule of `sim::key`.
 
 use super::queue::Tie;
@@ -214,17 +223,144 @@ impl LazySeq {
     }
 }
 
+impl LazySeq {
+    /// The number, looked up now, as `Known` (`self` if known already), leaving the
+    /// lineage to `ArmerChain::settle_pin`: the sweep's pin (rule 5's lineages are only
+    /// kept where a tie can need them, which the sweep knows once every owner has
+    /// pinned).
+    pub fn pin_number<E>(self, chain: &ArmerChain, q: &EventQueue<E>) -> LazySeq {
+        match self {
+            LazySeq::Known(_) => self,
+            LazySeq::Chain(_) => {
+                LazySeq::Known(self.resolve_from(chain, q, &mut HistoryCursor::default()))
+            }
+        }
+    }
+
+    /// The number and what the queue keeps of the lineage (`LineageNote`) of the event
+    /// entering the queue: the chain of its armers, not yet looked up.
+    pub fn note<E>(self, chain: &ArmerChain, q: &EventQueue<E>) -> (u64, LineageNote) {
+        let seq = self.resolve_from(chain, q, &mut HistoryCursor::default());
+        let note = match self {
+            LazySeq::Chain(base) if chain.len > 0 => LineageNote::Chain {
+                base,
+                times: chain.times[..chain.len].to_vec(),
+                pinned: if is_reserved(base) {
+                    Lineage::new()
+                } else {
+                    chain.pinned.clone()
+                },
+            },
+            LazySeq::Known(s) | LazySeq::Chain(s) => LineageNote::Keys(if is_reserved(s) {
+                Lineage::new()
+            } else {
+                chain.pinned.clone()
+            }),
+        };
+        (seq, note)
+    }
+}
+
+impl ArmerChain {
+    /// After the sweep pinned the pending event `v` (`LazySeq::pin_number`): its lineage
+    /// if a tie can need it (`may_tie`), else none (`pinned` empty).
+    pub fn settle_pin<E>(&mut self, v: LazySeq, needed: bool, q: &EventQueue<E>) {
+        let mut lineage = Lineage::new();
+        if needed {
+            v.lineage(self, q, &mut lineage);
+        }
+        self.pinned = lineage;
+    }
+}
+
+/// What the queue keeps of the lineage of a lazy event that entered it (rule 5): the
+/// keys, or the chain of its armers, whose keys are looked up only when a tie needs
+/// them (its links stay in the pop history until the next sweep, which settles every
+/// note: `EventQueue::settle_notes`).
+#[derive(Clone, Debug)]
+pub enum LineageNote {
+    /// The lineage (empty: none, for an event no other can tie with).
+    Keys(Lineage),
+    /// The base, the links' times and the base's lineage (`ArmerChain`).
+    Chain {
+        base: u64,
+        times: Vec<SimTime>,
+        pinned: Lineage,
+    },
+}
+
+impl Default for LineageNote {
+    fn default() -> Self {
+        LineageNote::Keys(Lineage::new())
+    }
+}
+
+impl LineageNote {
+    /// Whether the lineage is empty (a `Chain` has at least its last link).
+    pub fn is_empty(&self) -> bool {
+        matches!(self, LineageNote::Keys(l) if l.is_empty())
+    }
+
+    /// The lineage, looked up now if it was not (the links must still be in the pop
+    /// history: before the next sweep).
+    pub fn keys<E>(&self, q: &EventQueue<E>) -> Lineage {
+        match self {
+            LineageNote::Keys(l) => l.clone(),
+            LineageNote::Chain {
+                base,
+                times,
+                pinned,
+            } => lineage_of(&links_keys(*base, times, pinned, q).0, *base, pinned),
+        }
+    }
+}
+
+/// Whether a tie can ever need the lineage of the lazy event with key `k`, pending at a
+/// sweep (every owner caught up to the last pop, every pending number pinned), given
+/// the keys of every lazy event then pending, in the queue or not (`pending`, sorted,
+/// `k` among them), the queue's counter `next_seq` and the largest wake-up number
+/// `wake_max`. Rule 5 compares lineages only between events of one key, and a lineage
+/// past an armer's key only against another lineage holding that same key. The events
+/// that can take `k`'s number are those armed between the two pops that number comes
+/// from; all of them have been armed by now (they come before the last pop, which every
+/// owner caught up to) unless the counter has not moved since (`k`'s number is the one
+/// below it: an event armed from now on could take it too). Wake-ups take odd numbers
+/// too (`sim::wake_seq`) and come before lazy events of their key through the
+/// lineage's being empty. So the lineage is needed if the number is the one below the
+/// counter, a wake-up's, or another pending event's key is `k`; otherwise no tie ever
+/// reaches it, the event's own or those of the events it arms.
+pub fn may_tie(k: EventKey, pending: &[EventKey], next_seq: u64, wake_max: u64) -> bool {
+    let s = k.seq();
+    if is_reserved(s) {
+        return false;
+    }
+    if s >= crate::sim::key::seq_below(next_seq) || s <= wake_max {
+        return true;
+    }
+    let i = pending.partition_point(|&p| p < k);
+    pending[i..].iter().take_while(|&&p| p == k).count() > 1
+}
+
 /// The keys of the links of `chain`, whose first was numbered `base`, oldest first, and
 /// the number of the event the last one armed: each link's number looked up with its
 /// armer's lineage at hand (rule 5).
 fn chain_keys<E>(base: u64, chain: &ArmerChain, q: &EventQueue<E>) -> (Vec<EventKey>, u64) {
-    let times = &chain.times[..chain.len];
+    links_keys(base, &chain.times[..chain.len], &chain.pinned, q)
+}
+
+/// `chain_keys` of the links at `times`, the base's lineage `pinned`.
+fn links_keys<E>(
+    base: u64,
+    times: &[SimTime],
+    pinned: &[EventKey],
+    q: &EventQueue<E>,
+) -> (Vec<EventKey>, u64) {
     let mut keys = Vec::with_capacity(times.len());
     let mut seq = base;
     let mut cur = HistoryCursor::default();
     for &t in times {
         // The link's own lineage: the links before it.
-        let armer = || lineage_of(&keys, base, &chain.pinned);
+        let armer = || lineage_of(&keys, base, pinned);
         let next = q.seq_after_tied(&mut cur, (t, seq), armer);
         keys.push(EventKey::new(t, seq));
         seq = next;

@@ -7,7 +7,7 @@ mod time;
 mod timer;
 
 pub(crate) use key::{EventKey, SEQ_STEP, wake_seq};
-pub(crate) use lazy::{ArmerChain, LazySeq, Lineage, due_before};
+pub(crate) use lazy::{ArmerChain, LazySeq, due_before, may_tie};
 pub use queue::EventQueue;
 pub(crate) use queue::HistoryCursor;
 pub use rng::{RngStream, stream_id};

@@ -417,7 +417,50 @@ mod two_owners {
         }
     }
 
-    /// The lazy run; `pin_every` pops between pins of both owners' pending events.
+    /// A sweep, as the wireless world's (`World::sweep_mac_timers`): every owner
+    /// catches up and pins its pending number, then the lineages are kept only where
+    /// a tie can need them (`may_tie`), the owners' and those of the lazy events in the
+    /// queue.
+    fn sweep(
+        owners: &mut [Owner; OWNERS],
+        m: &mut Model,
+        q: &mut EventQueue<Ev>,
+        key: (SimTime, u64),
+        ran: &mut Handled,
+    ) {
+        let mut pins = Vec::new();
+        for (o, w) in owners.iter_mut().enumerate() {
+            catch_up(o, w, m, q, key, ran);
+            if let Some((t0, v, y)) = w.lazy {
+                let p = v.pin_number(&w.chain, q);
+                if p != v {
+                    pins.push((o, v));
+                }
+                w.lazy = Some((t0, p, y));
+            }
+        }
+        let mut keys: Vec<EventKey> = owners
+            .iter()
+            .filter_map(|w| match w.lazy {
+                Some((t0, LazySeq::Known(s), _)) => Some(EventKey::new(t0, s)),
+                _ => None,
+            })
+            .collect();
+        q.lazy_slot_keys(&mut keys);
+        keys.sort_unstable();
+        let next = q.next_seq();
+        let needed = |k: EventKey| may_tie(k, &keys, next, 0);
+        for (o, v) in pins {
+            let w = &mut owners[o];
+            let Some((t0, LazySeq::Known(s), _)) = w.lazy else {
+                unreachable!("pinned")
+            };
+            w.chain.settle_pin(v, needed(EventKey::new(t0, s)), q);
+        }
+        q.settle_notes(needed);
+    }
+
+    /// The lazy run; `pin_every` pops between sweeps.
     fn lazy_run(pin_every: u64) -> (Vec<Ev>, usize, usize) {
         let mut m = Model::new();
         let mut q = EventQueue::default();
@@ -456,7 +499,10 @@ mod two_owners {
                             if let Some((t0, v, y)) = w.lazy.take() {
                                 let mut lineage = Lineage::new();
                                 let s = v.lineage(&w.chain, &q, &mut lineage);
-                                q.schedule_slot_lazy(o, t0, s, &lineage, Ev::Owned(o, y));
+                                // The queue takes the chain, looked up on a tie.
+                                let (s2, note) = v.note(&w.chain, &q);
+                                assert_eq!(s, s2, "note and lineage agree");
+                                q.schedule_slot_lazy(o, t0, s, note, Ev::Owned(o, y));
                                 w.queued = true;
                                 w.queued_lineage = lineage;
                             }
@@ -480,12 +526,7 @@ mod two_owners {
                 }
             }
             if q.pops() % pin_every == 0 {
-                for (o, w) in owners.iter_mut().enumerate() {
-                    catch_up(o, w, &mut m, &q, key, &mut ran);
-                    if let Some((t0, v, y)) = w.lazy {
-                        w.lazy = Some((t0, v.pin(&mut w.chain, &q), y));
-                    }
-                }
+                sweep(&mut owners, &mut m, &mut q, key, &mut ran);
             }
         }
         for (o, w) in owners.iter_mut().enumerate() {
@@ -540,4 +581,37 @@ mod two_owners {
             );
         }
     }
+}
+
+/// `may_tie`: a lineage is kept for a number another pending event shares, the number
+/// below the counter (an event armed from now on can take it), or a wake-up's; not
+/// for a reserved number or one no other pending event has.
+#[test]
+fn lineages_are_kept_only_where_a_tie_can_need_them() {
+    let k = |ns: u64, s: u64| EventKey::new(t(ns), s);
+    let mut pending = vec![k(5, 41), k(5, 41), k(5, 43), k(6, 41), k(9, 40)];
+    pending.sort_unstable();
+    let (next, wake_max) = (100, 7);
+    assert!(may_tie(k(5, 41), &pending, next, wake_max), "shared key");
+    assert!(
+        !may_tie(k(5, 43), &pending, next, wake_max),
+        "same time, other number"
+    );
+    assert!(
+        !may_tie(k(6, 41), &pending, next, wake_max),
+        "same number, other time"
+    );
+    assert!(
+        !may_tie(k(9, 40), &pending, next, wake_max),
+        "reserved number"
+    );
+    assert!(
+        may_tie(k(9, 99), &[k(9, 99)], next, wake_max),
+        "below the counter"
+    );
+    assert!(
+        may_tie(k(9, 7), &[k(9, 7)], next, wake_max),
+        "a wake-up's number"
+    );
+    assert!(!may_tie(k(9, 9), &[k(9, 9)], next, wake_max));
 }

@@ -41,7 +41,7 @@ pub(crate) use history::HistoryCursor;
 pub(in crate::sim) use reserved::Tie;
 
 use super::key::SEQ_STEP;
-use super::lazy::Lineage;
+use super::lazy::LineageNote;
 use super::{EventKey as Key, SimTime};
 use history::History;
 use lanes::Lanes;
@@ -79,7 +79,7 @@ pub struct EventQueue<E> {
     uncounted: u64,
     /// (pop number, lineage) of the recent pops of lazy events that entered the queue
     /// with a lineage (`schedule_slot_lazy`), for `seq_after`.
-    lazy_pops: VecDeque<(u64, Lineage)>,
+    lazy_pops: VecDeque<(u64, LineageNote)>,
 }
 
 impl<E> Default for EventQueue<E> {
@@ -163,6 +163,11 @@ impl<E> EventQueue<E> {
         );
     }
 
+    /// The counter: the number the next event scheduled takes.
+    pub(crate) fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+
     /// (time, sequence number) of the last event popped.
     pub(crate) fn last_key(&self) -> (SimTime, u64) {
         (self.last.time(), self.last.seq())
@@ -204,9 +209,7 @@ impl<E> EventQueue<E> {
                 let e = self.slots.pop().expect("slot event").1;
                 // An odd key from a slot: a wake-up or a lazy event, whose lineage
                 // `seq_after` may need (`sim::lazy`, rule 5).
-                if key.seq() % SEQ_STEP != 0
-                    && (self.slots.popped_has_lineage() || !self.lazy_pops.is_empty())
-                {
+                if key.seq() % SEQ_STEP != 0 && self.slots.popped_has_lineage() {
                     self.note_lazy_pop(self.popped);
                 }
                 e

@@ -8,7 +8,7 @@ use super::EventQueue;
 use super::history::{HISTORY, HistoryCursor};
 use super::store::{Entry, NO_LANE};
 use crate::sim::key::{SEQ_STEP, seq_below};
-use crate::sim::lazy::Lineage;
+use crate::sim::lazy::{Lineage, LineageNote};
 use crate::sim::{EventKey as Key, SimTime};
 
 /// A lookup met a popped event with the armer's own (odd) key: the lineages decide
@@ -83,7 +83,7 @@ impl<E> EventQueue<E> {
                 if let Some(popped) = self.lazy_pop(i) {
                     let a: &Lineage =
                         lineage.get_or_insert_with(|| armer.take().expect("asked once")());
-                    if popped > a.as_slice() {
+                    if popped.keys(self) > *a {
                         break;
                     }
                 }
@@ -95,22 +95,23 @@ impl<E> EventQueue<E> {
 
     /// The lineage of the pop at history index `i` if it was a lazy event that entered
     /// the queue with one (`schedule_slot_lazy`).
-    fn lazy_pop(&self, i: usize) -> Option<&[Key]> {
+    fn lazy_pop(&self, i: usize) -> Option<&LineageNote> {
         let pop = self.popped - self.history.len as u64 + i as u64;
         self.lazy_pops
             .iter()
             .find(|(p, _)| *p == pop)
-            .map(|(_, l)| l.as_slice())
+            .map(|(_, l)| l)
     }
 
-    /// Notes the lineage of the slot event just popped (pop number `pop`), if it had
-    /// one, for `seq_after`; drops those older than the pop history.
+    /// Notes the lineage of the slot event just popped (pop number `pop`), which it has,
+    /// for `seq_after`; drops those older than the pop history. A lineage not looked up
+    /// is looked up only by a lookup that meets its key, before the next sweep: after
+    /// it no lookup can (`sim::lazy::may_tie`).
     #[cold]
     #[inline(never)]
     pub(super) fn note_lazy_pop(&mut self, pop: u64) {
-        if let Some(l) = self.slots.popped_lineage().filter(|l| !l.is_empty()) {
-            self.lazy_pops.push_back((pop, l.to_vec()));
-        }
+        let note = self.slots.take_popped_note();
+        self.lazy_pops.push_back((pop, note));
         let oldest = (pop + 1).saturating_sub(self.history.len as u64);
         while self.lazy_pops.front().is_some_and(|(p, _)| *p < oldest) {
             self.lazy_pops.pop_front();

@@ -8,7 +8,7 @@
 //! far.
 
 use super::EventQueue;
-use crate::sim::lazy::Lineage;
+use crate::sim::lazy::LineageNote;
 use crate::sim::{EventKey as Key, SimTime};
 
 impl<E> EventQueue<E> {
@@ -34,17 +34,61 @@ impl<E> EventQueue<E> {
 
     /// `schedule_slot_reserved` of a lazy event (`sim::lazy`) with its lineage: an
     /// event of another slot with the same key comes before it if its lineage is lower
-    /// (rule 5), as in the plain run.
+    /// (rule 5), as in the plain run. The lineage is looked up only if another slot's
+    /// event has the same key (then both are), or at the next sweep
+    /// (`settle_notes`).
     pub(crate) fn schedule_slot_lazy(
         &mut self,
         id: usize,
         time: SimTime,
         seq: u64,
-        lineage: &[Key],
+        note: LineageNote,
         event: E,
     ) {
-        self.slots.set_lineage(id, lineage);
+        let k = Key::new(time, seq);
+        let tie = if note.is_empty() {
+            None
+        } else {
+            self.slots.other_with_key(id, k)
+        };
+        self.slots.set_note(id, note);
+        if let Some(other) = tie {
+            self.look_up_note(other as usize);
+            self.look_up_note(id);
+        }
         self.schedule_slot_reserved(id, time, seq, event);
+    }
+
+    /// Slot `id`'s lineage, looked up now (`LineageNote::keys`).
+    #[cold]
+    #[inline(never)]
+    fn look_up_note(&mut self, id: usize) {
+        let note = std::mem::take(&mut self.slots.notes[id]);
+        self.slots.notes[id] = LineageNote::Keys(note.keys(self));
+    }
+
+    /// The keys of the lazy events in slots with a lineage (`sim::lazy`, rule 5), for
+    /// `sim::lazy::may_tie`.
+    pub(crate) fn lazy_slot_keys(&self, out: &mut Vec<Key>) {
+        out.extend(self.slots.with_notes().map(|(k, _)| k));
+    }
+
+    /// At a sweep (`sim::lazy::may_tie`): every slot event's lineage not looked up yet
+    /// is looked up if `needed` says a tie can need it, else dropped, before its links
+    /// leave the pop history.
+    pub(crate) fn settle_notes(&mut self, needed: impl Fn(Key) -> bool) {
+        let ids: Vec<(Key, u32)> = self
+            .slots
+            .with_notes()
+            .filter(|&(_, id)| matches!(self.slots.notes[id as usize], LineageNote::Chain { .. }))
+            .collect();
+        for (k, id) in ids {
+            if needed(k) {
+                self.look_up_note(id as usize);
+            } else {
+                self.slots.notes[id as usize] = LineageNote::default();
+            }
+        }
     }
 
     /// Schedules a wake-up `event` at `time` in slot `id` with the given sequence
@@ -97,8 +141,9 @@ pub(super) struct Slots<E> {
     /// Per slot: the lineage of its lazy event (`schedule_slot_lazy`), which orders two
     /// slots' events of the same key (`sim::lazy`, rule 5). Only lazy events can have
     /// the same key (numbers the queue gives out are unique), so it is read only
-    /// between two of them and is left as it is by the other kinds of event.
-    lineage: Vec<Lineage>,
+    /// between two of them (both looked up then: `schedule_slot_lazy`) and is left as
+    /// it is by the other kinds of event.
+    pub(super) notes: Vec<LineageNote>,
     /// A slot whose event was just popped but which still sits at the root: a timer
     /// handler usually schedules the same slot again at once, and then one sift down
     /// replaces the removal and the reinsertion. Settled before anything else.
@@ -111,7 +156,7 @@ impl<E> Slots<E> {
             heap: Vec::new(),
             pos: Vec::new(),
             events: Vec::new(),
-            lineage: Vec::new(),
+            notes: Vec::new(),
             popped: None,
         }
     }
@@ -133,26 +178,61 @@ impl<E> Slots<E> {
     }
 
     /// Sets the lineage of slot `id`'s next event.
-    pub(super) fn set_lineage(&mut self, id: usize, lineage: &[Key]) {
-        if id >= self.lineage.len() {
-            self.lineage.resize_with(id + 1, Lineage::new);
+    pub(super) fn set_note(&mut self, id: usize, note: LineageNote) {
+        if id >= self.notes.len() {
+            self.notes.resize_with(id + 1, LineageNote::default);
         }
-        let l = &mut self.lineage[id];
-        l.clear();
-        l.extend_from_slice(lineage);
+        self.notes[id] = note;
+    }
+
+    /// Another slot whose event has key `k` and a lineage, if any.
+    fn other_with_key(&self, id: usize, k: Key) -> Option<u32> {
+        self.heap
+            .iter()
+            .filter(|&&(hk, j)| hk == k && j as usize != id && Some(j) != self.popped)
+            .map(|&(_, j)| j)
+            .find(|&j| self.notes.get(j as usize).is_some_and(|n| !n.is_empty()))
+    }
+
+    /// (key, slot id) of the pending events of slots with a lineage: odd keys (the
+    /// events of the even ones, the counter's numbers, are not lazy).
+    fn with_notes(&self) -> impl Iterator<Item = (Key, u32)> + '_ {
+        self.heap
+            .iter()
+            .filter(|&&(k, j)| {
+                k.seq() % crate::sim::SEQ_STEP != 0
+                    && Some(j) != self.popped
+                    && self.notes.get(j as usize).is_some_and(|n| !n.is_empty())
+            })
+            .copied()
     }
 
     /// Whether heap entry `a` comes after `b`: the later key, or the same key and the
     /// higher lineage (`sim::lazy`, rule 5).
     #[inline(always)]
-    fn after(lineage: &[Lineage], a: (Key, u32), b: (Key, u32)) -> bool {
-        a.0 > b.0 || (a.0 == b.0 && Self::lineage_after(lineage, a.1, b.1))
+    fn after(notes: &[LineageNote], a: (Key, u32), b: (Key, u32)) -> bool {
+        a.0 > b.0 || (a.0 == b.0 && Self::lineage_after(notes, a.1, b.1))
     }
 
+    /// Two lineages of one key are both looked up (`schedule_slot_lazy`) unless one is
+    /// empty (a wake-up's, say), which comes first.
     #[cold]
-    fn lineage_after(lineage: &[Lineage], a: u32, b: u32) -> bool {
-        let of = |i: u32| lineage.get(i as usize).map_or(&[][..], |l| &l[..]);
-        of(a) > of(b)
+    fn lineage_after(notes: &[LineageNote], a: u32, b: u32) -> bool {
+        let of = |i: u32| -> &[Key] {
+            match notes.get(i as usize) {
+                None => &[],
+                Some(LineageNote::Keys(l)) => l,
+                Some(LineageNote::Chain { .. }) => {
+                    panic!("a lineage compared before it was looked up")
+                }
+            }
+        };
+        let empty = |i: u32| notes.get(i as usize).is_none_or(LineageNote::is_empty);
+        match (empty(a), empty(b)) {
+            (true, _) => false,
+            (false, true) => true,
+            (false, false) => of(a) > of(b),
+        }
     }
 
     /// Puts `e` at heap position `i` or above, moving larger parents down.
@@ -161,7 +241,7 @@ impl<E> Slots<E> {
         while i > 0 {
             let parent = (i - 1) / 2;
             let p = h[parent];
-            if !Self::after(&self.lineage, p, e) {
+            if !Self::after(&self.notes, p, e) {
                 break;
             }
             h[i] = p;
@@ -183,11 +263,11 @@ impl<E> Slots<E> {
             }
             let mut c = l;
             let mut ch = h[l];
-            if l + 1 < n && Self::after(&self.lineage, ch, h[l + 1]) {
+            if l + 1 < n && Self::after(&self.notes, ch, h[l + 1]) {
                 c = l + 1;
                 ch = h[c];
             }
-            if !Self::after(&self.lineage, e, ch) {
+            if !Self::after(&self.notes, e, ch) {
                 break;
             }
             h[i] = ch;
@@ -270,18 +350,20 @@ impl<E> Slots<E> {
         self.heap.first().map(|e| e.0)
     }
 
-    /// Whether the slot just popped has a lineage (`popped_lineage` not empty).
+    /// Whether the slot just popped has a lineage.
     #[inline]
     pub(super) fn popped_has_lineage(&self) -> bool {
         self.popped
-            .and_then(|id| self.lineage.get(id as usize))
+            .and_then(|id| self.notes.get(id as usize))
             .is_some_and(|l| !l.is_empty())
     }
 
-    /// The lineage of the slot just popped (empty if it had none).
-    pub(super) fn popped_lineage(&self) -> Option<&[Key]> {
-        let id = self.popped? as usize;
-        self.lineage.get(id).map(|l| l.as_slice())
+    /// Takes the lineage of the slot just popped (empty if it had none).
+    pub(super) fn take_popped_note(&mut self) -> LineageNote {
+        self.popped
+            .and_then(|id| self.notes.get_mut(id as usize))
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// Pops the root (after `settle`); it stays in place until the next operation.

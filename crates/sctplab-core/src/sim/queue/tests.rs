@@ -475,7 +475,11 @@ fn cursor_lookups_agree_with_plain_ones() {
             let lazy = q.seq_after_lazy_from(&mut cur, t(at), || Ok(seq)).ok();
             assert_eq!(lazy, q.seq_after_lazy(t(at), || Ok(seq)).ok(), "{k:?}");
             assert_eq!(lazy, q.seq_after(k).ok(), "{k:?}");
-            let tied = q.seq_after_tied(&mut HistoryCursor::default(), k, Lineage::new);
+            let tied = q.seq_after_tied(
+                &mut HistoryCursor::default(),
+                k,
+                crate::sim::lazy::Lineage::new,
+            );
             assert_eq!(lazy, Some(tied), "{k:?}");
         }
     }
@@ -560,7 +564,8 @@ fn slot_events_of_one_key_pop_by_lineage() {
         for i in 0..lineages.len() {
             let j = (i + rot) % lineages.len();
             // Slot ids against the lineages' order.
-            q.schedule_slot_lazy(9 - j, SimTime::from_nanos(30), 1, &lineages[j], j);
+            let note = crate::sim::lazy::LineageNote::Keys(lineages[j].clone());
+            q.schedule_slot_lazy(9 - j, SimTime::from_nanos(30), 1, note, j);
         }
         let order: Vec<usize> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         let mut expected = vec![100];

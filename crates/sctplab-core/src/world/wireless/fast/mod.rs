@@ -12,7 +12,7 @@
 //! | file | what is lazy | key |
 //! |---|---|---|
 //! | `quiet.rs` | which NICs are quiet (`Mac::timers_are_quiet`) or wait quietly (`Mac::waits_quietly`); their wake-ups | wake-ups take odd numbers (`sim::wake_seq`) |
-//! | `virtual_timer.rs` | a quiet MAC's timer events | `sim::LazySeq`: reserved when armed by a real input, else the chain of its armers' times, resolved on a tie; two NICs' equal numbers ordered by their lineages on entering the queue (`sim::Lineage`) |
+//! | `virtual_timer.rs` | a quiet MAC's timer events | `sim::LazySeq`: reserved when armed by a real input, else the chain of its armers' times, resolved on a tie; two NICs' equal numbers ordered by their lineages on entering the queue (`sim::lazy`, rule 5: looked up only on a tie, or at the sweep where another pending event has the key) |
 //! | `air_log.rs` | receptions at quiet NICs: a frame goes into the air log, each quiet NIC reads it when it next catches up | one block per frame, NIC `j` takes the `j`-th number, as the plain run's receivers |
 //! | `catch_up.rs` | running a NIC's lazy events in key order before its next real input | the earlier key first (`sim::due_before`); a tie in time resolves the timer's number |
 //! | `overhear.rs` | a reception and its end in one step where nothing falls between them | the chain of keys the two steps would have armed |
@@ -38,7 +38,7 @@ pub(crate) use virtual_timer::MacTimerSlot;
 
 use super::rx_power::{RxPower, SenseBound};
 use super::{Nic, Wireless};
-use crate::sim::{ArmerChain, Lineage, SimTime};
+use crate::sim::{ArmerChain, EventKey, LazySeq, SimTime, may_tie, wake_seq};
 use crate::wireless::mobility::Mobility;
 use crate::wireless::propagation;
 use crate::world::shortcuts::Shortcuts;
@@ -103,8 +103,11 @@ pub(crate) struct Fast {
     loud: Vec<u64>,
     /// Per NIC: the times of the links of its pending `LazySeq::Chain`.
     virt_chain: Vec<ArmerChain>,
-    /// The lineage of a virtual MAC timer event entering the queue (scratch).
-    lineage: Lineage,
+    /// The sweep's pins (scratch): the NICs whose pending number it looked up, with
+    /// the `LazySeq::Chain` it was.
+    pins: Vec<(u32, LazySeq)>,
+    /// The keys of the lazy events pending at a sweep (scratch, `sim::may_tie`).
+    pending_keys: Vec<EventKey>,
     /// `QuietNic::near_margin`, the same for every NIC and catch-up.
     near_margin: (f64, f64),
     /// `RxPower::decodable_sure` for twice the largest `near_margin` a sensed frame can
@@ -216,7 +219,8 @@ impl Fast {
             rx_src: vec![(0, SimTime::ZERO); nics_len],
             loud,
             virt_chain: vec![ArmerChain::default(); nics_len],
-            lineage: Lineage::new(),
+            pins: Vec::new(),
+            pending_keys: Vec::new(),
             near_margin,
             decodable_sure,
             deferred_mac_timers: shortcuts.defer_quiet_mac_timers,
@@ -296,6 +300,32 @@ impl Wireless {
 }
 
 impl Wireless {
+    /// The sweep's lineages (`sim::lazy`, rule 5), once every NIC caught up and pinned
+    /// its pending number: each NIC's pinned event and each lazy event in the queue
+    /// keeps its lineage only if a tie can need it (`sim::may_tie`).
+    fn settle_lineages(&mut self, q: &mut crate::sim::EventQueue<crate::world::Event>) {
+        let keys = &mut self.fast.pending_keys;
+        keys.clear();
+        keys.extend(self.nics.iter().filter_map(|n| match n.mac_timer.virt {
+            Some(LazySeq::Known(s)) => n.mac_timer.slot.pending().map(|at| EventKey::new(at, s)),
+            _ => None,
+        }));
+        q.lazy_slot_keys(keys);
+        keys.sort_unstable();
+        let next_seq = q.next_seq();
+        let wake_max = wake_seq(self.nics.len().saturating_sub(1) as u32);
+        let needed = |k: EventKey| may_tie(k, keys, next_seq, wake_max);
+        for (nic, v) in self.fast.pins.drain(..) {
+            let n = &self.nics[nic as usize];
+            let k = match (n.mac_timer.virt, n.mac_timer.slot.pending()) {
+                (Some(LazySeq::Known(s)), Some(at)) => EventKey::new(at, s),
+                _ => unreachable!("a pinned NIC has a pending known number"),
+            };
+            self.fast.virt_chain[nic as usize].settle_pin(v, needed(k), q);
+        }
+        q.settle_notes(needed);
+    }
+
     /// Before a frame's first bit reaches `nic`'s MAC: a deferred reception may have
     /// left out the power of the frame the MAC is receiving (`Mac::needs_power`); capture
     /// needs it now, from the positions when that frame arrived (`Fast::rx_src`).
@@ -359,8 +389,15 @@ impl World {
             let w = self.wireless.as_deref_mut().expect("wireless world");
             let slot = &mut w.nics[nic as usize].mac_timer;
             if let Some(v) = slot.virt {
-                slot.virt = Some(v.pin(&mut w.fast.virt_chain[nic as usize], &self.queue));
+                let pinned = v.pin_number(&w.fast.virt_chain[nic as usize], &self.queue);
+                if pinned != v {
+                    w.fast.pins.push((nic, v));
+                }
+                slot.virt = Some(pinned);
             }
+        }
+        if let Some(w) = self.wireless.as_deref_mut() {
+            w.settle_lineages(&mut self.queue);
         }
         // Before the log drops the frames they need.
         self.write_lazy_captures();

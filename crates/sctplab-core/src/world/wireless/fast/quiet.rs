@@ -123,17 +123,11 @@ impl World {
             // With its lineage: another NIC's virtual event can have the same key
             // (`sim::lazy`, rule 5).
             if !(defer && quiet) {
-                let lineage = &mut w.fast.lineage;
-                let seq = v.lineage(&w.fast.virt_chain[i], &self.queue, lineage);
+                let (seq, note) = v.note(&w.fast.virt_chain[i], &self.queue);
                 n.mac_timer.virt = None;
                 let g = n.mac_timer.slot.generation();
-                self.queue.schedule_slot_lazy(
-                    nic as usize,
-                    at,
-                    seq,
-                    lineage,
-                    Event::MacTimer(nic, g),
-                );
+                self.queue
+                    .schedule_slot_lazy(nic as usize, at, seq, note, Event::MacTimer(nic, g));
             }
         }
     }
