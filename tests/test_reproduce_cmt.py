@@ -5,9 +5,10 @@ Expectations by hand:
 - ns-2.35's `eCmtRtxPolicy_` numbers are sctp-cmt.h's enum order: RTX_ASAP 0,
   RTX_TO_SAME 1, RTX_SSTHRESH 2, RTX_LOSSRATE 3, RTX_CWND 4;
 - a bottleneck of 2 Mb/s carries 1500-byte packets with 1452 bytes of user data each
-  (20 IP + 12 SCTP common header + 16 DATA chunk header), so one path's goodput is at
-  most 2e6 x 1452 / 1500 = 1.936 Mb/s, two paths' twice that; goodput never exceeds the
-  links' 2 Mb/s (one path) or 4 Mb/s (both);
+  (20 IP + 12 SCTP common header + 16 DATA chunk header), so a saturated path's goodput
+  is 2e6 x 1452 / 1500 = 1.936 Mb/s (both simulators measure about 0.1 % more, not
+  explained: docs/cmt.md), two paths' twice that; goodput never exceeds the links'
+  2 Mb/s (one path) or 4 Mb/s (both);
 - issue 35: CMT over two equal disjoint lossless paths delivers at least 1.8x one path's
   goodput, with a receive buffer large enough for both paths' windows;
 - the share of bytes acked on the second destination, by hand from `bytes_acked`.
