@@ -56,8 +56,10 @@ pub enum Mode {
     ProbeRtt,
 }
 
-/// The most rounds a `MaxFilter` window spans (BtlBw's).
-const MAX_FILTER_CAP: usize = BW_WINDOW_ROUNDS as usize;
+/// Room for the most rounds a `MaxFilter` window spans (BtlBw's 10), a power of two so
+/// that a place in the ring is a mask, not a division.
+const MAX_FILTER_CAP: usize = (BW_WINDOW_ROUNDS as usize).next_power_of_two();
+const MAX_FILTER_MASK: usize = MAX_FILTER_CAP - 1;
 
 /// A windowed maximum over round counts: (round, value) pairs with values decreasing
 /// and rounds increasing, so the front is the maximum of the window (exact, where
@@ -75,14 +77,14 @@ struct MaxFilter {
 
 impl MaxFilter {
     fn at(&self, i: usize) -> (u64, f64) {
-        self.q[(self.head + i) % MAX_FILTER_CAP]
+        self.q[(self.head + i) & MAX_FILTER_MASK]
     }
 
     fn update(&mut self, round: u64, v: f64, window: u64) {
         debug_assert!(window as usize <= MAX_FILTER_CAP);
         // Entries out of the window first (the new one, of this round, never is).
         while self.len > 0 && self.at(0).0 + window <= round {
-            self.head = (self.head + 1) % MAX_FILTER_CAP;
+            self.head = (self.head + 1) & MAX_FILTER_MASK;
             self.len -= 1;
         }
         while self.len > 0 && self.at(self.len - 1).1 <= v {
@@ -94,10 +96,10 @@ impl MaxFilter {
         }
         if self.len == MAX_FILTER_CAP {
             // Only with rounds going backwards: the oldest goes.
-            self.head = (self.head + 1) % MAX_FILTER_CAP;
+            self.head = (self.head + 1) & MAX_FILTER_MASK;
             self.len -= 1;
         }
-        self.q[(self.head + self.len) % MAX_FILTER_CAP] = (round, v);
+        self.q[(self.head + self.len) & MAX_FILTER_MASK] = (round, v);
         self.len += 1;
     }
 
@@ -639,7 +641,7 @@ mod tests {
         // Round 11: rounds 2..=11, both of round 1's samples are out.
         f.update(11, 3.0, 10);
         assert_eq!(f.get(), 4.0);
-        // Ten rounds of falling samples fill the ring; the eleventh pushes out the first.
+        // Eleven rounds of falling samples: the window keeps the last ten.
         for r in 20..31 {
             f.update(r, 100.0 - r as f64, 10);
         }
