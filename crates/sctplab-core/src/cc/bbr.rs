@@ -11,7 +11,6 @@
 
 use super::{RateSample, WindowState};
 use crate::sim::{SimDuration, SimTime};
-use std::collections::VecDeque;
 
 /// 2 / ln 2: the smallest gain that doubles the sending rate every round trip
 /// (tcp_bbr.c `bbr_high_gain`, 2885/1000 there).
@@ -57,26 +56,55 @@ pub enum Mode {
     ProbeRtt,
 }
 
-/// A windowed maximum over round counts: a deque of (round, value) with values
-/// decreasing, so the front is the maximum of the window (exact, where Linux's
-/// `minmax` keeps three estimates).
+/// Room for the most rounds a `MaxFilter` window spans (BtlBw's 10), a power of two so
+/// that a place in the ring is a mask, not a division.
+const MAX_FILTER_CAP: usize = (BW_WINDOW_ROUNDS as usize).next_power_of_two();
+const MAX_FILTER_MASK: usize = MAX_FILTER_CAP - 1;
+
+/// A windowed maximum over round counts: (round, value) pairs with values decreasing
+/// and rounds increasing, so the front is the maximum of the window (exact, where
+/// Linux's `minmax` keeps three estimates). A sample no larger than the newest entry of
+/// its own round is not kept: it leaves the window with that entry and never exceeds
+/// it. So there is at most one entry per round of the window, and they fit in a fixed
+/// ring (no deque code on every ack).
 #[derive(Clone, Debug, Default)]
 struct MaxFilter {
-    q: VecDeque<(u64, f64)>,
+    q: [(u64, f64); MAX_FILTER_CAP],
+    /// Index of the front entry and the number of entries.
+    head: usize,
+    len: usize,
 }
 
 impl MaxFilter {
-    fn update(&mut self, round: u64, v: f64, window: u64) {
-        while self.q.back().is_some_and(|&(_, b)| b <= v) {
-            self.q.pop_back();
-        }
-        self.q.push_back((round, v));
-        while self.q.front().is_some_and(|&(r, _)| r + window <= round) {
-            self.q.pop_front();
-        }
+    fn at(&self, i: usize) -> (u64, f64) {
+        self.q[(self.head + i) & MAX_FILTER_MASK]
     }
+
+    fn update(&mut self, round: u64, v: f64, window: u64) {
+        debug_assert!(window as usize <= MAX_FILTER_CAP);
+        // Entries out of the window first (the new one, of this round, never is).
+        while self.len > 0 && self.at(0).0 + window <= round {
+            self.head = (self.head + 1) & MAX_FILTER_MASK;
+            self.len -= 1;
+        }
+        while self.len > 0 && self.at(self.len - 1).1 <= v {
+            self.len -= 1;
+        }
+        if self.len > 0 && self.at(self.len - 1).0 == round {
+            // A larger value of the same round is kept (see above).
+            return;
+        }
+        if self.len == MAX_FILTER_CAP {
+            // Only with rounds going backwards: the oldest goes.
+            self.head = (self.head + 1) & MAX_FILTER_MASK;
+            self.len -= 1;
+        }
+        self.q[(self.head + self.len) & MAX_FILTER_MASK] = (round, v);
+        self.len += 1;
+    }
+
     fn get(&self) -> f64 {
-        self.q.front().map_or(0.0, |&(_, v)| v)
+        if self.len == 0 { 0.0 } else { self.at(0).1 }
     }
 }
 
@@ -600,6 +628,24 @@ mod tests {
         assert_eq!(f.get(), 6.0);
         f.update(22, 0.5, 10);
         assert_eq!(f.get(), 1.0);
+    }
+
+    #[test]
+    fn max_filter_samples_of_one_round_leave_together() {
+        let mut f = MaxFilter::default();
+        // Round 1: 9 then 5 (the 5 leaves with the 9), round 2: 4.
+        f.update(1, 9.0, 10);
+        f.update(1, 5.0, 10);
+        f.update(2, 4.0, 10);
+        assert_eq!(f.get(), 9.0);
+        // Round 11: rounds 2..=11, both of round 1's samples are out.
+        f.update(11, 3.0, 10);
+        assert_eq!(f.get(), 4.0);
+        // Eleven rounds of falling samples: the window keeps the last ten.
+        for r in 20..31 {
+            f.update(r, 100.0 - r as f64, 10);
+        }
+        assert_eq!(f.get(), 79.0);
     }
 
     #[test]

@@ -18,6 +18,7 @@ mod bbr;
 pub mod coupled;
 mod cubic;
 mod hystart;
+pub mod rate_sample;
 mod reno;
 
 pub use bbr::{Bbr, Mode as BbrMode};

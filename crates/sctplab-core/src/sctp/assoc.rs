@@ -702,9 +702,7 @@ impl Endpoint for Association {
     fn poll_timeout(&self) -> Option<SimTime> {
         // ns-2's heartbeat timer counts only while established with heartbeats on.
         let hb_gen = self.state == State::Established && self.cfg.heartbeat.is_some();
-        let mut next = self
-            .timers
-            .next_where(|t| t != Timer::HeartbeatGen || hb_gen);
+        let mut next = self.timers.next(hb_gen);
         let mut consider = |t: Option<SimTime>| {
             if let Some(t) = t {
                 next = Some(next.map_or(t, |n| n.min(t)));

@@ -3,6 +3,7 @@
 //! on the path, not the association, so multihoming is an extension, not a rewrite.
 
 use crate::sim::{SimDuration, SimTime};
+use std::cell::Cell;
 
 /// Reachability of a destination (RFC 9260 sec. 8.2; RFC 7829 adds PotentiallyFailed).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
@@ -93,6 +94,10 @@ pub struct Path {
     /// The peer deleted this address (RFC 5061, `sctp/assoc/asconf.rs`): inactive for
     /// good, never probed or revived.
     pub deleted: bool,
+    /// `hb_idle`'s last answer and the RTO and jitter (bits) it was computed from: the
+    /// heartbeat deadline is asked for on every poll, its inputs change once a round
+    /// trip or heartbeat.
+    hb_idle_memo: Cell<Option<(SimDuration, u64, SimDuration)>>,
 }
 
 /// RTO estimator of RFC 9260 sec. 6.3.1 (alpha 1/8, beta 1/4), continuous time.
@@ -101,16 +106,21 @@ pub struct Rto {
     srtt: Option<f64>,
     rttvar: f64,
     rto: f64,
+    /// `rto` rounded to the nanosecond, kept beside it: it is read on every deadline
+    /// poll (heartbeats, T3 starts) and changes only with a sample or a back-off.
+    current: SimDuration,
     min: f64,
     max: f64,
 }
 
 impl Rto {
     pub fn new(initial: SimDuration, min: SimDuration, max: SimDuration) -> Self {
+        let rto = initial.as_secs_f64();
         Rto {
             srtt: None,
             rttvar: 0.0,
-            rto: initial.as_secs_f64(),
+            rto,
+            current: SimDuration::from_secs_f64(rto),
             min: min.as_secs_f64(),
             max: max.as_secs_f64(),
         }
@@ -128,16 +138,22 @@ impl Rto {
             }
         }
         let srtt = self.srtt.unwrap_or(r);
-        self.rto = (srtt + 4.0 * self.rttvar).clamp(self.min, self.max);
+        self.set((srtt + 4.0 * self.rttvar).clamp(self.min, self.max));
     }
 
     /// RFC 9260 sec. 6.3.3 E2: RTO doubles on each T3 expiry, up to RTO.Max.
     pub fn back_off(&mut self) {
-        self.rto = (self.rto * 2.0).min(self.max);
+        self.set((self.rto * 2.0).min(self.max));
     }
 
+    fn set(&mut self, rto: f64) {
+        self.rto = rto;
+        self.current = SimDuration::from_secs_f64(rto);
+    }
+
+    #[inline]
     pub fn current(&self) -> SimDuration {
-        SimDuration::from_secs_f64(self.rto)
+        self.current
     }
 
     pub fn srtt(&self) -> Option<f64> {
@@ -174,6 +190,23 @@ impl Path {
             pf_since: SimTime::ZERO,
             cc: None,
             deleted: false,
+            hb_idle_memo: Cell::new(None),
+        }
+    }
+
+    /// RTO x (1 + jitter), rounded to the nanosecond: how long an idle, confirmed
+    /// destination waits beyond HB.interval for its HEARTBEAT (RFC 9260 8.3), computed
+    /// from the RTO as a `SimDuration` as the association's other timers use it.
+    pub fn hb_idle(&self) -> SimDuration {
+        let rto = self.rto.current();
+        let jitter = self.hb_jitter.to_bits();
+        match self.hb_idle_memo.get() {
+            Some((r, j, d)) if r == rto && j == jitter => d,
+            _ => {
+                let d = SimDuration::from_secs_f64(rto.as_secs_f64() * (1.0 + self.hb_jitter));
+                self.hb_idle_memo.set(Some((rto, jitter, d)));
+                d
+            }
         }
     }
 

@@ -12,45 +12,25 @@
 //! time" is the delivered count when it was resent).
 
 use super::path::Path;
+use crate::cc::rate_sample::{RateClocks, SendRecord};
 use crate::cc::{Bbr, RateSample, WindowState};
 use crate::sim::{SimDuration, SimTime};
 use std::collections::VecDeque;
 
-/// A packet's record, taken as it leaves (the draft's per-packet state).
-#[derive(Copy, Clone, Debug)]
-struct Record {
-    id: u32,
-    sent_at: SimTime,
-    /// Segments delivered on the destination when it left (P.delivered).
-    delivered: f64,
-    delivered_time: SimTime,
-    first_sent: SimTime,
-    app_limited: bool,
-}
-
 /// One destination's delivery-rate estimator, counts in segments of the path's MTU.
 #[derive(Clone, Debug)]
 pub struct PathRates {
-    /// Segments delivered to the peer from this destination (C.delivered).
-    delivered: f64,
-    delivered_time: SimTime,
-    first_sent: SimTime,
-    /// Delivered count below which samples are app-limited (C.app_limited), 0 when not.
-    app_limited_until: f64,
-    min_rtt: f64,
+    /// The sampler's clocks (`cc/rate_sample.rs`): C.delivered and the others.
+    clocks: RateClocks,
     next_id: u32,
-    /// Records in send order, numbers consecutive from the front's.
-    recs: VecDeque<Record>,
+    /// Records in send order with their packet numbers, consecutive from the front's.
+    recs: VecDeque<(u32, SendRecord)>,
 }
 
 impl Default for PathRates {
     fn default() -> Self {
         PathRates {
-            delivered: 0.0,
-            delivered_time: SimTime::ZERO,
-            first_sent: SimTime::ZERO,
-            app_limited_until: 0.0,
-            min_rtt: f64::INFINITY,
+            clocks: RateClocks::default(),
             // 0 is "no record" in a chunk.
             next_id: 1,
             recs: VecDeque::new(),
@@ -64,30 +44,23 @@ impl PathRates {
     /// and delivery clocks restart here. `app_limited`: the application has nothing
     /// more to send after it. Returns the packet's number.
     pub fn on_send(&mut self, now: SimTime, app_limited: bool, in_flight: f64) -> u32 {
-        if in_flight <= 0.0 {
-            self.first_sent = now;
-            self.delivered_time = now;
-        }
-        if app_limited {
-            self.app_limited_until = (self.delivered + in_flight).max(1.0);
-        }
+        let r = self
+            .clocks
+            .on_send(now, in_flight <= 0.0, app_limited, in_flight);
         let id = self.next_id;
         self.next_id = self.next_id.wrapping_add(1).max(1);
-        self.recs.push_back(Record {
-            id,
-            sent_at: now,
-            delivered: self.delivered,
-            delivered_time: self.delivered_time,
-            first_sent: self.first_sent,
-            app_limited: self.app_limited_until > 0.0,
-        });
+        self.recs.push_back((id, r));
         id
     }
 
-    fn record(&self, id: u32) -> Option<Record> {
-        let front = self.recs.front()?;
-        let at = id.wrapping_sub(front.id) as usize;
-        self.recs.get(at).copied().filter(|r| r.id == id)
+    /// The place of packet `id`'s record in the list and the record.
+    fn record(&self, id: u32) -> Option<(usize, SendRecord)> {
+        let &(front, _) = self.recs.front()?;
+        let at = id.wrapping_sub(front) as usize;
+        self.recs
+            .get(at)
+            .filter(|r| r.0 == id)
+            .map(|&(_, r)| (at, r))
     }
 
     /// A SACK newly delivered `acked` segments sent to the destination, the most
@@ -101,52 +74,20 @@ impl PathRates {
         newest: u32,
         rtt: Option<f64>,
     ) -> RateSample {
-        self.delivered += acked;
-        if self.app_limited_until > 0.0 && self.delivered > self.app_limited_until {
-            self.app_limited_until = 0.0;
-        }
-        let mut rs = RateSample {
-            now,
-            delivered: 0.0,
-            interval: -1.0,
-            rtt,
-            prior_delivered: 0.0,
-            total_delivered: self.delivered,
-            acked,
-            losses: 0.0,
-            in_flight: 0.0,
-            prior_in_flight: 0.0,
-            app_limited: false,
-            in_recovery: false,
-        };
+        let mut rs = self.clocks.on_delivered(now, acked, rtt);
         if let Some(r) = rtt {
-            self.min_rtt = self.min_rtt.min(r);
+            self.clocks.min_rtt = self.clocks.min_rtt.min(r);
         }
         if acked > 0.0 {
-            self.delivered_time = now;
+            self.clocks.delivered_time = now;
         }
-        let Some(p) = self.record(newest) else {
+        let Some((at, p)) = self.record(newest) else {
             return rs;
         };
         // Records sent before P can no longer be the newest of a later SACK (a chunk of
         // theirs still missing is resent under a new number).
-        while self.recs.front().is_some_and(|r| r.id != p.id) {
-            self.recs.pop_front();
-        }
-        self.first_sent = p.sent_at;
-        let send = p.sent_at.saturating_since(p.first_sent).as_secs_f64();
-        let ack = now.saturating_since(p.delivered_time).as_secs_f64();
-        rs.prior_delivered = p.delivered;
-        rs.delivered = self.delivered - p.delivered;
-        rs.app_limited = p.app_limited;
-        // Intervals shorter than the minimum RTT come from ack compression (draft sec.
-        // 3.3; Linux `tcp_rate_gen`): no sample.
-        let interval = send.max(ack);
-        rs.interval = if interval < self.min_rtt {
-            -1.0
-        } else {
-            interval
-        };
+        self.recs.drain(..at);
+        self.clocks.sample(now, &p, &mut rs);
         rs
     }
 }

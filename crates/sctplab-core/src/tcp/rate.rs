@@ -9,37 +9,22 @@
 //! is kept: records are in send order and those older than an echoed one are dropped.
 
 use crate::cc::RateSample;
+use crate::cc::rate_sample::{RateClocks, SendRecord};
 use crate::sim::SimTime;
 use std::collections::VecDeque;
 
-#[derive(Copy, Clone, Debug)]
-struct Sent {
-    at: SimTime,
-    delivered: f64,
-    delivered_time: SimTime,
-    first_sent: SimTime,
-    app_limited: bool,
-}
-
 #[derive(Clone, Debug, Default)]
 pub struct RateEstimator {
-    /// Segments delivered so far (Linux `tp->delivered`).
-    pub delivered: f64,
-    delivered_time: SimTime,
-    first_sent: SimTime,
-    /// Delivered count below which samples are app-limited (Linux `tp->app_limited`),
-    /// 0 when not.
-    app_limited_until: f64,
-    min_rtt: f64,
-    sent: VecDeque<Sent>,
+    /// The sampler's clocks (`cc/rate_sample.rs`); `delivered` is Linux's
+    /// `tp->delivered`.
+    clocks: RateClocks,
+    /// Records in send order (`sent_at` non-decreasing).
+    sent: VecDeque<SendRecord>,
 }
 
 impl RateEstimator {
     pub fn new() -> Self {
-        RateEstimator {
-            min_rtt: f64::INFINITY,
-            ..RateEstimator::default()
-        }
+        RateEstimator::default()
     }
 
     /// A data segment leaves now (`tcp_rate_skb_sent`); with nothing in flight the
@@ -47,75 +32,34 @@ impl RateEstimator {
     /// more to send after it (`tcp_rate_check_app_limited`), with `in_flight` segments
     /// out.
     pub fn on_send(&mut self, now: SimTime, app_limited: bool, in_flight: f64) {
-        if self.sent.is_empty() {
-            self.first_sent = now;
-            self.delivered_time = now;
-        }
-        if app_limited {
-            self.app_limited_until = (self.delivered + in_flight).max(1.0);
-        }
-        self.sent.push_back(Sent {
-            at: now,
-            delivered: self.delivered,
-            delivered_time: self.delivered_time,
-            first_sent: self.first_sent,
-            app_limited: self.app_limited_until > 0.0,
-        });
+        let idle = self.sent.is_empty();
+        let r = self.clocks.on_send(now, idle, app_limited, in_flight);
+        self.sent.push_back(r);
     }
 
     /// An ack that newly delivers `acked` segments and echoes the send time `echo`
     /// (`tcp_rate_skb_delivered` and `tcp_rate_gen`). The fields the estimator does not
     /// know (flight, recovery, losses) are the caller's to fill in.
     pub fn on_ack(&mut self, now: SimTime, echo: SimTime, acked: f64) -> RateSample {
-        while self.sent.front().is_some_and(|s| s.at < echo) {
+        while self.sent.front().is_some_and(|s| s.sent_at < echo) {
             self.sent.pop_front();
         }
-        let p = self.sent.front().filter(|s| s.at == echo).copied();
-        self.delivered += acked;
-        if self.app_limited_until > 0.0 && self.delivered > self.app_limited_until {
-            self.app_limited_until = 0.0;
-        }
-        let rtt = now.saturating_since(echo).as_secs_f64();
-        let mut rs = RateSample {
-            now,
-            delivered: 0.0,
-            interval: -1.0,
-            rtt: None,
-            prior_delivered: 0.0,
-            total_delivered: self.delivered,
-            acked,
-            losses: 0.0,
-            in_flight: 0.0,
-            prior_in_flight: 0.0,
-            app_limited: false,
-            in_recovery: false,
-        };
+        let p = self.sent.front().filter(|s| s.sent_at == echo).copied();
+        let mut rs = self.clocks.on_delivered(now, acked, None);
         // An ack that newly delivers nothing gives no sample: the draft's P is the most
         // recent of the packets an ack newly ACKs or SACKs (sec. 3.3; Linux
         // `tcp_rate_gen` marks a sample without one invalid).
         if acked <= 0.0 {
             return rs;
         }
-        self.delivered_time = now;
+        self.clocks.delivered_time = now;
         let Some(p) = p else {
             return rs;
         };
-        self.min_rtt = self.min_rtt.min(rtt);
-        self.first_sent = p.at;
-        let send = p.at.saturating_since(p.first_sent).as_secs_f64();
-        let ack = now.saturating_since(p.delivered_time).as_secs_f64();
+        let rtt = now.saturating_since(echo).as_secs_f64();
+        self.clocks.min_rtt = self.clocks.min_rtt.min(rtt);
         rs.rtt = Some(rtt);
-        rs.prior_delivered = p.delivered;
-        rs.delivered = self.delivered - p.delivered;
-        rs.app_limited = p.app_limited;
-        // Linux refuses intervals shorter than the minimum RTT: they come from ack
-        // compression and would overestimate the rate.
-        let interval = send.max(ack);
-        rs.interval = if interval < self.min_rtt {
-            -1.0
-        } else {
-            interval
-        };
+        self.clocks.sample(now, &p, &mut rs);
         rs
     }
 }

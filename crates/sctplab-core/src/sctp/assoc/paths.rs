@@ -202,8 +202,7 @@ impl Association {
             return Some(p.hb_base);
         }
         let interval = self.cfg.heartbeat?;
-        let rto = p.rto.current().as_secs_f64();
-        Some(p.hb_base + interval + SimDuration::from_secs_f64(rto * (1.0 + p.hb_jitter)))
+        Some(p.hb_base + interval + p.hb_idle())
     }
 
     pub(super) fn heartbeat_timers(&mut self, now: SimTime) {
