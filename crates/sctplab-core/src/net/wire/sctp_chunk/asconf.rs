@@ -106,7 +106,7 @@ impl AsconfParam {
     }
 }
 
-/// One response of an ASCONF-ACK (sec. 4.2.5, 4.2.6).
+/// One response of an ASCONF-ACK (sec. 4.2.5, 4.2.3).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AsconfResponse {
     Success {
