@@ -121,10 +121,12 @@ fn cmt_with_bbr_doubles_one_paths_goodput_as_with_reno() {
         let [a, b] = two.acked;
         assert!((a - b).abs() <= 0.01 * a.max(b), "{cc}: {a} {b}");
     }
-    // BBR keeps in flight at most 2 BDP + 5 segments per destination (cwnd gain 2, three
-    // quanta, ProbeBW's +2): BDP = 166.7 packets/s x 87.2 ms = 14.5 packets, so at most
-    // 34 in flight and at most 34 - 14.5 queued at the bottleneck, under its 50-packet
-    // limit: no loss, no retransmission on either destination.
+    // `retransmissions` counts from measure.start (6 s), long after Startup and Drain
+    // (a few 87 ms round trips from 1 s). In ProbeBW BBR keeps in flight at most
+    // 2 BDP + 5 segments per destination (cwnd gain 2, three quanta, the 1.25 phase's
+    // +2): BDP = 166.7 packets/s x 87.2 ms = 14.5 packets, 2.2 more with the estimate's
+    // largest overshoot above, so at most 36 in flight and 22 queued at the bottleneck,
+    // under its 50-packet limit: no loss, no retransmission on either destination.
     assert_eq!(run("bbr", true, &[]).retransmissions, 0);
 }
 
