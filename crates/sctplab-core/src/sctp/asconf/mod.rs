@@ -21,7 +21,8 @@ pub mod summary;
 mod tests;
 
 /// The most peer addresses one association keeps: an Add IP Address beyond it is
-/// refused with "Operation Refused Due to Resource Shortage" (RFC 5061 4.3), so a
+/// refused with "Operation Refused Due to Resource Shortage" (RFC 5061 5.3 F9; the
+/// cause is 4.3.2), so a
 /// hostile peer cannot grow the path set without bound.
 pub const MAX_PEER_ADDRS: usize = 16;
 
@@ -94,7 +95,7 @@ pub enum AckOutcome {
 
 #[derive(Clone, Debug)]
 pub struct Asconf {
-    /// Sequence Number of the next new ASCONF (RFC 5061 4.1.1: starts at this end's
+    /// Sequence Number of the next new ASCONF (RFC 5061 5.1 A2: starts at this end's
     /// Initial TSN).
     next_serial: u32,
     next_corr: u32,
@@ -178,9 +179,9 @@ impl Asconf {
     /// An ASCONF-ACK (RFC 5061 5.1 A5-A8): responses are matched to requests by
     /// correlation id (A6). A7: a request without a response before the failed one
     /// succeeded, one after it failed unless a Success Indication names it; with
-    /// several errors "after" counts from the first (the receiver reports every
-    /// request from its first error on, 5.2 V2, so an unreported one behind the first
-    /// error was not performed; Linux reads it so too). A8: no response at all and no
+    /// several errors "after" counts from the first (this receiver reports every
+    /// request from its first error on, as A7 needs for a success there to count, so an
+    /// unreported one behind the first error was not performed; Linux reads it so too). A8: no response at all and no
     /// error: every request succeeded.
     pub fn on_ack(&mut self, ack: &AsconfAckChunk) -> AckOutcome {
         let Some(o) = &self.outstanding else {
@@ -263,7 +264,7 @@ impl Asconf {
         let mut shortage = false;
         // V1: in order.
         for p in &chunk.params {
-            // RFC 5061 5.3: once an Add IP Address is refused for a resource shortage,
+            // RFC 5061 5.3 F11: once an Add IP Address is refused for a resource shortage,
             // every later Add or Delete of the same ASCONF fails too. They are left
             // undecided and unreported, which the sender reads as failed (5.1 A7: after
             // an error only a Success Indication means success). A later Set Primary
@@ -318,7 +319,7 @@ impl Asconf {
 
 /// One request decided against the address list as it stands after the ones before
 /// it; the list is updated. The flag says whether it was an Add refused for a
-/// resource shortage (RFC 5061 5.3: later adds and deletes of the ASCONF fail too).
+/// resource shortage (RFC 5061 5.3 F11: later adds and deletes of the ASCONF fail too).
 fn decide(
     p: &AsconfParam,
     src: [u8; 4],
@@ -341,7 +342,7 @@ fn decide(
         }
         b
     };
-    // RFC 5061 4.3: each error cause carries the request's TLV.
+    // RFC 5061 4.3.1-4.3.3, 4.3.5: each of these causes carries the refused TLV.
     let err = |code: u16| ErrorCause { code, info: tlv() };
     let AsconfParam::Request { op, addr, .. } = *p else {
         let AsconfParam::Unrecognized { tlv, .. } = p else {
@@ -370,8 +371,9 @@ fn decide(
             (Ok(Some(Effect::Add(addr))), false)
         }
         // RFC 5061 5.3 F8, F7: the source of the packet carrying the request and the
-        // last address may not be deleted; 4.2.2: an address not in the association is
-        // unresolvable.
+        // last address may not be deleted. RFC 5061 has no rule for deleting an address
+        // not in the association; 5.2 V2 lets the response reject a request with a fitting
+        // cause, here "Unresolvable Address" (RFC 9260 3.3.10.5), as Linux answers.
         AsconfOp::DeleteIp if addr == src => (Err(err(asconf_cause::DELETE_SOURCE_ADDRESS)), false),
         AsconfOp::DeleteIp if !known => (Err(err(asconf_cause::UNRESOLVABLE_ADDRESS)), false),
         AsconfOp::DeleteIp if addrs.len() == 1 => {
@@ -382,7 +384,8 @@ fn decide(
             (Ok(Some(Effect::Delete(addr))), false)
         }
         AsconfOp::SetPrimary if known => (Ok(Some(Effect::SetPrimary(addr))), false),
-        // 4.2.4: not in the association.
+        // RFC 5061 5.4: a Set Primary for an address not in the association is not
+        // honoured; rejected as a Delete's above.
         AsconfOp::SetPrimary => (Err(err(asconf_cause::UNRESOLVABLE_ADDRESS)), false),
     }
 }

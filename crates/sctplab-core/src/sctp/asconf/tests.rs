@@ -1,5 +1,5 @@
 //! RFC 5061's sequence-number and ASCONF-ACK rules, with expectations worked out from
-//! the RFC's text (sec. 4.1.1, 5.1, 5.2, 5.3).
+//! the RFC's text (sec. 5.1, 5.1.1, 5.2, 5.3, 5.4).
 
 use super::*;
 
@@ -11,7 +11,7 @@ fn ack(serial: u32, responses: Vec<AsconfResponse>) -> AsconfAckChunk {
     AsconfAckChunk { serial, responses }
 }
 
-/// 4.1.1: the first ASCONF carries the sender's Initial TSN; each new one the next
+/// 5.1 A2: the first ASCONF carries the sender's Initial TSN; each new one the next
 /// number. 5.1.1 C1: a second request waits while one ASCONF is outstanding and then
 /// goes with every request queued meanwhile, in order, with fresh correlation ids.
 #[test]
@@ -108,7 +108,7 @@ fn request(op: AsconfOp, corr_id: u32, addr: [u8; 4]) -> AsconfParam {
     AsconfParam::Request { op, corr_id, addr }
 }
 
-/// 5.2: the receiver expects the peer's Initial TSN first (E1, E4), answers an
+/// 5.2: the receiver expects the peer's Initial TSN first (5.1 A2; 5.2 E1, E4), answers an
 /// earlier number again from its cache (E2), and discards anything else (E5).
 #[test]
 fn receiver_sequence_numbers_and_cache() {
@@ -125,7 +125,7 @@ fn receiver_sequence_numbers_and_cache() {
     };
     assert_eq!(r.on_asconf(&early, A, &[A]), (None, vec![]));
     let (first, effects) = r.on_asconf(&add, A, &[A]);
-    // V2: full success, no response needed.
+    // V2's note and 4.2.5: full success, no response needed.
     assert_eq!(first, Some(ack(1000, vec![])));
     assert_eq!(effects, vec![Effect::Add(B)]);
     // E2: the same ASCONF again (our ASCONF-ACK was lost): the cached answer, no
@@ -140,7 +140,8 @@ fn receiver_sequence_numbers_and_cache() {
 /// V1: requests in order against the address list as the earlier ones left it; the
 /// source address and the last address may not be deleted (5.3 F8, F7); after an error
 /// each success is reported; Set Primary or Delete of an address not in the association
-/// is "Unresolvable Address" (4.2.4, 4.2.2).
+/// is "Unresolvable Address" (a rejection 5.2 V2 allows; 5.4: an unknown Set Primary
+/// is not honoured).
 #[test]
 fn receiver_decides_in_order() {
     let mut r = Asconf::new(0, 5);
@@ -208,10 +209,10 @@ fn receiver_decides_in_order() {
 }
 
 /// A peer may not grow the address list without bound: an Add beyond
-/// `MAX_PEER_ADDRS` is refused for want of resources (RFC 5061 5.3), and so are the
-/// Adds and Deletes behind it in the same ASCONF: left unreported, which the sender
+/// `MAX_PEER_ADDRS` is refused for want of resources (RFC 5061 5.3 F9), and so are the
+/// Adds and Deletes behind it in the same ASCONF (F11): left unreported, which the sender
 /// reads as failed (5.1 A7). A Set Primary behind it is still decided, and reported
-/// (5.2 V2: after an error every success is). Worked through with the sender: Add C
+/// (after an error every success is, for 5.1 A7 to read it as one). Worked through with the sender: Add C
 /// refused, Delete of a known address and Add of another left out, Set Primary
 /// performed.
 #[test]

@@ -1,13 +1,13 @@
 //! ASCONF and ASCONF-ACK (RFC 5061 sec. 4.1.1, 4.1.2) and their parameters: Add IP
 //! Address, Delete IP Address, Set Primary Address (4.2.1, 4.2.2, 4.2.4), Error Cause
-//! Indication and Success Indication (4.2.6, 4.2.5).
+//! Indication and Success Indication (4.2.3, 4.2.5).
 //!
 //! Parse policy: the ASCONF's Sequence Number and its Address Parameter must be there;
 //! every parameter's length must fit the chunk; an address is IPv4 (type 5, length 8:
 //! this simulator and its live mode are IPv4 only, so an IPv6 address makes the chunk
 //! malformed, counted and dropped, never guessed at). A request parameter of another
 //! type is kept as [`AsconfParam::Unrecognized`] with its correlation id, so that the
-//! receiver can answer it with an Unrecognized Parameters error (RFC 5061 sec. 5.2, V1
+//! receiver can answer it with an Unrecognized Parameters error (RFC 5061 sec. 5.2, V2
 //! with RFC 9260 3.2.1); one too short to hold a correlation id makes the chunk
 //! malformed. An ASCONF-ACK's response of another type makes the chunk malformed.
 
@@ -106,7 +106,7 @@ impl AsconfParam {
     }
 }
 
-/// One response of an ASCONF-ACK (sec. 4.2.5, 4.2.6).
+/// One response of an ASCONF-ACK (sec. 4.2.5, 4.2.3).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AsconfResponse {
     Success {

@@ -84,7 +84,7 @@ fn address_added_made_primary_and_old_one_deleted() {
     drain(&mut c, t);
     c.change_address(t, AddrChange::Add(B));
     let (pkt, a) = asconf_of(&drain(&mut c, t));
-    // RFC 5061 4.1.1: the first ASCONF's Sequence Number is the Initial TSN.
+    // RFC 5061 5.1 A2: the first ASCONF's Sequence Number is the Initial TSN.
     assert_eq!(a.serial, c.pending_initial_tsn);
     assert_eq!(a.addr, A);
     assert!(c.timers.is_set(Timer::Asconf));

@@ -43,9 +43,9 @@ fn asconf_bytes() {
     assert_eq!(Chunk::parse(&want), Ok((c, 64)));
 }
 
-/// Sec. 4.1.2 with 4.2.5 and 4.2.6: type 0x80, the Sequence Number, a Success
+/// Sec. 4.1.2 with 4.2.5 and 4.2.3: type 0x80, the Sequence Number, a Success
 /// Indication (0xC005, length 8) and an Error Cause Indication (0xC003) carrying a
-/// "Request to Delete Last Remaining IP Address" cause (0x00A0, sec. 4.3) whose
+/// "Request to Delete Last Remaining IP Address" cause (0x00A0, sec. 4.3.1) whose
 /// information is the request's TLV (16 bytes): the indication is 8 + 4 + 16 = 28
 /// bytes, the chunk 4 + 4 + 8 + 28 = 44.
 #[test]
