@@ -98,7 +98,11 @@ mod tests {
             .max()
             .unwrap_or(0);
         let span = top.min(usize::from(u16::MAX));
-        let got = |i: usize| received.contains(&cum.wrapping_add(i as u32 + 1));
+        let mut flags = vec![false; top + 1];
+        for &t in received {
+            flags[t.wrapping_sub(cum) as usize - 1] = true;
+        }
+        let got = |i: usize| flags[i];
         let mut gaps = Vec::new();
         let mut i = 0;
         while i < span && gaps.len() < max {
@@ -134,12 +138,12 @@ mod tests {
     #[test]
     fn blocks_equal_the_walk_across_tsn_wrap_and_the_offset_limit() {
         // A deterministic shuffle of TSNs above a cumulative TSN near 2^32, some beyond
-        // the 16-bit offset limit, checked against the walk after every arrival.
+        // the 16-bit offset limit, checked against the walk every 25 arrivals.
         let cum = u32::MAX - 40;
         let mut rng = 0x9e37_79b9_u64;
         let mut received: Vec<u32> = Vec::new();
         let mut r = GapRuns::default();
-        for _ in 0..400 {
+        for n in 0..400 {
             rng ^= rng << 13;
             rng ^= rng >> 7;
             rng ^= rng << 17;
@@ -154,8 +158,10 @@ mod tests {
             }
             received.push(t);
             r.insert(cum, t);
-            for max in [3, 500] {
-                assert_eq!(r.blocks(cum, max), walk(cum, &received, max));
+            if n % 25 == 0 || n == 399 {
+                for max in [3, 500] {
+                    assert_eq!(r.blocks(cum, max), walk(cum, &received, max));
+                }
             }
         }
     }
