@@ -155,9 +155,17 @@ impl Outbound {
         if at <= hi {
             self.nr_mark_freed(now, at, hi);
         }
-        self.nr_runs.drain(i..j);
+        // Most blocks repeat or extend the run an earlier NR-SACK left: it changes in
+        // place; runs joined by this block go; a block apart from all is inserted.
         let run = (front.wrapping_add(merged.0), front.wrapping_add(merged.1));
-        self.nr_runs.insert(i, run);
+        if i == j {
+            self.nr_runs.insert(i, run);
+        } else {
+            self.nr_runs[i] = run;
+            if j > i + 1 {
+                self.nr_runs.drain(i + 1..j);
+            }
+        }
     }
 
     /// Marks the chunks at `sent[lo..=hi]` freed (none of them was).
