@@ -124,6 +124,9 @@ impl Outbound {
         ) else {
             return;
         };
+        // Blocks come in TSN order (a receiver's, as the draft's): the first run a
+        // block may touch is looked for from the previous block's on.
+        let (mut cursor, mut prev_first) = (0, front);
         for &(start, end) in nr_gaps {
             let first = sack.cum_tsn_ack.wrapping_add(u32::from(start));
             let last = sack.cum_tsn_ack.wrapping_add(u32::from(end));
@@ -131,18 +134,37 @@ impl Outbound {
             let first = if tsn_lt(first, front) { front } else { first };
             let last = if tsn_lt(back, last) { back } else { last };
             if !tsn_lt(last, first) {
-                self.free_run(now, front, first, last);
+                if tsn_lt(first, prev_first) {
+                    cursor = 0;
+                }
+                prev_first = first;
+                cursor = self.free_run(now, front, (first, last), cursor);
             }
         }
     }
 
     /// Frees TSNs `first..=last` (within `sent`, whose front is `front`): the parts no
-    /// run covers are marked, and the runs they overlap or touch become one.
-    fn free_run(&mut self, now: SimTime, front: u32, first: u32, last: u32) {
+    /// run covers are marked, and the runs they overlap or touch become one. Runs
+    /// before index `from` end below `first`. Returns the index of the run now
+    /// holding `first..=last`.
+    fn free_run(
+        &mut self,
+        now: SimTime,
+        front: u32,
+        (first, last): (u32, u32),
+        from: usize,
+    ) -> usize {
         let off = |t: u32| t.wrapping_sub(front);
         let (lo, hi) = (off(first), off(last));
-        let i = self.nr_runs.partition_point(|&(_, e)| off(e) + 1 < lo);
-        let j = self.nr_runs.partition_point(|&(s, _)| off(s) <= hi + 1);
+        let runs = &self.nr_runs;
+        let mut i = from;
+        while i < runs.len() && off(runs[i].1) + 1 < lo {
+            i += 1;
+        }
+        let mut j = i;
+        while j < runs.len() && off(runs[j].0) <= hi + 1 {
+            j += 1;
+        }
         let (mut at, mut merged) = (lo, (lo, hi));
         for k in i..j {
             let (s, e) = (off(self.nr_runs[k].0), off(self.nr_runs[k].1));
@@ -166,6 +188,7 @@ impl Outbound {
                 self.nr_runs.drain(i + 1..j);
             }
         }
+        i
     }
 
     /// Marks the chunks at `sent[lo..=hi]` freed (none of them was).
