@@ -14,6 +14,7 @@ use crate::sim::{SimDuration, SimTime};
 use std::collections::{BTreeMap, VecDeque};
 
 mod forward_tsn;
+mod gap_runs;
 pub mod idata;
 mod idata_rx;
 mod nr_sack;
@@ -98,9 +99,9 @@ pub struct Inbound {
     cmt_dac: bool,
     /// The pending SACK is the delayed-SACK timer's.
     sack_by_timer: bool,
-    /// Gap blocks of the previous SACK: the next one's list starts with that room, so
-    /// a reordering flow (CMT) allocates once per SACK instead of growing the list.
-    gaps_hint: usize,
+    /// The received runs above the cumulative TSN (`gap_runs.rs`): a SACK's gap
+    /// blocks without a walk over `above`.
+    runs: gap_runs::GapRuns,
     /// NR-SACK (`nr_sack.rs`): relative TSNs above the cumulative TSN already delivered.
     nr_delivered: Option<std::collections::BTreeSet<u32>>,
 }
@@ -123,6 +124,22 @@ impl StreamIn {
     pub fn reset_ssn(&mut self) {
         self.next_ssn = 0;
     }
+
+    /// Whether ordered chunks of SSN `ssn` are held. The keys are ordered by SSN as a
+    /// plain number: a first key above `ssn` answers without a search by range (the
+    /// usual case while a hole holds a stream back, CMT's paths reordering).
+    fn holds(&self, ssn: u16) -> bool {
+        match self.pending.first_key_value() {
+            None => false,
+            Some((&(first, _), _)) if first > ssn => false,
+            Some((&(first, _), _)) if first == ssn => true,
+            Some(_) => self
+                .pending
+                .range((ssn, 0)..=(ssn, u32::MAX))
+                .next()
+                .is_some(),
+        }
+    }
 }
 
 impl Inbound {
@@ -137,7 +154,7 @@ impl Inbound {
     ) -> Self {
         Inbound {
             cum_tsn: peer_initial_tsn.wrapping_sub(1),
-            gaps_hint: 0,
+            runs: gap_runs::GapRuns::default(),
             above: VecDeque::new(),
             dups: Vec::new(),
             buffer,
@@ -208,12 +225,7 @@ impl Inbound {
         let next_whole = d.ssn == st.next_ssn
             && st.partial.is_none()
             && d.flags.contains(DataFlags::UNFRAGMENTED)
-            && (st.pending.is_empty()
-                || st
-                    .pending
-                    .range((d.ssn, 0)..=(d.ssn, u32::MAX))
-                    .next()
-                    .is_none());
+            && !st.holds(d.ssn);
         if d.flags.contains(DataFlags::UNORDERED) {
             if d.flags.contains(DataFlags::UNFRAGMENTED) {
                 self.deliver(now, held, d.tsn.wrapping_sub(self.initial_tsn));
@@ -337,6 +349,11 @@ impl Inbound {
             self.above.push_back(None);
         }
         self.above[i] = Some(held);
+        // The next TSN expected is passed by `advance_cum_tsn` straight after: it never
+        // stands in a run (an in-order stream pays nothing here).
+        if off > 1 {
+            self.runs.insert(self.cum_tsn, tsn);
+        }
         self.highest_tsn = self
             .highest_tsn
             .max(tsn.wrapping_sub(self.initial_tsn).wrapping_add(1));
@@ -348,6 +365,7 @@ impl Inbound {
             self.above.pop_front();
             self.cum_tsn = self.cum_tsn.wrapping_add(1);
         }
+        self.runs.trim(self.cum_tsn);
     }
 
     /// Hands chunk `h` (relative TSN `rel`) to the application.
@@ -519,8 +537,9 @@ impl Inbound {
                 }
                 continue;
             }
-            // Nothing held back (a stream without loss): no message to look for.
-            if s.pending.is_empty() {
+            // Nothing held back for `next` (a stream without loss, or a hole in front
+            // of what is held): no message to look for.
+            if !s.holds(next) {
                 break;
             }
             // The next message whole in one chunk and alone under its SSN (the common
@@ -630,26 +649,7 @@ impl Inbound {
         // offsets are 16 bits from the cumulative TSN (3.3.4): a TSN more than 65535
         // above it cannot be reported yet (its offset would wrap onto a low TSN).
         let max_gaps = SackChunk::max_gaps_fitting(self.max_chunk_room, 0);
-        let span = self.above.len().min(usize::from(u16::MAX));
-        let room = if span == 0 {
-            0
-        } else {
-            (self.gaps_hint + 2).min(max_gaps)
-        };
-        let mut gaps = Vec::with_capacity(room);
-        let mut i = 0;
-        while i < span && gaps.len() < max_gaps {
-            if self.above[i].is_some() {
-                let start = i;
-                while i < span && self.above[i].is_some() {
-                    i += 1;
-                }
-                gaps.push(((start + 1) as u16, i as u16));
-            } else {
-                i += 1;
-            }
-        }
-        self.gaps_hint = gaps.len();
+        let gaps = self.runs.blocks(self.cum_tsn, max_gaps);
         let mut dups = std::mem::take(&mut self.dups);
         // Gap blocks and duplicate TSNs are 4 bytes each.
         dups.truncate(max_gaps - gaps.len());

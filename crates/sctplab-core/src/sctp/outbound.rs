@@ -157,6 +157,8 @@ pub struct Outbound {
     pub pace_wake: Option<SimTime>,
     /// Bytes of chunks in `sent` that NR gap blocks freed (`send_buffer.rs`).
     nr_freed: u64,
+    /// The TSNs of those chunks as maximal runs, in TSN order (`send_buffer.rs`).
+    nr_runs: VecDeque<(u32, u32)>,
     sb_stats: send_buffer::SendBufferStats,
     /// With `timestamp`: the last echo the peer sent (sctp/timestamp.rs), set by the
     /// association before the SACK of the same packet is processed.
@@ -212,6 +214,7 @@ impl Outbound {
             hdr: DataChunk::HEADER_LEN,
             pace_wake: None,
             nr_freed: 0,
+            nr_runs: VecDeque::new(),
             sb_stats: send_buffer::SendBufferStats::default(),
             ts_echo: None,
         }

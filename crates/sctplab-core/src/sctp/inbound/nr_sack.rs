@@ -49,28 +49,29 @@ impl Inbound {
         {
             set.pop_first();
         }
-        // Blocks in TSN order, each marked non-renegable or not.
+        // Blocks in TSN order, each marked non-renegable or not: one sweep over the
+        // SACK's blocks and the delivered TSNs (both ascending; a delivered TSN outside
+        // every block, beyond what the SACK reports, is left out).
         let mut blocks: Vec<((u16, u16), bool)> = Vec::with_capacity(sack.gaps.len() + 1);
+        let mut delivered = set.iter().map(|&r| r.wrapping_sub(cum_rel)).peekable();
         for &(start, end) in &sack.gaps {
+            let (start, end) = (u32::from(start), u32::from(end));
             let mut at = start;
-            let lo = cum_rel.wrapping_add(u32::from(start));
-            let hi = cum_rel.wrapping_add(u32::from(end));
-            for &rel in set.range(lo..=hi) {
-                let off = rel.wrapping_sub(cum_rel) as u16;
+            while let Some(off) = delivered.next_if(|&off| off <= end) {
+                if off < start {
+                    continue;
+                }
                 if off > at {
-                    blocks.push(((at, off - 1), false));
+                    blocks.push(((at as u16, (off - 1) as u16), false));
                 }
                 match blocks.last_mut() {
-                    Some(((_, e), true)) if *e + 1 == off => *e = off,
-                    _ => blocks.push(((off, off), true)),
+                    Some(((_, e), true)) if u32::from(*e) + 1 == off => *e = off as u16,
+                    _ => blocks.push(((off as u16, off as u16), true)),
                 }
-                at = off.saturating_add(1);
-                if off == u16::MAX {
-                    break;
-                }
+                at = off + 1;
             }
-            if at <= end && !(at == u16::MAX && end == u16::MAX && set.contains(&hi)) {
-                blocks.push(((at, end), false));
+            if at <= end {
+                blocks.push(((at as u16, end as u16), false));
             }
         }
         // The fixed part is 4 bytes longer than a SACK's; blocks and duplicates are 4

@@ -15,6 +15,7 @@ impl Inbound {
         // held messages named.
         let last_seen = self.cum_tsn.wrapping_add(self.above.len() as u32);
         self.above.clear();
+        self.runs.clear();
         self.cum_tsn = last_seen;
         self.discard_unordered_skipped();
         for i in 0..self.streams.len() {

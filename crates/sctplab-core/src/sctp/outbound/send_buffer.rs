@@ -111,47 +111,115 @@ impl Outbound {
     /// NR-SACK (draft-natarajan-tsvwg-sctp-nrsack; ns-2.35 `ProcessNonRenegSackBlocks`):
     /// the chunks the NR gap blocks of `sack` report leave the send buffer. They stay in
     /// the retransmission list (gap-acked, as the SACK's gap blocks include them) until
-    /// the cumulative TSN passes them, but no longer count against `send_buffer`.
+    /// the cumulative TSN passes them, but no longer count against `send_buffer`. Only
+    /// the parts of the blocks outside the runs freed before (`nr_runs`) are visited, so
+    /// the work follows the chunks newly freed, not the blocks' length.
     pub fn free_non_renegable(&mut self, now: SimTime, sack: &SackChunk, nr_gaps: &[(u16, u16)]) {
         if self.window.contains(now) {
             self.sb_stats.nr_sacks += 1;
         }
-        let Some(front) = self.sent.front().map(|s| s.tsn) else {
+        let (Some(front), Some(back)) = (
+            self.sent.front().map(|s| s.tsn),
+            self.sent.back().map(|s| s.tsn),
+        ) else {
             return;
         };
-        let in_window = self.window.contains(now);
+        // Blocks come in TSN order (a receiver's, as the draft's): the first run a
+        // block may touch is looked for from the previous block's on.
+        let (mut cursor, mut prev_first) = (0, front);
         for &(start, end) in nr_gaps {
             let first = sack.cum_tsn_ack.wrapping_add(u32::from(start));
             let last = sack.cum_tsn_ack.wrapping_add(u32::from(end));
             // TSNs in `sent` are consecutive from its front.
-            if tsn_lt(last, front) || self.sent.is_empty() {
-                continue;
-            }
-            let lo = if tsn_lt(first, front) {
-                0
-            } else {
-                first.wrapping_sub(front) as usize
-            };
-            let hi = (last.wrapping_sub(front) as usize).min(self.sent.len() - 1);
-            for i in lo..=hi {
-                let s = &mut self.sent[i];
-                if !s.nr_freed {
-                    s.nr_freed = true;
-                    self.nr_freed += u64::from(s.chunk_len);
-                    if in_window {
-                        self.sb_stats.nr_freed_bytes += u64::from(s.chunk_len);
-                    }
+            let first = if tsn_lt(first, front) { front } else { first };
+            let last = if tsn_lt(back, last) { back } else { last };
+            if !tsn_lt(last, first) {
+                if tsn_lt(first, prev_first) {
+                    cursor = 0;
                 }
+                prev_first = first;
+                cursor = self.free_run(now, front, (first, last), cursor);
+            }
+        }
+    }
+
+    /// Frees TSNs `first..=last` (within `sent`, whose front is `front`): the parts no
+    /// run covers are marked, and the runs they overlap or touch become one. Runs
+    /// before index `from` end below `first`. Returns the index of the run now
+    /// holding `first..=last`.
+    fn free_run(
+        &mut self,
+        now: SimTime,
+        front: u32,
+        (first, last): (u32, u32),
+        from: usize,
+    ) -> usize {
+        let off = |t: u32| t.wrapping_sub(front);
+        let (lo, hi) = (off(first), off(last));
+        let runs = &self.nr_runs;
+        let mut i = from;
+        while i < runs.len() && off(runs[i].1) + 1 < lo {
+            i += 1;
+        }
+        let mut j = i;
+        while j < runs.len() && off(runs[j].0) <= hi + 1 {
+            j += 1;
+        }
+        let (mut at, mut merged) = (lo, (lo, hi));
+        for k in i..j {
+            let (s, e) = (off(self.nr_runs[k].0), off(self.nr_runs[k].1));
+            merged = (merged.0.min(s), merged.1.max(e));
+            if s > at && at <= hi {
+                self.nr_mark_freed(now, at, (s - 1).min(hi));
+            }
+            at = at.max(e + 1);
+        }
+        if at <= hi {
+            self.nr_mark_freed(now, at, hi);
+        }
+        // Most blocks repeat or extend the run an earlier NR-SACK left: it changes in
+        // place; runs joined by this block go; a block apart from all is inserted.
+        let run = (front.wrapping_add(merged.0), front.wrapping_add(merged.1));
+        if i == j {
+            self.nr_runs.insert(i, run);
+        } else {
+            self.nr_runs[i] = run;
+            if j > i + 1 {
+                self.nr_runs.drain(i + 1..j);
+            }
+        }
+        i
+    }
+
+    /// Marks the chunks at `sent[lo..=hi]` freed (none of them was).
+    fn nr_mark_freed(&mut self, now: SimTime, lo: u32, hi: u32) {
+        let in_window = self.window.contains(now);
+        for i in lo..=hi {
+            let s = &mut self.sent[i as usize];
+            debug_assert!(!s.nr_freed, "nr_runs out of step with the freed chunks");
+            s.nr_freed = true;
+            self.nr_freed += u64::from(s.chunk_len);
+            if in_window {
+                self.sb_stats.nr_freed_bytes += u64::from(s.chunk_len);
             }
         }
     }
 
     /// A chunk leaves the retransmission buffer (cumulative ack): its NR-freed bytes
-    /// are no longer counted apart.
+    /// are no longer counted apart, and it leaves the front run (chunks leave in TSN
+    /// order, so a freed one is the lowest TSN of the runs).
     #[inline]
     pub(super) fn forget_nr_freed(&mut self, s: &Sent) {
         if s.nr_freed {
             self.nr_freed -= u64::from(s.chunk_len);
+            if let Some(r) = self.nr_runs.front_mut() {
+                debug_assert_eq!(r.0, s.tsn, "nr_runs out of step with the freed chunks");
+                if r.0 == r.1 {
+                    self.nr_runs.pop_front();
+                } else {
+                    r.0 = r.0.wrapping_add(1);
+                }
+            }
         }
     }
 
@@ -186,17 +254,21 @@ impl Outbound {
         if self.nr_freed == 0 {
             return runs;
         }
-        for s in self
-            .sent
-            .iter()
-            .filter(|s| s.nr_freed && tsn_lt(cum, s.tsn))
-        {
-            let off = s.tsn.wrapping_sub(cum);
-            let Ok(off) = u16::try_from(off) else { break };
-            match runs.last_mut() {
-                Some((_, e)) if u32::from(*e) + 1 == u32::from(off) => *e = off,
-                _ => runs.push((off, off)),
+        let limit = u32::from(u16::MAX);
+        for &(s, e) in &self.nr_runs {
+            if !tsn_lt(cum, e) {
+                continue;
             }
+            let s = if tsn_lt(cum, s) {
+                s
+            } else {
+                cum.wrapping_add(1)
+            };
+            let (s, e) = (s.wrapping_sub(cum), e.wrapping_sub(cum));
+            if s > limit {
+                break;
+            }
+            runs.push((s as u16, e.min(limit) as u16));
         }
         runs
     }

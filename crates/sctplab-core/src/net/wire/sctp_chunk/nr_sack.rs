@@ -102,21 +102,40 @@ impl NrSackChunk {
     /// the offsets in `extra` (TSNs freed by earlier NR-SACKs, which stay acked),
     /// sorted and merged where they touch.
     pub fn as_sack(&self, extra: &[(u16, u16)]) -> SackChunk {
-        let mut all: Vec<(u16, u16)> = self
-            .gaps
-            .iter()
-            .chain(&self.nr_gaps)
-            .chain(extra)
-            .copied()
-            .filter(|&(s, e)| s >= 1 && s <= e)
-            .collect();
-        all.sort_unstable();
-        let mut gaps: Vec<(u16, u16)> = Vec::with_capacity(all.len());
-        for (s, e) in all {
-            match gaps.last_mut() {
-                Some(last) if u32::from(s) <= u32::from(last.1) + 1 => last.1 = last.1.max(e),
-                _ => gaps.push((s, e)),
+        let lists = [&self.gaps[..], &self.nr_gaps[..], extra];
+        let valid = |&(s, e): &(u16, u16)| s >= 1 && s <= e;
+        let mut gaps: Vec<(u16, u16)> = Vec::with_capacity(lists.iter().map(|l| l.len()).sum());
+        let mut add = |(s, e): (u16, u16)| match gaps.last_mut() {
+            Some(last) if u32::from(s) <= u32::from(last.1) + 1 => last.1 = last.1.max(e),
+            _ => gaps.push((s, e)),
+        };
+        if lists.iter().all(|l| l.is_sorted()) {
+            // Each list in order already (as this crate's receiver and usrsctp build
+            // them): merged in one sweep, the order a sort of the three would give.
+            let mut at = [0usize; 3];
+            loop {
+                let mut next: Option<(usize, (u16, u16))> = None;
+                for (k, l) in lists.iter().enumerate() {
+                    if let Some(&b) = l.get(at[k])
+                        && next.is_none_or(|(_, n)| b < n)
+                    {
+                        next = Some((k, b));
+                    }
+                }
+                let Some((k, b)) = next else { break };
+                at[k] += 1;
+                if valid(&b) {
+                    add(b);
+                }
             }
+        } else {
+            let mut all: Vec<(u16, u16)> = lists
+                .iter()
+                .flat_map(|l| l.iter().copied())
+                .filter(valid)
+                .collect();
+            all.sort_unstable();
+            all.into_iter().for_each(&mut add);
         }
         SackChunk {
             cum_tsn_ack: self.cum_tsn_ack,

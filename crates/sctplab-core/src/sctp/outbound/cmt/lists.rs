@@ -83,8 +83,10 @@ pub(in crate::sctp::outbound) struct DestLists {
     /// Per destination: TSNs of chunks last sent there, not gap-acked (and stale
     /// entries, see the module comment), in TSN order.
     lists: Vec<VecDeque<u32>>,
-    /// The previous SACK's gap blocks as TSNs, merged, within the chunks held.
+    /// The previous SACK's gap blocks, merged, within the chunks held, as offsets
+    /// from its cumulative TSN `prev_cum`.
     prev_blocks: Vec<(u32, u32)>,
+    prev_cum: u32,
     /// This SACK's blocks as offsets from its cumulative TSN, merged and clipped.
     new_blocks: Vec<(u32, u32)>,
     newly: Vec<(u32, u32)>,
@@ -179,16 +181,12 @@ impl Outbound {
         self.cmt_visit_dests(&mut c, &scan, ps);
         self.cmt_apply_gap_acks(now, &mut c, &scan, ps, flags, pass);
         let fast_needed = self.cmt_missing_reports_by_dest(&mut c, &scan, ps);
-        // What this SACK gap-acked, for the next one.
-        let cum = self.cum_ack;
+        // What this SACK gap-acked, for the next one; the previous list's room is
+        // the next SACK's.
         let l = &mut c.lists;
         prev.clear();
-        prev.extend(
-            l.new_blocks
-                .iter()
-                .map(|&(a, b)| (cum.wrapping_add(a), cum.wrapping_add(b))),
-        );
-        l.prev_blocks = prev;
+        l.prev_blocks = std::mem::replace(&mut l.new_blocks, prev);
+        l.prev_cum = self.cum_ack;
         self.cmt = Some(c);
         fast_needed
     }
@@ -213,38 +211,45 @@ impl Outbound {
             0
         };
         let l = &mut c.lists;
-        // This SACK's blocks, merged and clipped to the chunks held.
-        self.blocks.clear();
-        self.blocks
-            .extend(sack.gaps.iter().map(|&(a, b)| (u32::from(a), u32::from(b))));
-        self.blocks.sort_unstable();
-        // ns-2.35's CUC search also sees the chunk just past the last block.
-        let cmt_last = self
-            .blocks
-            .iter()
-            .map(|&(_, b)| b)
-            .max()
-            .unwrap_or(0)
-            .saturating_add(1);
-        l.new_blocks.clear();
-        for &(a, b) in &self.blocks {
+        // This SACK's blocks, merged and clipped to the chunks held, and the highest
+        // block end: ns-2.35's CUC search also sees the chunk just past the last block.
+        // Blocks come in order from every receiver this crate knows; others are sorted
+        // first.
+        let (new_blocks, mut cmt_last) = (&mut l.new_blocks, 0u32);
+        new_blocks.clear();
+        let mut add = |(a, b): (u32, u32)| {
+            cmt_last = cmt_last.max(b);
             let (a, b) = (a.max(1), b.min(held));
             if a > b {
-                continue;
+                return;
             }
-            match l.new_blocks.last_mut() {
+            match new_blocks.last_mut() {
                 Some(last) if a <= last.1.saturating_add(1) => last.1 = last.1.max(b),
-                _ => l.new_blocks.push((a, b)),
+                _ => new_blocks.push((a, b)),
             }
+        };
+        let wide = |&(a, b): &(u16, u16)| (u32::from(a), u32::from(b));
+        if sack.gaps.is_sorted() {
+            sack.gaps.iter().map(wide).for_each(&mut add);
+        } else {
+            self.blocks.clear();
+            self.blocks.extend(sack.gaps.iter().map(wide));
+            self.blocks.sort_unstable();
+            self.blocks.iter().copied().for_each(&mut add);
         }
+        let cmt_last = cmt_last.saturating_add(1);
         // The previous blocks as offsets from this cumulative TSN.
         l.uncovered.clear();
         let mut prev = std::mem::take(&mut l.prev_blocks);
-        for p in prev.iter_mut() {
-            let (lo, hi) = (p.0.wrapping_sub(cum) as i32, p.1.wrapping_sub(cum) as i32);
+        let shift = cum.wrapping_sub(l.prev_cum);
+        prev.retain_mut(|p| {
+            let (lo, hi) = (
+                p.0.wrapping_sub(shift) as i32,
+                p.1.wrapping_sub(shift) as i32,
+            );
             *p = (lo.max(1) as u32, hi.max(0) as u32);
-        }
-        prev.retain(|&(lo, hi)| hi >= 1 && lo <= hi);
+            hi >= 1 && lo.max(1) <= hi
+        });
         l.newly.clear();
         diff(&l.new_blocks, &prev, &mut l.newly, &mut l.uncovered);
         // Per destination, the span of chunks newly gap-acked there.
