@@ -59,7 +59,7 @@ fn run(
 
 #[test]
 fn seed004_network_60s_plain_and_fast_agree() {
-    let fast = plain_and_fast_agree(&[], "seed 004, 60 s");
+    let fast = plain_and_fast_agree(&[], "seed 004, 60 s", 100_000);
     // The transfer ran: a comparison of two idle networks would prove little.
     assert!(fast.contains("\"transport\": {"), "{fast}");
 }
@@ -72,6 +72,7 @@ fn seed004_network_under_dsr_60s_plain_and_fast_agree() {
     let fast = plain_and_fast_agree(
         &[("wireless.routing", "\"dsr\"")],
         "seed 004 under DSR, 60 s",
+        50_000,
     );
     let tapped: u64 = fast
         .split("\"tapped\": ")
@@ -87,8 +88,9 @@ fn seed004_network_under_dsr_60s_plain_and_fast_agree() {
 }
 
 /// Runs seed 004's network for 60 s with `extra` settings plain (traced), fast and
-/// fast traced; asserts what the module says and returns the fast summary.
-fn plain_and_fast_agree(extra: &[(&str, &str)], label: &str) -> String {
+/// fast traced; asserts what the module says (traces of over 100,000 pcap records and
+/// `min_lines` trace lines: a busy network) and returns the fast summary.
+fn plain_and_fast_agree(extra: &[(&str, &str)], label: &str, min_lines: usize) -> String {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../scenarios/manet-sctp.toml"
@@ -121,9 +123,10 @@ fn plain_and_fast_agree(extra: &[(&str, &str)], label: &str) -> String {
         "{label}: --pcap --trace ns2 changed the fast run"
     );
     let (records, lines) = assert_same_traces(&plain_dir, &fast_dir, label);
-    assert!(records > 100_000 && lines > 100_000, "{records} {lines}");
     let _ = std::fs::remove_dir_all(&plain_dir);
     let _ = std::fs::remove_dir_all(&fast_dir);
+    // DSR's 60 s write 1.06 M pcap records and 94 k trace lines.
+    assert!(records > 100_000 && lines > min_lines, "{records} {lines}");
     assert_eq!(plain, fast, "{label}: summary.json differs (events aside)");
     assert_eq!(plain_inputs.len(), 46);
     for (nic, (p, f)) in plain_inputs.iter().zip(&fast_inputs).enumerate() {
