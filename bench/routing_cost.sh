@@ -11,7 +11,7 @@ SEED=${1:-1}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 printf "%-6s %-8s %10s %12s %10s\n" protocol trace cpu_s events trace_MB
-for p in aodv dsdv; do
+for p in aodv dsdv dsr; do
   for tr in none ns2; do
     extra=()
     [ "$tr" = ns2 ] && extra=(--trace ns2)

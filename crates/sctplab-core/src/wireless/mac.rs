@@ -63,7 +63,7 @@ use crate::net::PacketId;
 use crate::sim::{EventKey, RngStream, SimDuration, SimTime};
 
 use super::cmu_priqueue::Band;
-use super::frame::{Frame, MacAddr};
+use super::frame::{Frame, FrameKind, MacAddr};
 use super::ifq::{Ifq, IfqEntry};
 
 mod cfg;
@@ -179,6 +179,10 @@ pub struct Mac {
     /// before `tx_resume` invokes the queue's callback, so the MAC waits for
     /// `resume_after_failure` before pulling.
     resume_pending: bool,
+    /// Intact DATA frames for other stations go up too (`Overheard`): ns-2's `tap_`,
+    /// set by a routing agent that listens promiscuously (DSR). Among the hot fields:
+    /// `mode()` reads it for every frame overheard (it fits in padding here).
+    tap: bool,
     backoff: Backoff,
 
     /// `pktTx_`, `pktRTS_`, `pktCTRL_`.
@@ -206,10 +210,6 @@ pub struct Mac {
     ifq: Ifq,
     out: VecDeque<Frame>,
     events: VecDeque<MacEvent>,
-    /// Intact DATA frames for other stations go up too (`Overheard`): ns-2's `tap_`,
-    /// set by a routing agent that listens promiscuously (DSR).
-    tap: bool,
-
     /// The fast paths' bookkeeping (`fast.rs`).
     fast: fast::FastState,
 }
@@ -267,10 +267,23 @@ impl Mac {
     }
 
     /// Pass intact DATA frames addressed to other stations up as `Overheard` events
-    /// (ns-2's `Mac::installTap`). The world's receive-side shortcuts, which hand
-    /// quiet MACs frames without these events, must then be off.
+    /// (ns-2's `Mac::installTap`). A reception this MAC taps is not passive (`mode`),
+    /// and the world gives every NIC a real event for a frame some MAC may tap
+    /// (`Wireless::logs_frame`): the accelerators defer only what no tap reads.
     pub fn set_tap(&mut self) {
         self.tap = true;
+    }
+
+    /// Whether the tap is on (`set_tap`).
+    pub fn tap_on(&self) -> bool {
+        self.tap
+    }
+
+    /// Whether the tap passes `f` up when it arrives intact for another station: a
+    /// DATA frame at a MAC with the tap on (`dcf.rs`'s `receive_end`).
+    #[inline(always)]
+    pub(crate) fn taps(&self, f: &Frame) -> bool {
+        self.tap && f.kind == FrameKind::Data
     }
 
     /// ns-2's `CMUPriQueue` as the interface queue (`-ifqType CMUPriQueue`), for DSR.

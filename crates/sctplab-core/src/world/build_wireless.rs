@@ -219,9 +219,9 @@ pub(super) fn build_wireless(
         WirelessRouting::Dsr => Ns2Sizes::DSR,
         WirelessRouting::Static => Ns2Sizes::default(),
     });
-    // An agent that overhears (DSR's tap) needs every frame its MAC decodes: the MACs
-    // pass them up, and the network runs without the receive-side shortcuts, which
-    // hand quiet NICs their receptions late and without events (world/shortcuts.rs).
+    // An agent that overhears (DSR's tap) needs every DATA frame its MAC decodes: the
+    // MACs pass them up (`Mac::taps`), and the accelerators give such frames real
+    // events and defer only what no tap reads (`Wireless::logs_frame`).
     let overhears = nics
         .iter()
         .any(|n| n.routing.as_ref().is_some_and(RoutingAgent::overhears));
@@ -236,11 +236,6 @@ pub(super) fn build_wireless(
             n.mac.use_cmu_priqueue();
         }
     }
-    let shortcuts = if overhears {
-        Shortcuts::NONE
-    } else {
-        shortcuts
-    };
     let mut w = Wireless::new(
         phy,
         mobility,

@@ -505,7 +505,7 @@ impl Mac {
         if f.dst != self.addr && !f.dst.is_broadcast() {
             // mac-802_11.cc `recv_timer`: "tap out" every intact DATA frame before the
             // address filter (frames for this station reach the agent anyway).
-            if self.tap && f.kind == FrameKind::Data {
+            if self.taps(&f) {
                 if let Some(packet) = f.packet {
                     self.events.push_back(MacEvent::Overheard {
                         packet,

@@ -116,7 +116,8 @@ impl Mac {
 
     /// Whether the reception in progress, if any, ends without the MAC acting on it:
     /// collided or errored (`receive_end` only counts and sets the NAV), addressed to
-    /// another station (sets the NAV), or a counted delivery (`Frame::quiet_up`).
+    /// another station and not tapped (sets the NAV; a tapped one goes up as
+    /// `Overheard`, `Mac::taps`), or a counted delivery (`Frame::quiet_up`).
     #[inline(always)]
     fn rx_end_is_passive(&self) -> bool {
         self.timers[RECV] == NO_TIMER
@@ -124,7 +125,9 @@ impl Mac {
                 self.rx_state == RxState::Coll
                     || rx.error
                     || rx.frame.quiet_up
-                    || (rx.frame.dst != self.addr && !rx.frame.dst.is_broadcast())
+                    || (rx.frame.dst != self.addr
+                        && !rx.frame.dst.is_broadcast()
+                        && !self.taps(&rx.frame))
             })
     }
 

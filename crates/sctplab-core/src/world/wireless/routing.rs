@@ -8,9 +8,10 @@
 
 use super::{addr_u32, u32_addr};
 use crate::net::wire::{TransportRepr, UdpRepr};
-use crate::net::{IfaceId, NodeId, PacketId, PacketKind};
+use crate::net::{IfaceId, NodeId, Packet, PacketId, PacketKind};
 use crate::sim::{SimDuration, SimTime};
 use crate::wireless::aodv::{AodvMsg, RouteDecision};
+use crate::wireless::ifq::IfqEntry;
 use crate::wireless::propagation;
 use crate::wireless::routing::{RoutingEvent, RoutingMsg, RoutingOut, RoutingProtocol};
 use crate::world::{Event, NO_FLOW, World};
@@ -197,6 +198,30 @@ impl World {
         self.link_down_after(now, nic, pid, out.next_hop, out.delay);
     }
 
+    /// Takes the packets for neighbour `next_hop` (an IP address) that `matches`
+    /// selects out of `nic`'s interface queue, in the queue's order, and counts them
+    /// in `ifq_purged`; the caller hands the emptied list back to `scratch_purge`.
+    pub(super) fn purge_ifq(
+        &mut self,
+        nic: u32,
+        next_hop: u32,
+        matches: impl Fn(&Packet) -> bool,
+    ) -> Vec<IfqEntry> {
+        let mac = self.mac_of(next_hop);
+        let w = self
+            .wireless
+            .as_deref_mut()
+            .expect("wireless events only exist in wireless worlds");
+        let pool = &self.pool;
+        let mut out = std::mem::take(&mut w.scratch_purge);
+        w.nics[nic as usize].mac.ifq_mut().remove_where(
+            |e| e.next_hop == mac && matches(pool.get(e.packet)),
+            &mut out,
+        );
+        w.nics[nic as usize].ifq_purged += out.len() as u64;
+        out
+    }
+
     /// Drains a routing agent: control messages to send, buffered packets to release or
     /// drop, interface-queue purges, in the one order the agent produced them (ns-2
     /// schedules them so: see `Aodv::poll_output`), then its timer.
@@ -223,19 +248,8 @@ impl World {
                 RoutingEvent::PurgeIfq { next_hop } => {
                     // ns-2's `PriQueue::filter` matches the IP next hop, which ARP
                     // packets do not carry: an ARP reply for the neighbour stays queued.
-                    let mac = self.mac_of(next_hop);
-                    let w = self
-                        .wireless
-                        .as_deref_mut()
-                        .expect("wireless events only exist in wireless worlds");
-                    let pool = &self.pool;
-                    let mut out = std::mem::take(&mut w.scratch_purge);
-                    w.nics[nic as usize].mac.ifq_mut().remove_where(
-                        |e| e.next_hop == mac && pool.get(e.packet).arp.is_none(),
-                        &mut out,
-                    );
-                    let node = w.nics[nic as usize].node;
-                    w.nics[nic as usize].ifq_purged += out.len() as u64;
+                    let mut out = self.purge_ifq(nic, next_hop, |p| p.arp.is_none());
+                    let node = self.wl().nics[nic as usize].node;
                     for e in out.drain(..) {
                         self.drop_traced(now, node, "IFQ", "CBK", e.packet);
                     }

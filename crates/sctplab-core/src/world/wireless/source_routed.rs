@@ -139,18 +139,7 @@ impl World {
         if !routes || self.pool.get(pid).sr.is_none() {
             return false;
         }
-        let mac = self.mac_of(next_hop);
-        let w = self
-            .wireless
-            .as_deref_mut()
-            .expect("wireless events only exist in wireless worlds");
-        let pool = &self.pool;
-        let mut out = std::mem::take(&mut w.scratch_purge);
-        w.nics[nic as usize].mac.ifq_mut().remove_where(
-            |e| e.next_hop == mac && pool.get(e.packet).sr.is_some(),
-            &mut out,
-        );
-        w.nics[nic as usize].ifq_purged += out.len() as u64;
+        let mut out = self.purge_ifq(nic, next_hop, |p| p.sr.is_some());
         let mut queued = Vec::with_capacity(out.len());
         for e in out.drain(..) {
             if let Some(q) = self.take_source_routed(e.packet) {

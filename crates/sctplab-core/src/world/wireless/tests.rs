@@ -274,3 +274,44 @@ fn dsdv_networks_run_the_same_with_and_without_shortcuts() {
         "the shortcuts should skip events ({fewer})"
     );
 }
+
+/// DSR's tap (`Mac::taps`) passes every intact unicast DATA frame a MAC overhears up
+/// to the agent: such frames reach every NIC as real events (`Wireless::logs_frame`)
+/// and a tapped reception keeps its MAC out of the quiet modes, while RTS, CTS, ACK
+/// and broadcast frames and the MAC timers stay lazy. On random small DSR networks
+/// every shortcut must give the same summary (the `tapped` counters included) and the
+/// same MAC inputs as running every event, with fewer events.
+#[test]
+fn dsr_networks_run_the_same_with_and_without_shortcuts() {
+    let mut r = RngStream::new(19, "dsr-shortcuts-test");
+    let mut fewer = 0;
+    let mut tapped = 0;
+    let cases = 10;
+    for case in 0..cases {
+        let text = random_manet(&mut r)
+            .replace("routing = \"aodv\"", "routing = \"dsr\"")
+            .replace("routing = \"static\"", "routing = \"dsr\"")
+            .replace("duration = \"20s\"", "duration = \"30s\"");
+        let seed = 1 + r.next_u64() % 1000;
+        let (plain, plain_events) = run(&text, seed, PLAIN);
+        let (all, all_events) = run(&text, seed, Shortcuts::ALL);
+        assert!(plain.summary.contains("\"tapped\""), "{text}");
+        // Some node's tap read a frame (`"tapped": N` per node).
+        tapped += usize::from(plain.summary.split("\"tapped\": ").skip(1).any(|t| {
+            t.split(|c: char| !c.is_ascii_digit())
+                .next()
+                .is_some_and(|n| n.parse::<u64>().is_ok_and(|n| n > 0))
+        }));
+        assert_eq!(plain, all, "case {case}, seed {seed}:\n{text}");
+        assert!(all_events <= plain_events);
+        fewer += usize::from(all_events < plain_events);
+    }
+    assert!(
+        fewer >= cases / 2,
+        "the shortcuts should skip events ({fewer})"
+    );
+    assert!(
+        tapped >= cases / 2,
+        "the taps should read frames ({tapped})"
+    );
+}

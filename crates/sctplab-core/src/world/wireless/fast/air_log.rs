@@ -21,7 +21,7 @@ use super::super::channel::{deaf_node, nodes_near, power_between};
 use super::super::rx_power::{RxPower, SenseBound, sensed_within};
 use super::Fast;
 use crate::sim::{SEQ_STEP, SimDuration, SimTime};
-use crate::wireless::frame::{Frame, MacAddr};
+use crate::wireless::frame::{Frame, FrameKind, MacAddr};
 use crate::wireless::mobility::{Mobility, Track};
 use crate::wireless::propagation;
 use crate::wireless::routing::{RoutingAgent, RoutingMsg};
@@ -31,12 +31,18 @@ use std::collections::VecDeque;
 
 impl Wireless {
     /// Whether `World::transmit` hands `frame` to the air log (`World::transmit_logged`)
-    /// rather than giving every sensing NIC its event: with deferred receptions on, and
-    /// a broadcast frame only with `Fast::log_broadcasts`. Traces see the same
-    /// receptions either way (`traced.rs`).
+    /// rather than giving every sensing NIC its event: with deferred receptions on, a
+    /// broadcast frame only with `Fast::log_broadcasts`, a unicast DATA frame not where
+    /// MACs tap them (`Fast::tapped_data`). Traces see the same receptions either way
+    /// (`traced.rs`).
     #[inline]
     pub(in crate::world::wireless) fn logs_frame(&self, frame: &Frame) -> bool {
-        self.fast.deferred_mac_timers && (!frame.dst.is_broadcast() || self.fast.log_broadcasts)
+        self.fast.deferred_mac_timers
+            && if frame.dst.is_broadcast() {
+                self.fast.log_broadcasts
+            } else {
+                !(self.fast.tapped_data && frame.kind == FrameKind::Data)
+            }
     }
 }
 

@@ -84,6 +84,10 @@ pub(crate) struct Fast {
     /// frame is decodable is sure from the distance at transmission
     /// (`decodable_sure`), so that the NICs that may decode it are known then.
     log_broadcasts: bool,
+    /// Some MAC taps unicast DATA frames for other stations (`Mac::taps`, DSR): such a
+    /// frame goes to every NIC that senses it as a real event, never through the log,
+    /// so that the receptions a tap passes up run as the plain run's do.
+    tapped_data: bool,
     /// Quiet NICs that may decode a broadcast route request they have seen before
     /// read it from the log too: its delivery only counts (`Frame::quiet_up`). Off
     /// where the run may end early (when its flows finish): a count applied at a
@@ -214,6 +218,7 @@ impl Fast {
             real_words: nics_len.div_ceil(64),
             real_frames: VecDeque::new(),
             log_broadcasts: shortcuts.log_broadcasts && decodable_sure.is_some(),
+            tapped_data: nics.iter().any(|n| n.mac.tap_on()),
             quiet_duplicates: shortcuts.quiet_duplicates,
             log_cursor: vec![0; nics_len],
             rx_src: vec![(0, SimTime::ZERO); nics_len],
