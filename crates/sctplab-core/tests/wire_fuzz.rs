@@ -206,14 +206,12 @@ fn gen_chunk(g: &mut Gen) -> Chunk {
         // still parses to the end.
         12 => {
             let n = g.below(12);
-            // 192 is FORWARD TSN (RFC 3758), 130 RE-CONFIG (RFC 6525), 0x80 and 0xc1
-            // ASCONF-ACK and ASCONF (RFC 5061), which this module knows.
-            let kind = match 0x80 | g.u8() {
-                0xc0 | 0xc1 => 0xc2,
-                0x80 => 0x81,
-                0x82 => 0x83,
-                k => k,
-            };
+            // Skip the high-bit types the module decodes (FORWARD TSN, RE-CONFIG,
+            // ASCONF, ASCONF-ACK, ns-2's TIMESTAMP: `chunk_type::is_known`).
+            let mut kind = 0x80 | g.u8();
+            while chunk_type::is_known(kind) {
+                kind = 0x80 | kind.wrapping_add(1);
+            }
             Chunk::Unknown(UnknownChunk {
                 kind,
                 flags: g.u8(),
