@@ -8,12 +8,12 @@ from __future__ import annotations
 import hashlib
 import json
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 from sctplab.reproduce.cmt_plan import BY_NAME, Key, ns2_extra, ours_sets
-from sctplab.reproduce.pool import Point, run_points
+from sctplab.reproduce.pool import Point
+from sctplab.reproduce.run_cache import RunCache
 from sctplab.scenario_paths import load_scenario
 
 RUNS_FILE = "runs_paths.json"
@@ -87,35 +87,12 @@ def run_cached(out: Path, keys: list[Key], end_s: float) -> tuple[dict[Key, dict
     """Results by key and how many came from `out/runs_paths.json` (ours only from a clean
     tree's build). New results are saved at most a minute apart, so an interrupted study
     resumes."""
-    from sctplab.code_version import build_info
-
-    path = out / RUNS_FILE
-    cache: dict[str, Any] = {}
-    if path.is_file():
-        cache = json.loads(path.read_text())
-        if build_info()["git_dirty"]:
-            # A dirty tree's build is not identified by its commit: keep only ns-2's.
-            cache = {k: v for k, v in cache.items() if '"ns2"' in k}
+    # A dirty tree's build is not identified by its commit: keep only ns-2's.
+    cache = RunCache.open(out / RUNS_FILE, keep_when_dirty=lambda k: '"ns2"' in k)
     ckeys = [_cache_key(k, end_s) for k in keys]
     missing = [i for i, c in enumerate(ckeys) if c not in cache]
     base = load_scenario("cmt.toml")
-    saved = [time.monotonic()]
-
-    def save() -> None:
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(cache))
-        tmp.replace(path)
-        saved[0] = time.monotonic()
-
-    def arrived(j: int, r: dict[str, Any]) -> None:
-        cache[ckeys[missing[j]]] = r
-        if time.monotonic() - saved[0] > 60:
-            save()
-
-    try:
-        run_points([_point(base, keys[i], end_s) for i in missing], work=work, on_result=arrived)
-    finally:
-        if missing:
-            out.mkdir(parents=True, exist_ok=True)
-            save()
+    cache.run(
+        [_point(base, keys[i], end_s) for i in missing], [ckeys[i] for i in missing], work=work
+    )
     return {k: cache[c] for k, c in zip(keys, ckeys, strict=True)}, len(keys) - len(missing)

@@ -13,7 +13,8 @@ from sctplab.reproduce.manet_study import (
     TRANSPORTS,
     scenario,
 )
-from sctplab.reproduce.pool import Point, run_points
+from sctplab.reproduce.pool import Point
+from sctplab.reproduce.run_cache import RunCache
 
 
 def work(point: Point) -> dict[str, Any]:
@@ -61,44 +62,19 @@ def run_cached(out: Path, todo: list[Todo]) -> tuple[dict[Any, dict[str, Any]], 
     """Results of the runs by tag; runs of the same core build already in `out/runs.json`
     are reused (none when the build is from a dirty tree). New results are saved as they
     arrive (at most a minute apart), so an interrupted study resumes."""
-    import time
-
-    from sctplab.code_version import build_info
-
-    path = out / "runs.json"
-    cache: dict[str, Any] = {}
-    if path.is_file() and not build_info()["git_dirty"]:
-        cache = json.loads(path.read_text())
+    cache = RunCache.open(out / "runs.json")
     keys = [_cache_key(t, sets, seed) for _, t, sets, seed in todo]
     missing = [i for i, k in enumerate(keys) if k not in cache]
     base = {t: scenario(t) for t in TRANSPORTS}
-    saved = [time.monotonic()]
-
-    def save() -> None:
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(cache))
-        tmp.replace(path)
-        saved[0] = time.monotonic()
-
     # Longest runs first, so the two workers finish together instead of one idling
     # while the other runs a long point at the end (results are kept by key, so the
     # order changes nothing else).
     missing.sort(key=lambda i: -_cost(todo[i][2]))
-
-    def arrived(j: int, r: dict[str, Any]) -> None:
-        cache[keys[missing[j]]] = r
-        if time.monotonic() - saved[0] > 60:
-            save()
-
-    try:
-        run_points(
-            [(base[todo[i][1]], todo[i][2], todo[i][3]) for i in missing],
-            work=work,
-            on_result=arrived,
-        )
-    finally:
-        if missing:
-            save()
+    cache.run(
+        [(base[todo[i][1]], todo[i][2], todo[i][3]) for i in missing],
+        [keys[i] for i in missing],
+        work=work,
+    )
     return {tag: cache[k] for (tag, *_), k in zip(todo, keys, strict=True)}, len(todo) - len(
         missing
     )

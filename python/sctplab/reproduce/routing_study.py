@@ -8,12 +8,12 @@ from __future__ import annotations
 import json
 import math
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sctplab.reproduce.pool import Point, run_points
+from sctplab.reproduce.pool import Point
+from sctplab.reproduce.run_cache import RunCache
 from sctplab.scenario_paths import load_scenario
 
 # Every routing protocol the study compares, in the order of the tables and figures;
@@ -128,41 +128,19 @@ def run_cached(
 ) -> tuple[dict[Key, dict[str, Any]], int]:
     """Results by key; results of the same core build in `out/runs_broch.json` are
     reused (none from a dirty tree). New ones are saved at most a minute apart."""
-    from sctplab.code_version import build_info
-
-    path = out / "runs_broch.json"
-    cache: dict[str, Any] = {}
-    if path.is_file() and not build_info()["git_dirty"]:
-        cache = json.loads(path.read_text())
+    cache = RunCache.open(out / "runs_broch.json")
     ckeys = [_cache_key(k, duration_s) for k in keys]
     missing = [i for i, c in enumerate(ckeys) if c not in cache]
     # Traced runs first: they take about three times as long, so the workers end together.
     missing.sort(key=lambda i: not keys[i].traced)
     base = scenario()
-    saved = [time.monotonic()]
-
-    def save() -> None:
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(cache))
-        tmp.replace(path)
-        saved[0] = time.monotonic()
-
-    def arrived(j: int, r: dict[str, Any]) -> None:
-        cache[ckeys[missing[j]]] = r
-        if time.monotonic() - saved[0] > 60:
-            save()
-
     points: list[Point] = []
     for i in missing:
         sets: dict[str, Any] = sets_for(keys[i], duration_s)
         if keys[i].traced:
             sets["_traced"] = True
         points.append((base, sets, keys[i].seed))
-    try:
-        run_points(points, work=work, on_result=arrived)
-    finally:
-        if missing:
-            save()
+    cache.run(points, [ckeys[i] for i in missing], work=work)
     return {k: cache[c] for k, c in zip(keys, ckeys, strict=True)}, len(keys) - len(missing)
 
 

@@ -14,7 +14,7 @@ use crate::sim::{SimDuration, SimTime};
 use std::collections::{BTreeMap, VecDeque};
 
 mod forward_tsn;
-mod gap_runs;
+pub(super) mod gap_runs;
 pub mod idata;
 mod idata_rx;
 mod nr_sack;

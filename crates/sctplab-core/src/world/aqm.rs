@@ -35,14 +35,9 @@ impl World {
         };
         if !busy && aqm.is_empty() {
             // Straight through, as drop-tail's idle path (`run.rs`'s `enqueue`).
-            match aqm.pass_idle(now, self.pool.get(pid)) {
-                Admit::Dropped(cause) => self.aqm_drop(now, dir, pid, cause),
-                admit => {
-                    if admit == Admit::Marked {
-                        self.mark_ce(now, dir, pid);
-                    }
-                    self.start_tx(now, dir, pid, SimDuration::ZERO);
-                }
+            let admit = aqm.pass_idle(now, self.pool.get(pid));
+            if self.aqm_admit(now, dir, pid, admit) {
+                self.start_tx(now, dir, pid, SimDuration::ZERO);
             }
             return;
         }
@@ -50,25 +45,13 @@ impl World {
         if !aqm.dropped.is_empty() {
             self.flush_aqm_drops(now, dir);
         }
-        match admit {
-            Admit::Dropped(cause) => {
-                self.aqm_drop(now, dir, pid, cause);
-                return;
-            }
-            Admit::Marked => self.mark_ce(now, dir, pid),
-            Admit::Queued => {}
+        if !self.aqm_admit(now, dir, pid, admit) {
+            return;
         }
         if !busy {
             self.aqm_start_next(now, dir);
         } else {
-            let link = &mut self.links[dir.idx()];
-            // As on a drop-tail link: the end of the transmission now has work to do.
-            if !link.tx.end_queued {
-                if let Some((t, seq)) = link.tx.end {
-                    link.tx.end_queued = true;
-                    self.queue.schedule_reserved(t, seq, Event::TxDone(dir));
-                }
-            }
+            self.tx_done_has_work(dir);
         }
     }
 
@@ -89,13 +72,9 @@ impl World {
         };
         let pkt = self.pool.get(pid);
         let ect = pkt.ip.ecn != NOT_ECT;
-        match red.decide(now.as_nanos(), pkt.size, ect, state, waiting, waiting_bytes) {
-            Admit::Dropped(cause) => {
-                self.aqm_drop(now, dir, pid, cause);
-                return;
-            }
-            Admit::Marked => self.mark_ce(now, dir, pid),
-            Admit::Queued => {}
+        let admit = red.decide(now.as_nanos(), pkt.size, ect, state, waiting, waiting_bytes);
+        if !self.aqm_admit(now, dir, pid, admit) {
+            return;
         }
         // Admitted: as `run.rs`'s `enqueue` on a drop-tail link.
         if !busy {
@@ -105,6 +84,29 @@ impl World {
         let link = &mut self.links[dir.idx()];
         link.queue.push(pid, self.pool.get(pid).size);
         self.pool.get_mut(pid).queued_at = now;
+        self.tx_done_has_work(dir);
+    }
+
+    /// Carries out an admission decision: a drop is counted and the packet discarded
+    /// (false), a mark sets CE; true when the packet goes on.
+    fn aqm_admit(&mut self, now: SimTime, dir: LinkDirId, pid: PacketId, admit: Admit) -> bool {
+        match admit {
+            Admit::Dropped(cause) => {
+                self.aqm_drop(now, dir, pid, cause);
+                false
+            }
+            Admit::Marked => {
+                self.mark_ce(now, dir, pid);
+                true
+            }
+            Admit::Queued => true,
+        }
+    }
+
+    /// A packet now waits behind a busy transmitter: as on a drop-tail link, the end of
+    /// the transmission (its event reserved when it began) is scheduled to serve it.
+    fn tx_done_has_work(&mut self, dir: LinkDirId) {
+        let link = &mut self.links[dir.idx()];
         if !link.tx.end_queued {
             if let Some((t, seq)) = link.tx.end {
                 link.tx.end_queued = true;

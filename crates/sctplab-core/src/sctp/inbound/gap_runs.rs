@@ -69,21 +69,32 @@ impl GapRuns {
         self.runs.clear();
     }
 
-    /// The Gap Ack Blocks from cumulative TSN `cum`, lowest first, at most `max`: a
-    /// block's offsets are 16 bits, so a run starting more than 65535 above `cum`
-    /// cannot be reported yet and one reaching past it is cut there.
+    /// The Gap Ack Blocks from cumulative TSN `cum`, lowest first, at most `max`
+    /// (`block_offsets`: a run starting more than 65535 above `cum` cannot be reported
+    /// yet).
     pub(super) fn blocks(&self, cum: u32, max: usize) -> Vec<(u16, u16)> {
-        let limit = u32::from(u16::MAX);
-        let mut gaps = Vec::with_capacity(self.runs.len().min(max));
-        for &(s, e) in self.runs.iter().take(max) {
-            let (s, e) = (s.wrapping_sub(cum), e.wrapping_sub(cum));
-            if s > limit {
-                break;
-            }
-            gaps.push((s as u16, e.min(limit) as u16));
-        }
-        gaps
+        block_offsets(cum, self.runs.iter().copied().take(max))
     }
+}
+
+/// The 16-bit offsets from cumulative TSN `cum` of `runs` (inclusive TSN ranges above
+/// `cum`, lowest first), as a SACK's Gap Ack Blocks and an NR-SACK's NR Gap Ack Blocks
+/// carry them (RFC 9260 3.3.4): a run starting more than 65535 above `cum` ends the
+/// list, and one reaching past it is cut there.
+pub(in crate::sctp) fn block_offsets(
+    cum: u32,
+    runs: impl Iterator<Item = (u32, u32)>,
+) -> Vec<(u16, u16)> {
+    let limit = u32::from(u16::MAX);
+    let mut offsets = Vec::with_capacity(runs.size_hint().0);
+    for (s, e) in runs {
+        let (s, e) = (s.wrapping_sub(cum), e.wrapping_sub(cum));
+        if s > limit {
+            break;
+        }
+        offsets.push((s as u16, e.min(limit) as u16));
+    }
+    offsets
 }
 
 #[cfg(test)]

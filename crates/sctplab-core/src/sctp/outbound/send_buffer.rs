@@ -18,6 +18,7 @@
 
 use super::*;
 use crate::net::wire::SackChunk;
+use crate::sctp::inbound::gap_runs::block_offsets;
 
 /// `buffer_splitting` (CONTRACTS.md): which buffers CMT splits per destination.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -250,27 +251,23 @@ impl Outbound {
     /// whatever a later (or reordered) NR-SACK says, since the receiver will not renege
     /// on them (ns-2.35 never un-acks a chunk with `useNonRenegSacks_`).
     pub fn nr_freed_offsets(&self, cum: u32) -> Vec<(u16, u16)> {
-        let mut runs: Vec<(u16, u16)> = Vec::new();
         if self.nr_freed == 0 {
-            return runs;
+            return Vec::new();
         }
-        let limit = u32::from(u16::MAX);
-        for &(s, e) in &self.nr_runs {
-            if !tsn_lt(cum, e) {
-                continue;
-            }
-            let s = if tsn_lt(cum, s) {
-                s
-            } else {
-                cum.wrapping_add(1)
-            };
-            let (s, e) = (s.wrapping_sub(cum), e.wrapping_sub(cum));
-            if s > limit {
-                break;
-            }
-            runs.push((s as u16, e.min(limit) as u16));
-        }
-        runs
+        // Runs the cumulative TSN reached into start just above it.
+        let above = self
+            .nr_runs
+            .iter()
+            .filter(|&&(_, e)| tsn_lt(cum, e))
+            .map(|&(s, e)| {
+                let s = if tsn_lt(cum, s) {
+                    s
+                } else {
+                    cum.wrapping_add(1)
+                };
+                (s, e)
+            });
+        block_offsets(cum, above)
     }
 }
 
