@@ -135,6 +135,14 @@ impl Outbound {
             let first = if tsn_lt(first, front) { front } else { first };
             let last = if tsn_lt(back, last) { back } else { last };
             if !tsn_lt(last, first) {
+                // A short block an earlier NR-SACK freed whole (most blocks when CMT
+                // reorders unordered data: one or two TSNs, repeated SACK after SACK)
+                // lies inside one run already (runs are the freed chunks, merged), so
+                // the runs stay as they are: two flags are cheaper to read than the
+                // runs' search. Skipping it leaves `cursor` valid for later blocks.
+                if self.nr_block_freed(front, (first, last)) {
+                    continue;
+                }
                 if tsn_lt(first, prev_first) {
                     cursor = 0;
                 }
@@ -142,6 +150,19 @@ impl Outbound {
                 cursor = self.free_run(now, front, (first, last), cursor);
             }
         }
+    }
+
+    /// Whether the chunks `first..=last` (within `sent`, whose front is `front`) are all
+    /// freed already, looked at only for blocks of up to `SHORT_NR_BLOCK` TSNs (false
+    /// for longer ones: their runs are searched instead).
+    #[inline]
+    fn nr_block_freed(&self, front: u32, (first, last): (u32, u32)) -> bool {
+        /// Longest block whose freed flags are read before the runs are searched.
+        const SHORT_NR_BLOCK: u32 = 4;
+        let lo = first.wrapping_sub(front);
+        let len = last.wrapping_sub(first);
+        len < SHORT_NR_BLOCK
+            && (lo..=lo + len).all(|i| self.sent.get(i as usize).is_some_and(|s| s.nr_freed))
     }
 
     /// Frees TSNs `first..=last` (within `sent`, whose front is `front`): the parts no

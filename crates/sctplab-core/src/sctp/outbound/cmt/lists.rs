@@ -21,50 +21,92 @@
 use super::*;
 use crate::sctp::outbound::sack::SackPass;
 
-/// One sweep over `a` and `b` (sorted, disjoint, inclusive intervals of offsets, all
-/// at least 1): the parts only in `a` go to `only_a`, those only in `b` to `only_b`.
-/// Equal blocks (most of them, SACK after SACK) cost one step each.
+/// One sweep over `a` and `b` (sorted, disjoint, inclusive intervals of offsets; `a`'s
+/// from a cumulative TSN `shift` above `b`'s, all at least 1): the parts only in `a`
+/// go to `only_a`, those only in `b` to `only_b`, both as offsets from `a`'s cumulative
+/// TSN. What `b` holds at or below `shift` (acked cumulatively since) is neither.
+/// Equal blocks (most of them, SACK after SACK) cost one comparison each.
 fn diff(
     a: &[(u32, u32)],
     b: &[(u32, u32)],
+    shift: u32,
     only_a: &mut Vec<(u32, u32)>,
     only_b: &mut Vec<(u32, u32)>,
 ) {
+    if b.is_empty() {
+        // No previous blocks (and then `shift` may be anything).
+        only_a.extend_from_slice(a);
+        return;
+    }
     let (mut i, mut j) = (0, 0);
-    // Everything below `at` is decided.
-    let mut at = 0u32;
-    loop {
-        let x = a.get(i).map(|&(lo, hi)| (lo.max(at), hi));
-        let y = b.get(j).map(|&(lo, hi)| (lo.max(at), hi));
-        match (x, y) {
-            (Some((alo, ahi)), Some((blo, bhi))) => {
-                if alo < blo {
-                    let e = ahi.min(blo - 1);
-                    only_a.push((alo, e));
-                    at = e + 1;
-                    i += usize::from(e == ahi);
-                } else if blo < alo {
-                    let e = bhi.min(alo - 1);
-                    only_b.push((blo, e));
-                    at = e + 1;
-                    j += usize::from(e == bhi);
-                } else {
-                    let e = ahi.min(bhi);
-                    at = e + 1;
-                    i += usize::from(e == ahi);
-                    j += usize::from(e == bhi);
-                }
-            }
-            (Some(r), None) => {
-                only_a.push(r);
-                i += 1;
-            }
-            (None, Some(r)) => {
-                only_b.push(r);
-                j += 1;
-            }
-            (None, None) => break,
+    while j < b.len() && b[j].1 <= shift {
+        j += 1;
+    }
+    // Everything below `at` (in `b`'s offsets) is decided.
+    let mut at = shift + 1;
+    while i < a.len() && j < b.len() {
+        let (alo, ahi) = (a[i].0 + shift, a[i].1 + shift);
+        let (blo, bhi) = b[j];
+        if alo == blo && ahi == bhi && alo >= at {
+            at = ahi + 1;
+            i += 1;
+            j += 1;
+            continue;
         }
+        let (alo, blo) = (alo.max(at), blo.max(at));
+        if alo < blo {
+            let e = ahi.min(blo - 1);
+            only_a.push((alo - shift, e - shift));
+            at = e + 1;
+            i += usize::from(e == ahi);
+        } else if blo < alo {
+            let e = bhi.min(alo - 1);
+            only_b.push((blo - shift, e - shift));
+            at = e + 1;
+            j += usize::from(e == bhi);
+        } else {
+            let e = ahi.min(bhi);
+            at = e + 1;
+            i += usize::from(e == ahi);
+            j += usize::from(e == bhi);
+        }
+    }
+    for &(lo, hi) in &a[i..] {
+        only_a.push(((lo + shift).max(at) - shift, hi));
+    }
+    for &(lo, hi) in &b[j..] {
+        only_b.push((lo.max(at) - shift, hi - shift));
+    }
+}
+
+/// Appends `gaps` (a SACK's blocks, offsets from its cumulative TSN) to `out` merged
+/// and clipped to offsets 1..=`held`, and returns the highest block end, or None
+/// (and `out` in any state) when they do not come in order.
+fn merge_blocks(gaps: &[(u16, u16)], held: u32, out: &mut Vec<(u32, u32)>) -> Option<u32> {
+    let (mut last_end, mut key) = (0u32, 0u32);
+    for &(a, b) in gaps {
+        // (a, b) in the order `is_sorted` on the pairs would check.
+        let k = u32::from(a) << 16 | u32::from(b);
+        if k < key {
+            return None;
+        }
+        key = k;
+        merge_block(out, &mut last_end, (u32::from(a), u32::from(b)), held);
+    }
+    Some(last_end)
+}
+
+/// One block of `merge_blocks` (blocks sorted by start), `last_end` the highest end yet.
+#[inline(always)]
+fn merge_block(out: &mut Vec<(u32, u32)>, last_end: &mut u32, (a, b): (u32, u32), held: u32) {
+    *last_end = (*last_end).max(b);
+    let (a, b) = (a.max(1), b.min(held));
+    if a > b {
+        return;
+    }
+    match out.last_mut() {
+        Some(last) if a <= last.1.saturating_add(1) => last.1 = last.1.max(b),
+        _ => out.push((a, b)),
     }
 }
 
@@ -215,43 +257,30 @@ impl Outbound {
         // block end: ns-2.35's CUC search also sees the chunk just past the last block.
         // Blocks come in order from every receiver this crate knows; others are sorted
         // first.
-        let (new_blocks, mut cmt_last) = (&mut l.new_blocks, 0u32);
-        new_blocks.clear();
-        let mut add = |(a, b): (u32, u32)| {
-            cmt_last = cmt_last.max(b);
-            let (a, b) = (a.max(1), b.min(held));
-            if a > b {
-                return;
-            }
-            match new_blocks.last_mut() {
-                Some(last) if a <= last.1.saturating_add(1) => last.1 = last.1.max(b),
-                _ => new_blocks.push((a, b)),
+        l.new_blocks.clear();
+        let cmt_last = match merge_blocks(&sack.gaps, held, &mut l.new_blocks) {
+            Some(last) => last,
+            None => {
+                self.blocks.clear();
+                self.blocks
+                    .extend(sack.gaps.iter().map(|&(a, b)| (u32::from(a), u32::from(b))));
+                self.blocks.sort_unstable();
+                l.new_blocks.clear();
+                let mut last = 0;
+                for &g in &self.blocks {
+                    merge_block(&mut l.new_blocks, &mut last, g, held);
+                }
+                last
             }
         };
-        let wide = |&(a, b): &(u16, u16)| (u32::from(a), u32::from(b));
-        if sack.gaps.is_sorted() {
-            sack.gaps.iter().map(wide).for_each(&mut add);
-        } else {
-            self.blocks.clear();
-            self.blocks.extend(sack.gaps.iter().map(wide));
-            self.blocks.sort_unstable();
-            self.blocks.iter().copied().for_each(&mut add);
-        }
         let cmt_last = cmt_last.saturating_add(1);
-        // The previous blocks as offsets from this cumulative TSN.
+        // The differences with the previous SACK's blocks, whose offsets are from its
+        // cumulative TSN, `shift` below this one.
         l.uncovered.clear();
-        let mut prev = std::mem::take(&mut l.prev_blocks);
+        let prev = std::mem::take(&mut l.prev_blocks);
         let shift = cum.wrapping_sub(l.prev_cum);
-        prev.retain_mut(|p| {
-            let (lo, hi) = (
-                p.0.wrapping_sub(shift) as i32,
-                p.1.wrapping_sub(shift) as i32,
-            );
-            *p = (lo.max(1) as u32, hi.max(0) as u32);
-            hi >= 1 && lo.max(1) <= hi
-        });
         l.newly.clear();
-        diff(&l.new_blocks, &prev, &mut l.newly, &mut l.uncovered);
+        diff(&l.new_blocks, &prev, shift, &mut l.newly, &mut l.uncovered);
         // Per destination, the span of chunks newly gap-acked there.
         l.max_new.clear();
         l.max_new.resize(n, None);
@@ -305,7 +334,9 @@ impl Outbound {
                 if s.dest != d || s.gap_acked {
                     continue;
                 }
-                let covered = covers(&c.lists.new_blocks, &mut k, off);
+                // The entry is not gap-acked, so the previous SACK's blocks did not
+                // cover it: this one covers it exactly when it newly acks it.
+                let covered = covers(&c.lists.newly, &mut k, off);
                 let dd = &c.dests[d];
                 let searching = dd.find_pc || (dd.find_rtx_pc && retransmitted);
                 if !covered && !searching && c.lists.max_new[d].is_none_or(|m| off > m) {
@@ -474,7 +505,7 @@ mod tests {
         let (mut a, mut b) = (Vec::new(), Vec::new());
         // [1,10] against [3,4] and [8,12]: only in the first 1-2 and 5-7, only in the
         // second 11-12.
-        diff(&[(1, 10)], &[(3, 4), (8, 12)], &mut a, &mut b);
+        diff(&[(1, 10)], &[(3, 4), (8, 12)], 0, &mut a, &mut b);
         assert_eq!(
             (a.as_slice(), b.as_slice()),
             (&[(1, 2), (5, 7)][..], &[(11, 12)][..])
@@ -486,6 +517,7 @@ mod tests {
         diff(
             &[(2, 5), (7, 9)],
             &[(2, 4), (7, 8), (12, 13)],
+            0,
             &mut a,
             &mut b,
         );
@@ -496,9 +528,41 @@ mod tests {
         // Equal lists: nothing either way; one side empty: all of the other.
         a.clear();
         b.clear();
-        diff(&[(3, 4), (6, 6)], &[(3, 4), (6, 6)], &mut a, &mut b);
-        diff(&[], &[(1, 6)], &mut a, &mut b);
+        diff(&[(3, 4), (6, 6)], &[(3, 4), (6, 6)], 0, &mut a, &mut b);
+        diff(&[], &[(1, 6)], 0, &mut a, &mut b);
         assert_eq!((a.as_slice(), b.as_slice()), (&[][..], &[(1, 6)][..]));
+        // The cumulative TSN moved by 3 since the second list: its offsets 2-3 are
+        // acked cumulatively now (neither side), its 4-6, 8-9 and 12 are this list's
+        // 1-3, 5-6 and 9. This list acks 2 and 5-7: 7 is new; 1, 3 and 9 are no longer
+        // acked.
+        a.clear();
+        b.clear();
+        diff(
+            &[(2, 2), (5, 7)],
+            &[(2, 6), (8, 9), (12, 12)],
+            3,
+            &mut a,
+            &mut b,
+        );
+        assert_eq!(
+            (a.as_slice(), b.as_slice()),
+            (&[(7, 7)][..], &[(1, 1), (3, 3), (9, 9)][..])
+        );
+        // Everything of the second list below the new cumulative TSN; a large shift
+        // with no previous blocks.
+        a.clear();
+        b.clear();
+        diff(&[(1, 2)], &[(1, 3)], 3, &mut a, &mut b);
+        diff(&[(4, 4)], &[], u32::MAX, &mut a, &mut b);
+        assert_eq!(
+            (a.as_slice(), b.as_slice()),
+            (&[(1, 2), (4, 4)][..], &[][..])
+        );
+        // Blocks merged and clipped to the chunks held; out of order: None.
+        let mut m = Vec::new();
+        assert_eq!(merge_blocks(&[(2, 3), (3, 5), (7, 9)], 8, &mut m), Some(9));
+        assert_eq!(m, vec![(2, 5), (7, 8)]);
+        assert_eq!(merge_blocks(&[(4, 5), (2, 2)], 8, &mut m), None);
         let blocks = [(2, 3), (6, 6)];
         let mut k = 0;
         let hits: Vec<u32> = (1..=7).filter(|&o| covers(&blocks, &mut k, o)).collect();

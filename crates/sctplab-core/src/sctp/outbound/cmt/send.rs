@@ -33,6 +33,11 @@ impl Outbound {
             // ns-2.35 counts Max.Burst per destination, the retransmissions of this SACK
             // included.
             let before = self.cmt.as_deref().map_or(0, |c| c.dests[d].burst);
+            // A full cwnd sends nothing (`send_new_to`'s first test): under CMT most
+            // SACKs open room on one destination only.
+            if ps.paths[d].outstanding >= ps.paths[d].cwnd {
+                continue;
+            }
             let first_tsn = self.next_tsn;
             let after = self.send_new_to(now, ps, d, limit, before);
             let sent = self.next_tsn.wrapping_sub(first_tsn);
