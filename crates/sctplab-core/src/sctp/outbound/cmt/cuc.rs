@@ -73,38 +73,50 @@ impl Cmt {
         covered: bool,
         ps: &mut PathSet,
     ) {
-        let d = &mut self.dests[s.dest];
-        if d.find_pc && !s.gap_acked && s.txs == 1 {
-            d.expected_pc = Some(s.tsn);
-            d.find_pc = false;
-        }
-        if d.find_rtx_pc && !s.gap_acked && s.txs > 1 {
-            d.expected_rtx_pc = Some(s.tsn);
-            d.find_rtx_pc = false;
-        }
-        if s.gap_acked || !covered {
-            return;
-        }
-        if d.expected_pc == Some(s.tsn) {
-            d.new_pc = true;
-            d.find_pc = true;
-        }
-        if d.expected_rtx_pc == Some(s.tsn) {
-            d.new_pc = true;
-            d.find_rtx_pc = true;
-        }
-        d.saw_new_ack = true;
-        if tsn_lt(d.highest_in_sack, s.tsn) {
-            d.highest_in_sack = s.tsn;
-        }
-        d.lowest_in_sack.get_or_insert(s.tsn);
-        let p = &mut ps.paths[s.dest];
-        if self.k.cuc && p.cwnd > p.ssthresh && d.new_pc && !s.pba_counted {
-            s.pba_counted = true;
-            p.pba += f64::from(s.chunk_len);
-        }
-        if self.k.pf && p.state == PathState::PotentiallyFailed && s.txs == 1 {
-            ps.scratch[s.dest].clear_errors = true;
-        }
+        visit(&self.k, &mut self.dests[s.dest], s, covered, ps);
+    }
+}
+
+/// `Cmt::visit` on the state of the chunk's destination `d`, for callers that hold
+/// other parts of `Cmt` borrowed.
+#[inline]
+pub(super) fn visit(
+    k: &CmtKnobs,
+    d: &mut CmtDest,
+    s: &mut Sent,
+    covered: bool,
+    ps: &mut PathSet,
+) {
+    if d.find_pc && !s.gap_acked && s.txs == 1 {
+        d.expected_pc = Some(s.tsn);
+        d.find_pc = false;
+    }
+    if d.find_rtx_pc && !s.gap_acked && s.txs > 1 {
+        d.expected_rtx_pc = Some(s.tsn);
+        d.find_rtx_pc = false;
+    }
+    if s.gap_acked || !covered {
+        return;
+    }
+    if d.expected_pc == Some(s.tsn) {
+        d.new_pc = true;
+        d.find_pc = true;
+    }
+    if d.expected_rtx_pc == Some(s.tsn) {
+        d.new_pc = true;
+        d.find_rtx_pc = true;
+    }
+    d.saw_new_ack = true;
+    if tsn_lt(d.highest_in_sack, s.tsn) {
+        d.highest_in_sack = s.tsn;
+    }
+    d.lowest_in_sack.get_or_insert(s.tsn);
+    let p = &mut ps.paths[s.dest];
+    if k.cuc && p.cwnd > p.ssthresh && d.new_pc && !s.pba_counted {
+        s.pba_counted = true;
+        p.pba += f64::from(s.chunk_len);
+    }
+    if k.pf && p.state == PathState::PotentiallyFailed && s.txs == 1 {
+        ps.scratch[s.dest].clear_errors = true;
     }
 }

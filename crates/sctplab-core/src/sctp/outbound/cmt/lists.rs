@@ -319,10 +319,16 @@ impl Outbound {
         // the last one newly acked nothing changes once the pseudo-cumulative searches
         // have stopped.
         let retransmitted = self.counts.retransmitted > 0;
-        for d in 0..n {
-            let list = std::mem::take(&mut c.lists.lists[d]);
+        let cmt::Cmt {
+            k: knobs,
+            dests,
+            lists,
+            ..
+        } = c;
+        for (d, (list, dd)) in lists.lists.iter().zip(dests.iter_mut()).take(n).enumerate() {
+            let max_new = lists.max_new[d];
             let mut k = 0;
-            for &tsn in &list {
+            for &tsn in list {
                 let off = tsn.wrapping_sub(cum);
                 if (off as i32) <= 0 {
                     continue;
@@ -336,15 +342,13 @@ impl Outbound {
                 }
                 // The entry is not gap-acked, so the previous SACK's blocks did not
                 // cover it: this one covers it exactly when it newly acks it.
-                let covered = covers(&c.lists.newly, &mut k, off);
-                let dd = &c.dests[d];
+                let covered = covers(&lists.newly, &mut k, off);
                 let searching = dd.find_pc || (dd.find_rtx_pc && retransmitted);
-                if !covered && !searching && c.lists.max_new[d].is_none_or(|m| off > m) {
+                if !covered && !searching && max_new.is_none_or(|m| off > m) {
                     break;
                 }
-                c.visit(s, covered, ps);
+                super::cuc::visit(knobs, dd, s, covered, ps);
             }
-            c.lists.lists[d] = list;
         }
     }
 
@@ -428,8 +432,9 @@ impl Outbound {
         let dests_sacked = c.dests.iter().filter(|d| d.saw_new_ack).count() as u32;
         let threshold = self.k.fast_rtx_threshold;
         let mut fast_needed = false;
+        let (dac_on, packets_sacked) = (c.k.dac, c.packets_sacked);
         for d in 0..n {
-            let mut list = std::mem::take(&mut c.lists.lists[d]);
+            let list = &mut c.lists.lists[d];
             let dd = &c.dests[d];
             let (saw, highest, lowest) = (dd.saw_new_ack, dd.highest_in_sack, dd.lowest_in_sack);
             let mut first_live: Option<u32> = None;
@@ -448,8 +453,8 @@ impl Outbound {
                     }
                     first_live.get_or_insert(off);
                     let s = &mut self.sent[base + off as usize - 1];
-                    s.missing += if c.k.dac {
-                        dac::increment(dests_sacked, lowest, s.tsn, c.packets_sacked)
+                    s.missing += if dac_on {
+                        dac::increment(dests_sacked, lowest, s.tsn, packets_sacked)
                     } else {
                         1
                     };
@@ -468,7 +473,13 @@ impl Outbound {
                 }
                 r += 1;
             }
-            if w < r {
+            if w == 0 {
+                // Only stale entries before the first kept one (the usual case): they
+                // leave the front one by one, cheaper than a drain.
+                for _ in 0..r {
+                    list.pop_front();
+                }
+            } else if w < r {
                 list.drain(w..r);
             }
             // RFC 4960 6.3.2 R3 as `gap_ack_walk` decides it: the SACK acked the
@@ -478,7 +489,6 @@ impl Outbound {
                     ps.scratch[d].first_outstanding_acked = true;
                 }
             }
-            c.lists.lists[d] = list;
         }
         fast_needed
     }
