@@ -5,6 +5,8 @@
 use super::*;
 use std::collections::BTreeMap;
 
+/// A chunk received and not yet delivered: what its delivery needs and the buffer it
+/// holds (`chunk_len`, header included, ns-2's accounting).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Held {
     pub(super) stream: u16,
