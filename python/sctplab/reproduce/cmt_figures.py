@@ -8,8 +8,7 @@ from pathlib import Path
 
 from sctplab.reproduce.cmt_data import ITEMS, Paths
 from sctplab.reproduce.cmt_plan import BUFFER_SETUPS, LOSS_BUFFER, LOSS_ITEM, POLICIES
-from sctplab.reproduce.common import Figure, Table
-from sctplab.reproduce.manet_format import pyplot
+from sctplab.reproduce.common import Figure, Table, pyplot
 from sctplab.tables import write_table
 
 _COLOR = {

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sctplab.reproduce.common import Figure, Row, Table
-from sctplab.reproduce.manet_format import p_text, pyplot
+from sctplab.reproduce.common import Figure, Row, Table, pyplot, save_figure
+from sctplab.reproduce.manet_format import p_text
 from sctplab.reproduce.manet_runs import Todo, run_cached
 from sctplab.reproduce.manet_study import (
     BASE_RATE,
@@ -158,10 +158,11 @@ def figure(out: Path, m: Manet) -> Figure:
     ax.set_title(f"Seed 004's MANET at {LOAD_SPEED} m/s: SCTP with and without CMT (mean, 95% CI)")
     fig.tight_layout()
     png = out / "manet_cmt.png"
-    fig.savefig(png, dpi=120)
-    plt.close(fig)
-    return Figure(
-        png, "Seed 004's MANET: goodput of single-homed, multihomed and multihomed CMT SCTP"
+    return save_figure(
+        fig,
+        png,
+        "Seed 004's MANET: goodput of single-homed, multihomed and multihomed CMT SCTP",
+        dpi=120,
     )
 
 

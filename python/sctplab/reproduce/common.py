@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 DATA_COLUMNS = ["item", "series", "x_name", "x", "metric", "mean", "ci95", "n", "paper"]
 
@@ -29,6 +30,23 @@ class Row:
 class Figure:
     path: Path
     caption: str
+
+
+def pyplot() -> Any:
+    """matplotlib's pyplot on the file-only backend (reproductions run headless)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_figure(fig: Any, png: Path, caption: str, *, dpi: int) -> Figure:
+    """Writes `fig` (laid out by the caller) to `png`, frees it and names it for report.md."""
+    fig.savefig(png, dpi=dpi)
+    pyplot().close(fig)
+    return Figure(png, caption)
 
 
 @dataclass

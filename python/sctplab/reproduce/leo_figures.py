@@ -7,26 +7,17 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sctplab.reproduce.common import Figure
+from sctplab.reproduce.common import Figure, pyplot, save_figure
 from sctplab.reproduce.leo_runs import POLICIES, PROTOCOLS, SLOT_S, Config
 
 if TYPE_CHECKING:
     Stats = dict[tuple[str, str, str], tuple[float, float, int]]
 
 
-def _plt() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def timeline_figure(out: Path, first: dict[Config, dict[str, Any]]) -> Figure:
     """Seed 1: twice the one-way path delay of the TCP (Reno) run and the SCTP run's
     smoothed RTT to its destination, against time since the flow's start."""
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(len(POLICIES), 1, figsize=(9, 3.2 * len(POLICIES)), sharex=True)
     for ax, policy in zip(axes, POLICIES, strict=True):
         tcp = first[Config("tcp-reno", policy)]
@@ -54,17 +45,17 @@ def timeline_figure(out: Path, first: dict[Config, dict[str, Any]]) -> Figure:
     axes[-1].set_xlabel("time since the flow's start (s); dotted: 15-s slot instants")
     fig.tight_layout()
     png = out / "rtt_timeline.png"
-    fig.savefig(png, dpi=120)
-    plt.close(fig)
-    return Figure(
+    return save_figure(
+        fig,
         png,
         "London to New York, seed 1: the route's propagation RTT (twice `path_delay`) and "
         "SCTP's smoothed RTT over time, slotted 15-s handovers and handovers on loss",
+        dpi=120,
     )
 
 
 def bars_figure(out: Path, stats: Stats) -> Figure:
-    plt = _plt()
+    plt = pyplot()
     panels = [
         ("goodput_bps", "goodput (Mb/s)", 1e-6),
         ("retransmissions", "retransmissions", 1.0),
@@ -90,8 +81,9 @@ def bars_figure(out: Path, stats: Stats) -> Figure:
     fig.suptitle("London to New York over the shell (mean, 95 % CI over seeds)")
     fig.tight_layout()
     png = out / "leo_bars.png"
-    fig.savefig(png, dpi=120)
-    plt.close(fig)
-    return Figure(
-        png, "Goodput, retransmissions and handover drops per series, slotted and on loss"
+    return save_figure(
+        fig,
+        png,
+        "Goodput, retransmissions and handover drops per series, slotted and on loss",
+        dpi=120,
     )

@@ -9,8 +9,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from sctplab.reproduce.common import Figure, Row, Table
-from sctplab.reproduce.manet_format import cell, p_text, pyplot
+from sctplab.reproduce.common import Figure, Row, Table, pyplot, save_figure
+from sctplab.reproduce.manet_format import cell, p_text
 from sctplab.reproduce.manet_runs import Todo
 from sctplab.reproduce.manet_study import BASE_RATE, SCALE, SPEEDS, Key, Study, metrics, sets_for
 from sctplab.reproduce.prose import join
@@ -115,12 +115,12 @@ def figure(out: Path, st: Study, runs: Runs) -> Figure:
     fig.suptitle(f"Beyond the seed: CUBIC on seed 004's MANET, `{CASE}` (mean, 95% CI)")
     fig.tight_layout()
     png = out / "cc.png"
-    fig.savefig(png, dpi=120)
-    plt.close(fig)
-    return Figure(
+    return save_figure(
+        fig,
         png,
         "Beyond the seed: goodput and retransmissions of TCP-SACK, TCP-CUBIC and SCTP-CUBIC "
         "vs maximum speed",
+        dpi=120,
     )
 
 

@@ -14,8 +14,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from sctplab.reproduce.common import Figure
-from sctplab.reproduce.manet_format import pyplot
+from sctplab.reproduce.common import Figure, pyplot, save_figure
 from sctplab.stats import finite, mean_ci
 
 STYLE = {
@@ -206,11 +205,11 @@ def load_figure(
     fig.suptitle(f"Load sweep: no multihoming, {speed} m/s, 10 CBR flows")
     fig.tight_layout(rect=(0, 0, 1, 0.92))
     png = out / "load.png"
-    fig.savefig(png, dpi=110)
-    plt.close(fig)
-    return Figure(
+    return save_figure(
+        fig,
         png,
         "Goodput, SACK bandwidth, connect time and retransmissions vs load: TCP (blue "
         "circles, left) and SCTP (red squares, right), mean and 95 % CI over movement "
         "scenarios; connect time median and interquartile range on a log axis",
+        dpi=110,
     )

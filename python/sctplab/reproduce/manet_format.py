@@ -4,7 +4,6 @@ plotting backend its figures use."""
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from sctplab.reproduce.manet_study import SCALE
 from sctplab.stats import N_CAP, mean_ci
@@ -31,13 +30,3 @@ def cell(values: list[float], metric: str, digits: int = 1) -> str:
     if metric == "connect_time_s":
         return f"{m:.3f}" if math.isnan(ci) else f"{m:.3f} ± {ci:.3f}"
     return f"{m * k:.{digits}f}" if math.isnan(ci) else f"{m * k:.{digits}f} ± {ci * k:.{digits}f}"
-
-
-def pyplot() -> Any:
-    """matplotlib's pyplot on the file-only backend (reproductions run headless)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt

@@ -7,8 +7,8 @@ import bisect
 import math
 from pathlib import Path
 
-from sctplab.reproduce.common import Figure
-from sctplab.reproduce.manet_format import p_text, pyplot
+from sctplab.reproduce.common import Figure, pyplot, save_figure
+from sctplab.reproduce.manet_format import p_text
 from sctplab.reproduce.manet_study import (
     BASE_RATE,
     SPEEDS,
@@ -18,6 +18,7 @@ from sctplab.reproduce.manet_study import (
     scenario,
     sets_for,
 )
+from sctplab.reproduce.setdest import read_setdest
 from sctplab.stats import finite
 
 
@@ -88,19 +89,11 @@ ONE_HOP_M = 250.0  # ns-2's default receive range with two-ray ground at 2 Mb/s
 
 def _legs(text: str) -> tuple[dict[int, tuple[float, float]], dict[int, list[tuple[float, ...]]]]:
     """Start positions and (time, x, y, speed) legs per node of a setdest file."""
-    start: dict[int, list[float]] = {}
+    start, cmds = read_setdest(text)
     legs: dict[int, list[tuple[float, ...]]] = {}
-    for line in text.splitlines():
-        parts = line.replace('"', " ").split()
-        if len(parts) == 4 and parts[0].startswith("$node_(") and parts[2] in ("X_", "Y_"):
-            n = int(parts[0][7:-1])
-            start.setdefault(n, [0.0, 0.0])[0 if parts[2] == "X_" else 1] = float(parts[3])
-        elif len(parts) == 8 and parts[4] == "setdest":
-            n = int(parts[3][7:-1])
-            legs.setdefault(n, []).append(
-                (float(parts[2]), float(parts[5]), float(parts[6]), float(parts[7]))
-            )
-    return {n: (p[0], p[1]) for n, p in start.items()}, legs
+    for t, n, x, y, v in cmds:
+        legs.setdefault(n, []).append((t, x, y, v))
+    return start, legs
 
 
 def _track(
@@ -183,9 +176,12 @@ def _one_hop_figure(out: Path, st: Study, moves: dict[Key, tuple[float, float]])
     fig.suptitle("Goodput of each movement scenario vs how long the endpoints are one hop apart")
     fig.tight_layout()
     png = out / "goodput_vs_one_hop.png"
-    fig.savefig(png, dpi=110)
-    plt.close(fig)
-    return Figure(png, "Goodput per scenario vs the share of time the endpoints are one hop apart")
+    return save_figure(
+        fig,
+        png,
+        "Goodput per scenario vs the share of time the endpoints are one hop apart",
+        dpi=110,
+    )
 
 
 def mobility_explained(st: Study, moves: dict[Key, tuple[float, float]]) -> str:

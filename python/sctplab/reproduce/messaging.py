@@ -11,7 +11,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from sctplab.reproduce.common import Figure, Row, StudyResult, Table
+from sctplab.reproduce.common import Figure, Row, StudyResult, Table, pyplot, save_figure
 from sctplab.reproduce.pool import Point, run_points
 from sctplab.scenario_paths import load_scenario
 from sctplab.stats import mean_ci
@@ -195,17 +195,8 @@ def _pm(s: tuple[float, float, int]) -> str:
     return f"{m:.3f}" if math.isnan(ci) else f"{m:.3f} ± {ci:.3f}"
 
 
-def _plt() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def _figure(out: Path, stats: dict[tuple[str, float, str], tuple[float, float, int]]) -> Figure:
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4))
     for series in SERIES:
         ys = [stats[(series, x, "message_delay_mean_s")] for x in LOSSES]
@@ -226,9 +217,9 @@ def _figure(out: Path, stats: dict[tuple[str, float, str], tuple[float, float, i
     ax.legend(fontsize=7)
     fig.tight_layout()
     png = out / "small_delay.png"
-    fig.savefig(png, dpi=120)
-    plt.close(fig)
-    return Figure(png, "Mean delay of stream 1's 200-byte messages per scheduler, with 95 % CIs")
+    return save_figure(
+        fig, png, "Mean delay of stream 1's 200-byte messages per scheduler, with 95 % CIs", dpi=120
+    )
 
 
 def _discussion(stats: dict[tuple[str, float, str], tuple[float, float, int]]) -> list[str]:

@@ -9,7 +9,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from sctplab.reproduce.common import Figure, Row, StudyResult, Table
+from sctplab.reproduce.common import Figure, Row, StudyResult, Table, pyplot, save_figure
 from sctplab.reproduce.pool import Point, run_points
 from sctplab.reproduce.prose import by_count, by_number, num, verdict
 from sctplab.runner import run
@@ -200,20 +200,9 @@ def _pm(values: list[float]) -> str:
     return f"{m:.0f}" if math.isnan(ci) else f"{m:.0f} ± {ci:.0f}"
 
 
-def _plt() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _save(fig: Any, plt: Any, png: Path, caption: str) -> Figure:
+def _save(fig: Any, png: Path, caption: str) -> Figure:
     fig.tight_layout()
-    fig.savefig(png, dpi=120)
-    plt.close(fig)
-    return Figure(png, caption)
+    return save_figure(fig, png, caption, dpi=120)
 
 
 def _figures(
@@ -222,7 +211,7 @@ def _figures(
     gp: dict[tuple[int, float, int], list[float]],
     optimal: dict[tuple[int, float], int],
 ) -> list[Figure]:
-    plt = _plt()
+    plt = pyplot()
     figs = []
     xs = [b * 1024 for b in BUFFERS_KIB]
     kb = [x / 1024 for x in xs]
@@ -237,7 +226,7 @@ def _figures(
     ax.set_ylabel("goodput (kb/s)")
     ax.set_title("Fig. 4: goodput vs receive buffer, no error, s = 4")
     ax.legend()
-    figs.append(_save(fig, plt, out / "fig4.png", "Fig. 4: goodput vs B without errors"))
+    figs.append(_save(fig, out / "fig4.png", "Fig. 4: goodput vs B without errors"))
 
     fig, ax = plt.subplots(figsize=(7, 4))
     for e in ERRORS[1:]:
@@ -246,9 +235,7 @@ def _figures(
     ax.set_ylabel("goodput (kb/s)")
     ax.set_title("Fig. 6: goodput vs receive buffer, s = 4")
     ax.legend()
-    figs.append(
-        _save(fig, plt, out / "fig6.png", "Fig. 6: goodput vs B for several error rates, s = 4")
-    )
+    figs.append(_save(fig, out / "fig6.png", "Fig. 6: goodput vs B for several error rates, s = 4"))
 
     fig, ax = plt.subplots(figsize=(7, 4))
     for e in (0.01, 0.05):
@@ -258,7 +245,7 @@ def _figures(
     ax.set_ylabel("goodput (kb/s)")
     ax.set_title("Fig. 10: goodput vs receive buffer, one and four streams")
     ax.legend()
-    figs.append(_save(fig, plt, out / "fig10.png", "Fig. 10: one vs four streams"))
+    figs.append(_save(fig, out / "fig10.png", "Fig. 10: one vs four streams"))
 
     fig, ax = plt.subplots(figsize=(7, 4))
     for s in STREAMS:
@@ -288,7 +275,6 @@ def _figures(
     figs.append(
         _save(
             fig,
-            plt,
             out / "fig11.png",
             "Fig. 11: goodput vs error rate at B = 15 KiB; the star is the paper's value "
             "(four streams about 10 % above our one-stream mean at 3 %)",
@@ -320,7 +306,6 @@ def _figures(
     figs.append(
         _save(
             fig,
-            plt,
             out / "fig13.png",
             "Fig. 13: optimal receive buffer; the star is the paper's value (four streams "
             "about 35 % below our one-stream optimum at 1 %)",
@@ -336,7 +321,7 @@ def _time_figures(
     is below one MTU (1500 B, the paper's threshold) and its minimum."""
     import pandas as pd
 
-    plt = _plt()
+    plt = pyplot()
     figs = []
     end = min(duration, 100.0)
     cases = [
@@ -369,7 +354,7 @@ def _time_figures(
         ax.set_ylabel("KiB")
         ax.set_title(title)
         ax.legend(fontsize=8)
-        figs.append(_save(fig, plt, out / f"fig{no}.png", title))
+        figs.append(_save(fig, out / f"fig{no}.png", title))
     below: dict[int, tuple[float, float]] = {}
     fig, ax = plt.subplots(figsize=(8, 3.5))
     for s in STREAMS:
@@ -396,7 +381,7 @@ def _time_figures(
     ax.set_ylabel("a_rwnd (KiB)")
     ax.set_title("Fig. 12: advertised receive window, e2 = 5 %, B = 15 KiB")
     ax.legend(fontsize=8)
-    figs.append(_save(fig, plt, out / "fig12.png", "Fig. 12: a_rwnd for one and four streams"))
+    figs.append(_save(fig, out / "fig12.png", "Fig. 12: a_rwnd for one and four streams"))
     return figs, below
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from sctplab.ns2 import oracle as ns2_oracle
-from sctplab.reproduce.common import Figure, Row, StudyResult, Table
+from sctplab.reproduce.common import Figure, Row, StudyResult, Table, pyplot
 from sctplab.reproduce.prose import by_count, join, pairs, verdict
 from sctplab.runner import run
 from sctplab.scenario_paths import load_scenario
@@ -57,10 +57,7 @@ def forwarded_in_window(trace: Path, proto: str) -> tuple[int, float]:
 
 
 def _trace_figure(trace: Path, png: Path, title: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     arr: list[tuple[float, int]] = []
     dep: list[tuple[float, int]] = []
@@ -97,10 +94,7 @@ def _trace_figure(trace: Path, png: Path, title: str) -> None:
 
 
 def _fig5(values: dict[tuple[str, int, int], int], png: Path, queue: int, title: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(9.5, 4.5))
     for proto, variant in PROTOCOLS:

@@ -8,8 +8,7 @@ import math
 from pathlib import Path
 
 from sctplab.reproduce import routing_transports as rt
-from sctplab.reproduce.common import Figure
-from sctplab.reproduce.manet_format import pyplot
+from sctplab.reproduce.common import Figure, pyplot, save_figure
 from sctplab.reproduce.manet_study import TRANSPORTS
 from sctplab.reproduce.routing_claims import Study
 from sctplab.reproduce.routing_study import PATH_SOURCES, PROTOCOLS, SOURCES
@@ -49,9 +48,9 @@ def _versus_pause(out: Path, st: Study, metric: str, label: str, stem: str) -> F
     fig.suptitle(f"{label.capitalize()} vs pause time (50 nodes, 1500 m x 300 m, 20 m/s)")
     fig.tight_layout()
     png = out / f"{stem}.png"
-    fig.savefig(png, dpi=110)
-    plt.close(fig)
-    return Figure(png, f"{label.capitalize()} vs pause time per protocol, mean ± 95 % CI")
+    return save_figure(
+        fig, png, f"{label.capitalize()} vs pause time per protocol, mean ± 95 % CI", dpi=110
+    )
 
 
 def _path_histogram(out: Path, st: Study) -> Figure:
@@ -74,9 +73,9 @@ def _path_histogram(out: Path, st: Study) -> Figure:
     ax.legend()
     fig.tight_layout()
     png = out / "path_optimality.png"
-    fig.savefig(png, dpi=110)
-    plt.close(fig)
-    return Figure(png, "Path optimality: extra hops of the delivered packets per protocol")
+    return save_figure(
+        fig, png, "Path optimality: extra hops of the delivered packets per protocol", dpi=110
+    )
 
 
 def _transports(out: Path, tr: rt.Results, seeds: int) -> Figure:
@@ -102,6 +101,6 @@ def _transports(out: Path, tr: rt.Results, seeds: int) -> Figure:
     ax.legend()
     fig.tight_layout()
     png = out / "transport_goodput.png"
-    fig.savefig(png, dpi=110)
-    plt.close(fig)
-    return Figure(png, "Seed 004's TCP and SCTP goodput per routing protocol, mean ± 95 % CI")
+    return save_figure(
+        fig, png, "Seed 004's TCP and SCTP goodput per routing protocol, mean ± 95 % CI", dpi=110
+    )

@@ -24,6 +24,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from sctplab.reproduce.setdest import read_setdest
+
 # The receive range of ns-2.35's defaults (two-ray ground, Pt_ 0.28183815 W, RXThresh_
 # 3.652e-10 W, antennas 1.5 m high: docs/models/wireless.md), which our channel uses.
 RANGE_M = 250.0
@@ -36,16 +38,7 @@ def tracks(setdest: str) -> dict[int, Track]:
     """Per node, breakpoints (times, xs, ys) of its piecewise-linear path: a node is at
     its `set X_/Y_` position from time 0; `setdest X Y v` at time t moves it from where it
     is at t straight to (X, Y) at v m/s (v = 0: it stays); a later command cuts the leg."""
-    start: dict[int, list[float]] = {}
-    cmds: list[tuple[float, int, float, float, float]] = []
-    for line in setdest.splitlines():
-        parts = line.replace('"', " ").split()
-        if len(parts) == 4 and parts[0].startswith("$node_(") and parts[2] in ("X_", "Y_"):
-            n = int(parts[0][7:-1])
-            start.setdefault(n, [0.0, 0.0])[0 if parts[2] == "X_" else 1] = float(parts[3])
-        elif len(parts) == 8 and parts[4] == "setdest":
-            n = int(parts[3][7:-1])
-            cmds.append((float(parts[2]), n, float(parts[5]), float(parts[6]), float(parts[7])))
+    start, cmds = read_setdest(setdest)
     pts: dict[int, list[tuple[float, float, float]]] = {
         n: [(0.0, p[0], p[1])] for n, p in start.items()
     }

@@ -9,7 +9,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from sctplab.reproduce.common import Figure, Row, StudyResult, Table
+from sctplab.reproduce.common import Figure, Row, StudyResult, Table, pyplot, save_figure
 from sctplab.reproduce.pool import Point, run_points
 from sctplab.reproduce.prose import join, verdict
 from sctplab.reproduce.satellite_aqm import LOSSES as AQM_LOSSES
@@ -160,17 +160,8 @@ def reproduce(out: Path, quick: bool = False) -> StudyResult:
     return res
 
 
-def _plt() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def _fig3(out: Path, share: list[tuple[float, float, float]]) -> Figure:
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4))
     xs = [s[0] for s in share]
     ax.errorbar(
@@ -189,9 +180,9 @@ def _fig3(out: Path, share: list[tuple[float, float, float]]) -> Figure:
     ax.legend()
     fig.tight_layout()
     png = out / "fig3.png"
-    fig.savefig(png, dpi=120)
-    plt.close(fig)
-    return Figure(png, "Fig. 3: percentage throughput of SCTP vs loss probability")
+    return save_figure(
+        fig, png, "Fig. 3: percentage throughput of SCTP vs loss probability", dpi=120
+    )
 
 
 def _traced_figures(out: Path, base: dict[str, Any], duration: float) -> list[Figure]:
@@ -210,7 +201,7 @@ def _traced_figures(out: Path, base: dict[str, Any], duration: float) -> list[Fi
         sends = list(csv.DictReader(f))
     with (folder / "acks.csv").open() as f:
         acks = list(csv.DictReader(f))
-    plt = _plt()
+    plt = pyplot()
     figs: list[Figure] = []
     t0, t1 = (100.0, 140.0) if end >= 140 else (end - 40, end)
 
@@ -227,7 +218,9 @@ def _traced_figures(out: Path, base: dict[str, Any], duration: float) -> list[Fi
     ax.set_title("Fig. 4: total throughput every 0.1 s, loss 0.01")
     fig.tight_layout()
     figs.append(
-        _save(fig, plt, out / "fig4.png", "Fig. 4: total throughput (TCP + SCTP) every 0.1 s")
+        save_figure(
+            fig, out / "fig4.png", "Fig. 4: total throughput (TCP + SCTP) every 0.1 s", dpi=120
+        )
     )
 
     # Fig. 5: sequence plot.
@@ -249,15 +242,15 @@ def _traced_figures(out: Path, base: dict[str, Any], duration: float) -> list[Fi
     ax.legend(loc="upper left")
     fig.tight_layout()
     figs.append(
-        _save(
+        save_figure(
             fig,
-            plt,
             out / "fig5.png",
             f"Fig. 5: packets sent by each source in {t1 - t0:g} s of one run (seed 1, loss "
             f"0.01). Each flow numbers its own packets, so the lines' heights are not their "
             f"shares, and one seed's window can show either source ahead; Table 2 and "
             f"Fig. 3 average whole runs over every seed. In this run's first {end:g} s, "
             f"TCP sent {ahead['tcp']:,} new packets and SCTP {ahead['sctp']:,}.",
+            dpi=120,
         )
     )
 
@@ -277,8 +270,11 @@ def _traced_figures(out: Path, base: dict[str, Any], duration: float) -> list[Fi
         ax.legend()
         fig.tight_layout()
         figs.append(
-            _save(
-                fig, plt, out / f"fig{no}.png", f"Fig. {no}: cwnd and ssthresh for {flow.upper()}"
+            save_figure(
+                fig,
+                out / f"fig{no}.png",
+                f"Fig. {no}: cwnd and ssthresh for {flow.upper()}",
+                dpi=120,
             )
         )
 
@@ -332,20 +328,14 @@ def _traced_figures(out: Path, base: dict[str, Any], duration: float) -> list[Fi
         ax.legend(fontsize=8)
         fig.tight_layout()
         figs.append(
-            _save(
+            save_figure(
                 fig,
-                plt,
                 out / f"fig{no}.png",
                 f"Fig. {no}: a {flow.upper()} fast-retransmit episode",
+                dpi=120,
             )
         )
     return figs
-
-
-def _save(fig: Any, plt: Any, png: Path, caption: str) -> Figure:
-    fig.savefig(png, dpi=120)
-    plt.close(fig)
-    return Figure(png, caption)
 
 
 def _discussion(

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sctplab.reproduce.common import Figure, Row, Table
+from sctplab.reproduce.common import Figure, Row, Table, pyplot, save_figure
 from sctplab.reproduce.pool import Point, run_points
 from sctplab.reproduce.prose import join
 from sctplab.stats import mean_ci
@@ -147,10 +147,7 @@ def _fmt(m: float, ci: float) -> str:
 
 
 def _figure(out: Path, stats: dict[tuple[float, str, str], tuple[float, float]]) -> Figure:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, axes = plt.subplots(1, 3, figsize=(12, 3.8))
     width = 0.8 / len(LOSSES)
@@ -175,12 +172,12 @@ def _figure(out: Path, stats: dict[tuple[float, str, str], tuple[float, float]])
     fig.suptitle("Beyond the seed: AQM and ECN on the GEO bottleneck (mean, 95% CI)")
     fig.tight_layout()
     png = out / "aqm.png"
-    fig.savefig(png, dpi=120)
-    plt.close(fig)
-    return Figure(
+    return save_figure(
+        fig,
         png,
         "Beyond the seed: link utilisation (eq. 3), mean queueing delay at L2 and SCTP's "
         "share (eq. 1) with drop-tail, RED and CoDel, with and without ECN",
+        dpi=120,
     )
 
 

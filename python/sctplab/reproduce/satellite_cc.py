@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sctplab.reproduce.common import Figure, Row, Table
+from sctplab.reproduce.common import Figure, Row, Table, pyplot, save_figure
 from sctplab.reproduce.pool import Point, run_points
 from sctplab.reproduce.prose import join
 from sctplab.stats import mean_ci
@@ -149,10 +149,7 @@ def _table(out: Path, stats: Stats, losses: list[float]) -> Table:
 
 
 def _figure(out: Path, stats: Stats, losses: list[float]) -> Figure:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     for ax, t in zip(axes, TRANSPORTS, strict=True):
@@ -173,12 +170,12 @@ def _figure(out: Path, stats: Stats, losses: list[float]) -> Figure:
     fig.suptitle("Beyond the seed: Reno, CUBIC and BBR on the GEO path (mean, 95% CI)")
     fig.tight_layout()
     png = out / "cc.png"
-    fig.savefig(png, dpi=120)
-    plt.close(fig)
-    return Figure(
+    return save_figure(
+        fig,
         png,
         "Beyond the seed: goodput of TCP and SCTP vs loss probability, both flows under "
         "Reno (the seed), CUBIC or BBR",
+        dpi=120,
     )
 
 

@@ -9,7 +9,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from sctplab.reproduce.common import Figure, Row, StudyResult, Table
+from sctplab.reproduce.common import Figure, Row, StudyResult, Table, pyplot, save_figure
 from sctplab.reproduce.pool import Point, run_points
 from sctplab.reproduce.prose import by_number, num, pairs, verdict
 from sctplab.scenario_paths import load_scenario
@@ -220,10 +220,7 @@ def _figures(
     times: dict[tuple[str, str, float, float], list[float]],
     pkts: dict[tuple[str, str, float, float], list[float]],
 ) -> list[Figure]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     figs = []
 
@@ -255,10 +252,9 @@ def _figures(
         ax.legend(loc="upper left")
         fig.tight_layout()
         png = out / f"fig{no}.png"
-        fig.savefig(png, dpi=120)
-        plt.close(fig)
         figs.append(
-            Figure(
+            save_figure(
+                fig,
                 png,
                 title
                 + (
@@ -267,6 +263,7 @@ def _figures(
                     else ""
                 )
                 + "; mean and 95 % CI over seeds",
+                dpi=120,
             )
         )
 
@@ -288,12 +285,12 @@ def _figures(
     ax.legend(loc="upper left")
     fig.tight_layout()
     png = out / "loss_sweep.png"
-    fig.savefig(png, dpi=120)
-    plt.close(fig)
     figs.append(
-        Figure(
+        save_figure(
+            fig,
             png,
             f"Transfer time vs wireless loss rate ({SWEEP_MB} MB), mean and 95 % CI over seeds",
+            dpi=120,
         )
     )
 
@@ -315,9 +312,11 @@ def _figures(
     ax.legend()
     fig.tight_layout()
     png = out / "fig9.png"
-    fig.savefig(png, dpi=120)
-    plt.close(fig)
-    figs.append(Figure(png, "Fig. 9: packets both endpoints send, mean and 95 % CI over seeds"))
+    figs.append(
+        save_figure(
+            fig, png, "Fig. 9: packets both endpoints send, mean and 95 % CI over seeds", dpi=120
+        )
+    )
     return figs
 
 

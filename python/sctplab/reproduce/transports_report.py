@@ -6,7 +6,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from sctplab.reproduce.common import Figure, Table
+from sctplab.reproduce.common import Figure, Table, pyplot, save_figure
 from sctplab.reproduce.transports_plan import (
     CUBIC_PROTOCOLS,
     KIB,
@@ -131,21 +131,12 @@ def tables(out: Path, res: Results) -> list[Table]:
     ]
 
 
-def _plt() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def _err(s: Stat) -> float:
     return 0.0 if math.isnan(s[1]) else s[1]
 
 
 def _sat_figure(out: Path, res: Results, metric: str, protocols: list[str]) -> Any:
-    plt = _plt()
+    plt = pyplot()
     plan = res.plan
     fig, axes = plt.subplots(1, len(plan.losses), figsize=(3.2 * len(plan.losses), 3.4))
     xs = [b / KIB for b in plan.buffers]
@@ -169,25 +160,27 @@ def _sat_figure(out: Path, res: Results, metric: str, protocols: list[str]) -> A
     axes[0].set_ylabel("goodput (kb/s)" if metric == "goodput_bps" else "mean delay (s)")
     axes[0].legend(fontsize=7)
     fig.tight_layout()
-    return plt, fig
+    return fig
 
 
 def figures(out: Path, res: Results) -> list[Figure]:
     figs: list[Figure] = []
-    plt, fig = _sat_figure(out, res, "goodput_bps", PROTOCOLS)
+    fig = _sat_figure(out, res, "goodput_bps", PROTOCOLS)
     png = out / "satellite_goodput.png"
-    fig.savefig(png, dpi=110)
-    plt.close(fig)
-    figs.append(Figure(png, "Satellite path: goodput against the receive buffer, per loss rate"))
-    plt, fig = _sat_figure(out, res, "message_delay_mean_s", ["sctp", "quic"])
-    png = out / "satellite_delay.png"
-    fig.savefig(png, dpi=110)
-    plt.close(fig)
     figs.append(
-        Figure(
+        save_figure(
+            fig, png, "Satellite path: goodput against the receive buffer, per loss rate", dpi=110
+        )
+    )
+    fig = _sat_figure(out, res, "message_delay_mean_s", ["sctp", "quic"])
+    png = out / "satellite_delay.png"
+    figs.append(
+        save_figure(
+            fig,
             png,
             "Satellite path: mean delay of the paced streams' 1000-byte messages against "
             "the receive buffer, per loss rate",
+            dpi=110,
         )
     )
     figs.append(_manet_figure(out, res))
@@ -195,7 +188,7 @@ def figures(out: Path, res: Results) -> list[Figure]:
 
 
 def _manet_figure(out: Path, res: Results) -> Figure:
-    plt = _plt()
+    plt = pyplot()
     panels = [
         ("goodput_bps", "goodput (kb/s)", 1e-3),
         ("repairs", "loss repairs", 1.0),
@@ -214,10 +207,10 @@ def _manet_figure(out: Path, res: Results) -> Figure:
         ax.set_title(label, fontsize=9)
     fig.tight_layout()
     png = out / "manet.png"
-    fig.savefig(png, dpi=110)
-    plt.close(fig)
-    return Figure(
+    return save_figure(
+        fig,
         png,
         "Seed 004's MANET: goodput, loss repairs and the receiver's ack bandwidth per "
         "protocol (mean and 95 % CI over seeds)",
+        dpi=110,
     )

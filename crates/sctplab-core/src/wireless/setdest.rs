@@ -342,14 +342,7 @@ mod tests {
     use super::*;
     use crate::sim::SimDuration;
     use crate::wireless::mobility::WaypointCfg;
-
-    fn t(s: f64) -> SimTime {
-        SimTime::ZERO + SimDuration::from_secs_f64(s)
-    }
-
-    fn close(a: (f64, f64), b: (f64, f64), tol: f64) -> bool {
-        (a.0 - b.0).abs() <= tol && (a.1 - b.1).abs() <= tol
-    }
+    use crate::wireless::mobility::tests::{close, t};
 
     const HAND: &str = r#"#
 # nodes: 2, pause: 0.00, max speed: 5.00, max x: 100.00, max y: 100.00

@@ -105,17 +105,7 @@ impl Inbound {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn data(tsn: u32, stream: u16, ssn: u16, flags: DataFlags) -> DataChunk {
-        DataChunk {
-            tsn,
-            stream,
-            ssn,
-            ppid: 0,
-            flags,
-            payload_len: 1000,
-        }
-    }
+    use crate::sctp::inbound::test_support::{data, inbound};
 
     fn fwd(new_cum_tsn: u32, streams: Vec<(u16, u16)>) -> ForwardTsnChunk {
         ForwardTsnChunk {
@@ -132,7 +122,7 @@ mod tests {
         // FORWARD TSN: new cumulative TSN 102, pairs (0, 1), (1, 0) (RFC 3758 3.2).
         // 3.6: cum TSN -> 102, then 103 and 104 are in: cum TSN 104, no gaps;
         // stream 0 skips SSN 1 and delivers SSN 2; stream 1 skips SSN 0, delivers 1.
-        let mut r = Inbound::new(100, 100_000, 2, None, Window::ALL, 1468, true);
+        let mut r = inbound(100_000, 2);
         let t = SimTime::ZERO;
         let f = DataFlags::UNFRAGMENTED;
         r.on_data(t, &data(100, 0, 0, f));
@@ -159,7 +149,7 @@ mod tests {
         // 101 is lost and the message abandoned. FORWARD TSN (102, [(0, 0)]): the two
         // held fragments (2 x 1016 B) are discarded, nothing delivered, the stream's
         // next SSN is 1, cumulative TSN 102.
-        let mut r = Inbound::new(100, 100_000, 1, None, Window::ALL, 1468, true);
+        let mut r = inbound(100_000, 1);
         let t = SimTime::ZERO;
         r.on_data(t, &data(100, 0, 0, DataFlags::BEGIN));
         r.on_data(t, &data(102, 0, 0, DataFlags::END));
@@ -173,7 +163,7 @@ mod tests {
 
     #[test]
     fn a_stale_or_absurd_forward_tsn_changes_nothing() {
-        let mut r = Inbound::new(100, 100_000, 1, None, Window::ALL, 1468, true);
+        let mut r = inbound(100_000, 1);
         let t = SimTime::ZERO;
         r.on_data(t, &data(100, 0, 0, DataFlags::UNFRAGMENTED));
         r.on_data(t, &data(101, 0, 1, DataFlags::UNFRAGMENTED));

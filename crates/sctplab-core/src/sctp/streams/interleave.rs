@@ -84,20 +84,7 @@ impl StreamSources {
         if self.heads.len() == wanted || self.hold_new {
             return;
         }
-        for (index, m) in self.msgs.iter().enumerate().skip(self.cursor) {
-            let s = usize::from(m.stream);
-            if m.abandoned || m.started() || self.seen[s] {
-                continue;
-            }
-            self.seen[s] = true;
-            self.heads.push(Head {
-                stream: m.stream,
-                index,
-            });
-            if self.heads.len() == wanted {
-                break;
-            }
-        }
+        self.push_unsent_heads(wanted);
     }
 
     /// The started message holding the chunk with relative TSN `rel` (PR-SCTP's

@@ -398,6 +398,12 @@ impl StreamSources {
         if wanted == 0 {
             return;
         }
+        self.push_unsent_heads(wanted);
+    }
+
+    /// Adds to `heads`, in buffer order from `cursor`, the first unsent message of each
+    /// stream not `seen` yet, until there are `wanted` heads (both schedulers' walk).
+    fn push_unsent_heads(&mut self, wanted: usize) {
         for (index, m) in self.msgs.iter().enumerate().skip(self.cursor) {
             let s = usize::from(m.stream);
             if m.abandoned || m.started() || self.seen[s] {

@@ -137,15 +137,7 @@ impl Leg {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::SimDuration;
-
-    fn t(s: f64) -> SimTime {
-        SimTime::ZERO + SimDuration::from_secs_f64(s)
-    }
-
-    fn close(a: (f64, f64), b: (f64, f64), tol: f64) -> bool {
-        (a.0 - b.0).abs() <= tol && (a.1 - b.1).abs() <= tol
-    }
+    use crate::wireless::mobility::tests::{close, t};
 
     #[test]
     fn leg_moves_in_a_straight_line_and_stops_at_the_destination() {

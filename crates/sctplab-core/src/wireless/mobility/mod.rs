@@ -283,4 +283,4 @@ impl Mobility {
 }
 
 #[cfg(test)]
-mod tests;
+pub(in crate::wireless) mod tests;

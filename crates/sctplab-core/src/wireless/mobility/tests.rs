@@ -1,11 +1,13 @@
 use super::*;
 use crate::sim::SimDuration;
 
-fn t(s: f64) -> SimTime {
+/// `s` seconds after time zero (shared by the mobility and setdest tests).
+pub(in crate::wireless) fn t(s: f64) -> SimTime {
     SimTime::ZERO + SimDuration::from_secs_f64(s)
 }
 
-fn close(a: (f64, f64), b: (f64, f64), tol: f64) -> bool {
+/// Two positions within `tol` metres of each other in each coordinate.
+pub(in crate::wireless) fn close(a: (f64, f64), b: (f64, f64), tol: f64) -> bool {
     (a.0 - b.0).abs() <= tol && (a.1 - b.1).abs() <= tol
 }
 
