@@ -24,11 +24,13 @@ use super::*;
 /// The gap-acked runs and the scratch space of one SACK.
 #[derive(Clone, Debug, Default)]
 pub(in crate::sctp::outbound) struct GapCover {
-    /// TSN runs `(first, last)` whose chunks are gap-acked, in TSN order, disjoint and
-    /// not adjacent; runs at or below the cumulative TSN are stale (dropped on use).
+    /// The runs of gap-acked chunks as offsets `(first, last)` from the cumulative TSN
+    /// `runs_cum` of the SACK that set them, sorted, disjoint and not adjacent; after a
+    /// later cumulative ack, those at or below it are stale (dropped on use).
     runs: Vec<(u32, u32)>,
+    runs_cum: u32,
     /// This SACK's blocks as offsets from its cumulative TSN, merged and clipped to the
-    /// chunks held; the old runs as such offsets.
+    /// chunks held; the runs moved to that TSN when it advanced.
     cov: Vec<(u32, u32)>,
     prev: Vec<(u32, u32)>,
     newly: Vec<(u32, u32)>,
@@ -47,11 +49,19 @@ impl GapCover {
     /// Debug builds: the runs are exactly the gap-acked chunks of `sent`.
     fn matches(&self, sent: &VecDeque<Sent>) -> bool {
         let mut k = 0;
+        let tsn = |off: u32| self.runs_cum.wrapping_add(off);
         sent.iter().all(|s| {
-            while self.runs.get(k).is_some_and(|&(_, b)| tsn_lt(b, s.tsn)) {
+            while self
+                .runs
+                .get(k)
+                .is_some_and(|&(_, b)| tsn_lt(tsn(b), s.tsn))
+            {
                 k += 1;
             }
-            let covered = self.runs.get(k).is_some_and(|&(a, _)| tsn_le(a, s.tsn));
+            let covered = self
+                .runs
+                .get(k)
+                .is_some_and(|&(a, _)| tsn_le(tsn(a), s.tsn));
             covered == s.gap_acked
         })
     }
@@ -68,6 +78,10 @@ fn diff(
 ) {
     only_a.clear();
     only_b.clear();
+    // SACK after SACK most blocks are the same: skip the equal ones first (the rest
+    // starts above them, so nothing below is left to decide).
+    let same = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let (a, b) = (&a[same..], &b[same..]);
     let (mut i, mut j) = (0, 0);
     // Everything below `at` is decided.
     let mut at = 0u32;
@@ -110,6 +124,26 @@ fn diff(
 /// non-adjacent intervals within `lo..=hi`: the chunks the walk would find covered.
 fn merge_blocks(blocks: &[(u16, u16)], lo: u32, hi: u32, out: &mut Vec<(u32, u32)>) {
     out.clear();
+    // A receiver sends its blocks in order (RFC 9260 3.3.4): one pass merges them.
+    let mut in_order = true;
+    for &(a, b) in blocks {
+        let (a, b) = (u32::from(a).max(lo), u32::from(b).min(hi));
+        if a > b {
+            continue;
+        }
+        match out.last_mut() {
+            Some(last) if a < last.0 => {
+                in_order = false;
+                break;
+            }
+            Some(last) if a <= last.1.saturating_add(1) => last.1 = last.1.max(b),
+            _ => out.push((a, b)),
+        }
+    }
+    if in_order {
+        return;
+    }
+    out.clear();
     out.extend(blocks.iter().filter_map(|&(a, b)| {
         let (a, b) = (u32::from(a).max(lo), u32::from(b).min(hi));
         (a <= b).then_some((a, b))
@@ -150,30 +184,36 @@ impl Outbound {
             self.gap_cover = g;
             return;
         };
+        if g.runs.is_empty() {
+            g.runs_cum = cum;
+        }
         // Offsets of the chunks held: `lo` (the front, cum + 1) to `hi`.
         let lo = front.wrapping_sub(cum);
         let hi = lo + (self.sent.len() as u32 - 1);
         merge_blocks(&sack.gaps, lo, hi, &mut g.cov);
-        g.prev.clear();
-        for &(a, b) in &g.runs {
-            if tsn_lt(cum, b) {
-                let a = if tsn_lt(cum, a) {
-                    a.wrapping_sub(cum)
-                } else {
-                    lo
-                };
-                g.prev.push((a.max(lo), b.wrapping_sub(cum)));
+        let shift = cum.wrapping_sub(g.runs_cum);
+        if shift != 0 {
+            // The cumulative TSN advanced: the runs from it, those it acked left out.
+            g.prev.clear();
+            for &(a, b) in &g.runs {
+                let b = b.wrapping_sub(shift) as i32;
+                if b >= lo as i32 {
+                    let a = (a.wrapping_sub(shift) as i32).max(lo as i32);
+                    g.prev.push((a as u32, b as u32));
+                }
             }
+            std::mem::swap(&mut g.runs, &mut g.prev);
+            g.runs_cum = cum;
         }
         {
             let GapCover {
                 cov,
-                prev,
+                runs,
                 newly,
                 uncovered,
                 ..
             } = &mut g;
-            diff(cov, prev, newly, uncovered);
+            diff(cov, runs, newly, uncovered);
         }
         let n = ps.len();
         g.min_new.clear();
@@ -244,12 +284,8 @@ impl Outbound {
                 ps.scratch[d].unacked_seen = true;
             }
         }
-        g.runs.clear();
-        g.runs.extend(
-            g.cov
-                .iter()
-                .map(|&(a, b)| (cum.wrapping_add(a), cum.wrapping_add(b))),
-        );
+        // What this SACK gap-acked, for the next one.
+        std::mem::swap(&mut g.runs, &mut g.cov);
         self.gap_cover = g;
         debug_assert!(self.gap_cover.matches(&self.sent), "gap runs drifted");
     }
