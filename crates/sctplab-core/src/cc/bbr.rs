@@ -190,6 +190,13 @@ impl Bbr {
     pub fn round_count(&self) -> u64 {
         self.round_count
     }
+    /// Whether the next sample's `prior_in_flight` can be read: only ProbeBW's probe
+    /// and drain phases end on it (`is_next_cycle_phase`). The mode and the gain change
+    /// only in `on_sample`, so asked before an ack is processed this answers for that
+    /// ack's sample, and the sender computes its flight before the ack only then.
+    pub fn reads_prior_in_flight(&self) -> bool {
+        self.mode == Mode::ProbeBw && self.pacing_gain != 1.0
+    }
     /// BtlBw, segments per second.
     pub fn btl_bw(&self) -> f64 {
         self.bw.get()
