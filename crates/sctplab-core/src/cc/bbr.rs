@@ -572,6 +572,20 @@ mod tests {
         b
     }
 
+    #[test]
+    fn the_flight_before_an_ack_is_read_only_in_probe_bw_s_probe_and_drain_phases() {
+        // `is_next_cycle_phase` compares prior_in_flight with the target only when the
+        // gain is not 1: ProbeBW's 1.25 (phase 0) and 0.75 (phase 1) phases.
+        assert!(
+            !Bbr::new(10.0, 1000.0, 2).reads_prior_in_flight(),
+            "Startup"
+        );
+        let read: Vec<bool> = (0..8)
+            .map(|i| in_probe_bw(i).reads_prior_in_flight())
+            .collect();
+        assert_eq!(read, [true, true, false, false, false, false, false, false]);
+    }
+
     fn ack(now_ms: u64, acked: f64, losses: f64, in_flight: f64) -> RateSample {
         RateSample {
             now: SimTime::ZERO + SimDuration::from_millis(now_ms),
