@@ -190,6 +190,13 @@ impl Bbr {
     pub fn round_count(&self) -> u64 {
         self.round_count
     }
+    /// Whether the next sample's `prior_in_flight` can be read: only ProbeBW's probe
+    /// and drain phases end on it (`is_next_cycle_phase`). The mode and the gain change
+    /// only in `on_sample`, so asked before an ack is processed this answers for that
+    /// ack's sample, and the sender computes its flight before the ack only then.
+    pub fn reads_prior_in_flight(&self) -> bool {
+        self.mode == Mode::ProbeBw && self.pacing_gain != 1.0
+    }
     /// BtlBw, segments per second.
     pub fn btl_bw(&self) -> f64 {
         self.bw.get()
@@ -563,6 +570,20 @@ mod tests {
         b.cycle_index = cycle_index;
         b.pacing_gain = PACING_GAIN_CYCLE[cycle_index];
         b
+    }
+
+    #[test]
+    fn the_flight_before_an_ack_is_read_only_in_probe_bw_s_probe_and_drain_phases() {
+        // `is_next_cycle_phase` compares prior_in_flight with the target only when the
+        // gain is not 1: ProbeBW's 1.25 (phase 0) and 0.75 (phase 1) phases.
+        assert!(
+            !Bbr::new(10.0, 1000.0, 2).reads_prior_in_flight(),
+            "Startup"
+        );
+        let read: Vec<bool> = (0..8)
+            .map(|i| in_probe_bw(i).reads_prior_in_flight())
+            .collect();
+        assert_eq!(read, [true, true, false, false, false, false, false, false]);
     }
 
     fn ack(now_ms: u64, acked: f64, losses: f64, in_flight: f64) -> RateSample {

@@ -172,6 +172,12 @@ impl Controller {
         matches!(self, Controller::Bbr(_))
     }
 
+    /// Whether the next rate sample's `prior_in_flight` can matter (`Bbr::
+    /// reads_prior_in_flight`).
+    pub fn reads_prior_in_flight(&self) -> bool {
+        matches!(self, Controller::Bbr(b) if b.reads_prior_in_flight())
+    }
+
     /// Every ack's delivery-rate sample, in recovery too (BBR's model and window).
     pub fn on_rate_sample(&mut self, w: &mut WindowState, rs: &RateSample) {
         if let Controller::Bbr(b) = self {

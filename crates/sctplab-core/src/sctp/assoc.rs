@@ -38,6 +38,7 @@ use crate::net::wire::{
 };
 use crate::net::{Packet, PacketKind};
 use crate::sim::{RngStream, SimDuration, SimTime};
+use std::cell::Cell;
 use std::collections::VecDeque;
 
 pub use reconfig::ExtStats;
@@ -139,6 +140,10 @@ pub struct Association {
     cfg: AssocCfg,
     pub state: State,
     now: SimTime,
+    /// The last `poll_timeout` answer, until the next entry point (`enter`): a paced
+    /// sender's wake polls once to see that its deadline has come and once more after
+    /// the service, with nothing changed in between.
+    poll_memo: Cell<Option<Option<SimTime>>>,
     rng: RngStream,
     secret: [u8; 32],
     local_tag: u32,
@@ -216,6 +221,7 @@ impl Association {
             cfg,
             state: State::Closed,
             now: SimTime::ZERO,
+            poll_memo: Cell::new(None),
             rng,
             secret,
             local_tag: 0,
@@ -272,7 +278,7 @@ impl Association {
     /// A scripted change of primary destination (RFC 9260 sec. 6.4: the upper layer
     /// may set it). New data moves there if it is active. Unknown addresses are ignored.
     pub fn set_primary(&mut self, now: SimTime, addr: [u8; 4]) {
-        self.now = now;
+        self.enter(now);
         let Some(i) = self.paths.index_of(addr) else {
             if self.paths.is_empty() && self.role == Role::Client {
                 self.cfg.primary_peer = addr;
@@ -283,6 +289,46 @@ impl Association {
         self.paths.reselect(true, false, None);
         self.stats.failovers = self.paths.failovers;
         self.kick();
+    }
+
+    /// Every entry point that can change the association's state starts here: the
+    /// time, and the deadline `poll_timeout` gave last is to be computed again.
+    fn enter(&mut self, now: SimTime) {
+        self.now = now;
+        self.poll_memo.set(None);
+    }
+
+    /// The earliest deadline of the association's timers (`poll_timeout`).
+    fn next_deadline(&self) -> Option<SimTime> {
+        // ns-2's heartbeat timer counts only while established with heartbeats on.
+        let hb_gen = self.state == State::Established && self.cfg.heartbeat.is_some();
+        let mut next = self.timers.next(hb_gen);
+        let mut consider = |t: Option<SimTime>| {
+            if let Some(t) = t {
+                next = Some(next.map_or(t, |n| n.min(t)));
+            }
+        };
+        // One walk over the paths for both kinds of path timer (the earliest deadline
+        // does not depend on the order they are looked at).
+        let t3 = matches!(self.state, State::Established | State::ShutdownSent);
+        let hb = matches!(self.state, State::Established | State::Confirming);
+        if t3 || hb {
+            for (i, p) in self.paths.paths.iter().enumerate() {
+                if t3 {
+                    consider(p.t3);
+                }
+                if hb {
+                    consider(p.hb_pending);
+                    consider(self.hb_due(i));
+                }
+            }
+        }
+        if let Some(inb) = &self.inb {
+            consider(inb.sack_deadline);
+        }
+        consider(self.sources_wakeup());
+        consider(self.out.as_ref().and_then(|o| o.pace_wake));
+        next
     }
 
     fn nonzero(&mut self) -> u32 {
@@ -553,7 +599,7 @@ impl Association {
 
 impl Endpoint for Association {
     fn handle_packet(&mut self, now: SimTime, pkt: &Packet) {
-        self.now = now;
+        self.enter(now);
         let TransportRepr::Sctp(sctp) = &pkt.transport else {
             return;
         };
@@ -645,7 +691,7 @@ impl Endpoint for Association {
     }
 
     fn handle_timeout(&mut self, now: SimTime) {
-        self.now = now;
+        self.enter(now);
         if self.timers.is_expired(Timer::Start, now) {
             self.start_client();
         }
@@ -689,7 +735,7 @@ impl Endpoint for Association {
     // loads instead of a call into `transmit`; the packet slot is left alone then.
     #[inline]
     fn poll_transmit(&mut self, now: SimTime, pkt: &mut Packet) -> bool {
-        self.now = now;
+        self.enter(now);
         if !self.sack_due()
             && self.ctrl.is_empty()
             && self.out.as_ref().is_none_or(|o| o.tx.is_empty())
@@ -700,34 +746,12 @@ impl Endpoint for Association {
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {
-        // ns-2's heartbeat timer counts only while established with heartbeats on.
-        let hb_gen = self.state == State::Established && self.cfg.heartbeat.is_some();
-        let mut next = self.timers.next(hb_gen);
-        let mut consider = |t: Option<SimTime>| {
-            if let Some(t) = t {
-                next = Some(next.map_or(t, |n| n.min(t)));
-            }
-        };
-        // One walk over the paths for both kinds of path timer (the earliest deadline
-        // does not depend on the order they are looked at).
-        let t3 = matches!(self.state, State::Established | State::ShutdownSent);
-        let hb = matches!(self.state, State::Established | State::Confirming);
-        if t3 || hb {
-            for (i, p) in self.paths.paths.iter().enumerate() {
-                if t3 {
-                    consider(p.t3);
-                }
-                if hb {
-                    consider(p.hb_pending);
-                    consider(self.hb_due(i));
-                }
-            }
+        if let Some(next) = self.poll_memo.get() {
+            debug_assert_eq!(next, self.next_deadline(), "poll memo outlived a change");
+            return next;
         }
-        if let Some(inb) = &self.inb {
-            consider(inb.sack_deadline);
-        }
-        consider(self.sources_wakeup());
-        consider(self.out.as_ref().and_then(|o| o.pace_wake));
+        let next = self.next_deadline();
+        self.poll_memo.set(Some(next));
         next
     }
 
@@ -750,6 +774,7 @@ impl Endpoint for Association {
     }
 
     fn finish(&mut self, now: SimTime) {
+        self.poll_memo.set(None);
         if let Some(inb) = self.inb.as_mut() {
             inb.finish(now);
         }

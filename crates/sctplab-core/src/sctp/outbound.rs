@@ -126,6 +126,11 @@ pub struct Outbound {
     gap_hi: u32,
     /// The SACK's gap blocks as offsets from the cumulative TSN, sorted (reused).
     blocks: Vec<(u32, u32)>,
+    /// Without CMT: the runs of gap-acked TSNs (`sack/single.rs`).
+    gap_cover: sack::GapCover,
+    /// Tests: without CMT, process gap blocks by the flight walk instead.
+    #[cfg(test)]
+    force_walk: bool,
     /// Chunks `rtx_marked` looked at, for the test that its work stays linear.
     #[cfg(test)]
     rtx_visits: u64,
@@ -194,6 +199,9 @@ impl Outbound {
             mark_floor: initial_tsn,
             gap_hi: initial_tsn.wrapping_sub(1),
             blocks: Vec::new(),
+            gap_cover: sack::GapCover::default(),
+            #[cfg(test)]
+            force_walk: false,
             #[cfg(test)]
             rtx_visits: 0,
             spare_chunks: Vec::new(),
@@ -254,6 +262,7 @@ impl Outbound {
         ] {
             *t = t.wrapping_add(shift);
         }
+        self.gap_cover.clear();
         true
     }
 

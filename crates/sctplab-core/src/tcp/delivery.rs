@@ -78,7 +78,7 @@ impl TcpSender {
     }
 
     /// BBR's per-ack input, after the variant has processed the ack (`prior_ack` and
-    /// `prior_flight` from before): what this ack newly delivered (cumulatively, SACKed,
+    /// `prior_flight` from before; the flight only when BBR reads it, else 0): what this ack newly delivered (cumulatively, SACKed,
     /// or without SACK one segment per duplicate ack) and the rate sample of the segment
     /// whose send time it echoes. Sends again if the window opened.
     pub(super) fn rate_sample(&mut self, prior_ack: i64, prior_flight: i64, blocks: &[(i64, i64)]) {

@@ -679,8 +679,9 @@ impl Endpoint for TcpSender {
             self.stats.acks_received += 1;
         }
         self.ack_echo = pkt.ts_echo;
-        // The flight is BBR's input only: Reno's acks skip the scoreboard pass.
-        let prior_flight = if self.rate.is_some() {
+        // The flight before the ack is BBR's input only, and read only in two ProbeBW
+        // phases: other acks skip the estimate (during SACK recovery a scoreboard pass).
+        let prior_flight = if self.rate.is_some() && self.cc.reads_prior_in_flight() {
             self.flight_estimate()
         } else {
             0

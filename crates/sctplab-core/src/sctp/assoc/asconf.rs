@@ -68,7 +68,7 @@ impl Association {
 
     /// A scripted `add_address` / `delete_address` / set primary (`[[faults]]`).
     pub fn change_address(&mut self, now: SimTime, c: AddrChange) {
-        self.now = now;
+        self.enter(now);
         let Some(e) = self.ext.as_mut().filter(|e| e.asconf.wanted) else {
             return;
         };

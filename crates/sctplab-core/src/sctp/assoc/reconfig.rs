@@ -21,7 +21,7 @@ pub struct ExtStats {
 impl Association {
     /// A scripted `reset_streams` / `add_streams` (`[[faults]]`).
     pub fn reconfigure(&mut self, now: SimTime, r: Request) {
-        self.now = now;
+        self.enter(now);
         if !self.ext_wanted() {
             return;
         }

@@ -6,6 +6,9 @@ use super::*;
 use crate::cc::Congestion;
 use crate::sctp::{path_bbr, path_cc, timestamp};
 
+mod single;
+pub(super) use single::GapCover;
+
 /// What the passes over one SACK found, for the steps after them.
 #[derive(Default)]
 pub(super) struct SackPass {
@@ -239,6 +242,7 @@ impl Outbound {
     /// SACK, or reneging). Returns (any chunk marked, bytes outstanding).
     #[inline(always)]
     fn without_gap_blocks(&mut self, ps: &mut PathSet) -> (bool, f64) {
+        self.gap_cover.clear();
         if let Some(c) = self.cmt.as_deref_mut() {
             c.lists_no_blocks(self.cum_ack);
         }
@@ -296,7 +300,8 @@ impl Outbound {
         }
     }
 
-    /// `gap_blocks` by one walk over the flight (single path, CMT without SFR).
+    /// `gap_blocks` by one walk over the flight (CMT without SFR; without CMT,
+    /// `sack/single.rs` decides the same from the blocks and the holes).
     #[inline(always)]
     fn gap_blocks_walk(
         &mut self,
@@ -314,6 +319,15 @@ impl Outbound {
             if tsn_lt(highest_sacked, end) {
                 highest_sacked = end;
             }
+        }
+        #[cfg(test)]
+        let single = self.cmt.is_none() && !self.force_walk;
+        #[cfg(not(test))]
+        let single = self.cmt.is_none();
+        if single {
+            // Without CMT: only the chunks whose gap ack changes, and the holes.
+            self.gap_blocks_single(now, sack, ps, highest_sacked, flags, pass);
+            return;
         }
         let walk = self.gap_ack_walk(now, sack, ps, highest_sacked, (new_cum, ns2_pba), pass);
         if self.cmt.is_some() {
