@@ -210,6 +210,42 @@ fn due_before_asks_for_the_number_only_on_a_tie() {
     assert!(!due_before(t(10), || 7, before));
 }
 
+/// A `ReservedEvent` is the event it stands for, kept out of the queue: armed while
+/// "a" is handled, it is pending for an event scheduled before it at its time and
+/// passed for one scheduled after; put into the queue (once, however often asked) it
+/// pops between the two, as when it was scheduled where it was armed.
+#[test]
+fn a_reserved_event_keeps_its_place_among_simultaneous_events() {
+    let mut q: EventQueue<&str> = EventQueue::default();
+    let mut r = ReservedEvent::default();
+    assert_eq!(r.at(), None);
+    assert!(!r.pending(&q), "never armed");
+    q.schedule(t(0), "a");
+    q.schedule(t(5), "before");
+    assert_eq!(q.pop(), Some((t(0), "a")));
+    r.arm(t(5), &mut q);
+    q.schedule(t(5), "after");
+    assert_eq!(r.at(), Some(t(5)));
+    assert!(r.pending(&q) && !r.queued());
+    r.enter_queue(&mut q, "reserved");
+    r.enter_queue(&mut q, "reserved again");
+    assert!(r.queued());
+    assert_eq!(q.pop(), Some((t(5), "before")));
+    assert!(r.pending(&q), "scheduled before it");
+    assert_eq!(q.pop(), Some((t(5), "reserved")));
+    r.popped();
+    assert!(!r.pending(&q) && !r.queued());
+    assert_eq!(q.pop(), Some((t(5), "after")));
+    assert_eq!(q.pop(), None, "in the queue once");
+    // Numbers taken one by one and as a block are the same numbers.
+    let (mut a, mut b) = (EventQueue::<()>::default(), EventQueue::<()>::default());
+    let singles = [reserve(&mut a), reserve(&mut a), reserve(&mut a)];
+    let first = reserve_block(&mut b, 3);
+    let step = crate::sim::SEQ_STEP;
+    assert_eq!(singles, [first, first + step, first + 2 * step]);
+    assert_eq!(reserve(&mut a), reserve(&mut b));
+}
+
 /// A chain longer than `MAX_CHAIN` is resolved and starts again, with the number the
 /// long chain would have had.
 #[test]

@@ -28,7 +28,8 @@ impl<E> EventQueue<E> {
 
     /// Takes the next sequence number without scheduling anything: the key (time, seq)
     /// of an event that may be scheduled later (`schedule_slot_reserved`) or never.
-    pub(crate) fn reserve_seq(&mut self) -> u64 {
+    /// Owners outside `sim` reserve through `sim::lazy::reserve`.
+    pub(in crate::sim) fn reserve_seq(&mut self) -> u64 {
         let seq = self.next_seq;
         self.next_seq += SEQ_STEP;
         seq
@@ -36,7 +37,7 @@ impl<E> EventQueue<E> {
 
     /// Takes `n` sequence numbers at once, as `n` calls of `reserve_seq` would: the
     /// first is returned, the `i`-th is `first + i * SEQ_STEP`.
-    pub(crate) fn reserve_seq_block(&mut self, n: usize) -> u64 {
+    pub(in crate::sim) fn reserve_seq_block(&mut self, n: usize) -> u64 {
         let seq = self.next_seq;
         self.next_seq += SEQ_STEP * n as u64;
         seq
@@ -182,7 +183,7 @@ impl<E> EventQueue<E> {
     /// Schedules `event` with a sequence number taken earlier (`reserve_seq`), as if it
     /// had been scheduled then. Its key must still be ahead of every event popped so far.
     #[inline]
-    pub(crate) fn schedule_reserved(&mut self, time: SimTime, seq: u64, event: E) {
+    pub(in crate::sim) fn schedule_reserved(&mut self, time: SimTime, seq: u64, event: E) {
         let k = Key::new(time, seq);
         assert!(k > self.last, "reserved event scheduled in the past");
         self.heap.push(
@@ -199,7 +200,7 @@ impl<E> EventQueue<E> {
     /// after the last event popped. For events kept out of the queue with a reserved
     /// sequence number (a link's end of transmission).
     #[inline]
-    pub(crate) fn passed(&self, time: SimTime, seq: u64) -> bool {
+    pub(in crate::sim) fn passed(&self, time: SimTime, seq: u64) -> bool {
         self.popped > 0 && Key::new(time, seq) <= self.last
     }
 }

@@ -20,7 +20,7 @@
 use super::super::channel::{deaf_node, nodes_near, power_between};
 use super::super::rx_power::{RxPower, SenseBound, sensed_within};
 use super::Fast;
-use crate::sim::{SEQ_STEP, SimDuration, SimTime};
+use crate::sim::{SEQ_STEP, SimDuration, SimTime, lazy};
 use crate::wireless::frame::{Frame, FrameKind, MacAddr};
 use crate::wireless::mobility::{Mobility, Track};
 use crate::wireless::propagation;
@@ -431,7 +431,7 @@ impl World {
         let addressee = to.0 as usize;
         let sender = w.nics[nic as usize].node.idx();
         let here = w.mobility.position(sender, now);
-        let seq0 = self.queue.reserve_seq_block(w.nics.len());
+        let seq0 = lazy::reserve_block(&mut self.queue, w.nics.len());
         let real = if to.is_broadcast() {
             let at = w.fast.real_base.wrapping_add(w.fast.air_real.len() as u32);
             w.fast
