@@ -52,8 +52,8 @@ use super::{EventKey, EventQueue, HistoryCursor, SimTime};
 /// Whether a lazy event at `at`, with the number `seq()` (asked for only on a tie in
 /// time), comes before the real input with key `before` and so runs before it (rule 2).
 #[inline(always)]
-pub fn due_before(at: SimTime, seq: impl FnOnce() -> u64, before: (SimTime, u64)) -> bool {
-    at < before.0 || (at == before.0 && seq() <= before.1)
+pub fn due_before(at: SimTime, seq: impl FnOnce() -> u64, before: EventKey) -> bool {
+    at < before.time() || (at == before.time() && seq() <= before.seq())
 }
 
 /// The number of a lazy event armed by a real input (rule 4), taken from the queue's
@@ -458,7 +458,7 @@ fn links_keys<E>(
     for &t in times {
         // The link's own lineage: the links before it.
         let armer = || lineage_of(&keys, base, pinned);
-        let next = q.seq_after_tied(&mut cur, (t, seq), armer);
+        let next = q.seq_after_tied(&mut cur, EventKey::new(t, seq), armer);
         keys.push(EventKey::new(t, seq));
         seq = next;
     }

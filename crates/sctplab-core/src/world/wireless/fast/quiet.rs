@@ -14,7 +14,7 @@
 //! differential tests of the wait predicates (`wireless::mac::differential`).
 
 use super::SWEEP_EVERY;
-use crate::sim::{EventKey, LazySeq, SimTime, lazy, wake_seq};
+use crate::sim::{LazySeq, SimTime, lazy, wake_seq};
 use crate::world::wireless::Wireless;
 use crate::world::{Event, World};
 
@@ -92,11 +92,7 @@ impl World {
                 let (frame, sender) = w.logged(d.log);
                 let slot = w.alloc_frame(frame, sender as u32);
                 w.frames[slot as usize].left = 1;
-                lazy::enter_queue(
-                    &mut self.queue,
-                    EventKey::new(d.at, d.seq),
-                    Event::RxStart(nic, slot),
-                );
+                lazy::enter_queue(&mut self.queue, d.key(), Event::RxStart(nic, slot));
             }
             w.nics[i].fast.deferred_rx = list;
         }

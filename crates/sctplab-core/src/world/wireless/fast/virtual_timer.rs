@@ -17,7 +17,9 @@
 //! `tied_numbers_of_two_owners_keep_the_plain_order` (`sim/lazy/tests.rs`).
 
 use super::super::Nic;
-use crate::sim::{ArmerChain, EventQueue, HistoryCursor, LazySeq, SimTime, TimerSlot, due_before};
+use crate::sim::{
+    ArmerChain, EventKey, EventQueue, HistoryCursor, LazySeq, SimTime, TimerSlot, due_before,
+};
 use crate::world::Event;
 use crate::world::mac_digest::Input;
 use crate::world::wireless::Wireless;
@@ -41,7 +43,7 @@ impl Wireless {
     pub(super) fn catch_up_timers(
         &mut self,
         nic: u32,
-        before: (SimTime, u64),
+        before: EventKey,
         q: &mut EventQueue<Event>,
     ) -> Option<SimTime> {
         let i = nic as usize;
