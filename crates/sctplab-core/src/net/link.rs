@@ -6,7 +6,7 @@ use super::aqm::Aqm;
 use super::ids::{IfaceId, LinkDirId, NodeId};
 use super::loss::LossModel;
 use super::queue::DropTail;
-use crate::sim::{EventQueue, SimDuration, SimTime};
+use crate::sim::{EventQueue, ReservedEvent, SimDuration, SimTime};
 
 /// Counters of one link direction over the measurement window.
 #[derive(Clone, Debug, Default)]
@@ -128,21 +128,21 @@ impl Default for ForwardMemo {
 /// A FIFO transmitter without an event of its own.
 ///
 /// A packet's departure time is known when it starts serialising, so the end of its
-/// transmission (ns-2's `Queue::resume` after `LinkDelay`'s transmission time) is kept
-/// as the key (time, sequence number) that its event would have had, the sequence
-/// number reserved from the event queue when the transmission starts, exactly where
-/// the event used to be scheduled. The transmitter is busy for an event being handled
-/// while that key is still ahead of the event's own key: the same answer, ties
-/// included, as when a `TxDone` event was popped for every packet. Only when a packet
-/// has to wait behind it does the `TxDone` enter the queue, with that key, to start
-/// the next transmission; a packet that finds the interface empty costs one event per
-/// hop (its arrival at the far end).
+/// transmission (ns-2's `Queue::resume` after `LinkDelay`'s transmission time) is a
+/// lazy event (`sim::lazy`) with the key (time, sequence number) that its event would
+/// have had, the sequence number reserved from the event queue when the transmission
+/// starts, exactly where the event used to be scheduled (`ReservedEvent::arm`). The
+/// transmitter is busy for an event being handled while that key is still ahead of the
+/// event's own key (`ReservedEvent::pending`): the same answer, ties included, as when
+/// a `TxDone` event was popped for every packet. Only when a packet has to wait behind
+/// it does the `TxDone` enter the queue, with that key, to start the next transmission
+/// (`ReservedEvent::enter_queue`); a packet that finds the interface empty costs one
+/// event per hop (its arrival at the far end).
 #[derive(Clone, Debug, Default)]
 pub struct Transmitter {
-    /// Key of the end of the last transmission started, if any.
-    pub end: Option<(SimTime, u64)>,
-    /// Whether that end is in the event queue as a `TxDone` (packets are waiting).
-    pub end_queued: bool,
+    /// The end of the last transmission started, if any; in the event queue as a
+    /// `TxDone` while packets wait.
+    pub end: ReservedEvent,
 }
 
 /// Serialisation times remembered per packet size (direct-mapped by the size's low
@@ -212,7 +212,7 @@ impl LinkDir {
     /// popped): the end of the last transmission is not behind it (see `Transmitter`).
     #[inline]
     pub fn busy<E>(&self, q: &EventQueue<E>) -> bool {
-        self.tx.end.is_some_and(|(t, seq)| !q.passed(t, seq))
+        self.tx.end.pending(q)
     }
 
     /// Packets in the interface: waiting plus the one on the wire.
@@ -283,7 +283,7 @@ mod tests {
         assert!(!l.busy(&q));
         let end = SimTime::ZERO + l.tx_time_cached(1000);
         assert_eq!(end, t8);
-        l.tx.end = Some((end, q.reserve_seq()));
+        l.tx.end.arm(end, &mut q);
         q.schedule(t8, "after");
         assert!(l.busy(&q));
         assert_eq!(l.occupancy(&q), 1);

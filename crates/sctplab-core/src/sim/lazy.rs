@@ -1,20 +1,22 @@
 //! Lazy events: events an owner keeps out of the queue while they can only change that
 //! owner, each with the key (time, sequence number) it would have had in the queue.
 //!
-//! The rules every owner follows (the wired link's end of transmission, a quiet wireless
-//! NIC's MAC timer events, its deferred receptions and the air-log receptions it reads:
-//! `world/wireless/fast/`):
+//! The rules every owner follows (the wired link's end of transmission, `ReservedEvent`;
+//! a quiet wireless NIC's MAC timer events, its deferred receptions and the air-log
+//! receptions it reads: `world/wireless/fast/`). Owners reserve numbers (`reserve`,
+//! `reserve_block`), put lazy events into the queue (`enter_queue`) and ask whether one
+//! has passed (`passed`) through this file, not the queue's own calls.
 //!
 //! 1. A lazy event changes only its owner (a catch-up that leaves output behind is an
 //!    internal error: `Wireless::check_caught_up`).
 //! 2. Before any real input reaches the owner (the event just popped, key `before`),
 //!    the owner runs its lazy events that come before it, in key order (`due_before`).
 //!    A lazy event that stops being lazy enters the queue with its key
-//!    (`EventQueue::schedule_reserved`, `schedule_slot_reserved`).
+//!    (`enter_queue`, `EventQueue::schedule_slot_lazy`).
 //! 3. Each lazy event is run or put into the queue while the pop history still holds
 //!    its time (`EventQueue::HISTORY` pops; the wireless world sweeps every
 //!    `SWEEP_EVERY` pops), since the numbers of the events it arms are looked up there.
-//! 4. A lazy event armed by a real input takes its number then (`EventQueue::reserve_seq`:
+//! 4. A lazy event armed by a real input takes its number then (`reserve`:
 //!    `LazySeq::Known`). One armed by another lazy event gets the number the queue's
 //!    counter would have given it while its armer was handled: the odd number just below
 //!    the counter at the first pop after the armer (`sim::key::seq_below`). Looking that up
@@ -50,8 +52,103 @@ use super::{EventKey, EventQueue, HistoryCursor, SimTime};
 /// Whether a lazy event at `at`, with the number `seq()` (asked for only on a tie in
 /// time), comes before the real input with key `before` and so runs before it (rule 2).
 #[inline(always)]
-pub fn due_before(at: SimTime, seq: impl FnOnce() -> u64, before: (SimTime, u64)) -> bool {
-    at < before.0 || (at == before.0 && seq() <= before.1)
+pub fn due_before(at: SimTime, seq: impl FnOnce() -> u64, before: EventKey) -> bool {
+    at < before.time() || (at == before.time() && seq() <= before.seq())
+}
+
+/// The number of a lazy event armed by a real input (rule 4), taken from the queue's
+/// counter now, where the event would have been scheduled.
+#[inline]
+pub fn reserve<E>(q: &mut EventQueue<E>) -> u64 {
+    q.reserve_seq()
+}
+
+/// `n` numbers at once, as `n` calls of `reserve` would: the first is returned, the
+/// `i`-th is `first + i * SEQ_STEP` (a frame's receivers, NIC `j` taking the `j`-th:
+/// the air log).
+#[inline]
+pub fn reserve_block<E>(q: &mut EventQueue<E>, n: usize) -> u64 {
+    q.reserve_seq_block(n)
+}
+
+/// A lazy event with a reserved number that stops being lazy enters the queue with its
+/// key (rule 2); the key must still be ahead of the last event popped.
+#[inline]
+pub fn enter_queue<E>(q: &mut EventQueue<E>, key: EventKey, event: E) {
+    q.schedule_reserved(key.time(), key.seq(), event);
+}
+
+/// Whether the lazy event with key `key` would have been popped by now: it is not after
+/// the last event popped, so the real input being handled comes after it (rule 2).
+#[inline]
+pub fn passed<E>(q: &EventQueue<E>, key: EventKey) -> bool {
+    q.passed(key.time(), key.seq())
+}
+
+/// One lazy event with a number reserved when it is armed (rule 4's `LazySeq::Known`),
+/// kept out of the queue until its owner needs it there: the wired link's end of
+/// transmission (`net::link::Transmitter`). Its owner asks whether it has passed for
+/// the event being handled (`pending`) instead of running it; it enters the queue, once,
+/// with its key when there is work for it (`enter_queue`).
+#[derive(Copy, Clone, Debug)]
+pub struct ReservedEvent {
+    /// `EventKey::NONE` until armed.
+    key: EventKey,
+    /// Whether it is in the queue (until popped: `popped`).
+    queued: bool,
+}
+
+impl Default for ReservedEvent {
+    fn default() -> Self {
+        ReservedEvent {
+            key: EventKey::NONE,
+            queued: false,
+        }
+    }
+}
+
+impl ReservedEvent {
+    /// Arms it at `at` (replacing an earlier one, which must not be in the queue), its
+    /// number reserved now.
+    #[inline]
+    pub fn arm<E>(&mut self, at: SimTime, q: &mut EventQueue<E>) {
+        self.key = EventKey::new(at, reserve(q));
+        self.queued = false;
+    }
+
+    /// Its time, if it was ever armed.
+    #[inline]
+    pub fn at(&self) -> Option<SimTime> {
+        (self.key != EventKey::NONE).then(|| self.key.time())
+    }
+
+    /// Whether it is armed and not passed for the event being handled (the last popped).
+    #[inline]
+    pub fn pending<E>(&self, q: &EventQueue<E>) -> bool {
+        self.key != EventKey::NONE && !passed(q, self.key)
+    }
+
+    /// Whether it is in the queue.
+    #[inline]
+    pub fn queued(&self) -> bool {
+        self.queued
+    }
+
+    /// Puts it into the queue with its key as `event`, unless it is there already or
+    /// was never armed.
+    #[inline]
+    pub fn enter_queue<E>(&mut self, q: &mut EventQueue<E>, event: E) {
+        if !self.queued && self.key != EventKey::NONE {
+            self.queued = true;
+            enter_queue(q, self.key, event);
+        }
+    }
+
+    /// Its event was popped from the queue.
+    #[inline]
+    pub fn popped(&mut self) {
+        self.queued = false;
+    }
 }
 
 /// The sequence number of a lazy event (rule 4).
@@ -361,7 +458,7 @@ fn links_keys<E>(
     for &t in times {
         // The link's own lineage: the links before it.
         let armer = || lineage_of(&keys, base, pinned);
-        let next = q.seq_after_tied(&mut cur, (t, seq), armer);
+        let next = q.seq_after_tied(&mut cur, EventKey::new(t, seq), armer);
         keys.push(EventKey::new(t, seq));
         seq = next;
     }

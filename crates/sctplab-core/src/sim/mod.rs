@@ -1,13 +1,13 @@
 //! The discrete-event kernel: clock, event queue and random streams.
 mod key;
-mod lazy;
+pub(crate) mod lazy;
 mod queue;
 mod rng;
 mod time;
 mod timer;
 
 pub(crate) use key::{EventKey, SEQ_STEP, wake_seq};
-pub(crate) use lazy::{ArmerChain, LazySeq, due_before, may_tie};
+pub(crate) use lazy::{ArmerChain, LazySeq, ReservedEvent, due_before, may_tie};
 pub use queue::EventQueue;
 pub(crate) use queue::HistoryCursor;
 pub use rng::{RngStream, stream_id};

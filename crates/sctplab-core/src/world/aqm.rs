@@ -64,7 +64,7 @@ impl World {
         let busy = link.busy(&self.queue);
         let state = LinkState {
             busy,
-            idle_since_ns: link.tx.end.map_or(0, |(t, _)| t.as_nanos()),
+            idle_since_ns: link.tx.end.at().map_or(0, |t| t.as_nanos()),
         };
         let (waiting, waiting_bytes) = (link.queue.len(), link.queue.bytes());
         let Some(Aqm::Red(red)) = link.aqm.as_deref_mut() else {
@@ -107,12 +107,7 @@ impl World {
     /// the transmission (its event reserved when it began) is scheduled to serve it.
     fn tx_done_has_work(&mut self, dir: LinkDirId) {
         let link = &mut self.links[dir.idx()];
-        if !link.tx.end_queued {
-            if let Some((t, seq)) = link.tx.end {
-                link.tx.end_queued = true;
-                self.queue.schedule_reserved(t, seq, Event::TxDone(dir));
-            }
-        }
+        link.tx.end.enter_queue(&mut self.queue, Event::TxDone(dir));
     }
 
     /// The transmitter is free: the discipline picks (and may drop or mark) the next
@@ -136,10 +131,7 @@ impl World {
         self.start_tx(now, dir, e.id, waited);
         if more {
             let link = &mut self.links[dir.idx()];
-            if let Some((t, seq)) = link.tx.end {
-                link.tx.end_queued = true;
-                self.queue.schedule_reserved(t, seq, Event::TxDone(dir));
-            }
+            link.tx.end.enter_queue(&mut self.queue, Event::TxDone(dir));
         }
     }
 

@@ -502,11 +502,8 @@ impl World {
             self.pool.get_mut(pid).queued_at = now;
             // The end of the transmission now has work to do: it enters the queue with
             // the key it was given when the transmission started (`Transmitter`).
-            if !link.tx.end_queued {
-                let (t, seq) = link.tx.end.expect("a busy transmitter has an end");
-                link.tx.end_queued = true;
-                self.queue.schedule_reserved(t, seq, Event::TxDone(dir));
-            }
+            debug_assert!(link.tx.end.at().is_some(), "a busy transmitter has an end");
+            link.tx.end.enter_queue(&mut self.queue, Event::TxDone(dir));
         }
     }
 
@@ -549,8 +546,7 @@ impl World {
         let arrive = tx_end + link.delay;
         // The end of transmission takes its sequence number here, before the arrival,
         // as when it was scheduled as an event (ns-2's order: `LinkDelay::recv`).
-        link.tx.end = Some((tx_end, self.queue.reserve_seq()));
-        link.tx.end_queued = false;
+        link.tx.end.arm(tx_end, &mut self.queue);
         if satellite {
             // After a handover a satellite link ends at another satellite, perhaps nearer
             // than the one a packet still on the wire flies to (lost on arrival): its
@@ -569,7 +565,7 @@ impl World {
 
     fn tx_done(&mut self, now: SimTime, dir: LinkDirId) {
         let link = &mut self.links[dir.idx()];
-        link.tx.end_queued = false;
+        link.tx.end.popped();
         // RED's packets wait in `queue`: drop-tail's way out.
         if let Some(Aqm::Queue(_)) = link.aqm.as_deref() {
             self.aqm_start_next(now, dir);
@@ -580,9 +576,8 @@ impl World {
             self.start_tx(now, dir, next, waited);
             let link = &mut self.links[dir.idx()];
             if !link.queue.is_empty() {
-                let (t, seq) = link.tx.end.expect("a transmission just started");
-                link.tx.end_queued = true;
-                self.queue.schedule_reserved(t, seq, Event::TxDone(dir));
+                debug_assert!(!link.tx.end.queued(), "a transmission just started");
+                link.tx.end.enter_queue(&mut self.queue, Event::TxDone(dir));
             }
         }
     }

@@ -128,8 +128,8 @@ impl Owner {
         &mut self,
         m: &mut Model,
         q: &EventQueue<Ev>,
-        before: (SimTime, u64),
-        ran: &mut Vec<((SimTime, u64), Ev)>,
+        before: EventKey,
+        ran: &mut Vec<(EventKey, Ev)>,
     ) {
         let mut cur = HistoryCursor::default();
         while let Some((at, v, y)) = self.pending {
@@ -137,7 +137,7 @@ impl Owner {
             if !due_before(at, || v.resolve_from(chain, q, &mut cur), before) {
                 break;
             }
-            ran.push(((at, v.resolve(&self.chain, q)), Ev::Owned(y)));
+            ran.push((EventKey::new(at, v.resolve(&self.chain, q)), Ev::Owned(y)));
             self.pending = m.armed_by_owned(y).map(|(d, z)| {
                 let child = v.child(at, &mut self.chain, q);
                 (at + crate::sim::SimDuration::from_nanos(d), child, z)
@@ -179,7 +179,7 @@ fn lazy_run(every_pop: bool) -> Vec<Ev> {
             owner.pending = Some((at, LazySeq::Known(q.reserve_seq()), y));
         }
     }
-    owner.catch_up(&mut m, &q, (SimTime::MAX, u64::MAX), &mut ran);
+    owner.catch_up(&mut m, &q, EventKey::NONE, &mut ran);
     // Keys of real and lazy events never tie (even and odd numbers); two of the
     // owner's own can (an event and one it armed at its time, before the next pop),
     // and then the one run first came first: a stable sort.
@@ -203,11 +203,47 @@ fn lazy_events_keep_the_plain_order() {
 
 #[test]
 fn due_before_asks_for_the_number_only_on_a_tie() {
-    let before = (t(10), 6);
+    let before = EventKey::new(t(10), 6);
     assert!(due_before(t(9), || panic!("not asked"), before));
     assert!(!due_before(t(11), || panic!("not asked"), before));
     assert!(due_before(t(10), || 5, before));
     assert!(!due_before(t(10), || 7, before));
+}
+
+/// A `ReservedEvent` is the event it stands for, kept out of the queue: armed while
+/// "a" is handled, it is pending for an event scheduled before it at its time and
+/// passed for one scheduled after; put into the queue (once, however often asked) it
+/// pops between the two, as when it was scheduled where it was armed.
+#[test]
+fn a_reserved_event_keeps_its_place_among_simultaneous_events() {
+    let mut q: EventQueue<&str> = EventQueue::default();
+    let mut r = ReservedEvent::default();
+    assert_eq!(r.at(), None);
+    assert!(!r.pending(&q), "never armed");
+    q.schedule(t(0), "a");
+    q.schedule(t(5), "before");
+    assert_eq!(q.pop(), Some((t(0), "a")));
+    r.arm(t(5), &mut q);
+    q.schedule(t(5), "after");
+    assert_eq!(r.at(), Some(t(5)));
+    assert!(r.pending(&q) && !r.queued());
+    r.enter_queue(&mut q, "reserved");
+    r.enter_queue(&mut q, "reserved again");
+    assert!(r.queued());
+    assert_eq!(q.pop(), Some((t(5), "before")));
+    assert!(r.pending(&q), "scheduled before it");
+    assert_eq!(q.pop(), Some((t(5), "reserved")));
+    r.popped();
+    assert!(!r.pending(&q) && !r.queued());
+    assert_eq!(q.pop(), Some((t(5), "after")));
+    assert_eq!(q.pop(), None, "in the queue once");
+    // Numbers taken one by one and as a block are the same numbers.
+    let (mut a, mut b) = (EventQueue::<()>::default(), EventQueue::<()>::default());
+    let singles = [reserve(&mut a), reserve(&mut a), reserve(&mut a)];
+    let first = reserve_block(&mut b, 3);
+    let step = crate::sim::SEQ_STEP;
+    assert_eq!(singles, [first, first + step, first + 2 * step]);
+    assert_eq!(reserve(&mut a), reserve(&mut b));
 }
 
 /// A chain longer than `MAX_CHAIN` is resolved and starts again, with the number the
@@ -397,7 +433,7 @@ mod two_owners {
         w: &mut Owner,
         m: &mut Model,
         q: &EventQueue<Ev>,
-        before: (SimTime, u64),
+        before: EventKey,
         ran: &mut Handled,
     ) {
         let mut cur = HistoryCursor::default();
@@ -425,7 +461,7 @@ mod two_owners {
         owners: &mut [Owner; OWNERS],
         m: &mut Model,
         q: &mut EventQueue<Ev>,
-        key: (SimTime, u64),
+        key: EventKey,
         ran: &mut Handled,
     ) {
         let mut pins = Vec::new();
@@ -471,7 +507,7 @@ mod two_owners {
         let mut popped: Vec<(EventKey, Lineage)> = Vec::new();
         while let Some((now, ev)) = q.pop() {
             let key = q.last_key();
-            let k = EventKey::new(key.0, key.1);
+            let k = key;
             match ev {
                 Ev::Real(x) => {
                     popped.push((k, Lineage::new()));
@@ -530,7 +566,7 @@ mod two_owners {
             }
         }
         for (o, w) in owners.iter_mut().enumerate() {
-            catch_up(o, w, &mut m, &q, (SimTime::MAX, u64::MAX), &mut ran);
+            catch_up(o, w, &mut m, &q, EventKey::NONE, &mut ran);
         }
         assert!(
             popped.is_sorted(),

@@ -168,9 +168,9 @@ impl<E> EventQueue<E> {
         self.next_seq
     }
 
-    /// (time, sequence number) of the last event popped.
-    pub(crate) fn last_key(&self) -> (SimTime, u64) {
-        (self.last.time(), self.last.seq())
+    /// The key (time, sequence number) of the last event popped.
+    pub(crate) fn last_key(&self) -> Key {
+        self.last
     }
 
     fn earliest(&mut self) -> Option<(Key, Src)> {

@@ -28,7 +28,8 @@ impl<E> EventQueue<E> {
 
     /// Takes the next sequence number without scheduling anything: the key (time, seq)
     /// of an event that may be scheduled later (`schedule_slot_reserved`) or never.
-    pub(crate) fn reserve_seq(&mut self) -> u64 {
+    /// Owners outside `sim` reserve through `sim::lazy::reserve`.
+    pub(in crate::sim) fn reserve_seq(&mut self) -> u64 {
         let seq = self.next_seq;
         self.next_seq += SEQ_STEP;
         seq
@@ -36,7 +37,7 @@ impl<E> EventQueue<E> {
 
     /// Takes `n` sequence numbers at once, as `n` calls of `reserve_seq` would: the
     /// first is returned, the `i`-th is `first + i * SEQ_STEP`.
-    pub(crate) fn reserve_seq_block(&mut self, n: usize) -> u64 {
+    pub(in crate::sim) fn reserve_seq_block(&mut self, n: usize) -> u64 {
         let seq = self.next_seq;
         self.next_seq += SEQ_STEP * n as u64;
         seq
@@ -49,13 +50,13 @@ impl<E> EventQueue<E> {
     /// pop is free (`seq_below`). `k` must not be older than the last `HISTORY` pops.
     /// `Err(Tie)` if an event of another owner with the same (odd) key was popped: only
     /// the armer's lineage says which came first (`seq_after_tied`).
-    pub(in crate::sim) fn seq_after(&self, k: (SimTime, u64)) -> Result<u64, Tie> {
+    pub(in crate::sim) fn seq_after(&self, k: Key) -> Result<u64, Tie> {
         let h = &self.history;
-        let t = k.0.as_nanos();
+        let (t, s) = (k.time_nanos(), k.seq());
         let mut i = h.first_at_or_after(t);
         let (times, seqs) = (h.times(), h.seqs());
-        while i < times.len() && times[i] == t && seqs[i] <= k.1 {
-            if seqs[i] == k.1 && self.lazy_pop(i).is_some() {
+        while i < times.len() && times[i] == t && seqs[i] <= s {
+            if seqs[i] == s && self.lazy_pop(i).is_some() {
                 return Err(Tie);
             }
             i += 1;
@@ -69,17 +70,17 @@ impl<E> EventQueue<E> {
     pub(in crate::sim) fn seq_after_tied(
         &self,
         cur: &mut HistoryCursor,
-        k: (SimTime, u64),
+        k: Key,
         armer: impl FnOnce() -> Lineage,
     ) -> u64 {
         let h = &self.history;
-        let t = k.0.as_nanos();
+        let (t, s) = (k.time_nanos(), k.seq());
         let mut i = self.history_index_from(cur, t);
         let (times, seqs) = (h.times(), h.seqs());
         let mut armer = Some(armer);
         let mut lineage = None;
-        while i < times.len() && times[i] == t && seqs[i] <= k.1 {
-            if seqs[i] == k.1 {
+        while i < times.len() && times[i] == t && seqs[i] <= s {
+            if seqs[i] == s {
                 if let Some(popped) = self.lazy_pop(i) {
                     let a: &Lineage =
                         lineage.get_or_insert_with(|| armer.take().expect("asked once")());
@@ -155,13 +156,13 @@ impl<E> EventQueue<E> {
     ) -> Result<u64, Tie> {
         let i = self.history_index_from(cur, t.as_nanos());
         if self.history.times().get(i) == Some(&t.as_nanos()) {
-            self.seq_after((t, s()?))
+            self.seq_after(Key::new(t, s()?))
         } else {
             Ok(self.after_index(i))
         }
     }
 
-    /// `seq_after((t, s))`, asking for `s` only when it matters: when an event at time
+    /// `seq_after` of the key (t, s), asking for `s` only when it matters: when an event at time
     /// `t` itself was popped. Otherwise the first pop after (t, s) is the first pop
     /// after time `t` whatever `s` is (a chain of virtual events then costs one search
     /// instead of one per link).
@@ -173,7 +174,7 @@ impl<E> EventQueue<E> {
         let h = &self.history;
         let i = h.first_at_or_after(t.as_nanos());
         if h.times().get(i) == Some(&t.as_nanos()) {
-            self.seq_after((t, s()?))
+            self.seq_after(Key::new(t, s()?))
         } else {
             Ok(self.after_index(i))
         }
@@ -182,7 +183,7 @@ impl<E> EventQueue<E> {
     /// Schedules `event` with a sequence number taken earlier (`reserve_seq`), as if it
     /// had been scheduled then. Its key must still be ahead of every event popped so far.
     #[inline]
-    pub(crate) fn schedule_reserved(&mut self, time: SimTime, seq: u64, event: E) {
+    pub(in crate::sim) fn schedule_reserved(&mut self, time: SimTime, seq: u64, event: E) {
         let k = Key::new(time, seq);
         assert!(k > self.last, "reserved event scheduled in the past");
         self.heap.push(
@@ -199,7 +200,7 @@ impl<E> EventQueue<E> {
     /// after the last event popped. For events kept out of the queue with a reserved
     /// sequence number (a link's end of transmission).
     #[inline]
-    pub(crate) fn passed(&self, time: SimTime, seq: u64) -> bool {
+    pub(in crate::sim) fn passed(&self, time: SimTime, seq: u64) -> bool {
         self.popped > 0 && Key::new(time, seq) <= self.last
     }
 }

@@ -279,7 +279,7 @@ fn large_queues_pop_in_key_order_across_store_switches() {
             if let Some(&(t, seq)) = reserved.last() {
                 if r.next_u64() % 2 == 0 {
                     reserved.pop();
-                    if (t, seq) > (now, q.last_key().1) || popped == 0 {
+                    if (t, seq) > (now, q.last_key().seq()) || popped == 0 {
                         q.schedule_reserved(SimTime::from_nanos(t), seq, id);
                         want.insert((t, seq), id);
                         id += 1;
@@ -294,7 +294,7 @@ fn large_queues_pop_in_key_order_across_store_switches() {
                     break;
                 };
                 assert_eq!(q.pop(), Some((SimTime::from_nanos(t), e)));
-                assert_eq!(q.last_key(), (SimTime::from_nanos(t), seq));
+                assert_eq!(q.last_key(), Key::new(SimTime::from_nanos(t), seq));
                 now = t;
                 popped += 1;
             }
@@ -428,7 +428,11 @@ fn seq_after_lazy_agrees_with_seq_after() {
                 asked.set(true);
                 Ok(seq)
             });
-            assert_eq!(lazy.ok(), q.seq_after((t(at), seq)).ok(), "({at}, {seq})");
+            assert_eq!(
+                lazy.ok(),
+                q.seq_after(Key::new(t(at), seq)).ok(),
+                "({at}, {seq})"
+            );
             // Only at t = 1 and t = 3 was anything popped.
             assert_eq!(asked.get(), at == 1 || at == 3, "({at}, {seq})");
         }
@@ -461,7 +465,7 @@ fn cursor_lookups_agree_with_plain_ones() {
         if round % 3 == 0 {
             q.reserve_seq();
         }
-        let now = q.last_key().0.as_nanos();
+        let now = q.last_key().time_nanos();
         let mut at = rand(now + 1) / 2;
         for _ in 0..50 {
             // Mostly forward, sometimes back, sometimes past the last pop.
@@ -470,8 +474,8 @@ fn cursor_lookups_agree_with_plain_ones() {
                 1 => now + rand(3),
                 _ => (at + rand(now / 20 + 2)).min(now + 2),
             };
-            let seq = rand(q.last_key().1 + 4);
-            let k = (t(at), seq);
+            let seq = rand(q.last_key().seq() + 4);
+            let k = Key::new(t(at), seq);
             let lazy = q.seq_after_lazy_from(&mut cur, t(at), || Ok(seq)).ok();
             assert_eq!(lazy, q.seq_after_lazy(t(at), || Ok(seq)).ok(), "{k:?}");
             assert_eq!(lazy, q.seq_after(k).ok(), "{k:?}");
@@ -513,16 +517,19 @@ fn seq_after_falls_between_before_and_after() {
     let before = q.reserve_seq(); // given out while "a" is handled
     assert_eq!(q.pop().map(|e| e.1), Some("c"));
     let after = q.reserve_seq(); // given out while "c" is handled
-    for k in [(t(1), q.last_key().1 - 2), (t(2), reserved)] {
+    for k in [
+        Key::new(t(1), q.last_key().seq() - 2),
+        Key::new(t(2), reserved),
+    ] {
         let s = q.seq_after(k).expect("no lazy pops");
         assert!(s % 2 == 1, "odd: free");
-        if k.0 == t(2) {
+        if k.time() == t(2) {
             // Handled between "a" and "c".
             assert!(before < s && s < after, "{before} < {s} < {after}");
         }
     }
     // Past the last pop: above everything given out so far.
-    assert!(q.seq_after((t(5), 0)).expect("no lazy pops") > after);
+    assert!(q.seq_after(Key::new(t(5), 0)).expect("no lazy pops") > after);
 }
 
 #[test]

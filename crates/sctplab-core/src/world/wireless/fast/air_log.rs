@@ -20,7 +20,7 @@
 use super::super::channel::{deaf_node, nodes_near, power_between};
 use super::super::rx_power::{RxPower, SenseBound, sensed_within};
 use super::Fast;
-use crate::sim::{SEQ_STEP, SimDuration, SimTime};
+use crate::sim::{EventKey, SEQ_STEP, SimDuration, SimTime, lazy};
 use crate::wireless::frame::{Frame, FrameKind, MacAddr};
 use crate::wireless::mobility::{Mobility, Track};
 use crate::wireless::propagation;
@@ -54,6 +54,14 @@ pub(crate) struct DeferredRx {
     pub(super) seq: u64,
     pub(super) log: u64,
     pub(super) dist_tx: f64,
+}
+
+impl DeferredRx {
+    /// The key (time, sequence number) the `RxStart` event would have had.
+    #[inline(always)]
+    pub(super) fn key(&self) -> EventKey {
+        EventKey::new(self.at, self.seq)
+    }
 }
 
 /// A unicast frame as it went on the air, for the quiet NICs that look at it later
@@ -384,10 +392,10 @@ pub(super) fn saturated() -> SimTime {
 /// nearer sender of a later frame may come first.
 #[inline]
 pub(super) fn insert_in_order(list: &mut VecDeque<DeferredRx>, r: DeferredRx) {
-    if list.back().is_none_or(|b| (b.at, b.seq) < (r.at, r.seq)) {
+    if list.back().is_none_or(|b| b.key() < r.key()) {
         list.push_back(r);
     } else {
-        let pos = list.partition_point(|b| (b.at, b.seq) < (r.at, r.seq));
+        let pos = list.partition_point(|b| b.key() < r.key());
         list.insert(pos, r);
     }
 }
@@ -431,7 +439,7 @@ impl World {
         let addressee = to.0 as usize;
         let sender = w.nics[nic as usize].node.idx();
         let here = w.mobility.position(sender, now);
-        let seq0 = self.queue.reserve_seq_block(w.nics.len());
+        let seq0 = lazy::reserve_block(&mut self.queue, w.nics.len());
         let real = if to.is_broadcast() {
             let at = w.fast.real_base.wrapping_add(w.fast.air_real.len() as u32);
             w.fast

@@ -17,7 +17,9 @@ use super::Fast;
 use super::air_log::{DeferredRx, LogReader, insert_in_order};
 use super::traced::LazyCapture;
 use super::virtual_timer::timer_turn;
-use crate::sim::{ArmerChain, EventQueue, HistoryCursor, LazySeq, SEQ_STEP, SimTime, due_before};
+use crate::sim::{
+    ArmerChain, EventKey, EventQueue, HistoryCursor, LazySeq, SEQ_STEP, SimTime, due_before,
+};
 use crate::world::Event;
 use crate::world::mac_digest::Input;
 use crate::world::wireless::Wireless;
@@ -92,7 +94,7 @@ impl Wireless {
     pub(super) fn catch_up(
         &mut self,
         nic: u32,
-        before: (SimTime, u64),
+        before: EventKey,
         q: &mut EventQueue<Event>,
     ) -> Option<SimTime> {
         // A waiting MAC (or one whose backoff resumed since) takes the general paths,
@@ -110,7 +112,7 @@ impl Wireless {
     pub(super) fn catch_up_as<const GENERAL: bool>(
         &mut self,
         nic: u32,
-        before: (SimTime, u64),
+        before: EventKey,
         q: &mut EventQueue<Event>,
     ) -> Option<SimTime> {
         let i = nic as usize;
@@ -266,7 +268,7 @@ fn earliest_rx(
         (None, s) => (s, true),
         (Some(&r), None) => (Some(r), false),
         (Some(&r), Some(s)) => {
-            if (r.at, r.seq) < (s.at, s.seq) {
+            if r.key() < s.key() {
                 (Some(r), false)
             } else {
                 (Some(s), true)
@@ -285,7 +287,7 @@ impl QuietNic<'_> {
         r: DeferredRx,
         p: SimTime,
         staged: Option<DeferredRx>,
-        before: (SimTime, u64),
+        before: EventKey,
         q: &mut EventQueue<Event>,
     ) -> SimTime {
         if let Some(e) = self.overhear_after_nav(r, p, staged, before, q) {

@@ -360,7 +360,7 @@ impl World {
     // Always inlined: it was a call of its own from the run loop's handlers (192 k in
     // 40 s at 16 kb/s), a third of which return at its first test.
     #[inline(always)]
-    fn mac_catch_up(&mut self, nic: u32, before: (SimTime, u64)) -> Option<SimTime> {
+    fn mac_catch_up(&mut self, nic: u32, before: EventKey) -> Option<SimTime> {
         let World {
             wireless, queue, ..
         } = self;
@@ -374,7 +374,7 @@ impl World {
             // ~150 instructions of setting up the catch-up).
             return match (n.mac_timer.virt, n.mac_timer.slot.pending()) {
                 (None, _) => None,
-                (Some(_), Some(at)) if at > before.0 => None,
+                (Some(_), Some(at)) if at > before.time() => None,
                 _ => w.catch_up_timers(nic, before, queue),
             };
         }
@@ -410,7 +410,7 @@ impl World {
         if let Some(w) = self.wireless.as_deref_mut() {
             w.trim_log();
         }
-        self.tracer.release_ns2(Some(before.0));
+        self.tracer.release_ns2(Some(before.time()));
     }
 
     /// At the end of a run: runs every virtual MAC timer event that would have come
@@ -419,7 +419,7 @@ impl World {
     pub(in crate::world) fn finish_mac_timers(&mut self, drained: bool) -> Option<SimTime> {
         let n = self.wireless.as_deref().map_or(0, |w| w.nics.len());
         let before = if drained {
-            (SimTime::MAX, u64::MAX)
+            EventKey::NONE
         } else {
             self.queue.last_key()
         };

@@ -17,7 +17,7 @@
 use super::air_log::{DeferredRx, LogReader};
 use super::catch_up::{Pending, QuietNic};
 use super::traced::LazyCapture;
-use crate::sim::{EventQueue, LazySeq, SimDuration, SimTime};
+use crate::sim::{EventKey, EventQueue, LazySeq, SimDuration, SimTime};
 use crate::wireless::frame::Frame;
 use crate::wireless::propagation::Reception;
 use crate::world::Event;
@@ -93,7 +93,7 @@ impl<'a> QuietNic<'a> {
         &mut self,
         r: DeferredRx,
         next: Option<DeferredRx>,
-        before: (SimTime, u64),
+        before: EventKey,
         q: &mut EventQueue<Event>,
         general: bool,
     ) -> Option<SimTime> {
@@ -157,7 +157,7 @@ impl<'a> QuietNic<'a> {
         r: DeferredRx,
         nav_end: SimTime,
         next: Option<DeferredRx>,
-        before: (SimTime, u64),
+        before: EventKey,
         q: &mut EventQueue<Event>,
     ) -> Option<SimTime> {
         let (e, airtime, duration, quiet_up) = self.ends_alone(r, next, before)?;
@@ -206,7 +206,7 @@ impl<'a> QuietNic<'a> {
         &self,
         r: DeferredRx,
         next: Option<DeferredRx>,
-        before: (SimTime, u64),
+        before: EventKey,
     ) -> Option<(SimTime, SimDuration, SimDuration, bool)> {
         let k = (r.log - self.rd.base) as usize;
         let (airtime, duration, bcast) = {
@@ -214,7 +214,7 @@ impl<'a> QuietNic<'a> {
             (f.airtime, f.duration, f.dst.is_broadcast())
         };
         let e = r.at + airtime;
-        if e >= before.0
+        if e >= before.time()
             || next.is_some_and(|s| s.at <= e)
             || self.n.fast.deferred_rx.front().is_some_and(|s| s.at <= e)
         {

@@ -14,7 +14,7 @@
 //! differential tests of the wait predicates (`wireless::mac::differential`).
 
 use super::SWEEP_EVERY;
-use crate::sim::{LazySeq, SimTime, wake_seq};
+use crate::sim::{LazySeq, SimTime, lazy, wake_seq};
 use crate::world::wireless::Wireless;
 use crate::world::{Event, World};
 
@@ -92,8 +92,7 @@ impl World {
                 let (frame, sender) = w.logged(d.log);
                 let slot = w.alloc_frame(frame, sender as u32);
                 w.frames[slot as usize].left = 1;
-                self.queue
-                    .schedule_reserved(d.at, d.seq, Event::RxStart(nic, slot));
+                lazy::enter_queue(&mut self.queue, d.key(), Event::RxStart(nic, slot));
             }
             w.nics[i].fast.deferred_rx = list;
         }
@@ -109,7 +108,7 @@ impl World {
                 if n.mac_timer.virt.is_none() {
                     self.queue.cancel_slot(nic as usize);
                 }
-                n.mac_timer.virt = Some(LazySeq::Known(self.queue.reserve_seq()));
+                n.mac_timer.virt = Some(LazySeq::Known(lazy::reserve(&mut self.queue)));
             } else {
                 n.mac_timer.virt = None;
                 self.queue

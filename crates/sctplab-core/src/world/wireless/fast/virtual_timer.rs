@@ -3,7 +3,7 @@
 //! Contract. While a NIC is quiet (`quiet.rs`) its MAC timer event is not put in the
 //! queue but kept virtual (`MacTimerSlot::virt`), a lazy event of the NIC under the
 //! rules of `sim::lazy`: one armed by a real input reserves its sequence number then
-//! (`EventQueue::reserve_seq`, `LazySeq::Known`); one armed by a virtual event carries
+//! (`sim::lazy::reserve`, `LazySeq::Known`); one armed by a virtual event carries
 //! the chain of its armers' times (`LazySeq::Chain`, the NIC's `ArmerChain`), resolved
 //! only when needed (a tie in time, entering the queue, the sweep). The catch-up
 //! (`catch_up.rs`) runs the due ones in key order before the MAC's next real input; the
@@ -17,7 +17,9 @@
 //! `tied_numbers_of_two_owners_keep_the_plain_order` (`sim/lazy/tests.rs`).
 
 use super::super::Nic;
-use crate::sim::{ArmerChain, EventQueue, HistoryCursor, LazySeq, SimTime, TimerSlot, due_before};
+use crate::sim::{
+    ArmerChain, EventKey, EventQueue, HistoryCursor, LazySeq, SimTime, TimerSlot, due_before,
+};
 use crate::world::Event;
 use crate::world::mac_digest::Input;
 use crate::world::wireless::Wireless;
@@ -41,7 +43,7 @@ impl Wireless {
     pub(super) fn catch_up_timers(
         &mut self,
         nic: u32,
-        before: (SimTime, u64),
+        before: EventKey,
         q: &mut EventQueue<Event>,
     ) -> Option<SimTime> {
         let i = nic as usize;
