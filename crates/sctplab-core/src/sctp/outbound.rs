@@ -21,6 +21,7 @@ mod app;
 pub mod cmt;
 mod counts;
 mod idata;
+mod intervals;
 mod prsctp;
 mod rtx;
 mod sack;

@@ -20,6 +20,7 @@
 //! whether a chunk newly gap-acked there lies below every hole there.
 
 use super::*;
+use crate::sctp::outbound::intervals::diff;
 
 /// The gap-acked runs and the scratch space of one SACK.
 #[derive(Clone, Debug, Default)]
@@ -64,59 +65,6 @@ impl GapCover {
                 .is_some_and(|&(a, _)| tsn_le(tsn(a), s.tsn));
             covered == s.gap_acked
         })
-    }
-}
-
-/// One sweep over `a` and `b` (sorted, disjoint, inclusive intervals): the parts only
-/// in `a` go to `only_a`, those only in `b` to `only_b`. Equal blocks (most of them,
-/// SACK after SACK) cost one step each.
-fn diff(
-    a: &[(u32, u32)],
-    b: &[(u32, u32)],
-    only_a: &mut Vec<(u32, u32)>,
-    only_b: &mut Vec<(u32, u32)>,
-) {
-    only_a.clear();
-    only_b.clear();
-    // SACK after SACK most blocks are the same: skip the equal ones first (the rest
-    // starts above them, so nothing below is left to decide).
-    let same = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    let (a, b) = (&a[same..], &b[same..]);
-    let (mut i, mut j) = (0, 0);
-    // Everything below `at` is decided.
-    let mut at = 0u32;
-    loop {
-        let x = a.get(i).map(|&(lo, hi)| (lo.max(at), hi));
-        let y = b.get(j).map(|&(lo, hi)| (lo.max(at), hi));
-        match (x, y) {
-            (Some((alo, ahi)), Some((blo, bhi))) => {
-                if alo < blo {
-                    let e = ahi.min(blo - 1);
-                    only_a.push((alo, e));
-                    at = e + 1;
-                    i += usize::from(e == ahi);
-                } else if blo < alo {
-                    let e = bhi.min(alo - 1);
-                    only_b.push((blo, e));
-                    at = e + 1;
-                    j += usize::from(e == bhi);
-                } else {
-                    let e = ahi.min(bhi);
-                    at = e + 1;
-                    i += usize::from(e == ahi);
-                    j += usize::from(e == bhi);
-                }
-            }
-            (Some(r), None) => {
-                only_a.push(r);
-                i += 1;
-            }
-            (None, Some(r)) => {
-                only_b.push(r);
-                j += 1;
-            }
-            (None, None) => break,
-        }
     }
 }
 
@@ -213,7 +161,9 @@ impl Outbound {
                 uncovered,
                 ..
             } = &mut g;
-            diff(cov, runs, newly, uncovered);
+            newly.clear();
+            uncovered.clear();
+            diff(cov, runs, 0, newly, uncovered);
         }
         let n = ps.len();
         g.min_new.clear();
@@ -551,19 +501,5 @@ mod tests {
         assert_eq!(out, vec![(1, 2)]);
         merge_blocks(&[(25, 30)], 1, 20, &mut out);
         assert!(out.is_empty());
-    }
-
-    #[test]
-    fn diff_by_hand() {
-        let (mut a, mut b) = (Vec::new(), Vec::new());
-        diff(&[(1, 10)], &[(3, 4), (8, 12)], &mut a, &mut b);
-        assert_eq!(
-            (a.as_slice(), b.as_slice()),
-            (&[(1, 2), (5, 7)][..], &[(11, 12)][..])
-        );
-        diff(&[(3, 4), (6, 6)], &[(3, 4), (6, 6)], &mut a, &mut b);
-        assert!(a.is_empty() && b.is_empty());
-        diff(&[], &[(1, 6)], &mut a, &mut b);
-        assert_eq!((a.as_slice(), b.as_slice()), (&[][..], &[(1, 6)][..]));
     }
 }
