@@ -11,13 +11,31 @@ use super::header::MAX_SR_LEN;
 #[derive(Clone, Debug)]
 pub(super) struct Slots {
     paths: Vec<Vec<u32>>,
+    /// Per slot, its path's first two nodes (`head`), `SHORT` for a path of fewer:
+    /// `add` looks into a slot only where the new path could share more than its
+    /// first node with it (the tap adds a route for nearly every frame it reads).
+    heads: Vec<u64>,
     victim: usize,
+}
+
+/// `Slots::heads` of a path with fewer than two nodes.
+const SHORT: u64 = u64::MAX;
+
+/// A path's first two nodes as one word, `SHORT` if it has fewer (node numbers are
+/// below `u32::MAX`, so no path of two nodes or more gives `SHORT`).
+#[inline(always)]
+fn head(path: &[u32]) -> u64 {
+    match path {
+        [a, b, ..] => u64::from(*a) << 32 | u64::from(*b),
+        _ => SHORT,
+    }
 }
 
 impl Slots {
     fn new(size: usize) -> Slots {
         Slots {
             paths: vec![Vec::new(); size],
+            heads: vec![SHORT; size],
             victim: 0,
         }
     }
@@ -26,10 +44,18 @@ impl Slots {
     /// counts), or keeps the first path that already contains it as a prefix, or
     /// evicts a victim. Returns the common prefix length with the path it joined.
     fn add(&mut self, path: &[u32]) -> usize {
-        for slot in &mut self.paths {
+        let h = head(path);
+        for (i, slot) in self.paths.iter_mut().enumerate() {
+            // A slot and a path of two nodes or more with different heads share at
+            // most one node: the path neither continues the slot nor is its prefix.
+            let sh = self.heads[i];
+            if sh != h && sh != SHORT && h != SHORT {
+                continue;
+            }
             let n = slot.iter().zip(path).take_while(|(a, b)| a == b).count();
             if n == slot.len() {
                 slot.extend_from_slice(&path[n..]);
+                self.heads[i] = head(slot);
                 return n;
             }
             if n == path.len() {
@@ -38,6 +64,7 @@ impl Slots {
         }
         let v = self.pick_victim();
         self.paths[v] = path.to_vec();
+        self.heads[v] = h;
         0
     }
 
@@ -55,17 +82,24 @@ impl Slots {
     /// (dropped whole when the link is its first).
     fn dead_link(&mut self, from: u32, to: u32) -> u64 {
         let mut cut = 0;
-        for p in &mut self.paths {
+        for (p, h) in self.paths.iter_mut().zip(&mut self.heads) {
             if let Some(n) = p.windows(2).position(|w| w[0] == from && w[1] == to) {
                 if n == 0 {
                     p.clear();
                 } else {
                     p.truncate(n + 1);
                 }
+                *h = head(p);
                 cut += 1;
             }
         }
         cut
+    }
+
+    /// Empties slot `i`, returning its path.
+    fn take(&mut self, i: usize) -> Vec<u32> {
+        self.heads[i] = SHORT;
+        std::mem::take(&mut self.paths[i])
     }
 
     /// `Cache::searchRoute` from slot `start`: the first slot holding `dst`, with the
@@ -118,19 +152,24 @@ impl RouteCache {
         if route.len() < 2 || index > route.len() {
             return;
         }
-        let stub: Vec<u32> = match route.iter().position(|&a| a == self.me) {
-            Some(c) if c == route.len() - 1 => return,
-            Some(c) => route[c..].to_vec(),
+        match route.iter().position(|&a| a == self.me) {
+            Some(c) if c == route.len() - 1 => {}
+            Some(c) => {
+                self.secondary.add(&route[c..]);
+            }
             None => {
                 if index == 0 {
                     return;
                 }
-                let mut s = vec![self.me];
-                s.extend(route[index - 1..].iter().take(MAX_SR_LEN - 1));
-                s
+                // On the stack: the tap does this for nearly every frame it reads.
+                let mut stub = [0u32; MAX_SR_LEN];
+                stub[0] = self.me;
+                let rest = &route[index - 1..];
+                let n = rest.len().min(MAX_SR_LEN - 1);
+                stub[1..=n].copy_from_slice(&rest[..n]);
+                self.secondary.add(&stub[..=n]);
             }
-        };
-        self.secondary.add(&stub);
+        }
     }
 
     /// `MobiCache::noticeDeadLink` on both caches; returns the paths cut.
@@ -160,7 +199,7 @@ impl RouteCache {
             start = i + 1;
         }
         if let (Some(i), true) = (from_secondary, for_me) {
-            let path = std::mem::take(&mut self.secondary.paths[i]);
+            let path = self.secondary.take(i);
             self.primary.add(&path);
         }
         best.map(|(n, mut path)| {
@@ -172,5 +211,76 @@ impl RouteCache {
     /// Every cached path, primary first (for tests and counters).
     pub fn routes(&self) -> impl Iterator<Item = &[u32]> {
         self.primary.paths().chain(self.secondary.paths())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::RngStream;
+
+    /// `Cache::addRoute` as ns-2.35 writes it, every slot compared in turn: the oracle
+    /// for `Slots::add`, which skips slots by their first two nodes.
+    fn add_every_slot(paths: &mut [Vec<u32>], victim: &mut usize, path: &[u32]) -> usize {
+        for slot in paths.iter_mut() {
+            let n = slot.iter().zip(path).take_while(|(a, b)| a == b).count();
+            if n == slot.len() {
+                slot.extend_from_slice(&path[n..]);
+                return n;
+            }
+            if n == path.len() {
+                return n;
+            }
+        }
+        let v = match paths.iter().position(Vec::is_empty) {
+            Some(i) => i,
+            None => {
+                let v = *victim;
+                *victim = (v + 1) % paths.len();
+                v
+            }
+        };
+        paths[v] = path.to_vec();
+        0
+    }
+
+    #[test]
+    fn adding_by_heads_keeps_every_slot_as_comparing_each() {
+        let mut rng = RngStream::new(7, "dsr-cache-heads");
+        let mut pick = |n: u32| (rng.uniform() * f64::from(n)) as u32;
+        for _ in 0..20 {
+            let mut s = Slots::new(8);
+            let (mut paths, mut victim) = (vec![Vec::new(); 8], 0);
+            for _ in 0..400 {
+                // Paths from node 0 over a few nodes, so that they share heads often.
+                let len = 1 + pick(6) as usize;
+                let mut path = vec![0];
+                path.extend((1..len).map(|_| 1 + pick(4)));
+                match pick(10) {
+                    0 => {
+                        let (a, b) = (pick(5), pick(5));
+                        s.dead_link(a, b);
+                        for p in &mut paths {
+                            if let Some(n) = p.windows(2).position(|w| w[0] == a && w[1] == b) {
+                                p.truncate(if n == 0 { 0 } else { n + 1 });
+                            }
+                        }
+                    }
+                    1 => {
+                        let i = pick(8) as usize;
+                        assert_eq!(s.take(i), std::mem::take(&mut paths[i]));
+                    }
+                    _ => {
+                        let n = s.add(&path);
+                        assert_eq!(n, add_every_slot(&mut paths, &mut victim, &path));
+                    }
+                }
+                assert_eq!(s.paths, paths);
+                assert_eq!(s.victim, victim);
+                for (p, &h) in s.paths.iter().zip(&s.heads) {
+                    assert_eq!(h, head(p));
+                }
+            }
+        }
     }
 }

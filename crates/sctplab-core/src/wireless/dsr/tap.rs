@@ -10,18 +10,10 @@ impl Dsr {
     /// and source routes go into the secondary cache, and a data packet this node is
     /// listed on further down its route gets its source a gratuitous reply.
     pub fn tap(&mut self, now: SimTime, p: &SrPacket, uid: u64) {
-        if !self.cfg.use_tap || p.sr.addrs.is_empty() {
+        if !self.tap_reads(p.src, &p.sr, uid) {
             return;
         }
-        // Packets about to reach this node anyway, and its own, are not looked at.
-        if p.sr.addrs.get(p.sr.cur) == Some(&self.me) || p.src == self.me {
-            return;
-        }
-        let slot = (uid as usize) & (TAP_CACHE_SIZE - 1);
-        if self.tap_seen[slot] == uid {
-            return;
-        }
-        self.tap_seen[slot] = uid;
+        self.tap_seen[(uid as usize) & (TAP_CACHE_SIZE - 1)] = uid;
         self.counters.tapped += 1;
         if !p.sr.errors.is_empty() {
             self.process_route_error(now, p);
@@ -44,6 +36,19 @@ impl Dsr {
                 }
             }
         }
+    }
+
+    /// Whether `tap` looks at a packet from `src` with header `sr` and number `uid`
+    /// (else it changes nothing): with the tap on, a source-routed packet that is
+    /// neither about to reach this node anyway nor its own nor one it read already.
+    /// The world asks first and copies the packet for `tap` only if so: most of the
+    /// frames a node overhears are packets it read at an earlier hop, or its own.
+    pub fn tap_reads(&self, src: u32, sr: &SrHeader, uid: u64) -> bool {
+        self.cfg.use_tap
+            && !sr.addrs.is_empty()
+            && sr.addrs.get(sr.cur) != Some(&self.me)
+            && src != self.me
+            && self.tap_seen[(uid as usize) & (TAP_CACHE_SIZE - 1)] != uid
     }
 
     /// `sendRouteShortening`: `p` was heard at route index `heard_at` though it would

@@ -112,6 +112,22 @@ impl World {
     /// The MAC of `nic` decoded a DATA frame for another node, carrying `pid` (still
     /// the sender's packet: the agent reads it and keeps nothing of it).
     pub(in crate::world) fn routing_overheard(&mut self, now: SimTime, nic: u32, pid: PacketId) {
+        let pkt = self.pool.get(pid);
+        let Some(f) = pkt.sr.as_deref() else {
+            return;
+        };
+        // The agent's copy is made only of a packet its tap reads (`Dsr::tap_reads`):
+        // an agent given one it does not read changes nothing, so neither would
+        // `service_routing`.
+        let reads = self
+            .wireless
+            .as_deref()
+            .and_then(|w| w.nics[nic as usize].routing.as_ref())
+            .and_then(|a| a.dsr())
+            .is_none_or(|d| d.tap_reads(addr_u32(pkt.ip.src), &f.sr, pkt.uid));
+        if !reads {
+            return;
+        }
         let Some(p) = self.sr_packet(pid) else {
             return;
         };

@@ -11,8 +11,10 @@
 //! only where decodability is sure from the distance at transmission
 //! (`RxPower::decodable_sure`): the quiet NICs that may decode it get real events,
 //! unless its delivery would only be counted as a repeated route request
-//! (`Fast::quiet_duplicates`). The sweep drops the frames every quiet NIC has read
-//! (`Wireless::trim_log`).
+//! (`Fast::quiet_duplicates`). So is a DATA frame where MACs tap them (DSR,
+//! `Fast::tapped_data`): the quiet NICs that may decode it and tap get real events, the
+//! others only sense it, which no tap reads. The sweep drops the frames every quiet NIC
+//! has read (`Wireless::trim_log`).
 //! Guards: `deferred_quiet_mac_timers_change_no_result`,
 //! `broadcasts_through_the_log_change_nothing` (`wireless/tests.rs`),
 //! `tests/manet_snapshots.rs`, the per-MAC input digests.
@@ -32,17 +34,24 @@ use std::collections::VecDeque;
 impl Wireless {
     /// Whether `World::transmit` hands `frame` to the air log (`World::transmit_logged`)
     /// rather than giving every sensing NIC its event: with deferred receptions on, a
-    /// broadcast frame only with `Fast::log_broadcasts`, a unicast DATA frame not where
-    /// MACs tap them (`Fast::tapped_data`). Traces see the same receptions either way
-    /// (`traced.rs`).
+    /// broadcast frame only with `Fast::log_broadcasts`, a unicast DATA frame where
+    /// MACs tap them (`Fast::tapped_data`) only with `Fast::decodable_sure`. Traces see
+    /// the same receptions either way (`traced.rs`).
     #[inline]
     pub(in crate::world::wireless) fn logs_frame(&self, frame: &Frame) -> bool {
         self.fast.deferred_mac_timers
             && if frame.dst.is_broadcast() {
                 self.fast.log_broadcasts
             } else {
-                !(self.fast.tapped_data && frame.kind == FrameKind::Data)
+                !self.taps_maybe(frame) || self.fast.decodable_sure.is_some()
             }
+    }
+
+    /// Whether some MAC may tap `frame` (`Mac::taps`): a DATA frame in a network
+    /// whose MACs tap (`Fast::tapped_data`).
+    #[inline(always)]
+    fn taps_maybe(&self, frame: &Frame) -> bool {
+        self.fast.tapped_data && frame.kind == FrameKind::Data
     }
 }
 
@@ -80,10 +89,10 @@ pub(super) struct LoggedFrame {
     pub(super) sender_nic: u32,
     pub(super) sender_node: u32,
     pub(super) dst: MacAddr,
-    /// For a broadcast frame, where its bit set of the quiet NICs that got real events
-    /// starts in `Fast::air_real` (`NO_REAL` for a unicast frame, whose addressee
-    /// `dst` alone got one among the quiet NICs): a quiet NIC reading the entry skips
-    /// the frame if its bit is set.
+    /// For a broadcast frame or a DATA frame some MAC may tap, where its bit set of the
+    /// quiet NICs that got real events starts in `Fast::air_real` (`NO_REAL` for
+    /// another unicast frame, whose addressee `dst` alone got one among the quiet
+    /// NICs): a quiet NIC reading the entry skips the frame if its bit is set.
     pub(super) real: u32,
 }
 
@@ -116,20 +125,24 @@ impl Wireless {
         self.fast.log_cursor[nic as usize] = end;
     }
 
-    /// Of the last logged frame, a broadcast one sent by `nic` from `here` at `now`:
-    /// the quiet NICs that may decode it, by the distance a quiet NIC's log reader
-    /// computes (`LogReader::read_entry`), get their `RxStart` events of frame `slot`
-    /// in `out` (with the sequence numbers of block `seq0`) and their bits in the
-    /// frame's words of `air_real`, unless the frame is route request `request` and
-    /// the NIC's routing agent would only count it as a repeat when it takes it, at
-    /// the latest by the request's third field (`Aodv::knows_request`; a NIC that
-    /// carries only its own traffic, `Nic::own_traffic_only`, gets its event).
+    /// Of the last logged frame, a broadcast one or a DATA frame some MAC may tap
+    /// (`tapped`: then its addressee `to`, which has its event already), sent by `nic`
+    /// from `here` at `now`: the quiet NICs that may decode it, by the distance a quiet
+    /// NIC's log reader computes (`LogReader::read_entry`), get their `RxStart` events
+    /// of frame `slot` in `out` (with the sequence numbers of block `seq0`) and their
+    /// bits in the frame's words of `air_real`; for a tapped frame only those whose
+    /// MAC taps (the others do not act on it); for a broadcast one not if the frame is
+    /// route request `request` and the NIC's routing agent would only count it as a
+    /// repeat when it takes it, at the latest by the request's third field
+    /// (`Aodv::knows_request`; a NIC that carries only its own traffic,
+    /// `Nic::own_traffic_only`, gets its event).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn near_quiet_receivers(
         &mut self,
         now: SimTime,
         nic: u32,
         here: (f64, f64),
+        tapped: Option<MacAddr>,
         request: Option<(u32, u32, SimTime)>,
         seq0: u64,
         slot: u32,
@@ -138,7 +151,7 @@ impl Wireless {
         let within = self
             .fast
             .decodable_sure
-            .expect("broadcast frames are logged only with decodable_sure")
+            .expect("broadcast and tapped frames are logged only with decodable_sure")
             .1;
         let words = self.fast.air_real.len() - self.fast.real_words;
         let sender = self.nics[nic as usize].node.idx();
@@ -180,9 +193,12 @@ impl Wireless {
                 if j == nic || !quiet {
                     continue;
                 }
+                let n = &nics[j as usize];
+                if tapped.is_some_and(|to| to == MacAddr(j) || !n.mac.tap_on()) {
+                    continue;
+                }
                 let d = sensed_within(here, scratch_pos[other], *sense, rx_power, *cs_range_m);
                 if let Some(d) = d.filter(|&d| d <= within) {
-                    let n = &nics[j as usize];
                     debug_assert_eq!(n.node.idx(), other);
                     if let Some((src, id, by)) = request {
                         if !n.own_traffic_only
@@ -415,7 +431,8 @@ impl World {
     /// there would only be counted (`Fast::quiet_duplicates`), and their bits in
     /// `Fast::air_real`. The other quiet NICs read it from the log: those farther
     /// away only sense it, and to an errored frame the MAC does the same whoever it is
-    /// for (busy medium, EIFS).
+    /// for (busy medium, EIFS). A DATA frame some MAC may tap (`Fast::tapped_data`) goes
+    /// the same way: its tapping quiet NICs that may decode it get their events now.
     pub(in crate::world::wireless) fn transmit_logged(
         &mut self,
         now: SimTime,
@@ -440,7 +457,8 @@ impl World {
         let sender = w.nics[nic as usize].node.idx();
         let here = w.mobility.position(sender, now);
         let seq0 = lazy::reserve_block(&mut self.queue, w.nics.len());
-        let real = if to.is_broadcast() {
+        let tapped = (!to.is_broadcast() && w.taps_maybe(&frame)).then_some(to);
+        let real = if to.is_broadcast() || tapped.is_some() {
             let at = w.fast.real_base.wrapping_add(w.fast.air_real.len() as u32);
             w.fast
                 .air_real
@@ -505,8 +523,8 @@ impl World {
                 }
             }
         }
-        if to.is_broadcast() {
-            w.near_quiet_receivers(now, nic, here, request, seq0, slot, &mut receivers);
+        if to.is_broadcast() || tapped.is_some() {
+            w.near_quiet_receivers(now, nic, here, tapped, request, seq0, slot, &mut receivers);
         }
         // One run: the same keys as each scheduled alone, popped from a sorted vector.
         let n = self.queue.schedule_reserved_run(receivers.iter().copied());

@@ -85,8 +85,12 @@ pub(crate) struct Fast {
     /// (`decodable_sure`), so that the NICs that may decode it are known then.
     log_broadcasts: bool,
     /// Some MAC taps unicast DATA frames for other stations (`Mac::taps`, DSR): such a
-    /// frame goes to every NIC that senses it as a real event, never through the log,
-    /// so that the receptions a tap passes up run as the plain run's do.
+    /// frame goes through the log only where the NICs that may decode it are known at
+    /// transmission (`decodable_sure`); those that are quiet and tap get real events
+    /// then, as the quiet NICs near a broadcast frame do, so that the receptions a tap
+    /// passes up run as the plain run's do. The others only sense it (an errored
+    /// reception, which no tap reads) and read it from the log. Without
+    /// `decodable_sure` such a frame goes to every NIC that senses it as a real event.
     tapped_data: bool,
     /// Quiet NICs that may decode a broadcast route request they have seen before
     /// read it from the log too: its delivery only counts (`Frame::quiet_up`). Off
