@@ -206,14 +206,20 @@ impl Dsdv {
     /// Tells the route log what the entry for `dst` is now: the next hop `forward_packet`
     /// would use and the metric, none at the infinite metric; its own entry is no route.
     fn note_route(&mut self, dst: u32) {
+        if let Some(e) = self.table.get(dst) {
+            let (hop, metric) = (e.hop, e.metric);
+            self.note_entry(dst, hop, metric);
+        } else if dst != self.addr {
+            self.log.note(dst, None, None);
+        }
+    }
+
+    /// `note_route` for an entry whose next hop and metric are known (no lookup).
+    fn note_entry(&mut self, dst: u32, hop: u32, metric: u8) {
         if dst == self.addr {
             return;
         }
-        let seen = self
-            .table
-            .get(dst)
-            .filter(|e| e.metric != BIG)
-            .map(|e| (if e.metric > 1 { e.hop } else { dst }, u16::from(e.metric)));
+        let seen = (metric != BIG).then(|| (if metric > 1 { hop } else { dst }, u16::from(metric)));
         self.log.note(dst, seen.map(|s| s.0), seen.map(|s| s.1));
     }
 
@@ -303,8 +309,12 @@ impl Dsdv {
     /// An update arrived from the neighbour `ip_src` (dsdv.cc `processUpdate`).
     pub fn recv(&mut self, now: SimTime, upd: &DsdvUpdate, ip_src: u32, _ttl: u8) {
         self.counters.updates_received += 1;
+        // Where the last advertised destination sits in the table: updates list
+        // destinations in address order, as the table keeps them, so each lookup
+        // starts there (`Table::find_from`).
+        let mut cursor = 0;
         for a in &upd.entries {
-            self.take_advert(now, a, ip_src);
+            cursor = self.take_advert(now, a, ip_src, cursor);
         }
         // Reschedule the time-out for this neighbour, or make an entry to hang it on.
         let after = self
@@ -328,109 +338,138 @@ impl Dsdv {
         }
     }
 
-    /// One advertised destination of an update from `sender`.
-    fn take_advert(&mut self, now: SimTime, a: &Advert, sender: u32) {
-        let old = self.table.get(a.dst).cloned();
-        let mut rte = old.clone().unwrap_or_else(|| Entry::zeroed(a.dst));
-        rte.hop = sender;
-        rte.metric = if a.metric == BIG {
+    /// One advertised destination of an update from `sender` (dsdv.cc `processUpdate`
+    /// on one entry). ns-2 fills a local copy of the entry and writes it back when it
+    /// takes the advertisement (or releases waiting packets); here the changes are
+    /// worked out from the old entry's fields and written in place, and the settling
+    /// arithmetic is done only for an entry that changes. `cursor`: where the lookup
+    /// starts; returns where the next one may start.
+    fn take_advert(&mut self, now: SimTime, a: &Advert, sender: u32, cursor: usize) -> usize {
+        let metric = if a.metric == BIG {
             BIG
         } else {
             a.metric.saturating_add(1).min(BIG)
         };
-        rte.seqnum = a.seqnum;
-        rte.changed_at = now;
         if a.dst == self.addr {
             // "You have the last word on yourself": a neighbour that thinks this node
             // is gone hears a full update at once.
-            if rte.metric == BIG && self.periodic.is_some() {
+            if metric == BIG && self.periodic.is_some() {
                 self.periodic = Some(self.arm(now, TimerKind::Periodic));
             }
-            return;
+            return cursor;
         }
-        match &old {
-            Some(p) if p.seqnum == rte.seqnum => {
-                rte.wst = p.wst;
-                rte.new_seqnum_at = p.new_seqnum_at;
+        let i = match self.table.find_from(cursor, a.dst) {
+            Ok(i) => i,
+            Err(i) => {
+                self.take_new_destination(now, a, sender, metric, i);
+                return i + 1;
             }
-            Some(p) => {
-                // A new sequence number ends the settling-time measurement of the old
-                // one: from its first arrival to the last route change.
-                let w = self.cfg.settling_weight;
-                let span = p.changed_at.as_secs_f64() - p.new_seqnum_at.as_secs_f64();
-                rte.wst = w * p.wst + (1.0 - w) * span;
-                rte.new_seqnum_at = now;
+        };
+        let p = self.table.at(i);
+        let (mut advert_seqnum, mut advert_metric) = (p.advert_seqnum, p.advert_metric);
+        let release = p.queue.is_some() && metric != BIG;
+        let mut trigger = false;
+        let mut taken = false;
+        if p.seqnum == a.seqnum {
+            if metric < p.metric {
+                // Back to the metric last advertised: nothing new to tell.
+                let changed = metric != p.last_advertised_metric;
+                advert_metric = changed;
+                trigger = changed;
+                taken = true;
             }
-            None => {
-                rte.wst = self.cfg.initial_settling_time.as_secs_f64();
-                rte.new_seqnum_at = now;
-            }
+        } else if p.seqnum < a.seqnum {
+            advert_seqnum = true;
+            advert_metric = metric != p.last_advertised_metric;
+            taken = true;
+        } else if metric == BIG && p.metric != BIG {
+            // The neighbour knows an older sequence number; it thinks the destination
+            // is gone and this node has a route: tell it now.
+            let e = self.table.at_mut(i);
+            e.advertise_ok_at = now;
+            e.advert_metric = true;
+            self.need_triggered_update(a.dst, now);
+            return i + 1;
         }
-        rte.advertise_ok_at = if rte.metric != BIG && old.as_ref().is_none_or(|p| p.metric != BIG) {
-            now + SimDuration::from_secs_f64(rte.wst * 2.0)
+        if !(taken || release) {
+            return i + 1;
+        }
+        let w = self.cfg.settling_weight;
+        let e = self.table.at_mut(i);
+        if e.seqnum != a.seqnum {
+            // A new sequence number ends the settling-time measurement of the old one:
+            // from its first arrival to the last route change.
+            let span = e.changed_at.as_secs_f64() - e.new_seqnum_at.as_secs_f64();
+            e.wst = w * e.wst + (1.0 - w) * span;
+            e.new_seqnum_at = now;
+        }
+        e.advertise_ok_at = if metric != BIG && e.metric != BIG {
+            now + SimDuration::from_secs_f64(e.wst * 2.0)
         } else {
             now
         };
-        let mut trigger = false;
-        let mut taken = false;
-        match &old {
-            None => {
-                if rte.metric < BIG {
-                    rte.advert_metric = true;
-                    trigger = true;
-                }
-                taken = true;
-            }
-            Some(p) if p.seqnum == rte.seqnum => {
-                if rte.metric < p.metric {
-                    // Back to the metric last advertised: nothing new to tell.
-                    let changed = rte.metric != p.last_advertised_metric;
-                    rte.advert_metric = changed;
-                    trigger = changed;
-                    taken = true;
-                }
-            }
-            Some(p) if p.seqnum < rte.seqnum => {
-                rte.advert_seqnum = true;
-                rte.advert_metric = rte.metric != p.last_advertised_metric;
-                taken = true;
-            }
-            Some(p) => {
-                // The neighbour knows an older sequence number; if it thinks the
-                // destination is gone and this node has a route, tell it now.
-                if rte.metric == BIG && p.metric != BIG {
-                    if let Some(e) = self.table.get_mut(a.dst) {
-                        e.advertise_ok_at = now;
-                        e.advert_metric = true;
-                    }
-                    self.need_triggered_update(a.dst, now);
-                }
-            }
+        e.hop = sender;
+        e.metric = metric;
+        e.seqnum = a.seqnum;
+        e.changed_at = now;
+        e.advert_seqnum = advert_seqnum;
+        e.advert_metric = advert_metric;
+        let at = e.advertise_ok_at;
+        let queued = if release { e.queue.take() } else { None };
+        self.note_entry(a.dst, sender, metric);
+        if trigger {
+            self.need_triggered_update(a.dst, at);
         }
-        let release = rte.queue.is_some() && rte.metric != BIG;
-        if taken || release {
-            let at = rte.advertise_ok_at;
-            let queued = if release { rte.queue.take() } else { None };
-            self.table.put(rte);
-            self.note_route(a.dst);
-            if trigger {
-                self.need_triggered_update(a.dst, at);
-            }
-            if let Some(q) = queued {
-                for pkt in q {
-                    match self.forward_packet(now, pkt, a.dst) {
-                        RouteDecision::Forward { next_hop } => {
-                            self.out.push_back(RoutingEvent::Forward {
-                                pkt,
-                                next_hop,
-                                delay: SimDuration::ZERO,
-                            })
-                        }
-                        RouteDecision::Queued => {}
-                        RouteDecision::Drop(reason) => {
-                            self.out.push_back(RoutingEvent::Drop { pkt, reason })
-                        }
-                    }
+        if let Some(q) = queued {
+            self.release_queued(now, a.dst, q);
+        }
+        i + 1
+    }
+
+    /// `take_advert` for a destination the table does not hold: taken, and a finite
+    /// metric schedules a triggered update for when it has settled.
+    fn take_new_destination(
+        &mut self,
+        now: SimTime,
+        a: &Advert,
+        sender: u32,
+        metric: u8,
+        at: usize,
+    ) {
+        let mut e = Entry::zeroed(a.dst);
+        e.hop = sender;
+        e.metric = metric;
+        e.seqnum = a.seqnum;
+        e.changed_at = now;
+        e.wst = self.cfg.initial_settling_time.as_secs_f64();
+        e.new_seqnum_at = now;
+        e.advertise_ok_at = if metric != BIG {
+            now + SimDuration::from_secs_f64(e.wst * 2.0)
+        } else {
+            now
+        };
+        let trigger = metric < BIG;
+        e.advert_metric = trigger;
+        let ok_at = e.advertise_ok_at;
+        self.table.insert_at(at, e);
+        self.note_entry(a.dst, sender, metric);
+        if trigger {
+            self.need_triggered_update(a.dst, ok_at);
+        }
+    }
+
+    /// Packets that waited for `dst` go out on the route an update just brought.
+    fn release_queued(&mut self, now: SimTime, dst: u32, q: VecDeque<PacketId>) {
+        for pkt in q {
+            match self.forward_packet(now, pkt, dst) {
+                RouteDecision::Forward { next_hop } => self.out.push_back(RoutingEvent::Forward {
+                    pkt,
+                    next_hop,
+                    delay: SimDuration::ZERO,
+                }),
+                RouteDecision::Queued => {}
+                RouteDecision::Drop(reason) => {
+                    self.out.push_back(RoutingEvent::Drop { pkt, reason })
                 }
             }
         }

@@ -70,6 +70,39 @@ impl Table {
         self.entries.binary_search_by_key(&dst, |e| e.dst)
     }
 
+    /// The position of `dst`'s entry, or where it would go, looked for from `from`, a
+    /// hint: an update lists its destinations in address order, so walking on from the
+    /// previous one's position finds them all in one pass over the table; a destination
+    /// before the hint (an update out of order) falls back to the binary search.
+    pub fn find_from(&self, from: usize, dst: u32) -> Result<usize, usize> {
+        let from = from.min(self.entries.len());
+        if from > 0 && self.entries[from - 1].dst >= dst {
+            return self.index(dst);
+        }
+        let mut i = from;
+        while i < self.entries.len() && self.entries[i].dst < dst {
+            i += 1;
+        }
+        match self.entries.get(i) {
+            Some(e) if e.dst == dst => Ok(i),
+            _ => Err(i),
+        }
+    }
+
+    pub fn at(&self, i: usize) -> &Entry {
+        &self.entries[i]
+    }
+
+    pub fn at_mut(&mut self, i: usize) -> &mut Entry {
+        &mut self.entries[i]
+    }
+
+    /// Inserts `e` at `i`, the position `find_from` gave for its destination.
+    pub fn insert_at(&mut self, i: usize, e: Entry) {
+        debug_assert_eq!(self.index(e.dst), Err(i));
+        self.entries.insert(i, e);
+    }
+
     pub fn get(&self, dst: u32) -> Option<&Entry> {
         self.index(dst).ok().map(|i| &self.entries[i])
     }
@@ -97,5 +130,28 @@ impl Table {
 
     pub fn len(&self) -> usize {
         self.entries.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn find_from_walks_on_and_falls_back_before_the_hint() {
+        let mut t = Table::default();
+        for d in [2, 5, 9] {
+            t.put(Entry::zeroed(d));
+        }
+        // From the start: found, or the position it would take.
+        assert_eq!(t.find_from(0, 5), Ok(1));
+        assert_eq!(t.find_from(0, 9), Ok(2));
+        assert_eq!(t.find_from(1, 7), Err(2));
+        assert_eq!(t.find_from(3, 10), Err(3));
+        // A hint past the destination (the entry before it is not smaller): the binary
+        // search answers, as `find_from(0, ..)` would.
+        assert_eq!(t.find_from(2, 5), Ok(1));
+        assert_eq!(t.find_from(10, 1), Err(0));
+        assert_eq!(t.find_from(3, 2), Ok(0));
     }
 }

@@ -312,3 +312,28 @@ fn a_large_change_turns_a_triggered_update_into_a_full_one() {
     // The next periodic one is 11.25 s after 13 s.
     assert_eq!(d.poll_timeout(), Some(secs(24.25)));
 }
+
+/// An update lists destinations in address order (`make_update` walks the table so) and
+/// the lookups walk on in that order; one out of order (a hostile or foreign sender) is
+/// taken entry by entry all the same.
+#[test]
+fn update_out_of_address_order_is_taken_as_in_order() {
+    // B's update: itself (metric 0, seq 4), C one hop from B (seq 6), D two (seq 10).
+    // A takes each with one more hop, through B: B (B, 1, 4), C (B, 2, 6), D (B, 3, 10).
+    let want = [(B, (B, 1, 4)), (C, (B, 2, 6)), (D, (B, 3, 10))];
+    for order in [[B, C, D], [D, B, C], [C, D, B]] {
+        let mut d = agent();
+        let entries: Vec<Advert> = order
+            .iter()
+            .map(|&x| match x {
+                B => adv(B, 0, 4),
+                C => adv(C, 1, 6),
+                _ => adv(D, 2, 10),
+            })
+            .collect();
+        d.recv(secs(1.0), &upd(&entries), B, 1);
+        for (dst, r) in want {
+            assert_eq!(route(&d, dst), r, "order {order:?}, destination {dst}");
+        }
+    }
+}

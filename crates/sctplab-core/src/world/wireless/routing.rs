@@ -118,8 +118,9 @@ impl World {
     pub(super) fn routing_input(&mut self, now: SimTime, nic: u32, pid: PacketId) {
         let n = &self.wl().nics[nic as usize];
         let (own_only, my_addr) = (n.own_traffic_only, n.addr);
-        let pkt = self.pool.get(pid);
-        let msg = pkt.routing.clone().expect("routing message");
+        // The packet is discarded below: its message is taken, not copied.
+        let pkt = self.pool.get_mut(pid);
+        let msg = pkt.routing.take().expect("routing message");
         let (src, ttl) = (addr_u32(pkt.ip.src), pkt.ip.ttl);
         let for_me = match &msg {
             RoutingMsg::Aodv(AodvMsg::Rreq(q)) => q.dst == addr_u32(my_addr),
