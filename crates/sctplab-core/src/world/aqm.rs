@@ -1,17 +1,21 @@
 //! The world's side of a link direction run by an AQM discipline (`net/aqm`): offering
 //! arriving packets, starting the next transmission from the discipline's choice,
-//! counting its drops and CE marks; RED's admission to the link's drop-tail FIFO.
-//! Drop-tail links never come here (`run.rs`'s `enqueue` and `tx_done` keep their own
-//! path, which RED's admitted packets then take).
+//! counting its drops and CE marks. RED, CoDel and PIE keep their packets in the link's
+//! drop-tail FIFO (`net/aqm/link.rs`): RED's admitted packets then take drop-tail's
+//! own path out (`run.rs`'s `tx_done`), CoDel's and PIE's leave through
+//! `codel_start_next` and `pie_start_next`. Drop-tail links never come here.
 
 use super::{Event, World};
 use crate::net::LinkDirId;
 use crate::net::PacketId;
 use crate::net::aqm::codel::{Codel, CodelParams};
 use crate::net::aqm::fq_codel::{FqCodel, FqCodelParams};
+use crate::net::aqm::link::{LinkAqm, Waiting};
 use crate::net::aqm::pie::{Pie, PieParams};
 use crate::net::aqm::red::{Red, RedParams};
-use crate::net::aqm::{Admit, Aqm, AqmQueue, CE, Discipline, DropCause, LinkState, NOT_ECT};
+use crate::net::aqm::{
+    Admit, Aqm, AqmQueue, CE, Discipline, DropCause, Entry, LinkState, NOT_ECT, codel,
+};
 use crate::net::link::LinkDir;
 use crate::scenario::aqm::AqmCfg;
 use crate::scenario::schema::LinkCfg;
@@ -30,7 +34,7 @@ impl World {
             busy,
             idle_since_ns: 0,
         };
-        let Some(Aqm::Queue(aqm)) = link.aqm.as_deref_mut() else {
+        let Some(LinkAqm::Queue(aqm)) = link.aqm.as_deref_mut() else {
             return;
         };
         if !busy && aqm.is_empty() {
@@ -67,7 +71,7 @@ impl World {
             idle_since_ns: link.tx.end.map_or(0, |(t, _)| t.as_nanos()),
         };
         let (waiting, waiting_bytes) = (link.queue.len(), link.queue.bytes());
-        let Some(Aqm::Red(red)) = link.aqm.as_deref_mut() else {
+        let Some(LinkAqm::Red(red)) = link.aqm.as_deref_mut() else {
             return;
         };
         let pkt = self.pool.get(pid);
@@ -85,6 +89,72 @@ impl World {
         link.queue.push(pid, self.pool.get(pid).size);
         self.pool.get_mut(pid).queued_at = now;
         self.tx_done_has_work(dir);
+    }
+
+    /// An arriving packet on a CoDel link direction (after the loss models and the fault
+    /// check). CoDel decides only at the head (RFC 8289 sec. 5): an arrival meets the
+    /// hard limits alone and waits in the link's FIFO, or finding the link idle and
+    /// nothing waiting goes straight to the wire with the state `dequeue` would leave
+    /// (`CodelState::pass_idle`: its sojourn time is 0).
+    #[inline(never)]
+    pub(super) fn enqueue_codel(&mut self, now: SimTime, dir: LinkDirId, pid: PacketId) {
+        let link = &mut self.links[dir.idx()];
+        let busy = link.busy(&self.queue);
+        let size = self.pool.get(pid).size;
+        if link.queue.would_drop(size, busy) {
+            self.aqm_drop(now, dir, pid, DropCause::Limit);
+            return;
+        }
+        let Some(LinkAqm::Codel(c)) = link.aqm.as_deref_mut() else {
+            return;
+        };
+        if !busy && link.queue.is_empty() {
+            c.state.pass_idle();
+            self.start_tx(now, dir, pid, SimDuration::ZERO);
+            return;
+        }
+        link.queue.push(pid, size);
+        self.pool.get_mut(pid).queued_at = now;
+        if !busy {
+            self.codel_start_next(now, dir);
+        } else {
+            self.tx_done_has_work(dir);
+        }
+    }
+
+    /// An arriving packet on a PIE link direction (after the loss models and the fault
+    /// check): PIE's decision (RFC 8033 appendix A `enque`) on the link's FIFO, then, if
+    /// admitted, into it or, finding the link idle and nothing waiting, onto the wire
+    /// with the state `dequeue` would leave (`Pie::pass_idle`).
+    #[inline(never)]
+    pub(super) fn enqueue_pie(&mut self, now: SimTime, dir: LinkDirId, pid: PacketId) {
+        let link = &mut self.links[dir.idx()];
+        let busy = link.busy(&self.queue);
+        let pkt = self.pool.get(pid);
+        let (size, ect) = (pkt.size, pkt.ip.ecn != NOT_ECT);
+        let full = link.queue.would_drop(size, busy);
+        let Some(LinkAqm::Pie(pie)) = link.aqm.as_deref_mut() else {
+            return;
+        };
+        if !busy && link.queue.is_empty() {
+            let admit = pie.pass_idle(now.as_nanos(), full);
+            if self.aqm_admit(now, dir, pid, admit) {
+                self.start_tx(now, dir, pid, SimDuration::ZERO);
+            }
+            return;
+        }
+        let admit = pie.admit(now.as_nanos(), ect, link.queue.bytes(), full);
+        if !self.aqm_admit(now, dir, pid, admit) {
+            return;
+        }
+        let link = &mut self.links[dir.idx()];
+        link.queue.push(pid, size);
+        self.pool.get_mut(pid).queued_at = now;
+        if !busy {
+            self.pie_start_next(now, dir);
+        } else {
+            self.tx_done_has_work(dir);
+        }
     }
 
     /// Carries out an admission decision: a drop is counted and the packet discarded
@@ -115,10 +185,9 @@ impl World {
         }
     }
 
-    /// The transmitter is free: the discipline picks (and may drop or mark) the next
-    /// packet.
+    /// The transmitter is free: FQ-CoDel picks (and may drop or mark) the next packet.
     pub(super) fn aqm_start_next(&mut self, now: SimTime, dir: LinkDirId) {
-        let Some(Aqm::Queue(aqm)) = self.links[dir.idx()].aqm.as_deref_mut() else {
+        let Some(LinkAqm::Queue(aqm)) = self.links[dir.idx()].aqm.as_deref_mut() else {
             return;
         };
         let next = aqm.dequeue(now);
@@ -126,6 +195,59 @@ impl World {
         if !aqm.dropped.is_empty() {
             self.flush_aqm_drops(now, dir);
         }
+        self.aqm_send(now, dir, next, more);
+    }
+
+    /// The transmitter is free: CoDel takes the head of the link's FIFO (RFC 8289 sec.
+    /// 5.4), dropping or marking on the way.
+    pub(super) fn codel_start_next(&mut self, now: SimTime, dir: LinkDirId) {
+        let link = &mut self.links[dir.idx()];
+        let Some(LinkAqm::Codel(c)) = link.aqm.as_deref_mut() else {
+            return;
+        };
+        let mut fifo = Waiting {
+            fifo: &mut link.queue,
+            pool: &self.pool,
+        };
+        let next = codel::dequeue(
+            &mut fifo,
+            &mut c.state,
+            &c.params,
+            now.as_nanos(),
+            &mut c.dropped,
+        );
+        let dropped = !c.dropped.is_empty();
+        let more = !link.queue.is_empty();
+        if dropped {
+            self.flush_aqm_drops(now, dir);
+        }
+        self.aqm_send(now, dir, next, more);
+    }
+
+    /// The transmitter is free: the head of the link's FIFO goes, PIE taking its
+    /// latency (RFC 8033 appendix A `deque`) after the updates due by now.
+    pub(super) fn pie_start_next(&mut self, now: SimTime, dir: LinkDirId) {
+        let link = &mut self.links[dir.idx()];
+        let Some(LinkAqm::Pie(pie)) = link.aqm.as_deref_mut() else {
+            return;
+        };
+        pie.catch_up(now.as_nanos());
+        let Some(pid) = link.queue.pop() else {
+            return;
+        };
+        let queued_at = self.pool.get(pid).queued_at;
+        let more = !link.queue.is_empty();
+        pie.departed(now.as_nanos(), queued_at.as_nanos(), !more);
+        self.start_tx(now, dir, pid, now.saturating_since(queued_at));
+        if more {
+            self.tx_done_again(dir);
+        }
+    }
+
+    /// Sends the discipline's choice (`next`: its entry and whether to mark it CE);
+    /// `more`: packets still wait behind it.
+    #[inline]
+    fn aqm_send(&mut self, now: SimTime, dir: LinkDirId, next: Option<(Entry, bool)>, more: bool) {
         let Some((e, mark)) = next else {
             return;
         };
@@ -135,21 +257,30 @@ impl World {
         let waited = SimDuration::from_nanos(now.as_nanos().saturating_sub(e.enq_ns));
         self.start_tx(now, dir, e.id, waited);
         if more {
-            let link = &mut self.links[dir.idx()];
-            if let Some((t, seq)) = link.tx.end {
-                link.tx.end_queued = true;
-                self.queue.schedule_reserved(t, seq, Event::TxDone(dir));
-            }
+            self.tx_done_again(dir);
+        }
+    }
+
+    /// The transmission just started has packets waiting behind it: its end is
+    /// scheduled to serve them.
+    #[inline]
+    fn tx_done_again(&mut self, dir: LinkDirId) {
+        let link = &mut self.links[dir.idx()];
+        if let Some((t, seq)) = link.tx.end {
+            link.tx.end_queued = true;
+            self.queue.schedule_reserved(t, seq, Event::TxDone(dir));
         }
     }
 
     /// Drops the packets the discipline left in its `dropped` list.
     fn flush_aqm_drops(&mut self, now: SimTime, dir: LinkDirId) {
         loop {
-            let Some(Aqm::Queue(aqm)) = self.links[dir.idx()].aqm.as_deref_mut() else {
-                return;
+            let dropped = match self.links[dir.idx()].aqm.as_deref_mut() {
+                Some(LinkAqm::Queue(aqm)) => &mut aqm.dropped,
+                Some(LinkAqm::Codel(c)) => &mut c.dropped,
+                _ => return,
             };
-            let Some((pid, cause)) = aqm.dropped.pop() else {
+            let Some((pid, cause)) = dropped.pop() else {
                 return;
             };
             self.aqm_drop(now, dir, pid, cause);
@@ -204,6 +335,12 @@ pub(super) fn sample_queue_delay(links: &mut [LinkDir], series: &mut Series, t: 
         let ent = series.entity_id(&link.name);
         series.push(t, ent, var, mean);
     }
+}
+
+/// The discipline a link's `aqm` table asks for, for one wired link direction, in the
+/// form the link runs it (`LinkAqm`).
+pub(super) fn build_link(cfg: &AqmCfg, link: &LinkCfg, stream: &str, seed: u64) -> Box<LinkAqm> {
+    Box::new(LinkAqm::from_aqm(*build(cfg, link, stream, seed)))
 }
 
 /// The discipline a link's `aqm` table asks for, for one direction; `stream` names its

@@ -6,7 +6,8 @@ use crate::endpoint::Endpoint;
 use crate::endpoint::EndpointEvent;
 use crate::error::Error;
 use crate::net::PacketKind;
-use crate::net::aqm::{Aqm, CE, ECT0};
+use crate::net::aqm::link::LinkAqm;
+use crate::net::aqm::{CE, ECT0};
 use crate::net::link::{Hop, overlap_ns};
 use crate::net::{EndpointId, LinkDirId, NodeId, PacketId};
 use crate::scenario::Scenario;
@@ -438,7 +439,7 @@ impl World {
                 let size = self.pool.get(pid).size;
                 let busy = link.busy(&self.queue);
                 match link.aqm.as_deref() {
-                    Some(Aqm::Queue(a)) => !a.would_overflow(size, busy),
+                    Some(LinkAqm::Queue(a)) => !a.would_overflow(size, busy),
                     _ => !link.queue.would_drop(size, busy),
                 }
             }
@@ -476,8 +477,10 @@ impl World {
         }
         if let Some(aqm) = link.aqm.as_deref() {
             match aqm {
-                Aqm::Queue(_) => self.enqueue_aqm(now, dir, pid),
-                Aqm::Red(_) => self.enqueue_red(now, dir, pid),
+                LinkAqm::Red(_) => self.enqueue_red(now, dir, pid),
+                LinkAqm::Codel(_) => self.enqueue_codel(now, dir, pid),
+                LinkAqm::Pie(_) => self.enqueue_pie(now, dir, pid),
+                LinkAqm::Queue(_) => self.enqueue_aqm(now, dir, pid),
             }
             return;
         }
@@ -571,9 +574,11 @@ impl World {
         let link = &mut self.links[dir.idx()];
         link.tx.end_queued = false;
         // RED's packets wait in `queue`: drop-tail's way out.
-        if let Some(Aqm::Queue(_)) = link.aqm.as_deref() {
-            self.aqm_start_next(now, dir);
-            return;
+        match link.aqm.as_deref() {
+            None | Some(LinkAqm::Red(_)) => {}
+            Some(LinkAqm::Codel(_)) => return self.codel_start_next(now, dir),
+            Some(LinkAqm::Pie(_)) => return self.pie_start_next(now, dir),
+            Some(LinkAqm::Queue(_)) => return self.aqm_start_next(now, dir),
         }
         if let Some(next) = link.queue.pop() {
             let waited = now.saturating_since(self.pool.get(next).queued_at);
