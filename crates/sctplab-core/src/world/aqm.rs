@@ -1,9 +1,9 @@
 //! The world's side of a link direction run by an AQM discipline (`net/aqm`): offering
 //! arriving packets, starting the next transmission from the discipline's choice,
 //! counting its drops and CE marks. RED, CoDel and PIE keep their packets in the link's
-//! drop-tail FIFO (`net/aqm/link.rs`): RED's admitted packets then take drop-tail's
-//! own path out (`run.rs`'s `tx_done`), CoDel's and PIE's leave through
-//! `codel_start_next` and `pie_start_next`. Drop-tail links never come here.
+//! drop-tail FIFO (`net/aqm/link.rs`) and go in and out by drop-tail's way (`run.rs`'s
+//! `enqueue` and `tx_done`); only RED's arrivals, PIE's marks and drops and CoDel's
+//! head drops and marks come here. Drop-tail links never do.
 
 use super::{Event, World};
 use crate::net::LinkDirId;
@@ -91,70 +91,30 @@ impl World {
         self.tx_done_has_work(dir);
     }
 
-    /// An arriving packet on a CoDel link direction (after the loss models and the fault
-    /// check). CoDel decides only at the head (RFC 8289 sec. 5): an arrival meets the
-    /// hard limits alone and waits in the link's FIFO, or finding the link idle and
-    /// nothing waiting goes straight to the wire with the state `dequeue` would leave
-    /// (`CodelState::pass_idle`: its sojourn time is 0).
+    /// PIE marked or dropped an arriving packet (`run.rs`'s `enqueue` lets the packets
+    /// it queues, and those the hard limits refuse, take drop-tail's way): a drop is
+    /// counted and the packet discarded; a marked packet then goes drop-tail's way onto
+    /// the wire or into the FIFO.
     #[inline(never)]
-    pub(super) fn enqueue_codel(&mut self, now: SimTime, dir: LinkDirId, pid: PacketId) {
-        let link = &mut self.links[dir.idx()];
-        let busy = link.busy(&self.queue);
-        let size = self.pool.get(pid).size;
-        if link.queue.would_drop(size, busy) {
-            self.aqm_drop(now, dir, pid, DropCause::Limit);
-            return;
-        }
-        let Some(LinkAqm::Codel(c)) = link.aqm.as_deref_mut() else {
-            return;
-        };
-        if !busy && link.queue.is_empty() {
-            c.state.pass_idle();
-            self.start_tx(now, dir, pid, SimDuration::ZERO);
-            return;
-        }
-        link.queue.push(pid, size);
-        self.pool.get_mut(pid).queued_at = now;
-        if !busy {
-            self.codel_start_next(now, dir);
-        } else {
-            self.tx_done_has_work(dir);
-        }
-    }
-
-    /// An arriving packet on a PIE link direction (after the loss models and the fault
-    /// check): PIE's decision (RFC 8033 appendix A `enque`) on the link's FIFO, then, if
-    /// admitted, into it or, finding the link idle and nothing waiting, onto the wire
-    /// with the state `dequeue` would leave (`Pie::pass_idle`).
-    #[inline(never)]
-    pub(super) fn enqueue_pie(&mut self, now: SimTime, dir: LinkDirId, pid: PacketId) {
-        let link = &mut self.links[dir.idx()];
-        let busy = link.busy(&self.queue);
-        let pkt = self.pool.get(pid);
-        let (size, ect) = (pkt.size, pkt.ip.ecn != NOT_ECT);
-        let full = link.queue.would_drop(size, busy);
-        let Some(LinkAqm::Pie(pie)) = link.aqm.as_deref_mut() else {
-            return;
-        };
-        if !busy && link.queue.is_empty() {
-            let admit = pie.pass_idle(now.as_nanos(), full);
-            if self.aqm_admit(now, dir, pid, admit) {
-                self.start_tx(now, dir, pid, SimDuration::ZERO);
-            }
-            return;
-        }
-        let admit = pie.admit(now.as_nanos(), ect, link.queue.bytes(), full);
+    pub(super) fn pie_verdict(
+        &mut self,
+        now: SimTime,
+        dir: LinkDirId,
+        pid: PacketId,
+        busy: bool,
+        admit: Admit,
+    ) {
         if !self.aqm_admit(now, dir, pid, admit) {
             return;
         }
-        let link = &mut self.links[dir.idx()];
-        link.queue.push(pid, size);
-        self.pool.get_mut(pid).queued_at = now;
         if !busy {
-            self.pie_start_next(now, dir);
-        } else {
-            self.tx_done_has_work(dir);
+            self.start_tx(now, dir, pid, SimDuration::ZERO);
+            return;
         }
+        let link = &mut self.links[dir.idx()];
+        link.queue.push(pid, self.pool.get(pid).size);
+        self.pool.get_mut(pid).queued_at = now;
+        self.tx_done_has_work(dir);
     }
 
     /// Carries out an admission decision: a drop is counted and the packet discarded
@@ -198,8 +158,9 @@ impl World {
         self.aqm_send(now, dir, next, more);
     }
 
-    /// The transmitter is free: CoDel takes the head of the link's FIFO (RFC 8289 sec.
-    /// 5.4), dropping or marking on the way.
+    /// The transmitter is free and CoDel does not let the head of the link's FIFO go as
+    /// it is (`LinkCodel::head_passes`): CoDel's dequeue (RFC 8289 sec. 5.4), dropping
+    /// or marking on the way.
     pub(super) fn codel_start_next(&mut self, now: SimTime, dir: LinkDirId) {
         let link = &mut self.links[dir.idx()];
         let Some(LinkAqm::Codel(c)) = link.aqm.as_deref_mut() else {
@@ -222,26 +183,6 @@ impl World {
             self.flush_aqm_drops(now, dir);
         }
         self.aqm_send(now, dir, next, more);
-    }
-
-    /// The transmitter is free: the head of the link's FIFO goes, PIE taking its
-    /// latency (RFC 8033 appendix A `deque`) after the updates due by now.
-    pub(super) fn pie_start_next(&mut self, now: SimTime, dir: LinkDirId) {
-        let link = &mut self.links[dir.idx()];
-        let Some(LinkAqm::Pie(pie)) = link.aqm.as_deref_mut() else {
-            return;
-        };
-        pie.catch_up(now.as_nanos());
-        let Some(pid) = link.queue.pop() else {
-            return;
-        };
-        let queued_at = self.pool.get(pid).queued_at;
-        let more = !link.queue.is_empty();
-        pie.departed(now.as_nanos(), queued_at.as_nanos(), !more);
-        self.start_tx(now, dir, pid, now.saturating_since(queued_at));
-        if more {
-            self.tx_done_again(dir);
-        }
     }
 
     /// Sends the discipline's choice (`next`: its entry and whether to mark it CE);

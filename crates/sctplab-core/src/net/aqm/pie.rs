@@ -163,6 +163,26 @@ impl Pie {
         Admit::Queued
     }
 
+    /// An arrival at a link direction whose packets wait in its drop-tail FIFO
+    /// (`link::LinkAqm::Pie`): `admit` behind a busy transmitter, else `pass_idle` (an
+    /// idle transmitter has nothing waiting: it serves every packet at once). Out of
+    /// line: the world's arrival path inlines only the dispatch.
+    #[inline(never)]
+    pub fn arrival(
+        &mut self,
+        now: u64,
+        ect: bool,
+        waiting_bytes: u64,
+        busy: bool,
+        full: bool,
+    ) -> Admit {
+        if busy {
+            self.admit(now, ect, waiting_bytes, full)
+        } else {
+            self.pass_idle(now, full)
+        }
+    }
+
     /// `enqueue` then `dequeue` at the same instant of a packet that finds the queue
     /// empty and the link idle (`AqmQueue::pass_idle`): the burst allowance may be
     /// renewed, the safeguard keeps the packet (at most 2 x MEAN_PKTSIZE bytes wait, so
