@@ -173,7 +173,8 @@ mod tests {
 
     /// `head_passes` and then drop-tail's pop give what CoDel's dequeue on the same
     /// FIFO gives (the packet, no mark, no drop, the same state); when it refuses, it
-    /// changes nothing. Random backlogs (empty included), states and instants.
+    /// changes nothing and the dequeue follows. Random backlogs (empty included), states
+    /// and instants.
     #[test]
     fn head_passes_is_codel_dequeue_when_it_passes() {
         let mut r = RngStream::new(11, "head-passes");
@@ -220,7 +221,22 @@ mod tests {
                 assert!(general.dropped.is_empty(), "{round}");
                 assert_eq!(general.state, fast.state, "{round}");
             } else {
+                // Nothing changed; CoDel's dequeue then does what it does on the
+                // general path.
                 assert_eq!(fast.state, before, "{round}");
+                let got = codel::dequeue(
+                    &mut Waiting {
+                        fifo: &mut fifo2,
+                        pool: &pool,
+                    },
+                    &mut fast.state,
+                    &fast.params,
+                    now,
+                    &mut fast.dropped,
+                );
+                assert_eq!(got, want, "{round}");
+                assert_eq!(fast.dropped, general.dropped, "{round}");
+                assert_eq!(fast.state, general.state, "{round}");
             }
             assert_eq!(ids(&mut fifo), ids(&mut fifo2), "{round}");
         }
