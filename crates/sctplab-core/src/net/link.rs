@@ -145,14 +145,6 @@ pub struct Transmitter {
     pub end_queued: bool,
 }
 
-impl Transmitter {
-    /// `LinkDir::busy`, for a caller holding another field of the link.
-    #[inline]
-    pub fn busy<E>(&self, q: &EventQueue<E>) -> bool {
-        self.end.is_some_and(|(t, seq)| !q.passed(t, seq))
-    }
-}
-
 /// Serialisation times remembered per packet size (direct-mapped by the size's low
 /// bits): a link carries few sizes, and the division is the costly part.
 const TX_CACHE: usize = 4;
@@ -220,7 +212,7 @@ impl LinkDir {
     /// popped): the end of the last transmission is not behind it (see `Transmitter`).
     #[inline]
     pub fn busy<E>(&self, q: &EventQueue<E>) -> bool {
-        self.tx.busy(q)
+        self.tx.end.is_some_and(|(t, seq)| !q.passed(t, seq))
     }
 
     /// Packets in the interface: waiting plus the one on the wire.

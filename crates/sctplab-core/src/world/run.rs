@@ -476,7 +476,7 @@ impl World {
         if self.tracer.ns2_on() {
             self.tracer.ns2('+', now, from, to, pkt);
         }
-        // Drop-tail's and RED's paths read `busy` only after the dispatch.
+        let busy = link.busy(&self.queue);
         if let Some(aqm) = link.aqm.as_deref_mut() {
             match aqm {
                 // CoDel decides only at the head (RFC 8289 sec. 5): its arrivals take
@@ -484,14 +484,13 @@ impl World {
                 // (nothing waits behind an idle transmitter) leaves the state CoDel's
                 // dequeue would leave: sojourn 0, nothing behind it.
                 LinkAqm::Codel(c) => {
-                    if !link.tx.busy(&self.queue) && !link.queue.would_drop(pkt.size, false) {
+                    if !busy && !link.queue.would_drop(pkt.size, false) {
                         c.state.pass_idle();
                     }
                 }
                 // PIE decides at arrival; what it queues, and what the hard limits
                 // refuse, takes drop-tail's way below (the same count and trace).
                 LinkAqm::Pie(p) => {
-                    let busy = link.tx.busy(&self.queue);
                     let full = link.queue.would_drop(pkt.size, busy);
                     let ect = pkt.ip.ecn != NOT_ECT;
                     let bytes = link.queue.bytes();
@@ -504,7 +503,6 @@ impl World {
                 LinkAqm::Queue(_) => return self.enqueue_aqm(now, dir, pid),
             }
         }
-        let busy = link.busy(&self.queue);
         if link.queue.would_drop(pkt.size, busy) {
             if self.window.contains(now) {
                 link.counters.queue_drops += 1;
