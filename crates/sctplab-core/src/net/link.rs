@@ -2,7 +2,7 @@
 //! an AQM discipline, `net/aqm`), serialisation at the link rate, propagation delay, and
 //! an optional loss model.
 
-use super::aqm::Aqm;
+use super::aqm::link::LinkAqm;
 use super::ids::{IfaceId, LinkDirId, NodeId};
 use super::loss::LossModel;
 use super::queue::DropTail;
@@ -46,9 +46,9 @@ pub struct LinkDir {
     pub rate_bps: u64,
     pub delay: SimDuration,
     pub queue: DropTail,
-    /// The AQM discipline, if the link has `aqm`: one with its own queue replaces
-    /// `queue`; RED admits packets to `queue`.
-    pub aqm: Option<Box<Aqm>>,
+    /// The AQM discipline, if the link has `aqm`: FQ-CoDel's queues replace `queue`;
+    /// RED, CoDel and PIE decide on packets waiting in `queue` (`LinkAqm`).
+    pub aqm: Option<Box<LinkAqm>>,
     pub loss: LossModel,
     /// The transmitter: when its last packet finishes serialising.
     pub tx: Transmitter,
@@ -223,7 +223,7 @@ impl LinkDir {
     /// Packets waiting, under whichever discipline.
     pub fn waiting(&self) -> usize {
         match self.aqm.as_deref() {
-            Some(Aqm::Queue(a)) => a.len(),
+            Some(LinkAqm::Queue(a)) => a.len(),
             _ => self.queue.len(),
         }
     }

@@ -54,6 +54,13 @@ impl DropTail {
         Some(id)
     }
 
+    /// The packet at the head and its size, left in place (what CoDel and PIE read
+    /// before it leaves, `net/aqm/link.rs`).
+    #[inline]
+    pub fn front(&self) -> Option<(PacketId, u32)> {
+        self.waiting.front().copied()
+    }
+
     /// Packets waiting (not counting the one in transmission).
     pub fn len(&self) -> usize {
         self.waiting.len()

@@ -1,17 +1,21 @@
 //! The world's side of a link direction run by an AQM discipline (`net/aqm`): offering
 //! arriving packets, starting the next transmission from the discipline's choice,
-//! counting its drops and CE marks; RED's admission to the link's drop-tail FIFO.
-//! Drop-tail links never come here (`run.rs`'s `enqueue` and `tx_done` keep their own
-//! path, which RED's admitted packets then take).
+//! counting its drops and CE marks. RED, CoDel and PIE keep their packets in the link's
+//! drop-tail FIFO (`net/aqm/link.rs`) and go in and out by drop-tail's way (`run.rs`'s
+//! `enqueue` and `tx_done`); only RED's arrivals, PIE's marks and drops and CoDel's
+//! head drops and marks come here. Drop-tail links never do.
 
 use super::{Event, World};
 use crate::net::LinkDirId;
 use crate::net::PacketId;
 use crate::net::aqm::codel::{Codel, CodelParams};
 use crate::net::aqm::fq_codel::{FqCodel, FqCodelParams};
+use crate::net::aqm::link::{LinkAqm, Waiting};
 use crate::net::aqm::pie::{Pie, PieParams};
 use crate::net::aqm::red::{Red, RedParams};
-use crate::net::aqm::{Admit, Aqm, AqmQueue, CE, Discipline, DropCause, LinkState, NOT_ECT};
+use crate::net::aqm::{
+    Admit, Aqm, AqmQueue, CE, Discipline, DropCause, Entry, LinkState, NOT_ECT, codel,
+};
 use crate::net::link::LinkDir;
 use crate::scenario::aqm::AqmCfg;
 use crate::scenario::schema::LinkCfg;
@@ -30,7 +34,7 @@ impl World {
             busy,
             idle_since_ns: 0,
         };
-        let Some(Aqm::Queue(aqm)) = link.aqm.as_deref_mut() else {
+        let Some(LinkAqm::Queue(aqm)) = link.aqm.as_deref_mut() else {
             return;
         };
         if !busy && aqm.is_empty() {
@@ -67,7 +71,7 @@ impl World {
             idle_since_ns: link.tx.end.at().map_or(0, |t| t.as_nanos()),
         };
         let (waiting, waiting_bytes) = (link.queue.len(), link.queue.bytes());
-        let Some(Aqm::Red(red)) = link.aqm.as_deref_mut() else {
+        let Some(LinkAqm::Red(red)) = link.aqm.as_deref_mut() else {
             return;
         };
         let pkt = self.pool.get(pid);
@@ -77,6 +81,32 @@ impl World {
             return;
         }
         // Admitted: as `run.rs`'s `enqueue` on a drop-tail link.
+        if !busy {
+            self.start_tx(now, dir, pid, SimDuration::ZERO);
+            return;
+        }
+        let link = &mut self.links[dir.idx()];
+        link.queue.push(pid, self.pool.get(pid).size);
+        self.pool.get_mut(pid).queued_at = now;
+        self.tx_done_has_work(dir);
+    }
+
+    /// PIE marked or dropped an arriving packet (`run.rs`'s `enqueue` lets the packets
+    /// it queues, and those the hard limits refuse, take drop-tail's way): a drop is
+    /// counted and the packet discarded; a marked packet then goes drop-tail's way onto
+    /// the wire or into the FIFO.
+    #[inline(never)]
+    pub(super) fn pie_verdict(
+        &mut self,
+        now: SimTime,
+        dir: LinkDirId,
+        pid: PacketId,
+        busy: bool,
+        admit: Admit,
+    ) {
+        if !self.aqm_admit(now, dir, pid, admit) {
+            return;
+        }
         if !busy {
             self.start_tx(now, dir, pid, SimDuration::ZERO);
             return;
@@ -105,15 +135,15 @@ impl World {
 
     /// A packet now waits behind a busy transmitter: as on a drop-tail link, the end of
     /// the transmission (its event reserved when it began) is scheduled to serve it.
+    #[inline]
     fn tx_done_has_work(&mut self, dir: LinkDirId) {
         let link = &mut self.links[dir.idx()];
         link.tx.end.enter_queue(&mut self.queue, Event::TxDone(dir));
     }
 
-    /// The transmitter is free: the discipline picks (and may drop or mark) the next
-    /// packet.
+    /// The transmitter is free: FQ-CoDel picks (and may drop or mark) the next packet.
     pub(super) fn aqm_start_next(&mut self, now: SimTime, dir: LinkDirId) {
-        let Some(Aqm::Queue(aqm)) = self.links[dir.idx()].aqm.as_deref_mut() else {
+        let Some(LinkAqm::Queue(aqm)) = self.links[dir.idx()].aqm.as_deref_mut() else {
             return;
         };
         let next = aqm.dequeue(now);
@@ -121,6 +151,40 @@ impl World {
         if !aqm.dropped.is_empty() {
             self.flush_aqm_drops(now, dir);
         }
+        self.aqm_send(now, dir, next, more);
+    }
+
+    /// The transmitter is free and CoDel does not let the head of the link's FIFO go as
+    /// it is (`LinkCodel::head_passes`): CoDel's dequeue (RFC 8289 sec. 5.4), dropping
+    /// or marking on the way.
+    pub(super) fn codel_start_next(&mut self, now: SimTime, dir: LinkDirId) {
+        let link = &mut self.links[dir.idx()];
+        let Some(LinkAqm::Codel(c)) = link.aqm.as_deref_mut() else {
+            return;
+        };
+        let mut fifo = Waiting {
+            fifo: &mut link.queue,
+            pool: &self.pool,
+        };
+        let next = codel::dequeue(
+            &mut fifo,
+            &mut c.state,
+            &c.params,
+            now.as_nanos(),
+            &mut c.dropped,
+        );
+        let dropped = !c.dropped.is_empty();
+        let more = !link.queue.is_empty();
+        if dropped {
+            self.flush_aqm_drops(now, dir);
+        }
+        self.aqm_send(now, dir, next, more);
+    }
+
+    /// Sends the discipline's choice (`next`: its entry and whether to mark it CE);
+    /// `more`: packets still wait behind it.
+    #[inline]
+    fn aqm_send(&mut self, now: SimTime, dir: LinkDirId, next: Option<(Entry, bool)>, more: bool) {
         let Some((e, mark)) = next else {
             return;
         };
@@ -130,18 +194,19 @@ impl World {
         let waited = SimDuration::from_nanos(now.as_nanos().saturating_sub(e.enq_ns));
         self.start_tx(now, dir, e.id, waited);
         if more {
-            let link = &mut self.links[dir.idx()];
-            link.tx.end.enter_queue(&mut self.queue, Event::TxDone(dir));
+            self.tx_done_has_work(dir);
         }
     }
 
     /// Drops the packets the discipline left in its `dropped` list.
     fn flush_aqm_drops(&mut self, now: SimTime, dir: LinkDirId) {
         loop {
-            let Some(Aqm::Queue(aqm)) = self.links[dir.idx()].aqm.as_deref_mut() else {
-                return;
+            let dropped = match self.links[dir.idx()].aqm.as_deref_mut() {
+                Some(LinkAqm::Queue(aqm)) => &mut aqm.dropped,
+                Some(LinkAqm::Codel(c)) => &mut c.dropped,
+                _ => return,
             };
-            let Some((pid, cause)) = aqm.dropped.pop() else {
+            let Some((pid, cause)) = dropped.pop() else {
                 return;
             };
             self.aqm_drop(now, dir, pid, cause);
@@ -196,6 +261,12 @@ pub(super) fn sample_queue_delay(links: &mut [LinkDir], series: &mut Series, t: 
         let ent = series.entity_id(&link.name);
         series.push(t, ent, var, mean);
     }
+}
+
+/// The discipline a link's `aqm` table asks for, for one wired link direction, in the
+/// form the link runs it (`LinkAqm`).
+pub(super) fn build_link(cfg: &AqmCfg, link: &LinkCfg, stream: &str, seed: u64) -> Box<LinkAqm> {
+    Box::new(LinkAqm::from_aqm(*build(cfg, link, stream, seed)))
 }
 
 /// The discipline a link's `aqm` table asks for, for one direction; `stream` names its

@@ -696,10 +696,9 @@ fn link_dir(
         DropTail::new(l.queue, l.queue_bytes.map(|b| b.0)),
         loss,
     );
-    link.aqm = l
-        .aqm_cfg
-        .as_ref()
-        .map(|cfg| super::aqm::build(cfg, l, &format!("link:{}:{dir_name}:aqm", l.name), seed));
+    link.aqm = l.aqm_cfg.as_ref().map(|cfg| {
+        super::aqm::build_link(cfg, l, &format!("link:{}:{dir_name}:aqm", l.name), seed)
+    });
     link
 }
 

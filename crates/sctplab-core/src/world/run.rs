@@ -6,7 +6,9 @@ use crate::endpoint::Endpoint;
 use crate::endpoint::EndpointEvent;
 use crate::error::Error;
 use crate::net::PacketKind;
-use crate::net::aqm::{Aqm, CE, ECT0};
+use crate::net::aqm::link::LinkAqm;
+use crate::net::aqm::link::pie_departure;
+use crate::net::aqm::{Admit, CE, DropCause, ECT0, NOT_ECT};
 use crate::net::link::{Hop, overlap_ns};
 use crate::net::{EndpointId, LinkDirId, NodeId, PacketId};
 use crate::scenario::Scenario;
@@ -438,7 +440,7 @@ impl World {
                 let size = self.pool.get(pid).size;
                 let busy = link.busy(&self.queue);
                 match link.aqm.as_deref() {
-                    Some(Aqm::Queue(a)) => !a.would_overflow(size, busy),
+                    Some(LinkAqm::Queue(a)) => !a.would_overflow(size, busy),
                     _ => !link.queue.would_drop(size, busy),
                 }
             }
@@ -474,14 +476,33 @@ impl World {
         if self.tracer.ns2_on() {
             self.tracer.ns2('+', now, from, to, pkt);
         }
-        if let Some(aqm) = link.aqm.as_deref() {
-            match aqm {
-                Aqm::Queue(_) => self.enqueue_aqm(now, dir, pid),
-                Aqm::Red(_) => self.enqueue_red(now, dir, pid),
-            }
-            return;
-        }
         let busy = link.busy(&self.queue);
+        if let Some(aqm) = link.aqm.as_deref_mut() {
+            match aqm {
+                // CoDel decides only at the head (RFC 8289 sec. 5): its arrivals take
+                // drop-tail's way below. One that goes straight onto the idle wire
+                // (nothing waits behind an idle transmitter) leaves the state CoDel's
+                // dequeue would leave: sojourn 0, nothing behind it.
+                LinkAqm::Codel(c) => {
+                    if !busy && !link.queue.would_drop(pkt.size, false) {
+                        c.state.pass_idle();
+                    }
+                }
+                // PIE decides at arrival; what it queues, and what the hard limits
+                // refuse, takes drop-tail's way below (the same count and trace).
+                LinkAqm::Pie(p) => {
+                    let full = link.queue.would_drop(pkt.size, busy);
+                    let ect = pkt.ip.ecn != NOT_ECT;
+                    let bytes = link.queue.bytes();
+                    match p.arrival(now.as_nanos(), ect, bytes, busy, full) {
+                        Admit::Queued | Admit::Dropped(DropCause::Limit) => {}
+                        admit => return self.pie_verdict(now, dir, pid, busy, admit),
+                    }
+                }
+                LinkAqm::Red(_) => return self.enqueue_red(now, dir, pid),
+                LinkAqm::Queue(_) => return self.enqueue_aqm(now, dir, pid),
+            }
+        }
         if link.queue.would_drop(pkt.size, busy) {
             if self.window.contains(now) {
                 link.counters.queue_drops += 1;
@@ -566,10 +587,17 @@ impl World {
     fn tx_done(&mut self, now: SimTime, dir: LinkDirId) {
         let link = &mut self.links[dir.idx()];
         link.tx.end.popped();
-        // RED's packets wait in `queue`: drop-tail's way out.
-        if let Some(Aqm::Queue(_)) = link.aqm.as_deref() {
-            self.aqm_start_next(now, dir);
-            return;
+        // RED's, CoDel's and PIE's packets wait in `queue` and leave by drop-tail's way
+        // (`net/aqm/link.rs`), unless CoDel drops or marks at the head.
+        match link.aqm.as_deref_mut() {
+            None | Some(LinkAqm::Red(_)) => {}
+            Some(LinkAqm::Codel(c)) => {
+                if !c.head_passes(now.as_nanos(), &link.queue, &self.pool) {
+                    return self.codel_start_next(now, dir);
+                }
+            }
+            Some(LinkAqm::Pie(p)) => pie_departure(p, now.as_nanos(), &link.queue, &self.pool),
+            Some(LinkAqm::Queue(_)) => return self.aqm_start_next(now, dir),
         }
         if let Some(next) = link.queue.pop() {
             let waited = now.saturating_since(self.pool.get(next).queued_at);

@@ -8,6 +8,28 @@
 use super::{DropCause, Entry, Fifo};
 use crate::net::ids::PacketId;
 
+/// The queue CoDel serves: its head packet and the bytes left behind it. A discipline's
+/// own `Fifo` (FQ-CoDel's flow queues), or a link direction's drop-tail FIFO read with
+/// its packets' arrival times (`link::Waiting`): CoDel serves in arrival order and
+/// decides only at the head, so it needs no queue of its own.
+pub trait HeadQueue {
+    fn pop_head(&mut self) -> Option<Entry>;
+    /// Bytes waiting.
+    fn waiting_bytes(&self) -> u64;
+}
+
+impl HeadQueue for Fifo {
+    #[inline(always)]
+    fn pop_head(&mut self) -> Option<Entry> {
+        self.pop()
+    }
+
+    #[inline(always)]
+    fn waiting_bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct CodelParams {
     pub target_ns: u64,
@@ -62,14 +84,19 @@ pub fn control_law(t: u64, count: u32, interval_ns: u64) -> u64 {
 }
 
 /// RFC 8289 sec. 5.3 `dodequeue`: the head packet and whether it may be dropped.
-fn dodequeue(q: &mut Fifo, s: &mut CodelState, p: &CodelParams, now: u64) -> (Option<Entry>, bool) {
-    let Some(e) = q.pop() else {
+fn dodequeue<Q: HeadQueue>(
+    q: &mut Q,
+    s: &mut CodelState,
+    p: &CodelParams,
+    now: u64,
+) -> (Option<Entry>, bool) {
+    let Some(e) = q.pop_head() else {
         s.first_above_time = 0;
         return (None, false);
     };
     let sojourn = now.saturating_sub(e.enq_ns);
     let mut ok_to_drop = false;
-    if sojourn < p.target_ns || q.bytes <= p.mtu {
+    if sojourn < p.target_ns || q.waiting_bytes() <= p.mtu {
         s.first_above_time = 0;
     } else if s.first_above_time == 0 {
         s.first_above_time = now + p.interval_ns;
@@ -82,8 +109,8 @@ fn dodequeue(q: &mut Fifo, s: &mut CodelState, p: &CodelParams, now: u64) -> (Op
 /// RFC 8289 sec. 5.4 `dequeue` on queue `q` with state `s`: the packet to send and whether
 /// it is to be marked CE; drops go to `dropped`.
 #[inline]
-pub fn dequeue(
-    q: &mut Fifo,
+pub fn dequeue<Q: HeadQueue>(
+    q: &mut Q,
     s: &mut CodelState,
     p: &CodelParams,
     now: u64,

@@ -18,10 +18,14 @@
 //! own (`Aqm::Red`): its packets wait in the link's drop-tail FIFO and the link asks
 //! `red::Red::decide` before queueing one (`world/aqm.rs`'s `enqueue_red`). The others
 //! choose at dequeue time too (CoDel's head drops, FQ-CoDel's scheduler, PIE's
-//! deadline) and keep their own queues (`Aqm::Queue`, an `AqmQueue`).
+//! deadline) and are built with their own queues (`Aqm::Queue`, an `AqmQueue`), the
+//! form the wireless interface queue runs. On a wired link direction CoDel and PIE,
+//! which serve in arrival order too, keep their packets in the link's FIFO as RED does
+//! (`link::LinkAqm`); FQ-CoDel keeps its `AqmQueue`.
 
 pub mod codel;
 pub mod fq_codel;
+pub mod link;
 pub mod pie;
 pub mod red;
 

@@ -130,8 +130,22 @@ impl Pie {
         self.burst_allowance_ns = self.burst_allowance_ns.saturating_sub(prm.t_update_ns);
     }
 
-    /// Appendix A `enque`; `full` says the hard limits refuse the packet.
+    /// Appendix A `enque` on this discipline's own FIFO; `full` says the hard limits
+    /// refuse the packet.
     pub fn enqueue(&mut self, now: u64, e: Entry, full: bool) -> Admit {
+        let admit = self.admit(now, e.ect, self.q.bytes, full);
+        if !matches!(admit, Admit::Dropped(_)) {
+            self.q.push(e);
+        }
+        admit
+    }
+
+    /// Appendix A `enque`'s decision for a packet (`ect`: ECN-capable) arriving while
+    /// `waiting_bytes` wait, in whichever FIFO holds the packets (this one, or a link
+    /// direction's drop-tail FIFO, `link::LinkAqm::Pie`): the caller queues it unless
+    /// dropped.
+    #[inline]
+    pub fn admit(&mut self, now: u64, ect: bool, waiting_bytes: u64, full: bool) -> Admit {
         self.catch_up(now);
         if full {
             return Admit::Dropped(DropCause::Limit);
@@ -140,15 +154,33 @@ impl Pie {
         if self.drop_prob == 0.0 && self.qdelay_ns < half && self.qdelay_old_ns < half {
             self.burst_allowance_ns = self.params.max_burst_ns;
         }
-        if self.burst_allowance_ns == 0 && self.drop_early() {
-            if self.params.ecn && e.ect && self.drop_prob <= self.params.mark_ecn_th {
-                self.q.push(e);
+        if self.burst_allowance_ns == 0 && self.drop_early(waiting_bytes) {
+            if self.params.ecn && ect && self.drop_prob <= self.params.mark_ecn_th {
                 return Admit::Marked;
             }
             return Admit::Dropped(DropCause::Aqm);
         }
-        self.q.push(e);
         Admit::Queued
+    }
+
+    /// An arrival at a link direction whose packets wait in its drop-tail FIFO
+    /// (`link::LinkAqm::Pie`): `admit` behind a busy transmitter, else `pass_idle` (an
+    /// idle transmitter has nothing waiting: it serves every packet at once). Out of
+    /// line: the world's arrival path inlines only the dispatch.
+    #[inline(never)]
+    pub fn arrival(
+        &mut self,
+        now: u64,
+        ect: bool,
+        waiting_bytes: u64,
+        busy: bool,
+        full: bool,
+    ) -> Admit {
+        if busy {
+            self.admit(now, ect, waiting_bytes, full)
+        } else {
+            self.pass_idle(now, full)
+        }
     }
 
     /// `enqueue` then `dequeue` at the same instant of a packet that finds the queue
@@ -169,10 +201,10 @@ impl Pie {
     }
 
     /// Appendix A `drop_early`, with the safeguard of sec. 4.1.
-    fn drop_early(&mut self) -> bool {
+    fn drop_early(&mut self, waiting_bytes: u64) -> bool {
         let half = self.params.target_ns / 2;
         if (self.qdelay_old_ns < half && self.drop_prob < 0.2)
-            || self.q.bytes <= 2 * self.params.mean_pktsize
+            || waiting_bytes <= 2 * self.params.mean_pktsize
         {
             return false;
         }
@@ -183,12 +215,15 @@ impl Pie {
     pub fn dequeue(&mut self, now: u64) -> Option<Entry> {
         self.catch_up(now);
         let e = self.q.pop()?;
-        self.qdelay_ns = if self.q.is_empty() {
-            0
-        } else {
-            now.saturating_sub(e.enq_ns)
-        };
+        self.departed(now, e.enq_ns, self.q.is_empty());
         Some(e)
+    }
+
+    /// Appendix A `deque`'s latency for a packet queued at `enq_ns` leaving at `now`
+    /// (after `catch_up(now)`), `empty`: nothing waits behind it.
+    #[inline]
+    pub fn departed(&mut self, now: u64, enq_ns: u64, empty: bool) {
+        self.qdelay_ns = if empty { 0 } else { now.saturating_sub(enq_ns) };
     }
 }
 
