@@ -15,6 +15,7 @@ pub mod send_buffer;
 pub mod streams;
 pub mod tcp_streams;
 pub mod units;
+pub mod wireless_aqm;
 pub(crate) mod validate;
 
 pub use error::ScenarioError;

@@ -65,6 +65,8 @@ use crate::sim::{EventKey, RngStream, SimDuration, SimTime};
 use super::cmu_priqueue::Band;
 use super::frame::{Frame, FrameKind, MacAddr};
 use super::ifq::{Ifq, IfqEntry};
+use super::ifq_aqm::IfqOut;
+use crate::net::aqm::DropCause;
 
 mod cfg;
 mod dcf;
@@ -364,10 +366,67 @@ impl Mac {
             });
         }
         if !self.holding {
-            if let Some(e) = self.ifq.pop() {
+            if let Some(e) = self.ifq.pop(now) {
                 self.send(e);
             }
         }
+    }
+
+    /// `enqueue_in` for an interface queue a discipline runs (`Ifq::has_aqm`), which
+    /// needs to know whether the packet is ECN-capable (`ect`).
+    pub fn enqueue_aqm(
+        &mut self,
+        now: SimTime,
+        packet: PacketId,
+        ip_bytes: u32,
+        next_hop: MacAddr,
+        band: Band,
+        ect: bool,
+    ) {
+        self.resume_after_failure(now);
+        let e = IfqEntry {
+            packet,
+            ip_bytes,
+            next_hop,
+        };
+        self.ifq.enqueue_aqm(now, e, band, ect, self.holding);
+        self.report_ifq();
+        if !self.holding {
+            if let Some(e) = self.pull() {
+                self.send(e);
+            }
+        }
+    }
+
+    /// The next packet from the interface queue at `now`, with what a discipline
+    /// dropped or marked on the way reported.
+    #[inline]
+    pub(super) fn pull(&mut self) -> Option<IfqEntry> {
+        let e = self.ifq.pop(self.now);
+        if self.ifq.has_aqm() {
+            self.report_ifq();
+        }
+        e
+    }
+
+    /// A discipline's drops and CE marks as events (the world drops the packets and
+    /// sets CE before the frame carrying the packet goes on the air: the MAC sends
+    /// nothing in the call that took it from the queue).
+    fn report_ifq(&mut self) {
+        let (events, counters) = (&mut self.events, &mut self.counters);
+        self.ifq.take_aqm_out(|o| match o {
+            IfqOut::Dropped(packet, cause) => {
+                let reason = match cause {
+                    DropCause::Limit => {
+                        counters.ifq_drops += 1;
+                        DropReason::IfqFull
+                    }
+                    DropCause::Aqm => DropReason::Aqm,
+                };
+                events.push_back(MacEvent::Dropped { packet, reason });
+            }
+            IfqOut::Marked(packet) => events.push_back(MacEvent::Marked { packet }),
+        });
     }
 
     /// The first bit of `frame` reaches this NIC with `power_w` (ns-2 `Mac802_11::recv`
@@ -478,7 +537,7 @@ impl Mac {
             return;
         }
         self.holding = false;
-        if let Some(e) = self.ifq.pop() {
+        if let Some(e) = self.pull() {
             self.send(e);
         }
         self.set_tx_state(TxState::Idle);
