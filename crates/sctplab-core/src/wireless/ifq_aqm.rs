@@ -299,3 +299,198 @@ fn fifo_remove(f: &mut Fifo, id: PacketId) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::aqm::codel::{Codel, CodelParams};
+    use crate::net::aqm::red::{Red, RedParams};
+    use crate::net::aqm::{AqmQueue, AqmRng};
+    use crate::sim::SimDuration;
+    use crate::wireless::frame::MacAddr;
+
+    fn e(i: u32) -> IfqEntry {
+        IfqEntry {
+            packet: PacketId(i),
+            ip_bytes: 1000,
+            next_hop: MacAddr(i % 3),
+        }
+    }
+
+    fn ms(t: u64) -> SimTime {
+        SimTime::ZERO + SimDuration::from_millis(t)
+    }
+
+    fn codel(limit: u32, ecn: bool) -> IfqAqm {
+        let p = CodelParams {
+            ecn,
+            ..CodelParams::default()
+        };
+        let q = AqmQueue::new(Discipline::Codel(Codel::new(p)), limit, None);
+        IfqAqm::new(limit, Box::new(Aqm::Queue(q)))
+    }
+
+    /// RED with the average equal to the instantaneous queue (q_weight 1), thresholds
+    /// of 5 and 15 packets, max_p 0.1, ns-2's uniform spreading (`wait` off).
+    fn red(ecn: bool) -> IfqAqm {
+        let p = RedParams {
+            thresh: 5.0,
+            maxthresh: 15.0,
+            q_weight: 1.0,
+            queue_in_bytes: false,
+            bytes: false,
+            wait: false,
+            ecn,
+            ..RedParams::default()
+        };
+        let rng = AqmRng::new(3, "ifq-red-test");
+        let red = Red::new(p, 2_000_000, 0.0, 50, None, rng);
+        IfqAqm::new(50, Box::new(Aqm::Red(red)))
+    }
+
+    /// What the queue reported, split: drops (id, cause) and marks.
+    fn outs(q: &mut IfqAqm) -> (Vec<(u32, DropCause)>, Vec<u32>) {
+        let (mut d, mut m) = (Vec::new(), Vec::new());
+        for o in q.take_out() {
+            match o {
+                IfqOut::Dropped(id, c) => d.push((id.0, c)),
+                IfqOut::Marked(id) => m.push(id.0),
+            }
+        }
+        (d, m)
+    }
+
+    /// A standing queue: 40 packets at 0 ms, then one arriving and one pulled every
+    /// 10 ms. The head's sojourn time is far above CoDel's 5 ms target from the first
+    /// pull (10 ms), so RFC 8289 sec. 5.4: first_above_time = 10 + 100 = 110 ms, the
+    /// first drop at the pull at 110 ms with drop_next = 110 + 100/sqrt(1) = 210; then
+    /// drop_next += 100/sqrt(count): 210 -> 280.71 -> 338.45 -> 388.45 -> 433.17 ->
+    /// 473.99, each drop at the first pull (a multiple of 10 ms) at or after it: 110,
+    /// 210, 290, 340, 390, 440, 480 ms. With `ecn` the same packets are marked instead
+    /// and sent.
+    #[test]
+    fn codel_drops_a_standing_queue_on_the_rfc_8289_schedule() {
+        for ecn in [false, true] {
+            let mut q = codel(1000, ecn);
+            for i in 0..40 {
+                q.enqueue(SimTime::ZERO, e(i), false, true, true);
+            }
+            let (mut drop_ms, mut mark_ms, mut sent) = (Vec::new(), Vec::new(), 0);
+            for k in 1..=50u64 {
+                q.enqueue(ms(10 * k), e(1000 + k as u32), false, true, true);
+                let got = q.pop(ms(10 * k));
+                assert!(got.is_some(), "t={}", 10 * k);
+                sent += 1;
+                let (d, m) = outs(&mut q);
+                assert!(d.iter().all(|&(_, c)| c == DropCause::Aqm));
+                drop_ms.extend(d.iter().map(|_| 10 * k));
+                if let Some(&id) = m.first() {
+                    // The marked packet is the one handed to the MAC.
+                    assert_eq!(got.map(|g| g.packet.0), Some(id));
+                }
+                mark_ms.extend(m.iter().map(|_| 10 * k));
+            }
+            let expected = vec![110, 210, 290, 340, 390, 440, 480];
+            if ecn {
+                assert_eq!((drop_ms, mark_ms), (vec![], expected));
+                assert_eq!(q.counters.ecn_marks, 7);
+            } else {
+                assert_eq!((drop_ms, mark_ms), (expected, vec![]));
+                assert_eq!(q.counters.aqm_drops, 7);
+            }
+            assert_eq!(q.counters.taken, sent);
+        }
+    }
+
+    /// RED at a fixed average of 10 packets (the queue held at 10: a pull after every
+    /// admitted arrival): p_b = max_p (10 - 5) / (15 - 5) = 0.05, and without `wait`
+    /// red.cc spreads the drops as p_b / (1 - count p_b) with count the arrivals since
+    /// the last drop, this one included: P(drop at the n-th | not before) = 1 / (20 - n),
+    /// so the gaps are uniform on 1..19 (mean 10, variance 30; Floyd and Jacobson 1993,
+    /// sec. 7). Over 20,000 arrivals: 2,000 drops, standard deviation
+    /// sqrt(20000 * 30 / 10^3) = 24.5; allowed: 5 of them. With `ecn` every one of them
+    /// is a mark (p_b = 0.05 is below `mark_p` 0.1) and nothing is dropped.
+    #[test]
+    fn red_drop_probability_at_an_average() {
+        for ecn in [false, true] {
+            let mut q = red(ecn);
+            let mut t = 0;
+            let mut id = 0;
+            while q.len() < 10 {
+                q.enqueue(ms(t), e(id), false, true, true);
+                id += 1;
+                t += 1;
+                q.take_out().for_each(drop);
+            }
+            let (mut drops, mut marks) = (0, 0);
+            for _ in 0..20_000 {
+                t += 1;
+                q.enqueue(ms(t), e(id), false, true, true);
+                id += 1;
+                let (d, m) = outs(&mut q);
+                drops += d.len();
+                marks += m.len();
+                if q.len() > 10 {
+                    q.pop(ms(t));
+                }
+                assert_eq!(q.len(), 10);
+            }
+            let n = if ecn { marks } else { drops };
+            assert!((1877..=2123).contains(&n), "ecn {ecn}: {n} of 20000");
+            assert_eq!(if ecn { drops } else { marks }, 0);
+        }
+    }
+
+    /// Routing packets never meet the discipline: under RED and CoDel dropping data
+    /// (a standing queue: a data packet arrives and one is pulled every 10 ms, and a
+    /// routing packet too every 4th time), each routing packet comes out at the next
+    /// pull and none is dropped or marked; the hard limit still counts them (ns-2's
+    /// PriQueue: a routing packet filling the queue pushes out the tail).
+    #[test]
+    fn routing_packets_bypass_the_discipline() {
+        for (name, mut q) in [("red", red(true)), ("codel", codel(1000, true))] {
+            for i in 0..40 {
+                q.enqueue(SimTime::ZERO, e(i), false, false, true);
+            }
+            let mut aqm_dropped = 0;
+            for k in 1..=400u32 {
+                let t = ms(u64::from(10 * k));
+                q.enqueue(t, e(100_000 + k), false, false, true);
+                let routing = k % 4 == 0;
+                if routing {
+                    q.enqueue(t, e(900_000 + k), true, false, true);
+                }
+                let got = q.pop(t).map(|g| g.packet.0);
+                if routing {
+                    assert_eq!(got, Some(900_000 + k), "{name}");
+                }
+                let (d, m) = outs(&mut q);
+                assert!(m.is_empty(), "{name}: Not-ECT packets marked");
+                for (id, c) in d {
+                    assert!(id < 900_000, "{name}: routing packet {id} dropped");
+                    aqm_dropped += usize::from(c == DropCause::Aqm);
+                }
+            }
+            assert!(aqm_dropped > 10, "{name}: {aqm_dropped}");
+        }
+        // The hard limit: 9 data packets fill a queue of 10 (ns-2 keeps limit - 1); a
+        // routing packet then pushes out the last of them and goes to the head.
+        let mut q = codel(10, false);
+        for i in 0..10 {
+            q.enqueue(SimTime::ZERO, e(i), false, false, true);
+        }
+        assert_eq!(outs(&mut q).0, vec![(9, DropCause::Limit)]);
+        q.enqueue(SimTime::ZERO, e(50), true, false, true);
+        assert_eq!(outs(&mut q).0, vec![(8, DropCause::Limit)]);
+        let order: Vec<u32> = q.iter().map(|x| x.packet.0).collect();
+        assert_eq!(order, vec![50, 0, 1, 2, 3, 4, 5, 6, 7]);
+        assert_eq!(q.counters.limit_drops, 2);
+        // A purge takes packets out of the discipline's queue too (AODV's link failure).
+        let mut out = Vec::new();
+        q.remove_where(|x| x.next_hop == MacAddr(1), &mut out);
+        assert_eq!(out.iter().map(|x| x.packet.0).collect::<Vec<_>>(), [1, 4, 7]);
+        let rest: Vec<u32> = std::iter::from_fn(|| q.pop(ms(1)).map(|x| x.packet.0)).collect();
+        assert_eq!(rest, vec![50, 0, 2, 3, 5, 6]);
+        assert!(q.is_empty());
+    }
+}

@@ -458,14 +458,15 @@ fn ifq_aqm_keys<'a>(
     if !any {
         return;
     }
+    // `null` if no packet left the queue, as the link key.
     let delay = if sum.taken > 0 {
-        sum.waited_ns as f64 / sum.taken as f64 / 1e9
+        num(sum.waited_ns as f64 / sum.taken as f64 / 1e9)
     } else {
-        0.0
+        Value::Null
     };
     m.insert("aqm_drops".into(), sum.aqm_drops.into());
     m.insert("ecn_marks".into(), sum.ecn_marks.into());
-    m.insert("queue_delay_mean_s".into(), num(delay));
+    m.insert("queue_delay_mean_s".into(), delay);
 }
 
 fn client_start(c: &crate::sctp::Association) -> SimTime {
