@@ -43,9 +43,10 @@ fn node_sum(s: &Value, key: &str) -> u64 {
 }
 
 /// CoDel with `ecn` marks the ECN-capable flows' packets instead of dropping them: the
-/// receivers see CE marks, the senders cut their windows for them without
-/// retransmitting for them; without `ecn` the same discipline drops. Without `aqm` the
-/// nodes carry no discipline keys (their summary is the drop-tail PriQueue's as before).
+/// receivers see CE marks and the senders cut their windows for them (Not-ECT packets,
+/// the TCP acks and SCTP's SACK-only packets, may still be dropped); without `ecn` the
+/// same discipline only drops. Without `aqm` the nodes carry no discipline keys (their
+/// summary is the drop-tail PriQueue's as before).
 #[test]
 fn codel_marks_ecn_capable_flows_at_the_interface_queue() {
     let marked = run(&[]);
@@ -62,7 +63,6 @@ fn codel_marks_ecn_capable_flows_at_the_interface_queue() {
         let flow = &marked["flows"][f];
         assert!(flow["ecn_reductions"].as_u64().unwrap() > 0, "{f}: {flow}");
     }
-    assert_eq!(node_sum(&marked, "aqm_drops"), 0);
     let n0 = &marked["nodes"]["n0"];
     assert!(n0["queue_delay_mean_s"].as_f64().unwrap() > 0.0, "{n0}");
 
