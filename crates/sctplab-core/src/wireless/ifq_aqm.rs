@@ -90,6 +90,7 @@ impl IfqAqm {
 
     /// A packet arrives (`routing`: a routing-protocol packet; `ect`: ECN-capable;
     /// `busy`: the MAC holds a packet).
+    #[inline(never)]
     pub fn enqueue(&mut self, now: SimTime, e: IfqEntry, routing: bool, ect: bool, busy: bool) {
         let now_ns = now.as_nanos();
         if routing {
@@ -152,6 +153,7 @@ impl IfqAqm {
 
     /// The MAC pulls the next packet at `now`: a routing packet first, else the
     /// discipline's choice (which may drop packets at the head on the way, or mark it).
+    #[inline(never)]
     pub fn pop(&mut self, now: SimTime) -> Option<IfqEntry> {
         let now_ns = now.as_nanos();
         let got = if let Some(r) = self.routing.pop_front() {
