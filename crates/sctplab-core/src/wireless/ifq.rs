@@ -26,6 +26,8 @@ use std::collections::VecDeque;
 use super::cmu_priqueue::{Band, CmuPriQueue};
 use super::frame::MacAddr;
 use super::ifq_aqm::{IfqAqm, IfqAqmCounters, IfqOut};
+use super::mac::{DropReason, MacCounters, MacEvent};
+use crate::net::aqm::DropCause;
 
 /// One packet waiting for the MAC: the world's packet, its size as ns-2 counts it at the
 /// MAC's entry (IP header included), and the neighbour it is for.
@@ -107,10 +109,28 @@ impl Ifq {
         }
     }
 
-    /// The drops and marks of the discipline since the last call (none without one).
-    pub fn take_aqm_out(&mut self, mut f: impl FnMut(IfqOut)) {
-        if let Some(Other::Aqm(a)) = self.other.as_deref_mut() {
-            a.take_out().for_each(&mut f);
+    /// The discipline's drops and CE marks since the last call as the MAC's events,
+    /// oldest first (the world drops the packets, and sets CE before the frame carrying
+    /// the packet goes on the air: the MAC sends nothing in the call that took it from
+    /// the queue). Tail drops count in `ifq_drops`, as the PriQueue's.
+    pub fn report(&mut self, events: &mut VecDeque<MacEvent>, counters: &mut MacCounters) {
+        let Some(Other::Aqm(a)) = self.other.as_deref_mut() else {
+            return;
+        };
+        for o in a.take_out() {
+            events.push_back(match o {
+                IfqOut::Dropped(packet, cause) => {
+                    let reason = match cause {
+                        DropCause::Limit => {
+                            counters.ifq_drops += 1;
+                            DropReason::IfqFull
+                        }
+                        DropCause::Aqm => DropReason::Aqm,
+                    };
+                    MacEvent::Dropped { packet, reason }
+                }
+                IfqOut::Marked(packet) => MacEvent::Marked { packet },
+            });
         }
     }
 
@@ -152,7 +172,8 @@ impl Ifq {
         }
     }
 
-    /// The next packet for the MAC, which pulls at `now` (a discipline's clock).
+    /// The next packet for the MAC, which pulls at `now` (a discipline's clock); what
+    /// a discipline dropped or marked on the way waits for `report`.
     #[inline]
     pub fn pop(&mut self, now: SimTime) -> Option<IfqEntry> {
         match self.other.as_deref_mut() {
@@ -160,6 +181,34 @@ impl Ifq {
             Some(Other::Cmu(c)) => c.pop(),
             Some(Other::Aqm(a)) => a.pop(now),
         }
+    }
+
+    /// `pop` and `report` in one, for the MAC: the PriQueue's path is `pop_front`
+    /// behind one test, as before the disciplines (the accelerators' catch-up inlines
+    /// it), the others' out of line.
+    #[inline]
+    pub fn pop_for_mac(
+        &mut self,
+        now: SimTime,
+        events: &mut VecDeque<MacEvent>,
+        counters: &mut MacCounters,
+    ) -> Option<IfqEntry> {
+        if self.other.is_some() {
+            return self.pop_other(now, events, counters);
+        }
+        self.q.pop_front()
+    }
+
+    #[inline(never)]
+    fn pop_other(
+        &mut self,
+        now: SimTime,
+        events: &mut VecDeque<MacEvent>,
+        counters: &mut MacCounters,
+    ) -> Option<IfqEntry> {
+        let e = self.pop(now);
+        self.report(events, counters);
+        e
     }
 
     /// Removes and returns the first waiting packet for `next_hop` (ns-2

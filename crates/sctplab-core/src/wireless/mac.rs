@@ -65,8 +65,6 @@ use crate::sim::{EventKey, RngStream, SimDuration, SimTime};
 use super::cmu_priqueue::Band;
 use super::frame::{Frame, FrameKind, MacAddr};
 use super::ifq::{Ifq, IfqEntry};
-use super::ifq_aqm::IfqOut;
-use crate::net::aqm::DropCause;
 
 mod cfg;
 mod dcf;
@@ -390,7 +388,7 @@ impl Mac {
             next_hop,
         };
         self.ifq.enqueue_aqm(now, e, band, ect, self.holding);
-        self.report_ifq();
+        self.ifq.report(&mut self.events, &mut self.counters);
         if !self.holding {
             if let Some(e) = self.pull() {
                 self.send(e);
@@ -399,44 +397,11 @@ impl Mac {
     }
 
     /// The next packet from the interface queue at `now`, with what a discipline
-    /// dropped or marked on the way reported.
+    /// dropped or marked on the way reported as events.
     #[inline]
     pub(super) fn pull(&mut self) -> Option<IfqEntry> {
-        if self.ifq.has_aqm() {
-            return self.pull_aqm();
-        }
-        self.ifq.pop(self.now)
-    }
-
-    /// `pull` from a queue a discipline runs: out of line, so that the PriQueue's path,
-    /// which the accelerators' catch-up inlines, stays as small as before.
-    #[cold]
-    #[inline(never)]
-    fn pull_aqm(&mut self) -> Option<IfqEntry> {
-        let e = self.ifq.pop(self.now);
-        self.report_ifq();
-        e
-    }
-
-    /// A discipline's drops and CE marks as events (the world drops the packets and
-    /// sets CE before the frame carrying the packet goes on the air: the MAC sends
-    /// nothing in the call that took it from the queue).
-    #[inline(never)]
-    fn report_ifq(&mut self) {
-        let (events, counters) = (&mut self.events, &mut self.counters);
-        self.ifq.take_aqm_out(|o| match o {
-            IfqOut::Dropped(packet, cause) => {
-                let reason = match cause {
-                    DropCause::Limit => {
-                        counters.ifq_drops += 1;
-                        DropReason::IfqFull
-                    }
-                    DropCause::Aqm => DropReason::Aqm,
-                };
-                events.push_back(MacEvent::Dropped { packet, reason });
-            }
-            IfqOut::Marked(packet) => events.push_back(MacEvent::Marked { packet }),
-        });
+        self.ifq
+            .pop_for_mac(self.now, &mut self.events, &mut self.counters)
     }
 
     /// The first bit of `frame` reaches this NIC with `power_w` (ns-2 `Mac802_11::recv`
