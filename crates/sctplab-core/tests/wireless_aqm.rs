@@ -89,16 +89,37 @@ fn codel_marks_ecn_capable_flows_at_the_interface_queue() {
 fn bad_wireless_aqm_is_one_line_at_its_key() {
     let text = example();
     for (value, key, words) in [
-        (r#"{kind="blue"}"#, "wireless.aqm.kind", "unknown queue discipline"),
-        (r#"{kind="codel",target="-5ms"}"#, "wireless.aqm.target", "negative"),
-        (r#"{kind="codel",target="0ms"}"#, "wireless.aqm.target", "greater than zero"),
+        (
+            r#"{kind="blue"}"#,
+            "wireless.aqm.kind",
+            "unknown queue discipline",
+        ),
+        (
+            r#"{kind="codel",target="-5ms"}"#,
+            "wireless.aqm.target",
+            "negative",
+        ),
+        (
+            r#"{kind="codel",target="0ms"}"#,
+            "wireless.aqm.target",
+            "greater than zero",
+        ),
         (r#"{kind="fq_codel"}"#, "wireless.aqm.kind", "not available"),
-        (r#"{kind="red",thresh=60}"#, "wireless.aqm.thresh", "interface queue's"),
+        (
+            r#"{kind="red",thresh=60}"#,
+            "wireless.aqm.thresh",
+            "interface queue's",
+        ),
         (r#"{kind="pie",colour=1}"#, "wireless.aqm", "colour"),
     ] {
-        let e = load_toml(&text, "m.toml", "t", &[("wireless.aqm".into(), value.into())])
-            .expect_err(value)
-            .to_string();
+        let e = load_toml(
+            &text,
+            "m.toml",
+            "t",
+            &[("wireless.aqm".into(), value.into())],
+        )
+        .expect_err(value)
+        .to_string();
         assert!(!e.contains('\n'), "{value}: {e}");
         assert!(e.contains(key) && e.contains(words), "{value}: {e}");
     }

@@ -15,8 +15,8 @@ pub mod send_buffer;
 pub mod streams;
 pub mod tcp_streams;
 pub mod units;
-pub mod wireless_aqm;
 pub(crate) mod validate;
+pub mod wireless_aqm;
 
 pub use error::ScenarioError;
 pub use load::{Scenario, load_json, load_toml};

@@ -490,7 +490,10 @@ mod tests {
         // A purge takes packets out of the discipline's queue too (AODV's link failure).
         let mut out = Vec::new();
         q.remove_where(|x| x.next_hop == MacAddr(1), &mut out);
-        assert_eq!(out.iter().map(|x| x.packet.0).collect::<Vec<_>>(), [1, 4, 7]);
+        assert_eq!(
+            out.iter().map(|x| x.packet.0).collect::<Vec<_>>(),
+            [1, 4, 7]
+        );
         let rest: Vec<u32> = std::iter::from_fn(|| q.pop(ms(1)).map(|x| x.packet.0)).collect();
         assert_eq!(rest, vec![50, 0, 2, 3, 5, 6]);
         assert!(q.is_empty());
