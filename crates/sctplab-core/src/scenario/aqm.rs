@@ -155,6 +155,19 @@ pub(super) fn validate(link: &LinkCfg, source: &str) -> Result<(), ScenarioError
         return Ok(());
     };
     let p = format!("links.{}.aqm", link.name);
+    validate_cfg(aqm, &p, link.queue, "the link's", source)
+}
+
+/// Checks an `aqm` table's values at `p` (`links.NAME.aqm`, `wireless.aqm`) for a queue
+/// of `queue` packets (`whose`: "the link's", "the interface queue's"); each error is one
+/// line at its key.
+pub(super) fn validate_cfg(
+    aqm: &AqmCfg,
+    p: &str,
+    queue: u32,
+    whose: &str,
+    source: &str,
+) -> Result<(), ScenarioError> {
     let err = |key: &str, msg: String| Err(ScenarioError::new(source, format!("{p}.{key}"), msg));
     let positive_time = |key: &str, d: Option<Duration>| match d {
         Some(d) if d.0.as_nanos() == 0 => err(key, "must be greater than zero".into()),
@@ -173,7 +186,7 @@ pub(super) fn validate(link: &LinkCfg, source: &str) -> Result<(), ScenarioError
     };
     match aqm {
         AqmCfg::Red(c) => {
-            let limit = f64::from(link.queue);
+            let limit = f64::from(queue);
             for (key, v) in [("thresh", c.thresh), ("maxthresh", c.maxthresh)] {
                 let Some(v) = v else { continue };
                 if !v.is_finite() || v < 0.0 {
@@ -186,9 +199,8 @@ pub(super) fn validate(link: &LinkCfg, source: &str) -> Result<(), ScenarioError
                     return err(
                         key,
                         format!(
-                            "{v} packets is above the link's queue limit ({} packets): the \
-                             average could never reach it; lower it or raise `queue`",
-                            link.queue
+                            "{v} packets is above {whose} queue limit ({queue} packets): the \
+                             average could never reach it; lower it or raise `queue`"
                         ),
                     );
                 }

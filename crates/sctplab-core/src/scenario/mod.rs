@@ -16,6 +16,7 @@ pub mod streams;
 pub mod tcp_streams;
 pub mod units;
 pub(crate) mod validate;
+pub mod wireless_aqm;
 
 pub use error::ScenarioError;
 pub use load::{Scenario, load_json, load_toml};

@@ -14,12 +14,20 @@
 //!
 //! The queue does not know whether the MAC is busy: the MAC (`Mac`) owns one and pulls
 //! from it when it is ready, as ns-2's MAC callback (`Queue::resume`) does.
+//!
+//! Two other queues can stand behind the same interface: ns-2.35's `CMUPriQueue` (DSR's)
+//! and, with `[wireless] aqm`, the PriQueue with a discipline for its data packets
+//! (`ifq_aqm.rs`).
 
 use crate::net::PacketId;
+use crate::sim::SimTime;
 use std::collections::VecDeque;
 
 use super::cmu_priqueue::{Band, CmuPriQueue};
 use super::frame::MacAddr;
+use super::ifq_aqm::{IfqAqm, IfqAqmCounters, IfqOut};
+use super::mac::{DropReason, MacCounters, MacEvent};
+use crate::net::aqm::DropCause;
 
 /// One packet waiting for the MAC: the world's packet, its size as ns-2 counts it at the
 /// MAC's entry (IP header included), and the neighbour it is for.
@@ -37,8 +45,16 @@ pub struct Ifq {
     limit: u32,
     prefer_routing: bool,
     drops: u64,
-    /// ns-2's `CMUPriQueue` instead (`Ifq::cmu`, DSR's queue): then `q` stays empty.
-    cmu: Option<Box<CmuPriQueue>>,
+    /// Another queue instead (then `q` stays empty): one test on the PriQueue's path.
+    other: Option<Box<Other>>,
+}
+
+#[derive(Clone, Debug)]
+enum Other {
+    /// ns-2's `CMUPriQueue` (`Ifq::cmu`, DSR's queue).
+    Cmu(CmuPriQueue),
+    /// The PriQueue with a discipline (`Ifq::with_aqm`).
+    Aqm(IfqAqm),
 }
 
 impl Ifq {
@@ -48,7 +64,7 @@ impl Ifq {
             limit,
             prefer_routing,
             drops: 0,
-            cmu: None,
+            other: None,
         }
     }
 
@@ -56,16 +72,75 @@ impl Ifq {
     /// bands of 50 packets (wireless/cmu_priqueue.rs).
     pub fn cmu() -> Self {
         Ifq {
-            cmu: Some(Box::default()),
+            other: Some(Box::new(Other::Cmu(CmuPriQueue::default()))),
             ..Ifq::new(0, false)
         }
     }
 
+    /// The PriQueue of `limit` packets (routing packets at the head) whose data packets
+    /// `aqm` runs (wireless/ifq_aqm.rs).
+    pub fn with_aqm(aqm: IfqAqm) -> Self {
+        Ifq {
+            other: Some(Box::new(Other::Aqm(aqm))),
+            ..Ifq::new(0, true)
+        }
+    }
+
+    /// Whether a discipline runs this queue: then packets arrive through `enqueue_aqm`
+    /// and the drops and marks come out of `take_aqm_out`.
+    #[inline]
+    pub fn has_aqm(&self) -> bool {
+        matches!(self.other.as_deref(), Some(Other::Aqm(_)))
+    }
+
+    /// The discipline's counters, if one runs this queue.
+    pub fn aqm_counters(&self) -> Option<&IfqAqmCounters> {
+        match self.other.as_deref() {
+            Some(Other::Aqm(a)) => Some(&a.counters),
+            _ => None,
+        }
+    }
+
+    /// A packet arrives at a queue a discipline runs (`ect`: ECN-capable; `busy`: the
+    /// MAC holds a packet); what it drops or marks waits in `take_aqm_out`.
+    pub fn enqueue_aqm(&mut self, now: SimTime, e: IfqEntry, band: Band, ect: bool, busy: bool) {
+        if let Some(Other::Aqm(a)) = self.other.as_deref_mut() {
+            a.enqueue(now, e, band == Band::Routing, ect, busy);
+        }
+    }
+
+    /// The discipline's drops and CE marks since the last call as the MAC's events,
+    /// oldest first (the world drops the packets, and sets CE before the frame carrying
+    /// the packet goes on the air: the MAC sends nothing in the call that took it from
+    /// the queue). Tail drops count in `ifq_drops`, as the PriQueue's.
+    pub fn report(&mut self, events: &mut VecDeque<MacEvent>, counters: &mut MacCounters) {
+        let Some(Other::Aqm(a)) = self.other.as_deref_mut() else {
+            return;
+        };
+        for o in a.take_out() {
+            events.push_back(match o {
+                IfqOut::Dropped(packet, cause) => {
+                    let reason = match cause {
+                        DropCause::Limit => {
+                            counters.ifq_drops += 1;
+                            DropReason::IfqFull
+                        }
+                        DropCause::Aqm => DropReason::Aqm,
+                    };
+                    MacEvent::Dropped { packet, reason }
+                }
+                IfqOut::Marked(packet) => MacEvent::Marked { packet },
+            });
+        }
+    }
+
     /// A packet arrives in the band ns-2's `prq_assign_queue` gives it; a PriQueue only
-    /// tells routing packets (`Band::Routing`) from the others.
+    /// tells routing packets (`Band::Routing`) from the others. Not for a queue a
+    /// discipline runs (`enqueue_aqm`).
     pub fn enqueue_in(&mut self, e: IfqEntry, band: Band) -> Option<IfqEntry> {
-        match self.cmu.as_deref_mut() {
-            Some(c) => c.enqueue(e, band),
+        match self.other.as_deref_mut() {
+            Some(Other::Cmu(c)) => c.enqueue(e, band),
+            Some(Other::Aqm(_)) => unreachable!("a queue with a discipline takes enqueue_aqm"),
             None => self.enqueue_pri(e, band == Band::Routing),
         }
     }
@@ -97,19 +172,52 @@ impl Ifq {
         }
     }
 
-    /// The next packet for the MAC.
-    pub fn pop(&mut self) -> Option<IfqEntry> {
-        if let Some(c) = self.cmu.as_deref_mut() {
-            return c.pop();
+    /// The next packet for the MAC, which pulls at `now` (a discipline's clock); what
+    /// a discipline dropped or marked on the way waits for `report`.
+    #[inline]
+    pub fn pop(&mut self, now: SimTime) -> Option<IfqEntry> {
+        match self.other.as_deref_mut() {
+            None => self.q.pop_front(),
+            Some(Other::Cmu(c)) => c.pop(),
+            Some(Other::Aqm(a)) => a.pop(now),
+        }
+    }
+
+    /// `pop` and `report` in one, for the MAC: the PriQueue's path is `pop_front`
+    /// behind one test, as before the disciplines (the accelerators' catch-up inlines
+    /// it), the others' out of line.
+    #[inline]
+    pub fn pop_for_mac(
+        &mut self,
+        now: SimTime,
+        events: &mut VecDeque<MacEvent>,
+        counters: &mut MacCounters,
+    ) -> Option<IfqEntry> {
+        if self.other.is_some() {
+            return self.pop_other(now, events, counters);
         }
         self.q.pop_front()
+    }
+
+    #[inline(never)]
+    fn pop_other(
+        &mut self,
+        now: SimTime,
+        events: &mut VecDeque<MacEvent>,
+        counters: &mut MacCounters,
+    ) -> Option<IfqEntry> {
+        let e = self.pop(now);
+        self.report(events, counters);
+        e
     }
 
     /// Removes and returns the first waiting packet for `next_hop` (ns-2
     /// `PriQueue::filter(nsaddr_t)`; AODV calls it until it returns nothing).
     pub fn take_next_hop(&mut self, next_hop: MacAddr) -> Option<IfqEntry> {
-        if let Some(c) = self.cmu.as_deref_mut() {
-            return c.take_next_hop(next_hop);
+        match self.other.as_deref_mut() {
+            None => {}
+            Some(Other::Cmu(c)) => return c.take_next_hop(next_hop),
+            Some(Other::Aqm(a)) => return a.take_first(|e| e.next_hop == next_hop),
         }
         let i = self.q.iter().position(|e| e.next_hop == next_hop)?;
         self.q.remove(i)
@@ -122,9 +230,10 @@ impl Ifq {
         mut pred: F,
         out: &mut Vec<IfqEntry>,
     ) {
-        if let Some(c) = self.cmu.as_deref_mut() {
-            c.remove_where(pred, out);
-            return;
+        match self.other.as_deref_mut() {
+            None => {}
+            Some(Other::Cmu(c)) => return c.remove_where(pred, out),
+            Some(Other::Aqm(a)) => return a.remove_where(pred, out),
         }
         let mut i = 0;
         while i < self.q.len() {
@@ -140,20 +249,34 @@ impl Ifq {
 
     /// Packets waiting (not counting the one the MAC holds).
     pub fn len(&self) -> usize {
-        self.q.len() + self.cmu.as_ref().map_or(0, |c| c.len())
+        self.q.len()
+            + match self.other.as_deref() {
+                None => 0,
+                Some(Other::Cmu(c)) => c.len(),
+                Some(Other::Aqm(a)) => a.len(),
+            }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.q.is_empty() && self.cmu.as_ref().is_none_or(|c| c.is_empty())
+        self.len() == 0
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = &IfqEntry> {
-        self.q.iter().chain(self.cmu.iter().flat_map(|c| c.iter()))
+    pub fn iter(&self) -> Box<dyn Iterator<Item = &IfqEntry> + '_> {
+        match self.other.as_deref() {
+            None => Box::new(self.q.iter()),
+            Some(Other::Cmu(c)) => Box::new(c.iter()),
+            Some(Other::Aqm(a)) => Box::new(a.iter()),
+        }
     }
 
-    /// Packets this queue dropped (overflow), since it was built.
+    /// Packets this queue dropped at its limit (overflow), since it was built.
     pub fn drops(&self) -> u64 {
-        self.drops + self.cmu.as_ref().map_or(0, |c| c.drops())
+        self.drops
+            + match self.other.as_deref() {
+                None => 0,
+                Some(Other::Cmu(c)) => c.drops(),
+                Some(Other::Aqm(a)) => a.counters.limit_drops,
+            }
     }
 }
 
@@ -182,7 +305,7 @@ mod tests {
         assert_eq!(q.len(), 49);
         assert_eq!(q.drops(), 1);
         // FIFO order for ordinary packets.
-        assert_eq!(q.pop(), Some(e(0, 1)));
+        assert_eq!(q.pop(SimTime::ZERO), Some(e(0, 1)));
     }
 
     #[test]
@@ -243,8 +366,8 @@ mod tests {
             out.iter().map(|x| x.packet.0).collect::<Vec<_>>(),
             vec![2, 0, 3]
         );
-        assert_eq!(q.pop(), Some(e(1, 2)));
-        assert!(q.is_empty() && q.pop().is_none());
+        assert_eq!(q.pop(SimTime::ZERO), Some(e(1, 2)));
+        assert!(q.is_empty() && q.pop(SimTime::ZERO).is_none());
         // Fifty a band, whatever the PriQueue limit.
         for i in 0..51 {
             q.enqueue_in(e(i, 1), Band::Normal);

@@ -364,10 +364,44 @@ impl Mac {
             });
         }
         if !self.holding {
-            if let Some(e) = self.ifq.pop() {
+            if let Some(e) = self.ifq.pop(now) {
                 self.send(e);
             }
         }
+    }
+
+    /// `enqueue_in` for an interface queue a discipline runs (`Ifq::has_aqm`), which
+    /// needs to know whether the packet is ECN-capable (`ect`).
+    pub fn enqueue_aqm(
+        &mut self,
+        now: SimTime,
+        packet: PacketId,
+        ip_bytes: u32,
+        next_hop: MacAddr,
+        band: Band,
+        ect: bool,
+    ) {
+        self.resume_after_failure(now);
+        let e = IfqEntry {
+            packet,
+            ip_bytes,
+            next_hop,
+        };
+        self.ifq.enqueue_aqm(now, e, band, ect, self.holding);
+        self.ifq.report(&mut self.events, &mut self.counters);
+        if !self.holding {
+            if let Some(e) = self.pull() {
+                self.send(e);
+            }
+        }
+    }
+
+    /// The next packet from the interface queue at `now`, with what a discipline
+    /// dropped or marked on the way reported as events.
+    #[inline]
+    pub(super) fn pull(&mut self) -> Option<IfqEntry> {
+        self.ifq
+            .pop_for_mac(self.now, &mut self.events, &mut self.counters)
     }
 
     /// The first bit of `frame` reaches this NIC with `power_w` (ns-2 `Mac802_11::recv`
@@ -478,7 +512,7 @@ impl Mac {
             return;
         }
         self.holding = false;
-        if let Some(e) = self.ifq.pop() {
+        if let Some(e) = self.pull() {
             self.send(e);
         }
         self.set_tx_state(TxState::Idle);

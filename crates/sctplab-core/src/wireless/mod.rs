@@ -11,6 +11,7 @@ pub mod dsr;
 pub mod frame;
 pub mod grid;
 pub mod ifq;
+pub mod ifq_aqm;
 pub mod mac;
 pub mod mobility;
 pub mod ns2_size;

@@ -123,6 +123,32 @@ pub(crate) fn build_mobility(s: &Scenario, w: &WirelessCfg, seed: u64) -> Result
     Ok(m)
 }
 
+/// An interface queue run by `[wireless] aqm` (wireless/ifq_aqm.rs). The discipline is
+/// built as a link direction's (`world/aqm.rs`), for a link of the MAC's data rate, no
+/// delay and `queue` packets: what RED's automatic parameters read (ns-2.35's
+/// `REDQueue` reads them from a link it has none of in front of a MAC).
+fn ifq_with_aqm(
+    cfg: &crate::scenario::aqm::AqmCfg,
+    w: &WirelessCfg,
+    stream: &str,
+    seed: u64,
+) -> crate::wireless::ifq::Ifq {
+    let link = crate::scenario::schema::LinkCfg {
+        name: "wireless".into(),
+        a: String::new(),
+        b: String::new(),
+        bandwidth: w.mac.data_rate,
+        delay: crate::scenario::units::Duration(SimDuration::ZERO),
+        queue: w.queue,
+        queue_bytes: None,
+        loss: None,
+        aqm: None,
+        aqm_cfg: None,
+    };
+    let disc = super::aqm::build(cfg, &link, stream, seed);
+    crate::wireless::ifq::Ifq::with_aqm(crate::wireless::ifq_aqm::IfqAqm::new(w.queue, disc))
+}
+
 pub(super) fn build_wireless(
     s: &Scenario,
     w: &WirelessCfg,
@@ -160,11 +186,16 @@ pub(super) fn build_wireless(
             });
             let stream =
                 |what: &str| RngStream::new(seed, &format!("node:{}:{name}:{what}", cfg.name));
+            let mut nic_mac = Mac::new(mac.clone(), MacAddr(nic), stream("mac"));
+            if let Some(a) = &w.aqm_cfg {
+                let s = format!("node:{}:{name}:aqm", cfg.name);
+                *nic_mac.ifq_mut() = ifq_with_aqm(a, w, &s, seed);
+            }
             nics.push(Nic {
                 node,
                 iface,
                 addr,
-                mac: Mac::new(mac.clone(), MacAddr(nic), stream("mac")),
+                mac: nic_mac,
                 routing: match w.routing {
                     WirelessRouting::Aodv => Some(RoutingAgent::Aodv(Aodv::new(
                         aodv.clone(),

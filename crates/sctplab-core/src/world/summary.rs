@@ -430,10 +430,43 @@ impl World {
                     m.insert("routing_bytes".into(), c.routing_bytes.into());
                 }
             }
+            if let Value::Object(m) = &mut node {
+                ifq_aqm_keys(m, nics.iter().map(|&n| w.nics[n as usize].mac.ifq()));
+            }
             nodes.insert(self.nodes[i].name.clone(), node);
         }
         Some(Value::Object(nodes))
     }
+}
+
+/// With `[wireless] aqm`, a node's interface queues' discipline counters over the whole
+/// run, under the link keys' names: `aqm_drops`, `ecn_marks` and `queue_delay_mean_s`
+/// (the mean time the packets the MACs took had waited in the queue). Absent without it.
+fn ifq_aqm_keys<'a>(
+    m: &mut Map<String, Value>,
+    ifqs: impl Iterator<Item = &'a crate::wireless::ifq::Ifq>,
+) {
+    let mut sum = crate::wireless::ifq_aqm::IfqAqmCounters::default();
+    let mut any = false;
+    for c in ifqs.filter_map(|q| q.aqm_counters()) {
+        any = true;
+        sum.aqm_drops += c.aqm_drops;
+        sum.ecn_marks += c.ecn_marks;
+        sum.taken += c.taken;
+        sum.waited_ns += c.waited_ns;
+    }
+    if !any {
+        return;
+    }
+    // `null` if no packet left the queue, as the link key.
+    let delay = if sum.taken > 0 {
+        num(sum.waited_ns as f64 / sum.taken as f64 / 1e9)
+    } else {
+        Value::Null
+    };
+    m.insert("aqm_drops".into(), sum.aqm_drops.into());
+    m.insert("ecn_marks".into(), sum.ecn_marks.into());
+    m.insert("queue_delay_mean_s".into(), delay);
 }
 
 fn client_start(c: &crate::sctp::Association) -> SimTime {

@@ -31,6 +31,7 @@ pub(super) fn typed_and_checked(
             link.aqm_cfg = Some(crate::scenario::aqm::typed_aqm(raw, &prefix, source)?);
         }
     }
+    crate::scenario::wireless_aqm::typed(&mut file, source)?;
     let mut flows = Vec::with_capacity(file.flows.len());
     let mut generators = Vec::new();
     for (i, raw) in file.flows.iter().enumerate() {

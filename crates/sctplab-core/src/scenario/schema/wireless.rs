@@ -61,6 +61,12 @@ pub struct WirelessCfg {
     pub dsdv: crate::scenario::dsdv::DsdvSchema,
     #[serde(default)]
     pub dsr: crate::scenario::dsr::DsrSchema,
+    /// The interface queue's discipline (the PriQueue's drop-tail without it), the link
+    /// key's table typed in a second pass (`wireless_aqm::typed`) into `aqm_cfg`.
+    #[serde(default)]
+    pub aqm: Option<toml::Table>,
+    #[serde(skip)]
+    pub aqm_cfg: Option<crate::scenario::aqm::AqmCfg>,
 }
 
 fn default_ll_delay() -> Duration {

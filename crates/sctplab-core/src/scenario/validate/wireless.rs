@@ -49,6 +49,7 @@ pub(super) fn validate_wireless(
     if w.queue == 0 {
         return err("wireless.queue".into(), "expected at least 1 packet".into());
     }
+    crate::scenario::wireless_aqm::validate(w, source)?;
     validate_phy(&w.phy, source)?;
     validate_mac(&w.mac, source)?;
     validate_wireless_nodes(s, w, adjacency, source)?;

@@ -146,12 +146,18 @@ pub enum MacEvent {
         packet: PacketId,
         reason: DropReason,
     },
+    /// The interface queue's discipline marked the packet CE (`[wireless] aqm` with
+    /// `ecn`): the world sets its ECN field before it goes on the air.
+    Marked { packet: PacketId },
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum DropReason {
     /// Interface queue overflow (ns-2 trace reason `IFQ`).
     IfqFull,
+    /// The interface queue's discipline chose it (ns-2 traces it as `IFQ` too: the
+    /// queue's drop target).
+    Aqm,
 }
 
 /// Online counters of one NIC (whole run; the world windows them if needed).

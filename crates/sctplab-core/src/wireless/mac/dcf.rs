@@ -355,7 +355,7 @@ impl Mac {
                 return;
             }
             self.holding = false;
-            if let Some(e) = self.ifq.pop() {
+            if let Some(e) = self.pull() {
                 self.send(e);
             }
         }

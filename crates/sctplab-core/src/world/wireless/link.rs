@@ -156,11 +156,17 @@ impl World {
         let band = ifq_band(pkt, routing);
         let size = mac_size(pkt, self.wireless.as_deref().and_then(|w| w.ns2_sizes));
         let mac_nh = self.mac_of(nh);
+        let ect = self.pool.get(pid).ip.ecn != crate::net::aqm::NOT_ECT;
         let n = &mut self.wl().nics[nic as usize];
         n.digest.note(Input::Packet, now, || {
             (u64::from(size) << 32) | u64::from(mac_nh.0)
         });
-        n.mac.enqueue_in(now, pid, size, mac_nh, band);
+        if n.mac.ifq().has_aqm() {
+            // `[wireless] aqm` (wireless/ifq_aqm.rs).
+            n.mac.enqueue_aqm(now, pid, size, mac_nh, band, ect);
+        } else {
+            n.mac.enqueue_in(now, pid, size, mac_nh, band);
+        }
         self.service_mac(now, nic);
     }
 
@@ -241,6 +247,10 @@ impl World {
                 MacEvent::Dropped { packet, .. } => {
                     let node = self.wl().nics[nic as usize].node;
                     self.drop_traced(now, node, "IFQ", "IFQ", packet)
+                }
+                MacEvent::Marked { packet } => {
+                    // RFC 3168 sec. 5: Congestion Experienced.
+                    self.pool.get_mut(packet).ip.ecn = crate::net::aqm::CE;
                 }
             }
         }
