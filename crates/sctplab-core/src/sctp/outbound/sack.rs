@@ -394,38 +394,11 @@ impl Outbound {
             let d = s.dest;
             if covered {
                 if !s.gap_acked {
-                    s.gap_acked = true;
-                    self.counts.gap_ack(s, true);
-                    if tsn_lt(self.gap_hi, s.tsn) {
-                        self.gap_hi = s.tsn;
-                    }
                     let sc = &mut ps.scratch[d];
                     if !sc.unacked_seen {
                         sc.first_outstanding_acked = true;
                     }
-                    sc.newly += f64::from(s.chunk_len);
-                    sc.payload += u64::from(s.payload);
-                    pass.any_newly = true;
-                    if pass.htna.is_none_or(|h| tsn_lt(h, s.tsn)) {
-                        pass.htna = Some(s.tsn);
-                    }
-                    if ns2_pba && sc.in_ca && new_cum && !s.pba_counted {
-                        s.pba_counted = true;
-                        ps.paths[d].pba += f64::from(s.chunk_len);
-                    }
-                    // A chunk marked for retransmission that arrived after all was
-                    // counted out while marked; the mark goes.
-                    if s.mark.is_some() {
-                        self.counts.unmark(s);
-                    }
-                    let was = s.mark.take();
-                    if was != Some(Mark::Timeout) {
-                        ps.scratch[d].clear_errors = true;
-                    }
-                    let s = self.sent[i].clone();
-                    Self::rtt_sample(now, &s, ps);
-                    Self::cc_rtt_sample(now, &s, ps);
-                    timestamp::sample(now, self.ts_echo, s.sent_at, &mut ps.paths[d]);
+                    self.newly_gap_acked(now, i, ps, (new_cum, ns2_pba), pass);
                 }
             } else if s.gap_acked {
                 // A SACK older than one already seen (or reneging): count it again.
@@ -438,6 +411,52 @@ impl Outbound {
             }
         }
         walk
+    }
+
+    /// A chunk this SACK gap-acks for the first time, one step shared by the flight walk
+    /// and the single-path pass (`sack/single.rs`): the counts, the highest TSN gap-acked
+    /// and newly acked, ns-2's partial bytes acked, a retransmission mark dropped, and the
+    /// RTT samples.
+    #[inline(always)]
+    fn newly_gap_acked(
+        &mut self,
+        now: SimTime,
+        i: usize,
+        ps: &mut PathSet,
+        (new_cum, ns2_pba): (bool, bool),
+        pass: &mut SackPass,
+    ) {
+        let s = &mut self.sent[i];
+        let d = s.dest;
+        s.gap_acked = true;
+        self.counts.gap_ack(s, true);
+        if tsn_lt(self.gap_hi, s.tsn) {
+            self.gap_hi = s.tsn;
+        }
+        let sc = &mut ps.scratch[d];
+        sc.newly += f64::from(s.chunk_len);
+        sc.payload += u64::from(s.payload);
+        pass.any_newly = true;
+        if pass.htna.is_none_or(|h| tsn_lt(h, s.tsn)) {
+            pass.htna = Some(s.tsn);
+        }
+        if ns2_pba && sc.in_ca && new_cum && !s.pba_counted {
+            s.pba_counted = true;
+            ps.paths[d].pba += f64::from(s.chunk_len);
+        }
+        // A chunk marked for retransmission that arrived after all was counted out while
+        // marked; the mark goes.
+        if s.mark.is_some() {
+            self.counts.unmark(s);
+        }
+        let was = s.mark.take();
+        if was != Some(Mark::Timeout) {
+            ps.scratch[d].clear_errors = true;
+        }
+        let s = self.sent[i].clone();
+        Self::rtt_sample(now, &s, ps);
+        Self::cc_rtt_sample(now, &s, ps);
+        timestamp::sample(now, self.ts_echo, s.sent_at, &mut ps.paths[d]);
     }
 
     /// Missing reports (HTNA, and the modified HTNA of New-Reno SCTP) for the first

@@ -182,40 +182,11 @@ impl Outbound {
         for &(a, b) in &g.newly {
             for off in a..=b {
                 let i = (off - lo) as usize;
-                let s = &mut self.sent[i];
-                let d = s.dest;
-                s.gap_acked = true;
-                self.counts.gap_ack(s, true);
-                if tsn_lt(self.gap_hi, s.tsn) {
-                    self.gap_hi = s.tsn;
-                }
+                let d = self.sent[i].dest;
                 if g.min_new[d].is_none() {
                     g.min_new[d] = Some(off);
                 }
-                let sc = &mut ps.scratch[d];
-                sc.newly += f64::from(s.chunk_len);
-                sc.payload += u64::from(s.payload);
-                pass.any_newly = true;
-                if pass.htna.is_none_or(|h| tsn_lt(h, s.tsn)) {
-                    pass.htna = Some(s.tsn);
-                }
-                if ns2_pba && sc.in_ca && new_cum && !s.pba_counted {
-                    s.pba_counted = true;
-                    ps.paths[d].pba += f64::from(s.chunk_len);
-                }
-                // A chunk marked for retransmission that arrived after all was counted
-                // out while marked; the mark goes.
-                if s.mark.is_some() {
-                    self.counts.unmark(s);
-                }
-                let was = s.mark.take();
-                if was != Some(Mark::Timeout) {
-                    ps.scratch[d].clear_errors = true;
-                }
-                let s = self.sent[i].clone();
-                Self::rtt_sample(now, &s, ps);
-                Self::cc_rtt_sample(now, &s, ps);
-                timestamp::sample(now, self.ts_echo, s.sent_at, &mut ps.paths[d]);
+                self.newly_gap_acked(now, i, ps, (new_cum, ns2_pba), pass);
             }
         }
         let rfc_fr = self.k.fast_recovery_miss_reports && was_in_fast_recovery && new_cum;
