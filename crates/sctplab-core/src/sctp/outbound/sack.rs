@@ -413,12 +413,12 @@ impl Outbound {
         walk
     }
 
-    /// A chunk this SACK gap-acks for the first time, one step shared by the flight walk
-    /// and the single-path pass (`sack/single.rs`): the counts, the highest TSN gap-acked
-    /// and newly acked, ns-2's partial bytes acked, a retransmission mark dropped, and the
-    /// RTT samples.
+    /// A chunk this SACK gap-acks for the first time, one step shared by the flight walk,
+    /// the single-path pass (`sack/single.rs`) and CMT's pass (`cmt/lists.rs`): the
+    /// counts, the highest TSN gap-acked and newly acked, ns-2's partial bytes acked, a
+    /// retransmission mark dropped, and the RTT samples.
     #[inline(always)]
-    fn newly_gap_acked(
+    pub(in crate::sctp::outbound) fn newly_gap_acked(
         &mut self,
         now: SimTime,
         i: usize,
@@ -453,9 +453,9 @@ impl Outbound {
         if was != Some(Mark::Timeout) {
             ps.scratch[d].clear_errors = true;
         }
-        let s = self.sent[i].clone();
-        Self::rtt_sample(now, &s, ps);
-        Self::cc_rtt_sample(now, &s, ps);
+        let s = &self.sent[i];
+        Self::rtt_sample(now, s, ps);
+        Self::cc_rtt_sample(now, s, ps);
         timestamp::sample(now, self.ts_echo, s.sent_at, &mut ps.paths[d]);
     }
 

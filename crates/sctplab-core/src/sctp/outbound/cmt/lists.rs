@@ -324,38 +324,7 @@ impl Outbound {
         for r in 0..c.lists.newly.len() {
             let (lo, hi) = c.lists.newly[r];
             for off in lo..=hi {
-                let i = base + off as usize - 1;
-                let s = &mut self.sent[i];
-                s.gap_acked = true;
-                self.counts.gap_ack(s, true);
-                if tsn_lt(self.gap_hi, s.tsn) {
-                    self.gap_hi = s.tsn;
-                }
-                let d = s.dest;
-                let sc = &mut ps.scratch[d];
-                sc.newly += f64::from(s.chunk_len);
-                sc.payload += u64::from(s.payload);
-                pass.any_newly = true;
-                if pass.htna.is_none_or(|h| tsn_lt(h, s.tsn)) {
-                    pass.htna = Some(s.tsn);
-                }
-                if ns2_pba && sc.in_ca && new_cum && !s.pba_counted {
-                    s.pba_counted = true;
-                    ps.paths[d].pba += f64::from(s.chunk_len);
-                }
-                // A chunk marked for retransmission that arrived after all was counted
-                // out while marked; the mark goes.
-                if s.mark.is_some() {
-                    self.counts.unmark(s);
-                }
-                let was = s.mark.take();
-                if was != Some(Mark::Timeout) {
-                    ps.scratch[d].clear_errors = true;
-                }
-                let s = &self.sent[i];
-                Self::rtt_sample(now, s, ps);
-                Self::cc_rtt_sample(now, s, ps);
-                crate::sctp::timestamp::sample(now, self.ts_echo, s.sent_at, &mut ps.paths[d]);
+                self.newly_gap_acked(now, base + off as usize - 1, ps, (new_cum, ns2_pba), pass);
             }
         }
     }
