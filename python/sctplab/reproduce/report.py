@@ -37,9 +37,10 @@ ALL_STUDIES = [
     "cmt",
 ]
 # Studies `reproduce all` runs at their --quick size: their full plan alone takes longer
-# than the 15 minutes on two cores `all` has (routing: about 20 minutes of two cores for
-# 420 runs of 900 s and seed 004's 48; its --quick, about 2 minutes), or more than what
-# is left of them (cmt: see docs/cmt.md for its costs). Their sections say `--quick`;
+# than the 15 minutes on two cores `all` has (routing: 3,015 s of CPU for 630 runs of
+# 900 s and seed 004's 72, measured in session 21, about 25 minutes of two idle cores;
+# docs/routing.md), or more than what is left of them (cmt: see docs/cmt.md for its
+# costs). Their sections say `--quick`;
 # `sctplab reproduce routing` (`cmt`) runs the full plan.
 ALL_AT_QUICK_SIZE = {"routing", "cmt"}
 SECTION_FILE = "section.json"
