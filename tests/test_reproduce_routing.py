@@ -172,6 +172,16 @@ def test_quick_plan_names_and_points(tmp_path: Path) -> None:
     with (out / "delivery.csv").open() as f:
         assert next(csv.reader(f))[0] == "pause (s)"
     assert any("Verdict" in d for d in res.discussion)
+    assert res.discussion[-1].endswith(
+        "own scenario files, and with 3 scenarios a point where the paper has 10."
+    )
+
+
+def test_the_scenario_count_is_named_only_below_the_papers() -> None:
+    from sctplab.reproduce.routing_claims import scenarios_note
+
+    assert scenarios_note(10) == ""
+    assert scenarios_note(3) == ", and with 3 scenarios a point where the paper has 10"
 
 
 def test_all_runs_routing_at_its_quick_size(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ from sctplab.reproduce import routing_transports as rt
 from sctplab.reproduce.manet_format import p_text
 from sctplab.reproduce.manet_study import TRANSPORTS
 from sctplab.reproduce.prose import by_count, join, sig3, verdict
-from sctplab.reproduce.routing_study import PATH_SOURCES, PROTOCOLS, SOURCES, Key
+from sctplab.reproduce.routing_study import FULL_SEEDS, PATH_SOURCES, PROTOCOLS, SOURCES, Key
 from sctplab.stats import mean_ci, paired, welch_p
 
 
@@ -274,6 +274,13 @@ def discussion(st: Study, tr: rt.Results, t_seeds: int) -> str:
         "from the CMU extensions the paper used, but packet sizes are ours (a 64-byte CBR "
         "payload is 92 bytes with its UDP and IP headers; ns-2 counts 84); the movement "
         "and traffic generators draw as setdest -v 1 and cbrgen.tcl, but not the paper's "
-        "own scenario files, and with "
-        "fewer scenarios per point under --quick."
+        "own scenario files" + scenarios_note(st.seeds) + "."
     )
+
+
+def scenarios_note(seeds: int) -> str:
+    """The discussion's last clause: how many movement scenarios a point has, said only
+    when they are fewer than the paper's (a `--quick` run)."""
+    if seeds >= FULL_SEEDS:
+        return ""
+    return f", and with {seeds} scenarios a point where the paper has {FULL_SEEDS}"
