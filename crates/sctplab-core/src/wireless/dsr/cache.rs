@@ -181,31 +181,31 @@ impl RouteCache {
     /// ties, then the lowest slot). With `for_me`, a route found in the secondary cache
     /// moves to the primary one.
     pub fn find_route(&mut self, dst: u32, for_me: bool) -> Option<Vec<u32>> {
-        let mut best: Option<(usize, Vec<u32>)> = None;
-        let mut start = 0;
-        while let Some((i, n)) = self.primary.search(dst, start) {
-            if best.as_ref().is_none_or(|(len, _)| n < *len) {
-                best = Some((n, self.primary.paths[i].clone()));
+        // The best so far as (hops, in the secondary cache, slot): only the route
+        // returned is copied, once.
+        let mut best: Option<(usize, bool, usize)> = None;
+        for (secondary, slots) in [(false, &self.primary), (true, &self.secondary)] {
+            let mut start = 0;
+            while let Some((i, n)) = slots.search(dst, start) {
+                if best.is_none_or(|(len, _, _)| n < len) {
+                    best = Some((n, secondary, i));
+                }
+                start = i + 1;
             }
-            start = i + 1;
         }
-        let mut from_secondary = None;
-        start = 0;
-        while let Some((i, n)) = self.secondary.search(dst, start) {
-            if best.as_ref().is_none_or(|(len, _)| n < *len) {
-                best = Some((n, self.secondary.paths[i].clone()));
-                from_secondary = Some(i);
-            }
-            start = i + 1;
-        }
-        if let (Some(i), true) = (from_secondary, for_me) {
-            let path = self.secondary.take(i);
+        let (n, secondary, i) = best?;
+        if secondary && for_me {
+            let mut path = self.secondary.take(i);
             self.primary.add(&path);
-        }
-        best.map(|(n, mut path)| {
             path.truncate(n + 1);
-            path
-        })
+            return Some(path);
+        }
+        let slots = if secondary {
+            &self.secondary
+        } else {
+            &self.primary
+        };
+        Some(slots.paths[i][..=n].to_vec())
     }
 
     /// Every cached path, primary first (for tests and counters).
