@@ -13,7 +13,7 @@ use crate::sim::{SimDuration, SimTime};
 
 use super::aodv::{AODV_UDP_PORT, Aodv, AodvEvent, AodvMsg, DropReason, RouteDecision};
 use super::dsdv::{DSDV_PORT, Dsdv, DsdvUpdate};
-use super::dsr::{Dsr, DsrEvent, SrPacket};
+use super::dsr::{Dsr, DsrEvent, SrHeader, SrPacket};
 use super::route_log::RouteLog;
 
 /// The routing message a control packet carries.
@@ -223,10 +223,13 @@ impl RoutingAgent {
         }
     }
 
-    /// A source-routed packet this NIC overheard (`uid`: each is looked at once).
-    pub fn tap(&mut self, now: SimTime, p: &SrPacket, uid: u64) {
-        if let RoutingAgent::Dsr(d) = self {
-            d.tap(now, p, uid);
+    /// A source-routed packet from `src` with header `sr` this NIC overheard (`uid`:
+    /// each is looked at once; `control`: DSR's own). Whether the agent read it (an
+    /// agent that does not tap changes nothing either way).
+    pub fn tap(&mut self, now: SimTime, src: u32, sr: &SrHeader, control: bool, uid: u64) -> bool {
+        match self {
+            RoutingAgent::Dsr(d) => d.tap(now, src, sr, control, uid),
+            _ => true,
         }
     }
 

@@ -16,6 +16,33 @@ pub(super) struct Slots {
     /// first node with it (the tap adds a route for nearly every frame it reads).
     heads: Vec<u64>,
     victim: usize,
+    /// Paths an `add` found already held, with no slot changed since (any change
+    /// forgets them all): adding one again changes nothing and answers its length, so
+    /// it skips the scan. A node forwards or overhears a flow's packets on one route
+    /// after another, so the same path comes back while the slots stay as they are.
+    held: [Held; HELD_PATHS],
+    next_held: usize,
+}
+
+/// Paths `Slots::held` remembers.
+const HELD_PATHS: usize = 4;
+
+/// A path `Slots::add` found already held (`len` 0: none).
+#[derive(Copy, Clone, Debug)]
+struct Held {
+    len: usize,
+    path: [u32; MAX_SR_LEN],
+}
+
+impl Held {
+    const NONE: Held = Held {
+        len: 0,
+        path: [0; MAX_SR_LEN],
+    };
+
+    fn is(&self, path: &[u32]) -> bool {
+        self.len == path.len() && self.len > 0 && self.path[..self.len] == *path
+    }
 }
 
 /// `Slots::heads` of a path with fewer than two nodes.
@@ -37,6 +64,32 @@ impl Slots {
             paths: vec![Vec::new(); size],
             heads: vec![SHORT; size],
             victim: 0,
+            held: [Held::NONE; HELD_PATHS],
+            next_held: 0,
+        }
+    }
+
+    /// Whether `path` is one `held` remembers (an `add` of it changes nothing).
+    fn holds(&self, path: &[u32]) -> bool {
+        self.held.iter().any(|k| k.is(path))
+    }
+
+    /// Remembers `path`, which an `add` found already held (a longer one than a route
+    /// can be is not remembered).
+    fn remember(&mut self, path: &[u32]) {
+        if path.is_empty() || path.len() > MAX_SR_LEN {
+            return;
+        }
+        let k = &mut self.held[self.next_held];
+        k.len = path.len();
+        k.path[..path.len()].copy_from_slice(path);
+        self.next_held = (self.next_held + 1) % HELD_PATHS;
+    }
+
+    /// A slot changed: no remembered path is known to be held unchanged any more.
+    fn forget_held(&mut self) {
+        for k in &mut self.held {
+            k.len = 0;
         }
     }
 
@@ -44,6 +97,9 @@ impl Slots {
     /// counts), or keeps the first path that already contains it as a prefix, or
     /// evicts a victim. Returns the common prefix length with the path it joined.
     fn add(&mut self, path: &[u32]) -> usize {
+        if self.holds(path) {
+            return path.len();
+        }
         let h = head(path);
         for (i, slot) in self.paths.iter_mut().enumerate() {
             // A slot and a path of two nodes or more with different heads share at
@@ -53,18 +109,22 @@ impl Slots {
                 continue;
             }
             let n = slot.iter().zip(path).take_while(|(a, b)| a == b).count();
-            if n == slot.len() {
+            if n == slot.len() && n < path.len() {
                 slot.extend_from_slice(&path[n..]);
                 self.heads[i] = head(slot);
+                self.forget_held();
                 return n;
             }
             if n == path.len() {
+                // Held already (the whole slot or a prefix of it): nothing changes.
+                self.remember(path);
                 return n;
             }
         }
         let v = self.pick_victim();
         self.paths[v] = path.to_vec();
         self.heads[v] = h;
+        self.forget_held();
         0
     }
 
@@ -93,11 +153,15 @@ impl Slots {
                 cut += 1;
             }
         }
+        if cut > 0 {
+            self.forget_held();
+        }
         cut
     }
 
     /// Empties slot `i`, returning its path.
     fn take(&mut self, i: usize) -> Vec<u32> {
+        self.forget_held();
         self.heads[i] = SHORT;
         std::mem::take(&mut self.paths[i])
     }
@@ -181,31 +245,31 @@ impl RouteCache {
     /// ties, then the lowest slot). With `for_me`, a route found in the secondary cache
     /// moves to the primary one.
     pub fn find_route(&mut self, dst: u32, for_me: bool) -> Option<Vec<u32>> {
-        let mut best: Option<(usize, Vec<u32>)> = None;
-        let mut start = 0;
-        while let Some((i, n)) = self.primary.search(dst, start) {
-            if best.as_ref().is_none_or(|(len, _)| n < *len) {
-                best = Some((n, self.primary.paths[i].clone()));
+        // The best so far as (hops, in the secondary cache, slot): only the route
+        // returned is copied, once.
+        let mut best: Option<(usize, bool, usize)> = None;
+        for (secondary, slots) in [(false, &self.primary), (true, &self.secondary)] {
+            let mut start = 0;
+            while let Some((i, n)) = slots.search(dst, start) {
+                if best.is_none_or(|(len, _, _)| n < len) {
+                    best = Some((n, secondary, i));
+                }
+                start = i + 1;
             }
-            start = i + 1;
         }
-        let mut from_secondary = None;
-        start = 0;
-        while let Some((i, n)) = self.secondary.search(dst, start) {
-            if best.as_ref().is_none_or(|(len, _)| n < *len) {
-                best = Some((n, self.secondary.paths[i].clone()));
-                from_secondary = Some(i);
-            }
-            start = i + 1;
-        }
-        if let (Some(i), true) = (from_secondary, for_me) {
-            let path = self.secondary.take(i);
+        let (n, secondary, i) = best?;
+        if secondary && for_me {
+            let mut path = self.secondary.take(i);
             self.primary.add(&path);
-        }
-        best.map(|(n, mut path)| {
             path.truncate(n + 1);
-            path
-        })
+            return Some(path);
+        }
+        let slots = if secondary {
+            &self.secondary
+        } else {
+            &self.primary
+        };
+        Some(slots.paths[i][..=n].to_vec())
     }
 
     /// Every cached path, primary first (for tests and counters).
@@ -220,7 +284,8 @@ mod tests {
     use crate::sim::RngStream;
 
     /// `Cache::addRoute` as ns-2.35 writes it, every slot compared in turn: the oracle
-    /// for `Slots::add`, which skips slots by their first two nodes.
+    /// for `Slots::add`, which skips slots by their first two nodes and answers a path
+    /// it found held, with no slot changed since, without a scan.
     fn add_every_slot(paths: &mut [Vec<u32>], victim: &mut usize, path: &[u32]) -> usize {
         for slot in paths.iter_mut() {
             let n = slot.iter().zip(path).take_while(|(a, b)| a == b).count();
@@ -248,6 +313,7 @@ mod tests {
     fn adding_by_heads_keeps_every_slot_as_comparing_each() {
         let mut rng = RngStream::new(7, "dsr-cache-heads");
         let mut pick = |n: u32| (rng.uniform() * f64::from(n)) as u32;
+        let mut answered_held = 0;
         for _ in 0..20 {
             let mut s = Slots::new(8);
             let (mut paths, mut victim) = (vec![Vec::new(); 8], 0);
@@ -271,8 +337,14 @@ mod tests {
                         assert_eq!(s.take(i), std::mem::take(&mut paths[i]));
                     }
                     _ => {
+                        let was_held = s.holds(&path);
                         let n = s.add(&path);
                         assert_eq!(n, add_every_slot(&mut paths, &mut victim, &path));
+                        // A path found held is remembered; one remembered skips the scan.
+                        if n == path.len() {
+                            assert!(s.holds(&path));
+                        }
+                        answered_held += usize::from(was_held);
                     }
                 }
                 assert_eq!(s.paths, paths);
@@ -282,5 +354,10 @@ mod tests {
                 }
             }
         }
+        // The remembered paths answered adds, checked against the scan of every slot.
+        assert!(
+            answered_held > 100,
+            "{answered_held} adds answered by held paths"
+        );
     }
 }

@@ -270,7 +270,7 @@ impl Dsr {
         }
         if !p.sr.errors.is_empty() {
             // `dsragent_snoop_forwarded_errors`.
-            self.process_route_error(now, &p);
+            self.process_route_error(now, &p.sr);
         }
         if p.sr.request.is_some() {
             self.handle_route_request(now, p);
@@ -430,7 +430,7 @@ impl Dsr {
             self.return_route_to_requester(now, &p, req.seq);
         }
         if !p.sr.errors.is_empty() {
-            self.process_route_error(now, &p);
+            self.process_route_error(now, &p.sr);
         }
         if let Some(pkt) = p.data() {
             self.out.push_back(DsrEvent::Deliver { pkt });

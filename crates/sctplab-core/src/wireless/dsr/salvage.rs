@@ -96,24 +96,24 @@ impl Dsr {
         self.send_with_route(now, p, false, SimDuration::ZERO);
     }
 
-    /// `processBrokenRouteError`: every link the error lists goes out of the cache; if
-    /// the error is for this node, it is held for the next request, and a nested error
-    /// goes on to the node the next one is for.
-    pub(super) fn process_route_error(&mut self, now: SimTime, p: &SrPacket) {
-        for e in &p.sr.errors {
+    /// `processBrokenRouteError` on a packet with header `sr`: every link the error
+    /// lists goes out of the cache; if the error is for this node, it is held for the
+    /// next request, and a nested error goes on to the node the next one is for.
+    pub(super) fn process_route_error(&mut self, now: SimTime, sr: &SrHeader) {
+        for e in &sr.errors {
             self.cache.notice_dead_link(e.from, e.to);
         }
-        let Some(last) = p.sr.errors.last().copied() else {
+        let Some(last) = sr.errors.last().copied() else {
             return;
         };
         if last.tell != self.me {
             return;
         }
         self.held_error = Some((last.from, last.to, now));
-        if p.sr.errors.len() == 1 {
+        if sr.errors.len() == 1 {
             return;
         }
-        let mut errors = p.sr.errors.clone();
+        let mut errors = sr.errors.clone();
         errors.pop();
         let tell = errors.last().map_or(GRAT_ROUTE_ERROR, |e| e.tell);
         let copy = SrPacket {
@@ -122,8 +122,8 @@ impl Dsr {
             ttl: CONTROL_TTL,
             sr: SrHeader {
                 errors,
-                salvaged: p.sr.salvaged,
-                reply: p.sr.reply.clone(),
+                salvaged: sr.salvaged,
+                reply: sr.reply.clone(),
                 ..SrHeader::default()
             },
             payload: Payload::Control,

@@ -147,7 +147,7 @@ impl Net {
                             self.drain(j);
                         }
                         Action::Tap(j, p, uid) => {
-                            self.agents[j].tap(t, &p, uid);
+                            self.agents[j].tap(t, p.src, &p.sr, p.payload == Payload::Control, uid);
                             self.drain(j);
                         }
                         Action::Failed(j, p) => {
@@ -566,7 +566,15 @@ fn malformed_headers_never_panic() {
         let now = net.now;
         match pick(3) {
             0 => net.agents[node].recv(now, p),
-            1 => net.agents[node].tap(now, &p, u64::from(k)),
+            1 => {
+                net.agents[node].tap(
+                    now,
+                    p.src,
+                    &p.sr,
+                    p.payload == Payload::Control,
+                    u64::from(k),
+                );
+            }
             _ => net.agents[node].xmit_failed(now, p.clone(), vec![p]),
         }
         net.drain(node);

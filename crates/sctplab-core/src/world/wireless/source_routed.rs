@@ -59,16 +59,20 @@ pub(crate) fn encode_source_routed(p: &Packet, f: &SrField, out: &mut Vec<u8>) {
 }
 
 impl World {
-    /// The agent's view of the world packet `pid`, if it has a header: data packets
-    /// name their slot, control packets carry nothing else.
-    fn sr_packet(&self, pid: PacketId) -> Option<SrPacket> {
-        let pkt = self.pool.get(pid);
-        let f = pkt.sr.as_deref()?;
-        Some(SrPacket {
+    /// Takes `pid` for the agent: its header moves out of the world's packet into the
+    /// agent's view (no copy), a control packet's slot is freed (the agent sends a new
+    /// packet if it sends one on), a data packet's stays the agent's and gets a header
+    /// again when the agent sends it on (`send_source_routed`). Nothing reads a data
+    /// packet's header while the agent holds it: the world's traces of a data packet
+    /// (a drop, a delivery) show its transport, not its source route.
+    fn take_source_routed(&mut self, pid: PacketId) -> Option<SrPacket> {
+        let pkt = self.pool.get_mut(pid);
+        let f = *pkt.sr.take()?;
+        let p = SrPacket {
             src: addr_u32(pkt.ip.src),
             dst: addr_u32(pkt.ip.dst),
             ttl: pkt.ip.ttl,
-            sr: f.sr.clone(),
+            sr: f.sr,
             payload: if f.control {
                 Payload::Control
             } else {
@@ -78,13 +82,7 @@ impl World {
                 }
             },
             ns2_stale: f.ns2_stale,
-        })
-    }
-
-    /// Takes `pid` for the agent: a control packet's slot is freed (the agent sends a
-    /// new packet if it sends one on), a data packet's stays the agent's.
-    fn take_source_routed(&mut self, pid: PacketId) -> Option<SrPacket> {
-        let p = self.sr_packet(pid)?;
+        };
         if p.payload == Payload::Control {
             self.discard(pid);
         }
@@ -110,32 +108,25 @@ impl World {
     }
 
     /// The MAC of `nic` decoded a DATA frame for another node, carrying `pid` (still
-    /// the sender's packet: the agent reads it and keeps nothing of it).
+    /// the sender's packet: the agent reads its header where it lies and keeps nothing
+    /// of it).
     pub(in crate::world) fn routing_overheard(&mut self, now: SimTime, nic: u32, pid: PacketId) {
         let pkt = self.pool.get(pid);
         let Some(f) = pkt.sr.as_deref() else {
             return;
         };
-        // The agent's copy is made only of a packet its tap reads (`Dsr::tap_reads`):
-        // an agent given one it does not read changes nothing, so neither would
-        // `service_routing`.
-        let reads = self
-            .wireless
-            .as_deref()
-            .and_then(|w| w.nics[nic as usize].routing.as_ref())
-            .and_then(|a| a.dsr())
-            .is_none_or(|d| d.tap_reads(addr_u32(pkt.ip.src), &f.sr, pkt.uid));
-        if !reads {
-            return;
-        }
-        let Some(p) = self.sr_packet(pid) else {
+        let Some(w) = self.wireless.as_deref_mut() else {
             return;
         };
-        let uid = self.pool.get(pid).uid;
-        if let Some(a) = self.wl().nics[nic as usize].routing.as_mut() {
-            a.tap(now, &p, uid);
+        // An agent given a packet its tap does not read (`Dsr::tap_reads`) changes
+        // nothing, so neither would `service_routing`.
+        let reads = w.nics[nic as usize]
+            .routing
+            .as_mut()
+            .is_none_or(|a| a.tap(now, addr_u32(pkt.ip.src), &f.sr, f.control, pkt.uid));
+        if reads {
+            self.service_routing(now, nic);
         }
-        self.service_routing(now, nic);
     }
 
     /// The MAC (or ARP) of `nic` gave up on the source-routed `pid` for `next_hop`:
@@ -189,6 +180,12 @@ impl World {
             .map_or(HeaderSizes::Ns2, |d| d.cfg().header_sizes);
         let me = addr_u32(self.wl().nics[nic as usize].addr);
         let control = p.payload == Payload::Control;
+        let f = SrField {
+            sr: p.sr,
+            ns2_stale: p.ns2_stale,
+            control,
+            sizes,
+        };
         let pid = match p.payload {
             Payload::Data { pkt, .. } => {
                 if p.src != me {
@@ -199,13 +196,7 @@ impl World {
             }
             Payload::Control => {
                 // Counted at ns-2.35's size, as AODV's and DSDV's messages are.
-                let len = SrField {
-                    sr: p.sr.clone(),
-                    ns2_stale: p.ns2_stale,
-                    control: true,
-                    sizes,
-                }
-                .mac_size(0, true);
+                let len = f.mac_size(0, true);
                 let node = self.wl().nics[nic as usize].node.idx();
                 let c = &mut self.wl().node_counters[node];
                 c.routing_packets += 1;
@@ -216,12 +207,6 @@ impl World {
                 self.pool.get_mut(pid).forwards = u32::from(p.src != me);
                 pid
             }
-        };
-        let f = SrField {
-            sr: p.sr,
-            ns2_stale: p.ns2_stale,
-            control,
-            sizes,
         };
         let pkt = self.pool.get_mut(pid);
         pkt.ip.ttl = p.ttl;
