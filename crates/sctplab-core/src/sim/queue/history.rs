@@ -4,9 +4,8 @@
 
 use crate::sim::EventKey;
 
-/// Pops remembered for `seq_after` (with the spare below, 1,920 KiB): four times the
-/// wireless world's `SWEEP_EVERY` (`sim::lazy`, rule 3).
-pub(super) const HISTORY: usize = 16384;
+/// Pops remembered for `seq_after` (with the spare below, 960 KiB).
+pub(super) const HISTORY: usize = 8192;
 
 /// Pops the history takes beyond `HISTORY` before it drops its oldest: each drop moves
 /// the `HISTORY` kept to the front, so a larger spare moves fewer per pop (at

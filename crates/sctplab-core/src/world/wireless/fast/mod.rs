@@ -251,11 +251,9 @@ impl Fast {
 /// Events between sweeps of overdue virtual MAC timer events (`sweep_mac_timers`); well
 /// below the pop history lazy keys are resolved in (`sim::lazy`, rule 3). A sweep sets up a catch-up for every
 /// NIC, most of which find little to do: 1024 cost 0.3 % more instructions at 16 kb/s
-/// (0.6 % at 64 kb/s) than 2048, and 2048 0.5 % more than 4096 (the frames a NIC reads
-/// are the same whenever it reads them; the saving is the sweeps' own set-up: session
-/// 21 in bench/RESULTS.md). Fewer than 2 `SWEEP_EVERY` pops fall between two sweeps
-/// (wake-ups start one too), and the history keeps twice that.
-pub(crate) const SWEEP_EVERY: u64 = 4096;
+/// (0.6 % at 64 kb/s) than 2048. Fewer than 2 `SWEEP_EVERY` pops fall between two
+/// sweeps (wake-ups start one too), and the history keeps twice that.
+pub(crate) const SWEEP_EVERY: u64 = 2048;
 const _: () = assert!(SWEEP_EVERY * 4 <= crate::sim::EventQueue::<Event>::HISTORY as u64);
 
 impl Wireless {
