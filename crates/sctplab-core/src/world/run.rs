@@ -496,7 +496,7 @@ impl World {
                     let bytes = link.queue.bytes();
                     match p.arrival(now.as_nanos(), ect, bytes, busy, full) {
                         Admit::Queued | Admit::Dropped(DropCause::Limit) => {}
-                        admit => return self.pie_verdict(now, dir, pid, busy, admit),
+                        admit => return self.arrival_verdict(now, dir, pid, busy, admit),
                     }
                 }
                 LinkAqm::Red(_) => return self.enqueue_red(now, dir, pid),
