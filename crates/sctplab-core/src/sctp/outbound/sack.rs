@@ -9,6 +9,7 @@ use crate::sctp::{path_bbr, path_cc, timestamp};
 mod missing;
 mod single;
 use missing::MissingRule;
+pub(super) use missing::mark_at_threshold;
 pub(super) use single::GapCover;
 
 /// What the passes over one SACK found, for the steps after them.

@@ -2,7 +2,7 @@
 //! missing, and when the reports mark it for fast retransmission. The two passes over a
 //! SACK, `missing_reports` (the flight walk) and `report_holes` (`sack/single.rs`, the
 //! holes between the gap blocks), visit different chunks but must decide alike, so
-//! both ask this.
+//! both ask this. The threshold's mark (`mark_at_threshold`) is CMT's too.
 
 use super::super::*;
 
@@ -72,16 +72,37 @@ impl MissingRule {
             return false;
         }
         s.missing += 1;
-        let eligible = !s.fast_rtxed || self.multiple_fast_rtx;
-        if s.missing < self.threshold || !eligible || s.mark.is_some() {
-            return false;
-        }
-        s.mark = Some(Mark::Fast);
-        counts.mark(s);
-        if tsn_lt(s.tsn, *mark_floor) {
-            *mark_floor = s.tsn;
-        }
-        s.fast_rtxed = true;
-        true
+        mark_at_threshold(
+            s,
+            self.threshold,
+            self.multiple_fast_rtx,
+            counts,
+            mark_floor,
+        )
     }
+}
+
+/// RFC 9260 7.2.4: a chunk whose missing reports reached `threshold` is marked for fast
+/// retransmission, once unless `multiple_fast_rtx`; true when this marks it. Every pass
+/// that counts reports ends here: `MissingRule::report`, and CMT's (cmt/sfr.rs,
+/// cmt/lists.rs), which count theirs by SFR and DAC.
+#[inline(always)]
+pub(in crate::sctp::outbound) fn mark_at_threshold(
+    s: &mut Sent,
+    threshold: u32,
+    multiple_fast_rtx: bool,
+    counts: &mut SentCounts,
+    mark_floor: &mut u32,
+) -> bool {
+    let eligible = !s.fast_rtxed || multiple_fast_rtx;
+    if s.missing < threshold || !eligible || s.mark.is_some() {
+        return false;
+    }
+    s.mark = Some(Mark::Fast);
+    counts.mark(s);
+    if tsn_lt(s.tsn, *mark_floor) {
+        *mark_floor = s.tsn;
+    }
+    s.fast_rtxed = true;
+    true
 }
