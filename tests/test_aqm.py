@@ -4,11 +4,11 @@ field in pcap (decoded by tshark), and `--series queue_delay`."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pandas as pd
 from conftest import require_tshark, sctplab
+from pcap_fields import ecn_counts, tshark_fields
 
 SCENARIO = """
 duration = "5s"
@@ -53,20 +53,6 @@ ecn = true
 """
 
 
-def ecn_counts(tshark: str, pcap: Path, flt: str) -> dict[int, int]:
-    """Packets per ECN codepoint among those matching the display filter `flt`."""
-    r = subprocess.run(
-        [tshark, "-r", str(pcap), "-Y", flt, "-T", "fields", "-e", "ip.dsfield.ecn"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    counts: dict[int, int] = {}
-    for line in r.stdout.split():
-        counts[int(line, 0)] = counts.get(int(line, 0), 0) + 1
-    return counts
-
-
 def test_pcap_shows_ect_and_ce(tmp_path: Path) -> None:
     tshark = require_tshark()
     path = tmp_path / "ecn.toml"
@@ -91,15 +77,6 @@ def test_pcap_shows_ect_and_ce(tmp_path: Path) -> None:
     series = pd.read_parquet(out / "series.parquet")
     delay = series[(series["variable"] == "queue_delay") & (series["entity"] == "r1->r2")]
     assert len(delay) > 0 and delay["value"].max() > 0
-
-
-def tshark_fields(tshark: str, pcap: Path, flt: str, *fields: str) -> list[list[str]]:
-    """The given fields of the packets matching `flt`, one list per packet."""
-    argv = [tshark, "-o", "sctp.checksum:crc-32c", "-r", str(pcap), "-Y", flt, "-T", "fields"]
-    for f in fields:
-        argv += ["-e", f]
-    r = subprocess.run(argv, capture_output=True, text=True, check=True)
-    return [line.split("\t") for line in r.stdout.splitlines() if line]
 
 
 def test_tcp_ece_and_cwr_in_pcap(tmp_path: Path) -> None:

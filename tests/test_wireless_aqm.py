@@ -5,41 +5,15 @@ wireless pcap (decoded by tshark), and bad input as one line with exit status 2.
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 from conftest import SCENARIOS, require_tshark, sctplab
+from pcap_fields import ecn_counts
 
 import sctplab as api
 
 EXAMPLE = SCENARIOS / "manet-codel.toml"
-
-
-def ecn_of_sctp_data(tshark: str, pcap: Path) -> dict[int, int]:
-    """Frames per ECN codepoint among those carrying SCTP DATA chunks."""
-    r = subprocess.run(
-        [
-            tshark,
-            "-o",
-            "sctp.checksum:crc-32c",
-            "-r",
-            str(pcap),
-            "-Y",
-            "sctp.data_tsn",
-            "-T",
-            "fields",
-            "-e",
-            "ip.dsfield.ecn",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    counts: dict[int, int] = {}
-    for line in r.stdout.split():
-        counts[int(line, 0)] = counts.get(int(line, 0), 0) + 1
-    return counts
 
 
 def test_api_passes_the_key_and_pcap_shows_ce(tmp_path: Path) -> None:
@@ -57,9 +31,9 @@ def test_api_passes_the_key_and_pcap_shows_ce(tmp_path: Path) -> None:
     assert all("aqm_drops" in n and "queue_delay_mean_s" in n for n in nodes.values())
     # n4 sends the SCTP flow's DATA as ECT(0) (2); what reaches n0 marked on the way
     # is CE (3), nothing else.
-    sent = ecn_of_sctp_data(tshark, out / "pcap" / "n4-wlan0.pcap")
+    sent = ecn_counts(tshark, out / "pcap" / "n4-wlan0.pcap", "sctp.data_tsn")
     assert 2 in sent and set(sent) <= {2, 3}, sent
-    arrived = ecn_of_sctp_data(tshark, out / "pcap" / "n0-wlan0.pcap")
+    arrived = ecn_counts(tshark, out / "pcap" / "n0-wlan0.pcap", "sctp.data_tsn")
     assert arrived.get(3, 0) > 0 and set(arrived) <= {2, 3}, arrived
 
 

@@ -23,6 +23,7 @@ mod paths;
 mod prsctp;
 mod reconfig;
 mod screen;
+mod shutdown;
 mod timers;
 mod transmit;
 
@@ -391,49 +392,6 @@ impl Association {
             .map_or(self.cfg.rto_initial, |p| p.rto.current())
     }
 
-    /// RFC 9260 3.3.8: a SHUTDOWN acknowledges the last TSN received in sequence. A
-    /// client that only sends has received none: the TSN before the peer's first, not 0
-    /// (usrsctp aborts the association when the value is not below its next TSN).
-    fn shutdown_cum_ack(&self) -> u32 {
-        self.inb
-            .as_ref()
-            .map_or(self.peer_initial_tsn.wrapping_sub(1), |i| i.cum_tsn)
-    }
-
-    fn maybe_shutdown(&mut self) {
-        if self.role != Role::Client || self.state != State::Established {
-            return;
-        }
-        let Some(out) = &self.out else { return };
-        if out.done() {
-            // Everything delivered and acknowledged: graceful close (RFC 9260 9.2).
-            self.state = State::ShutdownSent;
-            let cum = self.shutdown_cum_ack();
-            let dst = self.default_dest();
-            self.send_ctrl(self.peer_tag, Chunk::Shutdown { cum_tsn_ack: cum }, dst);
-            self.timers
-                .set(Timer::T2Shutdown, self.now + self.t2_timeout());
-        }
-    }
-
-    fn abort(&mut self) {
-        let dst = self.default_dest();
-        self.send_ctrl(self.peer_tag, Chunk::Abort { t_bit: false }, dst);
-        self.stats.aborted = true;
-        self.stop_timers();
-    }
-
-    fn stop_timers(&mut self) {
-        self.state = State::Done;
-        self.timers.stop(Timer::T1Init);
-        self.timers.stop(Timer::T2Shutdown);
-        self.timers.stop(Timer::HeartbeatGen);
-        for p in &mut self.paths.paths {
-            p.t3 = None;
-            p.hb_pending = None;
-        }
-    }
-
     fn trace_sack(&mut self, sack: &crate::net::wire::SackChunk) {
         if !self.cfg.trace_acks {
             return;
@@ -515,24 +473,9 @@ impl Association {
             }
             Chunk::HeartbeatAck { info } => self.on_heartbeat_ack(info),
             Chunk::Shutdown { .. } if self.role == Role::Server && self.inb.is_some() => {
-                self.state = State::ShutdownAckSent;
-                self.send_ctrl(self.peer_tag, Chunk::ShutdownAck, self.pkt_src);
-                // RFC 9260 9.2: the SHUTDOWN ACK is guarded by a T2-shutdown timer of
-                // its own, so a lost SHUTDOWN COMPLETE gets it resent. A repeated
-                // SHUTDOWN is answered without restarting the timer.
-                if !self.timers.is_set(Timer::T2Shutdown) {
-                    self.timers
-                        .set(Timer::T2Shutdown, self.now + self.t2_timeout());
-                }
+                self.on_shutdown();
             }
-            Chunk::ShutdownAck if self.state == State::ShutdownSent => {
-                self.send_ctrl(
-                    self.peer_tag,
-                    Chunk::ShutdownComplete { t_bit: false },
-                    self.pkt_src,
-                );
-                self.stop_timers();
-            }
+            Chunk::ShutdownAck if self.state == State::ShutdownSent => self.on_shutdown_ack(),
             // RFC 9260 8.4 (5): the association is gone, so a resent SHUTDOWN ACK (our
             // SHUTDOWN COMPLETE was lost) gets one with the T bit under the tag it
             // carried.

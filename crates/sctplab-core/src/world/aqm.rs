@@ -77,26 +77,16 @@ impl World {
         let pkt = self.pool.get(pid);
         let ect = pkt.ip.ecn != NOT_ECT;
         let admit = red.decide(now.as_nanos(), pkt.size, ect, state, waiting, waiting_bytes);
-        if !self.aqm_admit(now, dir, pid, admit) {
-            return;
-        }
-        // Admitted: as `run.rs`'s `enqueue` on a drop-tail link.
-        if !busy {
-            self.start_tx(now, dir, pid, SimDuration::ZERO);
-            return;
-        }
-        let link = &mut self.links[dir.idx()];
-        link.queue.push(pid, self.pool.get(pid).size);
-        self.pool.get_mut(pid).queued_at = now;
-        self.tx_done_has_work(dir);
+        self.arrival_verdict(now, dir, pid, busy, admit);
     }
 
-    /// PIE marked or dropped an arriving packet (`run.rs`'s `enqueue` lets the packets
-    /// it queues, and those the hard limits refuse, take drop-tail's way): a drop is
-    /// counted and the packet discarded; a marked packet then goes drop-tail's way onto
-    /// the wire or into the FIFO.
+    /// The verdict of a discipline that decides at arrival and keeps its packets in the
+    /// link's drop-tail FIFO: RED's, and PIE's marks and drops (`run.rs`'s `enqueue`
+    /// lets the packets PIE queues, and those the hard limits refuse, take drop-tail's
+    /// way). A drop is counted and the packet discarded; an admitted packet, marked or
+    /// not, goes as on a drop-tail link onto the wire or into the FIFO.
     #[inline(never)]
-    pub(super) fn pie_verdict(
+    pub(super) fn arrival_verdict(
         &mut self,
         now: SimTime,
         dir: LinkDirId,

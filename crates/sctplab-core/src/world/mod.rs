@@ -13,6 +13,7 @@ mod mac_digest;
 #[cfg(test)]
 mod manet_equivalence;
 mod run;
+mod sample;
 mod sat;
 mod sat_build;
 #[cfg(test)]

@@ -99,18 +99,8 @@ impl Inbound {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::wire::{DataChunk, DataFlags};
-
-    fn data(tsn: u32, stream: u16, ssn: u16, flags: DataFlags) -> DataChunk {
-        DataChunk {
-            tsn,
-            stream,
-            ssn,
-            ppid: 0,
-            flags,
-            payload_len: 1000,
-        }
-    }
+    use crate::net::wire::DataFlags;
+    use crate::sctp::inbound::test_support::data;
 
     #[test]
     fn delivered_out_of_order_data_goes_into_nr_blocks() {

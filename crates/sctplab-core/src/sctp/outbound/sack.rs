@@ -6,7 +6,10 @@ use super::*;
 use crate::cc::Congestion;
 use crate::sctp::{path_bbr, path_cc, timestamp};
 
+mod missing;
 mod single;
+use missing::MissingRule;
+pub(super) use missing::mark_at_threshold;
 pub(super) use single::GapCover;
 
 /// What the passes over one SACK found, for the steps after them.
@@ -333,8 +336,8 @@ impl Outbound {
         if self.cmt.is_some() {
             pass.fast_needed |= self.cmt_missing_reports(walk, pass.htna);
         } else {
-            let rfc_fr = self.k.fast_recovery_miss_reports && was_in_fast_recovery && new_cum;
-            self.missing_reports(walk, highest_sacked, new_cum, rfc_fr, pass);
+            let rule = self.missing_rule(pass.htna, highest_sacked, new_cum, was_in_fast_recovery);
+            self.missing_reports(walk, rule, pass);
         }
     }
 
@@ -459,50 +462,12 @@ impl Outbound {
         timestamp::sample(now, self.ts_echo, s.sent_at, &mut ps.paths[d]);
     }
 
-    /// Missing reports (HTNA, and the modified HTNA of New-Reno SCTP) for the first
-    /// `walk` chunks; a chunk reaching the threshold is marked for fast retransmission.
-    /// `rfc_fr`: RFC 4960/9260 7.2.4, in fast recovery a SACK advancing the cumulative
-    /// ack reports every hole below its highest gap-acked TSN.
+    /// Missing reports (`MissingRule`) for the first `walk` chunks.
     #[inline(always)]
-    fn missing_reports(
-        &mut self,
-        walk: usize,
-        highest_sacked: u32,
-        new_cum: bool,
-        rfc_fr: bool,
-        pass: &mut SackPass,
-    ) {
-        let htna = pass.htna;
-        let threshold = self.k.fast_rtx_threshold;
-        let modified = self.k.modified_htna
-            && new_cum
-            && htna.is_some_and(|h| tsn_le(h, self.recover))
-            && self.k.fast_recovery;
+    fn missing_reports(&mut self, walk: usize, rule: MissingRule, pass: &mut SackPass) {
         for s in self.sent.range_mut(..walk) {
-            if s.gap_acked {
-                continue;
-            }
-            let below_htna = htna.is_some_and(|h| tsn_lt(s.tsn, h));
-            let reported = if s.fast_rtxed && self.k.multiple_fast_rtx {
-                // A report counts against the retransmission only when data sent after
-                // it got through; otherwise the retransmission may just be in flight
-                // and every SACK of the window would retransmit it again.
-                below_htna && htna.is_some_and(|h| tsn_le(s.rtx_at, h))
-            } else {
-                below_htna || ((modified || rfc_fr) && tsn_lt(s.tsn, highest_sacked))
-            };
-            if reported {
-                s.missing += 1;
-                let eligible = !s.fast_rtxed || self.k.multiple_fast_rtx;
-                if s.missing >= threshold && eligible && s.mark.is_none() {
-                    s.mark = Some(Mark::Fast);
-                    self.counts.mark(s);
-                    if tsn_lt(s.tsn, self.mark_floor) {
-                        self.mark_floor = s.tsn;
-                    }
-                    s.fast_rtxed = true;
-                    pass.fast_needed = true;
-                }
+            if !s.gap_acked {
+                pass.fast_needed |= rule.report(s, &mut self.counts, &mut self.mark_floor);
             }
         }
     }

@@ -461,17 +461,21 @@ impl Dsdv {
     /// Packets that waited for `dst` go out on the route an update just brought.
     fn release_queued(&mut self, now: SimTime, dst: u32, q: VecDeque<PacketId>) {
         for pkt in q {
-            match self.forward_packet(now, pkt, dst) {
-                RouteDecision::Forward { next_hop } => self.out.push_back(RoutingEvent::Forward {
-                    pkt,
-                    next_hop,
-                    delay: SimDuration::ZERO,
-                }),
-                RouteDecision::Queued => {}
-                RouteDecision::Drop(reason) => {
-                    self.out.push_back(RoutingEvent::Drop { pkt, reason })
-                }
-            }
+            self.forward_held(now, pkt, dst);
+        }
+    }
+
+    /// `forward_packet` for a packet the agent already holds (queued, or handed back
+    /// by the MAC): no caller waits for the decision, so it goes out as an event.
+    fn forward_held(&mut self, now: SimTime, pkt: PacketId, dst: u32) {
+        match self.forward_packet(now, pkt, dst) {
+            RouteDecision::Forward { next_hop } => self.out.push_back(RoutingEvent::Forward {
+                pkt,
+                next_hop,
+                delay: SimDuration::ZERO,
+            }),
+            RouteDecision::Queued => {}
+            RouteDecision::Drop(reason) => self.out.push_back(RoutingEvent::Drop { pkt, reason }),
         }
     }
 
@@ -484,19 +488,7 @@ impl Dsdv {
                 if timeout.is_some() || metric != BIG {
                     self.lose_neighbour(now, next_hop);
                 }
-                match self.forward_packet(now, pkt, dst) {
-                    RouteDecision::Forward { next_hop } => {
-                        self.out.push_back(RoutingEvent::Forward {
-                            pkt,
-                            next_hop,
-                            delay: SimDuration::ZERO,
-                        })
-                    }
-                    RouteDecision::Queued => {}
-                    RouteDecision::Drop(reason) => {
-                        self.out.push_back(RoutingEvent::Drop { pkt, reason })
-                    }
-                }
+                self.forward_held(now, pkt, dst);
             }
             _ => {
                 self.counters.drop_mac_callback += 1;

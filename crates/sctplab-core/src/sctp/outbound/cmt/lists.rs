@@ -20,7 +20,7 @@
 
 use super::*;
 use crate::sctp::outbound::intervals::diff;
-use crate::sctp::outbound::sack::SackPass;
+use crate::sctp::outbound::sack::{SackPass, mark_at_threshold};
 
 /// Appends `gaps` (a SACK's blocks, offsets from its cumulative TSN) to `out` merged
 /// and clipped to offsets 1..=`held`, and returns the highest block end, or None
@@ -370,16 +370,9 @@ impl Outbound {
                     } else {
                         1
                     };
-                    let eligible = !s.fast_rtxed || self.k.multiple_fast_rtx;
-                    if s.missing >= threshold && eligible && s.mark.is_none() {
-                        s.mark = Some(Mark::Fast);
-                        self.counts.mark(s);
-                        if tsn_lt(s.tsn, self.mark_floor) {
-                            self.mark_floor = s.tsn;
-                        }
-                        s.fast_rtxed = true;
-                        fast_needed = true;
-                    }
+                    let multiple = self.k.multiple_fast_rtx;
+                    let (counts, floor) = (&mut self.counts, &mut self.mark_floor);
+                    fast_needed |= mark_at_threshold(s, threshold, multiple, counts, floor);
                     list[w] = tsn;
                     w += 1;
                 }

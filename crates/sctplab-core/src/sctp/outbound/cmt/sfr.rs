@@ -6,6 +6,7 @@
 //! count added is the DAC rule's (`dac.rs`) when DAC is on.
 
 use super::*;
+use crate::sctp::outbound::sack::mark_at_threshold;
 
 impl Outbound {
     /// Missing reports for the first `walk` chunks after the gap blocks were applied;
@@ -39,16 +40,9 @@ impl Outbound {
             } else {
                 1
             };
-            let eligible = !s.fast_rtxed || self.k.multiple_fast_rtx;
-            if s.missing >= threshold && eligible && s.mark.is_none() {
-                s.mark = Some(Mark::Fast);
-                self.counts.mark(s);
-                if tsn_lt(s.tsn, self.mark_floor) {
-                    self.mark_floor = s.tsn;
-                }
-                s.fast_rtxed = true;
-                fast_needed = true;
-            }
+            let multiple = self.k.multiple_fast_rtx;
+            let (counts, floor) = (&mut self.counts, &mut self.mark_floor);
+            fast_needed |= mark_at_threshold(s, threshold, multiple, counts, floor);
         }
         fast_needed
     }

@@ -189,14 +189,8 @@ impl Outbound {
                 self.newly_gap_acked(now, i, ps, (new_cum, ns2_pba), pass);
             }
         }
-        let rfc_fr = self.k.fast_recovery_miss_reports && was_in_fast_recovery && new_cum;
-        self.report_holes(
-            &mut g,
-            lo,
-            highest_sacked.wrapping_sub(cum),
-            (new_cum, rfc_fr),
-            pass,
-        );
+        let rule = self.missing_rule(pass.htna, highest_sacked, new_cum, was_in_fast_recovery);
+        self.report_holes(&mut g, lo, highest_sacked.wrapping_sub(cum), rule, pass);
         for (d, (m, h)) in g.min_new.iter().zip(&g.first_hole).enumerate() {
             if m.is_some_and(|m| h.is_none_or(|h| m < h)) {
                 ps.scratch[d].first_outstanding_acked = true;
@@ -211,24 +205,17 @@ impl Outbound {
         debug_assert!(self.gap_cover.matches(&self.sent), "gap runs drifted");
     }
 
-    /// `missing_reports` on the holes below offset `hs` (the highest TSN the SACK
-    /// reports; nothing at or above it is reported), noting each destination's lowest
-    /// hole. `(new_cum, rfc_fr)` as `missing_reports` takes them.
+    /// `rule` (`MissingRule`, as `missing_reports` applies it) on the holes below offset
+    /// `hs` (the highest TSN the SACK reports; nothing at or above it is reported),
+    /// noting each destination's lowest hole.
     fn report_holes(
         &mut self,
         g: &mut GapCover,
         lo: u32,
         hs: u32,
-        (new_cum, rfc_fr): (bool, bool),
+        rule: MissingRule,
         pass: &mut SackPass,
     ) {
-        let htna = pass.htna;
-        let highest_sacked = self.cum_ack.wrapping_add(hs);
-        let threshold = self.k.fast_rtx_threshold;
-        let modified = self.k.modified_htna
-            && new_cum
-            && htna.is_some_and(|h| tsn_le(h, self.recover))
-            && self.k.fast_recovery;
         let held = lo + (self.sent.len() as u32 - 1);
         let end = hs.saturating_sub(1).min(held);
         // The holes: between the covered intervals, from the front up to `end`.
@@ -245,27 +232,7 @@ impl Outbound {
                     if g.first_hole[s.dest].is_none() {
                         g.first_hole[s.dest] = Some(s.tsn.wrapping_sub(self.cum_ack));
                     }
-                    let below_htna = htna.is_some_and(|h| tsn_lt(s.tsn, h));
-                    let reported = if s.fast_rtxed && self.k.multiple_fast_rtx {
-                        // As `missing_reports`: only data sent after the retransmission
-                        // counts against it.
-                        below_htna && htna.is_some_and(|h| tsn_le(s.rtx_at, h))
-                    } else {
-                        below_htna || ((modified || rfc_fr) && tsn_lt(s.tsn, highest_sacked))
-                    };
-                    if reported {
-                        s.missing += 1;
-                        let eligible = !s.fast_rtxed || self.k.multiple_fast_rtx;
-                        if s.missing >= threshold && eligible && s.mark.is_none() {
-                            s.mark = Some(Mark::Fast);
-                            self.counts.mark(s);
-                            if tsn_lt(s.tsn, self.mark_floor) {
-                                self.mark_floor = s.tsn;
-                            }
-                            s.fast_rtxed = true;
-                            pass.fast_needed = true;
-                        }
-                    }
+                    pass.fast_needed |= rule.report(s, &mut self.counts, &mut self.mark_floor);
                 }
             }
             match g.cov.get(k) {
